@@ -1,0 +1,52 @@
+package api
+
+// Error is the only error shape a client sees: {"error": {...}}. Code is
+// stable and machine-readable; Message is for people; Fields names the
+// request fields that were wrong.
+type Error struct {
+	Code    string            `json:"code"`
+	Message string            `json:"message"`
+	Fields  map[string]string `json:"fields,omitempty"`
+}
+
+// Error makes *Error an error.
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// ErrorResponse is the body of every non-2xx answer.
+type ErrorResponse struct {
+	Error *Error `json:"error"`
+}
+
+// Request-level error codes. server maps each to one HTTP status.
+const (
+	CodeBadRequest       = "bad_request"
+	CodeInvalidJSON      = "invalid_json"
+	CodeValidation       = "validation_failed"
+	CodeUnsupportedMedia = "unsupported_media_type"
+	CodeBodyTooLarge     = "body_too_large"
+	CodeUnauthorized     = "unauthorized"
+	CodeForbiddenHost    = "forbidden_host"
+	CodeForbiddenOrigin  = "forbidden_origin"
+	CodeNotFound         = "not_found"
+	CodeMethodNotAllowed = "method_not_allowed"
+	CodeConflict         = "conflict"
+	CodeTooManySessions  = "too_many_sessions"
+	CodeNotAcceptable    = "not_acceptable"
+	CodeInternal         = "internal"
+	CodeUnavailable      = "unavailable"
+)
+
+// Tool error codes, carried in CallRecord.Error for calls that did not succeed.
+const (
+	ToolCodeUnknownTool = "unknown_tool"
+	ToolCodeInvalid     = "invalid_input"
+	ToolCodeDenied      = "denied"
+	ToolCodePlanMode    = "plan_mode"
+	ToolCodeNotOwned    = "not_owned"
+	ToolCodeFailed      = "tool_failed"
+	ToolCodePanic       = "panic"
+	ToolCodeCancelled   = "cancelled"
+	ToolCodeSkipped     = "skipped"
+	ToolCodeOutside     = "outside_workspace"
+	ToolCodeNotFound    = "not_found"
+)

@@ -1,0 +1,34 @@
+package api
+
+import "time"
+
+// Event types on a session's stream, in the order a call emits them.
+const (
+	EventToolQueued           = "tool.queued"
+	EventToolPartial          = "tool.partial"
+	EventToolAwaitingApproval = "tool.awaiting_approval"
+	EventToolStarted          = "tool.started"
+	EventToolOutput           = "tool.output"
+	EventToolFinished         = "tool.finished"
+	EventMessageFinished      = "message.finished"
+)
+
+// Event is one server-sent event. ID increases monotonically per session and
+// is also the SSE id, so Last-Event-ID resumes after it.
+type Event struct {
+	ID        int64     `json:"id"`
+	Type      string    `json:"type"`
+	SessionID string    `json:"session_id"`
+	MessageID string    `json:"message_id,omitempty"`
+	ToolUseID string    `json:"tool_use_id,omitempty"`
+	Time      time.Time `json:"time"`
+	// Call is set on tool.* events: the call's record at that moment.
+	Call *CallRecord `json:"call,omitempty"`
+	// Result is set on tool.finished.
+	Result *ToolResult `json:"result,omitempty"`
+	// Stream and Chunk are set on tool.output: partial output of a call.
+	Stream string `json:"stream,omitempty"`
+	Chunk  string `json:"chunk,omitempty"`
+	// Response is set on message.finished: the whole answer to the message.
+	Response *MessageResponse `json:"response,omitempty"`
+}

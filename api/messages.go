@@ -1,0 +1,111 @@
+package api
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// AssistantMessage is the body of POST /v1/sessions/{sid}/messages: the
+// model's turn as the Messages API returned it. Content blocks stay raw: only
+// tool_use blocks are acted on, every other block type (text, thinking, ...)
+// is accepted and ignored, so a client can post the model's message verbatim.
+type AssistantMessage struct {
+	ID      string            `json:"id,omitempty"`
+	Role    string            `json:"role"`
+	Content []json.RawMessage `json:"content"`
+}
+
+// UserMessage is the reply a client appends to the conversation: one
+// tool_result per tool_use, in block order.
+type UserMessage struct {
+	Role    string       `json:"role"`
+	Content []ToolResult `json:"content"`
+}
+
+// MessageResponse answers a posted message.
+type MessageResponse struct {
+	MessageID string       `json:"message_id"`
+	Message   UserMessage  `json:"message"`
+	Calls     []CallRecord `json:"calls"`
+}
+
+// ToolUseResponse answers POST /v1/tool_use.
+type ToolUseResponse struct {
+	Result ToolResult `json:"result"`
+	Call   CallRecord `json:"call"`
+}
+
+// CallStatus is how a call ended.
+type CallStatus string
+
+// Call statuses. Every tool_use ends in exactly one of them.
+const (
+	StatusSucceeded   CallStatus = "succeeded"
+	StatusFailed      CallStatus = "failed"
+	StatusInvalid     CallStatus = "invalid"
+	StatusUnknownTool CallStatus = "unknown_tool"
+	StatusDenied      CallStatus = "denied"
+	StatusSkipped     CallStatus = "skipped"
+	StatusCancelled   CallStatus = "cancelled"
+)
+
+// AllStatuses lists every CallStatus, for metrics that start at zero.
+var AllStatuses = []CallStatus{StatusSucceeded, StatusFailed, StatusInvalid, StatusUnknownTool, StatusDenied, StatusSkipped, StatusCancelled}
+
+// CallState is where a call is in its life.
+type CallState string
+
+// Call states.
+const (
+	StateQueued           CallState = "queued"
+	StateRunning          CallState = "running"
+	StateAwaitingApproval CallState = "awaiting_approval"
+	StateDone             CallState = "done"
+)
+
+// CallRecord describes one call: what ran, how it ended and how long it took.
+type CallRecord struct {
+	ToolUseID  string       `json:"tool_use_id"`
+	Name       string       `json:"name"`
+	MessageID  string       `json:"message_id,omitempty"`
+	State      CallState    `json:"state"`
+	Status     CallStatus   `json:"status,omitempty"`
+	StartedAt  *time.Time   `json:"started_at,omitempty"`
+	DurationMS float64      `json:"duration_ms"`
+	Error      *ErrorDetail `json:"error,omitempty"`
+}
+
+// ErrorDetail is the code and message of why a call did not succeed.
+type ErrorDetail struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// CallsResponse answers GET /v1/sessions/{sid}/calls.
+type CallsResponse struct {
+	Calls []CallRecord `json:"calls"`
+}
+
+// ToolInfo describes one tool as a model needs it.
+type ToolInfo struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"input_schema"`
+}
+
+// ToolsResponse answers GET /v1/tools.
+type ToolsResponse struct {
+	Tools []ToolInfo `json:"tools"`
+}
+
+// CallResponse answers GET /v1/sessions/{sid}/calls/{tool_use_id}. Result
+// is absent while the call has not finished.
+type CallResponse struct {
+	Call   CallRecord  `json:"call"`
+	Result *ToolResult `json:"result,omitempty"`
+}
+
+// InterruptResponse answers POST /v1/sessions/{sid}/interrupt.
+type InterruptResponse struct {
+	Cancelled int `json:"cancelled"`
+}

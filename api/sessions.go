@@ -1,0 +1,44 @@
+package api
+
+import "time"
+
+// Mode is a session's working mode.
+type Mode string
+
+// Modes. Plan mode refuses every tool that writes.
+const (
+	ModeAct  Mode = "act"
+	ModePlan Mode = "plan"
+)
+
+// DefaultSessionID is the session that always exists; POST /v1/tool_use uses it.
+const DefaultSessionID = "default"
+
+// Permissions are rule lists in Claude Code's syntax, e.g. "read_file",
+// "execute_command(git status)", "write_to_file(src/**)".
+type Permissions struct {
+	Allow []string `json:"allow,omitempty"`
+	Deny  []string `json:"deny,omitempty"`
+	Ask   []string `json:"ask,omitempty"`
+}
+
+// CreateSessionRequest is the body of POST /v1/sessions.
+type CreateSessionRequest struct {
+	Mode        Mode         `json:"mode,omitempty"`
+	Permissions *Permissions `json:"permissions,omitempty"`
+}
+
+// UpdateSessionRequest is the body of PATCH /v1/sessions/{sid}; absent
+// fields stay as they are.
+type UpdateSessionRequest struct {
+	Mode        Mode         `json:"mode,omitempty"`
+	Permissions *Permissions `json:"permissions,omitempty"`
+}
+
+// Session is a session as clients see it.
+type Session struct {
+	ID          string      `json:"id"`
+	Mode        Mode        `json:"mode"`
+	Permissions Permissions `json:"permissions"`
+	CreatedAt   time.Time   `json:"created_at"`
+}

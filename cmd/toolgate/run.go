@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/handlers"
+	"github.com/toolgate/toolgate/server"
+)
+
+const usage = `toolgate executes AI coding agents' tool calls over HTTP.
+
+Usage:
+  toolgate serve [flags]    serve the workspace (default: the current directory)
+  toolgate version
+
+Flags of serve:
+`
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// run is the whole program: flags, configuration, logger, server and
+// shutdown. Tests call it directly with their own arguments and streams.
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) < 2 || args[1] == "-h" || args[1] == "--help" || args[1] == "help" {
+		fmt.Fprint(stdout, usage)
+		fs, _ := serveFlags(stdout)
+		fs.PrintDefaults()
+		return nil
+	}
+	switch args[1] {
+	case "serve":
+		return serve(ctx, args[2:], getenv, stdout, stderr)
+	case "version":
+		fmt.Fprintln(stdout, "toolgate", version)
+		return nil
+	}
+	return fmt.Errorf("unknown command %q (try: toolgate serve)", args[1])
+}
+
+// serveOptions are serve's flags.
+type serveOptions struct {
+	addr      string
+	workspace string
+	config    string
+	logFormat string
+	logLevel  string
+}
+
+func serveFlags(out io.Writer) (*flag.FlagSet, *serveOptions) {
+	o := &serveOptions{}
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:7420", "address to listen on")
+	fs.StringVar(&o.workspace, "workspace", ".", "the directory tool calls work in")
+	fs.StringVar(&o.config, "config", "", "JSON configuration file (policy, hosts, limits)")
+	fs.StringVar(&o.logFormat, "log-format", "auto", "log format: auto (text on a terminal, else JSON), text or json")
+	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	return fs, o
+}
+
+func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs, o := serveFlags(stderr)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg, err := loadConfig(o.config)
+	if err != nil {
+		return err
+	}
+	logger, err := newLogger(stderr, o.logFormat, o.logLevel)
+	if err != nil {
+		return err
+	}
+	ws, err := coordinator.OpenWorkspace(o.workspace)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+
+	token := getenv("TOOLGATE_TOKEN")
+	if token == "" {
+		token = randomToken()
+		fmt.Fprintf(stdout, "toolgate token: %s\n", token)
+	}
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return err
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+
+	reg := prometheus.NewRegistry()
+	coord := coordinator.New(coordinator.Options{
+		Config: cfg.Coordinator, Workspace: ws, Tools: handlers.Default(), Logger: logger, Registerer: reg,
+	})
+	scfg := cfg.Server
+	scfg.Token, scfg.Port, scfg.Version = token, port, version
+	srv := &http.Server{
+		Handler:           server.New(logger, coord, reg, scfg),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+	}
+	fmt.Fprintf(stdout, "toolgate listening on http://%s\n", net.JoinHostPort(hostOf(ln.Addr()), strconv.Itoa(port)))
+	logger.Info("serving", "addr", ln.Addr().String(), "workspace", ws.Dir)
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		coord.Close()
+		return err
+	case <-ctx.Done():
+	}
+	// Ending the sessions first ends their event streams, which Shutdown
+	// would otherwise wait on.
+	coord.Close()
+	shutCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutCtx); err != nil {
+		_ = srv.Close()
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	logger.Info("stopped")
+	return nil
+}
+
+func hostOf(a net.Addr) string {
+	if t, ok := a.(*net.TCPAddr); ok {
+		return t.IP.String()
+	}
+	return a.String()
+}
+
+// randomToken is 32 random bytes in hex.
+func randomToken() string {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand does not fail on supported systems
+	}
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,25 @@
+package coordinator
+
+import (
+	"log/slog"
+)
+
+// Call is what a handler knows of the call it serves beyond its input: who
+// is calling, where, and where partial output goes.
+type Call struct {
+	ToolUseID string
+	Name      string
+	SessionID string
+	Workspace *Workspace
+	Logger    *slog.Logger
+
+	output func(stream, chunk string)
+}
+
+// Output sends a chunk of partial output (stream "stdout", "stderr" or
+// "match", ...) to the session's event stream. It never blocks on readers.
+func (c *Call) Output(stream, chunk string) {
+	if c.output != nil && chunk != "" {
+		c.output(stream, chunk)
+	}
+}

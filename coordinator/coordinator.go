@@ -1,0 +1,89 @@
+package coordinator
+
+import (
+	"log/slog"
+
+	"github.com/go-playground/validator/v10"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/toolgate/toolgate/api"
+)
+
+// Options are a Coordinator's dependencies.
+type Options struct {
+	Config    Config
+	Workspace *Workspace
+	// Tools is the static tool set, usually handlers.Default().
+	Tools []Registration
+	// Dynamic sources create tools lazily by name.
+	Dynamic    []DynamicSource
+	Logger     *slog.Logger
+	Registerer prometheus.Registerer
+}
+
+// Coordinator runs tool calls for sessions.
+type Coordinator struct {
+	cfg       *Config
+	workspace *Workspace
+	validate  *validator.Validate
+	registry  *Registry
+	sessions  *Sessions
+	metrics   *Metrics
+	logger    *slog.Logger
+}
+
+// New builds the registry from the tool list and starts the "default"
+// session. It panics on a programmer error in the tool list.
+func New(o Options) *Coordinator {
+	cfg := o.Config
+	def := DefaultConfig()
+	if cfg.MaxSessions <= 0 {
+		cfg.MaxSessions = def.MaxSessions
+	}
+	if cfg.EventLogSize <= 0 {
+		cfg.EventLogSize = def.EventLogSize
+	}
+	if cfg.MaxCallsPerSession <= 0 {
+		cfg.MaxCallsPerSession = def.MaxCallsPerSession
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Registerer == nil {
+		o.Registerer = prometheus.NewRegistry()
+	}
+	v := NewValidator()
+	c := &Coordinator{
+		cfg:       &cfg,
+		workspace: o.Workspace,
+		validate:  v,
+		sessions:  newSessions(&cfg),
+		metrics:   NewMetrics(o.Registerer),
+		logger:    o.Logger,
+	}
+	c.registry = NewRegistry(ToolEnv{Workspace: o.Workspace, Validate: v, Config: &cfg}, o.Tools, o.Dynamic...)
+	c.metrics.start(c.registry.Names())
+	return c
+}
+
+// Sessions is the coordinator's session set.
+func (c *Coordinator) Sessions() *Sessions { return c.sessions }
+
+// Workspace is the directory calls work in.
+func (c *Coordinator) Workspace() *Workspace { return c.workspace }
+
+// Tools lists the tools a session's model may use: plan mode leaves out the
+// tools that write.
+func (c *Coordinator) Tools(s *Session) []api.ToolInfo {
+	plan := s != nil && s.Mode() == api.ModePlan
+	out := []api.ToolInfo{}
+	for _, t := range c.registry.Tools() {
+		if plan && t.Writes {
+			continue
+		}
+		out = append(out, api.ToolInfo{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
+	}
+	return out
+}
+
+// Close ends every session and cancels what they run.
+func (c *Coordinator) Close() { c.sessions.closeAll() }

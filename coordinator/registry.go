@@ -1,0 +1,126 @@
+package coordinator
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/go-playground/validator/v10"
+)
+
+// ToolEnv is what every tool factory receives: the shared pieces a handler
+// may keep.
+type ToolEnv struct {
+	Workspace *Workspace
+	Validate  *validator.Validate
+	Config    *Config
+}
+
+// Factory builds the tool for one name. It returns nil when the coordinator
+// does not own that name (a client-side tool such as focus_chain): such a
+// name is known, and calls to it get a tool_result saying so.
+type Factory func(name string, env ToolEnv) *Tool
+
+// Registration pairs a tool name with its factory; the default tool set is
+// a list of them. Several names may share one factory.
+type Registration struct {
+	Name    string
+	Factory Factory
+}
+
+// DynamicSource creates tools on first use for names outside the static
+// table (use_subagent_<name>). It returns nil for names it does not know.
+type DynamicSource interface {
+	Tool(name string, env ToolEnv) *Tool
+	// Valid reports whether a cached tool is still current (its config
+	// file unchanged); stale tools are created again.
+	Valid(t *Tool) bool
+}
+
+// Registry maps tool names to tools: a static table filled once at
+// start-up and a dynamic table filled lazily at run time.
+type Registry struct {
+	env     ToolEnv
+	static  map[string]*Tool
+	notOwn  map[string]bool
+	order   []string
+	sources []DynamicSource
+
+	mu      sync.Mutex
+	dynamic map[string]*Tool
+}
+
+// NewRegistry runs every registration's factory. It panics on a duplicate
+// name or a factory that returns a tool under another name: those are
+// programmer errors to catch at start-up.
+func NewRegistry(env ToolEnv, regs []Registration, sources ...DynamicSource) *Registry {
+	r := &Registry{env: env, static: map[string]*Tool{}, notOwn: map[string]bool{}, sources: sources, dynamic: map[string]*Tool{}}
+	for _, reg := range regs {
+		if _, dup := r.static[reg.Name]; dup || r.notOwn[reg.Name] {
+			panic(fmt.Sprintf("coordinator: tool %q registered twice", reg.Name))
+		}
+		t := reg.Factory(reg.Name, env)
+		if t == nil {
+			r.notOwn[reg.Name] = true
+			continue
+		}
+		if t.Name != reg.Name {
+			panic(fmt.Sprintf("coordinator: factory for %q built tool %q", reg.Name, t.Name))
+		}
+		r.static[reg.Name] = t
+		r.order = append(r.order, reg.Name)
+	}
+	return r
+}
+
+// lookup finds the tool for a name: static table, then dynamic table.
+// owned is false for names the coordinator knows but does not serve.
+func (r *Registry) lookup(name string) (t *Tool, owned bool) {
+	if t, ok := r.static[name]; ok {
+		return t, true
+	}
+	if r.notOwn[name] {
+		return nil, false
+	}
+	return r.lookupDynamic(name), true
+}
+
+func (r *Registry) lookupDynamic(name string) *Tool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if t, ok := r.dynamic[name]; ok {
+		for _, s := range r.sources {
+			if s.Valid(t) {
+				return t
+			}
+		}
+		delete(r.dynamic, name)
+	}
+	for _, s := range r.sources {
+		if t := s.Tool(name, r.env); t != nil {
+			r.dynamic[name] = t
+			return t
+		}
+	}
+	return nil
+}
+
+// Tools lists the static tools in registration order, then the cached
+// dynamic ones by name.
+func (r *Registry) Tools() []*Tool {
+	out := make([]*Tool, 0, len(r.order))
+	for _, n := range r.order {
+		out = append(out, r.static[n])
+	}
+	r.mu.Lock()
+	dyn := make([]*Tool, 0, len(r.dynamic))
+	for _, t := range r.dynamic {
+		dyn = append(dyn, t)
+	}
+	r.mu.Unlock()
+	sort.Slice(dyn, func(i, j int) bool { return dyn[i].Name < dyn[j].Name })
+	return append(out, dyn...)
+}
+
+// Names lists the static tool names, for metrics that start at zero.
+func (r *Registry) Names() []string { return append([]string(nil), r.order...) }

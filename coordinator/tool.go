@@ -1,0 +1,131 @@
+package coordinator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/toolgate/toolgate/api"
+)
+
+// InterruptBehavior says what an interrupt does to a running call.
+type InterruptBehavior string
+
+// Interrupt behaviors: cancel stops the call; block lets it finish (writes
+// are never torn).
+const (
+	InterruptCancel InterruptBehavior = "cancel"
+	InterruptBlock  InterruptBehavior = "block"
+)
+
+// Result is what a handler returns: the content of its tool_result.
+type Result struct {
+	Content []api.Content
+	IsError bool
+}
+
+// TextResult is a successful Result holding one text.
+func TextResult(text string) Result {
+	return Result{Content: []api.Content{api.TextContent(text)}}
+}
+
+// ToolError is a handler failure with a stable code (file_changed,
+// outside_workspace, ...). Any other error a handler returns becomes code
+// tool_failed. Both reach the model as an is_error tool_result.
+type ToolError struct {
+	Code    string
+	Message string
+}
+
+func (e *ToolError) Error() string { return e.Message }
+
+// Errorf builds a ToolError with a formatted message.
+func Errorf(code, format string, args ...any) *ToolError {
+	return &ToolError{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Spec declares a tool with a typed input. In is a struct whose json tags
+// name the fields, validate tags constrain them and jsonschema tags describe
+// them; the tool's JSON Schema and its validation both come from it.
+type Spec[In any] struct {
+	Name        string
+	Description string
+	Run         func(ctx context.Context, call *Call, in *In) (Result, error)
+	// ConcurrencySafe reports whether this input may run beside other
+	// calls. Nil means never.
+	ConcurrencySafe func(in *In) bool
+	// Interrupt defaults to InterruptCancel.
+	Interrupt InterruptBehavior
+	// Writes marks a tool that changes the workspace: plan mode refuses it.
+	Writes bool
+	// Paths lists the workspace paths an input touches, for ignore rules
+	// and permission rules.
+	Paths func(in *In) []string
+}
+
+// Tool is a registered tool with its input type erased, as the pipeline
+// sees it.
+type Tool struct {
+	Name        string
+	Description string
+	// InputSchema is the JSON Schema of the input, derived from In.
+	InputSchema json.RawMessage
+	Interrupt   InterruptBehavior
+	Writes      bool
+
+	inputType       reflect.Type
+	run             func(ctx context.Context, call *Call, in any) (Result, error)
+	concurrencySafe func(in any) bool
+	paths           func(in any) []string
+}
+
+// NewTool erases a Spec's input type. It panics on a programmer error (no
+// name, no Run, an input type that has no JSON Schema), since tools are
+// registered at start-up.
+func NewTool[In any](s Spec[In]) *Tool {
+	if s.Name == "" || s.Run == nil {
+		panic("coordinator: tool spec needs a Name and a Run")
+	}
+	schema, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic(fmt.Sprintf("coordinator: tool %s: %v", s.Name, err))
+	}
+	raw, err := json.Marshal(schema)
+	if err != nil {
+		panic(fmt.Sprintf("coordinator: tool %s schema: %v", s.Name, err))
+	}
+	t := &Tool{
+		Name:        s.Name,
+		Description: s.Description,
+		InputSchema: raw,
+		Interrupt:   s.Interrupt,
+		Writes:      s.Writes,
+		inputType:   reflect.TypeFor[In](),
+		run: func(ctx context.Context, call *Call, in any) (Result, error) {
+			return s.Run(ctx, call, in.(*In))
+		},
+		concurrencySafe: func(any) bool { return false },
+		paths:           func(any) []string { return nil },
+	}
+	if t.Interrupt == "" {
+		t.Interrupt = InterruptCancel
+	}
+	if s.ConcurrencySafe != nil {
+		t.concurrencySafe = func(in any) bool { return s.ConcurrencySafe(in.(*In)) }
+	}
+	if s.Paths != nil {
+		t.paths = func(in any) []string { return s.Paths(in.(*In)) }
+	}
+	return t
+}
+
+// newInput returns a pointer to a fresh zero input value.
+func (t *Tool) newInput() any { return reflect.New(t.inputType).Interface() }
+
+// ConcurrencySafe reports whether a decoded input may run beside others.
+func (t *Tool) ConcurrencySafe(in any) bool { return t.concurrencySafe(in) }
+
+// Paths lists the workspace paths a decoded input touches.
+func (t *Tool) Paths(in any) []string { return t.paths(in) }

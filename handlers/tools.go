@@ -1,0 +1,19 @@
+package handlers
+
+import "github.com/toolgate/toolgate/coordinator"
+
+// Default is the default tool set, the "routes.go" of tools: every name a
+// client may call and the factory that serves it. A factory returning nil
+// marks a name the client handles itself.
+func Default() []coordinator.Registration {
+	return []coordinator.Registration{
+		{Name: "read_file", Factory: newReadFile},
+		{Name: "write_to_file", Factory: newWriteFile},
+		{Name: "new_rule", Factory: newWriteFile},
+		{Name: "list_files", Factory: newListFiles},
+		{Name: "focus_chain", Factory: clientSide},
+	}
+}
+
+// clientSide marks a tool the client runs itself (Cline's focus_chain).
+func clientSide(string, coordinator.ToolEnv) *coordinator.Tool { return nil }

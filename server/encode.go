@@ -1,0 +1,65 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/toolgate/toolgate/api"
+)
+
+// decode reads one JSON value from the body into v: capped in size, unknown
+// fields refused, nothing after the value.
+func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
+	body := http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
+	dec := json.NewDecoder(body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return decodeError(err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return errorf(api.CodeInvalidJSON, "request body must hold one JSON value")
+	}
+	return nil
+}
+
+func decodeError(err error) error {
+	var tooLarge *http.MaxBytesError
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &tooLarge):
+		return errorf(api.CodeBodyTooLarge, fmt.Sprintf("request body is larger than %d bytes", tooLarge.Limit))
+	case errors.Is(err, io.EOF):
+		return errorf(api.CodeInvalidJSON, "request body is empty; a JSON object is required")
+	case errors.As(err, &syntax):
+		return errorf(api.CodeInvalidJSON, fmt.Sprintf("malformed JSON at byte %d: %v", syntax.Offset, err))
+	case errors.As(err, &typ):
+		return &api.Error{Code: api.CodeValidation, Message: "a field has the wrong type",
+			Fields: map[string]string{typ.Field: "must be " + typ.Type.String()}}
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		return &api.Error{Code: api.CodeValidation, Message: "unknown field " + name, Fields: map[string]string{name: "unknown field"}}
+	}
+	return errorf(api.CodeInvalidJSON, "malformed JSON: "+err.Error())
+}
+
+// encode marshals v before writing anything, so a marshalling failure
+// becomes a clean 500 rather than half a 200.
+func (s *Server) encode(w http.ResponseWriter, r *http.Request, status int, v any) {
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(v); err != nil {
+		logFrom(r, s.logger).Error("encode response", "err", err)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusInternalServerError)
+		_, _ = io.WriteString(w, `{"error":{"code":"internal","message":"internal error"}}`+"\n")
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}

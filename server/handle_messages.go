@@ -1,0 +1,93 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator"
+)
+
+func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) {
+	sess, ok := s.session(w, r)
+	if !ok {
+		return
+	}
+	var msg api.AssistantMessage
+	if err := s.decode(w, r, &msg); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	uses, err := toolUses(msg)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	msgID := msg.ID
+	if msgID == "" {
+		msgID = newMessageID()
+	}
+	if !wantsEventStream(r) {
+		s.encode(w, r, http.StatusOK, s.coord.RunMessage(r.Context(), sess, msgID, uses))
+		return
+	}
+	// The calls run whether or not this client stays: they belong to the
+	// session. The stream shows this message's events, from just before it
+	// started, and ends with message.finished.
+	after := sess.Events.LastID()
+	go s.coord.RunMessage(sess.Context(), sess, msgID, uses)
+	s.streams.serve(w, r, streamSpec{
+		log:   sess.Events,
+		after: after,
+		keep:  func(ev api.Event) bool { return ev.MessageID == msgID },
+		last:  func(ev api.Event) bool { return ev.Type == api.EventMessageFinished },
+		done:  sess.Done(),
+	})
+}
+
+func wantsEventStream(r *http.Request) bool {
+	return strings.Contains(r.Header.Get("Accept"), "text/event-stream")
+}
+
+// toolUses picks the tool_use blocks out of an assistant message. Other
+// block types are ignored; a tool_use block that cannot be answered, or two
+// blocks with one id, make the request invalid.
+func toolUses(msg api.AssistantMessage) ([]api.ToolUse, error) {
+	if msg.Role != "assistant" {
+		return nil, &api.Error{Code: api.CodeValidation, Message: `role must be "assistant"`, Fields: map[string]string{"role": `must be "assistant"`}}
+	}
+	var uses []api.ToolUse
+	seen := map[string]bool{}
+	for i, raw := range msg.Content {
+		var head struct {
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal(raw, &head); err != nil || head.Type == "" {
+			return nil, &api.Error{Code: api.CodeValidation, Message: "every content block needs a type",
+				Fields: map[string]string{fmt.Sprintf("content[%d].type", i): "is required"}}
+		}
+		if head.Type != api.TypeToolUse {
+			continue
+		}
+		var use api.ToolUse
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		if err := dec.Decode(&use); err != nil {
+			return nil, &api.Error{Code: api.CodeValidation, Message: fmt.Sprintf("content[%d] is not a valid tool_use block: %v", i, err)}
+		}
+		if err := checkToolUse(use, fmt.Sprintf("content[%d].", i)); err != nil {
+			return nil, err
+		}
+		if seen[use.ID] {
+			return nil, &api.Error{Code: api.CodeValidation, Message: "two tool_use blocks share the id " + use.ID,
+				Fields: map[string]string{fmt.Sprintf("content[%d].id", i): "duplicates an earlier block's id"}}
+		}
+		seen[use.ID] = true
+		uses = append(uses, use)
+	}
+	return uses, nil
+}
+
+func newMessageID() string { return coordinator.NewID("msg_") }

@@ -1,0 +1,62 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator"
+)
+
+func (s *Server) handleListTools(w http.ResponseWriter, r *http.Request) {
+	var sess *coordinator.Session
+	if id := r.URL.Query().Get("session"); id != "" {
+		var err error
+		if sess, err = s.coord.Sessions().Get(id); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+	}
+	s.encode(w, r, http.StatusOK, api.ToolsResponse{Tools: s.coord.Tools(sess)})
+}
+
+// handleToolUse runs one tool_use block in the default session.
+func (s *Server) handleToolUse(w http.ResponseWriter, r *http.Request) {
+	var use api.ToolUse
+	if err := s.decode(w, r, &use); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if err := checkToolUse(use, ""); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	sess, err := s.coord.Sessions().Get(api.DefaultSessionID)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	res, rec := s.coord.Execute(r.Context(), sess, "", use)
+	s.encode(w, r, http.StatusOK, api.ToolUseResponse{Result: res, Call: rec})
+}
+
+// checkToolUse refuses blocks that cannot be answered at all: without an id
+// there is no tool_result to give. Everything else about a call (unknown
+// name, bad input) is the model's mistake and is answered as a result.
+func checkToolUse(use api.ToolUse, prefix string) error {
+	fields := map[string]string{}
+	if use.Type != api.TypeToolUse {
+		fields[prefix+"type"] = `must be "tool_use"`
+	}
+	if use.ID == "" {
+		fields[prefix+"id"] = "is required"
+	} else if len(use.ID) > 256 {
+		fields[prefix+"id"] = "must be at most 256 characters"
+	}
+	if use.Name == "" {
+		fields[prefix+"name"] = "is required"
+	}
+	if len(fields) > 0 {
+		return &api.Error{Code: api.CodeValidation, Message: "invalid tool_use block", Fields: fields}
+	}
+	return nil
+}

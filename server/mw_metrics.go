@@ -1,0 +1,25 @@
+package server
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/go-chi/chi/v5/middleware"
+)
+
+// instrument counts requests and their durations by route pattern.
+func (s *Server) instrument(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
+		next.ServeHTTP(ww, r)
+		route := routePattern(r)
+		status := ww.Status()
+		if status == 0 {
+			status = http.StatusOK
+		}
+		s.metrics.requests.WithLabelValues(route, r.Method, strconv.Itoa(status)).Inc()
+		s.metrics.duration.WithLabelValues(route).Observe(time.Since(start).Seconds())
+	})
+}

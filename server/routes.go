@@ -1,0 +1,40 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// routes is the whole HTTP surface, one line per route. Middleware order is
+// declared here once: recover, request id, log, metrics, Host/Origin, then
+// for /v1 the token and the JSON body check.
+func (s *Server) routes() http.Handler {
+	r := chi.NewRouter()
+	r.Use(s.recoverer, middleware.RequestID, s.requestLog, s.instrument, s.checkHostAndOrigin)
+	r.NotFound(s.handleNotFound)
+	r.MethodNotAllowed(s.handleMethodNotAllowed)
+
+	r.Get("/healthz", s.handleHealth)
+	r.Method(http.MethodGet, "/metrics", promhttp.HandlerFor(s.gather, promhttp.HandlerOpts{}))
+	r.Get("/openapi.yaml", s.handleOpenAPI)
+
+	r.Route("/v1", func(r chi.Router) {
+		r.Use(s.requireToken, s.requireJSON)
+		r.Get("/tools", s.handleListTools)
+		r.Post("/tool_use", s.handleToolUse)
+		r.Post("/sessions", s.handleCreateSession)
+		r.Get("/sessions/{sid}", s.handleGetSession)
+		r.Patch("/sessions/{sid}", s.handleUpdateSession)
+		r.Delete("/sessions/{sid}", s.handleDeleteSession)
+		r.Post("/sessions/{sid}/messages", s.handlePostMessage)
+		r.Get("/sessions/{sid}/events", s.handleEvents)
+		r.Get("/sessions/{sid}/calls", s.handleListCalls)
+		r.Get("/sessions/{sid}/calls/{tool_use_id}", s.handleGetCall)
+		r.Post("/sessions/{sid}/calls/{tool_use_id}/cancel", s.handleCancelCall)
+		r.Post("/sessions/{sid}/interrupt", s.handleInterrupt)
+	})
+	return r
+}

@@ -1,0 +1,77 @@
+package server
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/toolgate/toolgate/coordinator"
+)
+
+// Config is the HTTP side's configuration.
+type Config struct {
+	// Token is the bearer token every /v1 route requires.
+	Token string `json:"-"`
+	// AllowedHosts are host names (no port) accepted in the Host header
+	// besides localhost, 127.0.0.1 and ::1.
+	AllowedHosts []string `json:"allowed_hosts"`
+	// AllowedOrigins are origins (scheme://host[:port]) allowed to call
+	// besides the server's own.
+	AllowedOrigins []string `json:"allowed_origins"`
+	// Port is the port the server listens on; Host headers naming another
+	// port are refused. 0 accepts any.
+	Port int `json:"-"`
+	// MaxBodyBytes caps request bodies.
+	MaxBodyBytes int64 `json:"max_body_bytes"`
+	// SSEWriteTimeout is how long one event may take to reach a client
+	// before the client is dropped.
+	SSEWriteTimeout time.Duration `json:"-"`
+	// SSEHeartbeat is the idle time after which a keep-alive comment is sent.
+	SSEHeartbeat time.Duration `json:"-"`
+	// Version is reported by toolgate_build_info.
+	Version string `json:"-"`
+}
+
+// Defaults fills unset fields.
+func (c *Config) defaults() {
+	if c.MaxBodyBytes <= 0 {
+		c.MaxBodyBytes = 16 << 20
+	}
+	if c.SSEWriteTimeout <= 0 {
+		c.SSEWriteTimeout = 10 * time.Second
+	}
+	if c.SSEHeartbeat <= 0 {
+		c.SSEHeartbeat = 15 * time.Second
+	}
+	if c.Version == "" {
+		c.Version = "dev"
+	}
+}
+
+// Server holds what the route handlers share.
+type Server struct {
+	logger  *slog.Logger
+	coord   *coordinator.Coordinator
+	cfg     Config
+	metrics *httpMetrics
+	streams *eventStreams
+	gather  prometheus.Gatherer
+}
+
+// New returns the whole HTTP surface as one handler. reg receives the HTTP
+// metrics and is what /metrics serves, so the coordinator's series must be
+// registered on it too.
+func New(logger *slog.Logger, coord *coordinator.Coordinator, reg *prometheus.Registry, cfg Config) http.Handler {
+	cfg.defaults()
+	m := newHTTPMetrics(reg, cfg.Version)
+	s := &Server{
+		logger:  logger,
+		coord:   coord,
+		cfg:     cfg,
+		metrics: m,
+		streams: newEventStreams(cfg.SSEWriteTimeout, cfg.SSEHeartbeat, m.sseSubscribers),
+		gather:  reg,
+	}
+	return s.routes()
+}
