@@ -66,6 +66,11 @@ type analyzer struct {
 	commands []SimpleCommand
 	paths    []string
 	seenPath map[string]bool
+	// unsettled is set once the line may have changed the shell's state
+	// (a function, alias, variable or option): from then on any command
+	// may be a function that cds, and a cd may follow CDPATH or
+	// cdable_vars, so directories are no longer known.
+	unsettled bool
 }
 
 func newAnalyzer() *analyzer {
@@ -89,10 +94,10 @@ func (a *analyzer) risk(kind, detail string) {
 
 // run analyses one command line; nesting counts the eval/bash -c levels
 // around it and dirs are the directories it may start in.
-func (a *analyzer) run(src string, nesting int, in dirState) {
+func (a *analyzer) run(src string, nesting int, in dirState) dirState {
 	if len(src) > MaxInput {
 		a.risk(KindTooLong, fmt.Sprintf("%d bytes", len(src)))
-		return
+		return in.union(single(unknownDir))
 	}
 	// mvdan splits words at a carriage return and bash does not, so the
 	// commands seen here could differ from the ones bash runs: flag every
@@ -102,11 +107,11 @@ func (a *analyzer) run(src string, nesting int, in dirState) {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 	if err != nil {
 		a.risk(KindParseError, err.Error())
-		return
+		return in.union(single(unknownDir))
 	}
 	syntax.Walk(f, func(n syntax.Node) bool { a.classify(src, n); return true })
 	w := &walker{a: a, src: src, nesting: nesting}
-	w.stmts(f.Stmts, in)
+	return w.stmts(f.Stmts, in)
 }
 
 // checkControl flags characters on which bash and the parser may disagree or

@@ -106,6 +106,14 @@ func TestRisks(t *testing.T) {
 		{"cd dash", "cd - && ls", KindCd},
 		{"cd param", "cd $D && ls", KindCd},
 		{"popd", "popd", KindCd},
+		{"shopt", "shopt -s expand_aliases", KindShellState},
+		{"alias", "alias ls='rm -rf ~'", KindShellState},
+		{"hash -p", "hash -p /tmp/x ls", KindShellState},
+		{"trap", "trap 'rm x' EXIT", KindShellState},
+		{"enable -f", "enable -f ./x.so x", KindShellState},
+		{"set -k", "set -k", KindShellState},
+		{"printf -v", "printf -v PATH /tmp", KindShellState},
+		{"cd with CDPATH prefix", "CDPATH=/ cd etc", KindCd},
 		{"too long", "ls " + strings.Repeat("a", MaxInput), KindTooLong},
 	}
 	for _, tt := range tests {

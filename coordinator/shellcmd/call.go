@@ -14,10 +14,12 @@ type argv struct {
 	infos []wordInfo
 	from  []int // source offset where each word starts
 	end   int   // source offset where the command ends
+
+	assigns bool // VAR=x prefixes (CDPATH=/ cd etc)
 }
 
 func (v argv) tail(k int) argv {
-	return argv{vals: v.vals[k:], infos: v.infos[k:], from: v.from[k:], end: v.end}
+	return argv{vals: v.vals[k:], infos: v.infos[k:], from: v.from[k:], end: v.end, assigns: v.assigns}
 }
 
 func (w *walker) call(c *syntax.CallExpr, st *syntax.Stmt, in dirState) (succ, fail dirState) {
@@ -26,9 +28,10 @@ func (w *walker) call(c *syntax.CallExpr, st *syntax.Stmt, in dirState) (succ, f
 	defer w.substitutions(c, in)
 	w.redirectPaths(st, in)
 	if len(c.Args) == 0 {
+		w.a.unsettled = true // a bare assignment may set PATH, IFS or CDPATH
 		return in, in
 	}
-	v := argv{end: int(c.End().Offset())}
+	v := argv{end: int(c.End().Offset()), assigns: len(c.Assigns) > 0}
 	for _, r := range st.Redirs {
 		if r.Word != nil {
 			v.end = max(v.end, int(r.Word.End().Offset()))
@@ -75,6 +78,9 @@ func (w *walker) wordRisks(info wordInfo, text string) {
 // simple records one simple command (start is the source offset of its
 // text) and follows what it runs; wrapping counts the wrappers around it.
 func (w *walker) simple(v argv, start int, in dirState, wrapping int) (succ, fail dirState) {
+	if w.a.unsettled {
+		in = in.union(single(unknownDir))
+	}
 	text := ""
 	if start >= 0 && start <= v.end && v.end <= len(w.src) {
 		text = strings.TrimSpace(w.src[start:v.end])
@@ -86,7 +92,7 @@ func (w *walker) simple(v argv, start int, in dirState, wrapping int) (succ, fai
 	switch v.vals[0] {
 	case "cd", "pushd":
 		target, ok := cdTarget(v.vals, v.infos)
-		if !ok {
+		if !ok || w.a.unsettled || v.assigns {
 			w.a.risk(KindCd, text)
 			return single(unknownDir), in
 		}
@@ -112,27 +118,53 @@ func (w *walker) inner(v argv, k int, in dirState, wrapping int) (succ, fail dir
 
 // commandPaths records the words of a command that may name files: the
 // command itself when it is a path, every operand, the value of --opt=value,
-// and the rest of a short option cluster (-fFILE), which over-reports on
-// purpose since a false positive only costs an ignore-rule check.
+// the rest of a short option cluster (-fFILE), and the part after a colon
+// (git show HEAD:.env). It over-reports on purpose: a false positive only
+// costs an ignore-rule check. Operands are also taken relative to any
+// directory option (-C d, --chdir=d, --directory=d, --cwd=d, --prefix=d).
 func (a *analyzer) commandPaths(v argv, in dirState) {
+	var words []string
 	if strings.Contains(v.vals[0], "/") {
-		a.addPath(v.vals[0], in)
+		words = append(words, v.vals[0])
 	}
+	dirs := in
 	operands := false
-	for _, arg := range v.vals[1:] {
+	for i, arg := range v.vals[1:] {
+		name, val, hasVal := strings.Cut(arg, "=")
 		switch {
 		case operands || !strings.HasPrefix(arg, "-") || arg == "-":
-			a.addPath(arg, in)
+			words = append(words, arg)
 		case arg == "--":
 			operands = true
 		case strings.HasPrefix(arg, "--"):
-			if _, val, ok := strings.Cut(arg, "="); ok {
-				a.addPath(val, in)
+			if hasVal {
+				words = append(words, val)
 			}
 		case len(arg) > 2:
-			a.addPath(arg[2:], in)
+			words = append(words, arg[2:])
+		}
+		if dirOptions[name] {
+			if !hasVal && i+2 < len(v.vals) {
+				val = v.vals[i+2]
+			}
+			if val != "" {
+				dirs = dirs.union(in.cd(val))
+			}
 		}
 	}
+	for _, w := range words {
+		a.addPath(w, dirs)
+		if i := strings.IndexByte(w, ':'); i >= 0 {
+			a.addPath(w[i+1:], dirs)
+			a.addPath(w[strings.LastIndexByte(w, ':')+1:], dirs)
+		}
+	}
+}
+
+// dirOptions are options by which common tools change their own working
+// directory (env, git, make, tar, npm/pnpm/yarn).
+var dirOptions = map[string]bool{
+	"-C": true, "--chdir": true, "--directory": true, "--cwd": true, "--prefix": true, "--work-tree": true,
 }
 
 // addPath records p as seen from every directory the command may run in.

@@ -102,7 +102,7 @@ func FuzzAnalyze(f *testing.F) {
 				t.Fatalf("Analyze(%q) gave a command without Args", s)
 			}
 		}
-		if a.ReadOnly() && (a.HasRisk() || strings.ContainsAny(s, "\r\x00$`><(){}")) {
+		if a.ReadOnly() && (a.HasRisk() || strings.ContainsAny(s, "\r\x00\x1b")) {
 			t.Fatalf("Analyze(%q).ReadOnly() = true with risks %v", s, a.Risks)
 		}
 		a.LongRunning()

@@ -35,6 +35,14 @@ func TestPathArgs(t *testing.T) {
 		{"sudo cat .env", []string{"cat", ".env"}},
 		{"'c'at \".e\"nv", []string{".env"}},
 		{"command cd d && cat f", []string{"cd", "d", "d/f"}},
+		{"eval cd d && cat f", []string{"cd", "d", "f", "d/f"}}, // eval's failure is not tracked
+		{"eval $X && cat f", []string{"$X", "f", unknownDir + "/f"}},
+		{"source x.sh && cat f", []string{"x.sh", "f", unknownDir + "/f"}},
+		{"f() { cd d; }; f && cat y", []string{"d", unknownDir + "/d", "y", unknownDir + "/y"}},
+		{"CDPATH=/ cd etc && cat passwd", []string{"etc", unknownDir + "/passwd"}},
+		{"env -C secret cat .env", []string{"secret", "secret/secret", "cat", "secret/cat", ".env", "secret/.env"}},
+		{"git -C secret log", []string{"secret", "secret/secret", "log", "secret/log"}},
+		{"git show HEAD:.env", []string{"show", "HEAD:.env", ".env"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.cmd, func(t *testing.T) {

@@ -38,6 +38,7 @@ const (
 	KindFindExec       = "find_exec"            // find -exec, -execdir, -ok, -okdir, -delete (and fd -x/-X)
 	KindGitConfig      = "git_config"           // git -c, --config-env, --exec-path: config runs commands
 	KindWrapper        = "wrapper"              // sudo, env, nice, timeout, nohup, command, builtin...
+	KindShellState     = "shell_state"          // set, shopt, alias, trap, hash, enable, unset, read, printf -v...: change how later commands run
 	KindCd             = "cd"                   // a cd whose target cannot be resolved statically
 	KindGlob           = "glob"                 // *, ? or [ in an unquoted word: the argument is a pattern
 	KindUnsupported    = "unsupported"          // any other syntax node

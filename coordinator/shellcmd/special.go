@@ -30,6 +30,16 @@ var wrappers = map[string]wrapper{
 	"xargs":   {valued: "adEILnPs"},
 }
 
+// shellState are builtins that change how later words and commands are
+// interpreted: aliases (with expand_aliases), hash -p, trap, enable -f,
+// set -k, cdable_vars, or variables such as PATH, IFS and CDPATH.
+var shellState = map[string]bool{
+	"set": true, "shopt": true, "alias": true, "unalias": true, "enable": true, "trap": true,
+	"hash": true, "unset": true, "read": true, "mapfile": true, "readarray": true,
+	"getopts": true, "bind": true, "umask": true, "ulimit": true, "declare": true,
+	"typeset": true, "export": true, "local": true, "readonly": true,
+}
+
 var shells = map[string]bool{
 	"sh": true, "bash": true, "rbash": true, "dash": true, "zsh": true, "ksh": true,
 	"mksh": true, "ash": true, "fish": true, "csh": true, "tcsh": true, "busybox": true,
@@ -49,13 +59,18 @@ func (w *walker) special(v argv, in dirState, wrapping int) (succ, fail dirState
 		w.a.risk(KindXargs, w.text(v))
 		w.inner(v, afterOptions(v.vals, wrappers[name]), in, wrapping)
 		return in, in
+	case shellState[name] || name == "printf" && hasShortFlag(v.vals[1:], "v"):
+		w.a.risk(KindShellState, w.text(v))
+		w.a.unsettled = true
+		return in, in
 	case name == "eval":
 		w.a.risk(KindEval, w.text(v))
-		w.script(v, 1, strings.Join(v.vals[1:], " "), in)
-		return in, in
+		out := w.script(v, 1, strings.Join(v.vals[1:], " "), in)
+		return out, out
 	case name == "source" || name == ".":
 		w.a.risk(KindSource, w.text(v))
-		return in, in
+		w.a.unsettled = true
+		return in.union(single(unknownDir)), in.union(single(unknownDir))
 	case shells[base]:
 		w.shell(v, in)
 		return in, in
@@ -100,18 +115,21 @@ func (w *walker) text(v argv) string {
 }
 
 // script analyses a command string (eval, bash -c, watch) when it is known
-// literally; an expansion in it already is a risk of its own.
-func (w *walker) script(v argv, from int, s string, in dirState) {
+// literally; an expansion in it already is a risk of its own. It returns
+// the directories the string may leave, which matter only for eval (a
+// child shell's cd stays in the child); unknownDir is among them when the
+// string is not analysed.
+func (w *walker) script(v argv, from int, s string, in dirState) dirState {
 	for _, info := range v.infos[min(from, len(v.infos)):] {
 		if !info.resolved {
-			return
+			return in.union(single(unknownDir))
 		}
 	}
 	if w.nesting >= maxNesting {
 		w.a.risk(KindShellCommand, "command strings nested too deep")
-		return
+		return in.union(single(unknownDir))
 	}
-	w.a.run(s, w.nesting+1, in)
+	return in.union(w.a.run(s, w.nesting+1, in))
 }
 
 // shell flags any shell started from the line: with -c it runs a command

@@ -70,6 +70,10 @@ func (w *walker) command(st *syntax.Stmt, in dirState) (succ, fail dirState) {
 	case *syntax.Subshell:
 		w.stmts(c.Stmts, in)
 		return in, in
+	case *syntax.FuncDecl, *syntax.DeclClause:
+		w.a.unsettled = true
+		out := w.generic(c, in)
+		return out, out
 	default:
 		out := w.generic(c, in)
 		return out, out
