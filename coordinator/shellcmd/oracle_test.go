@@ -109,3 +109,10 @@ func FuzzAnalyze(f *testing.F) {
 		a.PathArgs()
 	})
 }
+
+func BenchmarkAnalyzeChain(b *testing.B) {
+	cmd := strings.Repeat("git status && ls -la | grep x; ", 200) + "rm -rf ~"
+	for b.Loop() {
+		Analyze(cmd)
+	}
+}
