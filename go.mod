@@ -1,3 +1,5 @@
 module github.com/toolgate/toolgate
 
 go 1.26
+
+require github.com/aymanbagabas/go-udiff v0.4.1
