@@ -28,7 +28,7 @@ func IsTemp(name string) bool {
 		return false
 	}
 	i := strings.LastIndex(rest, tempInfix)
-	if i < 1 {
+	if i < 2 { // a leading dot and at least one byte of the target name
 		return false
 	}
 	id := rest[i+len(tempInfix):]

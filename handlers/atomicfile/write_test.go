@@ -94,7 +94,9 @@ func TestWriteRefusesEscapes(t *testing.T) {
 		{name: "relative symlink to an outside file", arg: "link",
 			setup: func(t *testing.T, ws, out string) { symlink(t, "../outside/secret", filepath.Join(ws, "link")) }},
 		{name: "absolute symlink to an outside file", arg: "link", want: ErrEscapes,
-			setup: func(t *testing.T, ws, out string) { symlink(t, filepath.Join(out, "secret"), filepath.Join(ws, "link")) }},
+			setup: func(t *testing.T, ws, out string) {
+				symlink(t, filepath.Join(out, "secret"), filepath.Join(ws, "link"))
+			}},
 		{name: "dangling symlink pointing outside", arg: "link",
 			setup: func(t *testing.T, ws, out string) { symlink(t, "../outside/new", filepath.Join(ws, "link")) }},
 		{name: "chained symlinks leading outside", arg: "a",
