@@ -115,9 +115,6 @@ func TestWriteRefusesEscapes(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			root, ws, out := workspace(t)
-			if tc.name == "symlink loop" || tc.name == "chained symlinks leading outside" {
-				os.Mkdir(filepath.Join(ws, "sub"), 0o755)
-			}
 			writeFile(t, filepath.Join(out, "secret"), "secret", 0o644)
 			if tc.setup != nil {
 				tc.setup(t, ws, out)

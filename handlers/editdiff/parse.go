@@ -73,11 +73,7 @@ func (e *ParseError) Error() string {
 // parse splits a diff into blocks. It is strict about structure because a
 // guessed structure could apply an edit the model did not mean.
 func parse(diff string) ([]block, error) {
-	text := strings.ReplaceAll(strings.TrimPrefix(diff, bom), "\r\n", "\n")
-	lines := strings.Split(text, "\n")
-	if lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
-	}
+	lines := diffLines(diff)
 	const (
 		outside = iota
 		inSearch
@@ -128,16 +124,31 @@ func parse(diff string) ([]block, error) {
 	case state == inSearch:
 		return nil, fail(len(lines)-1, "the diff ends inside SEARCH: missing ======= and +++++++ REPLACE")
 	case state == inReplace:
-		// The closing marker is often lost when output is cut at the end;
-		// trailing blank lines are then padding, not meant content.
-		for len(cur.replace) > 0 && strings.TrimSpace(cur.replace[len(cur.replace)-1]) == "" {
-			cur.replace = cur.replace[:len(cur.replace)-1]
-		}
-		blocks = append(blocks, cur)
+		blocks = append(blocks, unterminated(cur))
 	case len(blocks) == 0:
 		return nil, &ParseError{Line: 1, Reason: "no SEARCH/REPLACE blocks found"}
 	}
 	return blocks, nil
+}
+
+// diffLines splits diff text into lines, accepting CRLF and a BOM.
+func diffLines(diff string) []string {
+	text := strings.ReplaceAll(strings.TrimPrefix(diff, bom), "\r\n", "\n")
+	lines := strings.Split(text, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+// unterminated closes a last block whose REPLACE marker is missing. The
+// marker is often lost when output is cut at the end; trailing blank lines
+// are then padding, not meant content.
+func unterminated(b block) block {
+	for len(b.replace) > 0 && strings.TrimSpace(b.replace[len(b.replace)-1]) == "" {
+		b.replace = b.replace[:len(b.replace)-1]
+	}
+	return b
 }
 
 // clip shortens s to at most n runes for messages.

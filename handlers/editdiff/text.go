@@ -21,6 +21,8 @@ func splitFile(s string) fileText {
 	if rest, ok := strings.CutPrefix(s, bom); ok {
 		ft.bom, s = true, rest
 	}
+	n := strings.Count(s, "\n") + 1
+	ft.lines, ft.eols = make([]string, 0, n), make([]string, 0, n)
 	crlf, lf := 0, 0
 	for len(s) > 0 {
 		i := strings.IndexByte(s, '\n')
@@ -53,6 +55,11 @@ func (ft fileText) endsWithoutNewline() bool {
 // join renders lines and terminators back into file text.
 func join(hasBOM bool, lines, eols []string) string {
 	var b strings.Builder
+	size := len(bom)
+	for i, l := range lines {
+		size += len(l) + len(eols[i])
+	}
+	b.Grow(size)
 	if hasBOM {
 		b.WriteString(bom)
 	}
