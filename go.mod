@@ -3,6 +3,7 @@ module github.com/toolgate/toolgate
 go 1.26.0
 
 require (
+	github.com/aymanbagabas/go-udiff v0.4.1
 	github.com/go-chi/chi/v5 v5.5.0
 	github.com/go-playground/validator/v10 v10.30.6
 	github.com/google/jsonschema-go v0.4.3
