@@ -126,7 +126,7 @@ func perlClass(c byte, inClass bool) string {
 }
 
 var (
-	unicodeSetsOnce                                      sync.Once
+	unicodeSetsOnce                                        sync.Once
 	wordRanges, notWordRanges, spaceRanges, notSpaceRanges string
 )
 

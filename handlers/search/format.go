@@ -123,4 +123,3 @@ func groupThousands(n int) string {
 	}
 	return s
 }
-

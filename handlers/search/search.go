@@ -156,7 +156,6 @@ func cleanRel(p string) (string, error) {
 	return c, nil
 }
 
-
 // collector gathers file results from the workers. Once it holds
 // MaxResults matches it knows the last path that can still appear in the
 // answer, and pruned lets workers skip everything sorting after it.
