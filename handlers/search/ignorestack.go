@@ -2,7 +2,6 @@ package search
 
 import (
 	"os"
-	"path"
 	"strings"
 
 	"github.com/toolgate/toolgate/coordinator/ignore"
@@ -154,11 +153,13 @@ func dirNames(root *os.Root, dir string) (map[string]bool, error) {
 	return m, nil
 }
 
+// join appends a name (or a clean relative path) to a clean directory; it
+// skips path.Join's cleaning, which shows in walks of large trees.
 func join(dir, name string) string {
 	if dir == "" {
 		return name
 	}
-	return path.Join(dir, name)
+	return dir + "/" + name
 }
 
 func dotIfEmpty(dir string) string {

@@ -2,7 +2,9 @@ package search
 
 import (
 	"context"
+	"io/fs"
 	"os"
+	"slices"
 	"runtime"
 	"strings"
 	"sync"
@@ -132,23 +134,18 @@ func listLevel(root *os.Root, level []levelDir, exclude func(string, bool) bool)
 }
 
 func listOne(root *os.Root, d levelDir, exclude func(string, bool) bool) listedDir {
-	r, err := root.OpenRoot(dotIfEmpty(d.rel))
+	f, err := root.Open(dotIfEmpty(d.rel))
 	if err != nil {
 		return listedDir{}
 	}
-	defer r.Close()
-	entries := listDir(r)
+	entries, _ := f.ReadDir(-1)
+	f.Close()
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	names := make(map[string]bool, len(entries))
 	for _, e := range entries {
 		names[e.Name()] = true
 	}
-	ign := d.ign.enter(d.rel, names, func(name string) []byte {
-		data, err := r.ReadFile(name)
-		if err != nil {
-			return nil
-		}
-		return data
-	})
+	ign := d.ign.enter(d.rel, names, rootReader(root, d.rel))
 	ld := listedDir{ign: ign}
 	for _, e := range entries {
 		t := e.Type()
