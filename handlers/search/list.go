@@ -4,8 +4,8 @@ import (
 	"context"
 	"io/fs"
 	"os"
-	"slices"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 )
