@@ -1,0 +1,268 @@
+package ignore
+
+import "strings"
+
+// Results of wildmatch. The two abort results let a '*' stop trying longer
+// expansions once no expansion can succeed; they are what keeps matching
+// linear-ish on patterns like "*a*a*a*b" and they must be kept as git keeps
+// them, because they also change which paths match.
+const (
+	wmMatch = iota
+	wmNoMatch
+	wmAbortAll
+	wmAbortToStarStar
+)
+
+// wildmatch reports whether text matches the glob pat with git's wildmatch
+// semantics. With pathname set, '*', '?' and bracket expressions never
+// match '/', and '**' matches across directories only as a whole path
+// component ("**/", "/**/", "/**").
+func wildmatch(pat, text string, pathname bool) bool {
+	return dowild(pat, text, pathname) == wmMatch
+}
+
+// at returns pat[i], or 0 past the end: git's matcher walks NUL-terminated
+// strings and several of its decisions look one byte ahead.
+func at(s string, i int) byte {
+	if i < len(s) {
+		return s[i]
+	}
+	return 0
+}
+
+// isGlobSpecial reports the bytes git treats as glob syntax.
+func isGlobSpecial(c byte) bool {
+	return c == '*' || c == '?' || c == '[' || c == '\\'
+}
+
+func dowild(pat, text string, pathname bool) int {
+	p, t := 0, 0
+	for ; p < len(pat); p, t = p+1, t+1 {
+		pc := pat[p]
+		if t >= len(text) && pc != '*' {
+			return wmAbortAll
+		}
+		tc := at(text, t)
+		switch pc {
+		case '\\':
+			// A trailing backslash compares against the terminator and fails.
+			p++
+			if tc != at(pat, p) {
+				return wmNoMatch
+			}
+		case '?':
+			if pathname && tc == '/' {
+				return wmNoMatch
+			}
+		case '*':
+			r, np, nt, done := star(pat, text, p, t, pathname)
+			if done {
+				return r
+			}
+			p, t = np, nt
+		case '[':
+			end, ok, abort := bracket(pat, p, tc)
+			if abort {
+				return wmAbortAll
+			}
+			if !ok || (pathname && tc == '/') {
+				return wmNoMatch
+			}
+			p = end
+		default:
+			if tc != pc {
+				return wmNoMatch
+			}
+		}
+	}
+	if t < len(text) {
+		return wmNoMatch
+	}
+	return wmMatch
+}
+
+// star handles a run of '*' starting at pat[p]. It either decides the whole
+// match (done) or, for a single '*' followed by '/', skips text to the next
+// slash and returns positions from which the main loop continues.
+func star(pat, text string, p, t int, pathname bool) (result, np, nt int, done bool) {
+	var matchSlash bool
+	p++
+	if at(pat, p) == '*' {
+		prev := p - 2
+		for p++; at(pat, p) == '*'; p++ {
+		}
+		switch {
+		case !pathname:
+			matchSlash = true
+		case (prev < 0 || pat[prev] == '/') &&
+			(p == len(pat) || pat[p] == '/' || (pat[p] == '\\' && at(pat, p+1) == '/')):
+			// "**/" may match no directory at all: try the rest right here.
+			if at(pat, p) == '/' && dowild(pat[p+1:], text[t:], pathname) == wmMatch {
+				return wmMatch, 0, 0, true
+			}
+			matchSlash = true
+		default:
+			matchSlash = false
+		}
+	} else {
+		matchSlash = !pathname
+	}
+	if p == len(pat) {
+		if !matchSlash && strings.IndexByte(text[t:], '/') >= 0 {
+			return wmNoMatch, 0, 0, true
+		}
+		return wmMatch, 0, 0, true
+	}
+	if !matchSlash && pat[p] == '/' {
+		i := strings.IndexByte(text[t:], '/')
+		if i < 0 {
+			return wmNoMatch, 0, 0, true
+		}
+		// Both sides now sit on a '/', which the main loop consumes.
+		return 0, p, t + i, false
+	}
+	for t < len(text) {
+		if c := pat[p]; !isGlobSpecial(c) {
+			// The text before the next literal must belong to the star.
+			for t < len(text) && (matchSlash || text[t] != '/') && text[t] != c {
+				t++
+			}
+			if t >= len(text) || text[t] != c {
+				return wmNoMatch, 0, 0, true
+			}
+		}
+		m := dowild(pat[p:], text[t:], pathname)
+		if m != wmNoMatch {
+			if !matchSlash || m != wmAbortToStarStar {
+				return m, 0, 0, true
+			}
+		} else if !matchSlash && text[t] == '/' {
+			return wmAbortToStarStar, 0, 0, true
+		}
+		t++
+	}
+	return wmAbortAll, 0, 0, true
+}
+
+// bracket matches tc against the bracket expression starting at pat[p]
+// ('['). It returns the index of the closing ']', whether tc is accepted
+// (negation applied), and abort for a malformed expression, which makes the
+// whole pattern fail.
+func bracket(pat string, p int, tc byte) (end int, ok, abort bool) {
+	p++
+	pc := at(pat, p)
+	if pc == '^' {
+		pc = '!'
+	}
+	negated := pc == '!'
+	if negated {
+		p++
+		pc = at(pat, p)
+	}
+	var prev byte
+	matched := false
+	for {
+		if pc == 0 {
+			return 0, false, true
+		}
+		switch {
+		case pc == '\\':
+			p++
+			pc = at(pat, p)
+			if pc == 0 {
+				return 0, false, true
+			}
+			if tc == pc {
+				matched = true
+			}
+		case pc == '-' && prev != 0 && at(pat, p+1) != 0 && at(pat, p+1) != ']':
+			p++
+			pc = at(pat, p)
+			if pc == '\\' {
+				p++
+				pc = at(pat, p)
+				if pc == 0 {
+					return 0, false, true
+				}
+			}
+			if tc <= pc && tc >= prev {
+				matched = true
+			}
+			pc = 0 // a range cannot start another range
+		case pc == '[' && at(pat, p+1) == ':':
+			s := p + 2
+			q := s
+			for at(pat, q) != 0 && pat[q] != ']' {
+				q++
+			}
+			if at(pat, q) == 0 {
+				return 0, false, true
+			}
+			if q-s-1 < 0 || pat[q-1] != ':' {
+				// Not "[:name:]": the '[' is an ordinary member.
+				if tc == '[' {
+					matched = true
+				}
+				break
+			}
+			in, known := inClass(pat[s:q-1], tc)
+			if !known {
+				return 0, false, true
+			}
+			if in {
+				matched = true
+			}
+			p = q
+			pc = 0
+		default:
+			if tc == pc {
+				matched = true
+			}
+		}
+		prev = pc
+		p++
+		pc = at(pat, p)
+		if pc == ']' {
+			break
+		}
+	}
+	return p, matched != negated, false
+}
+
+// inClass reports whether c belongs to the POSIX class name, using git's
+// ASCII-only character table (its sane_ctype), so results never depend on
+// the locale. known is false for an unknown class name.
+func inClass(name string, c byte) (in, known bool) {
+	isDigit := c >= '0' && c <= '9'
+	isUpper := c >= 'A' && c <= 'Z'
+	isLower := c >= 'a' && c <= 'z'
+	isAlpha := isUpper || isLower
+	isPrint := c >= 0x20 && c <= 0x7e
+	switch name {
+	case "alnum":
+		return isAlpha || isDigit, true
+	case "alpha":
+		return isAlpha, true
+	case "blank":
+		return c == ' ' || c == '\t', true
+	case "cntrl":
+		return c < 0x20 || c == 0x7f, true
+	case "digit":
+		return isDigit, true
+	case "graph":
+		return isPrint && c != ' ', true
+	case "lower":
+		return isLower, true
+	case "print":
+		return isPrint, true
+	case "punct":
+		return isPrint && c != ' ' && !isAlpha && !isDigit, true
+	case "space":
+		return c == ' ' || c == '\t' || c == '\n' || c == '\r', true
+	case "upper":
+		return isUpper, true
+	case "xdigit":
+		return isDigit || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'), true
+	}
+	return false, false
+}

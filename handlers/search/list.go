@@ -1,0 +1,178 @@
+package search
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// DefaultListLimit is Cline's cap on list_files entries.
+const DefaultListLimit = 200
+
+// DefaultExcludedDirs are the directory names Cline's list_files lists but
+// never enters: dependency, build-output and cache directories. Hidden
+// directories (a leading '.') are treated the same way.
+var DefaultExcludedDirs = []string{
+	"node_modules", "__pycache__", "env", "venv", "target/dependency", "build/dependencies",
+	"dist", "out", "bundle", "vendor", "tmp", "temp", "deps", "pkg", "Pods",
+}
+
+// WalkOptions describes one list_files call.
+type WalkOptions struct {
+	// Path is the workspace-relative directory to list ("" or "." is the root).
+	Path string
+	// Recursive lists the whole tree breadth-first instead of one level.
+	Recursive bool
+	// Limit caps the entries (DefaultListLimit when zero, unlimited when < 0).
+	Limit int
+	// Exclude reports workspace-relative paths the caller hides
+	// (.clineignore); they are left out and counted.
+	Exclude func(rel string, isDir bool) bool
+}
+
+// WalkResult is a listing: workspace-relative paths, directories with a
+// trailing "/", shallow entries first and sorted by name within a directory.
+type WalkResult struct {
+	Entries []string
+	// Truncated says the limit was reached, as Cline's list_files reports.
+	Truncated bool
+	// Excluded counts entries left out by Exclude.
+	Excluded int
+}
+
+// Walk lists a workspace directory for list_files with ripgrep's ignore
+// rules (.gitignore in a repository, .ignore, .rgignore, .git/info/exclude).
+// Like Cline it shows hidden entries and the DefaultExcludedDirs but does
+// not descend into them, and it never follows symbolic links.
+func Walk(ctx context.Context, root *os.Root, opts WalkOptions) (*WalkResult, error) {
+	start, err := cleanRel(opts.Path)
+	if err != nil {
+		return nil, err
+	}
+	ign, err := parentState(root, start)
+	if err != nil {
+		return nil, err
+	}
+	limit := opts.Limit
+	if limit == 0 {
+		limit = DefaultListLimit
+	}
+	res := &WalkResult{}
+	level := []levelDir{{rel: start, ign: ign}}
+	for len(level) > 0 && ctx.Err() == nil {
+		listed := listLevel(root, level, opts.Exclude)
+		level = level[:0:0]
+		for _, l := range listed {
+			res.Excluded += l.excluded
+			for _, e := range l.entries {
+				if limit > 0 && len(res.Entries) >= limit {
+					res.Truncated = true
+					return res, nil
+				}
+				res.Entries = append(res.Entries, e.rel+e.slash())
+				if e.descend && opts.Recursive {
+					level = append(level, levelDir{rel: e.rel, ign: l.ign})
+				}
+			}
+		}
+	}
+	res.Truncated = limit > 0 && len(res.Entries) >= limit
+	return res, ctx.Err()
+}
+
+type levelDir struct {
+	rel string
+	ign *ignoreState
+}
+
+type listedEntry struct {
+	rel     string
+	dir     bool
+	descend bool
+}
+
+func (e listedEntry) slash() string {
+	if e.dir {
+		return "/"
+	}
+	return ""
+}
+
+type listedDir struct {
+	entries  []listedEntry
+	ign      *ignoreState
+	excluded int
+}
+
+// listLevel reads the directories of one breadth-first level in parallel,
+// keeping their order.
+func listLevel(root *os.Root, level []levelDir, exclude func(string, bool) bool) []listedDir {
+	out := make([]listedDir, len(level))
+	var next sync.Mutex
+	i := 0
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(level)) {
+		wg.Go(func() {
+			for {
+				next.Lock()
+				k := i
+				i++
+				next.Unlock()
+				if k >= len(level) {
+					return
+				}
+				out[k] = listOne(root, level[k], exclude)
+			}
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+func listOne(root *os.Root, d levelDir, exclude func(string, bool) bool) listedDir {
+	f, err := root.Open(dotIfEmpty(d.rel))
+	if err != nil {
+		return listedDir{}
+	}
+	entries, _ := f.ReadDir(-1)
+	f.Close()
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	names := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		names[e.Name()] = true
+	}
+	ign := d.ign.enter(d.rel, names, rootReader(root, d.rel))
+	ld := listedDir{ign: ign}
+	for _, e := range entries {
+		t := e.Type()
+		if !t.IsDir() && !t.IsRegular() {
+			continue // symlinks and special files
+		}
+		name, rel, isDir := e.Name(), join(d.rel, e.Name()), t.IsDir()
+		if ign.match(rel, isDir) == ignored {
+			continue
+		}
+		if exclude != nil && exclude(rel, isDir) {
+			ld.excluded++
+			continue
+		}
+		descend := isDir && !strings.HasPrefix(name, ".") && !defaultExcluded(rel, name)
+		ld.entries = append(ld.entries, listedEntry{rel: rel, dir: isDir, descend: descend})
+	}
+	return ld
+}
+
+// defaultExcluded matches DefaultExcludedDirs; two-part names such as
+// "target/dependency" match the last two path components.
+func defaultExcluded(rel, name string) bool {
+	for _, d := range DefaultExcludedDirs {
+		if d == name || (strings.Contains(d, "/") && (rel == d || strings.HasSuffix(rel, "/"+d))) {
+			return true
+		}
+	}
+	return false
+}

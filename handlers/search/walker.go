@@ -1,0 +1,193 @@
+package search
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// dirNode is one directory being walked. Its handle is an *os.Root opened
+// from the parent's handle, so every open below it is a single openat on a
+// name without '/'. refs counts the directory's own read, its pending file
+// batches and its subdirectories not yet opened; the handle closes at zero.
+type dirNode struct {
+	rel    string
+	name   string
+	parent *dirNode
+	root   *os.Root
+	ign    *ignoreState
+	refs   atomic.Int32
+}
+
+func (d *dirNode) release() {
+	if d.refs.Add(-1) == 0 && d.root != nil {
+		d.root.Close()
+	}
+}
+
+// walkItem is a directory to read or a batch of files to visit.
+type walkItem struct {
+	dir   *dirNode
+	files []string // nil: read dir; else names of files in dir
+}
+
+// filesPerItem lets two workers share a large directory's files.
+const filesPerItem = 16
+
+// walkConfig decides which entries a walk keeps.
+type walkConfig struct {
+	// keepFile filters files already past the ignore rules (file patterns,
+	// .clineignore); false drops the file.
+	keepFile func(rel string) bool
+	// keepDir does the same for directories.
+	keepDir func(rel string) bool
+	// prune skips paths that can no longer change the answer.
+	prune func(rel string) bool
+	// visit handles a batch of kept files of one directory.
+	visit func(worker int, d *dirNode, names []string)
+}
+
+// parallelWalk walks start (workspace-relative) with one worker per CPU.
+// Ignore files above start are honoured; start itself is walked even if
+// ignored, as ripgrep does for a path it is given.
+func parallelWalk(ctx context.Context, root *os.Root, start string, cfg walkConfig) error {
+	ign, err := parentState(root, start)
+	if err != nil {
+		return err
+	}
+	r, err := root.OpenRoot(dotIfEmpty(start))
+	if err != nil {
+		return err
+	}
+	top := &dirNode{rel: start, root: r, ign: ign}
+	top.refs.Store(1)
+	q := newWorkQueue(ctx, walkItem{dir: top})
+	var wg sync.WaitGroup
+	for w := range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for {
+				it, ok := q.pop()
+				if !ok {
+					return
+				}
+				if it.files == nil {
+					q.push(readDir(it.dir, cfg)...)
+				} else {
+					cfg.visit(w, it.dir, it.files)
+					it.dir.release()
+				}
+				q.done()
+			}
+		})
+	}
+	wg.Wait()
+	for _, it := range q.drain() { // cancelled: close what was queued
+		if it.files == nil && it.dir.root == nil {
+			it.dir.parent.release()
+		} else {
+			it.dir.release()
+		}
+	}
+	return ctx.Err()
+}
+
+// readDir opens and lists one directory and returns its work, in reverse
+// order so that the stack pops the first name first.
+func readDir(d *dirNode, cfg walkConfig) []walkItem {
+	defer d.release()
+	if d.root == nil {
+		r, err := d.parent.root.OpenRoot(d.name)
+		d.parent.release()
+		if err != nil {
+			return nil
+		}
+		d.root = r
+	}
+	entries := listDir(d.root)
+	names := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		names[e.Name()] = true
+	}
+	d.ign = d.ign.enter(d.rel, names, func(name string) []byte {
+		data, err := d.root.ReadFile(name)
+		if err != nil {
+			return nil
+		}
+		return data
+	})
+	var items []walkItem
+	var batch []string
+	flush := func() {
+		if len(batch) > 0 {
+			d.refs.Add(1)
+			items = append(items, walkItem{dir: d, files: batch})
+			batch = nil
+		}
+	}
+	for _, e := range entries {
+		name := e.Name()
+		rel := join(d.rel, name)
+		switch t := e.Type(); {
+		case t.IsDir():
+			if d.ign.skip(rel, name, true) || cfg.prune(rel) || !cfg.keepDir(rel) {
+				continue
+			}
+			flush()
+			child := &dirNode{rel: rel, name: name, parent: d, ign: d.ign}
+			child.refs.Store(1)
+			d.refs.Add(1)
+			items = append(items, walkItem{dir: child})
+		case t.IsRegular():
+			if d.ign.skip(rel, name, false) || cfg.prune(rel) || !cfg.keepFile(rel) {
+				continue
+			}
+			if batch = append(batch, name); len(batch) == filesPerItem {
+				flush()
+			}
+		}
+	}
+	flush()
+	slices.Reverse(items)
+	return items
+}
+
+// listDir returns a directory's entries sorted by name; an unreadable
+// directory is empty, as ripgrep skips it.
+func listDir(r *os.Root) []fs.DirEntry {
+	f, err := r.Open(".")
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	entries, _ := f.ReadDir(-1)
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries
+}
+
+// comparePaths orders slash-separated paths as a depth-first walk with
+// sorted names visits them (ripgrep's --sort path): '/' sorts first.
+func comparePaths(a, b string) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		ca, cb := a[i], b[i]
+		if ca == cb {
+			continue
+		}
+		if ca == '/' {
+			return -1
+		}
+		if cb == '/' {
+			return 1
+		}
+		if ca < cb {
+			return -1
+		}
+		return 1
+	}
+	return len(a) - len(b)
+}
