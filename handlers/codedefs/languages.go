@@ -13,15 +13,15 @@ var sourceExts = map[string]bool{
 	".go": true,
 	".js": true, ".jsx": true, ".mjs": true, ".cjs": true,
 	".ts": true, ".tsx": true, ".mts": true, ".cts": true,
-	".py": true,
-	".rs": true,
+	".py":   true,
+	".rs":   true,
 	".java": true,
-	".c": true, ".h": true,
+	".c":    true, ".h": true,
 	".cpp": true, ".hpp": true, ".cc": true, ".hh": true, ".cxx": true, ".hxx": true,
-	".cs": true,
-	".rb": true,
+	".cs":  true,
+	".rb":  true,
 	".php": true,
-	".kt": true, ".kts": true,
+	".kt":  true, ".kts": true,
 }
 
 // mapArgs teach ctags the extensions it does not map by itself. C and C++
