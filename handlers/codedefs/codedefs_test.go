@@ -20,7 +20,7 @@ func requireCtags(t *testing.T) {
 }
 
 // openRoot opens dir as a workspace root, closed when the test ends.
-func openRoot(t *testing.T, dir string) *os.Root {
+func openRoot(t testing.TB, dir string) *os.Root {
 	t.Helper()
 	root, err := os.OpenRoot(dir)
 	if err != nil {
@@ -31,7 +31,7 @@ func openRoot(t *testing.T, dir string) *os.Root {
 }
 
 // writeFiles creates files (slash paths relative to dir) with their contents.
-func writeFiles(t *testing.T, dir string, files map[string]string) {
+func writeFiles(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
 	for name, body := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
@@ -218,6 +218,60 @@ util.cc
 │T clamp(T v, T lo, T hi)
 |----
 │enum class Mode { Fast, Safe };
+|----
+
+`},
+		{"other", `a.kt
+|----
+│typealias Name = String
+|----
+│interface Greeter {
+│    fun greet(n: Name): String
+|----
+│class Hello : Greeter {
+│    override fun greet(n: Name) = "hi $n"
+|----
+│object Registry {
+|----
+│fun main() {}
+|----
+
+b.cs
+|----
+│namespace Demo
+|----
+│    public interface IShape { double Area(); }
+|----
+│    public class Square : IShape
+|----
+│        public double Area() { return Side * Side; }
+|----
+│    public enum Kind { A, B }
+│    public struct P { public int X; }
+|----
+
+c.rb
+|----
+│module Shop
+│  class Cart
+|----
+│    def initialize
+|----
+│    def self.empty
+|----
+
+d.php
+|----
+│interface Named { public function name(): string; }
+|----
+│trait Greets {
+│    public function greet() { return "hi"; }
+|----
+│class User implements Named {
+|----
+│    public function name(): string { return "u"; }
+|----
+│function helper() {}
 |----
 
 `},
