@@ -1,0 +1,13 @@
+module Shop
+  class Cart
+    attr_reader :items
+
+    def initialize
+      @items = []
+    end
+
+    def self.empty
+      new
+    end
+  end
+end
