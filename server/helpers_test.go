@@ -73,8 +73,16 @@ func newTestServer(t *testing.T, mutate ...func(*Config)) *testServer {
 	for _, m := range mutate {
 		m(&cfg)
 	}
-	ts := httptest.NewServer(New(discardLogger(), coord, reg, cfg))
-	t.Cleanup(func() { coord.Close(); ts.Close() })
+	_, router := loadSpec(t)
+	check := &conformance{router: router, next: New(discardLogger(), coord, reg, cfg)}
+	ts := httptest.NewServer(check)
+	t.Cleanup(func() {
+		coord.Close()
+		ts.Close()
+		for _, e := range check.errs {
+			t.Errorf("openapi.yaml conformance: %s", e)
+		}
+	})
 	return &testServer{Server: ts, coord: coord, reg: reg}
 }
 
