@@ -37,10 +37,10 @@ type Rule struct {
 	// DirOnly is set for a pattern ending in "/", which matches directories only.
 	DirOnly bool
 
-	pattern string // Text without the leading '!' and trailing '/'
-	literal int    // length of pattern's prefix free of glob syntax
-	noSlash bool   // no '/' in pattern: match the base name at any depth
-	endsWith bool  // "*literal": a suffix test on the base name suffices
+	pattern  string // Text without the leading '!' and trailing '/'
+	literal  int    // length of pattern's prefix free of glob syntax
+	noSlash  bool   // no '/' in pattern: match the base name at any depth
+	endsWith bool   // "*literal": a suffix test on the base name suffices
 }
 
 // String formats the rule the way git check-ignore -v names it.
