@@ -56,95 +56,97 @@ func checkMatches(t *testing.T, m *Matcher, want []expectation) {
 	}
 }
 
+// clineignoreCases are workspaces and what LoadClineignore must make of them.
+var clineignoreCases = []struct {
+	name    string
+	files   map[string]string
+	extra   []string
+	want    []expectation
+	wantErr string // substring of the error, "" for none
+}{
+	{
+		name: "no file ignores nothing",
+		want: []expectation{{path: ".env"}},
+	},
+	{
+		name:  "rules relative to the root",
+		files: map[string]string{".clineignore": "# secrets\n.env\n/build/\n"},
+		want: []expectation{
+			{path: ".env", ignored: true, rule: ".clineignore:2:.env"},
+			{path: "sub/.env", ignored: true, rule: ".clineignore:2:.env"},
+			{path: "build/x.o", ignored: true, rule: ".clineignore:3:/build/"},
+			{path: "sub/build/x.o"},
+		},
+	},
+	{
+		name: "include spliced at its line",
+		files: map[string]string{
+			".clineignore":       "*.key\n!include conf/extra.ignore\n!public.key\n",
+			"conf/extra.ignore":  "secrets/\n!*.pem\n",
+			"secrets/public.key": "",
+		},
+		want: []expectation{
+			{path: "a.key", ignored: true, rule: ".clineignore:1:*.key"},
+			{path: "public.key", rule: ".clineignore:3:!public.key"},
+			{path: "secrets/public.key", ignored: true, rule: "conf/extra.ignore:1:secrets/"},
+			{path: "x.pem", rule: "conf/extra.ignore:2:!*.pem"},
+		},
+	},
+	{
+		name: "nested include",
+		files: map[string]string{
+			".clineignore": "!include a\n", "a": "!include b\nfrom-a\n", "b": "from-b\n",
+		},
+		want: []expectation{
+			{path: "from-a", ignored: true, rule: "a:2:from-a"},
+			{path: "x/from-b", ignored: true, rule: "b:1:from-b"},
+		},
+	},
+	{
+		name:  "extra files take precedence",
+		files: map[string]string{".clineignore": "*.log\n", "team.ignore": "!keep.log\n"},
+		extra: []string{"team.ignore", "missing.ignore"},
+		want: []expectation{
+			{path: "a.log", ignored: true, rule: ".clineignore:1:*.log"},
+			{path: "keep.log", rule: "team.ignore:1:!keep.log"},
+		},
+	},
+	{
+		name:    "missing include keeps other rules",
+		files:   map[string]string{".clineignore": ".env\n!include nothere\nid_rsa\n"},
+		want:    []expectation{{path: ".env", ignored: true, rule: ".clineignore:1:.env"}, {path: "id_rsa", ignored: true, rule: ".clineignore:3:id_rsa"}},
+		wantErr: `.clineignore:2: !include "nothere"`,
+	},
+	{
+		name:    "include cycle",
+		files:   map[string]string{".clineignore": "!include a\n", "a": "x\n!include b\n", "b": "!include a\n"},
+		want:    []expectation{{path: "x", ignored: true, rule: "a:1:x"}},
+		wantErr: "include cycle a -> b -> a",
+	},
+	{
+		name:    "self include",
+		files:   map[string]string{".clineignore": "!include ./.clineignore\n"},
+		wantErr: "include cycle .clineignore -> .clineignore",
+	},
+	{
+		name:    "include outside the workspace",
+		files:   map[string]string{".clineignore": "!include ../etc/passwd\n"},
+		wantErr: "leaves the workspace",
+	},
+	{
+		name:    "absolute include",
+		files:   map[string]string{".clineignore": "!include /etc/passwd\n"},
+		wantErr: "absolute",
+	},
+	{
+		name:    "include of a directory",
+		files:   map[string]string{".clineignore": "!include conf\n", "conf/x": ""},
+		wantErr: "not a regular file",
+	},
+}
+
 func TestLoadClineignore(t *testing.T) {
-	tests := []struct {
-		name    string
-		files   map[string]string
-		extra   []string
-		want    []expectation
-		wantErr string // substring of the error, "" for none
-	}{
-		{
-			name: "no file ignores nothing",
-			want: []expectation{{path: ".env"}},
-		},
-		{
-			name:  "rules relative to the root",
-			files: map[string]string{".clineignore": "# secrets\n.env\n/build/\n"},
-			want: []expectation{
-				{path: ".env", ignored: true, rule: ".clineignore:2:.env"},
-				{path: "sub/.env", ignored: true, rule: ".clineignore:2:.env"},
-				{path: "build/x.o", ignored: true, rule: ".clineignore:3:/build/"},
-				{path: "sub/build/x.o"},
-			},
-		},
-		{
-			name: "include spliced at its line",
-			files: map[string]string{
-				".clineignore":       "*.key\n!include conf/extra.ignore\n!public.key\n",
-				"conf/extra.ignore":  "secrets/\n!*.pem\n",
-				"secrets/public.key": "",
-			},
-			want: []expectation{
-				{path: "a.key", ignored: true, rule: ".clineignore:1:*.key"},
-				{path: "public.key", rule: ".clineignore:3:!public.key"},
-				{path: "secrets/public.key", ignored: true, rule: "conf/extra.ignore:1:secrets/"},
-				{path: "x.pem", rule: "conf/extra.ignore:2:!*.pem"},
-			},
-		},
-		{
-			name: "nested include",
-			files: map[string]string{
-				".clineignore": "!include a\n", "a": "!include b\nfrom-a\n", "b": "from-b\n",
-			},
-			want: []expectation{
-				{path: "from-a", ignored: true, rule: "a:2:from-a"},
-				{path: "x/from-b", ignored: true, rule: "b:1:from-b"},
-			},
-		},
-		{
-			name:  "extra files take precedence",
-			files: map[string]string{".clineignore": "*.log\n", "team.ignore": "!keep.log\n"},
-			extra: []string{"team.ignore", "missing.ignore"},
-			want: []expectation{
-				{path: "a.log", ignored: true, rule: ".clineignore:1:*.log"},
-				{path: "keep.log", rule: "team.ignore:1:!keep.log"},
-			},
-		},
-		{
-			name:    "missing include keeps other rules",
-			files:   map[string]string{".clineignore": ".env\n!include nothere\nid_rsa\n"},
-			want:    []expectation{{path: ".env", ignored: true, rule: ".clineignore:1:.env"}, {path: "id_rsa", ignored: true, rule: ".clineignore:3:id_rsa"}},
-			wantErr: `.clineignore:2: !include "nothere"`,
-		},
-		{
-			name:    "include cycle",
-			files:   map[string]string{".clineignore": "!include a\n", "a": "x\n!include b\n", "b": "!include a\n"},
-			want:    []expectation{{path: "x", ignored: true, rule: "a:1:x"}},
-			wantErr: "include cycle a -> b -> a",
-		},
-		{
-			name:    "self include",
-			files:   map[string]string{".clineignore": "!include ./.clineignore\n"},
-			wantErr: "include cycle .clineignore -> .clineignore",
-		},
-		{
-			name:    "include outside the workspace",
-			files:   map[string]string{".clineignore": "!include ../etc/passwd\n"},
-			wantErr: "leaves the workspace",
-		},
-		{
-			name:    "absolute include",
-			files:   map[string]string{".clineignore": "!include /etc/passwd\n"},
-			wantErr: "absolute",
-		},
-		{
-			name:    "include of a directory",
-			files:   map[string]string{".clineignore": "!include conf\n", "conf/x": ""},
-			wantErr: "not a regular file",
-		},
-	}
-	for _, tt := range tests {
+	for _, tt := range clineignoreCases {
 		t.Run(tt.name, func(t *testing.T) {
 			root, _ := workspace(t, tt.files)
 			m, err := LoadClineignore(root, tt.extra...)
