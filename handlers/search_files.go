@@ -27,7 +27,7 @@ const (
 func newSearchFiles(name string, env coordinator.ToolEnv) *coordinator.Tool {
 	// One index per workspace, shared by every call, so repeated searches
 	// skip the walk and the reads of unchanged files.
-	var idx *search.Index
+	idx := search.NewIndex(search.IndexOptions{})
 	return coordinator.NewTool(coordinator.Spec[SearchFilesInput]{
 		Name: name,
 		Description: "Search the files below a directory of the workspace for a regular expression (Rust syntax), " +
