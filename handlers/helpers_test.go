@@ -2,96 +2,84 @@ package handlers
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
+	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
 )
 
-// newWorkspace writes files (slash path -> content) into a fresh directory
-// and opens it as the workspace.
-func newWorkspace(t *testing.T, files map[string]string) *coordinator.Workspace {
+// fixture is a workspace with the default tools, and a directory beside it
+// that holds what must never be read or written.
+type fixture struct {
+	dir     string // the workspace
+	outside string // a sibling directory outside it
+	coord   *coordinator.Coordinator
+	sess    *coordinator.Session
+	n       int
+}
+
+func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+	base := t.TempDir()
+	f := &fixture{dir: filepath.Join(base, "ws"), outside: filepath.Join(base, "ws_evil")}
+	for _, d := range []string{f.dir, f.outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	ws, err := coordinator.OpenWorkspace(dir)
+	if err := os.WriteFile(filepath.Join(f.outside, "secret.txt"), []byte("TOP SECRET\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := coordinator.OpenWorkspace(f.dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
-	return ws
-}
-
-// resultText returns a successful result's text and fails on an error.
-func resultText(t *testing.T, res coordinator.Result, err error) string {
-	t.Helper()
+	f.coord = coordinator.New(coordinator.Options{Workspace: ws, Tools: Default()})
+	t.Cleanup(f.coord.Close)
+	f.sess, err = f.coord.Sessions().Get(api.DefaultSessionID)
 	if err != nil {
-		t.Fatalf("unexpected error: %v", err)
-	}
-	if res.IsError || len(res.Content) != 1 {
-		t.Fatalf("result = %+v, want one text block", res)
-	}
-	return res.Content[0].Text
-}
-
-// wantToolError checks that err is a ToolError with the given code.
-func wantToolError(t *testing.T, err error, code string) {
-	t.Helper()
-	var te *coordinator.ToolError
-	if !errors.As(err, &te) {
-		t.Fatalf("error = %v, want a ToolError with code %s", err, code)
-	}
-	if te.Code != code {
-		t.Fatalf("error code = %s (%s), want %s", te.Code, te.Message, code)
-	}
-}
-
-// excludeNames hides every entry whose base name is in names.
-func excludeNames(names ...string) excludeFunc {
-	return func(rel string, isDir bool) bool {
-		base := rel[strings.LastIndexByte(rel, '/')+1:]
-		for _, n := range names {
-			if base == n {
-				return true
-			}
-		}
-		return false
-	}
-}
-
-// requireTool finds a Debian tool the test needs; it may only be missing
-// outside CI.
-func requireTool(t *testing.T, name, pkg string) {
-	t.Helper()
-	if _, err := exec.LookPath(name); err != nil {
-		if os.Getenv("CI") == "" {
-			t.Skipf("%s not installed", name)
-		}
-		t.Fatalf("%s not installed (Debian package %s)", name, pkg)
-	}
-}
-
-// outsideDir is a directory beside the workspace holding a secret, for
-// confinement tests.
-func outsideDir(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "secret.txt"), []byte("needle secret\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return dir
+	return f
 }
 
-var bg = context.Background()
+// write puts a file into the workspace.
+func (f *fixture) write(t *testing.T, rel, content string) {
+	t.Helper()
+	p := filepath.Join(f.dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// call runs one tool call through the real pipeline.
+func (f *fixture) call(t *testing.T, name string, input any) (api.ToolResult, api.CallRecord) {
+	t.Helper()
+	raw, err := json.Marshal(input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.n++
+	use := api.ToolUse{Type: api.TypeToolUse, ID: "toolu_" + name + "_" + string(rune('a'+f.n%26)) + itoa(f.n), Name: name, Input: raw}
+	return f.coord.Execute(context.Background(), f.sess, "", use)
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+func text(r api.ToolResult) string {
+	s := ""
+	for _, c := range r.Content {
+		s += c.Text
+	}
+	return s
+}
