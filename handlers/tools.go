@@ -11,6 +11,8 @@ func Default() []coordinator.Registration {
 		{Name: "write_to_file", Factory: newWriteFile},
 		{Name: "new_rule", Factory: newWriteFile},
 		{Name: "list_files", Factory: newListFiles},
+		{Name: "search_files", Factory: newSearchFiles},
+		{Name: "list_code_definition_names", Factory: newListCodeDefinitionNames},
 		{Name: "focus_chain", Factory: clientSide},
 	}
 }
