@@ -1,10 +1,11 @@
-package server_test
+package server
 
 import (
 	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
@@ -18,7 +19,7 @@ func TestStaleFileGuardHTTP(t *testing.T) {
 	s.setFile(t, "f.txt", "a\nb\nexternal\n")
 
 	t.Run("edit of a changed file refused", func(t *testing.T) {
-		rec, text := s.call(t, "toolu_edit1", "replace_in_file", map[string]any{"path": "f.txt", "diff": diffBlock("a\n", "A\n")})
+		rec, text := s.call(t, "toolu_edit1", "replace_in_file", map[string]any{"path": "f.txt", "diff": searchReplace("a\n", "A\n")})
 		if rec.Status != api.StatusFailed || rec.Error == nil || rec.Error.Code != api.ToolCodeFileChanged {
 			t.Fatalf("call = %+v, want failed with code file_changed", rec)
 		}
@@ -37,7 +38,7 @@ func TestStaleFileGuardHTTP(t *testing.T) {
 	})
 	t.Run("allowed after reading again", func(t *testing.T) {
 		s.call(t, "toolu_read2", "read_file", map[string]any{"path": "f.txt"})
-		rec, text := s.call(t, "toolu_edit2", "replace_in_file", map[string]any{"path": "f.txt", "diff": diffBlock("a\n", "A\n")})
+		rec, text := s.call(t, "toolu_edit2", "replace_in_file", map[string]any{"path": "f.txt", "diff": searchReplace("a\n", "A\n")})
 		if rec.Status != api.StatusSucceeded {
 			t.Fatalf("status %s: %s", rec.Status, text)
 		}
@@ -54,7 +55,7 @@ func TestRequireReadHTTP(t *testing.T) {
 	cfg := coordinator.DefaultConfig()
 	cfg.RequireReadBeforeEdit = true
 	s := newEditServer(t, cfg, map[string]string{"f.txt": "a\n"})
-	rec, _ := s.call(t, "toolu_1", "replace_in_file", map[string]any{"path": "f.txt", "diff": diffBlock("a\n", "b\n")})
+	rec, _ := s.call(t, "toolu_1", "replace_in_file", map[string]any{"path": "f.txt", "diff": searchReplace("a\n", "b\n")})
 	if rec.Error == nil || rec.Error.Code != api.ToolCodeReadRequired {
 		t.Fatalf("call = %+v, want code read_required", rec)
 	}
@@ -65,28 +66,26 @@ func TestRequireReadHTTP(t *testing.T) {
 
 func TestPartialPreviewHTTP(t *testing.T) {
 	s := newEditServer(t, coordinator.DefaultConfig(), map[string]string{"f.txt": "one\ntwo\nthree\n"})
-	partial := use("toolu_p", "replace_in_file", map[string]any{
-		"path": "f.txt",
-		"diff": diffBlock("one\n", "ONE\n") + "------- SEARCH\nthree\n=======\nTHR",
-	})
-	partial["partial"] = true
-	write := use("toolu_w", "write_to_file", map[string]any{"path": "g.txt", "content": "new\n"})
-	write["partial"] = true
-	body := map[string]any{"role": "assistant", "content": []any{partial, write}}
-	code, out := s.do(t, http.MethodPost, "/v1/sessions/default/messages", body, "text/event-stream")
-	if code != http.StatusOK {
-		t.Fatalf("status %d: %s", code, out)
-	}
+	msg := assistant(
+		partialUse("toolu_p", "replace_in_file", map[string]any{
+			"path": "f.txt",
+			"diff": searchReplace("one\n", "ONE\n") + "------- SEARCH\nthree\n=======\nTHR",
+		}),
+		partialUse("toolu_w", "write_to_file", map[string]any{"path": "g.txt", "content": "new\n"}),
+	)
+	resp := s.do(t, http.MethodPost, "/v1/sessions/default/messages", msg, "Accept", "text/event-stream")
+	defer resp.Body.Close()
+	evs := readEvents(t, resp.Body, 10*time.Second, func(e sseEvent) bool { return e.Name == api.EventMessageFinished })
 	previews := map[string]*api.Preview{}
 	var finished *api.MessageResponse
-	for _, ev := range sseEvents(t, out) {
-		switch ev.Type {
+	for _, e := range evs {
+		switch e.Name {
 		case api.EventToolPartial:
-			previews[ev.ToolUseID] = ev.Preview
+			previews[e.Data.ToolUseID] = e.Data.Preview
 		case api.EventToolStarted, api.EventToolFinished:
-			t.Errorf("partial block ran: %s for %s", ev.Type, ev.ToolUseID)
+			t.Errorf("partial block ran: %s for %s", e.Name, e.Data.ToolUseID)
 		case api.EventMessageFinished:
-			finished = ev.Response
+			finished = e.Data.Response
 		}
 	}
 	t.Run("diff so far", func(t *testing.T) {
@@ -115,25 +114,23 @@ func TestPartialPreviewHTTP(t *testing.T) {
 		}
 	})
 	t.Run("complete block with the same id runs", func(t *testing.T) {
-		rec, text := s.call(t, "toolu_p", "replace_in_file", map[string]any{"path": "f.txt", "diff": diffBlock("one\n", "ONE\n")})
+		rec, text := s.call(t, "toolu_p", "replace_in_file", map[string]any{"path": "f.txt", "diff": searchReplace("one\n", "ONE\n")})
 		if rec.Status != api.StatusSucceeded {
 			t.Fatalf("status %s: %s", rec.Status, text)
 		}
 	})
 }
 
-func revertPath(id string) string { return "/v1/sessions/default/calls/" + id + "/revert" }
-
 func TestRevertHTTP(t *testing.T) {
 	t.Run("restores content", func(t *testing.T) {
 		s := newEditServer(t, coordinator.DefaultConfig(), map[string]string{"f.txt": "a\nb\n"})
-		s.call(t, "toolu_1", "replace_in_file", map[string]any{"path": "f.txt", "diff": diffBlock("a\n", "A\n")})
-		code, body := s.do(t, http.MethodPost, revertPath("toolu_1"), nil, "")
+		s.call(t, "toolu_1", "replace_in_file", map[string]any{"path": "f.txt", "diff": searchReplace("a\n", "A\n")})
+		code, body := s.revert(t, "toolu_1")
 		if code != http.StatusOK {
 			t.Fatalf("status %d: %s", code, body)
 		}
 		var resp api.RevertResponse
-		if err := json.Unmarshal(body, &resp); err != nil {
+		if err := json.Unmarshal([]byte(body), &resp); err != nil {
 			t.Fatal(err)
 		}
 		if resp.Action != api.RevertRestored || resp.Path != "f.txt" || !strings.Contains(resp.Diff, "-A\n+a\n") {
@@ -142,19 +139,19 @@ func TestRevertHTTP(t *testing.T) {
 		if got := s.file(t, "f.txt"); got != "a\nb\n" {
 			t.Errorf("f.txt = %q, want restored", got)
 		}
-		if code, _ := s.do(t, http.MethodPost, revertPath("toolu_1"), nil, ""); code != http.StatusConflict {
+		if code, _ := s.revert(t, "toolu_1"); code != http.StatusConflict {
 			t.Errorf("second revert: status %d, want 409", code)
 		}
 		// The revert counts as the session's own write: a further edit is not stale.
-		if rec, text := s.call(t, "toolu_2", "replace_in_file", map[string]any{"path": "f.txt", "diff": diffBlock("b\n", "B\n")}); rec.Status != api.StatusSucceeded {
+		if rec, text := s.call(t, "toolu_2", "replace_in_file", map[string]any{"path": "f.txt", "diff": searchReplace("b\n", "B\n")}); rec.Status != api.StatusSucceeded {
 			t.Errorf("edit after revert: %s: %s", rec.Status, text)
 		}
 	})
 	t.Run("deletes a created file", func(t *testing.T) {
 		s := newEditServer(t, coordinator.DefaultConfig(), nil)
 		s.call(t, "toolu_1", "write_to_file", map[string]any{"path": "new.txt", "content": "x\n"})
-		code, body := s.do(t, http.MethodPost, revertPath("toolu_1"), nil, "")
-		if code != http.StatusOK || !strings.Contains(string(body), `"action":"deleted"`) {
+		code, body := s.revert(t, "toolu_1")
+		if code != http.StatusOK || !strings.Contains(body, `"action":"deleted"`) {
 			t.Fatalf("status %d: %s", code, body)
 		}
 		if got := s.file(t, "new.txt"); got != "<absent>" {
@@ -165,8 +162,8 @@ func TestRevertHTTP(t *testing.T) {
 		s := newEditServer(t, coordinator.DefaultConfig(), map[string]string{"f.txt": "a\n"})
 		s.call(t, "toolu_1", "write_to_file", map[string]any{"path": "f.txt", "content": "b\n"})
 		s.setFile(t, "f.txt", "c\n")
-		code, body := s.do(t, http.MethodPost, revertPath("toolu_1"), nil, "")
-		if code != http.StatusConflict || !strings.Contains(string(body), api.CodeFileChanged) {
+		code, body := s.revert(t, "toolu_1")
+		if code != http.StatusConflict || !strings.Contains(body, api.CodeFileChanged) {
 			t.Fatalf("status %d: %s, want 409 file_changed", code, body)
 		}
 		if got := s.file(t, "f.txt"); got != "c\n" {
@@ -177,11 +174,11 @@ func TestRevertHTTP(t *testing.T) {
 		s := newEditServer(t, coordinator.DefaultConfig(), map[string]string{"f.txt": "1\n"})
 		s.call(t, "toolu_1", "write_to_file", map[string]any{"path": "f.txt", "content": "2\n"})
 		s.call(t, "toolu_2", "write_to_file", map[string]any{"path": "f.txt", "content": "3\n"})
-		if code, _ := s.do(t, http.MethodPost, revertPath("toolu_1"), nil, ""); code != http.StatusConflict {
+		if code, _ := s.revert(t, "toolu_1"); code != http.StatusConflict {
 			t.Errorf("reverting the older edit first: status %d, want 409", code)
 		}
 		for _, id := range []string{"toolu_2", "toolu_1"} {
-			if code, body := s.do(t, http.MethodPost, revertPath(id), nil, ""); code != http.StatusOK {
+			if code, body := s.revert(t, id); code != http.StatusOK {
 				t.Fatalf("revert %s: status %d: %s", id, code, body)
 			}
 		}
@@ -195,23 +192,23 @@ func TestRevertHTTP(t *testing.T) {
 		s := newEditServer(t, cfg, map[string]string{"f.txt": "1\n", "g.txt": "1\n"})
 		s.call(t, "toolu_1", "write_to_file", map[string]any{"path": "f.txt", "content": "2\n"})
 		s.call(t, "toolu_2", "write_to_file", map[string]any{"path": "g.txt", "content": "2\n"})
-		if code, _ := s.do(t, http.MethodPost, revertPath("toolu_1"), nil, ""); code != http.StatusConflict {
+		if code, _ := s.revert(t, "toolu_1"); code != http.StatusConflict {
 			t.Errorf("revert of a dropped edit: status %d, want 409", code)
 		}
-		if code, _ := s.do(t, http.MethodPost, revertPath("toolu_2"), nil, ""); code != http.StatusOK {
+		if code, _ := s.revert(t, "toolu_2"); code != http.StatusOK {
 			t.Errorf("revert of the kept edit: status %d, want 200", code)
 		}
 	})
 	t.Run("unknown call", func(t *testing.T) {
 		s := newEditServer(t, coordinator.DefaultConfig(), nil)
-		if code, _ := s.do(t, http.MethodPost, revertPath("toolu_nope"), nil, ""); code != http.StatusNotFound {
+		if code, _ := s.revert(t, "toolu_nope"); code != http.StatusNotFound {
 			t.Errorf("status %d, want 404", code)
 		}
 	})
 	t.Run("failed call has nothing to revert", func(t *testing.T) {
 		s := newEditServer(t, coordinator.DefaultConfig(), map[string]string{"f.txt": "a\n"})
-		s.call(t, "toolu_1", "replace_in_file", map[string]any{"path": "f.txt", "diff": diffBlock("zzz\n", "b\n")})
-		if code, _ := s.do(t, http.MethodPost, revertPath("toolu_1"), nil, ""); code != http.StatusConflict {
+		s.call(t, "toolu_1", "replace_in_file", map[string]any{"path": "f.txt", "diff": searchReplace("zzz\n", "b\n")})
+		if code, _ := s.revert(t, "toolu_1"); code != http.StatusConflict {
 			t.Errorf("status %d, want 409", code)
 		}
 	})

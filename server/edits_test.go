@@ -1,31 +1,26 @@
-package server_test
+package server
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/handlers"
-	"github.com/toolgate/toolgate/server"
 )
 
-const editToken = "test-token"
-
 // editServer is a real server over a real coordinator with the default
-// tools, in a workspace holding files.
+// tools, in a workspace holding files; every exchange is checked against
+// openapi.yaml.
 type editServer struct {
-	url string
+	*testServer
 	dir string
 }
 
@@ -41,75 +36,27 @@ func newEditServer(t *testing.T, cfg coordinator.Config, files map[string]string
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { ws.Close() })
 	reg := prometheus.NewRegistry()
-	logger := slog.New(slog.DiscardHandler)
-	coord := coordinator.New(coordinator.Options{Config: cfg, Workspace: ws, Tools: handlers.Default(), Logger: logger, Registerer: reg})
-	ts := httptest.NewServer(server.New(logger, coord, reg, server.Config{Token: editToken}))
+	coord := coordinator.New(coordinator.Options{Config: cfg, Workspace: ws, Tools: handlers.Default(), Registerer: reg})
+	_, router := loadSpec(t)
+	check := &conformance{router: router, next: New(discardLogger(), coord, reg, Config{Token: testToken, SSEWriteTimeout: 2 * time.Second})}
+	ts := httptest.NewServer(check)
 	t.Cleanup(func() {
-		ts.Close()
 		coord.Close()
-		ws.Close()
-	})
-	return &editServer{url: ts.URL, dir: ws.Dir}
-}
-
-// do sends a request with the token and returns the status and body.
-func (s *editServer) do(t *testing.T, method, path string, body any, accept string) (int, []byte) {
-	t.Helper()
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			t.Fatal(err)
+		ts.Close()
+		for _, e := range check.errs {
+			t.Errorf("openapi.yaml conformance: %s", e)
 		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequest(method, s.url+path, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+editToken)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if accept != "" {
-		req.Header.Set("Accept", accept)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, out
+	})
+	return &editServer{testServer: &testServer{Server: ts, coord: coord, reg: reg}, dir: ws.Dir}
 }
 
-// use is a tool_use block.
-func use(id, name string, input map[string]any) map[string]any {
-	return map[string]any{"type": "tool_use", "id": id, "name": name, "input": input}
-}
-
-// message posts an assistant message to the default session.
-func (s *editServer) message(t *testing.T, blocks ...map[string]any) api.MessageResponse {
-	t.Helper()
-	code, body := s.do(t, http.MethodPost, "/v1/sessions/default/messages", map[string]any{"role": "assistant", "content": blocks}, "")
-	if code != http.StatusOK {
-		t.Fatalf("POST messages: status %d, body %s", code, body)
-	}
-	var resp api.MessageResponse
-	if err := json.Unmarshal(body, &resp); err != nil {
-		t.Fatal(err)
-	}
-	return resp
-}
-
-// call runs one tool_use and returns its record and result text.
+// call runs one tool_use in the default session and returns its record
+// and result text.
 func (s *editServer) call(t *testing.T, id, name string, input map[string]any) (api.CallRecord, string) {
 	t.Helper()
-	resp := s.message(t, use(id, name, input))
+	resp := decodeBody[api.MessageResponse](t, s.do(t, http.MethodPost, "/v1/sessions/default/messages", assistant(toolUse(id, name, input))), http.StatusOK)
 	if len(resp.Calls) != 1 {
 		t.Fatalf("got %d calls, want 1", len(resp.Calls))
 	}
@@ -118,6 +65,18 @@ func (s *editServer) call(t *testing.T, id, name string, input map[string]any) (
 		text += c.Text
 	}
 	return resp.Calls[0], text
+}
+
+// revert posts a revert and returns the status and body.
+func (s *editServer) revert(t *testing.T, id string) (int, string) {
+	t.Helper()
+	resp := s.do(t, http.MethodPost, "/v1/sessions/default/calls/"+id+"/revert", nil)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(body)
 }
 
 func (s *editServer) file(t *testing.T, name string) string {
@@ -132,6 +91,7 @@ func (s *editServer) file(t *testing.T, name string) string {
 	return string(b)
 }
 
+// setFile changes a file behind the session's back.
 func (s *editServer) setFile(t *testing.T, name, content string) {
 	t.Helper()
 	if err := os.WriteFile(filepath.Join(s.dir, name), []byte(content), 0o644); err != nil {
@@ -139,26 +99,12 @@ func (s *editServer) setFile(t *testing.T, name, content string) {
 	}
 }
 
-// sseEvents parses a server-sent event stream into events.
-func sseEvents(t *testing.T, body []byte) []api.Event {
-	t.Helper()
-	var evs []api.Event
-	sc := bufio.NewScanner(bytes.NewReader(body))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		data, ok := strings.CutPrefix(sc.Text(), "data: ")
-		if !ok {
-			continue
-		}
-		var ev api.Event
-		if err := json.Unmarshal([]byte(data), &ev); err != nil {
-			t.Fatalf("event %q: %v", data, err)
-		}
-		evs = append(evs, ev)
-	}
-	return evs
+// partialUse is a tool_use block still streaming in.
+func partialUse(id, name string, input any) map[string]any {
+	raw, _ := json.Marshal(input)
+	return map[string]any{"type": "tool_use", "id": id, "name": name, "input": json.RawMessage(raw), "partial": true}
 }
 
-func diffBlock(search, replace string) string {
+func searchReplace(search, replace string) string {
 	return "------- SEARCH\n" + search + "=======\n" + replace + "+++++++ REPLACE\n"
 }
