@@ -3,6 +3,7 @@ package coordinator
 import (
 	"crypto/sha256"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -84,12 +85,17 @@ func (m *FileMemory) Remember(rel string, st FileState) {
 	}
 }
 
-// evictLocked forgets the oldest tenth of the entries at once, so the scan
-// is paid rarely.
+// evictLocked forgets the oldest tenth of the entries at once, so the sort
+// is paid once per many Remembers.
 func (m *FileMemory) evictLocked() {
-	cut := m.seq - uint64(len(m.seen)) + uint64(len(m.seen)/10)
+	seqs := make([]uint64, 0, len(m.seen))
+	for _, v := range m.seen {
+		seqs = append(seqs, v.seq)
+	}
+	slices.Sort(seqs)
+	cut := seqs[len(seqs)/10]
 	for k, v := range m.seen {
-		if v.seq <= cut {
+		if v.seq < cut {
 			delete(m.seen, k)
 		}
 	}
