@@ -24,9 +24,16 @@ func (c *Coordinator) previewPartials(s *Session, msgID string, uses []api.ToolU
 			complete = append(complete, use)
 			continue
 		}
-		s.Events.Append(api.Event{Type: api.EventToolPartial, MessageID: msgID, ToolUseID: use.ID, Preview: c.previewPartial(s, use)})
+		c.PreviewPartial(s, msgID, use)
 	}
 	return complete
+}
+
+// PreviewPartial emits a tool.partial event for a tool_use block that is
+// still streaming in, with the preview of its input so far. Nothing runs
+// and no call id is claimed.
+func (c *Coordinator) PreviewPartial(s *Session, msgID string, use api.ToolUse) {
+	s.Events.Append(api.Event{Type: api.EventToolPartial, MessageID: msgID, ToolUseID: use.ID, Preview: c.previewPartial(s, use)})
 }
 
 // previewPartial computes what a partial block would do so far. It never

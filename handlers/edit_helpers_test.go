@@ -10,7 +10,7 @@ import (
 )
 
 // editWorkspace makes a workspace holding files (path -> content).
-func editWorkspace(t *testing.T, files map[string]string) *coordinator.Workspace {
+func editWorkspace(t testing.TB, files map[string]string) *coordinator.Workspace {
 	t.Helper()
 	dir := t.TempDir()
 	for name, content := range files {

@@ -11,8 +11,9 @@ import (
 
 // maxHashBytes bounds how much of a file a read hashes beyond what it
 // returns: past it the session remembers only size and mtime, so reading a
-// window of a huge file stays cheap.
-const maxHashBytes = 64 << 20
+// window of a huge file stays cheap. Files that large cannot be edited by
+// the edit tools anyway.
+const maxHashBytes = maxEditBytes
 
 // stateHasher reads a file while hashing every byte read, so that a read
 // can record the file's state without a second pass over what it returned.
