@@ -10,6 +10,7 @@ func Default() []coordinator.Registration {
 		{Name: "read_file", Factory: newReadFile},
 		{Name: "write_to_file", Factory: newWriteFile},
 		{Name: "new_rule", Factory: newWriteFile},
+		{Name: "replace_in_file", Factory: newReplaceInFile},
 		{Name: "list_files", Factory: newListFiles},
 		{Name: "search_files", Factory: newSearchFiles},
 		{Name: "list_code_definition_names", Factory: newListCodeDefinitionNames},
