@@ -29,6 +29,9 @@ type Event struct {
 	// Stream and Chunk are set on tool.output: partial output of a call.
 	Stream string `json:"stream,omitempty"`
 	Chunk  string `json:"chunk,omitempty"`
+	// Block is set on tool.partial: the streaming block as far as it has
+	// arrived, its input possibly incomplete.
+	Block *ToolUse `json:"block,omitempty"`
 	// Response is set on message.finished: the whole answer to the message.
 	Response *MessageResponse `json:"response,omitempty"`
 }
