@@ -70,16 +70,18 @@ func (sc *scheduler) add(use api.ToolUse) {
 	}
 	sc.queue = append(sc.queue, t)
 	t.stop = context.AfterFunc(e.ctx, func() { sc.drop(t) })
-	sc.dispatchLocked()
+	sc.startAll(sc.dispatchLocked())
 }
 
-// dispatchLocked starts queued calls from the head of the queue while the
-// ordering rules allow.
-func (sc *scheduler) dispatchLocked() {
+// dispatchLocked takes from the head of the queue the calls the ordering
+// rules let start now, marks them running and returns them; the caller
+// starts them.
+func (sc *scheduler) dispatchLocked() []*task {
+	var ready []*task
 	for len(sc.queue) > 0 {
 		t := sc.queue[0]
 		if sc.unsafeRunning || (!t.safe && len(sc.running) > 0) || len(sc.running) >= sc.max {
-			return
+			break
 		}
 		sc.queue[0] = nil
 		sc.queue = sc.queue[1:]
@@ -88,25 +90,41 @@ func (sc *scheduler) dispatchLocked() {
 		t.stop()
 		sc.running = append(sc.running, t)
 		sc.unsafeRunning = !t.safe
+		ready = append(ready, t)
+	}
+	return ready
+}
+
+// startAll runs each ready call on a goroutine of its own.
+func (sc *scheduler) startAll(ready []*task) {
+	for _, t := range ready {
 		go sc.exec(t)
 	}
 }
 
 // exec runs one call, then applies the sibling cascade and lets the next
-// calls start.
+// calls start. It runs the first of them itself: a chain of unsafe calls
+// then costs one goroutine, not one each.
 func (sc *scheduler) exec(t *task) {
-	t.res, t.rec = sc.c.run(sc.s, t.e, t.p)
-	sc.mu.Lock()
-	sc.running = slices.DeleteFunc(sc.running, func(o *task) bool { return o == t })
-	if !t.safe {
-		sc.unsafeRunning = false
+	for t != nil {
+		t.res, t.rec = sc.c.run(sc.s, t.e, t.p)
+		sc.mu.Lock()
+		sc.running = slices.DeleteFunc(sc.running, func(o *task) bool { return o == t })
+		if !t.safe {
+			sc.unsafeRunning = false
+		}
+		if t.rec.Status == api.StatusFailed && slices.Contains(sc.cascade, t.p.toolName()) && sc.abort == nil {
+			sc.abortLocked(fmt.Errorf("parallel tool call %s errored", t.p.use.ID))
+		}
+		ready := sc.dispatchLocked()
+		sc.mu.Unlock()
+		close(t.done)
+		t = nil
+		if len(ready) > 0 {
+			t = ready[0]
+			sc.startAll(ready[1:])
+		}
 	}
-	if t.rec.Status == api.StatusFailed && slices.Contains(sc.cascade, t.p.toolName()) && sc.abort == nil {
-		sc.abortLocked(fmt.Errorf("parallel tool call %s errored", t.p.use.ID))
-	}
-	sc.dispatchLocked()
-	sc.mu.Unlock()
-	close(t.done)
 }
 
 // drop finishes a call cancelled while it waited in the queue: it ends at
@@ -119,8 +137,9 @@ func (sc *scheduler) drop(t *task) {
 		return
 	}
 	sc.queue = slices.Delete(sc.queue, i, i+1)
-	sc.dispatchLocked() // a dropped unsafe call no longer holds back the rest
+	ready := sc.dispatchLocked() // a dropped unsafe call no longer holds back the rest
 	sc.mu.Unlock()
+	sc.startAll(ready)
 	t.res, t.rec = sc.c.run(sc.s, t.e, t.p)
 	close(t.done)
 }
