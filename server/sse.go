@@ -176,7 +176,8 @@ func (d *deadlineWriter) Write(p []byte) (int, error) {
 		return 0, http.ErrHandlerTimeout
 	}
 	if id, ok := bytes.CutPrefix(p, []byte("id: ")); ok {
-		d.lastID = bytes.TrimSpace(id)
+		// Copied: fmt hands Write a buffer it reuses after the call.
+		d.lastID = bytes.Clone(bytes.TrimSpace(id))
 	}
 	_ = d.rc.SetWriteDeadline(time.Now().Add(d.timeout))
 	n, err := d.ResponseWriter.Write(p)
