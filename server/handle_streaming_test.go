@@ -1,4 +1,4 @@
-package server_test
+package server
 
 import (
 	"bufio"
@@ -15,10 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
-	"github.com/toolgate/toolgate/server"
 )
-
-const testToken = "test-token"
 
 // gates holds calls of the "gate" test tool until the test releases them.
 type gates struct {
@@ -76,8 +73,16 @@ func newStreamingServer(t *testing.T, cfg coordinator.Config) (*httptest.Server,
 	reg := prometheus.NewRegistry()
 	logger := slog.New(slog.DiscardHandler)
 	c := coordinator.New(coordinator.Options{Config: cfg, Tools: []coordinator.Registration{tool}, Logger: logger, Registerer: reg})
-	srv := httptest.NewServer(server.New(logger, c, reg, server.Config{Token: testToken}))
-	t.Cleanup(func() { srv.Close(); c.Close() })
+	_, router := loadSpec(t)
+	check := &conformance{router: router, next: New(logger, c, reg, Config{Token: testToken})}
+	srv := httptest.NewServer(check)
+	t.Cleanup(func() {
+		c.Close()
+		srv.Close()
+		for _, e := range check.errs {
+			t.Errorf("openapi.yaml conformance: %s", e)
+		}
+	})
 	return srv, g
 }
 
