@@ -31,6 +31,7 @@ const (
 	CodeMethodNotAllowed = "method_not_allowed"
 	CodeConflict         = "conflict"
 	CodeTooManySessions  = "too_many_sessions"
+	CodeTooManyMessages  = "too_many_messages"
 	CodeNotAcceptable    = "not_acceptable"
 	CodeInternal         = "internal"
 	CodeUnavailable      = "unavailable"

@@ -31,6 +31,9 @@ type Event struct {
 	Chunk  string `json:"chunk,omitempty"`
 	// Preview is set on tool.partial: the effect of the block so far.
 	Preview *Preview `json:"preview,omitempty"`
+	// Block is set on tool.partial: the streaming block as far as it has
+	// arrived, its input possibly incomplete.
+	Block *ToolUse `json:"block,omitempty"`
 	// Response is set on message.finished: the whole answer to the message.
 	Response *MessageResponse `json:"response,omitempty"`
 }

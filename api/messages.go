@@ -105,7 +105,10 @@ type CallResponse struct {
 	Result *ToolResult `json:"result,omitempty"`
 }
 
-// InterruptResponse answers POST /v1/sessions/{sid}/interrupt.
+// InterruptResponse answers POST /v1/sessions/{sid}/interrupt: how many
+// calls were cancelled (running cancel-kind calls and calls not yet
+// started) and how many block-kind calls are left to finish.
 type InterruptResponse struct {
 	Cancelled int `json:"cancelled"`
+	Finishing int `json:"finishing"`
 }

@@ -21,10 +21,42 @@ type Config struct {
 	// session keeps for reverts; the oldest go first.
 	RevertMaxCount int   `json:"revert_max_count"`
 	RevertMaxBytes int64 `json:"revert_max_bytes"`
+	// MaxConcurrency bounds how many concurrency-safe calls of one message
+	// run at once.
+	MaxConcurrency int `json:"max_concurrency"`
+	// CascadeTools are the tools whose failure cancels the calls of the
+	// same message still running or not yet started: a failed command
+	// usually makes its siblings pointless. Nil means execute_command.
+	CascadeTools []string `json:"cascade_tools"`
+	// MaxOpenMessages bounds the streaming messages a session has open
+	// (blocks posted, not yet completed or discarded).
+	MaxOpenMessages int `json:"max_open_messages"`
+	// OpenMessageIdleSeconds is how long an open streaming message with
+	// nothing running may sit untouched before a new message may take its
+	// place when the session is at MaxOpenMessages.
+	OpenMessageIdleSeconds int `json:"open_message_idle_seconds"`
 }
 
 // DefaultConfig is the configuration used when no file sets one.
 func DefaultConfig() Config {
 	return Config{MaxSessions: 256, EventLogSize: 4096, MaxCallsPerSession: 10000,
-		RevertMaxCount: defaultRevertMaxCount, RevertMaxBytes: defaultRevertMaxBytes}
+		RevertMaxCount: defaultRevertMaxCount, RevertMaxBytes: defaultRevertMaxBytes,
+		MaxConcurrency: 10, CascadeTools: []string{"execute_command"}, MaxOpenMessages: 16,
+		OpenMessageIdleSeconds: 600}
+}
+
+// orchestrationDefaults fills the unset scheduling limits from def.
+func (c *Config) orchestrationDefaults(def Config) {
+	if c.MaxConcurrency <= 0 {
+		c.MaxConcurrency = def.MaxConcurrency
+	}
+	if c.CascadeTools == nil {
+		c.CascadeTools = def.CascadeTools
+	}
+	if c.MaxOpenMessages <= 0 {
+		c.MaxOpenMessages = def.MaxOpenMessages
+	}
+	if c.OpenMessageIdleSeconds <= 0 {
+		c.OpenMessageIdleSeconds = def.OpenMessageIdleSeconds
+	}
 }

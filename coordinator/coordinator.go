@@ -45,6 +45,7 @@ func New(o Options) *Coordinator {
 	if cfg.MaxCallsPerSession <= 0 {
 		cfg.MaxCallsPerSession = def.MaxCallsPerSession
 	}
+	cfg.orchestrationDefaults(def)
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}

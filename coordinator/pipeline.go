@@ -29,19 +29,20 @@ func failure(status api.CallStatus, code, msg string) outcome {
 // call record. A tool_use id the session already knows is not run again:
 // the earlier call's result is returned, after waiting for it if needed.
 func (c *Coordinator) Execute(ctx context.Context, s *Session, msgID string, use api.ToolUse) (api.ToolResult, api.CallRecord) {
-	e, fresh := c.enqueue(s, msgID, use)
+	p := c.prepare(use)
+	e, fresh := c.enqueue(s, msgID, p)
 	if !fresh {
 		return c.await(ctx, s, e)
 	}
-	return c.run(s, e, use)
+	return c.run(s, e, p)
 }
 
 // enqueue claims a call id and, for a new call, announces it.
-func (c *Coordinator) enqueue(s *Session, msgID string, use api.ToolUse) (*callEntry, bool) {
-	e, fresh := s.claim(use, msgID)
+func (c *Coordinator) enqueue(s *Session, msgID string, p prepared) (*callEntry, bool) {
+	e, fresh := s.claim(p.use, msgID, p.interrupt())
 	if fresh {
 		rec := e.record
-		s.Events.Append(api.Event{Type: api.EventToolQueued, MessageID: msgID, ToolUseID: use.ID, Call: &rec})
+		s.Events.Append(api.Event{Type: api.EventToolQueued, MessageID: msgID, ToolUseID: p.use.ID, Call: &rec})
 	}
 	return e, fresh
 }
@@ -61,65 +62,116 @@ func (c *Coordinator) await(ctx context.Context, s *Session, e *callEntry) (api.
 	return e.result, e.record
 }
 
-// run takes a claimed call through the pipeline, records its end, emits
-// tool.finished and counts it. Whatever happens, the call ends with exactly
-// one result.
-func (c *Coordinator) run(s *Session, e *callEntry, use api.ToolUse) (api.ToolResult, api.CallRecord) {
+// prepared is a tool_use after the prepare step (lookup, decode,
+// validate). The scheduler needs the decoded input to ask the tool whether
+// the call is concurrency safe, so this step runs before scheduling and
+// the rest of the pipeline (policy, execute) runs when the call's turn
+// comes. A call that failed to prepare carries its outcome and never runs.
+type prepared struct {
+	use    api.ToolUse
+	tool   *Tool
+	input  any
+	failed *outcome
+}
+
+// prepare is the first pipeline step: lookup (MCP name normalization, then
+// the registry), decode and validate.
+func (c *Coordinator) prepare(use api.ToolUse) prepared {
+	p := prepared{use: use}
+	name, raw := normalizeName(use.Name, use.Input)
+	tool, owned := c.registry.lookup(name)
+	switch {
+	case !owned:
+		out := failure(api.StatusFailed, api.ToolCodeNotOwned,
+			fmt.Sprintf("Tool %s is handled by the client, not by toolgate.", name))
+		p.failed = &out
+		return p
+	case tool == nil:
+		msg := "No handler registered for tool: " + use.Name
+		if name == UseMCPTool {
+			msg += " (no MCP servers are configured on this toolgate)"
+		}
+		out := failure(api.StatusUnknownTool, api.ToolCodeUnknownTool, msg)
+		p.failed = &out
+		return p
+	}
+	p.tool = tool
+	in, err := decodeInput(tool, c.validate, raw)
+	if err != nil {
+		out := failure(api.StatusInvalid, api.ToolCodeInvalid, err.Error())
+		out.metricTool = tool.Name
+		p.failed = &out
+		return p
+	}
+	p.input = in
+	return p
+}
+
+// concurrencySafe reports whether the call may run beside others. A call
+// that failed to prepare touches nothing, so it never holds others back.
+func (p prepared) concurrencySafe() bool {
+	return p.failed != nil || p.tool.ConcurrencySafe(p.input)
+}
+
+// interrupt is what an interrupt does to the call once it runs.
+func (p prepared) interrupt() InterruptBehavior {
+	if p.tool == nil {
+		return InterruptCancel
+	}
+	return p.tool.Interrupt
+}
+
+// toolName is the registered name the call resolved to, or the name the
+// model used when there is none.
+func (p prepared) toolName() string {
+	if p.tool != nil {
+		return p.tool.Name
+	}
+	return p.use.Name
+}
+
+// run takes a prepared call through the rest of the pipeline (policy,
+// execute), records its end, emits tool.finished and counts it. Whatever
+// happens, the call ends with exactly one result.
+func (c *Coordinator) run(s *Session, e *callEntry, p prepared) (api.ToolResult, api.CallRecord) {
+	use := p.use
 	logger := c.logger.With("session_id", s.ID, "tool_use_id", use.ID, "tool", use.Name)
-	ctx, cancel := context.WithCancelCause(s.ctx)
-	defer cancel(nil)
-	s.setCancel(e, cancel)
 
 	start := time.Now()
-	out := c.pipeline(ctx, s, e, use, logger)
+	out := c.pipeline(e.ctx, s, e, p, logger)
 	dur := time.Since(start)
 
 	res := toToolResult(use.ID, out.result)
-	rec := e.record
-	rec.Status = out.status
-	rec.DurationMS = float64(dur.Microseconds()) / 1000
+	var detail *api.ErrorDetail
 	if out.status != api.StatusSucceeded {
-		rec.Error = &api.ErrorDetail{Code: out.code, Message: firstText(out.result)}
+		detail = &api.ErrorDetail{Code: out.code, Message: firstText(out.result)}
 	}
-	s.finish(e, rec, res)
-	rec.State = api.StateDone
+	rec := s.finish(e, out.status, dur, detail, res)
 	s.Events.Append(api.Event{Type: api.EventToolFinished, MessageID: rec.MessageID, ToolUseID: use.ID, Call: &rec, Result: &res})
 	c.metrics.observe(out.metricTool, out.status, dur)
 	logger.Info("tool call", "status", out.status, "duration_ms", rec.DurationMS)
 	return res, rec
 }
 
-// pipeline: lookup, decode and validate, policy, execute.
-func (c *Coordinator) pipeline(ctx context.Context, s *Session, e *callEntry, use api.ToolUse, logger *slog.Logger) outcome {
-	name, input := normalizeName(use.Name, use.Input)
-	tool, owned := c.registry.lookup(name)
-	switch {
-	case !owned:
-		return failure(api.StatusFailed, api.ToolCodeNotOwned,
-			fmt.Sprintf("Tool %s is handled by the client, not by toolgate.", name))
-	case tool == nil:
-		msg := "No handler registered for tool: " + use.Name
-		if name == UseMCPTool {
-			msg += " (no MCP servers are configured on this toolgate)"
-		}
-		return failure(api.StatusUnknownTool, api.ToolCodeUnknownTool, msg)
+// pipeline runs the steps after prepare: policy, then execute.
+func (c *Coordinator) pipeline(ctx context.Context, s *Session, e *callEntry, p prepared, logger *slog.Logger) outcome {
+	if p.failed != nil {
+		return *p.failed
 	}
-	out := c.checkAndRun(ctx, s, e, tool, input, logger)
-	out.metricTool = tool.Name
+	out := c.checkAndRun(ctx, s, e, p.tool, p.input, logger)
+	out.metricTool = p.tool.Name
 	return out
 }
 
-func (c *Coordinator) checkAndRun(ctx context.Context, s *Session, e *callEntry, tool *Tool, raw json.RawMessage, logger *slog.Logger) outcome {
-	in, err := decodeInput(tool, c.validate, raw)
-	if err != nil {
-		return failure(api.StatusInvalid, api.ToolCodeInvalid, err.Error())
-	}
+func (c *Coordinator) checkAndRun(ctx context.Context, s *Session, e *callEntry, tool *Tool, in any, logger *slog.Logger) outcome {
 	if tool.Writes && s.Mode() == api.ModePlan {
 		return failure(api.StatusDenied, api.ToolCodePlanMode, fmt.Sprintf(
 			"Tool %s is not available in plan mode because it changes files. Switch the session to act mode to use it.", tool.Name))
 	}
-	now := time.Now().UTC()
-	rec := s.setState(e, api.StateRunning, &now)
+	rec, ok := s.start(e)
+	if !ok {
+		return cancelled(ctx, Result{})
+	}
 	s.Events.Append(api.Event{Type: api.EventToolStarted, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Call: &rec})
 	call := &Call{
 		ToolUseID: rec.ToolUseID, Name: tool.Name, SessionID: s.ID, Workspace: c.workspace, Logger: logger, Files: s.Files,
@@ -140,14 +192,8 @@ func (c *Coordinator) execute(ctx context.Context, tool *Tool, call *Call, in an
 		}
 	}()
 	res, err := tool.run(ctx, call, in)
-	if cause := context.Cause(ctx); ctx.Err() != nil {
-		msg := "Cancelled: " + cause.Error()
-		if errors.Is(cause, context.Canceled) {
-			msg = "Cancelled."
-		}
-		res.Content = append(res.Content, api.TextContent(msg))
-		res.IsError = true
-		return outcome{status: api.StatusCancelled, code: api.ToolCodeCancelled, result: res}
+	if ctx.Err() != nil {
+		return cancelled(ctx, res)
 	}
 	if err != nil {
 		code := api.ToolCodeFailed
@@ -163,6 +209,18 @@ func (c *Coordinator) execute(ctx context.Context, tool *Tool, call *Call, in an
 		return outcome{status: api.StatusFailed, code: api.ToolCodeFailed, result: res}
 	}
 	return outcome{status: api.StatusSucceeded, result: res}
+}
+
+// cancelled is the outcome of a call whose context ended, keeping what
+// the handler returned before it stopped.
+func cancelled(ctx context.Context, res Result) outcome {
+	msg := "Cancelled."
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		msg = "Cancelled: " + cause.Error()
+	}
+	res.Content = append(res.Content, api.TextContent(msg))
+	res.IsError = true
+	return outcome{status: api.StatusCancelled, code: api.ToolCodeCancelled, result: res}
 }
 
 // normalizeName routes mcp__<server>__<tool> to use_mcp_tool, moving the

@@ -27,14 +27,21 @@ type Session struct {
 	calls       map[string]*callEntry
 	callOrder   []string
 	maxCalls    int
+
+	// open holds the messages whose blocks are still streaming in.
+	open *openMessages
 }
 
 // callEntry is one call's live state. done is closed when result is final.
+// The call's context exists from the moment it is queued, so a call can be
+// cancelled before it starts; cancel is nil once the call is done.
 type callEntry struct {
-	record api.CallRecord
-	result api.ToolResult
-	done   chan struct{}
-	cancel context.CancelCauseFunc
+	record    api.CallRecord
+	result    api.ToolResult
+	done      chan struct{}
+	ctx       context.Context
+	cancel    context.CancelCauseFunc
+	interrupt InterruptBehavior
 }
 
 func newSession(id string, mode api.Mode, perms api.Permissions, cfg *Config) *Session {
@@ -43,6 +50,7 @@ func newSession(id string, mode api.Mode, perms api.Permissions, cfg *Config) *S
 		ID: id, Created: time.Now().UTC(), Events: NewEventLog(id, cfg.EventLogSize), Files: NewFileMemory(*cfg),
 		ctx: ctx, cancel: cancel, mode: mode, permissions: perms,
 		calls: map[string]*callEntry{}, maxCalls: cfg.MaxCallsPerSession,
+		open: newOpenMessages(cfg),
 	}
 }
 
@@ -78,16 +86,18 @@ func (s *Session) Done() <-chan struct{} { return s.ctx.Done() }
 // claim registers a call by its tool_use id. When the id is already known
 // it returns that entry and false: the caller waits for it instead of
 // running the call again.
-func (s *Session) claim(use api.ToolUse, msgID string) (*callEntry, bool) {
+func (s *Session) claim(use api.ToolUse, msgID string, interrupt InterruptBehavior) (*callEntry, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if e, ok := s.calls[use.ID]; ok {
 		return e, false
 	}
 	e := &callEntry{
-		record: api.CallRecord{ToolUseID: use.ID, Name: use.Name, MessageID: msgID, State: api.StateQueued},
-		done:   make(chan struct{}),
+		record:    api.CallRecord{ToolUseID: use.ID, Name: use.Name, MessageID: msgID, State: api.StateQueued},
+		done:      make(chan struct{}),
+		interrupt: interrupt,
 	}
+	e.ctx, e.cancel = context.WithCancelCause(s.ctx)
 	s.calls[use.ID] = e
 	s.callOrder = append(s.callOrder, use.ID)
 	s.evictLocked()
@@ -121,20 +131,62 @@ func (s *Session) setState(e *callEntry, state api.CallState, started *time.Time
 	return e.record
 }
 
-// setCancel stores how to cancel a running call.
-func (s *Session) setCancel(e *callEntry, cancel context.CancelCauseFunc) {
+// start moves a queued call to running, unless it was cancelled while it
+// waited. Checking and changing under the lock that Interrupt holds means
+// an interrupt sees the call either queued (and cancels it before it
+// starts) or running (and, for a block-kind call, lets it finish): a
+// block-kind call never starts with a cancelled context.
+func (s *Session) start(e *callEntry) (api.CallRecord, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e.cancel = cancel
+	if e.ctx.Err() != nil {
+		return e.record, false
+	}
+	now := time.Now().UTC()
+	e.record.State = api.StateRunning
+	e.record.StartedAt = &now
+	return e.record, true
 }
 
-// finish stores a call's final record and result and wakes its waiters.
-func (s *Session) finish(e *callEntry, rec api.CallRecord, res api.ToolResult) {
+// finish stores a call's final record and result, releases its context
+// and wakes its waiters. It returns the final record.
+func (s *Session) finish(e *callEntry, status api.CallStatus, dur time.Duration, detail *api.ErrorDetail, res api.ToolResult) api.CallRecord {
 	s.mu.Lock()
-	rec.State = api.StateDone
-	e.record, e.result, e.cancel = rec, res, nil
+	e.record.State = api.StateDone
+	e.record.Status = status
+	e.record.DurationMS = float64(dur.Microseconds()) / 1000
+	e.record.Error = detail
+	e.result = res
+	rec, cancel := e.record, e.cancel
+	e.cancel = nil
 	s.mu.Unlock()
+	cancel(nil)
 	close(e.done)
+	return rec
+}
+
+// forget drops finished calls, so their ids may be used again and their
+// results are no longer served. Calls still running are kept.
+func (s *Session) forget(ids []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	gone := map[string]bool{}
+	for _, id := range ids {
+		if e, ok := s.calls[id]; ok && e.cancel == nil {
+			delete(s.calls, id)
+			gone[id] = true
+		}
+	}
+	if len(gone) == 0 {
+		return
+	}
+	kept := s.callOrder[:0]
+	for _, id := range s.callOrder {
+		if !gone[id] {
+			kept = append(kept, id)
+		}
+	}
+	s.callOrder = kept
 }
 
 // Calls lists call records in the order calls arrived, optionally only
@@ -152,7 +204,8 @@ func (s *Session) Calls(state api.CallState) []api.CallRecord {
 	return out
 }
 
-// Cancel cancels one running call; it reports whether the call was running.
+// Cancel cancels one queued or running call; it reports whether the call
+// was not done yet.
 func (s *Session) Cancel(toolUseID string, cause error) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -164,18 +217,28 @@ func (s *Session) Cancel(toolUseID string, cause error) bool {
 	return true
 }
 
-// Interrupt cancels every running call of the session and returns how many.
-func (s *Session) Interrupt(cause error) int {
+// Interrupt stops the session's work the way a user's interrupt does:
+// running cancel-kind calls are cancelled, running block-kind calls are
+// left to finish (a write is never torn), and calls not yet started are
+// cancelled before they start. Blocks that later reach a message still
+// streaming in are cancelled too. Every call still ends with its
+// tool_result. It returns how many calls were cancelled and how many are
+// finishing.
+func (s *Session) Interrupt(cause error) (cancelled, finishing int) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := 0
 	for _, e := range s.calls {
-		if e.cancel != nil {
+		switch {
+		case e.cancel == nil:
+		case e.record.State == api.StateRunning && e.interrupt == InterruptBlock:
+			finishing++
+		default:
 			e.cancel(cause)
-			n++
+			cancelled++
 		}
 	}
-	return n
+	s.mu.Unlock()
+	s.open.interrupt(cause)
+	return cancelled, finishing
 }
 
 // HasCall reports whether the session knows a tool_use id.

@@ -34,8 +34,8 @@ func newWorkspace(t *testing.T, files map[string]string) *coordinator.Workspace 
 	return ws
 }
 
-// resultText returns a successful result's text and fails on an error.
-func resultText(t *testing.T, res coordinator.Result, err error) string {
+// okText returns a successful result's text and fails on an error.
+func okText(t *testing.T, res coordinator.Result, err error) string {
 	t.Helper()
 	if err != nil {
 		t.Fatalf("unexpected error: %v", err)

@@ -21,6 +21,7 @@ var statusOf = map[string]int{
 	api.CodeMethodNotAllowed: http.StatusMethodNotAllowed,
 	api.CodeConflict:         http.StatusConflict,
 	api.CodeTooManySessions:  http.StatusTooManyRequests,
+	api.CodeTooManyMessages:  http.StatusTooManyRequests,
 	api.CodeNotAcceptable:    http.StatusNotAcceptable,
 	api.CodeInternal:         http.StatusInternalServerError,
 	api.CodeUnavailable:      http.StatusServiceUnavailable,

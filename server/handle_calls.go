@@ -65,6 +65,6 @@ func (s *Server) handleInterrupt(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	n := sess.Interrupt(errInterrupted)
-	s.encode(w, r, http.StatusOK, api.InterruptResponse{Cancelled: n})
+	cancelled, finishing := sess.Interrupt(errInterrupted)
+	s.encode(w, r, http.StatusOK, api.InterruptResponse{Cancelled: cancelled, Finishing: finishing})
 }

@@ -35,10 +35,15 @@ func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The calls run whether or not this client stays: they belong to the
-	// session. The stream shows this message's events, from just before it
-	// started, and ends with message.finished.
+	// session.
 	after := sess.Events.LastID()
 	go s.coord.RunMessage(sess.Context(), sess, msgID, uses)
+	s.streamMessage(w, r, sess, msgID, after)
+}
+
+// streamMessage answers a message as SSE: its events after the given id,
+// ending with message.finished.
+func (s *Server) streamMessage(w http.ResponseWriter, r *http.Request, sess *coordinator.Session, msgID string, after int64) {
 	s.streams.serve(w, r, streamSpec{
 		log:   sess.Events,
 		after: after,

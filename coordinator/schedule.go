@@ -1,0 +1,228 @@
+package coordinator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/toolgate/toolgate/api"
+)
+
+// task is one tool_use of a message as the scheduler holds it.
+type task struct {
+	p     prepared
+	e     *callEntry
+	fresh bool // false: the id was already known; its result is awaited
+	safe  bool
+	// stop unregisters the hook that finishes the task early when its
+	// call is cancelled while queued.
+	stop func() bool
+	done chan struct{}
+	res  api.ToolResult
+	rec  api.CallRecord
+}
+
+// scheduler runs one message's calls in Claude Code's order: consecutive
+// concurrency-safe calls run together (at most max at once); an unsafe
+// call starts only when nothing else of the message runs, and nothing
+// after it starts until it ends. Calls start in block order, so a safe
+// call behind a waiting unsafe one waits too. Calls may be added while
+// earlier ones run: that is the streaming executor.
+type scheduler struct {
+	c       *Coordinator
+	s       *Session
+	msgID   string
+	max     int
+	cascade []string
+
+	mu            sync.Mutex
+	tasks         []*task // every task, in block order
+	queue         []*task // fresh tasks not yet started, in block order
+	running       []*task
+	unsafeRunning bool
+	// abort, once set, cancels every call added later: a sibling failed,
+	// the message was interrupted or discarded.
+	abort error
+}
+
+func (c *Coordinator) newScheduler(s *Session, msgID string) *scheduler {
+	return &scheduler{c: c, s: s, msgID: msgID, max: c.cfg.MaxConcurrency, cascade: c.cfg.CascadeTools}
+}
+
+// add prepares and claims a tool_use and starts it as soon as the order
+// allows. It emits tool.queued before returning.
+func (sc *scheduler) add(use api.ToolUse) {
+	p := sc.c.prepare(use)
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	// Claiming under the lock keeps block order, tool.queued order and
+	// queue order the same when blocks race in.
+	e, fresh := sc.c.enqueue(sc.s, sc.msgID, p)
+	t := &task{p: p, e: e, fresh: fresh, safe: p.concurrencySafe(), done: make(chan struct{})}
+	sc.tasks = append(sc.tasks, t)
+	if !fresh {
+		return
+	}
+	if sc.abort != nil {
+		sc.s.Cancel(use.ID, sc.abort)
+	}
+	sc.queue = append(sc.queue, t)
+	t.stop = context.AfterFunc(e.ctx, func() { sc.drop(t) })
+	sc.startAll(sc.dispatchLocked())
+}
+
+// dispatchLocked takes from the head of the queue the calls the ordering
+// rules let start now, marks them running and returns them; the caller
+// starts them.
+func (sc *scheduler) dispatchLocked() []*task {
+	var ready []*task
+	for len(sc.queue) > 0 {
+		t := sc.queue[0]
+		if sc.unsafeRunning || (!t.safe && len(sc.running) > 0) || len(sc.running) >= sc.max {
+			break
+		}
+		sc.queue[0] = nil
+		sc.queue = sc.queue[1:]
+		// A call cancelled from here on still runs through the pipeline,
+		// which notices and ends it without starting the tool.
+		t.stop()
+		sc.running = append(sc.running, t)
+		sc.unsafeRunning = !t.safe
+		ready = append(ready, t)
+	}
+	return ready
+}
+
+// startAll runs each ready call on a goroutine of its own.
+func (sc *scheduler) startAll(ready []*task) {
+	for _, t := range ready {
+		go sc.exec(t)
+	}
+}
+
+// exec runs one call, then applies the sibling cascade and lets the next
+// calls start. It runs the first of them itself: a chain of unsafe calls
+// then costs one goroutine, not one each.
+func (sc *scheduler) exec(t *task) {
+	for t != nil {
+		t.res, t.rec = sc.c.run(sc.s, t.e, t.p)
+		sc.mu.Lock()
+		sc.running = slices.DeleteFunc(sc.running, func(o *task) bool { return o == t })
+		if !t.safe {
+			sc.unsafeRunning = false
+		}
+		if t.rec.Status == api.StatusFailed && slices.Contains(sc.cascade, t.p.toolName()) && sc.abort == nil {
+			sc.abortLocked(fmt.Errorf("parallel tool call %s errored", t.p.use.ID))
+		}
+		ready := sc.dispatchLocked()
+		sc.mu.Unlock()
+		close(t.done)
+		t = nil
+		if len(ready) > 0 {
+			t = ready[0]
+			sc.startAll(ready[1:])
+		}
+	}
+}
+
+// drop finishes a call cancelled while it waited in the queue: it ends at
+// once, as cancelled, without waiting for its turn.
+func (sc *scheduler) drop(t *task) {
+	sc.mu.Lock()
+	i := slices.Index(sc.queue, t)
+	if i < 0 { // already dispatched; the pipeline ends it
+		sc.mu.Unlock()
+		return
+	}
+	sc.queue = slices.Delete(sc.queue, i, i+1)
+	ready := sc.dispatchLocked() // a dropped unsafe call no longer holds back the rest
+	sc.mu.Unlock()
+	sc.startAll(ready)
+	t.res, t.rec = sc.c.run(sc.s, t.e, t.p)
+	close(t.done)
+}
+
+// abortLocked cancels the message's calls: the ones not yet started, and
+// the running cancel-kind ones (a block-kind call is never torn). Calls
+// added afterwards are cancelled as they arrive.
+func (sc *scheduler) abortLocked(cause error) {
+	sc.abort = cause
+	for _, t := range sc.queue {
+		sc.s.Cancel(t.p.use.ID, cause)
+	}
+	for _, t := range sc.running {
+		if t.p.interrupt() != InterruptBlock {
+			sc.s.Cancel(t.p.use.ID, cause)
+		}
+	}
+}
+
+// interrupt marks the message so later blocks are cancelled as they come;
+// the calls already known were handled by Session.Interrupt.
+func (sc *scheduler) interrupt(cause error) {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if sc.abort == nil {
+		sc.abort = cause
+	}
+}
+
+// wait waits for every call of the message and answers with one
+// tool_result per tool_use, in block order. ctx only bounds the wait for
+// calls another message started (a repeated tool_use id); the message's
+// own calls always end, since cancelled and block-kind calls do.
+func (sc *scheduler) wait(ctx context.Context) api.MessageResponse {
+	sc.mu.Lock()
+	tasks := slices.Clone(sc.tasks)
+	sc.mu.Unlock()
+	resp := api.MessageResponse{
+		MessageID: sc.msgID,
+		Message:   api.UserMessage{Role: "user", Content: make([]api.ToolResult, len(tasks))},
+		Calls:     make([]api.CallRecord, len(tasks)),
+	}
+	for i, t := range tasks {
+		if t.fresh {
+			<-t.done
+			resp.Message.Content[i], resp.Calls[i] = t.res, t.rec
+		} else {
+			resp.Message.Content[i], resp.Calls[i] = sc.c.await(ctx, sc.s, t.e)
+		}
+	}
+	return resp
+}
+
+// settle waits until every call the message ran itself has ended.
+func (sc *scheduler) settle() {
+	sc.mu.Lock()
+	tasks := slices.Clone(sc.tasks)
+	sc.mu.Unlock()
+	for _, t := range tasks {
+		if t.fresh {
+			<-t.done
+		}
+	}
+}
+
+// ids lists the tool_use ids of the calls this message ran itself.
+func (sc *scheduler) ids() []string {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	var out []string
+	for _, t := range sc.tasks {
+		if t.fresh {
+			out = append(out, t.p.use.ID)
+		}
+	}
+	return out
+}
+
+// idle reports whether none of the message's own calls is unfinished.
+func (sc *scheduler) idle() bool {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	return len(sc.queue) == 0 && len(sc.running) == 0
+}
+
+var errDiscarded = errors.New("the message was discarded")
