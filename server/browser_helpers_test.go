@@ -91,8 +91,8 @@ func evalAsync[T any](t *testing.T, ctx context.Context, js string) T {
 	return v
 }
 
-// waitFor polls a JavaScript predicate in the page until it holds.
-func waitFor(t *testing.T, ctx context.Context, what, predicate string) {
+// waitInPage polls a JavaScript predicate in the page until it holds.
+func waitInPage(t *testing.T, ctx context.Context, what, predicate string) {
 	t.Helper()
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](predicate, chromedp.WithPollingInterval(50*time.Millisecond),
 		chromedp.WithPollingTimeout(15*time.Second))); err != nil {

@@ -34,8 +34,8 @@ func TestBrowserConsole(t *testing.T) {
 			t.Errorf("status before the token = %q, want not connected", got)
 		}
 		do(t, ctx, "paste the token", chromedp.SendKeys(chromedp.ID("token"), testToken), chromedp.Click(chromedp.CSS("#login button")))
-		waitFor(t, ctx, "the tool list", `document.querySelector('#tools button[data-tool="read_file"]') !== null`)
-		waitFor(t, ctx, "the live stream", `document.getElementById("stream").textContent.startsWith("live")`)
+		waitInPage(t, ctx, "the tool list", `document.querySelector('#tools button[data-tool="read_file"]') !== null`)
+		waitInPage(t, ctx, "the live stream", `document.getElementById("stream").textContent.startsWith("live")`)
 		if got := evalAsync[string](t, ctx, `sessionStorage.getItem("toolgate.token")`); got != testToken {
 			t.Errorf("sessionStorage token = %q, want the token", got)
 		}
@@ -49,15 +49,15 @@ func TestBrowserConsole(t *testing.T) {
 			t.Error("the path field is not marked required")
 		}
 		do(t, ctx, "run read_file", chromedp.SendKeys(chromedp.ID("f-path"), "hello.txt"), chromedp.Click(chromedp.ID("run")))
-		waitFor(t, ctx, "the result", `document.getElementById("result").textContent.includes(`+strconv.Quote(helloFile)+`)`)
-		waitFor(t, ctx, "the timeline card", `[...document.querySelectorAll("#timeline .ev.call.succeeded .name")].some(e => e.textContent === "read_file")`)
-		waitFor(t, ctx, "the latency row", `document.querySelector('#metrics tr[data-tool="read_file"]') !== null`)
+		waitInPage(t, ctx, "the result", `document.getElementById("result").textContent.includes(`+strconv.Quote(helloFile)+`)`)
+		waitInPage(t, ctx, "the timeline card", `[...document.querySelectorAll("#timeline .ev.call.succeeded .name")].some(e => e.textContent === "read_file")`)
+		waitInPage(t, ctx, "the latency row", `document.querySelector('#metrics tr[data-tool="read_file"]') !== null`)
 	})
 	t.Run("tool output is shown as text", func(t *testing.T) {
 		evalAsync[string](t, ctx, `document.getElementById("f-path").value = ""`)
 		do(t, ctx, "read a file holding HTML", chromedp.SendKeys(chromedp.ID("f-path"), "xss.txt"), chromedp.Click(chromedp.ID("run")))
-		waitFor(t, ctx, "the result", `document.getElementById("result").textContent.includes('<b id="pwn">')`)
-		waitFor(t, ctx, "the timeline card", `document.querySelectorAll("#timeline .ev.call.succeeded").length >= 2`)
+		waitInPage(t, ctx, "the result", `document.getElementById("result").textContent.includes('<b id="pwn">')`)
+		waitInPage(t, ctx, "the timeline card", `document.querySelectorAll("#timeline .ev.call.succeeded").length >= 2`)
 		if evalAsync[bool](t, ctx, `document.getElementById("pwn") !== null || document.body.dataset.pwned === "1"`) {
 			t.Error("file content was rendered as HTML")
 		}
@@ -66,8 +66,8 @@ func TestBrowserConsole(t *testing.T) {
 		msg := `{"role":"assistant","content":[{"type":"text","text":"listing"},{"type":"tool_use","id":"toolu_msg1","name":"list_files","input":{"path":"."}}]}`
 		evalAsync[bool](t, ctx, js(`(document.getElementById("message").value = {{MSG}}, true)`, map[string]string{"MSG": msg}))
 		do(t, ctx, "post the message", chromedp.Click(chromedp.CSS("#message-form button")))
-		waitFor(t, ctx, "the listing", `document.getElementById("result").textContent.includes("xss.txt")`)
-		waitFor(t, ctx, "message.finished", `[...document.querySelectorAll("#timeline .ev .name")].some(e => e.textContent === "message finished")`)
+		waitInPage(t, ctx, "the listing", `document.getElementById("result").textContent.includes("xss.txt")`)
+		waitInPage(t, ctx, "message.finished", `[...document.querySelectorAll("#timeline .ev .name")].some(e => e.textContent === "message finished")`)
 	})
 	if *updateScreenshot {
 		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
@@ -80,7 +80,7 @@ func TestBrowserConsole(t *testing.T) {
 	}
 	t.Run("the token survives a reload of the tab", func(t *testing.T) {
 		do(t, ctx, "reload", chromedp.Reload())
-		waitFor(t, ctx, "the tool list", `document.querySelector('#tools button[data-tool="read_file"]') !== null`)
+		waitInPage(t, ctx, "the tool list", `document.querySelector('#tools button[data-tool="read_file"]') !== null`)
 	})
 }
 

@@ -16,12 +16,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/handlers"
 )
-
-const testToken = "test-token-0123456789abcdef"
 
 // webEnv is a real server (real coordinator, default tools, a temporary
 // workspace) on a loopback port, as a browser would reach it.
@@ -80,15 +79,29 @@ func newWebEnv(t *testing.T, edit func(*Config), files map[string]string) *webEn
 		edit(&cfg)
 	}
 	env := &webEnv{URL: "http://127.0.0.1:" + strconv.Itoa(port), Port: port, Dir: dir, logs: logs}
-	hs.Config.Handler = New(logger, coord, reg, cfg)
+	registerConsoleDecoders()
+	_, router := loadSpec(t)
+	check := &conformance{router: router, next: New(logger, coord, reg, cfg)}
+	hs.Config.Handler = check
 	hs.Start()
 	t.Cleanup(func() {
 		coord.Close()
 		hs.Close()
 		_ = ws.Close()
+		for _, e := range check.errs {
+			t.Errorf("openapi.yaml conformance: %s", e)
+		}
 	})
 	return env
 }
+
+// registerConsoleDecoders teaches the contract checker the console's
+// content types, which it cannot decode by itself.
+var registerConsoleDecoders = sync.OnceFunc(func() {
+	for _, ct := range []string{"text/html", "text/css", "text/javascript"} {
+		openapi3filter.RegisterBodyDecoder(ct, openapi3filter.PlainBodyDecoder)
+	}
+})
 
 // do sends one request with the given headers ("Host" sets the Host).
 func (e *webEnv) do(t *testing.T, method, path, body string, headers map[string]string) *http.Response {
