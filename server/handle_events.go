@@ -4,12 +4,18 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/go-chi/chi/v5"
+
 	"github.com/toolgate/toolgate/api"
 )
 
 // handleEvents streams every event of a session. Last-Event-ID resumes after
 // that id, as far back as the session's bounded log reaches.
 func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
+	if sid, ok := r.Context().Value(ticketSessionKey{}).(string); ok && sid != chi.URLParam(r, "sid") {
+		s.writeError(w, r, errorf(api.CodeUnauthorized, "the ticket is for another session"))
+		return
+	}
 	sess, ok := s.session(w, r)
 	if !ok {
 		return

@@ -28,6 +28,10 @@ func (s *Server) checkHostAndOrigin(next http.Handler) http.Handler {
 			s.writeError(w, r, errorf(api.CodeForbiddenOrigin, "origin "+strconv.Quote(origin)+" is not allowed"))
 			return
 		}
+		if crossSiteWithoutOrigin(r) {
+			s.writeError(w, r, errorf(api.CodeForbiddenOrigin, "cross-site requests must carry an allowed Origin"))
+			return
+		}
 		next.ServeHTTP(w, r)
 	})
 }
@@ -45,9 +49,10 @@ func (s *Server) hostAllowed(hostport string) bool {
 }
 
 // originAllowed accepts the server's own origin (same-origin pages such as
-// the console) and the configured ones. "null" and malformed origins fail.
+// the console) and the configured ones (exact or patterns, see mw_cors.go).
+// "null" and malformed origins fail.
 func (s *Server) originAllowed(origin, requestHost string) bool {
-	if slices.Contains(s.cfg.AllowedOrigins, origin) {
+	if s.origins.allows(origin) {
 		return true
 	}
 	u, err := url.Parse(origin)

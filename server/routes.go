@@ -9,17 +9,19 @@ import (
 )
 
 // routes is the whole HTTP surface, one line per route. Middleware order is
-// declared here once: recover, request id, log, metrics, Host/Origin, then
-// for /v1 the token and the JSON body check.
+// declared here once: recover, request id, log, metrics, Host/Origin, CORS,
+// then for /v1 the token and the JSON body check.
 func (s *Server) routes() http.Handler {
 	r := chi.NewRouter()
-	r.Use(s.recoverer, middleware.RequestID, s.requestLog, s.instrument, s.checkHostAndOrigin)
+	r.Use(s.recoverer, middleware.RequestID, s.requestLog, s.instrument, s.checkHostAndOrigin, s.cors)
 	r.NotFound(s.handleNotFound)
 	r.MethodNotAllowed(s.handleMethodNotAllowed)
 
 	r.Get("/healthz", s.handleHealth)
 	r.Method(http.MethodGet, "/metrics", promhttp.HandlerFor(s.gather, promhttp.HandlerOpts{}))
 	r.Get("/openapi.yaml", s.handleOpenAPI)
+	r.Get("/", s.handleConsole)
+	r.Get("/console/{file}", s.handleConsoleFile)
 
 	r.Route("/v1", func(r chi.Router) {
 		r.Use(s.requireToken, s.requireJSON)
@@ -39,6 +41,7 @@ func (s *Server) routes() http.Handler {
 		r.Post("/sessions/{sid}/calls/{tool_use_id}/cancel", s.handleCancelCall)
 		r.Post("/sessions/{sid}/calls/{tool_use_id}/revert", s.handleRevert)
 		r.Post("/sessions/{sid}/interrupt", s.handleInterrupt)
+		r.Post("/sse-tickets", s.handleCreateTicket)
 	})
 	return r
 }

@@ -17,7 +17,9 @@ type Config struct {
 	// besides localhost, 127.0.0.1 and ::1.
 	AllowedHosts []string `json:"allowed_hosts"`
 	// AllowedOrigins are origins (scheme://host[:port]) allowed to call
-	// besides the server's own.
+	// besides the server's own, exact or as patterns: "vscode-webview://*",
+	// "https://*.example.com", "http://localhost:*". Wildcards that would
+	// admit every web site are refused.
 	AllowedOrigins []string `json:"allowed_origins"`
 	// Port is the port the server listens on; Host headers naming another
 	// port are refused. 0 accepts any.
@@ -57,6 +59,8 @@ type Server struct {
 	metrics *httpMetrics
 	streams *eventStreams
 	gather  prometheus.Gatherer
+	origins originRules
+	tickets *ticketStore
 }
 
 // New returns the whole HTTP surface as one handler. reg receives the HTTP
@@ -72,6 +76,8 @@ func New(logger *slog.Logger, coord *coordinator.Coordinator, reg *prometheus.Re
 		metrics: m,
 		streams: newEventStreams(cfg.SSEWriteTimeout, cfg.SSEHeartbeat, m.sseSubscribers),
 		gather:  reg,
+		origins: compileOrigins(cfg.AllowedOrigins, logger),
+		tickets: newTicketStore(ticketTTL, maxTickets, time.Now),
 	}
 	return s.routes()
 }

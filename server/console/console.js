@@ -1,0 +1,530 @@
+// toolgate console: a page over the public HTTP API and nothing else.
+// Everything from the server is shown with textContent, never as HTML:
+// tool output is untrusted (a file can hold a <script>).
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const TOKEN_KEY = "toolgate.token";
+const SESSION_KEY = "toolgate.session";
+
+const state = {
+  token: sessionStorage.getItem(TOKEN_KEY) || "",
+  session: sessionStorage.getItem(SESSION_KEY) || "default",
+  tools: [],
+  stream: null,      // AbortController of the open event stream
+  lastEventId: 0,
+  cards: new Map(),  // tool_use_id -> timeline card
+  metricsTimer: 0,
+};
+
+// ---- HTTP ------------------------------------------------------------
+
+class APIError extends Error {
+  constructor(status, body) {
+    super((body && body.error && body.error.message) || "HTTP " + status);
+    this.status = status;
+  }
+}
+
+async function api(method, path, body) {
+  const headers = { Authorization: "Bearer " + state.token };
+  const init = { method, headers };
+  if (body !== undefined) {
+    headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  const res = await fetch(path, init);
+  const text = await res.text();
+  let data = null;
+  try { data = text ? JSON.parse(text) : null; } catch (_) { data = text; }
+  if (!res.ok) {
+    if (res.status === 401) setStatus("token refused", "bad");
+    throw new APIError(res.status, data);
+  }
+  return data;
+}
+
+// ---- helpers ----------------------------------------------------------
+
+function el(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === "class") e.className = v;
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else if (v !== undefined && v !== null && v !== false) e.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children) {
+    if (c !== null && c !== undefined) e.append(c instanceof Node ? c : String(c));
+  }
+  return e;
+}
+
+function setStatus(text, kind) {
+  const s = $("status");
+  s.textContent = text;
+  s.className = "status " + (kind || "off");
+}
+
+function setStream(text, kind) {
+  const s = $("stream");
+  s.textContent = text;
+  s.className = "status " + (kind || "off");
+}
+
+function showResult(value) {
+  const r = $("result");
+  r.classList.remove("muted");
+  r.textContent = typeof value === "string" ? value : JSON.stringify(value, null, 2);
+}
+
+function newToolUseID() {
+  const b = new Uint8Array(9);
+  crypto.getRandomValues(b);
+  return "toolu_console_" + Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+}
+
+function resultText(result) {
+  if (!result || !Array.isArray(result.content)) return "";
+  return result.content.map((c) => (c.type === "text" ? c.text : JSON.stringify(c))).join("\n");
+}
+
+// ---- connecting --------------------------------------------------------
+
+async function connect() {
+  if (!state.token) {
+    setStatus("not connected");
+    return;
+  }
+  setStatus("connecting…");
+  try {
+    const data = await api("GET", "/v1/tools");
+    state.tools = data.tools || [];
+    setStatus("connected", "on");
+    renderTools();
+    openStream();
+    refreshMetrics();
+  } catch (e) {
+    if (e.status !== 401) setStatus(e.message, "bad");
+  }
+}
+
+function renderTools() {
+  const ul = $("tools");
+  ul.replaceChildren();
+  for (const t of state.tools) {
+    ul.append(el("li", {}, el("button", { type: "button", "data-tool": t.name, title: t.description, onclick: () => pickTool(t.name) }, t.name)));
+  }
+}
+
+// ---- tool form from JSON Schema ---------------------------------------
+
+function pickTool(name) {
+  const tool = state.tools.find((t) => t.name === name);
+  if (!tool) return;
+  for (const b of $("tools").querySelectorAll("button")) b.classList.toggle("selected", b.dataset.tool === name);
+  $("tool-title").textContent = tool.name;
+  $("tool-desc").textContent = tool.description || "";
+  const schema = tool.input_schema || {};
+  $("schema").textContent = JSON.stringify(schema, null, 2);
+  $("schema-box").hidden = false;
+  const fields = $("fields");
+  fields.replaceChildren();
+  const required = new Set(schema.required || []);
+  for (const [prop, spec] of Object.entries(schema.properties || {})) {
+    fields.append(fieldFor(prop, spec || {}, required.has(prop)));
+  }
+  const form = $("tool-form");
+  form.dataset.tool = name;
+  form.hidden = false;
+  $("message").value = JSON.stringify({ role: "assistant", content: [{ type: "tool_use", id: newToolUseID(), name, input: {} }] }, null, 2);
+}
+
+function schemaType(spec) {
+  const t = Array.isArray(spec.type) ? spec.type.find((x) => x !== "null") : spec.type;
+  return t || "string";
+}
+
+function fieldFor(prop, spec, required) {
+  const id = "f-" + prop;
+  const type = schemaType(spec);
+  let input;
+  if (Array.isArray(spec.enum)) {
+    input = el("select", { id }, el("option", { value: "" }, ""), ...spec.enum.map((v) => el("option", { value: String(v) }, String(v))));
+  } else if (type === "boolean") {
+    input = el("input", { id, type: "checkbox" });
+  } else if (type === "integer" || type === "number") {
+    input = el("input", { id, type: "number", step: type === "integer" ? "1" : "any" });
+  } else if (type === "string" && !/^(content|diff|text|body)$/.test(prop)) {
+    input = el("input", { id, type: "text", spellcheck: "false" });
+  } else {
+    input = el("textarea", { id, rows: type === "string" ? "6" : "3", spellcheck: "false",
+      placeholder: type === "string" ? "" : "JSON " + type });
+  }
+  input.dataset.prop = prop;
+  input.dataset.type = type;
+  if (required) input.required = true;
+  return el("div", { class: "field" },
+    el("label", { for: id }, prop, required ? el("span", { class: "req" }, " *") : null, el("span", { class: "muted" }, "  " + type)),
+    spec.description ? el("span", { class: "hint" }, spec.description) : null,
+    input);
+}
+
+function formInput() {
+  const input = {};
+  for (const f of $("fields").querySelectorAll("[data-prop]")) {
+    const { prop, type } = f.dataset;
+    if (type === "boolean") {
+      if (f.checked) input[prop] = true;
+      continue;
+    }
+    const v = f.value;
+    if (v === "" && !f.required) continue;
+    if (type === "integer" || type === "number") input[prop] = Number(v);
+    else if (type === "string") input[prop] = v;
+    else input[prop] = JSON.parse(v);
+  }
+  return input;
+}
+
+async function runTool(ev) {
+  ev.preventDefault();
+  const name = $("tool-form").dataset.tool;
+  let input;
+  try {
+    input = formInput();
+  } catch (e) {
+    showResult("input is not valid JSON: " + e.message);
+    return;
+  }
+  await postMessage({ role: "assistant", content: [{ type: "tool_use", id: newToolUseID(), name, input }] });
+}
+
+async function postWholeMessage(ev) {
+  ev.preventDefault();
+  let msg;
+  try {
+    msg = JSON.parse($("message").value);
+  } catch (e) {
+    showResult("the message is not valid JSON: " + e.message);
+    return;
+  }
+  await postMessage(msg);
+  // A fresh id, so posting again is a new call rather than a duplicate.
+  for (const b of (msg.content || [])) if (b.type === "tool_use") b.id = newToolUseID();
+  $("message").value = JSON.stringify(msg, null, 2);
+}
+
+async function postMessage(msg) {
+  showResult("running…");
+  try {
+    const res = await api("POST", "/v1/sessions/" + encodeURIComponent(state.session) + "/messages", msg);
+    const texts = (res.message && res.message.content || []).map((r) => (r.is_error ? "[error] " : "") + resultText(r));
+    showResult(texts.join("\n---\n") || res);
+  } catch (e) {
+    showResult("request failed: " + e.message);
+  }
+  refreshMetrics();
+}
+
+// ---- live events (fetch-based SSE, so the token stays in a header) ------
+
+function openStream() {
+  if (state.stream) state.stream.abort();
+  const ctl = new AbortController();
+  state.stream = ctl;
+  streamLoop(ctl.signal);
+}
+
+async function streamLoop(signal) {
+  let delay = 500;
+  while (!signal.aborted) {
+    try {
+      await readStream(signal);
+      delay = 500;
+    } catch (e) {
+      if (signal.aborted) return;
+      setStream(e.status === 404 ? "no such session" : "stream lost: " + e.message, "bad");
+      if (e.status === 401 || e.status === 404) return;
+    }
+    await new Promise((r) => setTimeout(r, delay));
+    delay = Math.min(delay * 2, 8000);
+  }
+}
+
+async function readStream(signal) {
+  const headers = { Authorization: "Bearer " + state.token, Accept: "text/event-stream" };
+  if (state.lastEventId > 0) headers["Last-Event-ID"] = String(state.lastEventId);
+  const res = await fetch("/v1/sessions/" + encodeURIComponent(state.session) + "/events", { headers, signal });
+  if (!res.ok) throw new APIError(res.status, await res.json().catch(() => null));
+  setStream("live: " + state.session, "on");
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buf = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) {
+      setStream("stream ended");
+      return;
+    }
+    buf += value.replace(/\r\n?/g, "\n");
+    let cut;
+    while ((cut = buf.indexOf("\n\n")) >= 0) {
+      const block = buf.slice(0, cut);
+      buf = buf.slice(cut + 2);
+      handleSSEBlock(block);
+    }
+  }
+}
+
+function handleSSEBlock(block) {
+  let data = "";
+  for (const line of block.split("\n")) {
+    if (line.startsWith("data:")) data += (data ? "\n" : "") + line.slice(5).replace(/^ /, "");
+  }
+  if (!data) return; // a comment or keep-alive
+  let ev;
+  try { ev = JSON.parse(data); } catch (_) { return; }
+  if (typeof ev.id === "number" && ev.id > state.lastEventId) state.lastEventId = ev.id;
+  renderEvent(ev);
+}
+
+// ---- the timeline --------------------------------------------------------
+
+function renderEvent(ev) {
+  if (!ev.tool_use_id) {
+    if (ev.type === "message.finished") {
+      const n = ev.response && ev.response.calls ? ev.response.calls.length : 0;
+      addToTimeline(el("li", { class: "ev" }, el("div", { class: "head" },
+        el("span", { class: "name" }, "message finished"),
+        el("span", { class: "meta" }, n + " call" + (n === 1 ? "" : "s") + " · " + (ev.message_id || "")))));
+    }
+    return;
+  }
+  const card = cardFor(ev);
+  if (ev.call) updateHead(card, ev.call);
+  switch (ev.type) {
+    case "tool.output":
+      outputPre(card).textContent += ev.chunk || "";
+      break;
+    case "tool.awaiting_approval":
+      showApproval(card, ev);
+      break;
+    case "tool.started":
+      closeApproval(card, "approved or allowed");
+      break;
+    case "tool.finished":
+      closeApproval(card, null);
+      showFinished(card, ev);
+      refreshMetrics();
+      break;
+  }
+  const tl = $("timeline");
+  tl.scrollTop = tl.scrollHeight;
+}
+
+function addToTimeline(node) {
+  $("timeline").append(node);
+}
+
+function cardFor(ev) {
+  let card = state.cards.get(ev.tool_use_id);
+  if (card) return card;
+  const name = (ev.call && ev.call.name) || "call";
+  card = el("li", { class: "ev call", "data-id": ev.tool_use_id },
+    el("div", { class: "head" },
+      el("span", { class: "name" }, name),
+      el("span", { class: "state" }, ""),
+      el("span", { class: "id" }, ev.tool_use_id),
+      el("span", { class: "meta" }, "")));
+  state.cards.set(ev.tool_use_id, card);
+  addToTimeline(card);
+  return card;
+}
+
+function updateHead(card, call) {
+  card.querySelector(".name").textContent = call.name || "call";
+  const label = call.status || call.state || "";
+  card.querySelector(".state").textContent = label;
+  card.classList.toggle("awaiting", call.state === "awaiting_approval");
+  if (call.status) card.classList.add(call.status);
+  if (call.state === "done") card.querySelector(".meta").textContent = (call.duration_ms || 0).toFixed(1) + " ms";
+}
+
+function outputPre(card) {
+  let pre = card.querySelector("pre.output");
+  if (!pre) {
+    pre = el("pre", { class: "output" });
+    card.append(pre);
+  }
+  return pre;
+}
+
+// previewOf finds the approval preview wherever the event carries it: a
+// diff string, or an object holding one.
+function previewOf(ev) {
+  const p = ev.preview !== undefined ? ev.preview : (ev.call && ev.call.preview);
+  if (p === undefined || p === null) return "";
+  if (typeof p === "string") return p;
+  if (typeof p.diff === "string") return (p.path ? p.path + "\n" : "") + p.diff;
+  if (typeof p.command === "string") return "$ " + p.command;
+  return JSON.stringify(p, null, 2);
+}
+
+function diffPre(text) {
+  const pre = el("pre", { class: "diff" });
+  for (const line of text.split("\n")) {
+    const cls = line.startsWith("@@") ? "hunk" : line.startsWith("+") && !line.startsWith("+++") ? "add"
+      : line.startsWith("-") && !line.startsWith("---") ? "del" : "";
+    pre.append(el("span", { class: cls }, line), "\n");
+  }
+  return pre;
+}
+
+function showApproval(card, ev) {
+  if (card.querySelector(".approval")) return;
+  const preview = previewOf(ev);
+  if (preview) card.append(diffPre(preview));
+  const note = el("span", { class: "muted" }, "waiting for a decision");
+  const decide = (decision) => async () => {
+    for (const b of box.querySelectorAll("button")) b.disabled = true;
+    note.textContent = decision === "approve" ? "approving…" : "rejecting…";
+    try {
+      await api("POST", "/v1/sessions/" + encodeURIComponent(ev.session_id || state.session) + "/calls/" +
+        encodeURIComponent(ev.tool_use_id) + "/decision", { decision });
+      note.textContent = decision === "approve" ? "approved" : "rejected";
+    } catch (e) {
+      note.textContent = "decision failed: " + e.message;
+      for (const b of box.querySelectorAll("button")) b.disabled = false;
+    }
+  };
+  const box = el("div", { class: "approval" },
+    el("button", { type: "button", class: "approve", onclick: decide("approve") }, "Approve"),
+    el("button", { type: "button", class: "reject", onclick: decide("reject") }, "Reject"),
+    note);
+  card.append(box);
+}
+
+function closeApproval(card, text) {
+  const box = card.querySelector(".approval");
+  if (!box) return;
+  for (const b of box.querySelectorAll("button")) b.disabled = true;
+  if (text && box.lastChild.textContent === "waiting for a decision") box.lastChild.textContent = text;
+}
+
+function showFinished(card, ev) {
+  if (ev.call && ev.call.error) {
+    card.append(el("div", { class: "error" }, ev.call.error.code + ": " + ev.call.error.message));
+  }
+  const text = resultText(ev.result);
+  if (text && !card.querySelector("pre.output")) {
+    card.append(el("pre", { class: "result" }, text.length > 4000 ? text.slice(0, 4000) + "\n…" : text));
+  }
+}
+
+// ---- latency from /metrics -------------------------------------------------
+
+function parseMetrics(text) {
+  const tools = new Map();
+  const get = (t) => tools.get(t) || tools.set(t, { buckets: [], sum: 0, count: 0, bad: 0 }).get(t);
+  const re = /^toolgate_tool_call(?:_duration_seconds_(bucket|sum|count)|s_total)\{([^}]*)\} ([0-9.eE+-]+|\+Inf)$/;
+  for (const line of text.split("\n")) {
+    const m = re.exec(line);
+    if (!m) continue;
+    const labels = Object.fromEntries([...m[2].matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1], x[2]]));
+    const t = get(labels.tool);
+    const v = Number(m[3]);
+    if (m[1] === "bucket") t.buckets.push([labels.le === "+Inf" ? Infinity : Number(labels.le), v]);
+    else if (m[1] === "sum") t.sum = v;
+    else if (m[1] === "count") t.count = v;
+    else if (labels.status !== "succeeded") t.bad += v;
+  }
+  return tools;
+}
+
+function quantile(buckets, count, q) {
+  const sorted = buckets.slice().sort((a, b) => a[0] - b[0]);
+  for (const [le, n] of sorted) if (n >= q * count) return le;
+  return Infinity;
+}
+
+function fmtSeconds(s) {
+  if (!isFinite(s)) return "> max";
+  return s < 1 ? (s * 1000).toFixed(s < 0.01 ? 2 : 1) + " ms" : s.toFixed(2) + " s";
+}
+
+async function refreshMetrics() {
+  clearTimeout(state.metricsTimer);
+  state.metricsTimer = setTimeout(refreshMetrics, 5000);
+  let text;
+  try {
+    const res = await fetch("/metrics");
+    text = await res.text();
+  } catch (_) {
+    return;
+  }
+  const rows = [...parseMetrics(text)].filter(([, t]) => t.count > 0).sort((a, b) => a[0].localeCompare(b[0]));
+  const body = $("metrics").tBodies[0];
+  body.replaceChildren();
+  if (rows.length === 0) {
+    body.append(el("tr", {}, el("td", { colspan: "6", class: "muted" }, "no calls yet")));
+    return;
+  }
+  for (const [name, t] of rows) {
+    body.append(el("tr", { "data-tool": name },
+      el("td", {}, name), el("td", { class: "num" }, t.count), el("td", { class: "num" }, t.bad),
+      el("td", { class: "num" }, fmtSeconds(t.sum / t.count)),
+      el("td", { class: "num" }, fmtSeconds(quantile(t.buckets, t.count, 0.5))),
+      el("td", { class: "num" }, fmtSeconds(quantile(t.buckets, t.count, 0.95)))));
+  }
+}
+
+// ---- wiring -----------------------------------------------------------------
+
+function watchSession(id) {
+  state.session = id || "default";
+  sessionStorage.setItem(SESSION_KEY, state.session);
+  $("session").value = state.session;
+  state.lastEventId = 0;
+  state.cards.clear();
+  $("timeline").replaceChildren();
+  if (state.token) openStream();
+}
+
+async function createSession() {
+  try {
+    const s = await api("POST", "/v1/sessions", { mode: "act" });
+    watchSession(s.id);
+  } catch (e) {
+    showResult("could not create a session: " + e.message);
+  }
+}
+
+function init() {
+  $("session").value = state.session;
+  $("login").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    state.token = $("token").value.trim();
+    $("token").value = "";
+    sessionStorage.setItem(TOKEN_KEY, state.token);
+    connect();
+  });
+  $("logout").addEventListener("click", () => {
+    sessionStorage.removeItem(TOKEN_KEY);
+    state.token = "";
+    if (state.stream) state.stream.abort();
+    setStatus("not connected");
+    setStream("stream closed");
+    $("tools").replaceChildren();
+  });
+  $("session-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    watchSession($("session").value.trim());
+  });
+  $("new-session").addEventListener("click", createSession);
+  $("tool-form").addEventListener("submit", runTool);
+  $("message-form").addEventListener("submit", postWholeMessage);
+  $("clear").addEventListener("click", () => { state.cards.clear(); $("timeline").replaceChildren(); });
+  connect();
+  refreshMetrics();
+}
+
+document.addEventListener("DOMContentLoaded", init);

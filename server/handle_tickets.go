@@ -1,0 +1,32 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/toolgate/toolgate/api"
+)
+
+// handleCreateTicket mints a single-use ticket for one session's event
+// stream. The session must exist, so a ticket never outlives the check.
+func (s *Server) handleCreateTicket(w http.ResponseWriter, r *http.Request) {
+	var req api.SSETicketRequest
+	if err := s.decode(w, r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if req.Session == "" {
+		s.writeError(w, r, &api.Error{Code: api.CodeValidation, Message: "session is required",
+			Fields: map[string]string{"session": "is required"}})
+		return
+	}
+	if _, err := s.coord.Sessions().Get(req.Session); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	s.encode(w, r, http.StatusCreated, api.SSETicket{
+		Ticket:    s.tickets.mint(req.Session),
+		Session:   req.Session,
+		ExpiresIn: int(ticketTTL.Seconds()),
+	})
+}

@@ -1,0 +1,96 @@
+package server
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"sync"
+	"time"
+)
+
+// Tickets let EventSource clients, which cannot send an Authorization
+// header, open an event stream without the token ever appearing in a URL.
+// A ticket is minted with the token, names one session, works once, and
+// expires soon; the store keeps only its hash, so a memory dump or a debug
+// print leaks nothing usable.
+
+const (
+	ticketTTL = 60 * time.Second
+	// maxTickets bounds the store; minting past it drops the oldest.
+	maxTickets = 1024
+)
+
+type ticketStore struct {
+	ttl time.Duration
+	max int
+	now func() time.Time
+
+	mu      sync.Mutex
+	entries map[[32]byte]ticketEntry
+}
+
+type ticketEntry struct {
+	session string
+	expires time.Time
+}
+
+func newTicketStore(ttl time.Duration, max int, now func() time.Time) *ticketStore {
+	return &ticketStore{ttl: ttl, max: max, now: now, entries: map[[32]byte]ticketEntry{}}
+}
+
+// mint returns a new ticket for session.
+func (ts *ticketStore) mint(session string) string {
+	var b [32]byte
+	_, _ = rand.Read(b[:]) // crypto/rand does not fail on supported systems
+	ticket := base64.RawURLEncoding.EncodeToString(b[:])
+	now := ts.now()
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	ts.pruneLocked(now)
+	if len(ts.entries) >= ts.max {
+		ts.dropOldestLocked()
+	}
+	ts.entries[sha256.Sum256([]byte(ticket))] = ticketEntry{session: session, expires: now.Add(ts.ttl)}
+	return ticket
+}
+
+// redeem spends ticket and reports whether it was valid for session. A
+// ticket presented for the wrong session is spent all the same: whoever
+// holds a leaked ticket gets one guess.
+func (ts *ticketStore) redeem(ticket, session string) bool {
+	key := sha256.Sum256([]byte(ticket))
+	now := ts.now()
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	e, ok := ts.entries[key]
+	if !ok {
+		return false
+	}
+	delete(ts.entries, key)
+	return e.session == session && now.Before(e.expires)
+}
+
+func (ts *ticketStore) pruneLocked(now time.Time) {
+	for k, e := range ts.entries {
+		if !now.Before(e.expires) {
+			delete(ts.entries, k)
+		}
+	}
+}
+
+func (ts *ticketStore) dropOldestLocked() {
+	var oldest [32]byte
+	var at time.Time
+	for k, e := range ts.entries {
+		if at.IsZero() || e.expires.Before(at) {
+			oldest, at = k, e.expires
+		}
+	}
+	delete(ts.entries, oldest)
+}
+
+func (ts *ticketStore) len() int {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return len(ts.entries)
+}
