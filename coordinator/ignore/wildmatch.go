@@ -176,43 +176,25 @@ func bracket(pat string, p int, tc byte) (end int, ok, abort bool) {
 				matched = true
 			}
 		case pc == '-' && prev != 0 && at(pat, p+1) != 0 && at(pat, p+1) != ']':
-			p++
-			pc = at(pat, p)
-			if pc == '\\' {
-				p++
-				pc = at(pat, p)
-				if pc == 0 {
-					return 0, false, true
-				}
+			hi, np := rangeEnd(pat, p)
+			if hi == 0 {
+				return 0, false, true
 			}
-			if tc <= pc && tc >= prev {
-				matched = true
-			}
+			matched = matched || (tc <= hi && tc >= prev)
+			p = np
 			pc = 0 // a range cannot start another range
 		case pc == '[' && at(pat, p+1) == ':':
-			s := p + 2
-			q := s
-			for at(pat, q) != 0 && pat[q] != ']' {
-				q++
-			}
-			if at(pat, q) == 0 {
+			end, in, isClass, bad := posixClass(pat, p, tc)
+			if bad {
 				return 0, false, true
 			}
-			if q-s-1 < 0 || pat[q-1] != ':' {
+			if !isClass {
 				// Not "[:name:]": the '[' is an ordinary member.
-				if tc == '[' {
-					matched = true
-				}
+				matched = matched || tc == '['
 				break
 			}
-			in, known := inClass(pat[s:q-1], tc)
-			if !known {
-				return 0, false, true
-			}
-			if in {
-				matched = true
-			}
-			p = q
+			matched = matched || in
+			p = end
 			pc = 0
 		default:
 			if tc == pc {
@@ -227,6 +209,39 @@ func bracket(pat string, p int, tc byte) (end int, ok, abort bool) {
 		}
 	}
 	return p, matched != negated, false
+}
+
+// rangeEnd reads the upper bound of a range whose '-' is at pat[p] and
+// returns it with its index; 0 means the pattern ended inside an escape.
+func rangeEnd(pat string, p int) (hi byte, end int) {
+	p++
+	if pat[p] == '\\' {
+		p++
+	}
+	return at(pat, p), p
+}
+
+// posixClass reads "[:name:]" at pat[p] inside a bracket expression. It
+// returns the index of its final ']' and whether tc is in the class;
+// isClass is false when no ":]" closes it (the '[' is then a plain member)
+// and bad is set for an unterminated bracket or an unknown class name.
+func posixClass(pat string, p int, tc byte) (end int, in, isClass, bad bool) {
+	s := p + 2
+	q := s
+	for at(pat, q) != 0 && pat[q] != ']' {
+		q++
+	}
+	if at(pat, q) == 0 {
+		return 0, false, false, true
+	}
+	if q-s-1 < 0 || pat[q-1] != ':' {
+		return 0, false, false, false
+	}
+	in, known := inClass(pat[s:q-1], tc)
+	if !known {
+		return 0, false, false, true
+	}
+	return q, in, true, false
 }
 
 // inClass reports whether c belongs to the POSIX class name, using git's
