@@ -49,4 +49,7 @@ const (
 	ToolCodeSkipped     = "skipped"
 	ToolCodeOutside     = "outside_workspace"
 	ToolCodeNotFound    = "not_found"
+	ToolCodeIgnored     = "ignored"          // a .clineignore rule covers a path the call touches
+	ToolCodeRejected    = "rejected"         // the user rejected the call
+	ToolCodeNoDecision  = "approval_timeout" // no decision came in time
 )

@@ -29,6 +29,8 @@ type Event struct {
 	// Stream and Chunk are set on tool.output: partial output of a call.
 	Stream string `json:"stream,omitempty"`
 	Chunk  string `json:"chunk,omitempty"`
+	// Approval is set on tool.awaiting_approval.
+	Approval *Approval `json:"approval,omitempty"`
 	// Response is set on message.finished: the whole answer to the message.
 	Response *MessageResponse `json:"response,omitempty"`
 }

@@ -114,9 +114,9 @@ func (c *Coordinator) checkAndRun(ctx context.Context, s *Session, e *callEntry,
 	if err != nil {
 		return failure(api.StatusInvalid, api.ToolCodeInvalid, err.Error())
 	}
-	if tool.Writes && s.Mode() == api.ModePlan {
-		return failure(api.StatusDenied, api.ToolCodePlanMode, fmt.Sprintf(
-			"Tool %s is not available in plan mode because it changes files. Switch the session to act mode to use it.", tool.Name))
+	stop, g := c.authorize(ctx, s, e, tool, in, raw)
+	if stop != nil {
+		return *stop
 	}
 	now := time.Now().UTC()
 	rec := s.setState(e, api.StateRunning, &now)
@@ -126,8 +126,13 @@ func (c *Coordinator) checkAndRun(ctx context.Context, s *Session, e *callEntry,
 		output: func(stream, chunk string) {
 			s.Events.Append(api.Event{Type: api.EventToolOutput, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Stream: stream, Chunk: chunk})
 		},
+		ignored: g.ignored,
 	}
-	return c.execute(ctx, tool, call, in, logger)
+	out := c.execute(ctx, tool, call, in, logger)
+	if g.feedback != "" {
+		out.result.Content = append(out.result.Content, approvalFeedback(g.feedback))
+	}
+	return out
 }
 
 // execute runs the handler, turning a panic into a failed result so one bad

@@ -24,6 +24,8 @@ type Session struct {
 	calls       map[string]*callEntry
 	callOrder   []string
 	maxCalls    int
+
+	policy sessionPolicy // approvals and the rejection cascade
 }
 
 // callEntry is one call's live state. done is closed when result is final.

@@ -63,6 +63,10 @@ type Spec[In any] struct {
 	// Paths lists the workspace paths an input touches, for ignore rules
 	// and permission rules.
 	Paths func(in *In) []string
+	// Command returns the command line a command tool would run, for the
+	// permission rules, ignore rules and the approval preview. Nil for
+	// tools that run no command.
+	Command func(in *In) CommandLine
 }
 
 // Tool is a registered tool with its input type erased, as the pipeline
@@ -79,6 +83,7 @@ type Tool struct {
 	run             func(ctx context.Context, call *Call, in any) (Result, error)
 	concurrencySafe func(in any) bool
 	paths           func(in any) []string
+	command         func(in any) CommandLine
 }
 
 // NewTool erases a Spec's input type. It panics on a programmer error (no
@@ -117,6 +122,9 @@ func NewTool[In any](s Spec[In]) *Tool {
 	}
 	if s.Paths != nil {
 		t.paths = func(in any) []string { return s.Paths(in.(*In)) }
+	}
+	if s.Command != nil {
+		t.command = func(in any) CommandLine { return s.Command(in.(*In)) }
 	}
 	return t
 }

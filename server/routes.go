@@ -34,6 +34,7 @@ func (s *Server) routes() http.Handler {
 		r.Get("/sessions/{sid}/calls", s.handleListCalls)
 		r.Get("/sessions/{sid}/calls/{tool_use_id}", s.handleGetCall)
 		r.Post("/sessions/{sid}/calls/{tool_use_id}/cancel", s.handleCancelCall)
+		r.Post("/sessions/{sid}/calls/{tool_use_id}/decision", s.handleDecision)
 		r.Post("/sessions/{sid}/interrupt", s.handleInterrupt)
 	})
 	return r
