@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -124,7 +125,7 @@ func (c *Coordinator) askApproval(ctx context.Context, s *Session, e *callEntry,
 		return &out, ""
 	case <-ctx.Done():
 		msg := "Cancelled while awaiting approval."
-		if cause := context.Cause(ctx); cause != nil && cause != context.Canceled {
+		if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
 			msg = "Cancelled while awaiting approval: " + cause.Error()
 		}
 		out := failure(api.StatusCancelled, api.ToolCodeCancelled, msg)
