@@ -25,6 +25,9 @@ type CommandLine struct {
 // leave the workspace are left to the handler, which refuses them.
 func (c *Coordinator) buildSubject(t *Tool, in any, raw json.RawMessage) (*subject, CommandLine) {
 	s := &subject{tool: t.Name}
+	if c.workspace == nil {
+		return s, CommandLine{}
+	}
 	for _, p := range t.Paths(in) {
 		if rel, err := c.workspace.Rel(p); err == nil {
 			s.paths = append(s.paths, c.pathRef(rel))
