@@ -149,3 +149,41 @@ func FuzzParseAndMatch(f *testing.F) {
 		m.MatchOne(p, isDir)
 	})
 }
+
+func TestWithDir(t *testing.T) {
+	root, _ := workspace(t, map[string]string{
+		".gitignore":     "*.log\n",
+		"src/.gitignore": "gen/\n!keep.log\n",
+		"src/.ignore":    "!gen/\n",
+	})
+	m, err := NewMatcher().WithDir(root, "", ".gitignore", ".ignore")
+	if err != nil {
+		t.Fatalf("WithDir(root): %v", err)
+	}
+	m, err = m.WithDir(root, "src", ".gitignore", ".ignore")
+	if err != nil {
+		t.Fatalf("WithDir(src): %v", err)
+	}
+	tests := []struct {
+		path    string
+		isDir   bool
+		ignored bool
+		source  string
+	}{
+		{"src/a.log", false, true, ".gitignore"},
+		{"src/keep.log", false, false, "src/.gitignore"},
+		{"src/gen", true, false, "src/.ignore"},
+		{"gen", true, false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			r, ign := m.Match(tt.path, tt.isDir)
+			if ign != tt.ignored || r.Source != tt.source {
+				t.Errorf("Match(%q) = %v, %v; want source %q, %v", tt.path, r, ign, tt.source, tt.ignored)
+			}
+		})
+	}
+	if _, err := m.WithDir(root, "src/.gitignore", "x"); err == nil {
+		t.Error("WithDir under a file gave no error")
+	}
+}

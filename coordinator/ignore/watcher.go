@@ -82,8 +82,14 @@ func newWatcher(root *os.Root, notify bool, extra ...string) (*Watcher, error) {
 		done:  make(chan struct{}),
 	}
 	if notify {
+		// Without a watch on the workspace itself (inotify limits reached,
+		// say) notifications would miss .clineignore: poll instead.
 		if fsw, err := fsnotify.NewWatcher(); err == nil {
-			w.fsw = fsw
+			if fsw.Add(dir) == nil {
+				w.fsw = fsw
+			} else {
+				fsw.Close()
+			}
 		}
 	}
 	w.mu.Lock()
