@@ -78,8 +78,17 @@ func newFlowServer(t *testing.T, cfg coordinator.Config) *flowServer {
 	}
 	reg := prometheus.NewRegistry()
 	coord := coordinator.New(coordinator.Options{Config: cfg, Workspace: ws, Tools: flowTools(), Registerer: reg})
-	ts := httptest.NewServer(New(slog.New(slog.DiscardHandler), coord, reg, Config{Token: flowToken}))
-	t.Cleanup(func() { ts.Close(); coord.Close(); ws.Close() })
+	_, router := loadSpec(t)
+	check := &conformance{router: router, next: New(slog.New(slog.DiscardHandler), coord, reg, Config{Token: flowToken})}
+	ts := httptest.NewServer(check)
+	t.Cleanup(func() {
+		ts.Close()
+		coord.Close()
+		ws.Close()
+		for _, e := range check.errs {
+			t.Errorf("openapi.yaml conformance: %s", e)
+		}
+	})
 	return &flowServer{url: ts.URL, dir: ws.Dir}
 }
 
