@@ -57,4 +57,7 @@ const (
 	// before an edit.
 	ToolCodeFileChanged  = "file_changed"
 	ToolCodeReadRequired = "read_required"
+	ToolCodeIgnored      = "ignored"          // a .clineignore rule covers a path the call touches
+	ToolCodeRejected     = "rejected"         // the user rejected the call
+	ToolCodeNoDecision   = "approval_timeout" // no decision came in time
 )

@@ -34,6 +34,8 @@ type Event struct {
 	// Block is set on tool.partial: the streaming block as far as it has
 	// arrived, its input possibly incomplete.
 	Block *ToolUse `json:"block,omitempty"`
+	// Approval is set on tool.awaiting_approval.
+	Approval *Approval `json:"approval,omitempty"`
 	// Response is set on message.finished: the whole answer to the message.
 	Response *MessageResponse `json:"response,omitempty"`
 }

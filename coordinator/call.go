@@ -2,6 +2,8 @@ package coordinator
 
 import (
 	"log/slog"
+
+	"github.com/toolgate/toolgate/coordinator/ignore"
 )
 
 // Call is what a handler knows of the call it serves beyond its input: who
@@ -19,7 +21,8 @@ type Call struct {
 	// in: its input may be cut anywhere.
 	Partial bool
 
-	output func(stream, chunk string)
+	output  func(stream, chunk string)
+	ignored *ignore.Matcher // the ignore rules in force, for Exclude
 }
 
 // Output sends a chunk of partial output (stream "stdout", "stderr" or

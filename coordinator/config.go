@@ -7,6 +7,8 @@ import "github.com/toolgate/toolgate/api"
 type Config struct {
 	// Permissions are the managed rules; session rules merge beneath them.
 	Permissions api.Permissions `json:"permissions"`
+	// PolicyConfig holds the policy switches (allow_all, ...).
+	PolicyConfig
 	// MaxSessions bounds live sessions, "default" included.
 	MaxSessions int `json:"max_sessions"`
 	// EventLogSize is how many recent events each session keeps for

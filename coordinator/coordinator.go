@@ -6,6 +6,7 @@ import (
 	"github.com/go-playground/validator/v10"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/ignore"
 )
 
 // Options are a Coordinator's dependencies.
@@ -18,6 +19,9 @@ type Options struct {
 	Dynamic    []DynamicSource
 	Logger     *slog.Logger
 	Registerer prometheus.Registerer
+	// MCPAutoApprove reports whether an MCP server's autoApprove list
+	// names a tool; nil means none do.
+	MCPAutoApprove func(server, tool string) bool
 }
 
 // Coordinator runs tool calls for sessions.
@@ -29,6 +33,8 @@ type Coordinator struct {
 	sessions  *Sessions
 	metrics   *Metrics
 	logger    *slog.Logger
+	policy    *policy
+	ignore    *ignore.Watcher // nil without a workspace
 }
 
 // New builds the registry from the tool list and starts the "default"
@@ -61,6 +67,7 @@ func New(o Options) *Coordinator {
 		metrics:   NewMetrics(o.Registerer),
 		logger:    o.Logger,
 	}
+	c.startPolicy(o)
 	c.registry = NewRegistry(ToolEnv{Workspace: o.Workspace, Validate: v, Config: &cfg}, o.Tools, o.Dynamic...)
 	c.metrics.start(c.registry.Names())
 	return c
@@ -73,12 +80,13 @@ func (c *Coordinator) Sessions() *Sessions { return c.sessions }
 func (c *Coordinator) Workspace() *Workspace { return c.workspace }
 
 // Tools lists the tools a session's model may use: plan mode leaves out the
-// tools that write.
+// tools that write, and a bare deny rule (managed or the session's) leaves
+// out the tool it names.
 func (c *Coordinator) Tools(s *Session) []api.ToolInfo {
 	plan := s != nil && s.Mode() == api.ModePlan
 	out := []api.ToolInfo{}
 	for _, t := range c.registry.Tools() {
-		if plan && t.Writes {
+		if plan && t.Writes || c.deniedOutright(s, t.Name) {
 			continue
 		}
 		out = append(out, api.ToolInfo{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
@@ -87,4 +95,9 @@ func (c *Coordinator) Tools(s *Session) []api.ToolInfo {
 }
 
 // Close ends every session and cancels what they run.
-func (c *Coordinator) Close() { c.sessions.closeAll() }
+func (c *Coordinator) Close() {
+	c.sessions.closeAll()
+	if c.ignore != nil {
+		_ = c.ignore.Close()
+	}
+}

@@ -70,6 +70,7 @@ func (c *Coordinator) await(ctx context.Context, s *Session, e *callEntry) (api.
 type prepared struct {
 	use    api.ToolUse
 	tool   *Tool
+	raw    json.RawMessage // the input after MCP name normalization
 	input  any
 	failed *outcome
 }
@@ -95,7 +96,7 @@ func (c *Coordinator) prepare(use api.ToolUse) prepared {
 		p.failed = &out
 		return p
 	}
-	p.tool = tool
+	p.tool, p.raw = tool, raw
 	in, err := decodeInput(tool, c.validate, raw)
 	if err != nil {
 		out := failure(api.StatusInvalid, api.ToolCodeInvalid, err.Error())
@@ -158,15 +159,18 @@ func (c *Coordinator) pipeline(ctx context.Context, s *Session, e *callEntry, p 
 	if p.failed != nil {
 		return *p.failed
 	}
-	out := c.checkAndRun(ctx, s, e, p.tool, p.input, logger)
+	out := c.checkAndRun(ctx, s, e, p, logger)
 	out.metricTool = p.tool.Name
 	return out
 }
 
-func (c *Coordinator) checkAndRun(ctx context.Context, s *Session, e *callEntry, tool *Tool, in any, logger *slog.Logger) outcome {
-	if tool.Writes && s.Mode() == api.ModePlan {
-		return failure(api.StatusDenied, api.ToolCodePlanMode, fmt.Sprintf(
-			"Tool %s is not available in plan mode because it changes files. Switch the session to act mode to use it.", tool.Name))
+// checkAndRun applies the policy stage (ignore rules, mode, permission
+// decision, approval) and, when the call may go ahead, executes it.
+func (c *Coordinator) checkAndRun(ctx context.Context, s *Session, e *callEntry, p prepared, logger *slog.Logger) outcome {
+	tool, in := p.tool, p.input
+	stop, g := c.authorize(ctx, s, e, tool, in, p.raw)
+	if stop != nil {
+		return *stop
 	}
 	rec, ok := s.start(e)
 	if !ok {
@@ -178,8 +182,13 @@ func (c *Coordinator) checkAndRun(ctx context.Context, s *Session, e *callEntry,
 		output: func(stream, chunk string) {
 			s.Events.Append(api.Event{Type: api.EventToolOutput, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Stream: stream, Chunk: chunk})
 		},
+		ignored: g.ignored,
 	}
-	return c.execute(ctx, tool, call, in, logger)
+	out := c.execute(ctx, tool, call, in, logger)
+	if g.feedback != "" {
+		out.result.Content = append(out.result.Content, approvalFeedback(g.feedback))
+	}
+	return out
 }
 
 // execute runs the handler, turning a panic into a failed result so one bad

@@ -58,16 +58,35 @@ func (c *Coordinator) previewPartial(s *Session, use api.ToolUse) (p *api.Previe
 	if err != nil {
 		return &api.Preview{Error: err.Error()}
 	}
-	ctx, cancel := context.WithTimeout(s.ctx, previewTimeout)
+	// A partial block has not passed the policy stage: it may show nothing
+	// the ignore rules hide.
+	sub, _ := c.buildSubject(tool, in, input)
+	if msg, blocked := c.ignoreBlock(c.ignoreMatcher(), sub); blocked {
+		return &api.Preview{Error: msg}
+	}
+	diff, msg := c.toolPreview(s.ctx, s, tool, in, use.ID, true)
+	return &api.Preview{Diff: diff, Error: msg}
+}
+
+// toolPreview runs a tool's Preview under a time limit and returns the
+// diff, or why there is none.
+func (c *Coordinator) toolPreview(ctx context.Context, s *Session, tool *Tool, in any, toolUseID string, partial bool) (diff, why string) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.logger.Error("tool preview panicked", "tool", tool.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			diff, why = "", "the preview failed unexpectedly (internal error)"
+		}
+	}()
+	ctx, cancel := context.WithTimeout(ctx, previewTimeout)
 	defer cancel()
 	call := &Call{
-		ToolUseID: use.ID, Name: tool.Name, SessionID: s.ID, Workspace: c.workspace,
-		Logger: c.logger.With("session_id", s.ID, "tool_use_id", use.ID, "tool", tool.Name),
-		Files:  s.Files, Partial: true,
+		ToolUseID: toolUseID, Name: tool.Name, SessionID: s.ID, Workspace: c.workspace,
+		Logger: c.logger.With("session_id", s.ID, "tool_use_id", toolUseID, "tool", tool.Name),
+		Files:  s.Files, Partial: partial,
 	}
 	diff, err := tool.Preview(ctx, call, in)
 	if err != nil {
-		return &api.Preview{Error: err.Error()}
+		return "", err.Error()
 	}
-	return &api.Preview{Diff: diff}
+	return diff, ""
 }

@@ -66,6 +66,10 @@ type Spec[In any] struct {
 	// Preview, for tools that write, computes the call's effect as a
 	// unified diff without applying it (for approvals and tool.partial).
 	Preview func(ctx context.Context, call *Call, in *In) (string, error)
+	// Command returns the command line a command tool would run, for the
+	// permission rules, ignore rules and the approval preview. Nil for
+	// tools that run no command.
+	Command func(in *In) CommandLine
 }
 
 // Tool is a registered tool with its input type erased, as the pipeline
@@ -83,6 +87,7 @@ type Tool struct {
 	concurrencySafe func(in any) bool
 	paths           func(in any) []string
 	preview         func(ctx context.Context, call *Call, in any) (string, error)
+	command         func(in any) CommandLine
 }
 
 // NewTool erases a Spec's input type. It panics on a programmer error (no
@@ -124,6 +129,9 @@ func NewTool[In any](s Spec[In]) *Tool {
 	}
 	if s.Paths != nil {
 		t.paths = func(in any) []string { return s.Paths(in.(*In)) }
+	}
+	if s.Command != nil {
+		t.command = func(in any) CommandLine { return s.Command(in.(*In)) }
 	}
 	return t
 }

@@ -38,6 +38,10 @@ func (s *Server) handleCreateSession(w http.ResponseWriter, r *http.Request) {
 	if req.Permissions != nil {
 		perms = *req.Permissions
 	}
+	if err := s.coord.CheckSessionPermissions(perms); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	sess, err := s.coord.Sessions().Create(req.Mode, perms)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -66,6 +70,12 @@ func (s *Server) handleUpdateSession(w http.ResponseWriter, r *http.Request) {
 	if !validMode(req.Mode) {
 		s.writeError(w, r, modeError())
 		return
+	}
+	if req.Permissions != nil {
+		if err := s.coord.CheckSessionPermissions(*req.Permissions); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
 	}
 	sess.Update(req)
 	s.encode(w, r, http.StatusOK, sess.View())

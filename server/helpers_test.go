@@ -68,7 +68,10 @@ func newTestServer(t *testing.T, mutate ...func(*Config)) *testServer {
 	}
 	t.Cleanup(func() { ws.Close() })
 	reg := prometheus.NewRegistry()
-	coord := coordinator.New(coordinator.Options{Workspace: ws, Tools: testTools(), Registerer: reg})
+	// These tests exercise HTTP, not approvals (policy_flow_test.go does):
+	// allow_all keeps the "write" tool from waiting for a decision.
+	ccfg := coordinator.Config{PolicyConfig: coordinator.PolicyConfig{AllowAll: true}}
+	coord := coordinator.New(coordinator.Options{Config: ccfg, Workspace: ws, Tools: testTools(), Registerer: reg})
 	cfg := Config{Token: testToken, SSEWriteTimeout: 2 * time.Second}
 	for _, m := range mutate {
 		m(&cfg)

@@ -40,6 +40,7 @@ func (s *Server) routes() http.Handler {
 		r.Get("/sessions/{sid}/calls/{tool_use_id}", s.handleGetCall)
 		r.Post("/sessions/{sid}/calls/{tool_use_id}/cancel", s.handleCancelCall)
 		r.Post("/sessions/{sid}/calls/{tool_use_id}/revert", s.handleRevert)
+		r.Post("/sessions/{sid}/calls/{tool_use_id}/decision", s.handleDecision)
 		r.Post("/sessions/{sid}/interrupt", s.handleInterrupt)
 		r.Post("/sse-tickets", s.handleCreateTicket)
 	})

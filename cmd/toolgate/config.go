@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 
+	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/server"
 )
@@ -31,6 +33,16 @@ func loadConfig(path string) (fileConfig, error) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&cfg); err != nil {
 		return cfg, fmt.Errorf("config %s: %w", path, err)
+	}
+	if err := coordinator.ValidatePermissions(cfg.Coordinator.Permissions); err != nil {
+		return cfg, fmt.Errorf("config %s: %w %v", path, err, err.(*api.Error).Fields)
+	}
+	// Writes to the config file itself must never pass silently.
+	if abs, err := filepath.Abs(path); err == nil {
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = real
+		}
+		cfg.Coordinator.ProtectedFiles = append(cfg.Coordinator.ProtectedFiles, abs)
 	}
 	return cfg, nil
 }

@@ -1,0 +1,149 @@
+package coordinator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/toolgate/toolgate/api"
+)
+
+// pendingApproval is a call waiting for the client's decision.
+type pendingApproval struct {
+	decided  chan api.DecisionRequest // buffered: Decide never blocks
+	remember []string                 // the allow rules "remember" adds
+}
+
+// Errors of Decide, as request-level errors.
+var (
+	errNoSuchCall     = &api.Error{Code: api.CodeNotFound, Message: "no such call in this session"}
+	errNotAwaiting    = &api.Error{Code: api.CodeConflict, Message: "the call is not awaiting approval"}
+	errDecisionValues = &api.Error{Code: api.CodeValidation, Message: "invalid decision",
+		Fields: map[string]string{"decision": "must be approve or reject"}}
+)
+
+// Decide delivers the client's decision on a call awaiting approval. With
+// remember, an approval also adds an allow rule for the call's exact shape
+// to the session, unless the managed policy forbids session allow rules.
+func (c *Coordinator) Decide(s *Session, toolUseID string, req api.DecisionRequest) (api.DecisionResponse, error) {
+	if req.Decision != api.DecisionApprove && req.Decision != api.DecisionReject {
+		return api.DecisionResponse{}, errDecisionValues
+	}
+	p := &s.policy
+	p.mu.Lock()
+	pa, ok := p.pending[toolUseID]
+	if ok {
+		delete(p.pending, toolUseID)
+	}
+	p.mu.Unlock()
+	if !ok {
+		if s.HasCall(toolUseID) {
+			return api.DecisionResponse{}, errNotAwaiting
+		}
+		return api.DecisionResponse{}, errNoSuchCall
+	}
+	resp := api.DecisionResponse{ToolUseID: toolUseID, Decision: req.Decision}
+	if req.Decision == api.DecisionApprove && req.Remember && !c.cfg.ForbidSessionAllow && len(pa.remember) > 0 {
+		s.addAllow(pa.remember)
+		resp.RememberedRules = pa.remember
+	}
+	pa.decided <- req
+	return resp, nil
+}
+
+// addAllow appends allow rules to the session's own rules.
+func (s *Session) addAllow(rules []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range rules {
+		if !contains(s.permissions.Allow, r) {
+			s.permissions.Allow = append(s.permissions.Allow, r)
+		}
+	}
+}
+
+// sessionPermissions returns a copy of the session's own rules.
+func (s *Session) sessionPermissions() api.Permissions {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.permissions
+	return api.Permissions{Allow: append([]string(nil), p.Allow...), Ask: append([]string(nil), p.Ask...), Deny: append([]string(nil), p.Deny...)}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// askApproval puts the call in state awaiting_approval, announces it with
+// a preview and waits for the decision, the deadline or the call's end.
+// It returns nil when the call may run, and the feedback to pass on;
+// otherwise the outcome that ends the call.
+func (c *Coordinator) askApproval(ctx context.Context, s *Session, e *callEntry, v verdict, sub *subject, t *Tool, in any, raw []byte) (*outcome, string) {
+	timeout := c.cfg.approvalTimeout()
+	pa := &pendingApproval{decided: make(chan api.DecisionRequest, 1), remember: rememberRules(sub, t)}
+	p := &s.policy
+	p.mu.Lock()
+	if p.pending == nil {
+		p.pending = map[string]*pendingApproval{}
+	}
+	p.pending[e.record.ToolUseID] = pa
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		if p.pending[e.record.ToolUseID] == pa {
+			delete(p.pending, e.record.ToolUseID)
+		}
+		p.mu.Unlock()
+	}()
+
+	approval := &api.Approval{Reason: v.reason, Deadline: time.Now().Add(timeout).UTC(), Preview: c.preview(ctx, s, sub, t, in, raw)}
+	if v.rule != nil {
+		approval.Rule = v.rule.text
+	}
+	rec := s.setState(e, api.StateAwaitingApproval, nil)
+	s.Events.Append(api.Event{Type: api.EventToolAwaitingApproval, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Call: &rec, Approval: approval})
+
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case d := <-pa.decided:
+		if d.Decision == api.DecisionApprove {
+			return nil, d.Feedback
+		}
+		p.reject(rec.MessageID)
+		out := failure(api.StatusDenied, api.ToolCodeRejected, rejectionText(d.Feedback))
+		return &out, ""
+	case <-timer.C:
+		out := failure(api.StatusDenied, api.ToolCodeNoDecision, fmt.Sprintf(
+			"Denied: no decision came within %s (%s).", timeout, v.reason))
+		return &out, ""
+	case <-ctx.Done():
+		msg := "Cancelled while awaiting approval."
+		if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+			msg = "Cancelled while awaiting approval: " + cause.Error()
+		}
+		out := failure(api.StatusCancelled, api.ToolCodeCancelled, msg)
+		return &out, ""
+	}
+}
+
+// rejectionText is the tool_result of a call the user rejected, in Cline's
+// words, with the user's feedback for the model.
+func rejectionText(feedback string) string {
+	if feedback == "" {
+		return "The user denied this operation."
+	}
+	return "The user denied this operation and provided the following feedback:\n<feedback>\n" + feedback + "\n</feedback>"
+}
+
+// approvalFeedback is appended to the result of a call the user approved
+// with a comment.
+func approvalFeedback(feedback string) api.Content {
+	return api.TextContent("The user approved this operation and provided the following feedback:\n<feedback>\n" + feedback + "\n</feedback>")
+}

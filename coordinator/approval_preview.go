@@ -1,0 +1,84 @@
+package coordinator
+
+import (
+	"context"
+	"strings"
+
+	"github.com/toolgate/toolgate/api"
+)
+
+// preview shows what a call would do: a command line and its parts, the
+// paths, and for a tool that writes the diff its own Preview computes.
+// Other tools show their input.
+func (c *Coordinator) preview(ctx context.Context, s *Session, sub *subject, t *Tool, in any, raw []byte) api.Preview {
+	var p api.Preview
+	for _, r := range sub.paths {
+		p.Paths = append(p.Paths, r.rel)
+	}
+	if sub.command != nil {
+		p.Command = sub.line
+		for _, cmd := range sub.command.Commands {
+			p.Parts = append(p.Parts, api.CommandPart{Args: cmd.Args, Dir: cmd.Dir})
+		}
+		p.Risks = blockingRisks(sub.command)
+		return p
+	}
+	if t.HasPreview() {
+		p.Diff, p.Error = c.toolPreview(ctx, s, t, in, "", false)
+		return p
+	}
+	p.Input = api.RawJSON(raw)
+	return p
+}
+
+// rememberRules are the allow rules that cover exactly this call's shape:
+// one per simple command for a command line, one per path for a file tool,
+// the server and tool for MCP, else the bare tool name. A command whose
+// words a rule cannot spell (spaces, "*"), or that has risky constructs
+// (which no allow rule approves), gives none.
+func rememberRules(sub *subject, t *Tool) []string {
+	switch {
+	case sub.command != nil:
+		if len(blockingRisks(sub.command)) > 0 || len(sub.command.Commands) == 0 {
+			return nil
+		}
+		var out []string
+		for _, c := range sub.command.Commands {
+			for _, a := range c.Args {
+				if a == "" || strings.ContainsAny(a, " \t\n*") {
+					return nil
+				}
+			}
+			r := t.Name + "(" + strings.Join(c.Args, " ") + ")"
+			if !contains(out, r) {
+				out = append(out, r)
+			}
+		}
+		return out
+	case sub.tool == UseMCPTool:
+		if sub.mcpServer == "" || sub.mcpTool == "" {
+			return nil
+		}
+		return []string{mcpPrefix + sub.mcpServer + "__" + sub.mcpTool}
+	case len(sub.paths) > 0:
+		var out []string
+		for _, p := range sub.paths {
+			out = append(out, t.Name+"(/"+escapeGlob(p.rel)+")")
+		}
+		return out
+	}
+	return []string{t.Name}
+}
+
+// escapeGlob escapes a path so that, as a gitignore pattern, it matches
+// only itself.
+func escapeGlob(p string) string {
+	var b strings.Builder
+	for i, r := range p {
+		if strings.ContainsRune(`*?[\`, r) || r == ' ' && i == len(p)-1 {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

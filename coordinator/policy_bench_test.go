@@ -1,0 +1,44 @@
+package coordinator
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/toolgate/toolgate/api"
+)
+
+// BenchmarkPolicyStage measures the whole policy stage (subject, ignore
+// rules, permission decision) for a file call and a 200-command chain.
+func BenchmarkPolicyStage(b *testing.B) {
+	dir := b.TempDir()
+	ws, err := OpenWorkspace(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ws.Close()
+	r := &ran{}
+	c := New(Options{Workspace: ws, Tools: policyTools(r), Config: Config{Permissions: api.Permissions{
+		Deny:  []string{"execute_command(rm:*)", "read_file(.env)"},
+		Allow: []string{"execute_command(echo *)", "read_file(src/**)"},
+	}}})
+	defer c.Close()
+	s, _ := c.Sessions().Create(api.ModeAct, api.Permissions{})
+	for name, u := range map[string]api.ToolUse{
+		"read_file": use("b1", "read_file", map[string]any{"path": "src/a/b.go"}),
+		"chain_200": use("b2", "execute_command", cmd(strings.Repeat("echo ok && ", 199)+"echo end")),
+	} {
+		t, _ := c.registry.lookup(u.Name)
+		in, err := decodeInput(t, c.validate, u.Input)
+		if err != nil {
+			b.Fatal(err)
+		}
+		e := &callEntry{record: api.CallRecord{ToolUseID: u.ID}}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if out, _ := c.authorize(b.Context(), s, e, t, in, u.Input); out != nil {
+					b.Fatalf("denied: %s", firstText(out.result))
+				}
+			}
+		})
+	}
+}

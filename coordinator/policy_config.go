@@ -1,0 +1,61 @@
+package coordinator
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// PolicyConfig holds the managed policy's switches. It is embedded in
+// Config, so its fields sit beside "permissions" in the config file.
+type PolicyConfig struct {
+	// AllowAll allows every call that no deny or ask rule covers, as
+	// Cline's "auto-approve everything": risky command lines included.
+	// Ignore rules and protected files (which always ask) still apply.
+	AllowAll bool `json:"allow_all,omitempty"`
+	// ForbidSessionAllow refuses allow rules from sessions, including the
+	// rules "remember" would add: only the managed policy may allow.
+	ForbidSessionAllow bool `json:"forbid_session_allow,omitempty"`
+	// ApprovalTimeout is how long a call waits for a decision before it is
+	// denied; default 10 minutes.
+	ApprovalTimeout Duration `json:"approval_timeout,omitempty"`
+	// IgnoreFiles are further workspace-relative files in .clineignore
+	// syntax, enforced like .clineignore and protected like it.
+	IgnoreFiles []string `json:"ignore_files,omitempty"`
+	// ProtectedFiles are further workspace paths or gitignore patterns
+	// that no write may touch without asking. The server's own config and
+	// token files belong here when they live in the workspace.
+	ProtectedFiles []string `json:"protected_files,omitempty"`
+}
+
+// defaultApprovalTimeout bounds how long an approval may stay open.
+const defaultApprovalTimeout = 10 * time.Minute
+
+func (p PolicyConfig) approvalTimeout() time.Duration {
+	if p.ApprovalTimeout <= 0 {
+		return defaultApprovalTimeout
+	}
+	return time.Duration(p.ApprovalTimeout)
+}
+
+// Duration is a time.Duration written in config files as "10m" or "500ms".
+type Duration time.Duration
+
+// MarshalJSON writes the duration as a string such as "10m0s".
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return json.Marshal(time.Duration(d).String())
+}
+
+// UnmarshalJSON reads "10m", "1h30m" or "500ms".
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("duration must be a string such as \"10m\": %w", err)
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	*d = Duration(v)
+	return nil
+}

@@ -1,0 +1,233 @@
+package coordinator
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/toolgate/toolgate/api"
+)
+
+// fileIn and cmdIn are the inputs of the test tools.
+type fileIn struct {
+	Path    string `json:"path" validate:"required"`
+	Content string `json:"content"`
+}
+
+type cmdIn struct {
+	Command          string `json:"command" validate:"required"`
+	RequiresApproval bool   `json:"requires_approval"`
+	Cwd              string `json:"cwd"`
+}
+
+type mcpIn struct {
+	Server string          `json:"server_name"`
+	Tool   string          `json:"tool_name"`
+	Args   json.RawMessage `json:"arguments"`
+}
+
+// ran records which calls reached their handler.
+type ran struct {
+	mu  sync.Mutex
+	ids []string
+}
+
+func (r *ran) add(id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.ids = append(r.ids, id)
+}
+
+func (r *ran) has(id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, x := range r.ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+// policyTools are stand-ins for the real tools with the same declarations:
+// which paths they touch, whether they write, which command they run.
+func policyTools(r *ran) []Registration {
+	fileTool := func(writes bool) Factory {
+		return func(name string, env ToolEnv) *Tool {
+			return NewTool(Spec[fileIn]{
+				Name: name, Writes: writes,
+				Run: func(_ context.Context, c *Call, in *fileIn) (Result, error) {
+					r.add(c.ToolUseID)
+					return TextResult("ok " + in.Path), nil
+				},
+				Paths: func(in *fileIn) []string { return []string{in.Path} },
+			})
+		}
+	}
+	return []Registration{
+		{Name: "read_file", Factory: fileTool(false)},
+		{Name: "write_to_file", Factory: fileTool(true)},
+		{Name: "list_files", Factory: func(name string, env ToolEnv) *Tool {
+			return NewTool(Spec[fileIn]{
+				Name: name,
+				Run: func(_ context.Context, c *Call, in *fileIn) (Result, error) {
+					r.add(c.ToolUseID)
+					var kept []string
+					n := 0
+					for _, f := range []string{".env", "a.txt", "secret/", "secret/x"} {
+						if c.Exclude(f, f[len(f)-1] == '/') {
+							n++
+							continue
+						}
+						kept = append(kept, f)
+					}
+					b, _ := json.Marshal(kept)
+					return TextResult(string(b) + "\n" + IgnoredNote(n)), nil
+				},
+				Paths: func(in *fileIn) []string { return []string{in.Path} },
+			})
+		}},
+		{Name: "execute_command", Factory: func(name string, env ToolEnv) *Tool {
+			return NewTool(Spec[cmdIn]{
+				Name: name,
+				Run: func(_ context.Context, c *Call, in *cmdIn) (Result, error) {
+					r.add(c.ToolUseID)
+					return TextResult("ran " + in.Command), nil
+				},
+				Command: func(in *cmdIn) CommandLine {
+					return CommandLine{Command: in.Command, RequiresApproval: in.RequiresApproval, Cwd: in.Cwd}
+				},
+			})
+		}},
+		{Name: UseMCPTool, Factory: func(name string, env ToolEnv) *Tool {
+			return NewTool(Spec[mcpIn]{
+				Name: name,
+				Run: func(_ context.Context, c *Call, in *mcpIn) (Result, error) {
+					r.add(c.ToolUseID)
+					return TextResult("mcp"), nil
+				},
+			})
+		}},
+	}
+}
+
+// testPolicy is a coordinator over a temporary workspace holding files.
+type testPolicy struct {
+	c   *Coordinator
+	dir string
+	ran *ran
+}
+
+func newTestPolicy(t *testing.T, cfg Config, files map[string]string) *testPolicy {
+	t.Helper()
+	dir := t.TempDir()
+	for name, data := range files {
+		full := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws, err := OpenWorkspace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &ran{}
+	c := New(Options{Config: cfg, Workspace: ws, Tools: policyTools(r),
+		MCPAutoApprove: func(server, tool string) bool { return server == "docs" && tool == "search" }})
+	t.Cleanup(func() { c.Close(); ws.Close() })
+	return &testPolicy{c: c, dir: ws.Dir, ran: r}
+}
+
+// session creates a session with its own rules.
+func (p *testPolicy) session(t *testing.T, perms api.Permissions) *Session {
+	t.Helper()
+	s, err := p.c.Sessions().Create(api.ModeAct, perms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func use(id, name string, input any) api.ToolUse {
+	b, _ := json.Marshal(input)
+	return api.ToolUse{Type: api.TypeToolUse, ID: id, Name: name, Input: b}
+}
+
+func cmd(line string) map[string]any { return map[string]any{"command": line} }
+
+// decideOnly runs a call with a short approval timeout and reports its
+// decision: allow (ran), ask (it waited for approval) or deny.
+func (p *testPolicy) decideOnly(t *testing.T, s *Session, u api.ToolUse) (string, api.CallRecord, string) {
+	t.Helper()
+	done := make(chan struct{})
+	var res api.ToolResult
+	var rec api.CallRecord
+	go func() {
+		defer close(done)
+		res, rec = p.c.Execute(context.Background(), s, "", u)
+	}()
+	select {
+	case <-done:
+	case <-waitState(s, u.ID, api.StateAwaitingApproval, done):
+		if _, err := p.c.Decide(s, u.ID, api.DecisionRequest{Decision: api.DecisionReject}); err != nil {
+			t.Fatalf("reject %s: %v", u.ID, err)
+		}
+		<-done
+		return "ask", rec, resultText(res)
+	}
+	switch {
+	case rec.Status == api.StatusDenied:
+		return "deny", rec, resultText(res)
+	case p.ran.has(u.ID):
+		return "allow", rec, resultText(res)
+	}
+	return "error", rec, resultText(res)
+}
+
+// waitState is closed once the call reaches the state; it gives up when
+// stop is closed or after a deadline, never closing then.
+func waitState(s *Session, id string, state api.CallState, stop <-chan struct{}) <-chan struct{} {
+	ch := make(chan struct{})
+	go func() {
+		var after int64
+		deadline := time.After(10 * time.Second)
+		for {
+			evs, _, wake, closed := s.Events.Read(after, 100)
+			for _, ev := range evs {
+				after = ev.ID
+				if ev.ToolUseID == id && ev.Call != nil && ev.Call.State == state {
+					close(ch)
+					return
+				}
+			}
+			if closed {
+				return
+			}
+			if len(evs) == 0 {
+				select {
+				case <-wake:
+				case <-stop:
+					return
+				case <-deadline:
+					return
+				}
+			}
+		}
+	}()
+	return ch
+}
+
+func resultText(r api.ToolResult) string {
+	s := ""
+	for _, c := range r.Content {
+		s += c.Text + "\n"
+	}
+	return s
+}

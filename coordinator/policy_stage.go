@@ -1,0 +1,68 @@
+package coordinator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/ignore"
+)
+
+// gate is the policy stage's verdict on a call that may run: the ignore
+// rules it ran under and the user's feedback from the approval, if any.
+type gate struct {
+	ignored  *ignore.Matcher
+	feedback string
+}
+
+// authorize is the policy stage of the pipeline, after decoding: the
+// rejection cascade, ignore rules on every path the call touches, the
+// session's mode, the permission decision and, when it says ask, the
+// user's approval. It returns the outcome that ends the call, or nil and
+// what the call runs with.
+func (c *Coordinator) authorize(ctx context.Context, s *Session, e *callEntry, t *Tool, in any, raw json.RawMessage) (*outcome, gate) {
+	if s.policy.wasRejected(e.record.MessageID) {
+		out := failure(api.StatusSkipped, api.ToolCodeSkipped, skippedMessage)
+		return &out, gate{}
+	}
+	sub, line := c.buildSubject(t, in, raw)
+	m := c.ignoreMatcher()
+	if msg, blocked := c.ignoreBlock(m, sub); blocked {
+		out := failure(api.StatusDenied, api.ToolCodeIgnored, msg)
+		return &out, gate{}
+	}
+	if t.Writes && s.Mode() == api.ModePlan {
+		out := failure(api.StatusDenied, api.ToolCodePlanMode, fmt.Sprintf(
+			"Tool %s is not available in plan mode because it changes files. Switch the session to act mode to use it.", t.Name))
+		return &out, gate{}
+	}
+	v := c.policy.decide(sub, t, sessionRules(s.sessionPermissions()), line.RequiresApproval)
+	switch v.decision {
+	case decideDeny:
+		out := failure(api.StatusDenied, api.ToolCodeDenied, "Denied: "+v.reason+".")
+		return &out, gate{}
+	case decideAsk:
+		out, feedback := c.askApproval(ctx, s, e, v, sub, t, in, raw)
+		return out, gate{ignored: m, feedback: feedback}
+	}
+	return nil, gate{ignored: m}
+}
+
+// deniedOutright reports whether a bare deny rule of either layer names
+// the tool, so that tool lists can leave it out.
+func (c *Coordinator) deniedOutright(s *Session, name string) bool {
+	sub := &subject{tool: name}
+	layers := [][]*permRule{c.policy.managed}
+	if s != nil {
+		layers = append(layers, sessionRules(s.sessionPermissions()))
+	}
+	for _, rules := range layers {
+		for _, r := range rules {
+			if r.list == listDeny && !r.hasContent && r.matchesName(sub) {
+				return true
+			}
+		}
+	}
+	return false
+}

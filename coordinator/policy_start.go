@@ -1,0 +1,49 @@
+package coordinator
+
+import (
+	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/ignore"
+)
+
+// startPolicy parses the managed rules and starts watching the ignore
+// files. A managed rule that does not parse is logged and, failing closed,
+// makes every call ask: the config file is validated at start-up (see
+// ValidatePermissions), so this only catches a programmer error.
+func (c *Coordinator) startPolicy(o Options) {
+	managed, err := parseRules(c.cfg.Permissions, layerManaged)
+	if err != nil {
+		c.logger.Error("invalid managed permission rule; every call will ask", "err", err)
+		managed = []*permRule{{text: "*", list: listAsk, layer: layerManaged + " (invalid rules)", tool: "*"}}
+	}
+	c.policy = &policy{
+		cfg:            c.cfg,
+		managed:        managed,
+		mcpAutoApprove: o.MCPAutoApprove,
+		protected:      newProtected(o.Workspace, c.cfg.IgnoreFiles, c.cfg.ProtectedFiles),
+	}
+	if o.Workspace == nil {
+		return
+	}
+	w, err := ignore.NewWatcher(o.Workspace.Root, c.cfg.IgnoreFiles...)
+	if err != nil {
+		c.logger.Error("cannot watch ignore files", "err", err)
+		return
+	}
+	if err := w.Err(); err != nil {
+		c.logger.Warn("ignore files", "err", err)
+	}
+	c.ignore = w
+}
+
+// CheckSessionPermissions validates rules a client gives a session: their
+// syntax, and no allow rules when the managed policy forbids them.
+func (c *Coordinator) CheckSessionPermissions(p api.Permissions) error {
+	if err := ValidatePermissions(p); err != nil {
+		return err
+	}
+	if c.cfg.ForbidSessionAllow && len(p.Allow) > 0 {
+		return &api.Error{Code: api.CodeValidation, Message: "the managed policy forbids session allow rules",
+			Fields: map[string]string{"permissions.allow": "must be empty: forbid_session_allow is set"}}
+	}
+	return nil
+}

@@ -1,0 +1,157 @@
+package coordinator
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/toolgate/toolgate/coordinator/shellcmd"
+)
+
+// CommandLine is what a command tool's input asks to run, for the policy:
+// the line, whether the model asked for approval and the working
+// directory (workspace-relative; "" the root).
+type CommandLine struct {
+	Command          string
+	RequiresApproval bool
+	Cwd              string
+}
+
+// buildSubject describes a decoded call for the rules: the workspace paths
+// it touches, its command line and its MCP server and tool. Paths that
+// leave the workspace are left to the handler, which refuses them.
+func (c *Coordinator) buildSubject(t *Tool, in any, raw json.RawMessage) (*subject, CommandLine) {
+	s := &subject{tool: t.Name}
+	if c.workspace == nil {
+		return s, CommandLine{}
+	}
+	for _, p := range t.Paths(in) {
+		if rel, err := c.workspace.Rel(p); err == nil {
+			s.paths = append(s.paths, c.pathRef(rel))
+		}
+	}
+	var line CommandLine
+	if t.command != nil {
+		line = t.command(in)
+		c.addCommand(s, line)
+	}
+	if t.Name == UseMCPTool {
+		var m struct {
+			Server string `json:"server_name"`
+			Tool   string `json:"tool_name"`
+		}
+		_ = json.Unmarshal(raw, &m)
+		s.mcpServer, s.mcpTool = m.Server, m.Tool
+	}
+	return s, line
+}
+
+// addCommand analyses a command line and records the paths its words may
+// name, resolved against its working directory. Words that cannot be
+// resolved inside the workspace (a home directory, outside paths) are
+// recorded as such: the policy never approves them silently.
+func (c *Coordinator) addCommand(s *subject, line CommandLine) {
+	a := shellcmd.Analyze(line.Command)
+	s.command, s.line = &a, line.Command
+	cwd := "."
+	if line.Cwd != "" {
+		rel, err := c.workspace.Rel(line.Cwd)
+		if err != nil {
+			s.outside = append(s.outside, line.Cwd)
+		} else {
+			cwd = rel
+			s.paths = append(s.paths, c.pathRef(rel))
+		}
+	}
+	globbed := hasRisk(&a, shellcmd.KindGlob)
+	for _, arg := range a.PathArgs() {
+		if strings.HasPrefix(arg, "~") {
+			s.outside = append(s.outside, arg)
+			continue
+		}
+		native := filepath.FromSlash(arg)
+		if !filepath.IsAbs(native) {
+			native = filepath.Join(c.workspace.Dir, filepath.FromSlash(cwd), native)
+		}
+		rel, err := c.workspace.Rel(native)
+		if err != nil {
+			s.outside = append(s.outside, arg)
+			continue
+		}
+		if rel == "." {
+			continue
+		}
+		s.paths = append(s.paths, c.pathRef(rel))
+		if globbed && strings.ContainsAny(rel, "*?[") {
+			s.paths = append(s.paths, c.expandGlob(rel)...)
+		}
+	}
+}
+
+// maxGlobMatches bounds how many files one pattern word is expanded to.
+const maxGlobMatches = 10000
+
+// expandGlob lists the workspace files a pattern word may name. fs.Glob's
+// "*" also matches names starting with ".", which bash's does not, so it
+// lists a superset of what the shell would pass.
+func (c *Coordinator) expandGlob(pattern string) []pathRef {
+	matches, err := fs.Glob(c.workspace.Root.FS(), pattern)
+	if err != nil {
+		return nil
+	}
+	var out []pathRef
+	for i, m := range matches {
+		if i == maxGlobMatches {
+			break
+		}
+		out = append(out, c.pathRef(m))
+	}
+	return out
+}
+
+func hasRisk(a *shellcmd.Analysis, kind string) bool {
+	for _, r := range a.Risks {
+		if r.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// pathRef notes whether a workspace path is a directory, which rules
+// ending in "/" need to know.
+func (c *Coordinator) pathRef(rel string) pathRef {
+	st, err := c.workspace.Root.Stat(rel)
+	return pathRef{rel: rel, isDir: err == nil && st.IsDir()}
+}
+
+// realPath resolves the symlinks of a workspace path, so that a link to an
+// ignored file is judged as that file. A path that does not exist yet is
+// resolved through its longest existing parent. It reports false when the
+// path resolves outside the workspace (os.Root refuses those anyway).
+func (c *Coordinator) realPath(rel string) (string, bool) {
+	full := filepath.Join(c.workspace.Dir, filepath.FromSlash(rel))
+	rest := ""
+	for {
+		real, err := filepath.EvalSymlinks(full)
+		if err == nil {
+			r, err := filepath.Rel(c.workspace.Dir, filepath.Join(real, rest))
+			if err != nil || !filepath.IsLocal(r) && r != "." {
+				return "", false
+			}
+			return path.Clean(filepath.ToSlash(r)), true
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return rel, true
+		}
+		parent := filepath.Dir(full)
+		if parent == full || len(parent) < len(c.workspace.Dir) {
+			return rel, true
+		}
+		rest = filepath.Join(filepath.Base(full), rest)
+		full = parent
+	}
+}

@@ -1,0 +1,182 @@
+package coordinator
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/ignore"
+	"github.com/toolgate/toolgate/coordinator/shellcmd"
+)
+
+// Rule lists and layers, as refusals name them.
+const (
+	listAllow = "allow"
+	listAsk   = "ask"
+	listDeny  = "deny"
+
+	layerManaged = "managed policy"
+	layerSession = "session"
+)
+
+// permRule is one permission rule in Claude Code's syntax: a tool name
+// ("read_file", "mcp__github", "mcp__*") optionally followed by content in
+// parentheses: a command pattern for execute_command, a gitignore-style
+// glob for tools that touch paths.
+type permRule struct {
+	text  string
+	list  string
+	layer string
+
+	tool       string // tool name pattern; "*" matches any run of characters
+	content    string
+	hasContent bool
+	globs      *ignore.Matcher // content compiled as a path pattern
+}
+
+// String names the rule in refusals: `deny rule "read_file(.env)" (managed policy)`.
+func (r *permRule) String() string {
+	return fmt.Sprintf("%s rule %q (%s)", r.list, r.text, r.layer)
+}
+
+// parseRule parses one rule text.
+func parseRule(text, list, layer string) (*permRule, error) {
+	t := strings.TrimSpace(text)
+	r := &permRule{text: t, list: list, layer: layer, tool: t}
+	if i := strings.IndexByte(t, '('); i >= 0 {
+		if !strings.HasSuffix(t, ")") {
+			return nil, fmt.Errorf("rule %q: missing closing parenthesis", text)
+		}
+		r.tool, r.content, r.hasContent = t[:i], t[i+1:len(t)-1], true
+		if strings.TrimSpace(r.content) == "" {
+			return nil, fmt.Errorf("rule %q: empty parentheses; write the bare tool name to match every call", text)
+		}
+	}
+	if r.tool == "" {
+		return nil, fmt.Errorf("rule %q: no tool name", text)
+	}
+	for _, c := range r.tool {
+		if !(c == '_' || c == '-' || c == '*' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return nil, fmt.Errorf("rule %q: tool name may hold only letters, digits, _, - and *", text)
+		}
+	}
+	if strings.HasPrefix(r.tool, mcpPrefix) && r.hasContent {
+		return nil, fmt.Errorf("rule %q: MCP rules take no parentheses", text)
+	}
+	if r.hasContent {
+		r.globs = ignore.NewMatcher(ignore.ParseRules(r.text, "", []byte(r.content)))
+	}
+	return r, nil
+}
+
+// parseRules parses a rule set's three lists; the first error wins.
+func parseRules(p api.Permissions, layer string) ([]*permRule, error) {
+	var out []*permRule
+	for _, l := range []struct {
+		name  string
+		rules []string
+	}{{listDeny, p.Deny}, {listAsk, p.Ask}, {listAllow, p.Allow}} {
+		for _, text := range l.rules {
+			r, err := parseRule(text, l.name, layer)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// ValidatePermissions checks every rule's syntax, for requests and config
+// files; the error names the list, index and problem of each bad rule.
+func ValidatePermissions(p api.Permissions) error {
+	fields := map[string]string{}
+	for _, l := range []struct {
+		name  string
+		rules []string
+	}{{listDeny, p.Deny}, {listAsk, p.Ask}, {listAllow, p.Allow}} {
+		for i, text := range l.rules {
+			if _, err := parseRule(text, l.name, ""); err != nil {
+				fields[fmt.Sprintf("permissions.%s[%d]", l.name, i)] = err.Error()
+			}
+		}
+	}
+	if len(fields) > 0 {
+		return &api.Error{Code: api.CodeValidation, Message: "invalid permission rule", Fields: fields}
+	}
+	return nil
+}
+
+// subject is a call as rules see it.
+type subject struct {
+	tool      string // registry name: read_file, execute_command, use_mcp_tool
+	mcpServer string // for use_mcp_tool
+	mcpTool   string
+	paths     []pathRef          // workspace paths the call touches
+	command   *shellcmd.Analysis // for execute_command
+	line      string             // the command line
+	outside   []string           // command words naming paths outside the workspace
+}
+
+// pathRef is a workspace-relative path and whether it names a directory.
+type pathRef struct {
+	rel   string
+	isDir bool
+}
+
+// matchesName reports whether the rule's tool part names the call's tool.
+func (r *permRule) matchesName(s *subject) bool {
+	if rest, ok := strings.CutPrefix(r.tool, mcpPrefix); ok {
+		if s.tool != UseMCPTool {
+			return false
+		}
+		server, tool, hasTool := strings.Cut(rest, "__")
+		if !glob(server, s.mcpServer) {
+			return false
+		}
+		return !hasTool || glob(tool, s.mcpTool)
+	}
+	return glob(r.tool, s.tool)
+}
+
+// matchesAny reports whether the rule covers any part of the call: any
+// simple command of a command line, any path of a file call. Deny and ask
+// rules use it, so one matching part decides for the whole.
+func (r *permRule) matchesAny(s *subject) bool {
+	if !r.matchesName(s) {
+		return false
+	}
+	if !r.hasContent {
+		return true
+	}
+	if s.command != nil {
+		for _, c := range s.command.Commands {
+			if shellcmd.MatchRule(r.content, c) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, p := range s.paths {
+		if _, hit := r.globs.Match(p.rel, p.isDir); hit {
+			return true
+		}
+	}
+	return false
+}
+
+// matchesPath reports whether a content rule covers one path.
+func (r *permRule) matchesPath(p pathRef) bool {
+	_, hit := r.globs.Match(p.rel, p.isDir)
+	return hit
+}
+
+// glob matches a name pattern in which "*" is any run of characters.
+func glob(pattern, name string) bool {
+	if !strings.ContainsAny(pattern, "*") {
+		return pattern == name
+	}
+	ok, err := path.Match(strings.NewReplacer("[", "\\[", "?", "\\?", "\\", "\\\\").Replace(pattern), name)
+	return err == nil && ok
+}

@@ -1,0 +1,216 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator"
+)
+
+const flowToken = "test-token-0123456789abcdef0123456789abcdef"
+
+type flowFile struct {
+	Path    string `json:"path" validate:"required"`
+	Content string `json:"content"`
+}
+
+type flowCmd struct {
+	Command string `json:"command" validate:"required"`
+}
+
+// flowTools are minimal file and command tools; the command tool only
+// echoes, so that approvals can be tested without running anything.
+func flowTools() []coordinator.Registration {
+	return []coordinator.Registration{
+		{Name: "read_file", Factory: func(name string, env coordinator.ToolEnv) *coordinator.Tool {
+			return coordinator.NewTool(coordinator.Spec[flowFile]{Name: name,
+				Run: func(_ context.Context, c *coordinator.Call, in *flowFile) (coordinator.Result, error) {
+					b, err := c.Workspace.Root.ReadFile(in.Path)
+					return coordinator.TextResult(string(b)), err
+				},
+				Paths: func(in *flowFile) []string { return []string{in.Path} }})
+		}},
+		{Name: "write_to_file", Factory: func(name string, env coordinator.ToolEnv) *coordinator.Tool {
+			return coordinator.NewTool(coordinator.Spec[flowFile]{Name: name, Writes: true,
+				Run: func(_ context.Context, c *coordinator.Call, in *flowFile) (coordinator.Result, error) {
+					return coordinator.TextResult("written"), c.Workspace.Root.WriteFile(in.Path, []byte(in.Content), 0o644)
+				},
+				Paths: func(in *flowFile) []string { return []string{in.Path} }})
+		}},
+		{Name: "execute_command", Factory: func(name string, env coordinator.ToolEnv) *coordinator.Tool {
+			return coordinator.NewTool(coordinator.Spec[flowCmd]{Name: name,
+				Run: func(_ context.Context, c *coordinator.Call, in *flowCmd) (coordinator.Result, error) {
+					return coordinator.TextResult("ran " + in.Command), nil
+				},
+				Command: func(in *flowCmd) coordinator.CommandLine { return coordinator.CommandLine{Command: in.Command} }})
+		}},
+	}
+}
+
+// flowServer is a real server over a temporary workspace.
+type flowServer struct {
+	url string
+	dir string
+}
+
+func newFlowServer(t *testing.T, cfg coordinator.Config) *flowServer {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := coordinator.OpenWorkspace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := prometheus.NewRegistry()
+	coord := coordinator.New(coordinator.Options{Config: cfg, Workspace: ws, Tools: flowTools(), Registerer: reg})
+	_, router := loadSpec(t)
+	check := &conformance{router: router, next: New(slog.New(slog.DiscardHandler), coord, reg, Config{Token: flowToken})}
+	ts := httptest.NewServer(check)
+	t.Cleanup(func() {
+		ts.Close()
+		coord.Close()
+		ws.Close()
+		for _, e := range check.errs {
+			t.Errorf("openapi.yaml conformance: %s", e)
+		}
+	})
+	return &flowServer{url: ts.URL, dir: ws.Dir}
+}
+
+// call sends a JSON request and decodes the answer into out.
+func (f *flowServer) call(t *testing.T, method, path string, body, out any) int {
+	t.Helper()
+	b, _ := json.Marshal(body)
+	req, _ := http.NewRequest(method, f.url+path, bytes.NewReader(b))
+	req.Header.Set("Authorization", "Bearer "+flowToken)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if out != nil {
+		if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+			t.Fatalf("%s %s: decode: %v", method, path, err)
+		}
+	}
+	return resp.StatusCode
+}
+
+func (f *flowServer) session(t *testing.T, perms api.Permissions) string {
+	t.Helper()
+	var s api.Session
+	if code := f.call(t, http.MethodPost, "/v1/sessions", api.CreateSessionRequest{Permissions: &perms}, &s); code != http.StatusCreated {
+		t.Fatalf("create session: got %d, want 201", code)
+	}
+	return s.ID
+}
+
+// sseMessage posts a message with Accept: text/event-stream and returns
+// its events as they arrive; the channel closes after message.finished.
+func (f *flowServer) sseMessage(t *testing.T, sid string, uses ...api.ToolUse) <-chan api.Event {
+	t.Helper()
+	var content []json.RawMessage
+	for _, u := range uses {
+		b, _ := json.Marshal(u)
+		content = append(content, b)
+	}
+	b, _ := json.Marshal(api.AssistantMessage{Role: "assistant", Content: content})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, f.url+"/v1/sessions/"+sid+"/messages", bytes.NewReader(b))
+	req.Header.Set("Authorization", "Bearer "+flowToken)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	ch := make(chan api.Event, 64)
+	go func() {
+		defer cancel()
+		defer close(ch)
+		defer resp.Body.Close()
+		readSSE(resp.Body, ch)
+	}()
+	return ch
+}
+
+// readSSE parses the data lines of an event stream.
+func readSSE(r io.Reader, ch chan<- api.Event) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		data, ok := strings.CutPrefix(sc.Text(), "data:")
+		if !ok {
+			continue
+		}
+		var ev api.Event
+		if json.Unmarshal([]byte(strings.TrimSpace(data)), &ev) != nil {
+			continue
+		}
+		ch <- ev
+		if ev.Type == api.EventMessageFinished {
+			return
+		}
+	}
+}
+
+// next returns the next event of a type, failing when the stream ends.
+func next(t *testing.T, ch <-chan api.Event, typ string) api.Event {
+	t.Helper()
+	for ev := range ch {
+		if ev.Type == typ {
+			return ev
+		}
+	}
+	t.Fatalf("stream ended before a %s event", typ)
+	return api.Event{}
+}
+
+func writeUse(id, path, content string) api.ToolUse {
+	b, _ := json.Marshal(map[string]string{"path": path, "content": content})
+	return api.ToolUse{Type: api.TypeToolUse, ID: id, Name: "write_to_file", Input: b}
+}
+
+func cmdUse(id, line string) api.ToolUse {
+	b, _ := json.Marshal(map[string]string{"command": line})
+	return api.ToolUse{Type: api.TypeToolUse, ID: id, Name: "execute_command", Input: b}
+}
+
+func readUse(id, path string) api.ToolUse {
+	b, _ := json.Marshal(map[string]string{"path": path})
+	return api.ToolUse{Type: api.TypeToolUse, ID: id, Name: "read_file", Input: b}
+}
+
+func (f *flowServer) decide(t *testing.T, sid, id string, d api.DecisionRequest) api.DecisionResponse {
+	t.Helper()
+	var resp api.DecisionResponse
+	if code := f.call(t, http.MethodPost, "/v1/sessions/"+sid+"/calls/"+id+"/decision", d, &resp); code != http.StatusOK {
+		t.Fatalf("decision on %s: got %d, want 200", id, code)
+	}
+	return resp
+}
+
+func texts(r api.ToolResult) string {
+	var b strings.Builder
+	for _, c := range r.Content {
+		b.WriteString(c.Text + "\n")
+	}
+	return b.String()
+}
