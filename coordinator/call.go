@@ -14,6 +14,7 @@ type Call struct {
 	Logger    *slog.Logger
 
 	output func(stream, chunk string)
+	keep   func(KeptOutput)
 }
 
 // Output sends a chunk of partial output (stream "stdout", "stderr" or

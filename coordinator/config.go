@@ -14,6 +14,8 @@ type Config struct {
 	EventLogSize int `json:"event_log_size"`
 	// MaxCallsPerSession bounds the finished call records a session keeps.
 	MaxCallsPerSession int `json:"max_calls_per_session"`
+	// Commands configures execute_command.
+	Commands CommandConfig `json:"commands"`
 }
 
 // DefaultConfig is the configuration used when no file sets one.

@@ -60,7 +60,7 @@ func New(o Options) *Coordinator {
 		metrics:   NewMetrics(o.Registerer),
 		logger:    o.Logger,
 	}
-	c.registry = NewRegistry(ToolEnv{Workspace: o.Workspace, Validate: v, Config: &cfg}, o.Tools, o.Dynamic...)
+	c.registry = NewRegistry(ToolEnv{Workspace: o.Workspace, Validate: v, Config: &cfg, Registerer: o.Registerer}, o.Tools, o.Dynamic...)
 	c.metrics.start(c.registry.Names())
 	return c
 }

@@ -126,6 +126,7 @@ func (c *Coordinator) checkAndRun(ctx context.Context, s *Session, e *callEntry,
 		output: func(stream, chunk string) {
 			s.Events.Append(api.Event{Type: api.EventToolOutput, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Stream: stream, Chunk: chunk})
 		},
+		keep: func(o KeptOutput) { s.keepOutput(e, o) },
 	}
 	return c.execute(ctx, tool, call, in, logger)
 }

@@ -32,6 +32,7 @@ type callEntry struct {
 	result api.ToolResult
 	done   chan struct{}
 	cancel context.CancelCauseFunc
+	output KeptOutput // full output, when the tool kept one
 }
 
 func newSession(id string, mode api.Mode, perms api.Permissions, cfg *Config) *Session {
@@ -101,6 +102,7 @@ func (s *Session) evictLocked() {
 		default:
 			return // the oldest is still running; keep it and everything after
 		}
+		e.dropOutputLocked()
 		delete(s.calls, oldest)
 		s.callOrder = s.callOrder[1:]
 	}
@@ -185,6 +187,11 @@ func (s *Session) HasCall(toolUseID string) bool {
 
 func (s *Session) close() {
 	s.cancel()
+	s.mu.Lock()
+	for _, e := range s.calls {
+		e.dropOutputLocked()
+	}
+	s.mu.Unlock()
 	s.Events.Close()
 }
 
