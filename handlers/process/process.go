@@ -34,7 +34,7 @@ type Options struct {
 	// OnChunk receives live chunks of "stdout" or "stderr", in order per
 	// stream, at most LiveRate bytes a second after a burst of LiveBurst
 	// (defaults 512 KiB/s and 2 MiB). It must not block.
-	OnChunk            func(stream, chunk string)
+	OnChunk             func(stream, chunk string)
 	LiveRate, LiveBurst int
 	// OnBytes counts every byte read, live or not.
 	OnBytes func(stream string, n int)
