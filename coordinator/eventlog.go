@@ -61,9 +61,7 @@ func (l *EventLog) Append(ev api.Event) api.Event {
 func (l *EventLog) Read(after int64, limit int) (evs []api.Event, missed int64, wake <-chan struct{}, closed bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	// Cursors outside what was ever issued (negative, or ahead of the log
-	// after a restart) are clamped instead of trusted.
-	after = min(max(after, 0), l.nextID-1)
+	after = max(after, 0)
 	oldest := l.nextID - int64(l.count)
 	if after+1 < oldest {
 		missed = oldest - after - 1
@@ -73,6 +71,15 @@ func (l *EventLog) Read(after int64, limit int) (evs []api.Event, missed int64, 
 		evs = append(evs, l.ring[(l.start+int(id-oldest))%len(l.ring)])
 	}
 	return evs, missed, l.wake, l.closed
+}
+
+// Cursor turns a client's Last-Event-ID into a safe cursor: negative ids
+// mean the start, ids ahead of the log (from before a restart, or made up)
+// mean "from now on".
+func (l *EventLog) Cursor(lastEventID int64) int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return min(max(lastEventID, 0), l.nextID-1)
 }
 
 // LastID is the id of the newest event, 0 before any.

@@ -184,8 +184,14 @@ func normalizeName(name string, input json.RawMessage) (string, json.RawMessage)
 }
 
 // toToolResult normalizes a handler's result into a tool_result block.
+// Empty text blocks are dropped: the Messages API refuses them.
 func toToolResult(id string, r Result) api.ToolResult {
-	content := r.Content
+	content := make([]api.Content, 0, len(r.Content))
+	for _, c := range r.Content {
+		if c.Type != api.TypeText || c.Text != "" {
+			content = append(content, c)
+		}
+	}
 	if len(content) == 0 {
 		content = []api.Content{api.TextContent("(no output)")}
 	}

@@ -112,7 +112,10 @@ func readImage(f fs.File, rel string, head []byte, mediaType string) (coordinato
 func readTextWindow(r io.Reader, rel string, in *ReadFileInput) (coordinator.Result, error) {
 	start := max(in.StartLine, 1)
 	end := in.EndLine
-	if end == 0 || end-start+1 > readWindowLines {
+	// A range the caller chose needs no "read on" note when it is served
+	// whole; one the window limits cut does.
+	chosen := end != 0 && end-start+1 <= readWindowLines
+	if !chosen {
 		end = start + readWindowLines - 1
 	}
 	sc := bufio.NewReaderSize(r, 64<<10)
@@ -130,7 +133,11 @@ func readTextWindow(r io.Reader, rel string, in *ReadFileInput) (coordinator.Res
 		if line < start {
 			continue
 		}
-		if line > end || b.Len()+len(text) > readWindowBytes {
+		if line > end {
+			more = !chosen
+			break
+		}
+		if b.Len()+len(text) > readWindowBytes {
 			more = true
 			break
 		}
@@ -141,6 +148,9 @@ func readTextWindow(r io.Reader, rel string, in *ReadFileInput) (coordinator.Res
 		return coordinator.Result{}, coordinator.Errorf("out_of_range", "%s has %d lines; start_line %d is past the end.", rel, line, start)
 	}
 	text := b.String()
+	if line == 0 {
+		return coordinator.TextResult("(the file is empty)"), nil
+	}
 	if more {
 		text += fmt.Sprintf("\n\n[Showing lines %d-%d of %s. Read on with start_line=%d.]", start, last, rel, last+1)
 	}

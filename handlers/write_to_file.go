@@ -2,10 +2,11 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io/fs"
-	"path"
 	"strings"
+
+	"github.com/toolgate/toolgate/handlers/atomicfile"
 
 	"github.com/toolgate/toolgate/coordinator"
 )
@@ -75,40 +76,14 @@ func countLines(s string) int {
 	return n
 }
 
-// writeAtomic replaces rel with data through a temporary file in the same
-// directory and a rename, keeping an existing file's mode.
+// writeAtomic replaces rel with data atomically, refusing symlinks that
+// lead outside the workspace.
 func writeAtomic(ws *coordinator.Workspace, rel string, data []byte) error {
-	root := ws.Root
-	if dir := path.Dir(rel); dir != "." {
-		if err := root.MkdirAll(dir, 0o755); err != nil {
-			return fileError(dir, err)
+	if err := atomicfile.Write(ws.Root, rel, data, 0o644); err != nil {
+		if errors.Is(err, atomicfile.ErrEscapes) {
+			return coordinator.Errorf("outside_workspace", "Path %s leads outside the workspace; only paths inside it can be written.", rel)
 		}
-	}
-	mode := fs.FileMode(0o644)
-	if st, err := root.Stat(rel); err == nil {
-		if st.IsDir() {
-			return coordinator.Errorf("is_directory", "%s is a directory.", rel)
-		}
-		mode = st.Mode().Perm()
-	}
-	tmp := path.Join(path.Dir(rel), "."+path.Base(rel)+".toolgate.tmp")
-	f, err := root.OpenFile(tmp, 0o1|0o100|0o1000, mode) // O_WRONLY|O_CREATE|O_TRUNC
-	if err != nil {
 		return fileError(rel, err)
-	}
-	_, werr := f.Write(data)
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = root.Rename(tmp, rel)
-	}
-	if werr != nil {
-		_ = root.Remove(tmp)
-		return fileError(rel, werr)
 	}
 	return nil
 }

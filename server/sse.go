@@ -89,7 +89,7 @@ func (es *eventStreams) pump(ctx context.Context, streamID string, spec streamSp
 	case <-ctx.Done():
 		return
 	}
-	cursor := spec.after
+	cursor := spec.log.Cursor(spec.after)
 	var beat <-chan time.Time
 	if es.heartbeat > 0 {
 		t := time.NewTicker(es.heartbeat)

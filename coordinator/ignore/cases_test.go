@@ -131,6 +131,7 @@ func generated(n int) []scenario {
 }
 
 func TestMatchAgainstGit(t *testing.T) {
+	t.Parallel()
 	var scs []scenario
 	for _, p := range patterns {
 		scs = append(scs, scenario{name: fmt.Sprintf("%q", p), files: map[string]string{".gitignore": p}, paths: tree})
@@ -146,6 +147,7 @@ func TestMatchAgainstGit(t *testing.T) {
 // TestClassesAgainstGit judges every byte but '/' and NUL against each
 // POSIX class, so the class tables are git's, not the locale's.
 func TestClassesAgainstGit(t *testing.T) {
+	t.Parallel()
 	var names []string
 	for c := 1; c < 256; c++ {
 		if c != '/' {

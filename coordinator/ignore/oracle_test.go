@@ -72,14 +72,21 @@ func layout(t *testing.T, dir string, scs []scenario) []query {
 				add(d, true)
 			}
 		}
+		// Only directories and ignore files need to exist: git takes a
+		// path it cannot lstat for a non-directory, and that is cheaper
+		// than creating tens of thousands of files.
 		for p, d := range isDir {
-			full := filepath.Join(root, filepath.FromSlash(p))
 			if d {
-				mustMkdir(t, full)
+				mustMkdir(t, filepath.Join(root, filepath.FromSlash(p)))
+			}
+		}
+		for f, data := range sc.files {
+			if isDir[f] {
 				continue
 			}
+			full := filepath.Join(root, filepath.FromSlash(f))
 			mustMkdir(t, filepath.Dir(full))
-			if err := os.WriteFile(full, []byte(sc.files[p]), 0o644); err != nil {
+			if err := os.WriteFile(full, []byte(data), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -1,13 +1,3 @@
-// Package ignore matches workspace paths against gitignore-syntax rules with
-// git's exact semantics. toolgate uses it for .clineignore (files an agent
-// must never touch) and, in the search and list tools, for the nested
-// .gitignore and .ignore files that ripgrep honours.
-//
-// Paths are slash-separated and relative to the workspace root. The rules of
-// one file apply to paths below the directory the file lives in; within a
-// file the last matching line wins; a deeper directory's file takes
-// precedence over a shallower one; and a path below an ignored directory
-// stays ignored whatever later rules say, as in git.
 package ignore
 
 import (
@@ -37,10 +27,10 @@ type Rule struct {
 	// DirOnly is set for a pattern ending in "/", which matches directories only.
 	DirOnly bool
 
-	pattern string // Text without the leading '!' and trailing '/'
-	literal int    // length of pattern's prefix free of glob syntax
-	noSlash bool   // no '/' in pattern: match the base name at any depth
-	endsWith bool  // "*literal": a suffix test on the base name suffices
+	pattern  string // Text without the leading '!' and trailing '/'
+	literal  int    // length of pattern's prefix free of glob syntax
+	noSlash  bool   // no '/' in pattern: match the base name at any depth
+	endsWith bool   // "*literal": a suffix test on the base name suffices
 }
 
 // String formats the rule the way git check-ignore -v names it.

@@ -18,7 +18,44 @@ const (
 // match '/', and '**' matches across directories only as a whole path
 // component ("**/", "/**/", "/**").
 func wildmatch(pat, text string, pathname bool) bool {
-	return dowild(pat, text, pathname) == wmMatch
+	w := wild{pathname: pathname, memoAfter: memoAfter}
+	return w.match(pat, text) == wmMatch
+}
+
+// memoAfter is the number of sub-matches after which results are memoized.
+// git's algorithm backtracks: "x/*a*a*a*a*a*b" against a 200-byte name
+// takes minutes in git itself. Every sub-match is a pure function of the
+// pattern suffix and text suffix it is given, so caching by their lengths
+// bounds the work by pattern length x text length squared without changing
+// any result. Ordinary patterns never reach the threshold and allocate
+// nothing.
+const memoAfter = 256
+
+// wild is one top-level wildmatch: the mode and the memo of sub-matches.
+type wild struct {
+	pathname  bool
+	memoAfter int // sub-matches computed before memoizing starts
+	calls     int // sub-matches computed
+	memo      map[[2]int]int
+}
+
+// match is dowild with memoization; pat and text are always suffixes of the
+// top-level pattern and text, so their lengths identify them.
+func (w *wild) match(pat, text string) int {
+	key := [2]int{len(pat), len(text)}
+	if w.memo != nil {
+		if r, ok := w.memo[key]; ok {
+			return r
+		}
+	}
+	r := w.dowild(pat, text)
+	if w.calls++; w.memo == nil && w.calls > w.memoAfter {
+		w.memo = make(map[[2]int]int)
+	}
+	if w.memo != nil {
+		w.memo[key] = r
+	}
+	return r
 }
 
 // at returns pat[i], or 0 past the end: git's matcher walks NUL-terminated
@@ -35,7 +72,8 @@ func isGlobSpecial(c byte) bool {
 	return c == '*' || c == '?' || c == '[' || c == '\\'
 }
 
-func dowild(pat, text string, pathname bool) int {
+func (w *wild) dowild(pat, text string) int {
+	pathname := w.pathname
 	p, t := 0, 0
 	for ; p < len(pat); p, t = p+1, t+1 {
 		pc := pat[p]
@@ -55,7 +93,7 @@ func dowild(pat, text string, pathname bool) int {
 				return wmNoMatch
 			}
 		case '*':
-			r, np, nt, done := star(pat, text, p, t, pathname)
+			r, np, nt, done := w.star(pat, text, p, t)
 			if done {
 				return r
 			}
@@ -84,7 +122,8 @@ func dowild(pat, text string, pathname bool) int {
 // star handles a run of '*' starting at pat[p]. It either decides the whole
 // match (done) or, for a single '*' followed by '/', skips text to the next
 // slash and returns positions from which the main loop continues.
-func star(pat, text string, p, t int, pathname bool) (result, np, nt int, done bool) {
+func (w *wild) star(pat, text string, p, t int) (result, np, nt int, done bool) {
+	pathname := w.pathname
 	var matchSlash bool
 	p++
 	if at(pat, p) == '*' {
@@ -97,7 +136,7 @@ func star(pat, text string, p, t int, pathname bool) (result, np, nt int, done b
 		case (prev < 0 || pat[prev] == '/') &&
 			(p == len(pat) || pat[p] == '/' || (pat[p] == '\\' && at(pat, p+1) == '/')):
 			// "**/" may match no directory at all: try the rest right here.
-			if at(pat, p) == '/' && dowild(pat[p+1:], text[t:], pathname) == wmMatch {
+			if at(pat, p) == '/' && w.match(pat[p+1:], text[t:]) == wmMatch {
 				return wmMatch, 0, 0, true
 			}
 			matchSlash = true
@@ -131,7 +170,7 @@ func star(pat, text string, p, t int, pathname bool) (result, np, nt int, done b
 				return wmNoMatch, 0, 0, true
 			}
 		}
-		m := dowild(pat[p:], text[t:], pathname)
+		m := w.match(pat[p:], text[t:])
 		if m != wmNoMatch {
 			if !matchSlash || m != wmAbortToStarStar {
 				return m, 0, 0, true
@@ -176,43 +215,25 @@ func bracket(pat string, p int, tc byte) (end int, ok, abort bool) {
 				matched = true
 			}
 		case pc == '-' && prev != 0 && at(pat, p+1) != 0 && at(pat, p+1) != ']':
-			p++
-			pc = at(pat, p)
-			if pc == '\\' {
-				p++
-				pc = at(pat, p)
-				if pc == 0 {
-					return 0, false, true
-				}
+			hi, np := rangeEnd(pat, p)
+			if hi == 0 {
+				return 0, false, true
 			}
-			if tc <= pc && tc >= prev {
-				matched = true
-			}
+			matched = matched || (tc <= hi && tc >= prev)
+			p = np
 			pc = 0 // a range cannot start another range
 		case pc == '[' && at(pat, p+1) == ':':
-			s := p + 2
-			q := s
-			for at(pat, q) != 0 && pat[q] != ']' {
-				q++
-			}
-			if at(pat, q) == 0 {
+			end, in, isClass, bad := posixClass(pat, p, tc)
+			if bad {
 				return 0, false, true
 			}
-			if q-s-1 < 0 || pat[q-1] != ':' {
+			if !isClass {
 				// Not "[:name:]": the '[' is an ordinary member.
-				if tc == '[' {
-					matched = true
-				}
+				matched = matched || tc == '['
 				break
 			}
-			in, known := inClass(pat[s:q-1], tc)
-			if !known {
-				return 0, false, true
-			}
-			if in {
-				matched = true
-			}
-			p = q
+			matched = matched || in
+			p = end
 			pc = 0
 		default:
 			if tc == pc {
@@ -227,6 +248,39 @@ func bracket(pat string, p int, tc byte) (end int, ok, abort bool) {
 		}
 	}
 	return p, matched != negated, false
+}
+
+// rangeEnd reads the upper bound of a range whose '-' is at pat[p] and
+// returns it with its index; 0 means the pattern ended inside an escape.
+func rangeEnd(pat string, p int) (hi byte, end int) {
+	p++
+	if pat[p] == '\\' {
+		p++
+	}
+	return at(pat, p), p
+}
+
+// posixClass reads "[:name:]" at pat[p] inside a bracket expression. It
+// returns the index of its final ']' and whether tc is in the class;
+// isClass is false when no ":]" closes it (the '[' is then a plain member)
+// and bad is set for an unterminated bracket or an unknown class name.
+func posixClass(pat string, p int, tc byte) (end int, in, isClass, bad bool) {
+	s := p + 2
+	q := s
+	for at(pat, q) != 0 && pat[q] != ']' {
+		q++
+	}
+	if at(pat, q) == 0 {
+		return 0, false, false, true
+	}
+	if q-s-1 < 0 || pat[q-1] != ':' {
+		return 0, false, false, false
+	}
+	in, known := inClass(pat[s:q-1], tc)
+	if !known {
+		return 0, false, false, true
+	}
+	return q, in, true, false
 }
 
 // inClass reports whether c belongs to the POSIX class name, using git's

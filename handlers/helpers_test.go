@@ -1,0 +1,85 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator"
+)
+
+// fixture is a workspace with the default tools, and a directory beside it
+// that holds what must never be read or written.
+type fixture struct {
+	dir     string // the workspace
+	outside string // a sibling directory outside it
+	coord   *coordinator.Coordinator
+	sess    *coordinator.Session
+	n       int
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	base := t.TempDir()
+	f := &fixture{dir: filepath.Join(base, "ws"), outside: filepath.Join(base, "ws_evil")}
+	for _, d := range []string{f.dir, f.outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(f.outside, "secret.txt"), []byte("TOP SECRET\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := coordinator.OpenWorkspace(f.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	f.coord = coordinator.New(coordinator.Options{Workspace: ws, Tools: Default()})
+	t.Cleanup(f.coord.Close)
+	f.sess, err = f.coord.Sessions().Get(api.DefaultSessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// write puts a file into the workspace.
+func (f *fixture) write(t *testing.T, rel, content string) {
+	t.Helper()
+	p := filepath.Join(f.dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// call runs one tool call through the real pipeline.
+func (f *fixture) call(t *testing.T, name string, input any) (api.ToolResult, api.CallRecord) {
+	t.Helper()
+	raw, err := json.Marshal(input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.n++
+	use := api.ToolUse{Type: api.TypeToolUse, ID: "toolu_" + name + "_" + string(rune('a'+f.n%26)) + itoa(f.n), Name: name, Input: raw}
+	return f.coord.Execute(context.Background(), f.sess, "", use)
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+func text(r api.ToolResult) string {
+	s := ""
+	for _, c := range r.Content {
+		s += c.Text
+	}
+	return s
+}

@@ -1,0 +1,100 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"strings"
+	"testing"
+
+	"github.com/toolgate/toolgate/api"
+)
+
+func numbered(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	return b.String()
+}
+
+func TestReadFile(t *testing.T) {
+	f := newFixture(t)
+	f.write(t, "small.txt", "a\nb\nc")
+	f.write(t, "long.txt", numbered(2500))
+	f.write(t, "wide.txt", strings.Repeat(strings.Repeat("w", 999)+"\n", 600)) // 600 KB in 600 lines
+	f.write(t, "empty.txt", "")
+	f.write(t, "bin.dat", "ab\x00cd")
+	f.write(t, "latin1.txt", "caf\xe9\n")
+	f.write(t, "utf8.txt", "héllo → wörld\n")
+	cases := []struct {
+		name    string
+		input   map[string]any
+		wantErr bool
+		want    string // the whole text, or a substring with contains
+		contain bool
+	}{
+		{"whole small file", map[string]any{"path": "small.txt"}, false, "a\nb\nc", false},
+		{"unicode", map[string]any{"path": "utf8.txt"}, false, "héllo → wörld\n", false},
+		{"empty", map[string]any{"path": "empty.txt"}, false, "(the file is empty)", false},
+		{"range", map[string]any{"path": "long.txt", "start_line": 10, "end_line": 12}, false, "line 10\nline 11\nline 12\n", false},
+		{"first window", map[string]any{"path": "long.txt"}, false, "[Showing lines 1-1000 of long.txt. Read on with start_line=1001.]", true},
+		{"window end", map[string]any{"path": "long.txt", "start_line": 2001}, false, "line 2500\n", true},
+		{"byte window", map[string]any{"path": "wide.txt"}, false, "Read on with start_line=410.]", true},
+		{"past the end", map[string]any{"path": "small.txt", "start_line": 50}, true, "has 3 lines", true},
+		{"end before start", map[string]any{"path": "small.txt", "start_line": 3, "end_line": 2}, true, "end_line", true},
+		{"binary", map[string]any{"path": "bin.dat"}, true, "binary file", true},
+		{"not utf-8", map[string]any{"path": "latin1.txt"}, true, "binary file", true},
+		{"missing", map[string]any{"path": "nope.txt"}, true, "File not found: nope.txt", true},
+		{"directory", map[string]any{"path": "."}, true, "is a directory", true},
+		{"no path", map[string]any{}, true, "path: is required", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, _ := f.call(t, "read_file", c.input)
+			got := text(res)
+			if res.IsError != c.wantErr {
+				t.Fatalf("is_error = %v, want %v (%q)", res.IsError, c.wantErr, got)
+			}
+			if c.contain && !strings.Contains(got, c.want) || !c.contain && got != c.want {
+				t.Errorf("text = %q, want %q", got, c.want)
+			}
+		})
+	}
+	t.Run("window sizes", func(t *testing.T) {
+		res, _ := f.call(t, "read_file", map[string]any{"path": "long.txt"})
+		if n := strings.Count(text(res), "line "); n != 1000 {
+			t.Errorf("got %d lines, want 1000", n)
+		}
+		res, _ = f.call(t, "read_file", map[string]any{"path": "wide.txt"})
+		if n := len(text(res)); n > 410<<10 {
+			t.Errorf("got %d bytes, want at most 400 KB plus a note", n)
+		}
+	})
+}
+
+func TestReadImage(t *testing.T) {
+	f := newFixture(t)
+	img := image.NewRGBA(image.Rect(0, 0, 2, 2))
+	img.Set(0, 0, color.RGBA{255, 0, 0, 255})
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	f.write(t, "dot.png", buf.String())
+	res, rec := f.call(t, "read_file", map[string]any{"path": "dot.png"})
+	if res.IsError || rec.Status != api.StatusSucceeded || len(res.Content) != 1 {
+		t.Fatalf("result = %+v", res)
+	}
+	c := res.Content[0]
+	if c.Type != api.TypeImage || c.Source == nil || c.Source.MediaType != "image/png" || c.Source.Type != "base64" {
+		t.Fatalf("content = %+v, want a base64 png image", c)
+	}
+	data, err := base64.StdEncoding.DecodeString(c.Source.Data)
+	if err != nil || !bytes.Equal(data, buf.Bytes()) {
+		t.Errorf("image data differs from the file")
+	}
+}

@@ -1,0 +1,155 @@
+package server
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/toolgate/toolgate/api"
+)
+
+func TestAuth(t *testing.T) {
+	ts := newTestServer(t)
+	cases := []struct {
+		name, header string
+		want         int
+	}{
+		{"missing", "", http.StatusUnauthorized},
+		{"wrong", "Bearer nope", http.StatusUnauthorized},
+		{"truncated", "Bearer " + testToken[:len(testToken)-1], http.StatusUnauthorized},
+		{"longer", "Bearer " + testToken + "x", http.StatusUnauthorized},
+		{"not bearer", "Basic " + testToken, http.StatusUnauthorized},
+		{"right", "Bearer " + testToken, http.StatusOK},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			req, _ := http.NewRequest(http.MethodGet, ts.URL+"/v1/tools", nil)
+			if c.header != "" {
+				req.Header.Set("Authorization", c.header)
+			}
+			resp, err := ts.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != c.want {
+				t.Errorf("status = %d, want %d", resp.StatusCode, c.want)
+			}
+		})
+	}
+	t.Run("open routes", func(t *testing.T) {
+		for _, p := range []string{"/healthz", "/metrics", "/openapi.yaml"} {
+			resp, err := ts.Client().Get(ts.URL + p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Errorf("GET %s = %d, want 200", p, resp.StatusCode)
+			}
+		}
+	})
+}
+
+func TestHostAndOrigin(t *testing.T) {
+	ts := newTestServer(t, func(c *Config) { c.AllowedOrigins = []string{"https://ide.example"} })
+	cases := []struct {
+		name, method, path, host, origin string
+		want                             int
+	}{
+		{"loopback host", "GET", "/healthz", "127.0.0.1", "", 200},
+		{"localhost host", "GET", "/healthz", "localhost", "", 200},
+		{"ipv6 host", "GET", "/healthz", "[::1]", "", 200},
+		{"rebinding host", "GET", "/healthz", "rebind.example:7420", "", 403},
+		{"rebinding host and origin", "POST", "/v1/tool_use", "rebind.example:7420", "http://rebind.example:7420", 403},
+		{"foreign origin GET", "GET", "/v1/tools", "", "https://evil.example", 403},
+		{"foreign origin SSE", "GET", "/v1/sessions/default/events", "", "https://evil.example", 403},
+		{"foreign origin POST", "POST", "/v1/tool_use", "", "https://evil.example", 403},
+		{"null origin", "GET", "/v1/tools", "", "null", 403},
+		{"allowed origin", "GET", "/v1/tools", "", "https://ide.example", 200},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var body any
+			if c.method == "POST" {
+				body = toolUse("t1", "echo", map[string]any{"text": "x"})
+			}
+			hdr := []string{}
+			if c.origin != "" {
+				hdr = append(hdr, "Origin", c.origin)
+			}
+			req := ts.request(t, c.method, c.path, body, hdr...)
+			if c.host != "" {
+				req.Host = c.host
+			}
+			resp, err := ts.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != c.want {
+				t.Errorf("status = %d, want %d", resp.StatusCode, c.want)
+			}
+		})
+	}
+	t.Run("same origin", func(t *testing.T) {
+		resp := ts.do(t, "GET", "/v1/tools", nil, "Origin", ts.URL)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Errorf("status = %d, want 200", resp.StatusCode)
+		}
+	})
+}
+
+func TestRequestBodies(t *testing.T) {
+	ts := newTestServer(t, func(c *Config) { c.MaxBodyBytes = 4096 })
+	send := func(t *testing.T, ctype, body string) (int, api.ErrorResponse) {
+		t.Helper()
+		req := ts.request(t, "POST", "/v1/tool_use", nil)
+		req.Body = http.NoBody
+		if body != "" {
+			req = ts.request(t, "POST", "/v1/tool_use", nil)
+			req.Body = nopCloser{strings.NewReader(body)}
+			req.ContentLength = int64(len(body))
+		}
+		if ctype != "" {
+			req.Header.Set("Content-Type", ctype)
+		}
+		resp, err := ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, decodeBody[api.ErrorResponse](t, resp, resp.StatusCode)
+	}
+	valid := `{"type":"tool_use","id":"a","name":"echo","input":{"text":"x"}}`
+	cases := []struct {
+		name, ctype, body string
+		status            int
+		code              string
+	}{
+		{"text/plain form post", "text/plain", valid, 415, api.CodeUnsupportedMedia},
+		{"urlencoded", "application/x-www-form-urlencoded", "a=b", 415, api.CodeUnsupportedMedia},
+		{"no content type", "", valid, 415, api.CodeUnsupportedMedia},
+		{"too large", "application/json", `{"type":"tool_use","id":"a","name":"echo","input":{"text":"` + strings.Repeat("x", 5000) + `"}}`, 413, api.CodeBodyTooLarge},
+		{"deep nesting", "application/json", strings.Repeat("[", 3000), 400, api.CodeInvalidJSON},
+		{"malformed", "application/json", `{"type":`, 400, api.CodeInvalidJSON},
+		{"unknown field", "application/json", `{"type":"tool_use","id":"a","name":"echo","bogus":1}`, 400, api.CodeValidation},
+		{"two values", "application/json", valid + valid, 400, api.CodeInvalidJSON},
+		{"missing id", "application/json", `{"type":"tool_use","name":"echo"}`, 400, api.CodeValidation},
+		{"wrong type", "application/json", `{"type":"text","id":"a","name":"echo"}`, 400, api.CodeValidation},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			status, e := send(t, c.ctype, c.body)
+			if status != c.status || e.Error == nil || e.Error.Code != c.code {
+				t.Errorf("got %d %+v, want %d %s", status, e.Error, c.status, c.code)
+			}
+		})
+	}
+	t.Run("json with charset", func(t *testing.T) {
+		status, _ := send(t, "application/json; charset=utf-8", valid)
+		if status != 200 {
+			t.Errorf("status = %d, want 200", status)
+		}
+	})
+}
