@@ -1,4 +1,4 @@
-package server_test
+package server
 
 import (
 	"bufio"
@@ -20,10 +20,7 @@ import (
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/handlers"
-	"github.com/toolgate/toolgate/server"
 )
-
-const testToken = "test-token"
 
 // execServer is a real server over a real coordinator with the default tools.
 type execServer struct {
@@ -42,8 +39,17 @@ func newExecServer(tb testing.TB) *execServer {
 	cfg.Commands.OutputDir = tb.TempDir()
 	reg := prometheus.NewRegistry()
 	coord := coordinator.New(coordinator.Options{Config: cfg, Workspace: ws, Tools: handlers.Default(), Registerer: reg})
-	ts := httptest.NewServer(server.New(slog.New(slog.DiscardHandler), coord, reg, server.Config{Token: testToken}))
-	tb.Cleanup(func() { coord.Close(); ts.Close(); ws.Close() })
+	_, router := loadSpec(tb)
+	check := &conformance{router: router, next: New(slog.New(slog.DiscardHandler), coord, reg, Config{Token: testToken})}
+	ts := httptest.NewServer(check)
+	tb.Cleanup(func() {
+		coord.Close()
+		ts.Close()
+		ws.Close()
+		for _, e := range check.errs {
+			tb.Errorf("openapi.yaml conformance: %s", e)
+		}
+	})
 	return &execServer{url: ts.URL, dir: ws.Dir, coord: coord}
 }
 
@@ -78,8 +84,8 @@ func (s *execServer) request(tb testing.TB, ctx context.Context, method, path st
 	return resp
 }
 
-// decodeBody reads a JSON answer, checking its status.
-func decodeBody[T any](tb testing.TB, resp *http.Response, status int) T {
+// decodeJSON reads a JSON answer, checking its status.
+func decodeJSON[T any](tb testing.TB, resp *http.Response, status int) T {
 	tb.Helper()
 	defer resp.Body.Close()
 	var v T
@@ -95,7 +101,7 @@ func decodeBody[T any](tb testing.TB, resp *http.Response, status int) T {
 
 func (s *execServer) session(tb testing.TB) string {
 	tb.Helper()
-	return decodeBody[api.Session](tb, s.request(tb, tb.Context(), "POST", "/v1/sessions", map[string]any{}, ""), http.StatusCreated).ID
+	return decodeJSON[api.Session](tb, s.request(tb, tb.Context(), "POST", "/v1/sessions", map[string]any{}, ""), http.StatusCreated).ID
 }
 
 func commandUse(id, command string) map[string]any {
@@ -189,6 +195,10 @@ func TestCommandOutputOverSSE(t *testing.T) {
 		var out, errs strings.Builder
 		var finished *api.Event
 		for r := range readSSE(resp.Body) {
+			if r.ev.Type == api.EventMessageFinished {
+				resp.Body.Close()
+				break
+			}
 			switch r.ev.Type {
 			case api.EventToolOutput:
 				if finished != nil {
@@ -235,11 +245,11 @@ func TestInterruptCommand(t *testing.T) {
 	done := make(chan api.MessageResponse, 1)
 	go func() {
 		resp := s.request(t, context.Background(), "POST", "/v1/sessions/"+sid+"/messages", message(commandUse("toolu_int", "echo go; sleep 999")), "")
-		done <- decodeBody[api.MessageResponse](t, resp, http.StatusOK)
+		done <- decodeJSON[api.MessageResponse](t, resp, http.StatusOK)
 	}()
 	sess, _ := s.coord.Sessions().Get(sid)
 	waitOutput(t, sess, "toolu_int", "go")
-	got := decodeBody[api.InterruptResponse](t, s.request(t, t.Context(), "POST", "/v1/sessions/"+sid+"/interrupt", nil, ""), http.StatusOK)
+	got := decodeJSON[api.InterruptResponse](t, s.request(t, t.Context(), "POST", "/v1/sessions/"+sid+"/interrupt", nil, ""), http.StatusOK)
 	if got.Cancelled != 1 {
 		t.Errorf("interrupt cancelled %d calls, want 1", got.Cancelled)
 	}
@@ -297,7 +307,7 @@ func TestDisconnectKeepsTheCall(t *testing.T) {
 	}
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
-		got := decodeBody[api.CallResponse](t, s.request(t, t.Context(), "GET", "/v1/sessions/default/calls/toolu_dc", nil, ""), http.StatusOK)
+		got := decodeJSON[api.CallResponse](t, s.request(t, t.Context(), "GET", "/v1/sessions/default/calls/toolu_dc", nil, ""), http.StatusOK)
 		if got.Call.State == api.StateDone {
 			if got.Call.Status != api.StatusSucceeded || text(got.Result) != "a\nb\n\nExit code 0"+text(got.Result)[len("a\nb\n\nExit code 0"):] {
 				t.Errorf("status %s result %q, want succeeded with a and b", got.Call.Status, text(got.Result))
@@ -315,18 +325,18 @@ func TestRepostCommand(t *testing.T) {
 	use := commandUse("toolu_once", "echo run >> runs.txt; echo started; while [ ! -e gate ]; do sleep 0.01; done")
 	first := make(chan api.ToolUseResponse, 1)
 	go func() {
-		first <- decodeBody[api.ToolUseResponse](t, s.request(t, context.Background(), "POST", "/v1/tool_use", use, ""), http.StatusOK)
+		first <- decodeJSON[api.ToolUseResponse](t, s.request(t, context.Background(), "POST", "/v1/tool_use", use, ""), http.StatusOK)
 	}()
 	waitOutput(t, sess, "toolu_once", "started")
 	second := make(chan api.ToolUseResponse, 1)
 	go func() {
-		second <- decodeBody[api.ToolUseResponse](t, s.request(t, context.Background(), "POST", "/v1/tool_use", use, ""), http.StatusOK)
+		second <- decodeJSON[api.ToolUseResponse](t, s.request(t, context.Background(), "POST", "/v1/tool_use", use, ""), http.StatusOK)
 	}()
 	if err := os.WriteFile(filepath.Join(s.dir, "gate"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	a, b := <-first, <-second
-	c := decodeBody[api.ToolUseResponse](t, s.request(t, t.Context(), "POST", "/v1/tool_use", use, ""), http.StatusOK)
+	c := decodeJSON[api.ToolUseResponse](t, s.request(t, t.Context(), "POST", "/v1/tool_use", use, ""), http.StatusOK)
 	for name, r := range map[string]api.ToolUseResponse{"running": b, "finished": c} {
 		t.Run(name, func(t *testing.T) {
 			if r.Call.Status != api.StatusSucceeded || text(&r.Result) != text(&a.Result) {
@@ -341,7 +351,7 @@ func TestRepostCommand(t *testing.T) {
 
 func TestFullOutputEndpoint(t *testing.T) {
 	s := newExecServer(t)
-	res := decodeBody[api.ToolUseResponse](t, s.request(t, t.Context(), "POST", "/v1/tool_use", commandUse("toolu_long", "seq 1 5000"), ""), http.StatusOK)
+	res := decodeJSON[api.ToolUseResponse](t, s.request(t, t.Context(), "POST", "/v1/tool_use", commandUse("toolu_long", "seq 1 5000"), ""), http.StatusOK)
 	short := text(&res.Result)
 	if strings.Contains(short, "\n2500\n") || !strings.Contains(short, "lines (") || !strings.Contains(short, "/v1/sessions/default/calls/toolu_long/output") {
 		t.Errorf("result is not shortened with a note and a hint: %d bytes", len(short))
