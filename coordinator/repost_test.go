@@ -147,9 +147,11 @@ type memOutput struct {
 	removed atomic.Bool
 }
 
-func (m *memOutput) Open() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(m.text)), nil }
-func (m *memOutput) Size() int64                  { return int64(len(m.text)) }
-func (m *memOutput) Remove() error                { m.removed.Store(true); return nil }
+func (m *memOutput) Open() (io.ReadCloser, error) {
+	return io.NopCloser(strings.NewReader(m.text)), nil
+}
+func (m *memOutput) Size() int64   { return int64(len(m.text)) }
+func (m *memOutput) Remove() error { m.removed.Store(true); return nil }
 
 func TestKeptOutput(t *testing.T) {
 	var kept []*memOutput
