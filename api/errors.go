@@ -34,6 +34,8 @@ const (
 	CodeNotAcceptable    = "not_acceptable"
 	CodeInternal         = "internal"
 	CodeUnavailable      = "unavailable"
+	// CodeFileChanged refuses a revert of a file changed since the call.
+	CodeFileChanged = "file_changed"
 )
 
 // Tool error codes, carried in CallRecord.Error for calls that did not succeed.
@@ -49,4 +51,9 @@ const (
 	ToolCodeSkipped     = "skipped"
 	ToolCodeOutside     = "outside_workspace"
 	ToolCodeNotFound    = "not_found"
+	// ToolCodeFileChanged: the file changed on disk since the session last
+	// read or wrote it; ToolCodeReadRequired: the config requires a read
+	// before an edit.
+	ToolCodeFileChanged  = "file_changed"
+	ToolCodeReadRequired = "read_required"
 )

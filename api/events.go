@@ -29,6 +29,8 @@ type Event struct {
 	// Stream and Chunk are set on tool.output: partial output of a call.
 	Stream string `json:"stream,omitempty"`
 	Chunk  string `json:"chunk,omitempty"`
+	// Preview is set on tool.partial: the effect of the block so far.
+	Preview *Preview `json:"preview,omitempty"`
 	// Response is set on message.finished: the whole answer to the message.
 	Response *MessageResponse `json:"response,omitempty"`
 }

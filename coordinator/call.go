@@ -12,6 +12,12 @@ type Call struct {
 	SessionID string
 	Workspace *Workspace
 	Logger    *slog.Logger
+	// Files is the session's memory of files read and written; handlers
+	// record reads and check it before edits.
+	Files *FileMemory
+	// Partial marks a preview of a tool_use block that is still streaming
+	// in: its input may be cut anywhere.
+	Partial bool
 
 	output func(stream, chunk string)
 	keep   func(KeptOutput)

@@ -8,10 +8,12 @@ import (
 
 // RunMessage runs every tool_use of an assistant message and answers with
 // the user message holding one tool_result per tool_use, in block order.
-// Calls run one after another. The calls run under the session, not ctx:
+// Calls run one after another. Blocks marked partial are only previewed
+// (tool.partial events), never run. The calls run under the session, not ctx:
 // a client that goes away does not stop them; ctx only bounds the wait for
 // calls that another request started.
 func (c *Coordinator) RunMessage(ctx context.Context, s *Session, msgID string, uses []api.ToolUse) api.MessageResponse {
+	uses = c.previewPartials(s, msgID, uses)
 	type slot struct {
 		e     *callEntry
 		fresh bool

@@ -14,6 +14,9 @@ type Session struct {
 	ID      string
 	Created time.Time
 	Events  *EventLog
+	// Files is what the session read and wrote, for the stale-file guard
+	// and reverts.
+	Files *FileMemory
 
 	ctx    context.Context // cancelled when the session is deleted
 	cancel context.CancelFunc
@@ -38,7 +41,7 @@ type callEntry struct {
 func newSession(id string, mode api.Mode, perms api.Permissions, cfg *Config) *Session {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Session{
-		ID: id, Created: time.Now().UTC(), Events: NewEventLog(id, cfg.EventLogSize),
+		ID: id, Created: time.Now().UTC(), Events: NewEventLog(id, cfg.EventLogSize), Files: NewFileMemory(*cfg),
 		ctx: ctx, cancel: cancel, mode: mode, permissions: perms,
 		calls: map[string]*callEntry{}, maxCalls: cfg.MaxCallsPerSession,
 	}

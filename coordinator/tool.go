@@ -63,6 +63,9 @@ type Spec[In any] struct {
 	// Paths lists the workspace paths an input touches, for ignore rules
 	// and permission rules.
 	Paths func(in *In) []string
+	// Preview, for tools that write, computes the call's effect as a
+	// unified diff without applying it (for approvals and tool.partial).
+	Preview func(ctx context.Context, call *Call, in *In) (string, error)
 }
 
 // Tool is a registered tool with its input type erased, as the pipeline
@@ -79,6 +82,7 @@ type Tool struct {
 	run             func(ctx context.Context, call *Call, in any) (Result, error)
 	concurrencySafe func(in any) bool
 	paths           func(in any) []string
+	preview         func(ctx context.Context, call *Call, in any) (string, error)
 }
 
 // NewTool erases a Spec's input type. It panics on a programmer error (no
@@ -115,6 +119,9 @@ func NewTool[In any](s Spec[In]) *Tool {
 	if s.ConcurrencySafe != nil {
 		t.concurrencySafe = func(in any) bool { return s.ConcurrencySafe(in.(*In)) }
 	}
+	if s.Preview != nil {
+		t.preview = func(ctx context.Context, call *Call, in any) (string, error) { return s.Preview(ctx, call, in.(*In)) }
+	}
 	if s.Paths != nil {
 		t.paths = func(in any) []string { return s.Paths(in.(*In)) }
 	}
@@ -129,3 +136,15 @@ func (t *Tool) ConcurrencySafe(in any) bool { return t.concurrencySafe(in) }
 
 // Paths lists the workspace paths a decoded input touches.
 func (t *Tool) Paths(in any) []string { return t.paths(in) }
+
+// HasPreview reports whether the tool can show its effect before it runs.
+func (t *Tool) HasPreview() bool { return t.preview != nil }
+
+// Preview computes a decoded input's effect as a unified diff without
+// applying it. Tools without a preview return "".
+func (t *Tool) Preview(ctx context.Context, call *Call, in any) (string, error) {
+	if t.preview == nil {
+		return "", nil
+	}
+	return t.preview(ctx, call, in)
+}

@@ -54,7 +54,7 @@ func (e *commandEnv) exec(t *testing.T, in map[string]any) (api.ToolResult, api.
 	return e.coord.Execute(t.Context(), e.sess, "", use)
 }
 
-func resultText(r api.ToolResult) string {
+func cmdText(r api.ToolResult) string {
 	var b strings.Builder
 	for _, c := range r.Content {
 		b.WriteString(c.Text)
@@ -79,7 +79,7 @@ func TestExecuteCommandExitCodes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, rec := e.exec(t, map[string]any{"command": tc.cmd, "requires_approval": false})
-			got := resultText(res)
+			got := cmdText(res)
 			if res.IsError != tc.isError || rec.Status != tc.status {
 				t.Errorf("is_error %v status %s, want %v %s (%q)", res.IsError, rec.Status, tc.isError, tc.status, got)
 			}
@@ -108,9 +108,9 @@ func TestExecuteCommandEnvironment(t *testing.T) {
 	})
 	res, rec := e.exec(t, map[string]any{"command": "printenv"})
 	if rec.Status != api.StatusSucceeded {
-		t.Fatalf("status %s: %s", rec.Status, resultText(res))
+		t.Fatalf("status %s: %s", rec.Status, cmdText(res))
 	}
-	got := resultText(res)
+	got := cmdText(res)
 	for _, secret := range []string{"server-token-value", "also-not", "TOOLGATE_TOKEN", "k1", "k2", "k3", "k4", "k5", "k6"} {
 		if strings.Contains(got, secret) {
 			t.Errorf("printenv shows %q:\n%s", secret, got)
@@ -154,7 +154,7 @@ func TestExecuteCommandCwd(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, rec := e.exec(t, map[string]any{"command": "pwd", "cwd": tc.cwd})
-			got := resultText(res)
+			got := cmdText(res)
 			if tc.code == "" {
 				if rec.Status != api.StatusSucceeded || !strings.HasPrefix(got, tc.want) {
 					t.Errorf("status %s result %q, want %q", rec.Status, got, tc.want)
@@ -174,7 +174,7 @@ func TestExecuteCommandCwd(t *testing.T) {
 func TestExecuteCommandTimeout(t *testing.T) {
 	e := newCommandEnv(t, coordinator.CommandConfig{})
 	res, rec := e.exec(t, map[string]any{"command": "echo before; sleep 30", "timeout": 1})
-	got := resultText(res)
+	got := cmdText(res)
 	if rec.Status != api.StatusFailed || rec.Error == nil || rec.Error.Code != codeTimedOut {
 		t.Errorf("status %s error %+v, want failed %s", rec.Status, rec.Error, codeTimedOut)
 	}

@@ -3,12 +3,10 @@ package handlers
 import (
 	"context"
 	"fmt"
-	"io/fs"
-	"path"
-	"sort"
 	"strings"
 
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/handlers/search"
 )
 
 // ListFilesInput is list_files's input.
@@ -18,92 +16,72 @@ type ListFilesInput struct {
 }
 
 // listFilesLimit caps one listing, as Cline does.
-const listFilesLimit = 200
-
-// skippedDirs are directories a recursive listing does not enter: version
-// control and the usual dependency and build output, as Cline skips them.
-var skippedDirs = map[string]bool{
-	".git": true, "node_modules": true, "__pycache__": true, "env": true, "venv": true,
-	"dist": true, "out": true, "bundle": true, "vendor": true, "tmp": true, "temp": true,
-	"deps": true, "pkg": true, "Pods": true, "target": true, "build": true,
-}
+const listFilesLimit = search.DefaultListLimit
 
 func newListFiles(name string, env coordinator.ToolEnv) *coordinator.Tool {
 	return coordinator.NewTool(coordinator.Spec[ListFilesInput]{
 		Name: name,
 		Description: "List the files and directories in a directory of the workspace. Directories end with \"/\". " +
-			"Recursive listings are breadth-first, skip .git and dependency/build directories, and stop at 200 entries.",
-		Run:             listFiles,
+			"Recursive listings are breadth-first, follow .gitignore and .ignore files, do not enter hidden, " +
+			"dependency or build directories, and stop at 200 entries.",
+		Run: func(ctx context.Context, call *coordinator.Call, in *ListFilesInput) (coordinator.Result, error) {
+			return listFiles(ctx, call.Workspace, in, callExclude(call))
+		},
 		ConcurrencySafe: func(*ListFilesInput) bool { return true },
 		Paths:           func(in *ListFilesInput) []string { return []string{in.Path} },
 	})
 }
 
-func listFiles(ctx context.Context, call *coordinator.Call, in *ListFilesInput) (coordinator.Result, error) {
-	rel, err := call.Workspace.Rel(in.Path)
+// listFiles lists a directory with search.Walk: ripgrep's ignore rules,
+// Cline's excluded directories, breadth-first and capped. Paths are shown
+// relative to the listed directory, as Cline shows them.
+func listFiles(ctx context.Context, ws *coordinator.Workspace, in *ListFilesInput, exclude excludeFunc) (coordinator.Result, error) {
+	rel, err := requireDir(ws, in.Path, "use read_file to read it")
 	if err != nil {
 		return coordinator.Result{}, err
 	}
-	fsys := call.Workspace.Root.FS()
-	if st, err := fs.Stat(fsys, rel); err != nil {
+	res, err := search.Walk(ctx, ws.Root, search.WalkOptions{Path: rel, Recursive: in.Recursive, Limit: listFilesLimit, Exclude: exclude})
+	if err != nil {
+		if ctx.Err() != nil {
+			return coordinator.Result{}, ctx.Err()
+		}
 		return coordinator.Result{}, fileError(rel, err)
-	} else if !st.IsDir() {
-		return coordinator.Result{}, coordinator.Errorf("not_directory", "%s is not a directory; use read_file to read it.", rel)
 	}
-	entries, truncated, err := walkBreadthFirst(ctx, fsys, rel, in.Recursive, listFilesLimit)
-	if err != nil {
-		return coordinator.Result{}, err
+	note := excludedNote(res.Excluded)
+	if len(res.Entries) == 0 {
+		return coordinator.TextResult("No files found." + note), nil
 	}
-	if len(entries) == 0 {
-		return coordinator.TextResult("No files found."), nil
+	prefix := ""
+	if rel != "." {
+		prefix = rel + "/"
 	}
-	text := strings.Join(entries, "\n")
-	if truncated {
-		text += fmt.Sprintf("\n\n(File list truncated at %d entries. Use list_files on specific subdirectories to explore further.)", listFilesLimit)
+	var b strings.Builder
+	for i, e := range res.Entries {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(strings.TrimPrefix(e, prefix))
 	}
-	return coordinator.TextResult(text), nil
+	if res.Truncated {
+		fmt.Fprintf(&b, "\n\n(File list truncated at %d entries. Use list_files on specific subdirectories to explore further.)", listFilesLimit)
+	}
+	b.WriteString(note)
+	return coordinator.TextResult(b.String()), nil
 }
 
-// walkBreadthFirst lists dir level by level, sorted within a level, so a
-// capped listing shows the shallow structure first. Paths are relative to
-// dir; directories end with "/".
-func walkBreadthFirst(ctx context.Context, fsys fs.FS, dir string, recursive bool, limit int) ([]string, bool, error) {
-	var out []string
-	queue := []string{dir}
-	for len(queue) > 0 {
-		if err := ctx.Err(); err != nil {
-			return nil, false, err
-		}
-		cur := queue[0]
-		queue = queue[1:]
-		entries, err := fs.ReadDir(fsys, cur)
-		if err != nil {
-			if cur == dir {
-				return nil, false, fileError(dir, err)
-			}
-			continue // an unreadable subdirectory is skipped, not fatal
-		}
-		sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
-		for _, e := range entries {
-			p := path.Join(cur, e.Name())
-			shown := strings.TrimPrefix(strings.TrimPrefix(p, dir), "/")
-			if dir == "." {
-				shown = p
-			}
-			if e.IsDir() {
-				if e.Name() == ".git" || recursive && skippedDirs[e.Name()] {
-					continue
-				}
-				shown += "/"
-				if recursive {
-					queue = append(queue, p)
-				}
-			}
-			if len(out) == limit {
-				return out, true, nil
-			}
-			out = append(out, shown)
-		}
+// requireDir resolves a tool's directory argument and checks through the
+// workspace root that it is a directory; hint says what to use for a file.
+func requireDir(ws *coordinator.Workspace, p, hint string) (string, error) {
+	rel, err := ws.Rel(p)
+	if err != nil {
+		return "", err
 	}
-	return out, false, nil
+	st, err := ws.Root.Stat(rel)
+	if err != nil {
+		return rel, fileError(rel, err)
+	}
+	if !st.IsDir() {
+		return rel, coordinator.Errorf("not_directory", "%s is not a directory; %s.", rel, hint)
+	}
+	return rel, nil
 }

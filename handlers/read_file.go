@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/http"
 	"strings"
 	"unicode/utf8"
@@ -47,19 +46,28 @@ func readFile(ctx context.Context, call *coordinator.Call, in *ReadFileInput) (c
 		return coordinator.Result{}, err
 	}
 	defer f.Close()
+	// Everything read goes through the hash, so the session can remember
+	// what it saw of the file for the stale-file guard.
+	h := newStateHasher(f)
 	head := make([]byte, 512)
-	n, err := io.ReadFull(f, head)
+	n, err := io.ReadFull(h, head)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
 		return coordinator.Result{}, fileError(rel, err)
 	}
 	head = head[:n]
-	if mt := imageType(head); mt != "" {
-		return readImage(f, rel, head, mt)
-	}
-	if isBinary(head) {
+	if isBinary(head) && imageType(head) == "" {
 		return coordinator.Result{}, coordinator.Errorf("binary_file", "Cannot read %s: it is a binary file, not text.", rel)
 	}
-	return readTextWindow(io.MultiReader(bytes.NewReader(head), f), rel, in)
+	var res coordinator.Result
+	if mt := imageType(head); mt != "" {
+		res, err = readImage(h, rel, head, mt)
+	} else {
+		res, err = readTextWindow(io.MultiReader(bytes.NewReader(head), h), rel, in)
+	}
+	if err == nil {
+		h.remember(call.Files, rel)
+	}
+	return res, err
 }
 
 // imageType names the image formats returned as image blocks.
@@ -91,7 +99,7 @@ func isBinary(head []byte) bool {
 	return false
 }
 
-func readImage(f fs.File, rel string, head []byte, mediaType string) (coordinator.Result, error) {
+func readImage(f io.Reader, rel string, head []byte, mediaType string) (coordinator.Result, error) {
 	rest, err := io.ReadAll(io.LimitReader(f, maxImageBytes+1))
 	if err != nil {
 		return coordinator.Result{}, fileError(rel, err)

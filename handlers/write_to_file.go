@@ -1,12 +1,10 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/toolgate/toolgate/handlers/atomicfile"
 
 	"github.com/toolgate/toolgate/coordinator"
 )
@@ -24,15 +22,25 @@ const rulesDir = ".clinerules"
 // new_rule only writes under .clinerules/.
 func newWriteFile(name string, env coordinator.ToolEnv) *coordinator.Tool {
 	desc := "Write a file in the workspace, creating parent directories. The file is replaced whole and atomically: " +
-		"readers see the old or the new content, never a mix. An existing file keeps its permissions."
+		"readers see the old or the new content, never a mix. An existing file keeps its permissions, its byte order mark " +
+		"and its CRLF line endings. The result shows a diff of what changed. If the file changed on disk since you last " +
+		"read or wrote it, nothing is written: read it again first."
 	if name == "new_rule" {
 		desc = "Create or replace a rule file under .clinerules/ in the workspace."
 	}
+	rulesOnly := name == "new_rule"
 	return coordinator.NewTool(coordinator.Spec[WriteToFileInput]{
 		Name:        name,
 		Description: desc,
 		Run: func(ctx context.Context, call *coordinator.Call, in *WriteToFileInput) (coordinator.Result, error) {
-			return writeToFile(call, in, name == "new_rule")
+			return writeToFile(call, in, rulesOnly)
+		},
+		Preview: func(ctx context.Context, call *coordinator.Call, in *WriteToFileInput) (string, error) {
+			t, content, err := planWrite(call, in, rulesOnly)
+			if err != nil {
+				return "", err
+			}
+			return diffText(t.rel, t.old, content), nil
 		},
 		Interrupt: coordinator.InterruptBlock,
 		Writes:    true,
@@ -40,29 +48,59 @@ func newWriteFile(name string, env coordinator.ToolEnv) *coordinator.Tool {
 	})
 }
 
+// planWrite loads the target and works out the bytes to write, without
+// writing.
+func planWrite(call *coordinator.Call, in *WriteToFileInput, rulesOnly bool) (*editTarget, []byte, error) {
+	t, err := loadTarget(call.Workspace, in.Path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if rulesOnly && !strings.HasPrefix(t.rel, rulesDir+"/") {
+		return nil, nil, coordinator.Errorf("outside_rules", "new_rule only writes under %s/; %s is not there.", rulesDir, t.rel)
+	}
+	content := []byte(in.Content)
+	if t.exists {
+		content = matchStyle(t.old, content)
+	}
+	return t, content, nil
+}
+
 func writeToFile(call *coordinator.Call, in *WriteToFileInput, rulesOnly bool) (coordinator.Result, error) {
-	rel, err := call.Workspace.Rel(in.Path)
+	t, content, err := planWrite(call, in, rulesOnly)
 	if err != nil {
 		return coordinator.Result{}, err
 	}
-	if rel == "." {
-		return coordinator.Result{}, coordinator.Errorf("is_directory", "path must name a file, not the workspace itself")
+	if err := call.Files.CheckFresh(t.rel, t.state, t.exists); err != nil {
+		return coordinator.Result{}, err
 	}
-	if rulesOnly && !strings.HasPrefix(rel, rulesDir+"/") {
-		return coordinator.Result{}, coordinator.Errorf("outside_rules", "new_rule only writes under %s/; %s is not there.", rulesDir, rel)
+	if t.exists && bytes.Equal(t.old, content) {
+		call.Files.Remember(t.rel, t.state)
+		return coordinator.TextResult(fmt.Sprintf("No changes: %s already has this content (%s).", t.rel, describeSize(content))), nil
 	}
-	existed := true
-	if _, err := call.Workspace.Root.Lstat(rel); err != nil {
-		existed = false
-	}
-	if err := writeAtomic(call.Workspace, rel, []byte(in.Content)); err != nil {
+	note, err := commit(call, t, content)
+	if err != nil {
 		return coordinator.Result{}, err
 	}
 	verb := "Updated"
-	if !existed {
+	if !t.exists {
 		verb = "Created"
 	}
-	return coordinator.TextResult(fmt.Sprintf("%s %s (%d bytes, %d lines).", verb, rel, len(in.Content), countLines(in.Content))), nil
+	return editResult(fmt.Sprintf("%s %s (%s).", verb, t.rel, describeSize(content)), diffText(t.rel, t.old, content), note), nil
+}
+
+// matchStyle keeps an existing file's byte order mark and CRLF line
+// endings when the new content, as models write it, has neither: an edit
+// should change the text, not every line's terminator.
+func matchStyle(old, content []byte) []byte {
+	const bom = "\uFEFF"
+	if bytes.HasPrefix(old, []byte(bom)) && !bytes.HasPrefix(content, []byte(bom)) {
+		content = append([]byte(bom), content...)
+	}
+	crlf := bytes.Count(old, []byte("\r\n"))
+	if crlf > 0 && crlf > bytes.Count(old, []byte("\n"))-crlf && !bytes.Contains(content, []byte("\r\n")) {
+		content = bytes.ReplaceAll(content, []byte("\n"), []byte("\r\n"))
+	}
+	return content
 }
 
 func countLines(s string) int {
@@ -74,16 +112,4 @@ func countLines(s string) int {
 		n++
 	}
 	return n
-}
-
-// writeAtomic replaces rel with data atomically, refusing symlinks that
-// lead outside the workspace.
-func writeAtomic(ws *coordinator.Workspace, rel string, data []byte) error {
-	if err := atomicfile.Write(ws.Root, rel, data, 0o644); err != nil {
-		if errors.Is(err, atomicfile.ErrEscapes) {
-			return coordinator.Errorf("outside_workspace", "Path %s leads outside the workspace; only paths inside it can be written.", rel)
-		}
-		return fileError(rel, err)
-	}
-	return nil
 }

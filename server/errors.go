@@ -24,6 +24,7 @@ var statusOf = map[string]int{
 	api.CodeNotAcceptable:    http.StatusNotAcceptable,
 	api.CodeInternal:         http.StatusInternalServerError,
 	api.CodeUnavailable:      http.StatusServiceUnavailable,
+	api.CodeFileChanged:      http.StatusConflict,
 }
 
 // writeError answers with the error shape. An error that is not an

@@ -176,7 +176,8 @@ func (d *deadlineWriter) Write(p []byte) (int, error) {
 		return 0, http.ErrHandlerTimeout
 	}
 	if id, ok := bytes.CutPrefix(p, []byte("id: ")); ok {
-		d.lastID = bytes.TrimSpace(id)
+		// p is the caller's buffer (fmt reuses it): keep a copy.
+		d.lastID = bytes.Clone(bytes.TrimSpace(id))
 	}
 	_ = d.rc.SetWriteDeadline(time.Now().Add(d.timeout))
 	n, err := d.ResponseWriter.Write(p)

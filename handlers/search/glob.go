@@ -15,6 +15,19 @@ type fileGlob struct {
 	basename bool
 }
 
+// FilePatternError reports a file_pattern that is not a valid glob.
+type FilePatternError struct {
+	Pattern string
+	Err     error
+}
+
+func (e *FilePatternError) Error() string {
+	return fmt.Sprintf("file pattern %q: %v", e.Pattern, e.Err)
+}
+
+// Unwrap returns the underlying syntax error.
+func (e *FilePatternError) Unwrap() error { return e.Err }
+
 func compileGlob(pattern string) (*fileGlob, error) {
 	if pattern == "" || pattern == "*" || pattern == "**" {
 		return nil, nil // every file
@@ -23,11 +36,11 @@ func compileGlob(pattern string) (*fileGlob, error) {
 	g := &fileGlob{basename: !strings.Contains(p, "/")}
 	expr, err := globRegexp(p)
 	if err != nil {
-		return nil, fmt.Errorf("file pattern %q: %w", pattern, err)
+		return nil, &FilePatternError{Pattern: pattern, Err: err}
 	}
 	g.re, err = regexp.Compile("^" + expr + "$")
 	if err != nil {
-		return nil, fmt.Errorf("file pattern %q: %w", pattern, err)
+		return nil, &FilePatternError{Pattern: pattern, Err: err}
 	}
 	return g, nil
 }

@@ -2,10 +2,8 @@ package search
 
 import (
 	"context"
-	"io/fs"
 	"os"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 )
@@ -134,13 +132,10 @@ func listLevel(root *os.Root, level []levelDir, exclude func(string, bool) bool)
 }
 
 func listOne(root *os.Root, d levelDir, exclude func(string, bool) bool) listedDir {
-	f, err := root.Open(dotIfEmpty(d.rel))
-	if err != nil {
+	entries, err := listDirSorted(root, dotIfEmpty(d.rel))
+	if err != nil && entries == nil {
 		return listedDir{}
 	}
-	entries, _ := f.ReadDir(-1)
-	f.Close()
-	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	names := make(map[string]bool, len(entries))
 	for _, e := range entries {
 		names[e.Name()] = true

@@ -71,6 +71,11 @@ func ourMatches(t testing.TB, root *os.Root, opts Options) []string {
 	if err != nil {
 		t.Fatalf("Search(%q): %v", opts.Regex, err)
 	}
+	return matchPairs(res)
+}
+
+// matchPairs lists a result's matches as sorted "path:line" pairs.
+func matchPairs(res *Result) []string {
 	var got []string
 	for _, f := range res.Files {
 		for _, l := range f.Lines {

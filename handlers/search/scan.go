@@ -150,12 +150,19 @@ func scanReader(r io.Reader, size int64, m *matcher, scratch *[]byte) (lines []L
 		if err != nil {
 			return nil, 0, err
 		}
-		buf = buf[:rgCut(buf)]
-		s.chunk(buf)
-		return dedupe(s.lines), s.matches, nil
+		lines, matches := scanWhole(buf, m)
+		return lines, matches, nil
 	}
 	err = scanChunks(r, s, scratch)
 	return dedupe(s.lines), s.matches, err
+}
+
+// scanWhole searches a whole file's content (as ripgrep would, up to its
+// binary cut).
+func scanWhole(buf []byte, m *matcher) ([]Line, int) {
+	s := &fileScan{m: m, base: 1}
+	s.chunk(buf[:rgCut(buf)])
+	return dedupe(s.lines), s.matches
 }
 
 func readWhole(r io.Reader, size int64, scratch *[]byte) ([]byte, error) {

@@ -77,13 +77,20 @@ func Search(ctx context.Context, root *os.Root, opts Options) (*Result, error) {
 	}
 	c := newCollector(opts)
 	if opts.Index != nil {
-		if err := opts.Index.search(ctx, root, start, m, glob, c); err != nil {
-			return nil, err
-		}
-		return c.result(), nil
+		err = opts.Index.search(ctx, root, start, m, glob, c, opts.Exclude)
+	} else {
+		err = coldSearch(ctx, root, start, m, glob, c, opts.Exclude)
 	}
+	if err != nil {
+		return nil, err
+	}
+	return c.result(), nil
+}
+
+// coldSearch walks start and reads every selected file.
+func coldSearch(ctx context.Context, root *os.Root, start string, m *matcher, glob *fileGlob, c *collector, exclude func(string, bool) bool) error {
 	scratch := make([][]byte, runtime.GOMAXPROCS(0))
-	cfg := selection(start, glob, opts.Exclude, c)
+	cfg := selection(start, glob, exclude, c)
 	cfg.visit = func(w int, d *dirNode, names []string) {
 		for _, name := range names {
 			rel := join(d.rel, name)
@@ -96,10 +103,7 @@ func Search(ctx context.Context, root *os.Root, opts Options) (*Result, error) {
 			}
 		}
 	}
-	if err := parallelWalk(ctx, root, start, cfg); err != nil {
-		return nil, err
-	}
-	return c.result(), nil
+	return parallelWalk(ctx, root, start, cfg)
 }
 
 // selection builds the walk filters shared by cold and indexed searches.

@@ -2,11 +2,9 @@ package search
 
 import (
 	"context"
-	"io/fs"
 	"os"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -158,14 +156,8 @@ func readDir(d *dirNode, cfg walkConfig) []walkItem {
 
 // listDir returns a directory's entries sorted by name; an unreadable
 // directory is empty, as ripgrep skips it.
-func listDir(r *os.Root) []fs.DirEntry {
-	f, err := r.Open(".")
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	entries, _ := f.ReadDir(-1)
-	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+func listDir(r *os.Root) []dirent {
+	entries, _ := listDirSorted(r, ".")
 	return entries
 }
 

@@ -24,5 +24,6 @@ func New(addr string) *Server {
 func (s *Server) Run() error {
 	return http.ListenAndServe(s.addr, nil)
 }
+
 type A int
 type B int

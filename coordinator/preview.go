@@ -1,0 +1,73 @@
+package coordinator
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	"github.com/toolgate/toolgate/api"
+)
+
+// previewTimeout bounds one preview: it reads a file and diffs it, and a
+// stream of partial blocks must not pile up behind a slow one.
+const previewTimeout = 10 * time.Second
+
+// previewPartials announces each partial block (a tool_use still streaming
+// in) with a tool.partial event carrying its preview, and returns the
+// complete blocks, the only ones to run. A partial block claims no call id,
+// so the complete block with the same id runs normally later.
+func (c *Coordinator) previewPartials(s *Session, msgID string, uses []api.ToolUse) []api.ToolUse {
+	complete := uses[:0:0]
+	for _, use := range uses {
+		if !use.Partial {
+			complete = append(complete, use)
+			continue
+		}
+		c.PreviewPartial(s, msgID, use)
+	}
+	return complete
+}
+
+// PreviewPartial emits a tool.partial event for a tool_use block that is
+// still streaming in, with the preview of its input so far. Nothing runs
+// and no call id is claimed.
+func (c *Coordinator) PreviewPartial(s *Session, msgID string, use api.ToolUse) {
+	s.Events.Append(api.Event{Type: api.EventToolPartial, MessageID: msgID, ToolUseID: use.ID, Preview: c.previewPartial(s, use)})
+}
+
+// previewPartial computes what a partial block would do so far. It never
+// writes; it says why when there is nothing to show yet. Tools without a
+// preview get none.
+func (c *Coordinator) previewPartial(s *Session, use api.ToolUse) (p *api.Preview) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.logger.Error("tool preview panicked", "tool", use.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			p = &api.Preview{Error: "the preview failed unexpectedly (internal error)"}
+		}
+	}()
+	name, input := normalizeName(use.Name, use.Input)
+	tool, _ := c.registry.lookup(name)
+	if tool == nil || !tool.HasPreview() {
+		return nil
+	}
+	if s.Mode() == api.ModePlan {
+		return &api.Preview{Error: "plan mode: tools that change files are not available"}
+	}
+	in, err := decodeInput(tool, c.validate, input)
+	if err != nil {
+		return &api.Preview{Error: err.Error()}
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, previewTimeout)
+	defer cancel()
+	call := &Call{
+		ToolUseID: use.ID, Name: tool.Name, SessionID: s.ID, Workspace: c.workspace,
+		Logger: c.logger.With("session_id", s.ID, "tool_use_id", use.ID, "tool", tool.Name),
+		Files:  s.Files, Partial: true,
+	}
+	diff, err := tool.Preview(ctx, call, in)
+	if err != nil {
+		return &api.Preview{Error: err.Error()}
+	}
+	return &api.Preview{Diff: diff}
+}

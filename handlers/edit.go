@@ -1,0 +1,165 @@
+package handlers
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"time"
+	"unicode/utf8"
+
+	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/handlers/atomicfile"
+	"github.com/toolgate/toolgate/handlers/editdiff"
+)
+
+// Limits of one edit.
+const (
+	// maxEditBytes bounds a file an edit reads whole: its old content is
+	// diffed and kept for a revert.
+	maxEditBytes = 16 << 20
+	// maxDiffLines bounds the diff shown in a result or a preview.
+	maxDiffLines = 200
+)
+
+// editTarget is a file about to be edited, as it is before the edit.
+type editTarget struct {
+	rel    string
+	exists bool
+	old    []byte
+	state  coordinator.FileState
+}
+
+// loadTarget reads the file at p whole, or notes that it does not exist.
+// Directories, devices and pipes are refused before anything opens them.
+func loadTarget(ws *coordinator.Workspace, p string) (*editTarget, error) {
+	rel, err := ws.Rel(p)
+	if err != nil {
+		return nil, err
+	}
+	if rel == "." {
+		return nil, coordinator.Errorf("is_directory", "path must name a file, not the workspace itself")
+	}
+	info, err := ws.Root.Stat(rel)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &editTarget{rel: rel}, nil
+	case err != nil:
+		return nil, fileError(rel, err)
+	case info.IsDir():
+		return nil, coordinator.Errorf("is_directory", "%s is a directory, not a file.", rel)
+	case !info.Mode().IsRegular():
+		return nil, coordinator.Errorf("not_regular", "%s is not a regular file.", rel)
+	case info.Size() > maxEditBytes:
+		return nil, tooLarge(rel, info.Size())
+	}
+	f, err := ws.Root.Open(rel)
+	if err != nil {
+		return nil, fileError(rel, err)
+	}
+	defer f.Close()
+	if info, err = f.Stat(); err != nil {
+		return nil, fileError(rel, err)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxEditBytes+1))
+	if err != nil {
+		return nil, fileError(rel, err)
+	}
+	if len(data) > maxEditBytes {
+		return nil, tooLarge(rel, int64(len(data)))
+	}
+	return &editTarget{rel: rel, exists: true, old: data, state: coordinator.StateOf(data, info.ModTime())}, nil
+}
+
+func tooLarge(rel string, size int64) error {
+	return coordinator.Errorf("too_large", "%s is %d bytes; files over %d MB cannot be edited by this tool.", rel, size, maxEditBytes>>20)
+}
+
+// commit replaces the target's content atomically, then records the new
+// state in the session and keeps the old content for a revert. It returns
+// a note when the edit cannot be reverted. The stale-file guard must have
+// passed before.
+func commit(call *coordinator.Call, t *editTarget, content []byte) (string, error) {
+	root := call.Workspace.Root
+	if err := atomicfile.Write(root, t.rel, content, 0o644); err != nil {
+		return "", writeError(t.rel, err)
+	}
+	after := stateOnDisk(root, t.rel, content)
+	call.Files.Remember(t.rel, after)
+	kept := call.Files.KeepPrior(coordinator.Prior{
+		ToolUseID: call.ToolUseID, Path: t.rel, Existed: t.exists, Content: t.old, After: after, Undo: t.undo(root),
+	})
+	if call.Files != nil && !kept {
+		return "\n(The previous content is too large to keep, so this edit cannot be reverted.)", nil
+	}
+	return "", nil
+}
+
+// undo puts the target back as it was before the edit.
+func (t *editTarget) undo(root *os.Root) func([]byte) (coordinator.FileState, string, error) {
+	return func(current []byte) (coordinator.FileState, string, error) {
+		diff := diffText(t.rel, current, t.old)
+		if !t.exists {
+			if err := root.Remove(t.rel); err != nil {
+				return coordinator.FileState{}, "", err
+			}
+			return coordinator.FileState{}, diff, nil
+		}
+		if err := atomicfile.Write(root, t.rel, t.old, 0o644); err != nil {
+			return coordinator.FileState{}, "", err
+		}
+		return stateOnDisk(root, t.rel, t.old), diff, nil
+	}
+}
+
+// stateOnDisk is the state of a file just written with content: its mtime
+// comes from the disk, its hash from what was written.
+func stateOnDisk(root *os.Root, rel string, content []byte) coordinator.FileState {
+	st := coordinator.StateOf(content, time.Time{})
+	if info, err := root.Stat(rel); err == nil {
+		st.ModTime = info.ModTime()
+	}
+	return st
+}
+
+// writeError maps atomicfile's refusals to codes the model can act on.
+func writeError(rel string, err error) error {
+	switch {
+	case errors.Is(err, atomicfile.ErrEscapes):
+		return coordinator.Errorf("outside_workspace", "Path %s leads outside the workspace (through a symlink or ..); only paths inside it can be written.", rel)
+	case errors.Is(err, atomicfile.ErrNotRegular):
+		return coordinator.Errorf("not_regular", "%s is not a regular file.", rel)
+	}
+	return fileError(rel, err)
+}
+
+// diffText is the unified diff from old to new, or a note when either side
+// is not text.
+func diffText(rel string, old, new []byte) string {
+	if !isText(old) || !isText(new) {
+		if bytes.Equal(old, new) {
+			return ""
+		}
+		return "(binary content; no diff shown)\n"
+	}
+	return editdiff.Unified(rel, string(old), string(new), maxDiffLines)
+}
+
+func isText(b []byte) bool { return bytes.IndexByte(b, 0) < 0 && utf8.Valid(b) }
+
+// editResult is the confirmation a successful edit returns: one line, the
+// diff of what changed, and any note.
+func editResult(summary, diff, note string) coordinator.Result {
+	text := summary
+	if diff != "" {
+		text += "\n\n" + diff
+	}
+	return coordinator.TextResult(text + note)
+}
+
+// describeSize is "N lines, B bytes" of new content.
+func describeSize(content []byte) string {
+	return fmt.Sprintf("%d lines, %d bytes", countLines(string(content)), len(content))
+}

@@ -1,0 +1,53 @@
+package handlers
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"github.com/toolgate/toolgate/coordinator"
+)
+
+// excludeFunc reports a workspace-relative path that a call must not see
+// (a .clineignore rule covers it). The walking tools leave such entries out
+// and say how many they left out.
+type excludeFunc func(rel string, isDir bool) bool
+
+// callExclude is the seam where the workspace's .clineignore reaches the
+// walking tools (search_files, list_files, list_code_definition_names). It
+// returns nil, meaning nothing is excluded, until the ignore policy
+// provides a matcher for the call; tools must handle nil.
+func callExclude(*coordinator.Call) excludeFunc { return nil }
+
+// exclusionCounter wraps an excludeFunc for engines that leave excluded
+// entries out silently, counting what they left out.
+type exclusionCounter struct {
+	exclude excludeFunc
+	n       atomic.Int64
+}
+
+// fileOnly adapts the counter to engines that ask about files only.
+func (c *exclusionCounter) fileOnly() func(rel string) bool {
+	if c.exclude == nil {
+		return nil
+	}
+	return func(rel string) bool {
+		if c.exclude(rel, false) {
+			c.n.Add(1)
+			return true
+		}
+		return false
+	}
+}
+
+// excludedNote is the line results end with when entries were left out, so
+// the model knows the answer is not the whole directory.
+func excludedNote(n int) string {
+	if n == 0 {
+		return ""
+	}
+	noun := "entries"
+	if n == 1 {
+		noun = "entry"
+	}
+	return fmt.Sprintf("\n\n(%d %s left out by .clineignore.)", n, noun)
+}

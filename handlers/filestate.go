@@ -1,0 +1,51 @@
+package handlers
+
+import (
+	"crypto/sha256"
+	"hash"
+	"io"
+	"os"
+
+	"github.com/toolgate/toolgate/coordinator"
+)
+
+// maxHashBytes bounds how much of a file a read hashes beyond what it
+// returns: past it the session remembers only size and mtime, so reading a
+// window of a huge file stays cheap. Files that large cannot be edited by
+// the edit tools anyway.
+const maxHashBytes = maxEditBytes
+
+// stateHasher reads a file while hashing every byte read, so that a read
+// can record the file's state without a second pass over what it returned.
+type stateHasher struct {
+	f *os.File
+	h hash.Hash
+}
+
+func newStateHasher(f *os.File) *stateHasher { return &stateHasher{f: f, h: sha256.New()} }
+
+func (s *stateHasher) Read(p []byte) (int, error) {
+	n, err := s.f.Read(p)
+	s.h.Write(p[:n])
+	return n, err
+}
+
+// remember records the file's state in the session: the rest of the file
+// is hashed if it is small enough, else only size and mtime are kept.
+func (s *stateHasher) remember(files *coordinator.FileMemory, rel string) {
+	if files == nil {
+		return
+	}
+	info, err := s.f.Stat()
+	if err != nil {
+		return
+	}
+	st := coordinator.FileState{Size: info.Size(), ModTime: info.ModTime()}
+	if info.Size() <= maxHashBytes {
+		if _, err := io.Copy(s.h, s.f); err == nil {
+			copy(st.Hash[:], s.h.Sum(nil))
+			st.Hashed = true
+		}
+	}
+	files.Remember(rel, st)
+}

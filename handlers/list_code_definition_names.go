@@ -1,0 +1,49 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/handlers/codedefs"
+)
+
+// ListCodeDefinitionNamesInput is list_code_definition_names's input.
+type ListCodeDefinitionNamesInput struct {
+	Path string `json:"path" validate:"required" jsonschema:"directory whose top-level source files are listed, relative to the workspace"`
+}
+
+func newListCodeDefinitionNames(name string, env coordinator.ToolEnv) *coordinator.Tool {
+	return coordinator.NewTool(coordinator.Spec[ListCodeDefinitionNamesInput]{
+		Name: name,
+		Description: "List the definitions (functions, methods, classes, types, interfaces, ...) in the source files " +
+			"at the top level of a directory of the workspace, at most 50 files, each definition shown by its first line.",
+		Run: func(ctx context.Context, call *coordinator.Call, in *ListCodeDefinitionNamesInput) (coordinator.Result, error) {
+			return listCodeDefinitionNames(ctx, call.Workspace, in, callExclude(call))
+		},
+		ConcurrencySafe: func(*ListCodeDefinitionNamesInput) bool { return true },
+		Paths:           func(in *ListCodeDefinitionNamesInput) []string { return []string{in.Path} },
+	})
+}
+
+func listCodeDefinitionNames(ctx context.Context, ws *coordinator.Workspace, in *ListCodeDefinitionNamesInput, exclude excludeFunc) (coordinator.Result, error) {
+	rel, err := requireDir(ws, in.Path, "give the directory that holds it")
+	if err != nil {
+		return coordinator.Result{}, err
+	}
+	counter := &exclusionCounter{exclude: exclude}
+	text, err := codedefs.List(ctx, ws.Root, rel, counter.fileOnly())
+	switch {
+	case ctx.Err() != nil:
+		return coordinator.Result{}, ctx.Err()
+	case errors.Is(err, codedefs.ErrNoCtags):
+		return coordinator.Result{}, coordinator.Errorf("unavailable", "%v", err)
+	case err != nil:
+		return coordinator.Result{}, coordinator.Errorf("tool_failed", "%v", err)
+	}
+	if note := excludedNote(int(counter.n.Load())); note != "" {
+		text = strings.TrimRight(text, "\n") + note
+	}
+	return coordinator.TextResult(text), nil
+}

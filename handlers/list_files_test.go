@@ -1,0 +1,111 @@
+package handlers
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestListFiles(t *testing.T) {
+	ws := newWorkspace(t, map[string]string{
+		".git/HEAD":               "ref\n",
+		".gitignore":              "*.log\n",
+		"README.md":               "",
+		"app.log":                 "",
+		"src/main.go":             "",
+		"src/.gitignore":          "gen/\n",
+		"src/gen/out.go":          "",
+		"src/lib/util.go":         "",
+		"node_modules/x/index.js": "",
+		".hidden/inside.txt":      "",
+	})
+	tests := []struct {
+		name string
+		in   ListFilesInput
+		want string
+	}{
+		{"top level", ListFilesInput{Path: "."},
+			".git/\n.gitignore\n.hidden/\nREADME.md\nnode_modules/\nsrc/"},
+		{"recursive breadth-first with nested gitignore and default excludes", ListFilesInput{Path: ".", Recursive: true},
+			".git/\n.gitignore\n.hidden/\nREADME.md\nnode_modules/\nsrc/\nsrc/.gitignore\nsrc/lib/\nsrc/main.go\nsrc/lib/util.go"},
+		{"subdirectory shown relative to itself", ListFilesInput{Path: "src", Recursive: true},
+			".gitignore\nlib/\nmain.go\nlib/util.go"},
+		{"absolute path inside the workspace", ListFilesInput{Path: filepath.Join(ws.Dir, "src", "lib")},
+			"util.go"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := listFiles(bg, ws, &tc.in, nil)
+			if got := resultText(t, res, err); got != tc.want {
+				t.Errorf("listing:\n%s\nwant:\n%s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestListFilesCapNote(t *testing.T) {
+	files := map[string]string{}
+	for i := range 250 {
+		files[fmt.Sprintf("d/f%03d.txt", i)] = ""
+	}
+	ws := newWorkspace(t, files)
+	t.Run("recursive listing stops at 200 with a note", func(t *testing.T) {
+		res, err := listFiles(bg, ws, &ListFilesInput{Path: ".", Recursive: true}, nil)
+		got := resultText(t, res, err)
+		body, note, ok := strings.Cut(got, "\n\n")
+		if !ok || !strings.Contains(note, "truncated at 200 entries") {
+			t.Fatalf("note = %q, want the 200-entry truncation note", note)
+		}
+		lines := strings.Split(body, "\n")
+		if len(lines) != 200 || lines[0] != "d/" || lines[1] != "d/f000.txt" {
+			t.Errorf("got %d lines starting %q, want 200 starting d/, d/f000.txt", len(lines), lines[:2])
+		}
+	})
+	t.Run("small listing has no note", func(t *testing.T) {
+		res, err := listFiles(bg, ws, &ListFilesInput{Path: "."}, nil)
+		if got := resultText(t, res, err); got != "d/" {
+			t.Errorf("listing = %q, want %q", got, "d/")
+		}
+	})
+}
+
+func TestListFilesExclusion(t *testing.T) {
+	ws := newWorkspace(t, map[string]string{"a.txt": "", ".env": "", "secrets/k.pem": ""})
+	res, err := listFiles(bg, ws, &ListFilesInput{Path: ".", Recursive: true}, excludeNames(".env", "secrets"))
+	got := resultText(t, res, err)
+	want := "a.txt\n\n(2 entries left out by .clineignore.)"
+	if got != want {
+		t.Errorf("listing = %q, want %q", got, want)
+	}
+}
+
+func TestListFilesConfinement(t *testing.T) {
+	out := outsideDir(t)
+	ws := newWorkspace(t, map[string]string{"a.txt": "", "f.txt": ""})
+	if err := os.Symlink(out, filepath.Join(ws.Dir, "escape")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, path, code string
+	}{
+		{"parent directory", "..", "outside_workspace"},
+		{"absolute path outside", out, "outside_workspace"},
+		{"symlink leading outside", "escape", "outside_workspace"},
+		{"missing directory", "nope", "not_found"},
+		{"a file", "f.txt", "not_directory"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := listFiles(bg, ws, &ListFilesInput{Path: tc.path, Recursive: true}, nil)
+			wantToolError(t, err, tc.code)
+		})
+	}
+	t.Run("symlink is not listed as a directory nor entered", func(t *testing.T) {
+		res, err := listFiles(bg, ws, &ListFilesInput{Path: ".", Recursive: true}, nil)
+		if got := resultText(t, res, err); got != "a.txt\nf.txt" {
+			t.Errorf("listing = %q, want %q", got, "a.txt\nf.txt")
+		}
+	})
+}

@@ -1,0 +1,150 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/handlers/editdiff"
+)
+
+// ReplaceInFileInput is replace_in_file's input.
+type ReplaceInFileInput struct {
+	Path string `json:"path" validate:"required" jsonschema:"path of the file to edit, relative to the workspace"`
+	Diff string `json:"diff" validate:"required" jsonschema:"one or more SEARCH/REPLACE blocks: '------- SEARCH', exact lines of the file, '=======', the new lines, '+++++++ REPLACE'"`
+}
+
+func newReplaceInFile(name string, env coordinator.ToolEnv) *coordinator.Tool {
+	return coordinator.NewTool(coordinator.Spec[ReplaceInFileInput]{
+		Name: name,
+		Description: "Edit a file in the workspace with SEARCH/REPLACE blocks:\n" +
+			"------- SEARCH\n[exact lines from the file]\n=======\n[new lines]\n+++++++ REPLACE\n" +
+			"SEARCH lines must match whole lines of the file; list blocks in file order. All blocks apply or none do: " +
+			"a block that does not match leaves the file untouched and the error shows the closest text. " +
+			"Line endings and a byte order mark are kept. The result shows a diff of what changed. " +
+			"If the file changed on disk since you last read or wrote it, nothing is written: read it again first.",
+		Run:       replaceInFile,
+		Preview:   previewReplace,
+		Interrupt: coordinator.InterruptBlock,
+		Writes:    true,
+		Paths:     func(in *ReplaceInFileInput) []string { return []string{in.Path} },
+	})
+}
+
+func replaceInFile(ctx context.Context, call *coordinator.Call, in *ReplaceInFileInput) (coordinator.Result, error) {
+	t, err := loadTarget(call.Workspace, in.Path)
+	if err != nil {
+		return coordinator.Result{}, err
+	}
+	if err := call.Files.CheckFresh(t.rel, t.state, t.exists); err != nil {
+		return coordinator.Result{}, err
+	}
+	res, err := applyDiff(t, in.Diff)
+	if err != nil {
+		return coordinator.Result{}, err
+	}
+	content := []byte(res.Content)
+	if string(t.old) == res.Content {
+		call.Files.Remember(t.rel, t.state)
+		return coordinator.TextResult(fmt.Sprintf("No changes: the REPLACE text of every block equals its SEARCH text; %s is unchanged.", t.rel)), nil
+	}
+	note, err := commit(call, t, content)
+	if err != nil {
+		return coordinator.Result{}, err
+	}
+	summary := fmt.Sprintf("Edited %s: %s applied (%s).", t.rel, plural(len(res.Blocks), "block"), describeSize(content))
+	if !t.exists {
+		summary = fmt.Sprintf("Created %s (%s).", t.rel, describeSize(content))
+	}
+	return editResult(summary, diffText(t.rel, t.old, content), note), nil
+}
+
+// applyDiff applies a SEARCH/REPLACE diff to the target's text. A file that
+// does not exist is edited as empty, so an empty SEARCH creates it.
+func applyDiff(t *editTarget, diff string) (editdiff.Result, error) {
+	if !isText(t.old) {
+		return editdiff.Result{}, coordinator.Errorf("binary_file", "Cannot edit %s: it is a binary file, not text.", t.rel)
+	}
+	res, err := editdiff.Apply(string(t.old), diff)
+	if err != nil && !t.exists {
+		return editdiff.Result{}, coordinator.Errorf(api.ToolCodeNotFound,
+			"File not found: %s. Use write_to_file to create a file, or check the path with list_files.", t.rel)
+	}
+	if err != nil {
+		return editdiff.Result{}, coordinator.Errorf("diff_failed", "%s", err.Error())
+	}
+	return res, nil
+}
+
+// previewReplace shows what the diff would do. While the block streams in
+// (call.Partial) a last block still inside its SEARCH section is left out:
+// the diff so far is the complete blocks plus the one whose REPLACE text is
+// arriving.
+func previewReplace(ctx context.Context, call *coordinator.Call, in *ReplaceInFileInput) (string, error) {
+	t, err := loadTarget(call.Workspace, in.Path)
+	if err != nil {
+		return "", err
+	}
+	diff := in.Diff
+	if call.Partial {
+		diff = completeSoFar(diff)
+		if strings.TrimSpace(diff) == "" {
+			return "", nil
+		}
+	}
+	res, err := applyDiff(t, diff)
+	if err != nil {
+		return "", err
+	}
+	return diffText(t.rel, t.old, []byte(res.Content)), nil
+}
+
+// completeSoFar cuts a streaming diff before its last SEARCH marker when no
+// ======= separator follows it yet, and drops a last line that may be cut
+// mid-way.
+func completeSoFar(diff string) string {
+	if i := strings.LastIndexByte(diff, '\n'); i >= 0 {
+		diff = diff[:i+1]
+	} else {
+		return ""
+	}
+	lines := strings.SplitAfter(diff, "\n")
+	lastSearch, sepAfter := -1, false
+	for i, l := range lines {
+		switch markerOf(l) {
+		case "search":
+			lastSearch, sepAfter = i, false
+		case "separator":
+			sepAfter = true
+		}
+	}
+	if lastSearch >= 0 && !sepAfter {
+		return strings.Join(lines[:lastSearch], "")
+	}
+	return diff
+}
+
+// markerOf recognises the marker lines that matter for cutting a stream,
+// loosely: editdiff decides what the diff means.
+func markerOf(line string) string {
+	l := strings.TrimRight(line, " \t\r\n")
+	switch {
+	case strings.HasSuffix(l, " SEARCH") || strings.HasSuffix(l, " SEARCH>"):
+		head := strings.TrimSuffix(strings.TrimSuffix(l, ">"), " SEARCH")
+		if len(head) >= 3 && (strings.Trim(head, "-") == "" || strings.Trim(head, "<") == "") {
+			return "search"
+		}
+	case len(l) >= 3 && strings.Trim(l, "=") == "":
+		return "separator"
+	}
+	return ""
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

@@ -1,0 +1,87 @@
+package search
+
+import (
+	"io/fs"
+	"os"
+	"runtime"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// readDirTyped lists an open directory with getdents64 and takes each
+// entry's type from d_type. os.File.ReadDir cannot be used on directories
+// opened through an os.Root: it lstats every entry, which doubles the cost
+// of listing a large tree. Entries whose type the file system does not
+// report (DT_UNKNOWN) are stamped with one fstatat.
+func readDirTyped(f *os.File) ([]dirent, error) {
+	fd := int(f.Fd())
+	defer runtime.KeepAlive(f)
+	buf := make([]byte, 32<<10)
+	var out []dirent
+	for {
+		n, err := unix.Getdents(fd, buf)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return out, err
+		}
+		if n <= 0 {
+			return out, nil
+		}
+		out = parseDirents(fd, buf[:n], out)
+	}
+}
+
+// linux_dirent64 layout: d_ino u64, d_off i64, d_reclen u16, d_type u8, d_name.
+const direntNameOff = 19
+
+func parseDirents(fd int, b []byte, out []dirent) []dirent {
+	for len(b) >= direntNameOff {
+		reclen := int(*(*uint16)(unsafe.Pointer(&b[16])))
+		if reclen < direntNameOff || reclen > len(b) {
+			break
+		}
+		rec := b[:reclen]
+		b = b[reclen:]
+		name := rec[direntNameOff:]
+		for i, c := range name {
+			if c == 0 {
+				name = name[:i]
+				break
+			}
+		}
+		if len(name) == 0 || string(name) == "." || string(name) == ".." {
+			continue
+		}
+		out = append(out, dirent{name: string(name), typ: direntType(fd, rec[18], name)})
+	}
+	return out
+}
+
+func direntType(fd int, t byte, name []byte) fs.FileMode {
+	switch t {
+	case unix.DT_REG:
+		return 0
+	case unix.DT_DIR:
+		return fs.ModeDir
+	case unix.DT_LNK:
+		return fs.ModeSymlink
+	case unix.DT_UNKNOWN:
+		var st unix.Stat_t
+		if unix.Fstatat(fd, string(name), &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+			return fs.ModeIrregular
+		}
+		switch st.Mode & unix.S_IFMT {
+		case unix.S_IFREG:
+			return 0
+		case unix.S_IFDIR:
+			return fs.ModeDir
+		case unix.S_IFLNK:
+			return fs.ModeSymlink
+		}
+	}
+	return fs.ModeIrregular
+}

@@ -1,0 +1,222 @@
+package search
+
+import (
+	"context"
+	"os"
+	"runtime"
+	"slices"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// searchJob is what one indexed search needs besides the tree.
+type searchJob struct {
+	m   *matcher
+	c   *collector
+	sel walkConfig
+}
+
+// idxTask is a directory of the tree to check and search, with its open
+// handle and the ignore state its parent has now.
+type idxTask struct {
+	d    *idxDir
+	root *os.Root
+	pign *ignoreState
+}
+
+// refresh walks the cached tree from top (an open handle on its directory)
+// with one worker per CPU, bringing every visited directory up to date and
+// searching its files.
+func (ix *Index) refresh(ctx context.Context, top *os.Root, t *indexTree, job searchJob) error {
+	q := newWorkQueue(ctx, idxTask{d: t.top, root: top, pign: t.parentIgn})
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			var scratch []byte
+			for {
+				it, ok := q.pop()
+				if !ok {
+					return
+				}
+				q.push(ix.visitDir(ctx, it, job, &scratch)...)
+				it.root.Close()
+				q.done()
+			}
+		})
+	}
+	wg.Wait()
+	for _, it := range q.drain() {
+		it.root.Close()
+	}
+	return ctx.Err()
+}
+
+// visitDir relists the directory if its stamp, its parent's ignore state or
+// one of its ignore files changed, searches its files and returns its
+// subdirectories, first name last (the queue is a stack).
+func (ix *Index) visitDir(ctx context.Context, it idxTask, job searchJob, scratch *[]byte) []idxTask {
+	d := it.d
+	dirf, err := it.root.Open(".")
+	if err != nil {
+		d.listed = false
+		return nil
+	}
+	defer dirf.Close()
+	fi, err := dirf.Stat()
+	if err != nil {
+		d.listed = false
+		return nil
+	}
+	now := time.Now()
+	st := stampOf(fi)
+	if !d.listed || st != d.stamp || d.parentIgn != it.pign || st.racy(d.listedAt, ix.racy) || ix.ignoreFilesMoved(it.root, d) {
+		ix.relist(it.root, d, it.pign, st, now)
+	}
+	for _, f := range d.files {
+		if ctx.Err() != nil {
+			return nil
+		}
+		rel := join(d.rel, f.name)
+		if job.sel.prune(rel) || !job.sel.keepFile(rel) {
+			continue
+		}
+		ix.visitFile(it.root, dirf, d, f, rel, job, scratch, now)
+	}
+	var tasks []idxTask
+	for _, sub := range d.dirs {
+		if job.sel.prune(sub.rel) || !job.sel.keepDir(sub.rel) {
+			continue
+		}
+		r, err := it.root.OpenRoot(sub.name)
+		if err != nil {
+			d.listed = false // replaced or removed: relist next time
+			continue
+		}
+		tasks = append(tasks, idxTask{d: sub, root: r, pign: d.ign})
+	}
+	slices.Reverse(tasks)
+	return tasks
+}
+
+// visitFile searches one file unless its unchanged stamp and its summary
+// prove it cannot match. The summary is built on the second read of an
+// unchanged, settled file.
+func (ix *Index) visitFile(root *os.Root, dirf *os.File, d *idxDir, f *idxFile, rel string, job searchJob, scratch *[]byte, now time.Time) {
+	fst, err := statAt(root, dirf, f.name)
+	if err != nil || !fst.regular() {
+		d.listed = false
+		return
+	}
+	known := fst == f.st && !fst.racy(now, ix.racy)
+	if known && f.sum != nil && !f.sum.mayMatch(job.m.lits) {
+		return
+	}
+	if !known {
+		ix.dropSummary(f)
+	}
+	f.st = fst
+	if fst.size+1 > chunkSize {
+		ix.dropSummary(f) // large files are streamed, never summarised
+		ix.reads.Add(1)
+		if lines, n, err := scanFileIn(root, f.name, job.m, scratch); err == nil && n > 0 {
+			job.c.add(FileMatches{Path: rel, Lines: lines, Count: n})
+		}
+		return
+	}
+	ix.reads.Add(1)
+	fh, err := root.OpenFile(f.name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return
+	}
+	defer fh.Close()
+	hfi, err := fh.Stat()
+	if err != nil || !hfi.Mode().IsRegular() {
+		return
+	}
+	buf, err := readWhole(fh, hfi.Size(), scratch)
+	if err != nil {
+		return
+	}
+	if known && f.sum == nil && stampOf(hfi) == fst {
+		ix.keepSummary(f, buf[:rgCut(buf)])
+	}
+	if lines, n := scanWhole(buf, job.m); n > 0 {
+		job.c.add(FileMatches{Path: rel, Lines: lines, Count: n})
+	}
+}
+
+// ignoreFilesMoved reports an ignore file of d created, changed or removed
+// since d was listed.
+func (ix *Index) ignoreFilesMoved(root *os.Root, d *idxDir) bool {
+	for _, ns := range d.ignFiles {
+		var st stamp
+		if fi, err := root.Lstat(ns.name); err == nil {
+			st = stampOf(fi)
+		}
+		if st != ns.st || st.racy(d.listedAt, ix.racy) && st != (stamp{}) {
+			return true
+		}
+	}
+	return false
+}
+
+// relist reads d again: its entries, its ignore files and the entries that
+// pass them. Files and subdirectories that stay keep their cached state.
+func (ix *Index) relist(root *os.Root, d *idxDir, pign *ignoreState, st stamp, now time.Time) {
+	entries := listDir(root)
+	names := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		names[e.Name()] = true
+	}
+	d.ignFiles = d.ignFiles[:0]
+	d.ign = pign.enter(d.rel, names, func(name string) []byte {
+		ns := namedStamp{name: name}
+		if fi, err := root.Lstat(name); err == nil {
+			ns.st = stampOf(fi)
+		}
+		d.ignFiles = append(d.ignFiles, ns)
+		data, err := root.ReadFile(name)
+		if err != nil {
+			return nil
+		}
+		return data
+	})
+	oldFiles := make(map[string]*idxFile, len(d.files))
+	for _, f := range d.files {
+		oldFiles[f.name] = f
+	}
+	oldDirs := make(map[string]*idxDir, len(d.dirs))
+	for _, sub := range d.dirs {
+		oldDirs[sub.name] = sub
+	}
+	files, dirs := d.files[:0:0], d.dirs[:0:0]
+	for _, e := range entries {
+		name := e.Name()
+		rel := join(d.rel, name)
+		switch t := e.Type(); {
+		case t.IsDir() && !d.ign.skip(rel, name, true):
+			sub := oldDirs[name]
+			if sub == nil {
+				sub = &idxDir{name: name, rel: rel}
+			}
+			delete(oldDirs, name)
+			dirs = append(dirs, sub)
+		case t.IsRegular() && !d.ign.skip(rel, name, false):
+			f := oldFiles[name]
+			if f == nil {
+				f = &idxFile{name: name}
+			}
+			delete(oldFiles, name)
+			files = append(files, f)
+		}
+	}
+	for _, f := range oldFiles {
+		ix.dropSummary(f)
+	}
+	for _, sub := range oldDirs {
+		ix.forget(sub)
+	}
+	d.files, d.dirs = files, dirs
+	d.parentIgn, d.stamp, d.listedAt, d.listed = pign, st, now, true
+}

@@ -1,0 +1,99 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/handlers/search"
+)
+
+// SearchFilesInput is search_files's input.
+type SearchFilesInput struct {
+	Path        string `json:"path" validate:"required" jsonschema:"directory to search recursively, relative to the workspace"`
+	Regex       string `json:"regex" validate:"required" jsonschema:"regular expression in Rust syntax (look-around and backreferences are not supported)"`
+	FilePattern string `json:"file_pattern,omitempty" jsonschema:"glob selecting the files to search, e.g. *.ts or src/**/*.go (default: all files)"`
+}
+
+// Limits of the matches streamed while a search runs: the final answer has
+// its own caps, and the stream should not outgrow it.
+const (
+	streamMaxMatches = search.DefaultMaxResults
+	streamMaxBytes   = 256 << 10
+)
+
+func newSearchFiles(name string, env coordinator.ToolEnv) *coordinator.Tool {
+	// One index per workspace, shared by every call, so repeated searches
+	// skip the walk and the reads of unchanged files.
+	idx := search.NewIndex(search.IndexOptions{})
+	return coordinator.NewTool(coordinator.Spec[SearchFilesInput]{
+		Name: name,
+		Description: "Search the files below a directory of the workspace for a regular expression (Rust syntax), " +
+			"with one line of context around each match, grouped by file. Files are chosen as ripgrep chooses them: " +
+			".gitignore and .ignore rules apply, hidden and binary files are skipped. At most 300 results.",
+		Run: func(ctx context.Context, call *coordinator.Call, in *SearchFilesInput) (coordinator.Result, error) {
+			return searchFiles(ctx, call, in, idx, callExclude(call))
+		},
+		ConcurrencySafe: func(*SearchFilesInput) bool { return true },
+		Paths:           func(in *SearchFilesInput) []string { return []string{in.Path} },
+	})
+}
+
+func searchFiles(ctx context.Context, call *coordinator.Call, in *SearchFilesInput, idx *search.Index, exclude excludeFunc) (coordinator.Result, error) {
+	rel, err := requireDir(call.Workspace, in.Path, "search_files searches directories")
+	if err != nil {
+		return coordinator.Result{}, err
+	}
+	if _, err := search.CompilePattern(in.Regex); err != nil {
+		return coordinator.Result{}, coordinator.Errorf("invalid_regex", "%v", err)
+	}
+	st := &matchStream{emit: func(chunk string) { call.Output("match", chunk) }}
+	res, err := search.Search(ctx, call.Workspace.Root, search.Options{
+		Path: rel, Regex: in.Regex, FilePattern: in.FilePattern,
+		Exclude: exclude, OnFile: st.send, Index: idx,
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return coordinator.Result{}, ctx.Err()
+		}
+		var pe *search.PatternError
+		if errors.As(err, &pe) {
+			return coordinator.Result{}, coordinator.Errorf("invalid_regex", "%v", err)
+		}
+		var fe *search.FilePatternError
+		if errors.As(err, &fe) {
+			return coordinator.Result{}, coordinator.Errorf("invalid_file_pattern", "%v", err)
+		}
+		return coordinator.Result{}, fileError(rel, err)
+	}
+	return coordinator.TextResult(res.Format() + excludedNote(res.ExcludedFiles+res.ExcludedDirs)), nil
+}
+
+// matchStream turns each searched file's matches into one tool.output chunk
+// ("match" stream) of "path:line:text" lines, as soon as the file is done.
+// Files arrive in no particular order; the final result is the sorted,
+// formatted answer.
+type matchStream struct {
+	emit           func(chunk string)
+	matches, bytes int
+}
+
+func (s *matchStream) send(f search.FileMatches) {
+	if s.matches >= streamMaxMatches || s.bytes >= streamMaxBytes {
+		return
+	}
+	var b strings.Builder
+	for _, l := range f.Lines {
+		if !l.Match || s.matches >= streamMaxMatches {
+			continue
+		}
+		s.matches++
+		b.WriteString(f.Path + ":" + strconv.Itoa(l.Number) + ":" + strings.ToValidUTF8(l.Text, "\uFFFD") + "\n")
+	}
+	s.bytes += b.Len()
+	if b.Len() > 0 {
+		s.emit(b.String())
+	}
+}

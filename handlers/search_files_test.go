@@ -1,0 +1,180 @@
+package handlers
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/handlers/search"
+)
+
+func searchTree(t *testing.T) *coordinator.Workspace {
+	t.Helper()
+	return newWorkspace(t, map[string]string{
+		".git/HEAD":      "ref\n",
+		".gitignore":     "*.log\n",
+		"app.log":        "needle in a log\n",
+		"a.txt":          "one\nneedle two\nthree\n",
+		"src/b.go":       "package b\n\n// needle here\nfunc B() {}\n",
+		"src/.gitignore": "gen/\n",
+		"src/gen/g.go":   "needle generated\n",
+		".hidden.txt":    "needle hidden\n",
+		"bin.dat":        "needle\x00binary\n",
+	})
+}
+
+func runSearch(t *testing.T, ws *coordinator.Workspace, in SearchFilesInput, exclude excludeFunc) (coordinator.Result, error) {
+	t.Helper()
+	return searchFiles(bg, &coordinator.Call{Workspace: ws}, &in, nil, exclude)
+}
+
+func TestSearchFilesOutput(t *testing.T) {
+	ws := searchTree(t)
+	tests := []struct {
+		name string
+		in   SearchFilesInput
+		want string
+	}{
+		{"whole workspace, ignored hidden and binary files skipped", SearchFilesInput{Path: ".", Regex: "needle"},
+			"Found 2 results.\n\na.txt\n│----\n│one\n│needle two\n│three\n│----\n\nsrc/b.go\n│----\n│\n│// needle here\n│func B() {}\n│----"},
+		{"subdirectory keeps workspace-relative paths", SearchFilesInput{Path: "src", Regex: `func \w+\(`},
+			"Found 1 result.\n\nsrc/b.go\n│----\n│// needle here\n│func B() {}\n│----"},
+		{"file pattern", SearchFilesInput{Path: ".", Regex: "needle", FilePattern: "*.go"},
+			"Found 1 result.\n\nsrc/b.go\n│----\n│\n│// needle here\n│func B() {}\n│----"},
+		{"no match", SearchFilesInput{Path: ".", Regex: "haystack"}, "Found 0 results."},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := runSearch(t, ws, tc.in, nil)
+			if got := resultText(t, res, err); got != tc.want {
+				t.Errorf("output:\n%s\nwant:\n%s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestSearchFilesErrors(t *testing.T) {
+	out := outsideDir(t)
+	ws := searchTree(t)
+	if err := os.Symlink(out, filepath.Join(ws.Dir, "escape")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		in   SearchFilesInput
+		code string
+	}{
+		{"look-around", SearchFilesInput{Path: ".", Regex: "foo(?=bar)"}, "invalid_regex"},
+		{"backreference", SearchFilesInput{Path: ".", Regex: `(a)\1`}, "invalid_regex"},
+		{"bad glob", SearchFilesInput{Path: ".", Regex: "x", FilePattern: "*.{go"}, "invalid_file_pattern"},
+		{"parent directory", SearchFilesInput{Path: "../", Regex: "needle"}, "outside_workspace"},
+		{"absolute path outside", SearchFilesInput{Path: out, Regex: "needle"}, "outside_workspace"},
+		{"symlink leading outside", SearchFilesInput{Path: "escape", Regex: "needle"}, "outside_workspace"},
+		{"a file", SearchFilesInput{Path: "a.txt", Regex: "needle"}, "not_directory"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := runSearch(t, ws, tc.in, nil)
+			wantToolError(t, err, tc.code)
+		})
+	}
+	t.Run("symlink inside the workspace is not followed", func(t *testing.T) {
+		res, err := runSearch(t, ws, SearchFilesInput{Path: ".", Regex: "secret"}, nil)
+		if got := resultText(t, res, err); got != "Found 0 results." {
+			t.Errorf("output = %q, want no results", got)
+		}
+	})
+}
+
+func TestSearchFilesCapNote(t *testing.T) {
+	files := map[string]string{}
+	for i := range 40 {
+		files[fmt.Sprintf("f%02d.txt", i)] = strings.Repeat("hit\nx\n", 10)
+	}
+	ws := newWorkspace(t, files)
+	res, err := runSearch(t, ws, SearchFilesInput{Path: ".", Regex: "hit"}, nil)
+	got := resultText(t, res, err)
+	if want := "Showing first 300 of 300+ results. Use a more specific search if necessary.\n\nf00.txt\n"; !strings.HasPrefix(got, want) {
+		t.Errorf("output starts %q, want %q", got[:min(len(got), 120)], want)
+	}
+	if strings.Contains(got, "f30.txt") || !strings.Contains(got, "f29.txt") {
+		t.Errorf("output should end with f29.txt, the file holding the 300th match")
+	}
+}
+
+func TestSearchFilesExclusion(t *testing.T) {
+	ws := newWorkspace(t, map[string]string{"a.txt": "needle\n", ".env": "needle\n", "keys/k.txt": "needle\n", "b.txt": "needle\n"})
+	res, err := runSearch(t, ws, SearchFilesInput{Path: ".", Regex: "needle"}, excludeNames("b.txt", "keys"))
+	got := resultText(t, res, err)
+	if strings.Contains(got, "b.txt") || strings.Contains(got, "keys") {
+		t.Errorf("excluded entries shown:\n%s", got)
+	}
+	if want := "(2 entries left out by .clineignore.)"; !strings.HasSuffix(got, want) {
+		t.Errorf("output ends %q, want %q", got, want)
+	}
+}
+
+// TestSearchFilesStreams runs search_files through a real coordinator and
+// checks that matches reach the session's events as tool.output before the
+// call finishes.
+func TestSearchFilesStreams(t *testing.T) {
+	ws := searchTree(t)
+	c := coordinator.New(coordinator.Options{Workspace: ws, Tools: Default()})
+	defer c.Close()
+	s, err := c.Sessions().Get("default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	input, _ := json.Marshal(SearchFilesInput{Path: ".", Regex: "needle"})
+	res, rec := c.Execute(bg, s, "msg_1", api.ToolUse{Type: "tool_use", ID: "toolu_1", Name: "search_files", Input: input})
+	if res.IsError || rec.Status != api.StatusSucceeded {
+		t.Fatalf("call = %+v %+v, want success", rec, res)
+	}
+	evs, _, _, _ := s.Events.Read(0, 100)
+	var chunks []string
+	finished := false
+	for _, ev := range evs {
+		switch ev.Type {
+		case api.EventToolOutput:
+			if finished {
+				t.Errorf("tool.output after tool.finished")
+			}
+			if ev.Stream != "match" || ev.ToolUseID != "toolu_1" {
+				t.Errorf("output event stream=%q tool_use_id=%q, want match, toolu_1", ev.Stream, ev.ToolUseID)
+			}
+			chunks = append(chunks, ev.Chunk)
+		case api.EventToolFinished:
+			finished = true
+		}
+	}
+	got := strings.Join(chunks, "")
+	for _, want := range []string{"a.txt:2:needle two\n", "src/b.go:3:// needle here\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("streamed output %q lacks %q", got, want)
+		}
+	}
+	if len(chunks) != 2 {
+		t.Errorf("got %d output chunks, want one per matching file (2)", len(chunks))
+	}
+}
+
+func TestSearchFilesStreamCap(t *testing.T) {
+	var chunks []string
+	st := &matchStream{emit: func(chunk string) { chunks = append(chunks, chunk) }}
+	for f := range 40 {
+		fm := search.FileMatches{Path: fmt.Sprintf("f%02d.txt", f), Count: 10}
+		for i := range 10 {
+			fm.Lines = append(fm.Lines, search.Line{Number: 2*i + 1, Text: "hit", Match: true}, search.Line{Number: 2*i + 2, Text: "x"})
+		}
+		st.send(fm)
+	}
+	got := strings.Count(strings.Join(chunks, ""), "\n")
+	if got != streamMaxMatches {
+		t.Errorf("streamed %d match lines, want the cap %d", got, streamMaxMatches)
+	}
+}

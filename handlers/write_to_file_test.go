@@ -1,0 +1,138 @@
+package handlers
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolgate/toolgate/coordinator"
+)
+
+func TestWriteToFile(t *testing.T) {
+	long := strings.Repeat("line\n", 500)
+	tests := []struct {
+		name      string
+		tool      string
+		existing  map[string]string
+		path      string
+		content   string
+		check     string // file whose content is compared with want
+		want      string
+		wantCode  string
+		wantText  []string
+		wantNoTmp bool
+	}{
+		{name: "create with parents", path: "a/b/new.txt", content: "hello\n", check: "a/b/new.txt", want: "hello\n",
+			wantText: []string{"Created a/b/new.txt (1 lines, 6 bytes)", "+hello"}},
+		{name: "overwrite shows diff", existing: map[string]string{"f.txt": "a\nb\n"}, path: "f.txt", content: "a\nc\n",
+			check: "f.txt", want: "a\nc\n", wantText: []string{"Updated f.txt", "-b\n", "+c\n"}},
+		{name: "CRLF kept", existing: map[string]string{"f.txt": "a\r\nb\r\n"}, path: "f.txt", content: "x\ny\n",
+			check: "f.txt", want: "x\r\ny\r\n"},
+		{name: "BOM kept", existing: map[string]string{"f.txt": "\uFEFFa\n"}, path: "f.txt", content: "b\n",
+			check: "f.txt", want: "\uFEFFb\n"},
+		{name: "same content", existing: map[string]string{"f.txt": "a\n"}, path: "f.txt", content: "a\n",
+			check: "f.txt", want: "a\n", wantText: []string{"No changes"}},
+		{name: "long diff truncated", path: "big.txt", content: long, check: "big.txt", want: long,
+			wantText: []string{"diff truncated"}},
+		{name: "failure leaves file untouched", existing: map[string]string{"f.txt": "keep\n"}, path: "f.txt/x", content: "new",
+			check: "f.txt", want: "keep\n", wantCode: "not_found"},
+		{name: "directory refused", existing: map[string]string{"d/x": "keep\n"}, path: "d", content: "new",
+			check: "d/x", want: "keep\n", wantCode: "is_directory"},
+		{name: "outside workspace", path: "../escape.txt", content: "x", check: "escape.txt", want: "<absent>", wantCode: "outside_workspace"},
+		{name: "new_rule outside rules", tool: "new_rule", path: "rule.md", content: "x", check: "rule.md", want: "<absent>", wantCode: "outside_rules"},
+		{name: "new_rule", tool: "new_rule", path: ".clinerules/r.md", content: "x", check: ".clinerules/r.md", want: "x"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ws := editWorkspace(t, tc.existing)
+			res, err := writeToFile(editCall(ws, "toolu_1"), &WriteToFileInput{Path: tc.path, Content: tc.content}, tc.tool == "new_rule")
+			if got := toolCode(t, err); got != tc.wantCode {
+				t.Fatalf("code = %q, want %q (err %v)", got, tc.wantCode, err)
+			}
+			if got := readWS(t, ws, tc.check); got != tc.want {
+				t.Errorf("%s = %.80q, want %.80q", tc.check, got, tc.want)
+			}
+			for _, w := range tc.wantText {
+				if !strings.Contains(resultText(res), w) {
+					t.Errorf("result %q does not contain %q", resultText(res), w)
+				}
+			}
+			assertNoTemps(t, ws)
+		})
+	}
+}
+
+func TestWriteToFileKeepsMode(t *testing.T) {
+	ws := editWorkspace(t, map[string]string{"s.sh": "old\n"})
+	p := filepath.Join(ws.Dir, "s.sh")
+	if err := os.Chmod(p, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := writeToFile(editCall(ws, "toolu_1"), &WriteToFileInput{Path: "s.sh", Content: "new\n"}, false); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := st.Mode().Perm(); got != 0o750 {
+		t.Errorf("mode = %v, want %v", got, os.FileMode(0o750))
+	}
+}
+
+func TestWriteToFileRequireRead(t *testing.T) {
+	cfg := coordinator.DefaultConfig()
+	cfg.RequireReadBeforeEdit = true
+	ws := editWorkspace(t, map[string]string{"f.txt": "a\n"})
+	call := &coordinator.Call{ToolUseID: "toolu_1", Workspace: ws, Files: coordinator.NewFileMemory(cfg)}
+	t.Run("unread existing file refused", func(t *testing.T) {
+		_, err := writeToFile(call, &WriteToFileInput{Path: "f.txt", Content: "b\n"}, false)
+		if got := toolCode(t, err); got != "read_required" {
+			t.Fatalf("code = %q, want read_required", got)
+		}
+		if got := readWS(t, ws, "f.txt"); got != "a\n" {
+			t.Errorf("f.txt = %q, want untouched", got)
+		}
+	})
+	t.Run("new file allowed", func(t *testing.T) {
+		if _, err := writeToFile(call, &WriteToFileInput{Path: "g.txt", Content: "b\n"}, false); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("allowed after read", func(t *testing.T) {
+		if _, err := readFile(context.Background(), call, &ReadFileInput{Path: "f.txt"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := writeToFile(call, &WriteToFileInput{Path: "f.txt", Content: "b\n"}, false); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func TestWriteToFilePreviewWritesNothing(t *testing.T) {
+	ws := editWorkspace(t, map[string]string{"f.txt": "a\n"})
+	tool := newWriteFile("write_to_file", coordinator.ToolEnv{Workspace: ws})
+	diff, err := tool.Preview(context.Background(), editCall(ws, "toolu_1"), &WriteToFileInput{Path: "f.txt", Content: "b\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(diff, "-a\n+b\n") {
+		t.Errorf("preview = %q, want a diff from a to b", diff)
+	}
+	if got := readWS(t, ws, "f.txt"); got != "a\n" {
+		t.Errorf("f.txt = %q after a preview, want untouched", got)
+	}
+}
+
+// assertNoTemps fails if a temporary file of an atomic write is left.
+func assertNoTemps(t *testing.T, ws *coordinator.Workspace) {
+	t.Helper()
+	_ = filepath.WalkDir(ws.Dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.Contains(d.Name(), ".toolgate") {
+			t.Errorf("temporary file left: %s", p)
+		}
+		return nil
+	})
+}
