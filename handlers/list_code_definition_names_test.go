@@ -34,7 +34,7 @@ func TestListCodeDefinitionNames(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := listCodeDefinitionNames(bg, ws, &ListCodeDefinitionNamesInput{Path: tc.path}, tc.exclude)
-			if got := resultText(t, res, err); got != tc.want {
+			if got := walkText(t, res, err); got != tc.want {
 				t.Errorf("output:\n%q\nwant:\n%q", got, tc.want)
 			}
 		})
@@ -69,7 +69,7 @@ func TestListCodeDefinitionNamesConfinement(t *testing.T) {
 	}
 	t.Run("symlinked file is not read", func(t *testing.T) {
 		res, err := listCodeDefinitionNames(bg, ws, &ListCodeDefinitionNamesInput{Path: "."}, nil)
-		if got := resultText(t, res, err); strings.Contains(got, "Outside") {
+		if got := walkText(t, res, err); strings.Contains(got, "Outside") {
 			t.Errorf("output reads through a symlink:\n%s", got)
 		}
 	})

@@ -38,7 +38,7 @@ func TestListFiles(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := listFiles(bg, ws, &tc.in, nil)
-			if got := resultText(t, res, err); got != tc.want {
+			if got := walkText(t, res, err); got != tc.want {
 				t.Errorf("listing:\n%s\nwant:\n%s", got, tc.want)
 			}
 		})
@@ -53,7 +53,7 @@ func TestListFilesCapNote(t *testing.T) {
 	ws := newWorkspace(t, files)
 	t.Run("recursive listing stops at 200 with a note", func(t *testing.T) {
 		res, err := listFiles(bg, ws, &ListFilesInput{Path: ".", Recursive: true}, nil)
-		got := resultText(t, res, err)
+		got := walkText(t, res, err)
 		body, note, ok := strings.Cut(got, "\n\n")
 		if !ok || !strings.Contains(note, "truncated at 200 entries") {
 			t.Fatalf("note = %q, want the 200-entry truncation note", note)
@@ -65,7 +65,7 @@ func TestListFilesCapNote(t *testing.T) {
 	})
 	t.Run("small listing has no note", func(t *testing.T) {
 		res, err := listFiles(bg, ws, &ListFilesInput{Path: "."}, nil)
-		if got := resultText(t, res, err); got != "d/" {
+		if got := walkText(t, res, err); got != "d/" {
 			t.Errorf("listing = %q, want %q", got, "d/")
 		}
 	})
@@ -74,7 +74,7 @@ func TestListFilesCapNote(t *testing.T) {
 func TestListFilesExclusion(t *testing.T) {
 	ws := newWorkspace(t, map[string]string{"a.txt": "", ".env": "", "secrets/k.pem": ""})
 	res, err := listFiles(bg, ws, &ListFilesInput{Path: ".", Recursive: true}, excludeNames(".env", "secrets"))
-	got := resultText(t, res, err)
+	got := walkText(t, res, err)
 	want := "a.txt\n\n(2 entries left out by .clineignore.)"
 	if got != want {
 		t.Errorf("listing = %q, want %q", got, want)
@@ -104,7 +104,7 @@ func TestListFilesConfinement(t *testing.T) {
 	}
 	t.Run("symlink is not listed as a directory nor entered", func(t *testing.T) {
 		res, err := listFiles(bg, ws, &ListFilesInput{Path: ".", Recursive: true}, nil)
-		if got := resultText(t, res, err); got != "a.txt\nf.txt" {
+		if got := walkText(t, res, err); got != "a.txt\nf.txt" {
 			t.Errorf("listing = %q, want %q", got, "a.txt\nf.txt")
 		}
 	})

@@ -51,7 +51,7 @@ func TestSearchFilesOutput(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := runSearch(t, ws, tc.in, nil)
-			if got := resultText(t, res, err); got != tc.want {
+			if got := walkText(t, res, err); got != tc.want {
 				t.Errorf("output:\n%s\nwant:\n%s", got, tc.want)
 			}
 		})
@@ -85,7 +85,7 @@ func TestSearchFilesErrors(t *testing.T) {
 	}
 	t.Run("symlink inside the workspace is not followed", func(t *testing.T) {
 		res, err := runSearch(t, ws, SearchFilesInput{Path: ".", Regex: "secret"}, nil)
-		if got := resultText(t, res, err); got != "Found 0 results." {
+		if got := walkText(t, res, err); got != "Found 0 results." {
 			t.Errorf("output = %q, want no results", got)
 		}
 	})
@@ -98,7 +98,7 @@ func TestSearchFilesCapNote(t *testing.T) {
 	}
 	ws := newWorkspace(t, files)
 	res, err := runSearch(t, ws, SearchFilesInput{Path: ".", Regex: "hit"}, nil)
-	got := resultText(t, res, err)
+	got := walkText(t, res, err)
 	if want := "Showing first 300 of 300+ results. Use a more specific search if necessary.\n\nf00.txt\n"; !strings.HasPrefix(got, want) {
 		t.Errorf("output starts %q, want %q", got[:min(len(got), 120)], want)
 	}
@@ -110,7 +110,7 @@ func TestSearchFilesCapNote(t *testing.T) {
 func TestSearchFilesExclusion(t *testing.T) {
 	ws := newWorkspace(t, map[string]string{"a.txt": "needle\n", ".env": "needle\n", "keys/k.txt": "needle\n", "b.txt": "needle\n"})
 	res, err := runSearch(t, ws, SearchFilesInput{Path: ".", Regex: "needle"}, excludeNames("b.txt", "keys"))
-	got := resultText(t, res, err)
+	got := walkText(t, res, err)
 	if strings.Contains(got, "b.txt") || strings.Contains(got, "keys") {
 		t.Errorf("excluded entries shown:\n%s", got)
 	}

@@ -35,7 +35,7 @@ func newWorkspace(t *testing.T, files map[string]string) *coordinator.Workspace 
 }
 
 // resultText returns a successful result's text and fails on an error.
-func resultText(t *testing.T, res coordinator.Result, err error) string {
+func walkText(t *testing.T, res coordinator.Result, err error) string {
 	t.Helper()
 	if err != nil {
 		t.Fatalf("unexpected error: %v", err)
