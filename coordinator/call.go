@@ -23,6 +23,7 @@ type Call struct {
 
 	output  func(stream, chunk string)
 	ignored *ignore.Matcher // the ignore rules in force, for Exclude
+	keep    func(KeptOutput)
 }
 
 // Output sends a chunk of partial output (stream "stdout", "stderr" or

@@ -16,6 +16,8 @@ type Config struct {
 	EventLogSize int `json:"event_log_size"`
 	// MaxCallsPerSession bounds the finished call records a session keeps.
 	MaxCallsPerSession int `json:"max_calls_per_session"`
+	// Commands configures execute_command.
+	Commands CommandConfig `json:"commands"`
 	// RequireReadBeforeEdit refuses edits of existing files the session
 	// has not read (or written) first.
 	RequireReadBeforeEdit bool `json:"require_read_before_edit"`

@@ -68,7 +68,7 @@ func New(o Options) *Coordinator {
 		logger:    o.Logger,
 	}
 	c.startPolicy(o)
-	c.registry = NewRegistry(ToolEnv{Workspace: o.Workspace, Validate: v, Config: &cfg}, o.Tools, o.Dynamic...)
+	c.registry = NewRegistry(ToolEnv{Workspace: o.Workspace, Validate: v, Config: &cfg, Registerer: o.Registerer}, o.Tools, o.Dynamic...)
 	c.metrics.start(c.registry.Names())
 	return c
 }

@@ -183,6 +183,7 @@ func (c *Coordinator) checkAndRun(ctx context.Context, s *Session, e *callEntry,
 			s.Events.Append(api.Event{Type: api.EventToolOutput, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Stream: stream, Chunk: chunk})
 		},
 		ignored: g.ignored,
+		keep:    func(o KeptOutput) { s.keepOutput(e, o) },
 	}
 	out := c.execute(ctx, tool, call, in, logger)
 	if g.feedback != "" {

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/go-playground/validator/v10"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // ToolEnv is what every tool factory receives: the shared pieces a handler
@@ -14,6 +15,8 @@ type ToolEnv struct {
 	Workspace *Workspace
 	Validate  *validator.Validate
 	Config    *Config
+	// Registerer takes a tool's own metrics; it is never nil.
+	Registerer prometheus.Registerer
 }
 
 // Factory builds the tool for one name. It returns nil when the coordinator

@@ -29,7 +29,7 @@ type Session struct {
 	maxCalls    int
 
 	// open holds the messages whose blocks are still streaming in.
-	open *openMessages
+	open   *openMessages
 	policy sessionPolicy // approvals and the rejection cascade
 }
 
@@ -43,6 +43,7 @@ type callEntry struct {
 	ctx       context.Context
 	cancel    context.CancelCauseFunc
 	interrupt InterruptBehavior
+	output    KeptOutput // full output, when the tool kept one
 }
 
 func newSession(id string, mode api.Mode, perms api.Permissions, cfg *Config) *Session {
@@ -115,6 +116,7 @@ func (s *Session) evictLocked() {
 		default:
 			return // the oldest is still running; keep it and everything after
 		}
+		e.dropOutputLocked()
 		delete(s.calls, oldest)
 		s.callOrder = s.callOrder[1:]
 	}
@@ -252,6 +254,11 @@ func (s *Session) HasCall(toolUseID string) bool {
 
 func (s *Session) close() {
 	s.cancel()
+	s.mu.Lock()
+	for _, e := range s.calls {
+		e.dropOutputLocked()
+	}
+	s.mu.Unlock()
 	s.Events.Close()
 }
 

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"fmt"
 	"sync/atomic"
 
 	"github.com/toolgate/toolgate/coordinator"
@@ -12,11 +11,15 @@ import (
 // and say how many they left out.
 type excludeFunc func(rel string, isDir bool) bool
 
-// callExclude is the seam where the workspace's .clineignore reaches the
-// walking tools (search_files, list_files, list_code_definition_names). It
-// returns nil, meaning nothing is excluded, until the ignore policy
-// provides a matcher for the call; tools must handle nil.
-func callExclude(*coordinator.Call) excludeFunc { return nil }
+// callExclude is where the workspace's .clineignore reaches the walking
+// tools (search_files, list_files, list_code_definition_names): the ignore
+// rules the call was authorized under. Nil (no call) excludes nothing.
+func callExclude(call *coordinator.Call) excludeFunc {
+	if call == nil {
+		return nil
+	}
+	return call.Exclude
+}
 
 // exclusionCounter wraps an excludeFunc for engines that leave excluded
 // entries out silently, counting what they left out.
@@ -45,9 +48,5 @@ func excludedNote(n int) string {
 	if n == 0 {
 		return ""
 	}
-	noun := "entries"
-	if n == 1 {
-		noun = "entry"
-	}
-	return fmt.Sprintf("\n\n(%d %s left out by .clineignore.)", n, noun)
+	return "\n\n" + coordinator.IgnoredNote(n)
 }

@@ -28,7 +28,7 @@ func TestListCodeDefinitionNames(t *testing.T) {
 				"secret.go\n|----\n│func Hidden() {}\n|----\n\n"},
 		{"excluded file left out and counted", "pkg", excludeNames("secret.go"),
 			"p.go\n|----\n│type T struct{}\n|----\n│func (T) M() {}\n|----\n│func F() int {\n|----" +
-				"\n\n(1 entry left out by .clineignore.)"},
+				"\n\n(1 entry was left out because .clineignore excludes it.)"},
 		{"no definitions", "empty", nil, "No source code definitions found."},
 	}
 	for _, tc := range tests {

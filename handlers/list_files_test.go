@@ -75,7 +75,7 @@ func TestListFilesExclusion(t *testing.T) {
 	ws := newWorkspace(t, map[string]string{"a.txt": "", ".env": "", "secrets/k.pem": ""})
 	res, err := listFiles(bg, ws, &ListFilesInput{Path: ".", Recursive: true}, excludeNames(".env", "secrets"))
 	got := okText(t, res, err)
-	want := "a.txt\n\n(2 entries left out by .clineignore.)"
+	want := "a.txt\n\n(2 entries were left out because .clineignore excludes them.)"
 	if got != want {
 		t.Errorf("listing = %q, want %q", got, want)
 	}

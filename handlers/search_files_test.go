@@ -114,7 +114,7 @@ func TestSearchFilesExclusion(t *testing.T) {
 	if strings.Contains(got, "b.txt") || strings.Contains(got, "keys") {
 		t.Errorf("excluded entries shown:\n%s", got)
 	}
-	if want := "(2 entries left out by .clineignore.)"; !strings.HasSuffix(got, want) {
+	if want := "(2 entries were left out because .clineignore excludes them.)"; !strings.HasSuffix(got, want) {
 		t.Errorf("output ends %q, want %q", got, want)
 	}
 }

@@ -12,6 +12,7 @@ func Default() []coordinator.Registration {
 		{Name: "new_rule", Factory: newWriteFile},
 		{Name: "replace_in_file", Factory: newReplaceInFile},
 		{Name: "list_files", Factory: newListFiles},
+		{Name: "execute_command", Factory: newExecuteCommand},
 		{Name: "search_files", Factory: newSearchFiles},
 		{Name: "list_code_definition_names", Factory: newListCodeDefinitionNames},
 		{Name: "focus_chain", Factory: clientSide},

@@ -38,6 +38,7 @@ func (s *Server) routes() http.Handler {
 		r.Get("/sessions/{sid}/events", s.handleEvents)
 		r.Get("/sessions/{sid}/calls", s.handleListCalls)
 		r.Get("/sessions/{sid}/calls/{tool_use_id}", s.handleGetCall)
+		r.Get("/sessions/{sid}/calls/{tool_use_id}/output", s.handleCallOutput)
 		r.Post("/sessions/{sid}/calls/{tool_use_id}/cancel", s.handleCancelCall)
 		r.Post("/sessions/{sid}/calls/{tool_use_id}/revert", s.handleRevert)
 		r.Post("/sessions/{sid}/calls/{tool_use_id}/decision", s.handleDecision)

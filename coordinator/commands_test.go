@@ -1,0 +1,63 @@
+package coordinator_test
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/toolgate/toolgate/coordinator"
+)
+
+func TestSecretName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"API_KEY": true, "aws_secret_access_key": true, "GITHUB_TOKEN": true, "PGPASSWORD": true,
+		"MYSQL_PASSWD": true, "GOOGLE_APPLICATION_CREDENTIALS": true, "SSH_AUTH_SOCK": false,
+		"PATH": false, "HOME": false, "GOPATH": false, "TOOLGATE_TOKEN": true,
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := coordinator.SecretName(name); got != want {
+				t.Errorf("SecretName(%q) = %v, want %v", name, got, want)
+			}
+		})
+	}
+}
+
+func TestChildEnv(t *testing.T) {
+	cfg := coordinator.CommandConfig{
+		Environ: func() []string {
+			return []string{"PATH=/bin", "TOOLGATE_TOKEN=t", "A_KEY=1", "B_KEY=2", "NOEQUALS", "PAGER=less"}
+		},
+		PassEnv: []string{"B_*", "TOOLGATE_TOKEN"},
+		Env:     map[string]string{"EXTRA": "x", "PATH": "/usr/bin"},
+	}
+	got := cfg.ChildEnv()
+	want := []string{"B_KEY=2", "EXTRA=x", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", "PAGER=less", "PATH=/usr/bin"}
+	if !slices.Equal(got, want) {
+		t.Errorf("ChildEnv() = %q, want %q", got, want)
+	}
+}
+
+func TestCommandTimeout(t *testing.T) {
+	def := coordinator.CommandConfig{}
+	set := coordinator.CommandConfig{DefaultTimeoutSeconds: 5, LongTimeoutSeconds: 50, MaxTimeoutSeconds: 60}
+	for _, tc := range []struct {
+		name string
+		cfg  coordinator.CommandConfig
+		req  int
+		long bool
+		want time.Duration
+	}{
+		{"default", def, 0, false, 30 * time.Second},
+		{"default long", def, 0, true, 300 * time.Second},
+		{"requested", def, 7, true, 7 * time.Second},
+		{"configured", set, 0, false, 5 * time.Second},
+		{"configured long", set, 0, true, 50 * time.Second},
+		{"capped", set, 1000, false, 60 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.cfg.Timeout(tc.req, tc.long); got != tc.want {
+				t.Errorf("Timeout(%d, %v) = %s, want %s", tc.req, tc.long, got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,186 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/shellcmd"
+	"github.com/toolgate/toolgate/handlers/process"
+)
+
+// ExecuteCommandInput is execute_command's input, as Cline sends it.
+type ExecuteCommandInput struct {
+	Command          string `json:"command" validate:"required,max=131072" jsonschema:"the bash command line to run in the workspace"`
+	RequiresApproval bool   `json:"requires_approval" jsonschema:"true for commands with side effects (installs, deletes, deploys, network)"`
+	Timeout          int    `json:"timeout,omitempty" validate:"omitempty,min=1" jsonschema:"seconds before the command is killed (default 30, or 300 for installs, builds and tests)"`
+	Cwd              string `json:"cwd,omitempty" jsonschema:"directory to run in, relative to the workspace (default: the workspace)"`
+}
+
+// Result codes of execute_command.
+const (
+	codeTimedOut   = "timed_out"
+	codeExitStatus = "exit_status"
+	codeNotStarted = "not_started"
+)
+
+// commandMetrics are execute_command's own series.
+type commandMetrics struct {
+	running prometheus.Gauge
+	bytes   *prometheus.CounterVec
+	runs    *prometheus.CounterVec
+}
+
+// Statuses of toolgate_commands_total.
+var commandStatuses = []string{"succeeded", "failed", "timed_out", "cancelled", "not_started"}
+
+func newCommandMetrics(reg prometheus.Registerer) *commandMetrics {
+	m := &commandMetrics{
+		running: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "toolgate_command_processes_running", Help: "Commands of execute_command running now."}),
+		bytes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "toolgate_command_output_bytes_total", Help: "Output bytes commands wrote, by stream."}, []string{"stream"}),
+		runs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "toolgate_commands_total", Help: "Commands finished, by how they ended."}, []string{"status"}),
+	}
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+	}
+	reg.MustRegister(m.running, m.bytes, m.runs)
+	for _, s := range []string{"stdout", "stderr"} {
+		m.bytes.WithLabelValues(s)
+	}
+	for _, s := range commandStatuses {
+		m.runs.WithLabelValues(s)
+	}
+	return m
+}
+
+// commandRunner is execute_command with what it shares between calls.
+type commandRunner struct {
+	cfg     *coordinator.CommandConfig
+	metrics *commandMetrics
+}
+
+func newExecuteCommand(name string, env coordinator.ToolEnv) *coordinator.Tool {
+	r := &commandRunner{cfg: &env.Config.Commands, metrics: newCommandMetrics(env.Registerer)}
+	return coordinator.NewTool(coordinator.Spec[ExecuteCommandInput]{
+		Name: name,
+		Description: "Run a bash command in the workspace (stdin is empty; no terminal). Output streams live; the result " +
+			"holds the exit code and the output, its first and last lines when it is longer than 1000 lines or 512 KB. " +
+			"Commands are killed after `timeout` seconds: 30 by default, 300 for installs, builds and tests.",
+		Run:             r.run,
+		ConcurrencySafe: func(in *ExecuteCommandInput) bool { return shellcmd.Analyze(in.Command).ReadOnly() },
+		Writes:          true,
+		Paths:           commandPaths,
+		Command: func(in *ExecuteCommandInput) coordinator.CommandLine {
+			return coordinator.CommandLine{Command: in.Command, RequiresApproval: in.RequiresApproval, Cwd: in.Cwd}
+		},
+	})
+}
+
+// commandPaths lists the directory and the file arguments of a command,
+// relative to the workspace, for ignore and permission rules.
+func commandPaths(in *ExecuteCommandInput) []string {
+	cwd := path.Clean(filepath.ToSlash(in.Cwd))
+	out := []string{cwd}
+	for _, p := range shellcmd.Analyze(in.Command).PathArgs() {
+		if !path.IsAbs(p) && !strings.HasPrefix(p, "~") {
+			p = path.Join(cwd, p)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func (r *commandRunner) run(ctx context.Context, call *coordinator.Call, in *ExecuteCommandInput) (coordinator.Result, error) {
+	dir, err := commandDir(call.Workspace, in.Cwd)
+	if err != nil {
+		return coordinator.Result{}, err
+	}
+	timeout := commandTimeout(r.cfg, in)
+	out := process.NewOutput(process.OutputLimits{Full: r.cfg.OutputCap(), Dir: r.cfg.OutputDir})
+	r.metrics.running.Inc()
+	res, err := process.Run(ctx, process.Options{
+		Command: in.Command, Dir: dir, Env: r.cfg.ChildEnv(), Timeout: timeout, Output: out,
+		OnChunk: call.Output,
+		OnBytes: func(stream string, n int) { r.metrics.bytes.WithLabelValues(stream).Add(float64(n)) },
+	})
+	r.metrics.running.Dec()
+	_ = out.Close()
+	if err != nil {
+		_ = out.Remove()
+		r.metrics.runs.WithLabelValues("not_started").Inc()
+		return coordinator.Result{}, coordinator.Errorf(codeNotStarted, "The command could not start: %v", err)
+	}
+	call.KeepOutput(out)
+	hint := fmt.Sprintf("full output: GET /v1/sessions/%s/calls/%s/output", call.SessionID, call.ToolUseID)
+	text := out.Summary(process.SummaryLimits{Hint: hint})
+	if text == "" {
+		text = "(no output)"
+	}
+	result := coordinator.Result{Content: []api.Content{api.TextContent(text)}}
+	status, verdict := judge(res, timeout)
+	r.metrics.runs.WithLabelValues(status).Inc()
+	if verdict != nil {
+		return result, verdict
+	}
+	trailer := fmt.Sprintf("Exit code 0 (%.2f s).", res.Duration.Seconds())
+	if res.Stray {
+		trailer += " Background processes that kept its output open were stopped."
+	}
+	result.Content = append(result.Content, api.TextContent(trailer))
+	return result, nil
+}
+
+// commandTimeout is the requested timeout, else the default for the
+// command's kind: installs, builds and test runs get the long one.
+func commandTimeout(cfg *coordinator.CommandConfig, in *ExecuteCommandInput) time.Duration {
+	return cfg.Timeout(in.Timeout, shellcmd.Analyze(in.Command).LongRunning())
+}
+
+// judge says how a run ended: its metrics status and, unless it succeeded,
+// the error the model sees after the output. A cancelled run returns no
+// error: the coordinator marks it cancelled itself.
+func judge(res process.Result, timeout time.Duration) (string, error) {
+	stray := ""
+	if res.Stray {
+		stray = " Background processes that kept its output open were stopped."
+	}
+	switch {
+	case res.Cancelled:
+		return "cancelled", nil
+	case res.TimedOut:
+		return "timed_out", coordinator.Errorf(codeTimedOut,
+			"The command timed out after %s; its process group was killed. Pass a larger timeout (seconds) if it needs longer.", timeout)
+	case res.Signal != "":
+		return "failed", coordinator.Errorf(codeExitStatus, "The command was killed by signal %s.%s", res.Signal, stray)
+	case res.ExitCode != 0:
+		return "failed", coordinator.Errorf(codeExitStatus, "The command failed with exit code %d.%s", res.ExitCode, stray)
+	}
+	return "succeeded", nil
+}
+
+// commandDir resolves cwd inside the workspace. The check goes through
+// os.Root, so a symlink leading out is refused; the command itself is free
+// to cd anywhere, so this is a rule about where calls start, not a sandbox.
+func commandDir(ws *coordinator.Workspace, cwd string) (string, error) {
+	rel, err := ws.Rel(cwd)
+	if err != nil {
+		return "", err
+	}
+	st, err := ws.Root.Stat(rel)
+	if err != nil {
+		return "", fileError(rel, err)
+	}
+	if !st.IsDir() {
+		return "", coordinator.Errorf("not_directory", "cwd %s is not a directory.", rel)
+	}
+	return filepath.Join(ws.Dir, filepath.FromSlash(rel)), nil
+}

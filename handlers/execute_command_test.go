@@ -1,0 +1,238 @@
+package handlers
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator"
+)
+
+// commandEnv is a coordinator over a fresh workspace with the default tools.
+type commandEnv struct {
+	dir   string
+	coord *coordinator.Coordinator
+	sess  *coordinator.Session
+	reg   *prometheus.Registry
+}
+
+func newCommandEnv(t *testing.T, cfg coordinator.CommandConfig) *commandEnv {
+	t.Helper()
+	dir := t.TempDir()
+	ws, err := coordinator.OpenWorkspace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	conf := coordinator.DefaultConfig()
+	if cfg.OutputDir == "" {
+		cfg.OutputDir = t.TempDir()
+	}
+	conf.Commands = cfg
+	reg := prometheus.NewRegistry()
+	c := coordinator.New(coordinator.Options{Config: conf, Workspace: ws, Tools: Default(), Registerer: reg})
+	t.Cleanup(c.Close)
+	sess, err := c.Sessions().Get(api.DefaultSessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &commandEnv{dir: ws.Dir, coord: c, sess: sess, reg: reg}
+}
+
+func (e *commandEnv) exec(t *testing.T, in map[string]any) (api.ToolResult, api.CallRecord) {
+	t.Helper()
+	raw, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	use := api.ToolUse{Type: api.TypeToolUse, ID: coordinator.NewID("toolu_"), Name: "execute_command", Input: raw}
+	return e.coord.Execute(t.Context(), e.sess, "", use)
+}
+
+func cmdText(r api.ToolResult) string {
+	var b strings.Builder
+	for _, c := range r.Content {
+		b.WriteString(c.Text)
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func TestExecuteCommandExitCodes(t *testing.T) {
+	e := newCommandEnv(t, coordinator.CommandConfig{})
+	for _, tc := range []struct {
+		name, cmd string
+		isError   bool
+		status    api.CallStatus
+		code      string
+		want      []string
+	}{
+		{"success", "echo hello", false, api.StatusSucceeded, "", []string{"hello\n", "Exit code 0"}},
+		{"failure keeps output", "echo partial; echo oops >&2; exit 4", true, api.StatusFailed, codeExitStatus, []string{"partial", "oops", "exit code 4"}},
+		{"no output", "true", false, api.StatusSucceeded, "", []string{"(no output)"}},
+		{"signal", "kill -KILL $$", true, api.StatusFailed, codeExitStatus, []string{"signal killed"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, rec := e.exec(t, map[string]any{"command": tc.cmd, "requires_approval": false})
+			got := cmdText(res)
+			if res.IsError != tc.isError || rec.Status != tc.status {
+				t.Errorf("is_error %v status %s, want %v %s (%q)", res.IsError, rec.Status, tc.isError, tc.status, got)
+			}
+			if tc.code != "" && (rec.Error == nil || rec.Error.Code != tc.code) {
+				t.Errorf("error %+v, want code %s", rec.Error, tc.code)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("result %q lacks %q", got, w)
+				}
+			}
+		})
+	}
+}
+
+func TestExecuteCommandEnvironment(t *testing.T) {
+	server := []string{
+		"PATH=" + os.Getenv("PATH"), "HOME=/home/x", "TOOLGATE_TOKEN=server-token-value",
+		"OPENAI_API_KEY=k1", "AWS_SECRET_ACCESS_KEY=k2", "GITHUB_TOKEN=k3", "DB_PASSWORD=k4",
+		"GOOGLE_APPLICATION_CREDENTIALS=k5", "npm_config_authToken=k6", "NPM_TOKEN=passed", "LANG=C.UTF-8",
+	}
+	e := newCommandEnv(t, coordinator.CommandConfig{
+		Environ: func() []string { return server },
+		PassEnv: []string{"NPM_*", "TOOLGATE_TOKEN"},
+		Env:     map[string]string{"ADDED": "yes", "TOOLGATE_TOKEN": "also-not"},
+	})
+	res, rec := e.exec(t, map[string]any{"command": "printenv"})
+	if rec.Status != api.StatusSucceeded {
+		t.Fatalf("status %s: %s", rec.Status, cmdText(res))
+	}
+	got := cmdText(res)
+	for _, secret := range []string{"server-token-value", "also-not", "TOOLGATE_TOKEN", "k1", "k2", "k3", "k4", "k5", "k6"} {
+		if strings.Contains(got, secret) {
+			t.Errorf("printenv shows %q:\n%s", secret, got)
+		}
+	}
+	for _, want := range []string{"NPM_TOKEN=passed", "ADDED=yes", "HOME=/home/x", "LANG=C.UTF-8", "GIT_TERMINAL_PROMPT=0"} {
+		if !strings.Contains(got, want+"\n") {
+			t.Errorf("printenv lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+func TestExecuteCommandCwd(t *testing.T) {
+	e := newCommandEnv(t, coordinator.CommandConfig{})
+	outside := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(e.dir, "sub", "deep"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(e.dir, "out")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.dir, "file"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, cwd string
+		code      string
+		want      string
+	}{
+		{"workspace", "", "", e.dir + "\n"},
+		{"subdirectory", "sub/deep", "", filepath.Join(e.dir, "sub", "deep") + "\n"},
+		{"absolute inside", filepath.Join(e.dir, "sub"), "", filepath.Join(e.dir, "sub") + "\n"},
+		{"dot dot", "../", api.ToolCodeOutside, ""},
+		{"climbing", "sub/../../x", api.ToolCodeOutside, ""},
+		{"absolute outside", outside, api.ToolCodeOutside, ""},
+		{"sibling", e.dir + "_evil", api.ToolCodeOutside, ""},
+		{"symlink out", "out", api.ToolCodeOutside, ""},
+		{"missing", "nope", api.ToolCodeNotFound, ""},
+		{"a file", "file", "not_directory", ""},
+		{"nul", "a\x00b", "invalid_path", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, rec := e.exec(t, map[string]any{"command": "pwd", "cwd": tc.cwd})
+			got := cmdText(res)
+			if tc.code == "" {
+				if rec.Status != api.StatusSucceeded || !strings.HasPrefix(got, tc.want) {
+					t.Errorf("status %s result %q, want %q", rec.Status, got, tc.want)
+				}
+				return
+			}
+			if rec.Error == nil || rec.Error.Code != tc.code || !res.IsError {
+				t.Errorf("error %+v (result %q), want code %s", rec.Error, got, tc.code)
+			}
+			if strings.Contains(got, outside) && tc.name != "absolute outside" {
+				t.Errorf("result %q shows the outside directory", got)
+			}
+		})
+	}
+}
+
+func TestExecuteCommandTimeout(t *testing.T) {
+	e := newCommandEnv(t, coordinator.CommandConfig{})
+	res, rec := e.exec(t, map[string]any{"command": "echo before; sleep 30", "timeout": 1})
+	got := cmdText(res)
+	if rec.Status != api.StatusFailed || rec.Error == nil || rec.Error.Code != codeTimedOut {
+		t.Errorf("status %s error %+v, want failed %s", rec.Status, rec.Error, codeTimedOut)
+	}
+	if !strings.Contains(got, "before\n") || !strings.Contains(got, "timed out after 1s") {
+		t.Errorf("result %q lacks the output so far or the timeout", got)
+	}
+	if n := e.commandsTotal(t, "timed_out"); n != 1 {
+		t.Errorf("toolgate_commands_total{status=timed_out} = %v, want 1", n)
+	}
+}
+
+func (e *commandEnv) commandsTotal(t *testing.T, status string) float64 {
+	t.Helper()
+	mfs, err := e.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "toolgate_commands_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			if m.GetLabel()[0].GetValue() == status {
+				return m.GetCounter().GetValue()
+			}
+		}
+	}
+	t.Fatalf("no toolgate_commands_total{status=%q}", status)
+	return 0
+}
+
+func TestCommandTimeoutClass(t *testing.T) {
+	cfg := &coordinator.CommandConfig{}
+	for _, tc := range []struct {
+		cmd  string
+		req  int
+		want time.Duration
+	}{
+		{"ls -la", 0, 30 * time.Second},
+		{"npm install", 0, 300 * time.Second},
+		{"go test ./...", 0, 300 * time.Second},
+		{"cd web && make", 0, 300 * time.Second},
+		{"npm install", 5, 5 * time.Second},
+		{"sleep 1", 100000, time.Hour},
+	} {
+		t.Run(tc.cmd, func(t *testing.T) {
+			in := &ExecuteCommandInput{Command: tc.cmd, Timeout: tc.req}
+			if got := commandTimeout(cfg, in); got != tc.want {
+				t.Errorf("timeout %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestCommandPaths(t *testing.T) {
+	got := commandPaths(&ExecuteCommandInput{Command: "cat a.txt /etc/passwd ~/x ../up", Cwd: "sub"})
+	want := []string{"sub", "sub/a.txt", "/etc/passwd", "~/x", "up"}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("paths %q, want %q", got, want)
+	}
+}

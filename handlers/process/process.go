@@ -1,0 +1,197 @@
+package process
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// ErrTimedOut is the cause of a run's context when its timeout passed.
+var ErrTimedOut = errors.New("timed out")
+
+// Options describe one run.
+type Options struct {
+	// Command is a bash command line.
+	Command string
+	// Dir is the working directory; Env the whole environment.
+	Dir string
+	Env []string
+	// Timeout kills the process group after this long; 0 means never.
+	Timeout time.Duration
+	// Grace bounds how long Run waits for the output pipes to close once
+	// the shell has exited or been killed (default 2 s). Processes still
+	// holding them then are killed and the pipes abandoned.
+	Grace time.Duration
+	// FlushDelay is how long a partial line waits before it is sent
+	// anyway (default 20 ms).
+	FlushDelay time.Duration
+	// Output receives stdout and stderr combined; required.
+	Output *Output
+	// OnChunk receives live chunks of "stdout" or "stderr", in order per
+	// stream, at most LiveRate bytes a second after a burst of LiveBurst
+	// (defaults 512 KiB/s and 2 MiB). It must not block.
+	OnChunk             func(stream, chunk string)
+	LiveRate, LiveBurst int
+	// OnBytes counts every byte read, live or not.
+	OnBytes func(stream string, n int)
+}
+
+// Result is how a run ended.
+type Result struct {
+	// ExitCode is the shell's exit status, -1 when a signal ended it.
+	ExitCode int
+	// Signal names the signal that ended the shell, if one did.
+	Signal string
+	// TimedOut reports that the timeout killed the group.
+	TimedOut bool
+	// Cancelled reports that the caller's context ended the run.
+	Cancelled bool
+	// Stray reports processes that kept the output pipes open after the
+	// shell ended; they were killed.
+	Stray    bool
+	Duration time.Duration
+}
+
+func (o *Options) defaults() {
+	if o.Grace <= 0 {
+		o.Grace = 2 * time.Second
+	}
+	if o.FlushDelay <= 0 {
+		o.FlushDelay = 20 * time.Millisecond
+	}
+	if o.LiveRate <= 0 {
+		o.LiveRate = 512 << 10
+	}
+	if o.LiveBurst <= 0 {
+		o.LiveBurst = 2 << 20
+	}
+}
+
+// Run runs the command through bash and waits for it. The error is only
+// for a command that could not start; how it ended is in Result.
+func Run(ctx context.Context, o Options) (Result, error) {
+	o.defaults()
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if o.Timeout > 0 {
+		t := time.AfterFunc(o.Timeout, func() { cancel(ErrTimedOut) })
+		defer t.Stop()
+	}
+	cmd := exec.CommandContext(runCtx, "bash", "-c", o.Command)
+	cmd.Dir, cmd.Env = o.Dir, o.Env
+	// A session of its own: one group to kill, and no controlling
+	// terminal, so a command that opens /dev/tty fails instead of hanging.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
+	cmd.WaitDelay = o.Grace
+
+	k := &sink{out: o.Output, onChunk: o.OnChunk, onBytes: o.OnBytes,
+		live: bucket{rate: float64(o.LiveRate), burst: float64(o.LiveBurst)}}
+	pipes, err := startWithPipes(cmd, k, o.FlushDelay)
+	if err != nil {
+		return Result{ExitCode: -1}, err
+	}
+	start := time.Now()
+	_ = cmd.Wait() // how it ended is in ProcessState
+	// Decided when the shell ended: a timeout firing during the drain
+	// below did not end it.
+	cancelled := ctx.Err() != nil
+	timedOut := !cancelled && errors.Is(context.Cause(runCtx), ErrTimedOut)
+	stray := pipes.drain(runCtx.Done(), o.Grace, cmd.Process.Pid)
+	res := Result{ExitCode: cmd.ProcessState.ExitCode(), Stray: stray, Duration: time.Since(start),
+		TimedOut: timedOut, Cancelled: cancelled}
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		res.Signal = ws.Signal().String()
+	}
+	return res, nil
+}
+
+// pipes are the read ends of stdout and stderr and their readers.
+type pipes struct {
+	files []*os.File
+	done  chan struct{}
+}
+
+func startWithPipes(cmd *exec.Cmd, k *sink, delay time.Duration) (*pipes, error) {
+	p := &pipes{done: make(chan struct{})}
+	var writers []*os.File
+	closeAll := func() {
+		for _, f := range append(p.files, writers...) {
+			f.Close()
+		}
+	}
+	for range 2 {
+		r, w, err := os.Pipe()
+		if err != nil {
+			closeAll()
+			return nil, err
+		}
+		p.files, writers = append(p.files, r), append(writers, w)
+	}
+	cmd.Stdout, cmd.Stderr = writers[0], writers[1]
+	if err := cmd.Start(); err != nil {
+		closeAll()
+		return nil, err
+	}
+	for _, w := range writers {
+		w.Close() // the child holds its own copies
+	}
+	var wg sync.WaitGroup
+	for i, name := range []string{"stdout", "stderr"} {
+		s := &streamer{name: name, sink: k, delay: delay}
+		wg.Go(func() { s.read(p.files[i]) })
+	}
+	go func() { wg.Wait(); close(p.done) }()
+	return p, nil
+}
+
+// drain waits for both pipes to reach their end. Processes that keep them
+// open past the grace period (a background job, a daemon) are killed, and
+// the pipes are closed under them so that nothing waits any longer; it
+// reports whether that was needed. stop (a timeout or cancellation) kills
+// the group at once, yet what the killed processes wrote before is still
+// read to the end.
+func (p *pipes) drain(stop <-chan struct{}, grace time.Duration, pgid int) (stray bool) {
+	defer func() {
+		for _, f := range p.files {
+			f.Close()
+		}
+	}()
+	deadline := time.Now().Add(grace)
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-p.done:
+		return false
+	case <-t.C:
+		stray = true
+	case <-stop:
+	}
+	_ = killGroup(pgid)
+	// Killed processes release the pipes at once; only one that left the
+	// group (setsid) can hold them now.
+	t.Reset(max(time.Until(deadline), 100*time.Millisecond))
+	select {
+	case <-p.done:
+		return stray
+	case <-t.C:
+	}
+	for _, f := range p.files {
+		f.Close() // ends the readers' blocked reads
+	}
+	<-p.done
+	return true
+}
+
+// killGroup kills every process of the group led by pid.
+func killGroup(pid int) error {
+	err := syscall.Kill(-pid, syscall.SIGKILL)
+	if errors.Is(err, syscall.ESRCH) {
+		return os.ErrProcessDone
+	}
+	return err
+}

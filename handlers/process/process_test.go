@@ -1,0 +1,322 @@
+package process
+
+import (
+	"context"
+	"errors"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// chunks collects live chunks per stream.
+type chunks struct {
+	mu   sync.Mutex
+	by   map[string][]string
+	seen chan string
+}
+
+func newChunks() *chunks { return &chunks{by: map[string][]string{}, seen: make(chan string, 1<<16)} }
+
+func (c *chunks) add(stream, chunk string) {
+	c.mu.Lock()
+	c.by[stream] = append(c.by[stream], chunk)
+	c.mu.Unlock()
+	select {
+	case c.seen <- chunk:
+	default:
+	}
+}
+
+func (c *chunks) joined(stream string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return strings.Join(c.by[stream], "")
+}
+
+// waitFor reads live chunks until one contains want.
+func (c *chunks) waitFor(t *testing.T, want string) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case got := <-c.seen:
+			if strings.Contains(got, want) {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("no live chunk containing %q", want)
+		}
+	}
+}
+
+func run(t *testing.T, ctx context.Context, o Options) (Result, *Output) {
+	t.Helper()
+	if o.Output == nil {
+		o.Output = NewOutput(OutputLimits{Dir: t.TempDir()})
+	}
+	res, err := Run(ctx, o)
+	if err != nil {
+		t.Fatalf("Run(%q): %v", o.Command, err)
+	}
+	o.Output.Close()
+	t.Cleanup(func() { o.Output.Remove() })
+	return res, o.Output
+}
+
+func text(t *testing.T, out *Output) string {
+	t.Helper()
+	return out.Summary(SummaryLimits{})
+}
+
+// gone waits until pid no longer runs (a zombie counts as gone).
+func gone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			return
+		}
+		if f := strings.Fields(string(stat)); len(f) > 2 && f[2] == "Z" {
+			return
+		}
+		runtime.Gosched()
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Errorf("process %d still runs", pid)
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+}
+
+func TestExitCodes(t *testing.T) {
+	for _, tc := range []struct {
+		name, cmd string
+		code      int
+		signal    string
+	}{
+		{"zero", "true", 0, ""},
+		{"three", "exit 3", 3, ""},
+		{"not found", "no-such-command-xyz", 127, ""},
+		{"signal", "kill -TERM $$", -1, "terminated"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, _ := run(t, t.Context(), Options{Command: tc.cmd})
+			if res.ExitCode != tc.code || res.Signal != tc.signal {
+				t.Errorf("exit %d signal %q, want %d %q", res.ExitCode, res.Signal, tc.code, tc.signal)
+			}
+		})
+	}
+}
+
+func TestOutput(t *testing.T) {
+	t.Run("combined in order", func(t *testing.T) {
+		c := newChunks()
+		res, out := run(t, t.Context(), Options{Command: "for i in 1 2 3; do echo out$i; echo err$i >&2; done", OnChunk: c.add})
+		if res.ExitCode != 0 {
+			t.Fatalf("exit %d", res.ExitCode)
+		}
+		if got, want := c.joined("stdout"), "out1\nout2\nout3\n"; got != want {
+			t.Errorf("stdout chunks %q, want %q", got, want)
+		}
+		if got, want := c.joined("stderr"), "err1\nerr2\nerr3\n"; got != want {
+			t.Errorf("stderr chunks %q, want %q", got, want)
+		}
+		if got := text(t, out); len(got) != 30 || !strings.Contains(got, "out3\n") || !strings.Contains(got, "err3\n") {
+			t.Errorf("combined output %q", got)
+		}
+	})
+	t.Run("stdin is empty", func(t *testing.T) {
+		_, out := run(t, t.Context(), Options{Command: "cat; read x; echo read=$?"})
+		if got, want := text(t, out), "read=1\n"; got != want {
+			t.Errorf("output %q, want %q", got, want)
+		}
+	})
+	t.Run("no terminal", func(t *testing.T) {
+		_, out := run(t, t.Context(), Options{Command: "exec 3</dev/tty && echo has-tty || echo no-tty"})
+		if got := text(t, out); !strings.Contains(got, "no-tty") {
+			t.Errorf("output %q: the child could open a terminal", got)
+		}
+	})
+	t.Run("partial line flushed before exit", func(t *testing.T) {
+		c := newChunks()
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan Result, 1)
+		go func() {
+			res, _ := Run(ctx, Options{Command: "printf 'prompt> '; sleep 30", OnChunk: c.add, Output: NewOutput(OutputLimits{})})
+			done <- res
+		}()
+		c.waitFor(t, "prompt> ")
+		cancel()
+		if res := <-done; !res.Cancelled {
+			t.Errorf("Cancelled = false, want true")
+		}
+	})
+	t.Run("bytes counted per stream", func(t *testing.T) {
+		var mu sync.Mutex
+		n := map[string]int{}
+		run(t, t.Context(), Options{Command: "printf abc; printf de >&2", OnBytes: func(s string, k int) {
+			mu.Lock()
+			n[s] += k
+			mu.Unlock()
+		}})
+		if n["stdout"] != 3 || n["stderr"] != 2 {
+			t.Errorf("bytes %v, want stdout 3 stderr 2", n)
+		}
+	})
+}
+
+func TestTimeoutKillsGroup(t *testing.T) {
+	c := newChunks()
+	res, out := run(t, t.Context(), Options{
+		Command: "sleep 999 & echo child=$!; sh -c 'sleep 999 & echo grandchild=$!; sleep 999'",
+		Timeout: 300 * time.Millisecond, OnChunk: c.add,
+	})
+	if !res.TimedOut || res.Cancelled {
+		t.Errorf("TimedOut %v Cancelled %v, want true false", res.TimedOut, res.Cancelled)
+	}
+	got := text(t, out)
+	for _, key := range []string{"child=", "grandchild="} {
+		_, rest, ok := strings.Cut(got, key)
+		if !ok {
+			t.Fatalf("output %q lacks %s (the output so far)", got, key)
+		}
+		pid, err := strconv.Atoi(strings.Fields(rest)[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		gone(t, pid)
+	}
+}
+
+func TestCancel(t *testing.T) {
+	c := newChunks()
+	ctx, cancel := context.WithCancel(t.Context())
+	type ended struct {
+		res Result
+		out *Output
+	}
+	done := make(chan ended, 1)
+	go func() {
+		out := NewOutput(OutputLimits{Dir: t.TempDir()})
+		res, _ := Run(ctx, Options{Command: "echo started; sh -c 'sleep 999 & sleep 999'", OnChunk: c.add, Output: out})
+		out.Close()
+		done <- ended{res, out}
+	}()
+	c.waitFor(t, "started")
+	cancel()
+	e := <-done
+	if !e.res.Cancelled || e.res.TimedOut {
+		t.Errorf("Cancelled %v TimedOut %v, want true false", e.res.Cancelled, e.res.TimedOut)
+	}
+	if got := text(t, e.out); got != "started\n" {
+		t.Errorf("output %q, want the output so far", got)
+	}
+}
+
+func TestStrayPipeHolders(t *testing.T) {
+	t.Run("background job after exit", func(t *testing.T) {
+		res, out := run(t, t.Context(), Options{Command: "sleep 999 & echo bg=$!", Grace: 200 * time.Millisecond})
+		if !res.Stray || res.ExitCode != 0 {
+			t.Errorf("Stray %v exit %d, want true 0", res.Stray, res.ExitCode)
+		}
+		_, rest, _ := strings.Cut(text(t, out), "bg=")
+		pid, err := strconv.Atoi(strings.TrimSpace(rest))
+		if err != nil {
+			t.Fatalf("output %q: %v", text(t, out), err)
+		}
+		gone(t, pid)
+	})
+	t.Run("escaped the group", func(t *testing.T) {
+		if _, err := os.Stat("/usr/bin/setsid"); err != nil {
+			t.Skip("setsid is missing")
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		c := newChunks()
+		done := make(chan Result, 1)
+		out := NewOutput(OutputLimits{})
+		t.Cleanup(func() { out.Remove() })
+		go func() {
+			res, _ := Run(ctx, Options{Command: "setsid sh -c 'echo esc=$$; exec sleep 999' & sleep 999",
+				Grace: 200 * time.Millisecond, OnChunk: c.add, Output: out})
+			done <- res
+		}()
+		c.waitFor(t, "esc=")
+		cancel()
+		select {
+		case res := <-done:
+			if !res.Stray || !res.Cancelled {
+				t.Errorf("Stray %v Cancelled %v, want true true", res.Stray, res.Cancelled)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("Run did not return while an escaped process held the pipes")
+		}
+		_, rest, _ := strings.Cut(out.Summary(SummaryLimits{}), "esc=")
+		if pid, err := strconv.Atoi(strings.Fields(rest)[0]); err == nil {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+}
+
+func TestStartFailure(t *testing.T) {
+	_, err := Run(t.Context(), Options{Command: "true", Dir: "/no/such/dir", Output: NewOutput(OutputLimits{})})
+	if err == nil || !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("err = %v, want not exist", err)
+	}
+}
+
+func TestEndlessOutputBoundedMemory(t *testing.T) {
+	dir := t.TempDir()
+	out := NewOutput(OutputLimits{Dir: dir, Full: 4 << 20})
+	var live sync.Map
+	var liveBytes int64
+	var mu sync.Mutex
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go func() { // stop once far more than every limit has been printed
+		for out.Total() < 64<<20 && ctx.Err() == nil {
+			time.Sleep(5 * time.Millisecond)
+		}
+		cancel()
+	}()
+	res, err := Run(ctx, Options{Command: "yes", Output: out, OnChunk: func(s, c string) {
+		mu.Lock()
+		liveBytes += int64(len(c))
+		mu.Unlock()
+		live.Store(s, true)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	out.Close()
+	defer out.Remove()
+	if !res.Cancelled {
+		t.Errorf("Cancelled = false")
+	}
+	if got := out.Total(); got < 64<<20 {
+		t.Errorf("total %d bytes, want at least 64 MiB", got)
+	}
+	if grew := int64(after.HeapInuse) - int64(before.HeapInuse); grew > 24<<20 {
+		t.Errorf("heap grew by %d MiB while printing %d MiB", grew>>20, out.Total()>>20)
+	}
+	if out.Size() > 4<<20+(256<<10)+200 {
+		t.Errorf("full output %d bytes, want at most the cap plus the tail", out.Size())
+	}
+	if liveBytes > 16<<20 {
+		t.Errorf("%d MiB streamed live; the live budget should bound it", liveBytes>>20)
+	}
+	if _, ok := live.Load("stdout"); !ok {
+		t.Errorf("nothing streamed live")
+	}
+	sum := out.Summary(SummaryLimits{})
+	if lines := strings.Count(sum, "\n"); lines > 1010 || !strings.Contains(sum, "lines (") {
+		t.Errorf("summary has %d lines, want about 1000 and a note", lines)
+	}
+}
