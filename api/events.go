@@ -36,6 +36,8 @@ type Event struct {
 	Block *ToolUse `json:"block,omitempty"`
 	// Approval is set on tool.awaiting_approval.
 	Approval *Approval `json:"approval,omitempty"`
+	// Input is set on tool.awaiting_input: what the user is asked.
+	Input *InputRequest `json:"input,omitempty"`
 	// Response is set on message.finished: the whole answer to the message.
 	Response *MessageResponse `json:"response,omitempty"`
 }

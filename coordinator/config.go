@@ -9,6 +9,8 @@ type Config struct {
 	Permissions api.Permissions `json:"permissions"`
 	// PolicyConfig holds the policy switches (allow_all, ...).
 	PolicyConfig
+	// AgentConfig holds hooks, interactive tools and the loop guard.
+	AgentConfig
 	// MaxSessions bounds live sessions, "default" included.
 	MaxSessions int `json:"max_sessions"`
 	// EventLogSize is how many recent events each session keeps for

@@ -35,6 +35,7 @@ type Coordinator struct {
 	logger    *slog.Logger
 	policy    *policy
 	ignore    *ignore.Watcher // nil without a workspace
+	hooks     *hookRunner
 }
 
 // New builds the registry from the tool list and starts the "default"
@@ -68,6 +69,7 @@ func New(o Options) *Coordinator {
 		logger:    o.Logger,
 	}
 	c.startPolicy(o)
+	c.hooks = newHookRunner(&cfg, o.Workspace, o.Registerer, o.Logger)
 	c.registry = NewRegistry(ToolEnv{Workspace: o.Workspace, Validate: v, Config: &cfg, Registerer: o.Registerer}, o.Tools, o.Dynamic...)
 	c.metrics.start(c.registry.Names())
 	return c

@@ -167,11 +167,14 @@ func (c *Coordinator) pipeline(ctx context.Context, s *Session, e *callEntry, p 
 // checkAndRun applies the policy stage (ignore rules, mode, permission
 // decision, approval) and, when the call may go ahead, executes it.
 func (c *Coordinator) checkAndRun(ctx context.Context, s *Session, e *callEntry, p prepared, logger *slog.Logger) outcome {
-	tool, in := p.tool, p.input
-	stop, g := c.authorize(ctx, s, e, tool, in, p.raw)
+	stop, g := c.authorize(ctx, s, e, p.tool, p.input, p.raw)
+	if stop == nil {
+		stop, p, g = c.preToolUse(ctx, s, e, p, g)
+	}
 	if stop != nil {
 		return *stop
 	}
+	tool, in := p.tool, p.input
 	rec, ok := s.start(e)
 	if !ok {
 		return cancelled(ctx, Result{})
@@ -189,6 +192,7 @@ func (c *Coordinator) checkAndRun(ctx context.Context, s *Session, e *callEntry,
 	if g.feedback != "" {
 		out.result.Content = append(out.result.Content, approvalFeedback(g.feedback))
 	}
+	c.postToolUse(ctx, s, p, g, &out)
 	return out
 }
 

@@ -14,6 +14,8 @@ import (
 type gate struct {
 	ignored  *ignore.Matcher
 	feedback string
+	// hookContext is what PreToolUse hooks add to the tool_result.
+	hookContext []string
 }
 
 // authorize is the policy stage of the pipeline, after decoding: the

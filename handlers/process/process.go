@@ -3,6 +3,7 @@ package process
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"sync"
@@ -20,6 +21,8 @@ type Options struct {
 	// Dir is the working directory; Env the whole environment.
 	Dir string
 	Env []string
+	// Stdin feeds the command's standard input; nil means none.
+	Stdin io.Reader
 	// Timeout kills the process group after this long; 0 means never.
 	Timeout time.Duration
 	// Grace bounds how long Run waits for the output pipes to close once
@@ -82,7 +85,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		defer t.Stop()
 	}
 	cmd := exec.CommandContext(runCtx, "bash", "-c", o.Command)
-	cmd.Dir, cmd.Env = o.Dir, o.Env
+	cmd.Dir, cmd.Env, cmd.Stdin = o.Dir, o.Env, o.Stdin
 	// A session of its own: one group to kill, and no controlling
 	// terminal, so a command that opens /dev/tty fails instead of hanging.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}

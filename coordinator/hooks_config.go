@@ -1,0 +1,97 @@
+package coordinator
+
+import (
+	"regexp"
+	"time"
+)
+
+// Hook events.
+const (
+	HookPreToolUse  = "PreToolUse"
+	HookPostToolUse = "PostToolUse"
+)
+
+// HookConfig is the "hooks" section of the config, in Claude Code's
+// shape: per event, matchers and the hooks they run. The lower-case keys
+// are toolgate's own settings for all hooks.
+type HookConfig struct {
+	PreToolUse  []HookMatcher `json:"PreToolUse,omitempty"`
+	PostToolUse []HookMatcher `json:"PostToolUse,omitempty"`
+	// FailClosed denies the call when a hook fails (crashes, times out,
+	// prints invalid JSON); by default a failed hook is logged and ignored.
+	FailClosed bool `json:"fail_closed,omitempty"`
+	// TrustWorkspace runs the workspace's own hooks (executables named
+	// PreToolUse and PostToolUse in .clinerules/hooks/). Off by default:
+	// a cloned repository must not run code by itself.
+	TrustWorkspace bool `json:"trust_workspace,omitempty"`
+	// MaxOutputBytes caps what is read of a hook's stdout and stderr
+	// each (default 64 KiB).
+	MaxOutputBytes int `json:"max_output_bytes,omitempty"`
+}
+
+// HookMatcher runs its hooks for the tools Matcher names: a tool name, a
+// regular expression over tool names ("write_to_file|replace_in_file",
+// "mcp__github__.*"), or "*" / "" for every tool.
+type HookMatcher struct {
+	Matcher string     `json:"matcher"`
+	Hooks   []HookSpec `json:"hooks"`
+}
+
+// HookSpec is one hook: a shell command that gets the event as JSON on
+// stdin, or an HTTP endpoint the same JSON is POSTed to.
+type HookSpec struct {
+	// Type is "command" (the default) or "http".
+	Type    string `json:"type,omitempty"`
+	Command string `json:"command,omitempty"`
+	URL     string `json:"url,omitempty"`
+	// Timeout in seconds (default 60).
+	Timeout int `json:"timeout,omitempty"`
+}
+
+// defaultHookTimeout is Claude Code's default.
+const defaultHookTimeout = 60 * time.Second
+
+const defaultHookOutput = 64 << 10
+
+func (h HookSpec) timeout() time.Duration {
+	if h.Timeout <= 0 {
+		return defaultHookTimeout
+	}
+	return time.Duration(h.Timeout) * time.Second
+}
+
+// AgentConfig holds the settings of hooks, interactive tools and the loop
+// guard. It is embedded in Config, so its fields sit at the top level of
+// the config file.
+type AgentConfig struct {
+	Hooks HookConfig `json:"hooks,omitzero"`
+	// InputTimeout is how long an interactive call (ask_followup_question,
+	// attempt_completion, plan_mode_respond) waits for an answer; default
+	// 30 minutes.
+	InputTimeout Duration `json:"input_timeout,omitempty"`
+	// LoopGuardRepeats is how many identical calls in a row earn a
+	// warning (default 3; negative turns the guard off).
+	LoopGuardRepeats int `json:"loop_guard_repeats,omitempty"`
+}
+
+const defaultInputTimeout = 30 * time.Minute
+
+func (a AgentConfig) inputTimeout() time.Duration {
+	if a.InputTimeout <= 0 {
+		return defaultInputTimeout
+	}
+	return time.Duration(a.InputTimeout)
+}
+
+// matcherRE compiles a matcher as Claude Code reads it: anchored, and a
+// matcher that is not a valid expression matches its literal text only.
+func matcherRE(m string) *regexp.Regexp {
+	if m == "" || m == "*" {
+		return regexp.MustCompile(`.*`)
+	}
+	re, err := regexp.Compile(`^(?:` + m + `)$`)
+	if err != nil {
+		return regexp.MustCompile(`^` + regexp.QuoteMeta(m) + `$`)
+	}
+	return re
+}

@@ -1,0 +1,106 @@
+package coordinator
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/toolgate/toolgate/api"
+)
+
+// hookInputFor describes a call to its hooks. tool_input is the input as
+// the model sent it, so hooks see what the model asked for.
+func (c *Coordinator) hookInputFor(s *Session, p prepared, event string) hookInput {
+	in := hookInput{SessionID: s.ID, HookEventName: event, ToolName: p.use.Name, ToolInput: p.use.Input,
+		ToolUseID: p.use.ID, PermissionMode: "default"}
+	if len(in.ToolInput) == 0 {
+		in.ToolInput = json.RawMessage("{}")
+	}
+	if c.workspace != nil {
+		in.Cwd = c.workspace.Dir
+	}
+	if s.Mode() == api.ModePlan {
+		in.PermissionMode = "plan"
+	}
+	return in
+}
+
+// preToolUse runs the PreToolUse hooks of a call the policy let through.
+// A deny ends the call; an ask puts it before the user; an updatedInput
+// is decoded, validated and put through the policy again, as it is a new
+// call. It returns the outcome that ends the call, or nil and the call as
+// it is to run.
+func (c *Coordinator) preToolUse(ctx context.Context, s *Session, e *callEntry, p prepared, g gate) (*outcome, prepared, gate) {
+	v := c.hooks.run(ctx, c.hookInputFor(s, p, HookPreToolUse), p.use.Name, p.tool.Name)
+	if len(v.failed) > 0 && c.cfg.Hooks.FailClosed {
+		out := failure(api.StatusDenied, api.ToolCodeHookFailed, "Denied: a PreToolUse hook failed and hooks fail closed: "+strings.Join(v.failed, "; "))
+		return &out, p, g
+	}
+	if v.decision == hookDeny {
+		out := failure(api.StatusDenied, api.ToolCodeHookBlocked, "Blocked by a PreToolUse hook: "+orDefault(v.reason, "no reason given"))
+		return &out, p, g
+	}
+	g.hookContext = v.context
+	if v.updated != nil {
+		_, raw := normalizeName(p.use.Name, v.updated)
+		in, err := decodeInput(p.tool, c.validate, raw)
+		if err != nil {
+			out := failure(api.StatusInvalid, api.ToolCodeInvalid, "A PreToolUse hook's updatedInput is invalid: "+err.Error())
+			return &out, p, g
+		}
+		p.input, p.raw = in, raw
+		stop, g2 := c.authorize(ctx, s, e, p.tool, in, raw)
+		if stop != nil {
+			return stop, p, g
+		}
+		g2.hookContext, g2.feedback = g.hookContext, orDefault(g2.feedback, g.feedback)
+		g = g2
+	}
+	if v.decision == hookAsk {
+		sub, _ := c.buildSubject(p.tool, p.input, p.raw)
+		ask := verdict{decision: decideAsk, reason: "approval required by a PreToolUse hook: " + orDefault(v.reason, "no reason given")}
+		out, feedback := c.askApproval(ctx, s, e, ask, sub, p.tool, p.input, p.raw)
+		if out != nil {
+			return out, p, g
+		}
+		g.feedback = orDefault(feedback, g.feedback)
+	}
+	return nil, p, g
+}
+
+// postToolUse appends the PreToolUse context, then runs the PostToolUse
+// hooks of a call that ran: they may add context to its tool_result or
+// mark it blocked.
+func (c *Coordinator) postToolUse(ctx context.Context, s *Session, p prepared, g gate, out *outcome) {
+	for _, t := range g.hookContext {
+		out.result.Content = append(out.result.Content, api.TextContent(t))
+	}
+	if out.status != api.StatusSucceeded && out.status != api.StatusFailed {
+		return
+	}
+	in := c.hookInputFor(s, p, HookPostToolUse)
+	in.ToolResponse = api.ToolResult{Type: api.TypeToolResult, ToolUseID: p.use.ID, Content: out.result.Content, IsError: out.result.IsError}
+	v := c.hooks.run(ctx, in, p.use.Name, p.tool.Name)
+	for _, t := range v.context {
+		out.result.Content = append(out.result.Content, api.TextContent(t))
+	}
+	reason := ""
+	switch {
+	case v.decision == hookDeny:
+		reason = "Blocked by a PostToolUse hook: " + orDefault(v.reason, "no reason given")
+	case len(v.failed) > 0 && c.cfg.Hooks.FailClosed:
+		reason = "A PostToolUse hook failed and hooks fail closed: " + strings.Join(v.failed, "; ")
+	default:
+		return
+	}
+	out.result.Content = append(out.result.Content, api.TextContent(reason))
+	out.result.IsError = true
+	out.status, out.code = api.StatusFailed, api.ToolCodeHookBlocked
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
