@@ -1,7 +1,10 @@
 package coordinator
 
 import (
+	"context"
 	"log/slog"
+
+	"github.com/toolgate/toolgate/api"
 
 	"github.com/toolgate/toolgate/coordinator/ignore"
 )
@@ -24,6 +27,7 @@ type Call struct {
 	output  func(stream, chunk string)
 	ignored *ignore.Matcher // the ignore rules in force, for Exclude
 	keep    func(KeptOutput)
+	await   func(ctx context.Context, req api.InputRequest) (string, error)
 }
 
 // Output sends a chunk of partial output (stream "stdout", "stderr" or

@@ -36,6 +36,7 @@ type Coordinator struct {
 	policy    *policy
 	ignore    *ignore.Watcher // nil without a workspace
 	hooks     *hookRunner
+	inputs    pendingInputs // interactive calls awaiting an answer
 }
 
 // New builds the registry from the tool list and starts the "default"

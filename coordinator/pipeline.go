@@ -187,6 +187,9 @@ func (c *Coordinator) checkAndRun(ctx context.Context, s *Session, e *callEntry,
 		},
 		ignored: g.ignored,
 		keep:    func(o KeptOutput) { s.keepOutput(e, o) },
+		await: func(ctx context.Context, req api.InputRequest) (string, error) {
+			return c.awaitInput(ctx, s, e, req)
+		},
 	}
 	out := c.execute(ctx, tool, call, in, logger)
 	if g.feedback != "" {

@@ -16,6 +16,9 @@ func Default() []coordinator.Registration {
 		{Name: "search_files", Factory: newSearchFiles},
 		{Name: "list_code_definition_names", Factory: newListCodeDefinitionNames},
 		{Name: "focus_chain", Factory: clientSide},
+		{Name: "ask_followup_question", Factory: newAskFollowupQuestion},
+		{Name: "attempt_completion", Factory: newAttemptCompletion},
+		{Name: "plan_mode_respond", Factory: newPlanModeRespond},
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 var validStates = map[api.CallState]bool{
 	api.StateQueued: true, api.StateRunning: true, api.StateAwaitingApproval: true, api.StateDone: true,
+	api.StateAwaitingInput: true,
 }
 
 func (s *Server) handleListCalls(w http.ResponseWriter, r *http.Request) {
@@ -20,7 +21,7 @@ func (s *Server) handleListCalls(w http.ResponseWriter, r *http.Request) {
 	state := api.CallState(r.URL.Query().Get("state"))
 	if state != "" && !validStates[state] {
 		s.writeError(w, r, &api.Error{Code: api.CodeValidation, Message: "unknown state",
-			Fields: map[string]string{"state": "must be one of queued, running, awaiting_approval, done"}})
+			Fields: map[string]string{"state": "must be one of queued, running, awaiting_approval, awaiting_input, done"}})
 		return
 	}
 	s.encode(w, r, http.StatusOK, api.CallsResponse{Calls: sess.Calls(state)})

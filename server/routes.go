@@ -42,6 +42,7 @@ func (s *Server) routes() http.Handler {
 		r.Post("/sessions/{sid}/calls/{tool_use_id}/cancel", s.handleCancelCall)
 		r.Post("/sessions/{sid}/calls/{tool_use_id}/revert", s.handleRevert)
 		r.Post("/sessions/{sid}/calls/{tool_use_id}/decision", s.handleDecision)
+		r.Post("/sessions/{sid}/calls/{tool_use_id}/answer", s.handleAnswer)
 		r.Post("/sessions/{sid}/interrupt", s.handleInterrupt)
 		r.Post("/sse-tickets", s.handleCreateTicket)
 	})
