@@ -157,10 +157,13 @@ func (c *Coordinator) run(s *Session, e *callEntry, p prepared) (api.ToolResult,
 // pipeline runs the steps after prepare: policy, then execute.
 func (c *Coordinator) pipeline(ctx context.Context, s *Session, e *callEntry, p prepared, logger *slog.Logger) outcome {
 	if p.failed != nil {
-		return *p.failed
+		out := *p.failed
+		c.guardLoop(s, p, &out)
+		return out
 	}
 	out := c.checkAndRun(ctx, s, e, p, logger)
 	out.metricTool = p.tool.Name
+	c.guardLoop(s, p, &out)
 	return out
 }
 

@@ -31,6 +31,7 @@ type Session struct {
 	// open holds the messages whose blocks are still streaming in.
 	open   *openMessages
 	policy sessionPolicy // approvals and the rejection cascade
+	loop   loopGuard     // identical calls in a row
 }
 
 // callEntry is one call's live state. done is closed when result is final.
