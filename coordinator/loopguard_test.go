@@ -10,7 +10,9 @@ import (
 
 func TestLoopGuard(t *testing.T) {
 	const warning = "in a row to read_file with exactly the same input"
-	read := func(id, path string) api.ToolUse { return use(id, "read_file", map[string]any{"path": path, "content": ""}) }
+	read := func(id, path string) api.ToolUse {
+		return use(id, "read_file", map[string]any{"path": path, "content": ""})
+	}
 	steps := []struct {
 		name string
 		use  api.ToolUse
