@@ -37,6 +37,7 @@ type Coordinator struct {
 	ignore    *ignore.Watcher // nil without a workspace
 	hooks     *hookRunner
 	inputs    pendingInputs // interactive calls awaiting an answer
+	scoped    scopedTokens  // subagents' tokens for their child sessions
 }
 
 // New builds the registry from the tool list and starts the "default"
@@ -71,7 +72,8 @@ func New(o Options) *Coordinator {
 	}
 	c.startPolicy(o)
 	c.hooks = newHookRunner(&cfg, o.Workspace, o.Registerer, o.Logger)
-	c.registry = NewRegistry(ToolEnv{Workspace: o.Workspace, Validate: v, Config: &cfg, Registerer: o.Registerer}, o.Tools, o.Dynamic...)
+	dynamic := append(append([]DynamicSource(nil), o.Dynamic...), c.subagentSources()...)
+	c.registry = NewRegistry(ToolEnv{Workspace: o.Workspace, Validate: v, Config: &cfg, Registerer: o.Registerer}, o.Tools, dynamic...)
 	c.metrics.start(c.registry.Names())
 	return c
 }

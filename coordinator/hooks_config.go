@@ -72,6 +72,8 @@ type AgentConfig struct {
 	// LoopGuardRepeats is how many identical calls in a row earn a
 	// warning (default 3; negative turns the guard off).
 	LoopGuardRepeats int `json:"loop_guard_repeats,omitempty"`
+	// Subagents turns agent files into use_subagent_<name> tools.
+	Subagents SubagentConfig `json:"subagents,omitzero"`
 }
 
 const defaultInputTimeout = 30 * time.Minute

@@ -17,13 +17,18 @@ type ticketSessionKey struct{}
 // requireToken refuses requests without the bearer token. Both sides are
 // hashed first so the comparison takes the same time whatever the length.
 // The one exception is a GET of a session's event stream carrying a valid
-// ticket for that session (EventSource cannot send headers).
+// ticket for that session (EventSource cannot send headers), and a
+// subagent's token scoped to its child session, on that session's routes.
 func (s *Server) requireToken(next http.Handler) http.Handler {
 	want := sha256.Sum256([]byte(s.cfg.Token))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		gotSum := sha256.Sum256([]byte(got))
 		if ok && s.cfg.Token != "" && subtle.ConstantTimeCompare(gotSum[:], want[:]) == 1 {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if sid, scoped := s.coord.ScopedSession(got); ok && scoped && scopedAllows(r, sid) {
 			next.ServeHTTP(w, r)
 			return
 		}

@@ -1,0 +1,55 @@
+package coordinator
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"sync"
+)
+
+// scopedTokens are bearer tokens that admit their holder to one child
+// session only: a subagent calls back into toolgate with one, so its calls
+// pass the same policy under the child session's rules. Only hashes are
+// kept.
+type scopedTokens struct {
+	mu    sync.Mutex
+	bySum map[string]string // sha256(token) -> session id
+}
+
+// issue makes a token for a session; revoke ends it.
+func (s *scopedTokens) issue(sid string) (token string, revoke func()) {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	token = "tgs_" + hex.EncodeToString(b)
+	sum := tokenSum(token)
+	s.mu.Lock()
+	if s.bySum == nil {
+		s.bySum = map[string]string{}
+	}
+	s.bySum[sum] = sid
+	s.mu.Unlock()
+	return token, func() {
+		s.mu.Lock()
+		delete(s.bySum, sum)
+		s.mu.Unlock()
+	}
+}
+
+func tokenSum(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// ScopedSession reports the one session a scoped token admits to. The
+// server lets such a token reach only that session's message and call
+// routes; it may not change the session's rules or decide approvals.
+func (c *Coordinator) ScopedSession(token string) (string, bool) {
+	if token == "" {
+		return "", false
+	}
+	s := &c.scoped
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sid, ok := s.bySum[tokenSum(token)]
+	return sid, ok
+}
