@@ -87,3 +87,58 @@ func TestBrowserConsoleApprovals(t *testing.T) {
 		}
 	})
 }
+
+// firstLineWatch records, the moment line1 first shows in the call's
+// output, what the card looked like: the proof that output was drawn while
+// the command still ran, taken by the page itself rather than by a poll
+// that could come late.
+const firstLineWatch = `(() => {
+  window.firstLine = null;
+  new MutationObserver((_, obs) => {
+    const card = document.querySelector({{CARD}});
+    const out = card?.querySelector("pre.output")?.textContent || "";
+    if (!out.includes("line1")) return;
+    window.firstLine = {output: out, state: card.querySelector(".state").textContent, result: card.querySelector("pre.result") !== null};
+    obs.disconnect();
+  }).observe(document.getElementById("timeline"), {childList: true, subtree: true, characterData: true});
+  return true;
+})()`
+
+func TestBrowserConsoleStreamsOutput(t *testing.T) {
+	env := newWebEnv(t, nil, nil)
+	ctx := newBrowser(t, 45*time.Second)
+	openConsole(t, ctx, env)
+	const id = "toolu_stream1"
+	evalAsync[bool](t, ctx, js(firstLineWatch, map[string]string{"CARD": card(id)}))
+
+	postFromConsole(t, ctx, id, "execute_command", `{"command":"for i in 1 2 3; do echo line$i; sleep 0.2; done","requires_approval":false}`)
+	// A compound command line always asks under the default policy.
+	approve := card(id) + " .approval button.approve"
+	waitInPage(t, ctx, "the Approve button", `document.querySelector(`+strconv.Quote(approve)+`) !== null`)
+	t.Run("the approval shows the command, its parts and risks", func(t *testing.T) {
+		got := evalAsync[string](t, ctx, inCard(id, "pre.diff"))
+		for _, want := range []string{"$ for i in 1 2 3; do echo line$i", "\n  echo line$i\n", "\n  sleep 0.2", "risks: compound"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("approval preview = %q, want it to hold %q (from approval.preview)", got, want)
+			}
+		}
+	})
+	do(t, ctx, "click Approve", chromedp.Click(chromedp.CSS(approve)))
+	waitInPage(t, ctx, "the first line", `window.firstLine !== null`)
+	waitInPage(t, ctx, "tool.finished succeeded", inCard(id, ".state")+` === "succeeded"`)
+
+	first := evalAsync[map[string]any](t, ctx, `window.firstLine`)
+	t.Run("the first line shows while the command runs", func(t *testing.T) {
+		if first["state"] == "succeeded" || first["result"] == true {
+			t.Errorf("when line1 appeared the card was %v, want a running call", first)
+		}
+		if out, _ := first["output"].(string); strings.Contains(out, "line3") {
+			t.Errorf("output when line1 appeared = %q, want it without line3", out)
+		}
+	})
+	t.Run("the whole output is there at the end", func(t *testing.T) {
+		if got := evalAsync[string](t, ctx, inCard(id, "pre.output")); got != "line1\nline2\nline3\n" {
+			t.Errorf("output = %q, want the three lines", got)
+		}
+	})
+}

@@ -371,7 +371,7 @@ function previewOf(ev) {
     lines.push("  " + (part.dir ? "[" + part.dir + "] " : "") + (part.args || []).join(" "));
   }
   if (p.risks && p.risks.length) lines.push("risks: " + p.risks.join(", "));
-  if (p.paths && p.paths.length) lines.push("paths: " + p.paths.join(", "));
+  if (p.paths && p.paths.length) lines.push("paths: " + [...new Set(p.paths)].join(", "));
   if (p.error) lines.push("no preview: " + p.error);
   if (p.diff) lines.push(p.diff.replace(/\n$/, ""));
   if (!lines.length && p.input !== undefined && p.input !== null) lines.push(JSON.stringify(p.input, null, 2));
