@@ -74,6 +74,7 @@ func TestBrowserConsoleApprovals(t *testing.T) {
 		const feedback = "keep the old line, add a heading instead"
 		postFromConsole(t, ctx, "toolu_reject1", "write_to_file", `{"path":"notes.txt","content":"overwritten\n"}`)
 		waitInPage(t, ctx, "the Reject button", `document.querySelector(`+strconv.Quote(card("toolu_reject1")+" .approval button.reject")+`) !== null`)
+		waitInPage(t, ctx, "the feedback field", `document.querySelector(`+strconv.Quote(card("toolu_reject1")+" .approval input.feedback")+`) !== null`)
 		do(t, ctx, "reject with feedback",
 			chromedp.SendKeys(chromedp.CSS(card("toolu_reject1")+" .approval input.feedback"), feedback),
 			chromedp.Click(chromedp.CSS(card("toolu_reject1")+" .approval button.reject")))
