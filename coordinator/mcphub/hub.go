@@ -2,6 +2,7 @@ package mcphub
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -178,4 +179,15 @@ func (h *Hub) ReadResource(ctx context.Context, server, uri string) (*mcp.ReadRe
 		return nil, err
 	}
 	return s.readResource(ctx, uri)
+}
+
+// Schema is a tool's input schema as JSON; a tool without one takes any
+// object.
+func Schema(t *mcp.Tool) json.RawMessage {
+	if t.InputSchema != nil {
+		if b, err := json.Marshal(t.InputSchema); err == nil && string(b) != "null" {
+			return b
+		}
+	}
+	return json.RawMessage(`{"type":"object"}`)
 }

@@ -58,3 +58,10 @@ func cleanTool(server, tool string) string {
 	}
 	return t
 }
+
+// ListedParts are the server and tool parts of ListedName, the names
+// permission rules use. Cleaning is idempotent, so parts already cleaned
+// come back unchanged.
+func ListedParts(server, tool string) (string, string) {
+	return cleanServer(server), cleanTool(server, tool)
+}
