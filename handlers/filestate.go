@@ -5,6 +5,7 @@ import (
 	"hash"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/toolgate/toolgate/coordinator"
 )
@@ -42,10 +43,19 @@ func (s *stateHasher) remember(files *coordinator.FileMemory, rel string) {
 	}
 	st := coordinator.FileState{Size: info.Size(), ModTime: info.ModTime()}
 	if info.Size() <= maxHashBytes {
-		if _, err := io.Copy(s.h, s.f); err == nil {
+		buf := copyBuffers.Get().(*[]byte)
+		_, err := io.CopyBuffer(s.h, readerOnly{s.f}, *buf)
+		copyBuffers.Put(buf)
+		if err == nil {
 			copy(st.Hash[:], s.h.Sum(nil))
 			st.Hashed = true
 		}
 	}
 	files.Remember(rel, st)
 }
+
+// copyBuffers recycles the buffers that hash the rest of a file.
+var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// readerOnly hides the file's WriterTo, which would allocate its own buffer.
+type readerOnly struct{ io.Reader }

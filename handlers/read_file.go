@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/toolgate/toolgate/api"
@@ -70,6 +71,10 @@ func readFile(ctx context.Context, call *coordinator.Call, in *ReadFileInput) (c
 	return res, err
 }
 
+// lineReaders recycles the 64 KiB line readers of text windows: allocating
+// and clearing one per call was most of a small read's cost.
+var lineReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+
 // imageType names the image formats returned as image blocks.
 func imageType(head []byte) string {
 	switch mt := http.DetectContentType(head); mt {
@@ -126,7 +131,9 @@ func readTextWindow(r io.Reader, rel string, in *ReadFileInput) (coordinator.Res
 	if !chosen {
 		end = start + readWindowLines - 1
 	}
-	sc := bufio.NewReaderSize(r, 64<<10)
+	sc := lineReaders.Get().(*bufio.Reader)
+	sc.Reset(r)
+	defer func() { sc.Reset(nil); lineReaders.Put(sc) }()
 	var b strings.Builder
 	line, last, more := 0, 0, false
 	for {
