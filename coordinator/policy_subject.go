@@ -60,7 +60,7 @@ func (c *Coordinator) addCommand(s *subject, line CommandLine) {
 	if line.Cwd != "" {
 		rel, err := c.workspace.Rel(line.Cwd)
 		if err != nil {
-			s.outside = append(s.outside, line.Cwd)
+			s.badCwd = err
 		} else {
 			cwd = rel
 			s.paths = append(s.paths, c.pathRef(rel))
