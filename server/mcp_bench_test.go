@@ -1,0 +1,143 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/mcphub"
+	"github.com/toolgate/toolgate/handlers"
+)
+
+// BenchmarkMCPThroughToolgate calls the MCP test server's echo tool
+// through POST /v1/tool_use (as mcp__test__echo, auto-approved) and the
+// same server binary directly with go-sdk's client, at 1 and 16
+// concurrent callers, and reports the latency of each and their ratio.
+//
+//	go test -run '^$' -bench MCPThroughToolgate -benchtime 2000x ./server
+func BenchmarkMCPThroughToolgate(b *testing.B) {
+	bin := filepath.Join(b.TempDir(), "testserver")
+	if out, err := exec.Command("go", "build", "-o", bin, "../coordinator/mcphub/testdata/testserver").CombinedOutput(); err != nil {
+		b.Fatalf("build: %v\n%s", err, out)
+	}
+	url := benchToolgate(b, bin)
+	direct := benchDirect(b, bin)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	viaToolgate := func(i int) error {
+		body, _ := json.Marshal(api.ToolUse{Type: api.TypeToolUse, ID: fmt.Sprintf("toolu_b%d", i), Name: "mcp__test__echo", Input: json.RawMessage(`{"text":"x"}`)})
+		req, _ := http.NewRequest(http.MethodPost, url+"/v1/tool_use", bytes.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		var out api.ToolUseResponse
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+			return err
+		}
+		if out.Result.IsError {
+			return fmt.Errorf("call failed: %+v", out.Result)
+		}
+		return nil
+	}
+	viaDirect := func(int) error {
+		res, err := direct.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "x"}})
+		if err == nil && res.IsError {
+			err = fmt.Errorf("call failed")
+		}
+		return err
+	}
+	for _, callers := range []int{1, 16} {
+		b.Run(fmt.Sprintf("callers=%d", callers), func(b *testing.B) {
+			d := benchRun(b, callers, viaDirect)
+			tg := benchRun(b, callers, viaToolgate)
+			b.ReportMetric(float64(d.Microseconds())/float64(b.N), "direct-µs/call")
+			b.ReportMetric(float64(tg.Microseconds())/float64(b.N), "toolgate-µs/call")
+			b.ReportMetric(float64(tg)/float64(d), "ratio")
+		})
+	}
+}
+
+// benchRun makes b.N calls spread over callers goroutines and returns the
+// wall time they took.
+func benchRun(b *testing.B, callers int, call func(int) error) time.Duration {
+	b.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, callers)
+	start := time.Now()
+	for c := range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := c; i < b.N; i += callers {
+				if err := call(i); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	close(errs)
+	for err := range errs {
+		b.Fatal(err)
+	}
+	return elapsed
+}
+
+// benchToolgate starts toolgate with the test server as "test".
+func benchToolgate(b *testing.B, bin string) string {
+	b.Helper()
+	hub := mcphub.New(mcphub.Settings{MCPServers: map[string]mcphub.ServerConfig{
+		"test": {Command: bin, AutoApprove: []string{"echo"}},
+	}}, mcphub.Options{})
+	hub.Start(context.Background())
+	b.Cleanup(hub.Close)
+	ws, err := coordinator.OpenWorkspace(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ws.Close() })
+	reg := prometheus.NewRegistry()
+	coord := coordinator.New(coordinator.Options{Config: coordinator.DefaultConfig(), Workspace: ws, Tools: handlers.Default(), Registerer: reg, MCP: hub})
+	ts := httptest.NewServer(New(discardLogger(), coord, reg, Config{Token: testToken}))
+	b.Cleanup(func() { coord.Close(); ts.Close() })
+	deadline := time.Now().Add(15 * time.Second)
+	for len(hub.Tools()) == 0 {
+		if time.Now().After(deadline) {
+			b.Fatalf("test server never connected: %+v", hub.Servers())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return ts.URL
+}
+
+// benchDirect connects go-sdk's client to its own process of the server.
+func benchDirect(b *testing.B, bin string) *mcp.ClientSession {
+	b.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+	cmd := exec.Command(bin)
+	cmd.Env = os.Environ()
+	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
