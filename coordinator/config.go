@@ -9,6 +9,8 @@ type Config struct {
 	Permissions api.Permissions `json:"permissions"`
 	// PolicyConfig holds the policy switches (allow_all, ...).
 	PolicyConfig
+	// MCPConfig names the MCP servers.
+	MCPConfig
 	// MaxSessions bounds live sessions, "default" included.
 	MaxSessions int `json:"max_sessions"`
 	// EventLogSize is how many recent events each session keeps for

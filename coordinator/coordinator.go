@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/ignore"
+	"github.com/toolgate/toolgate/coordinator/mcphub"
 )
 
 // Options are a Coordinator's dependencies.
@@ -22,6 +23,8 @@ type Options struct {
 	// MCPAutoApprove reports whether an MCP server's autoApprove list
 	// names a tool; nil means none do.
 	MCPAutoApprove func(server, tool string) bool
+	// MCP is the hub use_mcp_tool and access_mcp_resource call; nil means no MCP servers.
+	MCP *mcphub.Hub
 }
 
 // Coordinator runs tool calls for sessions.
@@ -35,6 +38,7 @@ type Coordinator struct {
 	logger    *slog.Logger
 	policy    *policy
 	ignore    *ignore.Watcher // nil without a workspace
+	mcp       *mcphub.Hub
 }
 
 // New builds the registry from the tool list and starts the "default"
@@ -66,9 +70,11 @@ func New(o Options) *Coordinator {
 		sessions:  newSessions(&cfg),
 		metrics:   NewMetrics(o.Registerer),
 		logger:    o.Logger,
+		mcp:       o.MCP,
 	}
+	o = withMCP(o)
 	c.startPolicy(o)
-	c.registry = NewRegistry(ToolEnv{Workspace: o.Workspace, Validate: v, Config: &cfg, Registerer: o.Registerer}, o.Tools, o.Dynamic...)
+	c.registry = NewRegistry(ToolEnv{Workspace: o.Workspace, Validate: v, Config: &cfg, Registerer: o.Registerer, MCP: o.MCP}, o.Tools, o.Dynamic...)
 	c.metrics.start(c.registry.Names())
 	return c
 }
@@ -91,7 +97,7 @@ func (c *Coordinator) Tools(s *Session) []api.ToolInfo {
 		}
 		out = append(out, api.ToolInfo{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
 	}
-	return out
+	return append(out, c.mcpTools(s)...)
 }
 
 // Close ends every session and cancels what they run.

@@ -44,7 +44,7 @@ func (c *Coordinator) buildSubject(t *Tool, in any, raw json.RawMessage) (*subje
 			Tool   string `json:"tool_name"`
 		}
 		_ = json.Unmarshal(raw, &m)
-		s.mcpServer, s.mcpTool = m.Server, m.Tool
+		s.mcpServer, s.mcpTool = mcpSubjectNames(m.Server, m.Tool)
 	}
 	return s, line
 }
