@@ -11,6 +11,8 @@ type Config struct {
 	PolicyConfig
 	// AgentConfig holds hooks, interactive tools and the loop guard.
 	AgentConfig
+	// MCPConfig names the MCP servers.
+	MCPConfig
 	// MaxSessions bounds live sessions, "default" included.
 	MaxSessions int `json:"max_sessions"`
 	// EventLogSize is how many recent events each session keeps for

@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/ignore"
+	"github.com/toolgate/toolgate/coordinator/mcphub"
 )
 
 // Options are a Coordinator's dependencies.
@@ -22,6 +23,8 @@ type Options struct {
 	// MCPAutoApprove reports whether an MCP server's autoApprove list
 	// names a tool; nil means none do.
 	MCPAutoApprove func(server, tool string) bool
+	// MCP is the hub use_mcp_tool and access_mcp_resource call; nil means no MCP servers.
+	MCP *mcphub.Hub
 }
 
 // Coordinator runs tool calls for sessions.
@@ -38,6 +41,7 @@ type Coordinator struct {
 	hooks     *hookRunner
 	inputs    pendingInputs // interactive calls awaiting an answer
 	scoped    scopedTokens  // subagents' tokens for their child sessions
+	mcp       *mcphub.Hub
 }
 
 // New builds the registry from the tool list and starts the "default"
@@ -69,11 +73,13 @@ func New(o Options) *Coordinator {
 		sessions:  newSessions(&cfg),
 		metrics:   NewMetrics(o.Registerer),
 		logger:    o.Logger,
+		mcp:       o.MCP,
 	}
+	o = withMCP(o)
 	c.startPolicy(o)
 	c.hooks = newHookRunner(&cfg, o.Workspace, o.Registerer, o.Logger)
 	dynamic := append(append([]DynamicSource(nil), o.Dynamic...), c.subagentSources()...)
-	c.registry = NewRegistry(ToolEnv{Workspace: o.Workspace, Validate: v, Config: &cfg, Registerer: o.Registerer}, o.Tools, dynamic...)
+	c.registry = NewRegistry(ToolEnv{Workspace: o.Workspace, Validate: v, Config: &cfg, Registerer: o.Registerer, MCP: o.MCP}, o.Tools, dynamic...)
 	c.metrics.start(c.registry.Names())
 	return c
 }
@@ -96,7 +102,7 @@ func (c *Coordinator) Tools(s *Session) []api.ToolInfo {
 		}
 		out = append(out, api.ToolInfo{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
 	}
-	return out
+	return append(out, c.mcpTools(s)...)
 }
 
 // Close ends every session and cancels what they run.

@@ -3,6 +3,7 @@ package coordinator
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/toolgate/toolgate/api"
@@ -32,6 +33,15 @@ func (c *Coordinator) authorize(ctx context.Context, s *Session, e *callEntry, t
 	m := c.ignoreMatcher()
 	if msg, blocked := c.ignoreBlock(m, sub); blocked {
 		out := failure(api.StatusDenied, api.ToolCodeIgnored, msg)
+		return &out, gate{}
+	}
+	if sub.badCwd != nil {
+		code := api.ToolCodeOutside
+		var te *ToolError
+		if errors.As(sub.badCwd, &te) {
+			code = te.Code
+		}
+		out := failure(api.StatusDenied, code, "cwd: "+sub.badCwd.Error())
 		return &out, gate{}
 	}
 	if t.Writes && s.Mode() == api.ModePlan {

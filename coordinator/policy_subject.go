@@ -44,7 +44,7 @@ func (c *Coordinator) buildSubject(t *Tool, in any, raw json.RawMessage) (*subje
 			Tool   string `json:"tool_name"`
 		}
 		_ = json.Unmarshal(raw, &m)
-		s.mcpServer, s.mcpTool = m.Server, m.Tool
+		s.mcpServer, s.mcpTool = mcpSubjectNames(m.Server, m.Tool)
 	}
 	return s, line
 }
@@ -60,7 +60,7 @@ func (c *Coordinator) addCommand(s *subject, line CommandLine) {
 	if line.Cwd != "" {
 		rel, err := c.workspace.Rel(line.Cwd)
 		if err != nil {
-			s.outside = append(s.outside, line.Cwd)
+			s.badCwd = err
 		} else {
 			cwd = rel
 			s.paths = append(s.paths, c.pathRef(rel))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-playground/validator/v10"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/toolgate/toolgate/coordinator/mcphub"
 )
 
 // ToolEnv is what every tool factory receives: the shared pieces a handler
@@ -17,6 +18,8 @@ type ToolEnv struct {
 	Config    *Config
 	// Registerer takes a tool's own metrics; it is never nil.
 	Registerer prometheus.Registerer
+	// MCP is the hub of MCP servers; nil means none are configured.
+	MCP *mcphub.Hub
 }
 
 // Factory builds the tool for one name. It returns nil when the coordinator

@@ -110,6 +110,10 @@ func ValidatePermissions(p api.Permissions) error {
 
 // subject is a call as rules see it.
 type subject struct {
+	// badCwd says why a command's working directory cannot be used
+	// (outside the workspace, or not a valid path): no approval can make
+	// a command run there, so the call is refused.
+	badCwd    error
 	tool      string // registry name: read_file, execute_command, use_mcp_tool
 	mcpServer string // for use_mcp_tool
 	mcpTool   string

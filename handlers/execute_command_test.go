@@ -34,6 +34,7 @@ func newCommandEnv(t *testing.T, cfg coordinator.CommandConfig) *commandEnv {
 		cfg.OutputDir = t.TempDir()
 	}
 	conf.Commands = cfg
+	conf.AllowAll = true // these tests are about running commands, not approving them
 	reg := prometheus.NewRegistry()
 	c := coordinator.New(coordinator.Options{Config: conf, Workspace: ws, Tools: Default(), Registerer: reg})
 	t.Cleanup(c.Close)

@@ -38,7 +38,11 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
-	f.coord = coordinator.New(coordinator.Options{Workspace: ws, Tools: Default()})
+	// allow_all: these tests are about what the tools do, not about asking
+	// the user first.
+	cfg := coordinator.DefaultConfig()
+	cfg.AllowAll = true
+	f.coord = coordinator.New(coordinator.Options{Config: cfg, Workspace: ws, Tools: Default()})
 	t.Cleanup(f.coord.Close)
 	f.sess, err = f.coord.Sessions().Get(api.DefaultSessionID)
 	if err != nil {

@@ -15,6 +15,8 @@ func Default() []coordinator.Registration {
 		{Name: "execute_command", Factory: newExecuteCommand},
 		{Name: "search_files", Factory: newSearchFiles},
 		{Name: "list_code_definition_names", Factory: newListCodeDefinitionNames},
+		{Name: "use_mcp_tool", Factory: newUseMCPTool},
+		{Name: "access_mcp_resource", Factory: newAccessMCPResource},
 		{Name: "focus_chain", Factory: clientSide},
 		{Name: "ask_followup_question", Factory: newAskFollowupQuestion},
 		{Name: "attempt_completion", Factory: newAttemptCompletion},

@@ -69,15 +69,24 @@ func TestBrowserConsole(t *testing.T) {
 		waitInPage(t, ctx, "the listing", `document.getElementById("result").textContent.includes("xss.txt")`)
 		waitInPage(t, ctx, "message.finished", `[...document.querySelectorAll("#timeline .ev .name")].some(e => e.textContent === "message finished")`)
 	})
-	if *updateScreenshot {
-		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		if err != nil {
-			t.Fatal(err)
+	t.Run("a pending edit shows its diff and the decision buttons", func(t *testing.T) {
+		postFromConsole(t, ctx, "toolu_pending1", "write_to_file", `{"path":"hello.txt","content":"hello from the console\n"}`)
+		waitInPage(t, ctx, "the Approve button", `document.querySelector(`+strconv.Quote(card("toolu_pending1")+" .approval button.approve")+`) !== null`)
+		if got := evalAsync[string](t, ctx, inCard("toolu_pending1", "pre.diff .add")); got != "+hello from the console" {
+			t.Errorf("added line = %q, want it marked as added", got)
 		}
-		if err := os.WriteFile(filepath.Join("..", "docs", "console.png"), png, 0o644); err != nil {
-			t.Fatal(err)
+		if *updateScreenshot {
+			png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join("..", "docs", "console.png"), png, 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
+		do(t, ctx, "click Reject", chromedp.Click(chromedp.CSS(card("toolu_pending1")+" .approval button.reject")))
+		waitInPage(t, ctx, "tool.finished denied", inCard("toolu_pending1", ".state")+` === "denied"`)
+	})
 	t.Run("the token survives a reload of the tab", func(t *testing.T) {
 		do(t, ctx, "reload", chromedp.Reload())
 		waitInPage(t, ctx, "the tool list", `document.querySelector('#tools button[data-tool="read_file"]') !== null`)

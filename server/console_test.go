@@ -13,6 +13,7 @@ func TestConsoleFiles(t *testing.T) {
 	}{
 		{"/", "text/html", `<script src="/console/console.js"`},
 		{"/console/console.js", "javascript", "/v1/tools"},
+		{"/console/approval.js", "javascript", "/decision"},
 		{"/console/console.css", "text/css", "#timeline"},
 	}
 	for _, tt := range tests {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/aymanbagabas/go-udiff"
 	"io"
 	"log/slog"
 	"net/http"
@@ -47,6 +48,10 @@ func flowTools() []coordinator.Registration {
 			return coordinator.NewTool(coordinator.Spec[flowFile]{Name: name, Writes: true,
 				Run: func(_ context.Context, c *coordinator.Call, in *flowFile) (coordinator.Result, error) {
 					return coordinator.TextResult("written"), c.Workspace.Root.WriteFile(in.Path, []byte(in.Content), 0o644)
+				},
+				Preview: func(_ context.Context, c *coordinator.Call, in *flowFile) (string, error) {
+					old, _ := c.Workspace.Root.ReadFile(in.Path)
+					return udiff.Unified("a/"+in.Path, "b/"+in.Path, string(old), in.Content), nil
 				},
 				Paths: func(in *flowFile) []string { return []string{in.Path} }})
 		}},

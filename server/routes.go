@@ -23,6 +23,10 @@ func (s *Server) routes() http.Handler {
 	r.Get("/", s.handleConsole)
 	r.Get("/console/{file}", s.handleConsoleFile)
 
+	mcpFacade := s.mcpHandler() // the MCP streamable HTTP transport: POST messages, GET stream, DELETE session
+	r.With(s.requireToken).Post("/mcp", mcpFacade.ServeHTTP)
+	r.With(s.requireToken).Get("/mcp", mcpFacade.ServeHTTP)
+	r.With(s.requireToken).Delete("/mcp", mcpFacade.ServeHTTP)
 	r.Route("/v1", func(r chi.Router) {
 		r.Use(s.requireToken, s.requireJSON)
 		r.Get("/tools", s.handleListTools)
@@ -45,6 +49,7 @@ func (s *Server) routes() http.Handler {
 		r.Post("/sessions/{sid}/calls/{tool_use_id}/answer", s.handleAnswer)
 		r.Post("/sessions/{sid}/interrupt", s.handleInterrupt)
 		r.Post("/sse-tickets", s.handleCreateTicket)
+		r.Get("/mcp/servers", s.handleMCPServers)
 	})
 	return r
 }

@@ -31,7 +31,7 @@ func BenchmarkToolUseVsBare(b *testing.B) {
 	if err := os.WriteFile(filepath.Join(dir, "one_kb.txt"), []byte(content), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	inst := start(b, dir, "--log-level", "warn")
+	inst := start(b, dir, benchLogArgs()...)
 	bare := httptest.NewServer(bareReadFile(b, dir))
 	defer bare.Close()
 
@@ -137,4 +137,14 @@ func load(b *testing.B, url, token string, clients, perClient int, seq *atomic.I
 		res.latencies = append(res.latencies, l...)
 	}
 	return res
+}
+
+// benchLogArgs keeps toolgate's per-request and per-call log lines on, at
+// their default level, when TOOLGATE_BENCH_LOGS is set; otherwise only
+// warnings are logged, as a quiet deployment would run.
+func benchLogArgs() []string {
+	if os.Getenv("TOOLGATE_BENCH_LOGS") != "" {
+		return nil
+	}
+	return []string{"--log-level", "warn"}
 }

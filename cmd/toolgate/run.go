@@ -101,9 +101,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 
+	hub, err := startMCP(ctx, &cfg.Coordinator, logger)
+	if err != nil {
+		return err
+	}
+	defer hub.Close()
 	reg := prometheus.NewRegistry()
 	coord := coordinator.New(coordinator.Options{
-		Config: cfg.Coordinator, Workspace: ws, Tools: handlers.Default(), Logger: logger, Registerer: reg,
+		Config: cfg.Coordinator, Workspace: ws, Tools: handlers.Default(), Logger: logger, Registerer: reg, MCP: hub,
 	})
 	scfg := cfg.Server
 	scfg.Token, scfg.Port, scfg.Version = token, port, version

@@ -358,58 +358,6 @@ function outputPre(card) {
   return pre;
 }
 
-// previewOf finds the approval preview wherever the event carries it: a
-// diff string, or an object holding one.
-function previewOf(ev) {
-  const p = ev.preview !== undefined ? ev.preview : (ev.call && ev.call.preview);
-  if (p === undefined || p === null) return "";
-  if (typeof p === "string") return p;
-  if (typeof p.diff === "string") return (p.path ? p.path + "\n" : "") + p.diff;
-  if (typeof p.command === "string") return "$ " + p.command;
-  return JSON.stringify(p, null, 2);
-}
-
-function diffPre(text) {
-  const pre = el("pre", { class: "diff" });
-  for (const line of text.split("\n")) {
-    const cls = line.startsWith("@@") ? "hunk" : line.startsWith("+") && !line.startsWith("+++") ? "add"
-      : line.startsWith("-") && !line.startsWith("---") ? "del" : "";
-    pre.append(el("span", { class: cls }, line), "\n");
-  }
-  return pre;
-}
-
-function showApproval(card, ev) {
-  if (card.querySelector(".approval")) return;
-  const preview = previewOf(ev);
-  if (preview) card.append(diffPre(preview));
-  const note = el("span", { class: "muted" }, "waiting for a decision");
-  const decide = (decision) => async () => {
-    for (const b of box.querySelectorAll("button")) b.disabled = true;
-    note.textContent = decision === "approve" ? "approving…" : "rejecting…";
-    try {
-      await api("POST", "/v1/sessions/" + encodeURIComponent(ev.session_id || state.session) + "/calls/" +
-        encodeURIComponent(ev.tool_use_id) + "/decision", { decision });
-      note.textContent = decision === "approve" ? "approved" : "rejected";
-    } catch (e) {
-      note.textContent = "decision failed: " + e.message;
-      for (const b of box.querySelectorAll("button")) b.disabled = false;
-    }
-  };
-  const box = el("div", { class: "approval" },
-    el("button", { type: "button", class: "approve", onclick: decide("approve") }, "Approve"),
-    el("button", { type: "button", class: "reject", onclick: decide("reject") }, "Reject"),
-    note);
-  card.append(box);
-}
-
-function closeApproval(card, text) {
-  const box = card.querySelector(".approval");
-  if (!box) return;
-  for (const b of box.querySelectorAll("button")) b.disabled = true;
-  if (text && box.lastChild.textContent === "waiting for a decision") box.lastChild.textContent = text;
-}
-
 function showFinished(card, ev) {
   if (ev.call && ev.call.error) {
     card.append(el("div", { class: "error" }, ev.call.error.code + ": " + ev.call.error.message));

@@ -1,0 +1,60 @@
+package coordinator
+
+import (
+	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/mcphub"
+)
+
+// withMCP lets the MCP servers' autoApprove lists feed the policy unless
+// the options name another source.
+func withMCP(o Options) Options {
+	if o.MCPAutoApprove == nil && o.MCP != nil {
+		o.MCPAutoApprove = o.MCP.AutoApprove
+	}
+	return o
+}
+
+// MCP is the hub of MCP servers calls are forwarded to; nil without any.
+func (c *Coordinator) MCP() *mcphub.Hub { return c.mcp }
+
+// mcpTools lists the connected MCP servers' tools under their
+// mcp__<server>__<tool> names, leaving out those a bare deny rule names.
+// Calls to these names are normalized to use_mcp_tool.
+func (c *Coordinator) mcpTools(s *Session) []api.ToolInfo {
+	var out []api.ToolInfo
+	for _, t := range c.mcp.Tools() {
+		server, tool := mcphub.ListedParts(t.Server, t.Name)
+		if c.deniedSubject(s, &subject{tool: UseMCPTool, mcpServer: server, mcpTool: tool}) {
+			continue
+		}
+		out = append(out, api.ToolInfo{Name: t.Listed, Description: t.Description, InputSchema: mcphub.Schema(t.Tool)})
+	}
+	return out
+}
+
+// mcpSubjectNames gives the server and tool of a use_mcp_tool call as
+// rules name them: the cleaned parts of the listed name, whichever
+// spelling the call used.
+func mcpSubjectNames(server, tool string) (string, string) {
+	if server == "" || tool == "" {
+		return server, tool
+	}
+	return mcphub.ListedParts(server, tool)
+}
+
+// deniedSubject reports whether a bare deny rule, managed or the
+// session's, names the subject's tool.
+func (c *Coordinator) deniedSubject(s *Session, sub *subject) bool {
+	layers := [][]*permRule{c.policy.managed}
+	if s != nil {
+		layers = append(layers, sessionRules(s.sessionPermissions()))
+	}
+	for _, rules := range layers {
+		for _, r := range rules {
+			if r.list == listDeny && !r.hasContent && r.matchesName(sub) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,92 @@
+package mcphub
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/toolgate/toolgate/api"
+)
+
+var (
+	buildOnce sync.Once
+	buildPath string
+	buildErr  error
+	buildOut  []byte
+)
+
+// testServer builds testdata/testserver once per test binary.
+func testServer(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "mcphub-test")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		buildPath = filepath.Join(dir, "testserver")
+		buildOut, buildErr = exec.Command("go", "build", "-o", buildPath, "./testdata/testserver").CombinedOutput()
+	})
+	if buildErr != nil {
+		t.Fatalf("build test server: %v\n%s", buildErr, buildOut)
+	}
+	return buildPath
+}
+
+// startHub starts a hub on the settings and closes it when the test ends.
+func startHub(t *testing.T, s Settings) *Hub {
+	t.Helper()
+	h := New(s, Options{MinBackoff: 20 * time.Millisecond, MaxBackoff: 200 * time.Millisecond})
+	h.Start(context.Background())
+	t.Cleanup(h.Close)
+	return h
+}
+
+// waitFor polls cond until it holds or a deadline passes.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// waitConnected waits until the named server is connected with at least
+// the given number of reconnects.
+func waitConnected(t *testing.T, h *Hub, name string, reconnects int) {
+	t.Helper()
+	waitFor(t, name+" connected", func() bool {
+		for _, s := range h.Servers() {
+			if s.Name == name && s.State == api.MCPConnected && s.Reconnects >= reconnects {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// stdioSettings configures the test server over stdio as "test".
+func stdioSettings(t *testing.T, extra ...string) (Settings, string) {
+	t.Helper()
+	marker := filepath.Join(t.TempDir(), "cancelled")
+	args := append([]string{"-cancelled", marker}, extra...)
+	return Settings{MCPServers: map[string]ServerConfig{
+		"test": {Command: testServer(t), Args: args, AutoApprove: []string{"echo"}, Timeout: 1},
+	}}, marker
+}
+
+func textOf(t *testing.T, c []api.Content) string {
+	t.Helper()
+	out := ""
+	for _, b := range c {
+		out += b.Text
+	}
+	return out
+}

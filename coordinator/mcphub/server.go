@@ -1,0 +1,233 @@
+package mcphub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolgate/toolgate/api"
+)
+
+// server is one configured server and its current connection.
+type server struct {
+	name   string
+	cfg    ServerConfig
+	hub    *Hub
+	logger *slog.Logger
+
+	mu         sync.Mutex
+	state      string
+	session    *mcp.ClientSession
+	tools      []*mcp.Tool
+	byAlias    map[string]*mcp.Tool // exact and listed tool names
+	lastErr    string
+	connects   int
+	refreshing atomic.Bool
+
+	progress sync.Map // progress token -> func(string)
+	nextTok  atomic.Uint64
+}
+
+func newServer(name string, cfg ServerConfig, h *Hub) *server {
+	s := &server{name: name, cfg: cfg, hub: h, logger: h.logger.With("mcp_server", name), state: api.MCPConnecting}
+	if cfg.Disabled {
+		s.state = api.MCPDisabled
+	}
+	return s
+}
+
+func (s *server) status() api.MCPServer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec := max(s.connects-1, 0)
+	return api.MCPServer{Name: s.name, Transport: s.cfg.transport(), State: s.state, Tools: len(s.tools), LastError: s.lastErr, Reconnects: rec}
+}
+
+func (s *server) setError(err error) {
+	s.mu.Lock()
+	s.lastErr = err.Error()
+	s.mu.Unlock()
+}
+
+// loop connects, waits for the connection to end and reconnects with
+// exponential backoff until ctx ends. A connection that stayed up for a
+// while resets the backoff, so a server that crashes once comes back fast
+// while one that crashes at start-up is not restarted in a tight loop.
+func (s *server) loop(ctx context.Context) {
+	wait := s.hub.opts.MinBackoff
+	for ctx.Err() == nil {
+		began := time.Now()
+		err := s.connectAndServe(ctx)
+		if ctx.Err() != nil {
+			break
+		}
+		if err != nil {
+			s.logger.Warn("mcp server disconnected", "err", err)
+		}
+		if time.Since(began) > 10*wait {
+			wait = s.hub.opts.MinBackoff
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+		case <-t.C:
+		}
+		wait = min(2*wait, s.hub.opts.MaxBackoff)
+	}
+	s.mu.Lock()
+	s.state, s.session, s.tools, s.byAlias = api.MCPDisconnected, nil, nil, nil
+	s.mu.Unlock()
+}
+
+// connectAndServe runs one connection from handshake to its end.
+func (s *server) connectAndServe(ctx context.Context) error {
+	s.mu.Lock()
+	s.state = api.MCPConnecting
+	s.mu.Unlock()
+	sess, err := s.connect(ctx)
+	if err != nil {
+		s.disconnected(err)
+		return err
+	}
+	defer sess.Close()
+	if err := s.refreshTools(ctx, sess); err != nil {
+		s.disconnected(err)
+		return err
+	}
+	s.mu.Lock()
+	s.state, s.session = api.MCPConnected, sess
+	s.connects++
+	s.mu.Unlock()
+	s.logger.Info("mcp server connected")
+	stop := context.AfterFunc(ctx, func() { _ = sess.Close() })
+	defer stop()
+	err = sess.Wait()
+	if err == nil {
+		err = errors.New("connection closed")
+	}
+	s.disconnected(err)
+	return err
+}
+
+func (s *server) disconnected(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.state, s.session, s.tools, s.byAlias = api.MCPDisconnected, nil, nil, nil
+	if err != nil {
+		s.lastErr = err.Error()
+	}
+}
+
+// connect opens a session over the configured transport.
+func (s *server) connect(ctx context.Context) (*mcp.ClientSession, error) {
+	t, err := s.transport()
+	if err != nil {
+		return nil, err
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "toolgate", Version: s.hub.opts.Version}, &mcp.ClientOptions{
+		Capabilities:                &mcp.ClientCapabilities{},
+		ToolListChangedHandler:      s.onToolListChanged,
+		ProgressNotificationHandler: s.onProgress,
+	})
+	cctx, cancel := context.WithTimeout(ctx, s.cfg.timeout())
+	defer cancel()
+	sess, err := client.Connect(cctx, t, nil)
+	if err != nil {
+		return nil, fmt.Errorf("connect: %w", err)
+	}
+	return sess, nil
+}
+
+// refreshTools lists the server's tools into the table calls resolve
+// against.
+func (s *server) refreshTools(ctx context.Context, sess *mcp.ClientSession) error {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.timeout())
+	defer cancel()
+	var tools []*mcp.Tool
+	for t, err := range sess.Tools(ctx, nil) {
+		if err != nil {
+			return fmt.Errorf("list tools: %w", err)
+		}
+		tools = append(tools, t)
+	}
+	alias := make(map[string]*mcp.Tool, 2*len(tools))
+	for _, t := range tools {
+		alias[cleanTool(s.name, t.Name)] = t
+	}
+	for _, t := range tools {
+		alias[t.Name] = t // an exact name wins over another tool's cleaned one
+	}
+	s.mu.Lock()
+	s.tools, s.byAlias = tools, alias
+	s.mu.Unlock()
+	return nil
+}
+
+// onToolListChanged re-lists the tools. It runs the listing on its own
+// goroutine: the notification handler must not block the connection's
+// reader, which the listing's answer arrives on.
+func (s *server) onToolListChanged(_ context.Context, req *mcp.ToolListChangedRequest) {
+	if !s.refreshing.CompareAndSwap(false, true) {
+		return
+	}
+	sess := req.Session
+	go func() {
+		defer s.refreshing.Store(false)
+		if err := s.refreshTools(context.Background(), sess); err != nil {
+			s.setError(err)
+		}
+	}()
+}
+
+func (s *server) onProgress(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+	tok, ok := req.Params.ProgressToken.(string)
+	if !ok {
+		return
+	}
+	if f, ok := s.progress.Load(tok); ok {
+		msg := req.Params.Message
+		if msg == "" {
+			msg = progressText(req.Params.Progress, req.Params.Total)
+		}
+		f.(func(string))(msg)
+	}
+}
+
+func progressText(done, total float64) string {
+	if total > 0 {
+		return fmt.Sprintf("progress %g/%g", done, total)
+	}
+	return fmt.Sprintf("progress %g", done)
+}
+
+func (s *server) toolList() []*mcp.Tool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tools
+}
+
+func (s *server) findTool(name string) *mcp.Tool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.byAlias[name]
+}
+
+// live returns the current session or says why there is none.
+func (s *server) live() (*mcp.ClientSession, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.session == nil {
+		msg := fmt.Sprintf("MCP server %q is %s", s.name, s.state)
+		if s.lastErr != "" {
+			msg += " (last error: " + s.lastErr + ")"
+		}
+		return nil, errors.New(msg)
+	}
+	return s.session, nil
+}

@@ -1,0 +1,102 @@
+// Command testserver is a small MCP server for the hub's tests. It serves
+// over stdio, or over streamable HTTP with -http (printing its URL).
+//
+// Tools: echo (read-only), slow (progress, then waits to be cancelled;
+// -cancelled names a file it writes when that happens), fail (isError),
+// media (image, audio and resource contents), crash (exits the process),
+// grow (adds a tool, which sends list_changed). Resource: mem://hello.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+type echoIn struct {
+	Text string `json:"text"`
+}
+
+type slowIn struct {
+	Steps int `json:"steps"`
+}
+
+type empty struct{}
+
+func main() {
+	httpAddr := flag.String("http", "", "serve streamable HTTP on this address instead of stdio")
+	cancelled := flag.String("cancelled", "", "file written when a slow call is cancelled")
+	flag.Parse()
+	srv := newServer(*cancelled)
+	if *httpAddr == "" {
+		if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+			log.Print(err)
+		}
+		return
+	}
+	ln, err := net.Listen("tcp", *httpAddr)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("http://%s/mcp\n", ln.Addr())
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	log.Fatal(http.Serve(ln, h))
+}
+
+func newServer(cancelled string) *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "testserver", Version: "1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "echo", Description: "Echo text back.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "echo: " + in.Text}}}, nil, nil
+		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "slow", Description: "Report progress, then wait until cancelled."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in slowIn) (*mcp.CallToolResult, any, error) {
+			for i := range in.Steps {
+				_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+					ProgressToken: req.Params.GetProgressToken(), Progress: float64(i + 1), Total: float64(in.Steps),
+					Message: fmt.Sprintf("step %d", i+1),
+				})
+			}
+			<-ctx.Done()
+			if cancelled != "" {
+				_ = os.WriteFile(cancelled, []byte("cancelled"), 0o644)
+			}
+			return nil, nil, ctx.Err()
+		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "fail", Description: "Always fails."},
+		func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, any, error) {
+			return nil, nil, fmt.Errorf("it broke")
+		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "media", Description: "Return one of each content kind."},
+		func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{
+				&mcp.ImageContent{MIMEType: "image/png", Data: []byte("png")},
+				&mcp.AudioContent{MIMEType: "audio/wav", Data: []byte("wav")},
+				&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "mem://r", MIMEType: "text/plain", Text: "inline"}},
+			}}, nil, nil
+		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "crash", Description: "Exit the server process."},
+		func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, any, error) {
+			os.Exit(3)
+			return nil, nil, nil
+		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "grow", Description: "Add the tool late."},
+		func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, any, error) {
+			mcp.AddTool(srv, &mcp.Tool{Name: "late", Description: "Added at run time."},
+				func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, any, error) {
+					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "late"}}}, nil, nil
+				})
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "grown"}}}, nil, nil
+		})
+	srv.AddResource(&mcp.Resource{URI: "mem://hello", Name: "hello", MIMEType: "text/plain"},
+		func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "mem://hello", MIMEType: "text/plain", Text: "hello resource"}}}, nil
+		})
+	return srv
+}

@@ -1,0 +1,39 @@
+package handlers
+
+import (
+	"context"
+
+	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/mcphub"
+)
+
+// AccessMCPResourceInput is access_mcp_resource's input.
+type AccessMCPResourceInput struct {
+	ServerName string `json:"server_name" validate:"required" jsonschema:"name of the MCP server providing the resource"`
+	URI        string `json:"uri" validate:"required" jsonschema:"URI of the resource to read"`
+}
+
+func newAccessMCPResource(name string, env coordinator.ToolEnv) *coordinator.Tool {
+	hub := env.MCP
+	return coordinator.NewTool(coordinator.Spec[AccessMCPResourceInput]{
+		Name:        name,
+		Description: "Read a resource (a file, an API answer, system information) from a connected MCP server.",
+		Run: func(ctx context.Context, _ *coordinator.Call, in *AccessMCPResourceInput) (coordinator.Result, error) {
+			if hub == nil {
+				return coordinator.Result{}, coordinator.Errorf("mcp_unavailable", "No MCP servers are configured on this toolgate.")
+			}
+			res, err := hub.ReadResource(ctx, in.ServerName, in.URI)
+			if err != nil {
+				return coordinator.Result{}, coordinator.Errorf("mcp_failed", "%s", err.Error())
+			}
+			out := coordinator.Result{Content: make([]api.Content, 0, len(res.Contents))}
+			for _, c := range res.Contents {
+				out.Content = append(out.Content, mcphub.ResourceBlock(c))
+			}
+			return out, nil
+		},
+		// Reading a resource changes nothing.
+		ConcurrencySafe: func(*AccessMCPResourceInput) bool { return true },
+	})
+}

@@ -1,0 +1,187 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/mcphub"
+)
+
+var (
+	mcpBuildOnce sync.Once
+	mcpBuildPath string
+	mcpBuildErr  error
+)
+
+// mcpTestServer builds the MCP hub's test server once.
+func mcpTestServer(t *testing.T) string {
+	t.Helper()
+	mcpBuildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "handlers-mcp")
+		if err != nil {
+			mcpBuildErr = err
+			return
+		}
+		mcpBuildPath = filepath.Join(dir, "testserver")
+		out, err := exec.Command("go", "build", "-o", mcpBuildPath, "../coordinator/mcphub/testdata/testserver").CombinedOutput()
+		if err != nil {
+			mcpBuildErr = errors.New(err.Error() + "\n" + string(out))
+		}
+	})
+	if mcpBuildErr != nil {
+		t.Fatalf("build MCP test server: %v", mcpBuildErr)
+	}
+	return mcpBuildPath
+}
+
+// mcpFixture is a coordinator with the default tools and a hub holding the
+// test server as "test" (autoApprove: echo), under the given permissions.
+func mcpFixture(t *testing.T, perms api.Permissions) (*coordinator.Coordinator, *coordinator.Session) {
+	t.Helper()
+	hub := mcphub.New(mcphub.Settings{MCPServers: map[string]mcphub.ServerConfig{
+		"test": {Command: mcpTestServer(t), AutoApprove: []string{"echo"}, Timeout: 5},
+	}}, mcphub.Options{MinBackoff: 20 * time.Millisecond})
+	hub.Start(context.Background())
+	t.Cleanup(hub.Close)
+	cfg := coordinator.DefaultConfig()
+	cfg.Permissions = perms
+	ws, err := coordinator.OpenWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	coord := coordinator.New(coordinator.Options{Config: cfg, Workspace: ws, Tools: Default(), MCP: hub})
+	t.Cleanup(coord.Close)
+	deadline := time.Now().Add(15 * time.Second)
+	for len(hub.Tools()) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("MCP test server never connected: %+v", hub.Servers())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	sess, err := coord.Sessions().Get(api.DefaultSessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return coord, sess
+}
+
+func mcpUse(id, name string, input any) api.ToolUse {
+	raw, _ := json.Marshal(input)
+	return api.ToolUse{Type: api.TypeToolUse, ID: id, Name: name, Input: raw}
+}
+
+func TestUseMCPTool(t *testing.T) {
+	coord, sess := mcpFixture(t, api.Permissions{Allow: []string{"mcp__test__slow", "mcp__test__fail"}, Deny: []string{"mcp__test__crash"}})
+	ctx := context.Background()
+
+	t.Run("listed with its schema, denied tools left out", func(t *testing.T) {
+		byName := map[string]api.ToolInfo{}
+		for _, ti := range coord.Tools(sess) {
+			byName[ti.Name] = ti
+		}
+		echo, ok := byName["mcp__test__echo"]
+		if !ok || !strings.Contains(string(echo.InputSchema), `"text"`) {
+			t.Errorf("mcp__test__echo = %+v (listed %v), want it with its input schema", echo, ok)
+		}
+		if _, ok := byName["mcp__test__crash"]; ok {
+			t.Error("mcp__test__crash is listed despite a deny rule")
+		}
+	})
+	t.Run("normalized name, auto-approved", func(t *testing.T) {
+		res, rec := coord.Execute(ctx, sess, "", mcpUse("toolu_m1", "mcp__test__echo", map[string]any{"text": "hi"}))
+		if rec.Status != api.StatusSucceeded || text(res) != "echo: hi" {
+			t.Errorf("call = %s %q, want succeeded %q", rec.Status, text(res), "echo: hi")
+		}
+	})
+	t.Run("arguments as a JSON string", func(t *testing.T) {
+		res, rec := coord.Execute(ctx, sess, "", mcpUse("toolu_m2", "use_mcp_tool",
+			map[string]any{"server_name": "test", "tool_name": "echo", "arguments": `{"text":"str"}`}))
+		if rec.Status != api.StatusSucceeded || text(res) != "echo: str" {
+			t.Errorf("call = %s %q, want succeeded %q", rec.Status, text(res), "echo: str")
+		}
+	})
+	t.Run("arguments of the wrong kind", func(t *testing.T) {
+		res, _ := coord.Execute(ctx, sess, "", mcpUse("toolu_m3", "use_mcp_tool",
+			map[string]any{"server_name": "test", "tool_name": "echo", "arguments": []int{1}}))
+		if !res.IsError || !strings.Contains(text(res), "an array") {
+			t.Errorf("result = %q, want an is_error naming the array", text(res))
+		}
+	})
+	t.Run("isError becomes is_error", func(t *testing.T) {
+		res, _ := coord.Execute(ctx, sess, "", mcpUse("toolu_m4", "mcp__test__fail", map[string]any{}))
+		if !res.IsError || !strings.Contains(text(res), "it broke") {
+			t.Errorf("result = %q (is_error %v), want is_error with the message", text(res), res.IsError)
+		}
+	})
+	t.Run("deny rule", func(t *testing.T) {
+		_, rec := coord.Execute(ctx, sess, "", mcpUse("toolu_m5", "mcp__test__crash", map[string]any{}))
+		if rec.Status != api.StatusDenied {
+			t.Errorf("status = %s, want denied", rec.Status)
+		}
+	})
+	t.Run("resource", func(t *testing.T) {
+		res, rec := coord.Execute(ctx, sess, "", mcpUse("toolu_m6", "access_mcp_resource", map[string]any{"server_name": "test", "uri": "mem://hello"}))
+		if rec.Status != api.StatusSucceeded || text(res) != "hello resource" {
+			t.Errorf("resource = %s %q", rec.Status, text(res))
+		}
+	})
+	t.Run("progress events, then cancel", func(t *testing.T) {
+		done := make(chan api.CallRecord, 1)
+		go func() {
+			_, rec := coord.Execute(ctx, sess, "", mcpUse("toolu_slow", "mcp__test__slow", map[string]any{"steps": 1}))
+			done <- rec
+		}()
+		waitEvent(t, sess, func(ev api.Event) bool {
+			return ev.Type == api.EventToolOutput && ev.ToolUseID == "toolu_slow" && strings.Contains(ev.Chunk, "step 1")
+		})
+		if !sess.Cancel("toolu_slow", nil) {
+			t.Fatal("Cancel found no running call")
+		}
+		if rec := <-done; rec.Status != api.StatusCancelled {
+			t.Errorf("status = %s, want cancelled", rec.Status)
+		}
+	})
+}
+
+func TestUseMCPToolWithoutServers(t *testing.T) {
+	f := newFixture(t)
+	res, _ := f.call(t, "use_mcp_tool", map[string]any{"server_name": "x", "tool_name": "y"})
+	if !res.IsError || !strings.Contains(text(res), "No MCP servers") {
+		t.Errorf("result = %q, want an is_error saying no servers are configured", text(res))
+	}
+}
+
+// waitEvent reads the session's events until one matches.
+func waitEvent(t *testing.T, sess *coordinator.Session, match func(api.Event) bool) {
+	t.Helper()
+	timeout := time.After(15 * time.Second)
+	var after int64
+	for {
+		evs, _, wake, _ := sess.Events.Read(after, 100)
+		for _, ev := range evs {
+			if match(ev) {
+				return
+			}
+			after = ev.ID
+		}
+		if len(evs) > 0 {
+			continue
+		}
+		select {
+		case <-wake:
+		case <-timeout:
+			t.Fatal("timed out waiting for the event")
+		}
+	}
+}

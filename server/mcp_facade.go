@@ -1,0 +1,125 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"net/http"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator"
+)
+
+// mcpFacade serves toolgate's own tools to MCP clients over the streamable
+// HTTP transport. Every call goes through the coordinator in a toolgate
+// session (?session=ID, else "default"), so validation, ignore rules,
+// policy and approvals apply as they do to /v1 calls; approvals wait on
+// the session's event stream like any other.
+type mcpFacade struct {
+	s       *Server
+	mu      sync.Mutex
+	servers map[string]*facadeServer // by toolgate session id
+}
+
+// facadeServer is the MCP server of one toolgate session and the tool
+// list it last offered.
+type facadeServer struct {
+	srv   *mcp.Server
+	tools map[string]string // name -> description and schema
+}
+
+// mcpHandler builds the /mcp handler. The Host and Origin checks and the
+// token are the router's middleware, so the SDK's own localhost check is
+// left off: it would refuse the extra hosts the config allows.
+func (s *Server) mcpHandler() http.Handler {
+	f := &mcpFacade{s: s, servers: map[string]*facadeServer{}}
+	return mcp.NewStreamableHTTPHandler(f.server, &mcp.StreamableHTTPOptions{
+		Logger:                     s.logger,
+		DisableLocalhostProtection: true,
+		MaxRequestBodyBytes:        s.cfg.MaxBodyBytes,
+	})
+}
+
+// server returns the session's MCP server with its tool list brought up
+// to date (mode, deny rules, MCP servers that came and went); the SDK
+// tells connected clients when the list changes.
+func (f *mcpFacade) server(r *http.Request) *mcp.Server {
+	id := r.URL.Query().Get("session")
+	if id == "" {
+		id = api.DefaultSessionID
+	}
+	sess, err := f.s.coord.Sessions().Get(id)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err != nil {
+		delete(f.servers, id)
+		return nil
+	}
+	fs, ok := f.servers[id]
+	if !ok {
+		fs = &facadeServer{srv: mcp.NewServer(&mcp.Implementation{Name: "toolgate", Version: f.s.cfg.Version}, nil), tools: map[string]string{}}
+		f.servers[id] = fs
+	}
+	f.sync(fs, sess)
+	return fs.srv
+}
+
+// sync adds, replaces and removes tools so the server offers exactly what
+// the session may use.
+func (f *mcpFacade) sync(fs *facadeServer, sess *coordinator.Session) {
+	seen := map[string]bool{}
+	for _, t := range f.s.coord.Tools(sess) {
+		seen[t.Name] = true
+		key := t.Description + "\x00" + string(t.InputSchema)
+		if fs.tools[t.Name] == key {
+			continue
+		}
+		fs.tools[t.Name] = key
+		fs.srv.AddTool(&mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}, f.call(sess, t.Name))
+	}
+	var gone []string
+	for name := range fs.tools {
+		if !seen[name] {
+			gone = append(gone, name)
+			delete(fs.tools, name)
+		}
+	}
+	if len(gone) > 0 {
+		fs.srv.RemoveTools(gone...)
+	}
+}
+
+// call runs one MCP tools/call as a tool_use in the session. Cancelling
+// the MCP request cancels the call.
+func (f *mcpFacade) call(sess *coordinator.Session, name string) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		use := api.ToolUse{Type: api.TypeToolUse, ID: facadeCallID(), Name: name, Input: req.Params.Arguments}
+		res, _ := f.s.coord.Execute(ctx, sess, "", use)
+		return mcpResult(res), nil
+	}
+}
+
+// facadeCallID names an MCP call in the session's records and events.
+func facadeCallID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return "mcp_" + hex.EncodeToString(b[:])
+}
+
+// mcpResult maps a tool_result to an MCP result.
+func mcpResult(res api.ToolResult) *mcp.CallToolResult {
+	out := &mcp.CallToolResult{IsError: res.IsError, Content: make([]mcp.Content, 0, len(res.Content))}
+	for _, c := range res.Content {
+		if c.Type == api.TypeImage && c.Source != nil {
+			if data, err := base64.StdEncoding.DecodeString(c.Source.Data); err == nil {
+				out.Content = append(out.Content, &mcp.ImageContent{MIMEType: c.Source.MediaType, Data: data})
+				continue
+			}
+		}
+		out.Content = append(out.Content, &mcp.TextContent{Text: c.Text})
+	}
+	return out
+}
