@@ -46,6 +46,11 @@ type subagentSource struct {
 
 // Tool creates use_subagent_<name> from the agent file naming it.
 func (src *subagentSource) Tool(name string, _ ToolEnv) *Tool {
+	if name == UseSubagents {
+		t := src.c.newUseSubagents()
+		src.remember(t, genericAgent)
+		return t
+	}
 	agent, ok := strings.CutPrefix(name, SubagentPrefix)
 	if !ok || agent == "" {
 		return nil
@@ -61,13 +66,18 @@ func (src *subagentSource) Tool(name string, _ ToolEnv) *Tool {
 			return src.c.runSubagent(ctx, call, a, in.Prompt)
 		},
 	})
+	src.remember(t, a)
+	return t
+}
+
+// remember records which agent a tool runs, for Valid.
+func (src *subagentSource) remember(t *Tool, a *agentFile) {
 	src.mu.Lock()
 	defer src.mu.Unlock()
 	if src.agents == nil {
 		src.agents = map[*Tool]*agentFile{}
 	}
 	src.agents[t] = a
-	return t
 }
 
 // Valid reports whether the agent file behind a cached tool is unchanged;
@@ -76,7 +86,7 @@ func (src *subagentSource) Valid(t *Tool) bool {
 	src.mu.Lock()
 	a, ok := src.agents[t]
 	src.mu.Unlock()
-	if ok && a.unchanged() {
+	if ok && (a == genericAgent || a.unchanged()) {
 		return true
 	}
 	src.mu.Lock()
@@ -89,7 +99,7 @@ func (src *subagentSource) Valid(t *Tool) bool {
 // allowed, every other tool denied, subagents included, so a subagent
 // can neither widen its rights nor start subagents of its own.
 func (c *Coordinator) agentPermissions(a *agentFile) api.Permissions {
-	p := api.Permissions{Allow: append([]string(nil), a.Tools...), Deny: []string{SubagentPrefix + "*"}}
+	p := api.Permissions{Allow: append([]string(nil), a.Tools...), Deny: []string{SubagentPrefix + "*", UseSubagents}}
 	for _, name := range c.registry.Names() {
 		if !contains(a.Tools, name) {
 			p.Deny = append(p.Deny, name)

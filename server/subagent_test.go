@@ -114,6 +114,15 @@ func TestSubagents(t *testing.T) {
 			t.Errorf("result after the change:\n%s", out)
 		}
 	})
+	t.Run("use_subagents runs read-only subagents side by side", func(t *testing.T) {
+		ch := f.sseMessage(t, sid, toolUse("m1", "use_subagents", map[string]any{"prompt_1": "one", "prompt_2": "two"}))
+		out := texts(*next(t, ch, api.EventToolFinished).Result)
+		for _, want := range []string{"<subagent_1>\nagent=subagent prompt=one", "<subagent_2>\nagent=subagent prompt=two", `deny rule \"write_to_file\"`} {
+			if !strings.Contains(out, want) {
+				t.Errorf("result lacks %q:\n%s", want, out)
+			}
+		}
+	})
 	if err := os.Remove(filepath.Join(agents, "reader.md")); err != nil {
 		t.Fatal(err)
 	}
