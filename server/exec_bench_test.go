@@ -70,6 +70,13 @@ func streamLatencies(b *testing.B, s *execServer, sid, id string) []time.Duratio
 		if r.ev.Type == api.EventMessageFinished {
 			break
 		}
+		if r.ev.Type == api.EventToolAwaitingApproval {
+			// The command's $(...) and fifo path always ask, even under
+			// allow_all; approving comes before its first write.
+			s.request(b, b.Context(), "POST", "/v1/sessions/"+sid+"/calls/"+id+"/decision",
+				map[string]any{"decision": "approve"}, "").Body.Close()
+			continue
+		}
 		if r.ev.Type != api.EventToolOutput {
 			continue
 		}
