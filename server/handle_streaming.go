@@ -5,6 +5,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator"
 )
 
 // messageID reads {mid}, refusing ids no client would send.
@@ -17,16 +18,26 @@ func messageID(r *http.Request) (string, error) {
 	return mid, nil
 }
 
-// handlePostBlock takes one tool_use block of a message still streaming
-// from the model; its call starts as soon as the ordering rules allow.
-func (s *Server) handlePostBlock(w http.ResponseWriter, r *http.Request) {
+// streamingMessage finds the {sid} session and reads {mid}, answering the
+// error itself when either is wrong.
+func (s *Server) streamingMessage(w http.ResponseWriter, r *http.Request) (*coordinator.Session, string, bool) {
 	sess, ok := s.session(w, r)
 	if !ok {
-		return
+		return nil, "", false
 	}
 	mid, err := messageID(r)
 	if err != nil {
 		s.writeError(w, r, err)
+		return nil, "", false
+	}
+	return sess, mid, true
+}
+
+// handlePostBlock takes one tool_use block of a message still streaming
+// from the model; its call starts as soon as the ordering rules allow.
+func (s *Server) handlePostBlock(w http.ResponseWriter, r *http.Request) {
+	sess, mid, ok := s.streamingMessage(w, r)
+	if !ok {
 		return
 	}
 	var use api.ToolUse
@@ -49,13 +60,8 @@ func (s *Server) handlePostBlock(w http.ResponseWriter, r *http.Request) {
 // POST /messages does, as JSON or, with Accept text/event-stream, as the
 // message's events from its first one to message.finished.
 func (s *Server) handleCompleteMessage(w http.ResponseWriter, r *http.Request) {
-	sess, ok := s.session(w, r)
+	sess, mid, ok := s.streamingMessage(w, r)
 	if !ok {
-		return
-	}
-	mid, err := messageID(r)
-	if err != nil {
-		s.writeError(w, r, err)
 		return
 	}
 	m, err := s.coord.CompleteMessage(sess, mid)
@@ -74,13 +80,8 @@ func (s *Server) handleCompleteMessage(w http.ResponseWriter, r *http.Request) {
 // handleDiscardMessage drops a streaming message: its calls are cancelled
 // (block-kind ones finish) and forgotten.
 func (s *Server) handleDiscardMessage(w http.ResponseWriter, r *http.Request) {
-	sess, ok := s.session(w, r)
+	sess, mid, ok := s.streamingMessage(w, r)
 	if !ok {
-		return
-	}
-	mid, err := messageID(r)
-	if err != nil {
-		s.writeError(w, r, err)
 		return
 	}
 	if err := s.coord.DiscardMessage(r.Context(), sess, mid); err != nil {
