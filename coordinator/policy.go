@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/toolgate/toolgate/api"
@@ -131,12 +132,6 @@ func blockingRisks(a *shellcmd.Analysis) []string {
 // command of a command line, every path of a file call, each by some rule.
 // It returns the first rule used.
 func covers(allows []*permRule, s *subject) (*permRule, bool) {
-	var first *permRule
-	use := func(r *permRule) {
-		if first == nil {
-			first = r
-		}
-	}
 	for _, r := range allows {
 		if r.matchesName(s) && !r.hasContent {
 			return r, true
@@ -144,40 +139,29 @@ func covers(allows []*permRule, s *subject) (*permRule, bool) {
 	}
 	switch {
 	case s.command != nil:
-		if len(s.command.Commands) == 0 {
-			return nil, false
-		}
-		for _, c := range s.command.Commands {
-			hit := false
-			for _, r := range allows {
-				if r.matchesName(s) && shellcmd.MatchRule(r.content, c) {
-					use(r)
-					hit = true
-					break
-				}
-			}
-			if !hit {
-				return nil, false
-			}
-		}
-		return first, true
+		return coverEach(allows, s, s.command.Commands, func(r *permRule, c shellcmd.SimpleCommand) bool {
+			return shellcmd.MatchRule(r.content, c)
+		})
 	case len(s.paths) > 0:
-		for _, p := range s.paths {
-			hit := false
-			for _, r := range allows {
-				if r.matchesName(s) && r.matchesPath(p) {
-					use(r)
-					hit = true
-					break
-				}
-			}
-			if !hit {
-				return nil, false
-			}
-		}
-		return first, true
+		return coverEach(allows, s, s.paths, (*permRule).matchesPath)
 	}
 	return nil, false
+}
+
+// coverEach reports whether every item is matched by some allow rule for
+// the subject's tool, returning the first rule used. No items cover nothing.
+func coverEach[T any](allows []*permRule, s *subject, items []T, match func(*permRule, T) bool) (*permRule, bool) {
+	var first *permRule
+	for _, it := range items {
+		i := slices.IndexFunc(allows, func(r *permRule) bool { return r.matchesName(s) && match(r, it) })
+		if i < 0 {
+			return nil, false
+		}
+		if first == nil {
+			first = allows[i]
+		}
+	}
+	return first, first != nil
 }
 
 // defaults are Cline's auto-approval settings: reads allowed, edits ask,
