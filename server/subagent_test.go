@@ -39,11 +39,18 @@ func newSubagentServer(t *testing.T) (*flowServer, string) {
 		}
 		t.Fatal("curl not installed")
 	}
-	agents, scripts := t.TempDir(), t.TempDir()
-	runner := filepath.Join(scripts, "runner")
+	runner := filepath.Join(t.TempDir(), "runner")
 	if err := os.WriteFile(runner, []byte(runnerScript), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	return newSubagentServerWith(t, coordinator.SubagentConfig{Command: runner})
+}
+
+// newSubagentServerWith starts a server whose subagents run through the
+// given runner; it fills in the agent directory and toolgate's address.
+func newSubagentServerWith(t *testing.T, sc coordinator.SubagentConfig) (*flowServer, string) {
+	t.Helper()
+	agents := t.TempDir()
 	var handler http.Handler
 	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
 	url := "http://" + ts.Listener.Addr().String()
@@ -55,8 +62,9 @@ func newSubagentServer(t *testing.T) (*flowServer, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sc.Dir, sc.ToolgateURL = agents, url
 	cfg := coordinator.Config{PolicyConfig: coordinator.PolicyConfig{AllowAll: true},
-		AgentConfig: coordinator.AgentConfig{Subagents: coordinator.SubagentConfig{Dir: agents, Command: runner, URL: url}}}
+		AgentConfig: coordinator.AgentConfig{Subagents: sc}}
 	reg := prometheus.NewRegistry()
 	coord := coordinator.New(coordinator.Options{Config: cfg, Workspace: ws, Tools: flowTools(), Registerer: reg})
 	_, router := loadSpec(t)
