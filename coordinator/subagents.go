@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/toolgate/toolgate/api"
@@ -43,69 +41,6 @@ const defaultSubagentTimeout = 10 * time.Minute
 // maxSubagentAnswer caps the answer kept for the tool_result; the output
 // events carry everything.
 const maxSubagentAnswer = 1 << 20
-
-type subagentIn struct {
-	Prompt string `json:"prompt" validate:"required" jsonschema:"the task for the subagent"`
-}
-
-// subagentSource is the DynamicSource of agent tools.
-type subagentSource struct {
-	c *Coordinator
-
-	mu     sync.Mutex
-	agents map[*Tool]*agentFile
-}
-
-// Tool creates use_subagent_<name> from the agent file naming it.
-func (src *subagentSource) Tool(name string, _ ToolEnv) *Tool {
-	if name == UseSubagents {
-		t := src.c.newUseSubagents()
-		src.remember(t, genericAgent)
-		return t
-	}
-	agent, ok := strings.CutPrefix(name, SubagentPrefix)
-	if !ok || agent == "" {
-		return nil
-	}
-	a, err := findAgent(src.c.cfg.Subagents.Dir, agent)
-	if err != nil {
-		return nil
-	}
-	t := NewTool(Spec[subagentIn]{
-		Name:        name,
-		Description: fmt.Sprintf("Run the %s subagent on a task: %s", a.Name, a.Description),
-		Run: func(ctx context.Context, call *Call, in *subagentIn) (Result, error) {
-			return src.c.runSubagent(ctx, call, a, in.Prompt)
-		},
-	})
-	src.remember(t, a)
-	return t
-}
-
-// remember records which agent a tool runs, for Valid.
-func (src *subagentSource) remember(t *Tool, a *agentFile) {
-	src.mu.Lock()
-	defer src.mu.Unlock()
-	if src.agents == nil {
-		src.agents = map[*Tool]*agentFile{}
-	}
-	src.agents[t] = a
-}
-
-// Valid reports whether the agent file behind a cached tool is unchanged;
-// a changed or deleted file makes the tool be created again, or vanish.
-func (src *subagentSource) Valid(t *Tool) bool {
-	src.mu.Lock()
-	a, ok := src.agents[t]
-	src.mu.Unlock()
-	if ok && (a == genericAgent || a.unchanged()) {
-		return true
-	}
-	src.mu.Lock()
-	delete(src.agents, t)
-	src.mu.Unlock()
-	return false
-}
 
 // agentPermissions are a child session's rules: the agent's tools
 // allowed, every other tool denied, subagents included, so a subagent
@@ -188,16 +123,4 @@ func (c *Coordinator) runCommandSubagent(ctx context.Context, call *Call, j suba
 		return Result{}, Errorf(api.ToolCodeFailed, "the %s subagent failed (exit status %d)", a.Name, res.ExitCode)
 	}
 	return TextResult(string(bytes.TrimSpace(stdout.bytes()))), nil
-}
-
-// subagentSources is the source of agent tools when an agent directory
-// is configured.
-func (c *Coordinator) subagentSources() []DynamicSource {
-	if c.cfg.Subagents.Dir == "" {
-		return nil
-	}
-	if _, err := os.Stat(c.cfg.Subagents.Dir); err != nil {
-		c.logger.Warn("subagent directory", "err", err)
-	}
-	return []DynamicSource{&subagentSource{c: c}}
 }

@@ -31,7 +31,8 @@ type runnerRequest struct {
 // calls back into toolgate with its scoped token (a read, a write) and
 // streams its answer in two chunks, the second only once the test saw
 // the first; "events" answers as an event stream; "fail" answers 500;
-// "hang" waits until its request ends.
+// "echo" names its agent and system prompt; "hang" waits until its
+// request ends.
 type httpRunner struct {
 	requests chan runnerRequest
 	headers  chan http.Header
@@ -70,6 +71,8 @@ func (hr *httpRunner) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "events":
 		w.Header().Set("Content-Type", "text/event-stream")
 		io.WriteString(w, "data: thinking\n\ndata: still\ndata: thinking\n\nevent: result\ndata: the final answer\n\n")
+	case "echo":
+		fmt.Fprintf(w, "agent=%s system=%s", in.Agent, in.SystemPrompt)
 	case "fail":
 		http.Error(w, "runner broke", http.StatusInternalServerError)
 	case "hang":

@@ -116,6 +116,7 @@ func TestSubagents(t *testing.T) {
 		}
 	})
 	writeAgent(t, agents, "reader.md", "name: reader\ndescription: Reads and writes\ntools: read_file, write_to_file", "You may write.")
+	f.waitTools(t, sid, "the changed reader", description("use_subagent_reader", "Reads and writes"))
 	t.Run("a changed agent file takes effect", func(t *testing.T) {
 		ev := ask(t, "s2")
 		if out := texts(*ev.Result); !strings.Contains(out, "system=You may write.") || !strings.Contains(out, "written") {
@@ -134,6 +135,10 @@ func TestSubagents(t *testing.T) {
 	if err := os.Remove(filepath.Join(agents, "reader.md")); err != nil {
 		t.Fatal(err)
 	}
+	f.waitTools(t, sid, "no use_subagent_reader", func(tools map[string]api.ToolInfo) bool {
+		_, ok := tools["use_subagent_reader"]
+		return !ok
+	})
 	t.Run("a deleted agent file removes the tool", func(t *testing.T) {
 		if ev := ask(t, "s3"); ev.Call.Status != api.StatusUnknownTool {
 			t.Fatalf("status = %s, want unknown_tool", ev.Call.Status)
