@@ -45,11 +45,11 @@ func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) {
 // ending with message.finished.
 func (s *Server) streamMessage(w http.ResponseWriter, r *http.Request, sess *coordinator.Session, msgID string, after int64) {
 	s.streams.serve(w, r, streamSpec{
-		log:   sess.Events,
-		after: after,
-		keep:  func(ev api.Event) bool { return ev.MessageID == msgID },
-		last:  func(ev api.Event) bool { return ev.Type == api.EventMessageFinished },
-		done:  sess.Done(),
+		log:       sess.Events,
+		after:     after,
+		messageID: msgID,
+		last:      func(ev api.Event) bool { return ev.Type == api.EventMessageFinished },
+		done:      sess.Done(),
 	})
 }
 
