@@ -48,8 +48,8 @@ func approveAll(t *testing.T, p *testPolicy, s *Session, u api.ToolUse) (api.Too
 	asked := 0
 	var after int64
 	for {
-		evs, _, wake, _ := s.Events.Read(after, 100)
-		for _, ev := range evs {
+		b := s.Events.Read(after, 100)
+		for _, ev := range b.Events {
 			after = ev.ID
 			if ev.ToolUseID == u.ID && ev.Type == api.EventToolAwaitingApproval {
 				asked++
@@ -58,13 +58,13 @@ func approveAll(t *testing.T, p *testPolicy, s *Session, u api.ToolUse) (api.Too
 				}
 			}
 		}
-		if len(evs) > 0 {
+		if len(b.Events) > 0 {
 			continue
 		}
 		select {
 		case <-done:
 			return res, rec, asked
-		case <-wake:
+		case <-b.Wake:
 		}
 	}
 }
