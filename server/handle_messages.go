@@ -44,6 +44,7 @@ func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) {
 // streamMessage answers a message as SSE: its events after the given id,
 // ending with message.finished.
 func (s *Server) streamMessage(w http.ResponseWriter, r *http.Request, sess *coordinator.Session, msgID string, after int64) {
+	defer sess.Hold()()
 	s.streams.serve(w, r, streamSpec{
 		log:       sess.Events,
 		after:     after,
