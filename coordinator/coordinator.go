@@ -40,8 +40,9 @@ type Coordinator struct {
 	policy    *policy
 	ignore    *ignore.Watcher // nil without a workspace
 	hooks     *hookRunner
-	inputs    pendingInputs // interactive calls awaiting an answer
-	scoped    scopedTokens  // subagents' tokens for their child sessions
+	inputs    pendingInputs   // interactive calls awaiting an answer
+	scoped    scopedTokens    // subagents' tokens for their child sessions
+	agents    *subagentSource // nil without an agent directory
 	mcp       *mcphub.Hub
 	stop      chan struct{} // closed by Close
 	stopOnce  sync.Once
@@ -116,5 +117,8 @@ func (c *Coordinator) Close() {
 	c.sessions.closeAll()
 	if c.ignore != nil {
 		_ = c.ignore.Close()
+	}
+	if c.agents != nil {
+		c.agents.close()
 	}
 }
