@@ -28,8 +28,10 @@ type subagentRequest struct {
 }
 
 // subagentHTTP has no timeout of its own: each run's context bounds it,
-// as a streamed answer may legitimately take minutes.
-var subagentHTTP = &http.Client{}
+// as a streamed answer may legitimately take minutes. It does not follow
+// redirects, which would turn the POST into a GET without the job: a
+// 3xx fails the call, naming the status.
+var subagentHTTP = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
 // maxSubagentBody bounds what is read of a runner's response; a runner
 // that streams without end is cut off there.

@@ -31,6 +31,7 @@ type runnerRequest struct {
 // calls back into toolgate with its scoped token (a read, a write) and
 // streams its answer in two chunks, the second only once the test saw
 // the first; "events" answers as an event stream; "fail" answers 500;
+// "redirect" answers 302;
 // "echo" names its agent and system prompt; "hang" waits until its
 // request ends.
 type httpRunner struct {
@@ -75,6 +76,8 @@ func (hr *httpRunner) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "agent=%s system=%s", in.Agent, in.SystemPrompt)
 	case "fail":
 		http.Error(w, "runner broke", http.StatusInternalServerError)
+	case "redirect":
+		http.Redirect(w, r, "/moved", http.StatusFound)
 	case "hang":
 		w.Header().Set("Content-Type", "text/plain")
 		io.WriteString(w, "started\n")
@@ -173,6 +176,20 @@ func TestHTTPSubagentRunner(t *testing.T) {
 		<-hr.headers
 		if ev.Call.Status != api.StatusFailed || !strings.Contains(texts(*ev.Result), "runner broke") {
 			t.Errorf("got %s %q, want failed with the runner's message", ev.Call.Status, texts(*ev.Result))
+		}
+	})
+	t.Run("a redirect is not followed", func(t *testing.T) {
+		// Following it would turn the POST into a GET without the job.
+		ev := next(t, ask(t, "h5", "redirect"), api.EventToolFinished)
+		<-hr.requests
+		<-hr.headers
+		if ev.Call.Status != api.StatusFailed || !strings.Contains(texts(*ev.Result), "302") {
+			t.Errorf("got %s %q, want failed naming the 302", ev.Call.Status, texts(*ev.Result))
+		}
+		select {
+		case r := <-hr.requests:
+			t.Errorf("the redirect was followed: a second request %+v", r)
+		default:
 		}
 	})
 	t.Run("an interrupt cancels the run", func(t *testing.T) {
