@@ -29,7 +29,10 @@ import (
 // client, at 1 and 16 concurrent callers, and reports the latency of each
 // and their ratio. Through toolgate goes two ways: POST /v1/tool_use as
 // mcp__test__echo ("ratio") and POST /v1/sessions/{sid}/messages with a
-// use_mcp_tool block ("msg-ratio"); echo is auto-approved.
+// use_mcp_tool block ("msg-ratio"); echo is auto-approved. A fourth way,
+// the floor, is a bare net/http handler that decodes the block, calls the
+// hub and encodes the result: what any HTTP hop in front of the server
+// costs ("floor-ratio"), the part of the ratio that is not toolgate's.
 //
 //	go test -run '^$' -bench MCPThroughToolgate -benchtime 2000x -count 3 ./server
 func BenchmarkMCPThroughToolgate(b *testing.B) {
@@ -39,6 +42,7 @@ func BenchmarkMCPThroughToolgate(b *testing.B) {
 	}
 	url := benchToolgate(b, bin)
 	direct := benchDirect(b, bin)
+	floor := benchFloor(b, bin)
 	// Keep-alive on both sides: the HTTP client keeps a connection per
 	// caller, as go-sdk's client keeps its one pipe.
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
@@ -72,6 +76,18 @@ func BenchmarkMCPThroughToolgate(b *testing.B) {
 		}
 		return nil
 	}
+	viaFloor := func(i int) error {
+		var out api.ToolUseResponse
+		use := api.ToolUse{Type: api.TypeToolUse, ID: fmt.Sprintf("toolu_f%d", seq.Add(1)), Name: "mcp__test__echo",
+			Input: json.RawMessage(fmt.Sprintf(`{"text":"x%d"}`, i))}
+		if err := benchPost(client, floor, use, &out); err != nil {
+			return err
+		}
+		if out.Result.IsError {
+			return fmt.Errorf("call failed: %+v", out.Result)
+		}
+		return nil
+	}
 	viaDirect := func(i int) error {
 		res, err := direct.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": fmt.Sprintf("x%d", i)}})
 		if err == nil && res.IsError {
@@ -79,7 +95,7 @@ func BenchmarkMCPThroughToolgate(b *testing.B) {
 		}
 		return err
 	}
-	ways := []func(int) error{viaDirect, viaToolUse, viaMessage}
+	ways := []func(int) error{viaDirect, viaToolUse, viaMessage, viaFloor}
 	for _, callers := range []int{1, 16} {
 		b.Run(fmt.Sprintf("callers=%d", callers), func(b *testing.B) {
 			// Short turns, each way in turn and in a rotating order, so that
@@ -101,6 +117,8 @@ func BenchmarkMCPThroughToolgate(b *testing.B) {
 			b.ReportMetric(float64(took[2].Microseconds())/calls, "message-µs/call")
 			b.ReportMetric(float64(took[1])/float64(took[0]), "ratio")
 			b.ReportMetric(float64(took[2])/float64(took[0]), "msg-ratio")
+			b.ReportMetric(float64(took[3].Microseconds())/calls, "floor-µs/call")
+			b.ReportMetric(float64(took[3])/float64(took[0]), "floor-ratio")
 		})
 	}
 }
@@ -185,13 +203,7 @@ func benchToolgate(b *testing.B, bin string) string {
 	coord := coordinator.New(coordinator.Options{Config: coordinator.DefaultConfig(), Workspace: ws, Tools: handlers.Default(), Registerer: reg, MCP: hub})
 	ts := httptest.NewServer(New(discardLogger(), coord, reg, Config{Token: testToken}))
 	b.Cleanup(func() { coord.Close(); ts.Close() })
-	deadline := time.Now().Add(15 * time.Second)
-	for len(hub.Tools()) == 0 {
-		if time.Now().After(deadline) {
-			b.Fatalf("test server never connected: %+v", hub.Servers())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	awaitHub(b, hub)
 	return ts.URL
 }
 
@@ -207,4 +219,45 @@ func benchDirect(b *testing.B, bin string) *mcp.ClientSession {
 	}
 	b.Cleanup(func() { _ = cs.Close() })
 	return cs
+}
+
+// benchFloor serves the floor way: one tool_use block in, the hub's
+// result out, nothing else. It has its own process of the server, as the
+// other ways do.
+func benchFloor(b *testing.B, bin string) string {
+	b.Helper()
+	hub := mcphub.New(mcphub.Settings{MCPServers: map[string]mcphub.ServerConfig{"test": {Command: bin}}}, mcphub.Options{})
+	hub.Start(context.Background())
+	b.Cleanup(hub.Close)
+	awaitHub(b, hub)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var use api.ToolUse
+		var args map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&use); err != nil || json.Unmarshal(use.Input, &args) != nil {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		res, err := hub.CallTool(r.Context(), "test", "echo", args, nil)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(api.ToolUseResponse{Result: api.ToolResult{
+			Type: api.TypeToolResult, ToolUseID: use.ID, Content: mcphub.Blocks(res), IsError: res.IsError}})
+	}))
+	b.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// awaitHub waits until the hub lists the test server's tools.
+func awaitHub(b *testing.B, hub *mcphub.Hub) {
+	b.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for len(hub.Tools()) == 0 {
+		if time.Now().After(deadline) {
+			b.Fatalf("test server never connected: %+v", hub.Servers())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
