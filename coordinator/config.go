@@ -15,6 +15,10 @@ type Config struct {
 	MCPConfig
 	// MaxSessions bounds live sessions, "default" included.
 	MaxSessions int `json:"max_sessions"`
+	// SessionIdleSeconds is how long a session nothing uses lives (no
+	// request names it, no call of it runs, no event stream of it is
+	// open); 0 means an hour, a negative value never.
+	SessionIdleSeconds int `json:"session_idle_seconds"`
 	// EventLogSize is how many recent events each session keeps for
 	// Last-Event-ID replay.
 	EventLogSize int `json:"event_log_size"`

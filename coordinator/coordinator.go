@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"log/slog"
+	"sync"
 
 	"github.com/go-playground/validator/v10"
 	"github.com/prometheus/client_golang/prometheus"
@@ -39,9 +40,12 @@ type Coordinator struct {
 	policy    *policy
 	ignore    *ignore.Watcher // nil without a workspace
 	hooks     *hookRunner
-	inputs    pendingInputs // interactive calls awaiting an answer
-	scoped    scopedTokens  // subagents' tokens for their child sessions
+	inputs    pendingInputs   // interactive calls awaiting an answer
+	scoped    scopedTokens    // subagents' tokens for their child sessions
+	agents    *subagentSource // nil without an agent directory
 	mcp       *mcphub.Hub
+	stop      chan struct{} // closed by Close
+	stopOnce  sync.Once
 }
 
 // New builds the registry from the tool list and starts the "default"
@@ -74,6 +78,7 @@ func New(o Options) *Coordinator {
 		metrics:   NewMetrics(o.Registerer),
 		logger:    o.Logger,
 		mcp:       o.MCP,
+		stop:      make(chan struct{}),
 	}
 	o = withMCP(o)
 	c.startPolicy(o)
@@ -81,6 +86,7 @@ func New(o Options) *Coordinator {
 	dynamic := append(append([]DynamicSource(nil), o.Dynamic...), c.subagentSources()...)
 	c.registry = NewRegistry(ToolEnv{Workspace: o.Workspace, Validate: v, Config: &cfg, Registerer: o.Registerer, MCP: o.MCP}, o.Tools, dynamic...)
 	c.metrics.start(c.registry.Names())
+	go c.expireIdleSessions(c.stop)
 	return c
 }
 
@@ -107,8 +113,12 @@ func (c *Coordinator) Tools(s *Session) []api.ToolInfo {
 
 // Close ends every session and cancels what they run.
 func (c *Coordinator) Close() {
+	c.stopOnce.Do(func() { close(c.stop) })
 	c.sessions.closeAll()
 	if c.ignore != nil {
 		_ = c.ignore.Close()
+	}
+	if c.agents != nil {
+		c.agents.close()
 	}
 }

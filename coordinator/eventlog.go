@@ -9,8 +9,15 @@ import (
 
 // EventLog is a session's bounded window of recent events. Appending never
 // blocks: readers follow with a cursor (the last id they saw) and wait on a
-// channel that is closed at the next append, so a slow reader costs the
-// writer nothing and memory stays bounded by the window size.
+// channel that is closed at the next append they care about, so a slow
+// reader costs the writer nothing and memory stays bounded by the window
+// size.
+//
+// Readers of one message's events wait on that message's own channel. With
+// one shared channel, every append would wake every reader: fifty commands
+// streaming to fifty clients made 2,500 wake-ups per round of lines, all
+// contending for the log's lock, and a chunk waited hundreds of
+// milliseconds behind them.
 type EventLog struct {
 	sessionID string
 
@@ -19,8 +26,27 @@ type EventLog struct {
 	start  int // index of the oldest event in ring
 	count  int
 	nextID int64
-	wake   chan struct{}
 	closed bool
+	// wakeAll is closed at the next append; wakeMessage[id] at the next
+	// append of that message's events. Both are made only when a reader
+	// waits, so appending with no reader allocates nothing.
+	wakeAll     chan struct{}
+	wakeMessage map[string]chan struct{}
+}
+
+// Batch is what one read of an EventLog returns.
+type Batch struct {
+	// Events are the events read, oldest first.
+	Events []api.Event
+	// Next is the cursor to read from next: the last id looked at, which
+	// may be past the last event returned when a filter skipped some.
+	Next int64
+	// Missed counts events after the cursor that already left the window.
+	Missed int64
+	// Wake is closed when there may be more to read.
+	Wake <-chan struct{}
+	// Closed reports the log has ended; nothing more will come.
+	Closed bool
 }
 
 // NewEventLog keeps the last size events of a session.
@@ -28,7 +54,8 @@ func NewEventLog(sessionID string, size int) *EventLog {
 	if size < 1 {
 		size = 1
 	}
-	return &EventLog{sessionID: sessionID, ring: make([]api.Event, size), nextID: 1, wake: make(chan struct{})}
+	return &EventLog{sessionID: sessionID, ring: make([]api.Event, size), nextID: 1,
+		wakeMessage: map[string]chan struct{}{}}
 }
 
 // Append stamps ev with the next id, the session and the time, and keeps
@@ -50,27 +77,90 @@ func (l *EventLog) Append(ev api.Event) api.Event {
 	} else {
 		l.start = (l.start + 1) % len(l.ring)
 	}
-	close(l.wake)
-	l.wake = make(chan struct{})
+	if l.wakeAll != nil {
+		close(l.wakeAll)
+		l.wakeAll = nil
+	}
+	if ch, ok := l.wakeMessage[ev.MessageID]; ok {
+		close(ch)
+		delete(l.wakeMessage, ev.MessageID)
+	}
 	return ev
 }
 
-// Read returns up to limit events with ids after the cursor, oldest first.
-// missed counts events after the cursor that already left the window.
-// wake is closed at the next append; closed reports the log has ended.
-func (l *EventLog) Read(after int64, limit int) (evs []api.Event, missed int64, wake <-chan struct{}, closed bool) {
+// Read returns up to limit events with ids after the cursor.
+func (l *EventLog) Read(after int64, limit int) Batch {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	b := l.readLocked(after, limit, nil)
+	if b.Wake == nil {
+		if l.wakeAll == nil {
+			l.wakeAll = make(chan struct{})
+		}
+		b.Wake = l.wakeAll
+	}
+	return b
+}
+
+// ReadMessage returns up to limit events of one message with ids after
+// the cursor; its Wake channel closes only for that message's events.
+func (l *EventLog) ReadMessage(messageID string, after int64, limit int) Batch {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b := l.readLocked(after, limit, func(ev *api.Event) bool { return ev.MessageID == messageID })
+	if b.Wake == nil {
+		ch, ok := l.wakeMessage[messageID]
+		if !ok {
+			l.boundMessageWaits()
+			ch = make(chan struct{})
+			l.wakeMessage[messageID] = ch
+		}
+		b.Wake = ch
+	}
+	return b
+}
+
+// maxMessageWaits bounds the message channels kept at once: a reader that
+// leaves before its message's next event leaves its channel behind.
+const maxMessageWaits = 1024
+
+// boundMessageWaits wakes every message reader when the table is full.
+// A reader woken early only reads nothing and waits again.
+func (l *EventLog) boundMessageWaits() {
+	if len(l.wakeMessage) < maxMessageWaits {
+		return
+	}
+	for id, ch := range l.wakeMessage {
+		close(ch)
+		delete(l.wakeMessage, id)
+	}
+}
+
+// closedChan is the wake channel of an ended log.
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// readLocked scans the window after the cursor, keeping the events keep
+// selects (all when nil). Wake is set only when the log has ended.
+func (l *EventLog) readLocked(after int64, limit int, keep func(*api.Event) bool) Batch {
 	after = max(after, 0)
+	b := Batch{Closed: l.closed}
 	oldest := l.nextID - int64(l.count)
 	if after+1 < oldest {
-		missed = oldest - after - 1
+		b.Missed = oldest - after - 1
 		after = oldest - 1
 	}
-	for id := after + 1; id < l.nextID && len(evs) < limit; id++ {
-		evs = append(evs, l.ring[(l.start+int(id-oldest))%len(l.ring)])
+	id := after + 1
+	for ; id < l.nextID && len(b.Events) < limit; id++ {
+		ev := &l.ring[(l.start+int(id-oldest))%len(l.ring)]
+		if keep == nil || keep(ev) {
+			b.Events = append(b.Events, *ev)
+		}
 	}
-	return evs, missed, l.wake, l.closed
+	b.Next = id - 1
+	if l.closed {
+		b.Wake = closedChan
+	}
+	return b
 }
 
 // Cursor turns a client's Last-Event-ID into a safe cursor: negative ids
@@ -93,8 +183,16 @@ func (l *EventLog) LastID() int64 {
 func (l *EventLog) Close() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if !l.closed {
-		l.closed = true
-		close(l.wake)
+	if l.closed {
+		return
+	}
+	l.closed = true
+	if l.wakeAll != nil {
+		close(l.wakeAll)
+		l.wakeAll = nil
+	}
+	for id, ch := range l.wakeMessage {
+		close(ch)
+		delete(l.wakeMessage, id)
 	}
 }

@@ -26,12 +26,13 @@ func (c *Coordinator) hookInputFor(s *Session, p prepared, event string) hookInp
 }
 
 // preToolUse runs the PreToolUse hooks of a call the policy let through.
-// A deny ends the call; an ask puts it before the user; an updatedInput
+// A deny ends the call; an ask puts it before the user unless the user
+// has just approved this very input, so nobody is asked twice; an updatedInput
 // is decoded, validated and put through the policy again, as it is a new
 // call. It returns the outcome that ends the call, or nil and the call as
 // it is to run.
 func (c *Coordinator) preToolUse(ctx context.Context, s *Session, e *callEntry, p prepared, g gate) (*outcome, prepared, gate) {
-	v := c.hooks.run(ctx, c.hookInputFor(s, p, HookPreToolUse), p.use.Name, p.tool.Name)
+	v := c.hooks.run(ctx, c.hookInputFor(s, p, HookPreToolUse), hookNames(p)...)
 	if len(v.failed) > 0 && c.cfg.Hooks.FailClosed {
 		out := failure(api.StatusDenied, api.ToolCodeHookFailed, "Denied: a PreToolUse hook failed and hooks fail closed: "+strings.Join(v.failed, "; "))
 		return &out, p, g
@@ -56,7 +57,7 @@ func (c *Coordinator) preToolUse(ctx context.Context, s *Session, e *callEntry, 
 		g2.hookContext, g2.feedback = g.hookContext, orDefault(g2.feedback, g.feedback)
 		g = g2
 	}
-	if v.decision == hookAsk {
+	if v.decision == hookAsk && !g.approved {
 		sub, _ := c.buildSubject(p.tool, p.input, p.raw)
 		ask := verdict{decision: decideAsk, reason: "approval required by a PreToolUse hook: " + orDefault(v.reason, "no reason given")}
 		out, feedback := c.askApproval(ctx, s, e, ask, sub, p.tool, p.input, p.raw)
@@ -80,7 +81,7 @@ func (c *Coordinator) postToolUse(ctx context.Context, s *Session, p prepared, g
 	}
 	in := c.hookInputFor(s, p, HookPostToolUse)
 	in.ToolResponse = api.ToolResult{Type: api.TypeToolResult, ToolUseID: p.use.ID, Content: out.result.Content, IsError: out.result.IsError}
-	v := c.hooks.run(ctx, in, p.use.Name, p.tool.Name)
+	v := c.hooks.run(ctx, in, hookNames(p)...)
 	for _, t := range v.context {
 		out.result.Content = append(out.result.Content, api.TextContent(t))
 	}
@@ -96,6 +97,26 @@ func (c *Coordinator) postToolUse(ctx context.Context, s *Session, p prepared, g
 	out.result.Content = append(out.result.Content, api.TextContent(reason))
 	out.result.IsError = true
 	out.status, out.code = api.StatusFailed, api.ToolCodeHookBlocked
+}
+
+// hookNames are the names a call's hooks match against: the name the
+// model used, the registered one and, for a direct use_mcp_tool call,
+// mcp__<server>__<tool>, so that a matcher such as "mcp__github__.*" sees
+// an MCP call however the model named it, as the permission rules do.
+func hookNames(p prepared) []string {
+	names := []string{p.use.Name, p.tool.Name}
+	if p.tool.Name != UseMCPTool {
+		return names
+	}
+	var m struct {
+		Server string `json:"server_name"`
+		Tool   string `json:"tool_name"`
+	}
+	if json.Unmarshal(p.raw, &m) != nil || m.Server == "" || m.Tool == "" {
+		return names
+	}
+	server, tool := mcpSubjectNames(m.Server, m.Tool)
+	return append(names, mcpPrefix+server+"__"+tool)
 }
 
 func orDefault(s, def string) string {

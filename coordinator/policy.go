@@ -85,6 +85,15 @@ func pastTense(d decision) string {
 	return "approval required"
 }
 
+// outsideReason says why a command word that may name a file outside the
+// workspace needs approval.
+func outsideReason(word string) string {
+	if rel, ok := shellcmd.InUnknownDir(word); ok {
+		return fmt.Sprintf("approval required: the command names %q after a cd or exec whose effect cannot be known beforehand, so where it points and whether ignore rules cover it cannot be checked", rel)
+	}
+	return fmt.Sprintf("approval required: the command names %q, outside the workspace, where ignore rules cannot be checked", word)
+}
+
 // mustAsk lists what no allow rule can approve: a command line with a
 // construct whose effect cannot be read off its words, or naming paths
 // outside the workspace, and writes to protected files. allow_all, a
@@ -97,7 +106,7 @@ func (p *policy) mustAsk(s *subject, t *Tool) (verdict, bool) {
 			return verdict{decision: decideAsk, reason: fmt.Sprintf("approval required: the command names %s, a protected file", f)}, true
 		}
 		if len(s.outside) > 0 {
-			return verdict{decision: decideAsk, reason: fmt.Sprintf("approval required: the command names %q, outside the workspace, where ignore rules cannot be checked", s.outside[0])}, true
+			return verdict{decision: decideAsk, reason: outsideReason(s.outside[0])}, true
 		}
 		if p.cfg.AllowAll {
 			return verdict{}, false

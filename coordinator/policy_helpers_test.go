@@ -199,7 +199,8 @@ func waitState(s *Session, id string, state api.CallState, stop <-chan struct{})
 		var after int64
 		deadline := time.After(10 * time.Second)
 		for {
-			evs, _, wake, closed := s.Events.Read(after, 100)
+			b := s.Events.Read(after, 100)
+			evs, wake, closed := b.Events, b.Wake, b.Closed
 			for _, ev := range evs {
 				after = ev.ID
 				if ev.ToolUseID == id && ev.Call != nil && ev.Call.State == state {

@@ -17,6 +17,9 @@ type gate struct {
 	feedback string
 	// hookContext is what PreToolUse hooks add to the tool_result.
 	hookContext []string
+	// approved is set when the user approved the call as it will run, so
+	// a hook asking for approval does not ask a second time.
+	approved bool
 }
 
 // authorize is the policy stage of the pipeline, after decoding: the
@@ -56,7 +59,7 @@ func (c *Coordinator) authorize(ctx context.Context, s *Session, e *callEntry, t
 		return &out, gate{}
 	case decideAsk:
 		out, feedback := c.askApproval(ctx, s, e, v, sub, t, in, raw)
-		return out, gate{ignored: m, feedback: feedback}
+		return out, gate{ignored: m, feedback: feedback, approved: out == nil}
 	}
 	return nil, gate{ignored: m}
 }

@@ -46,7 +46,23 @@ func (c *Coordinator) buildSubject(t *Tool, in any, raw json.RawMessage) (*subje
 		_ = json.Unmarshal(raw, &m)
 		s.mcpServer, s.mcpTool = mcpSubjectNames(m.Server, m.Tool)
 	}
+	// A command's tool and its analysis both name its paths; the approval
+	// preview lists each once.
+	s.paths, s.outside = unique(s.paths), unique(s.outside)
 	return s, line
+}
+
+// unique drops later repeats, keeping the order.
+func unique[T comparable](xs []T) []T {
+	seen := make(map[T]bool, len(xs))
+	out := xs[:0]
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // addCommand analyses a command line and records the paths its words may

@@ -205,7 +205,8 @@ func text(res api.ToolResult) string {
 // order, and that every id in ids has them.
 func checkEvents(t *testing.T, s *coordinator.Session, ids ...string) {
 	t.Helper()
-	evs, missed, _, _ := s.Events.Read(0, 1<<20)
+	b := s.Events.Read(0, 1<<20)
+	evs, missed := b.Events, b.Missed
 	if missed > 0 {
 		t.Fatalf("%d events left the log", missed)
 	}

@@ -43,6 +43,12 @@ type DynamicSource interface {
 	Valid(t *Tool) bool
 }
 
+// DynamicLister is a DynamicSource that can name every tool it offers
+// now, so that tool lists show them before their first call.
+type DynamicLister interface {
+	Names() []string
+}
+
 // Registry maps tool names to tools: a static table filled once at
 // start-up and a dynamic table filled lazily at run time.
 type Registry struct {
@@ -111,21 +117,35 @@ func (r *Registry) lookupDynamic(name string) *Tool {
 	return nil
 }
 
-// Tools lists the static tools in registration order, then the cached
-// dynamic ones by name.
+// Tools lists the static tools in registration order, then the dynamic
+// ones by name: those cached and those a DynamicLister names, each
+// checked (and built, or dropped) as a lookup would.
 func (r *Registry) Tools() []*Tool {
 	out := make([]*Tool, 0, len(r.order))
 	for _, n := range r.order {
 		out = append(out, r.static[n])
 	}
 	r.mu.Lock()
-	dyn := make([]*Tool, 0, len(r.dynamic))
-	for _, t := range r.dynamic {
-		dyn = append(dyn, t)
+	names := make([]string, 0, len(r.dynamic))
+	for n := range r.dynamic {
+		names = append(names, n)
 	}
 	r.mu.Unlock()
-	sort.Slice(dyn, func(i, j int) bool { return dyn[i].Name < dyn[j].Name })
-	return append(out, dyn...)
+	for _, s := range r.sources {
+		if l, ok := s.(DynamicLister); ok {
+			names = append(names, l.Names()...)
+		}
+	}
+	sort.Strings(names)
+	for i, n := range names {
+		if i > 0 && names[i-1] == n || r.static[n] != nil || r.notOwn[n] {
+			continue
+		}
+		if t := r.lookupDynamic(n); t != nil {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // Names lists the static tool names, for metrics that start at zero.

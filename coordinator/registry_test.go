@@ -112,11 +112,13 @@ func TestEventLogBounds(t *testing.T) {
 	for i := range 10 {
 		l.Append(api.Event{Type: "x", ToolUseID: string(rune('a' + i))})
 	}
-	evs, missed, _, _ := l.Read(0, 100)
+	b := l.Read(0, 100)
+	evs, missed := b.Events, b.Missed
 	if len(evs) != 4 || missed != 6 || evs[0].ID != 7 || evs[3].ID != 10 || evs[3].SessionID != "s" {
 		t.Errorf("got %d events from id %d, missed %d", len(evs), evs[0].ID, missed)
 	}
-	evs, missed, _, _ = l.Read(8, 1)
+	b = l.Read(8, 1)
+	evs, missed = b.Events, b.Missed
 	if len(evs) != 1 || evs[0].ID != 9 || missed != 0 {
 		t.Errorf("read after 8: %+v missed %d", evs, missed)
 	}

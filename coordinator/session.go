@@ -3,6 +3,7 @@ package coordinator
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/toolgate/toolgate/api"
@@ -20,6 +21,9 @@ type Session struct {
 
 	ctx    context.Context // cancelled when the session is deleted
 	cancel context.CancelFunc
+
+	lastUsed atomic.Int64 // unix nanoseconds of the last request naming it
+	holds    atomic.Int32 // open event streams
 
 	mu          sync.Mutex
 	mode        api.Mode
@@ -49,12 +53,14 @@ type callEntry struct {
 
 func newSession(id string, mode api.Mode, perms api.Permissions, cfg *Config) *Session {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Session{
+	s := &Session{
 		ID: id, Created: time.Now().UTC(), Events: NewEventLog(id, cfg.EventLogSize), Files: NewFileMemory(*cfg),
 		ctx: ctx, cancel: cancel, mode: mode, permissions: perms,
 		calls: map[string]*callEntry{}, maxCalls: cfg.MaxCallsPerSession,
 		open: newOpenMessages(cfg),
 	}
+	s.touch(s.Created)
+	return s
 }
 
 // Mode is the session's current mode.

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/toolgate/toolgate/api"
 )
@@ -35,6 +36,10 @@ func (s *Sessions) Create(mode api.Mode, perms api.Permissions) (*Session, error
 	if mode == "" {
 		mode = api.ModeAct
 	}
+	if s.full() {
+		// Idle sessions leave before a new client is refused.
+		s.ExpireIdle(time.Now())
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.byID) >= s.cfg.MaxSessions {
@@ -46,11 +51,18 @@ func (s *Sessions) Create(mode api.Mode, perms api.Permissions) (*Session, error
 	return sess, nil
 }
 
-// Get finds a live session.
+func (s *Sessions) full() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.byID) >= s.cfg.MaxSessions
+}
+
+// Get finds a live session and counts the lookup as a use of it.
 func (s *Sessions) Get(id string) (*Session, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if sess, ok := s.byID[id]; ok {
+		sess.touch(time.Now())
 		return sess, nil
 	}
 	return nil, ErrSessionNotFound

@@ -46,7 +46,8 @@ func TestStreamingStartsBeforeComplete(t *testing.T) {
 	checkAlone(t, r.snapshot(), "w")
 	checkEvents(t, s, "a", "b", "w", "c")
 	t.Run("message finished", func(t *testing.T) {
-		evs, _, _, _ := s.Events.Read(0, 1000)
+		b := s.Events.Read(0, 1000)
+		evs := b.Events
 		last := evs[len(evs)-1]
 		if last.Type != api.EventMessageFinished || last.MessageID != "m1" || len(last.Response.Calls) != 4 {
 			t.Errorf("last event %s of %s, want message.finished of m1 with 4 calls", last.Type, last.MessageID)
@@ -66,7 +67,8 @@ func TestStreamingPartialBlocks(t *testing.T) {
 	if len(s.Calls("")) != 0 {
 		t.Errorf("a partial block made a call record")
 	}
-	evs, _, _, _ := s.Events.Read(0, 10)
+	b := s.Events.Read(0, 10)
+	evs := b.Events
 	if len(evs) != 1 || evs[0].Type != api.EventToolPartial || evs[0].Block == nil || string(evs[0].Block.Input) != `{"tag":"a"}` {
 		t.Fatalf("events %+v, want one tool.partial with the block so far", evs)
 	}

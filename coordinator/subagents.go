@@ -4,17 +4,16 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/handlers/process"
 )
 
-// SubagentConfig turns agent files into tools use_subagent_<name>.
+// SubagentConfig turns agent files into tools use_subagent_<name>. A
+// subagent runs through one runner: Command or URL.
 type SubagentConfig struct {
 	// Dir holds the agent files (*.md with YAML front-matter).
 	Dir string `json:"dir,omitempty"`
@@ -23,8 +22,15 @@ type SubagentConfig struct {
 	// and TOOLGATE_SYSTEM_PROMPT in its environment; its stdout is the
 	// answer. Any CLI agent fits.
 	Command string `json:"command,omitempty"`
-	// URL is toolgate's own address as the runner reaches it.
+	// URL is an HTTP runner: toolgate POSTs it {agent, system_prompt,
+	// prompt, toolgate_url, token, session_id} and the response body is
+	// the answer, streamed as it comes (an IDE extension or an agent
+	// service can run subagents itself).
 	URL string `json:"url,omitempty"`
+	// Headers go with every POST to URL (an API key, say).
+	Headers map[string]string `json:"headers,omitempty"`
+	// ToolgateURL is toolgate's own address as the runner reaches it.
+	ToolgateURL string `json:"toolgate_url,omitempty"`
 	// Timeout bounds one run (default 10 minutes).
 	Timeout Duration `json:"timeout,omitempty"`
 }
@@ -32,68 +38,9 @@ type SubagentConfig struct {
 // defaultSubagentTimeout bounds a subagent run when the config does not.
 const defaultSubagentTimeout = 10 * time.Minute
 
-type subagentIn struct {
-	Prompt string `json:"prompt" validate:"required" jsonschema:"the task for the subagent"`
-}
-
-// subagentSource is the DynamicSource of agent tools.
-type subagentSource struct {
-	c *Coordinator
-
-	mu     sync.Mutex
-	agents map[*Tool]*agentFile
-}
-
-// Tool creates use_subagent_<name> from the agent file naming it.
-func (src *subagentSource) Tool(name string, _ ToolEnv) *Tool {
-	if name == UseSubagents {
-		t := src.c.newUseSubagents()
-		src.remember(t, genericAgent)
-		return t
-	}
-	agent, ok := strings.CutPrefix(name, SubagentPrefix)
-	if !ok || agent == "" {
-		return nil
-	}
-	a, err := findAgent(src.c.cfg.Subagents.Dir, agent)
-	if err != nil {
-		return nil
-	}
-	t := NewTool(Spec[subagentIn]{
-		Name:        name,
-		Description: fmt.Sprintf("Run the %s subagent on a task: %s", a.Name, a.Description),
-		Run: func(ctx context.Context, call *Call, in *subagentIn) (Result, error) {
-			return src.c.runSubagent(ctx, call, a, in.Prompt)
-		},
-	})
-	src.remember(t, a)
-	return t
-}
-
-// remember records which agent a tool runs, for Valid.
-func (src *subagentSource) remember(t *Tool, a *agentFile) {
-	src.mu.Lock()
-	defer src.mu.Unlock()
-	if src.agents == nil {
-		src.agents = map[*Tool]*agentFile{}
-	}
-	src.agents[t] = a
-}
-
-// Valid reports whether the agent file behind a cached tool is unchanged;
-// a changed or deleted file makes the tool be created again, or vanish.
-func (src *subagentSource) Valid(t *Tool) bool {
-	src.mu.Lock()
-	a, ok := src.agents[t]
-	src.mu.Unlock()
-	if ok && (a == genericAgent || a.unchanged()) {
-		return true
-	}
-	src.mu.Lock()
-	delete(src.agents, t)
-	src.mu.Unlock()
-	return false
-}
+// maxSubagentAnswer caps the answer kept for the tool_result; the output
+// events carry everything.
+const maxSubagentAnswer = 1 << 20
 
 // agentPermissions are a child session's rules: the agent's tools
 // allowed, every other tool denied, subagents included, so a subagent
@@ -109,13 +56,27 @@ func (c *Coordinator) agentPermissions(a *agentFile) api.Permissions {
 	return p
 }
 
+// subagentJob is one subagent run as its runner sees it.
+type subagentJob struct {
+	agent   *agentFile
+	prompt  string
+	token   string
+	session string
+	timeout time.Duration
+}
+
 // runSubagent runs an agent in a child session of its own, with a token
-// that admits it to that session only. Its output streams as tool.output;
-// its stdout is the answer.
+// that admits it to that session only, through the configured runner.
+// Its output streams as tool.output; its answer is the result.
 func (c *Coordinator) runSubagent(ctx context.Context, call *Call, a *agentFile, prompt string) (Result, error) {
 	sc := c.cfg.Subagents
-	if sc.Command == "" {
-		return Result{}, Errorf(api.ToolCodeFailed, "no subagent runner is configured (subagents.command)")
+	switch {
+	case sc.Command != "" && sc.URL != "":
+		// A config from before subagents.url named a runner endpoint
+		// gave toolgate's own address there: refuse rather than post to it.
+		return Result{}, Errorf(api.ToolCodeFailed, "subagents.command and subagents.url are both set: configure one runner (toolgate's own address is subagents.toolgate_url)")
+	case sc.Command == "" && sc.URL == "":
+		return Result{}, Errorf(api.ToolCodeFailed, "no subagent runner is configured (subagents.command or subagents.url)")
 	}
 	child, err := c.sessions.Create(api.ModeAct, c.agentPermissions(a))
 	if err != nil {
@@ -124,22 +85,30 @@ func (c *Coordinator) runSubagent(ctx context.Context, call *Call, a *agentFile,
 	defer func() { _ = c.sessions.Delete(child.ID) }()
 	token, revoke := c.scoped.issue(child.ID)
 	defer revoke()
+	j := subagentJob{agent: a, prompt: prompt, token: token, session: child.ID, timeout: time.Duration(sc.Timeout)}
+	if j.timeout <= 0 {
+		j.timeout = defaultSubagentTimeout
+	}
+	if sc.URL != "" {
+		return c.runHTTPSubagent(ctx, call, j)
+	}
+	return c.runCommandSubagent(ctx, call, j)
+}
 
-	env := append(c.cfg.Commands.ChildEnv(), "TOOLGATE_URL="+sc.URL, "TOOLGATE_TOKEN="+token,
-		"TOOLGATE_SESSION="+child.ID, "TOOLGATE_AGENT="+a.Name, "TOOLGATE_SYSTEM_PROMPT="+a.SystemPrompt)
-	stdout := &cappedBuffer{max: 1 << 20}
+// runCommandSubagent runs the command runner; its stdout is the answer.
+func (c *Coordinator) runCommandSubagent(ctx context.Context, call *Call, j subagentJob) (Result, error) {
+	sc, a := c.cfg.Subagents, j.agent
+	env := append(c.cfg.Commands.ChildEnv(), "TOOLGATE_URL="+sc.ToolgateURL, "TOOLGATE_TOKEN="+j.token,
+		"TOOLGATE_SESSION="+j.session, "TOOLGATE_AGENT="+a.Name, "TOOLGATE_SYSTEM_PROMPT="+a.SystemPrompt)
+	stdout := &cappedBuffer{max: maxSubagentAnswer}
 	all := process.NewOutput(process.OutputLimits{})
 	defer func() { _ = all.Close(); _ = all.Remove() }()
-	timeout := time.Duration(sc.Timeout)
-	if timeout <= 0 {
-		timeout = defaultSubagentTimeout
-	}
 	dir := ""
 	if c.workspace != nil {
 		dir = c.workspace.Dir
 	}
-	res, err := process.Run(ctx, process.Options{Command: sc.Command, Dir: dir, Env: env, Stdin: strings.NewReader(prompt),
-		Timeout: timeout, Output: all, OnChunk: func(stream, chunk string) {
+	res, err := process.Run(ctx, process.Options{Command: sc.Command, Dir: dir, Env: env, Stdin: strings.NewReader(j.prompt),
+		Timeout: j.timeout, Output: all, OnChunk: func(stream, chunk string) {
 			if stream == "stdout" {
 				stdout.add(chunk)
 			}
@@ -149,21 +118,9 @@ func (c *Coordinator) runSubagent(ctx context.Context, call *Call, a *agentFile,
 	case err != nil:
 		return Result{}, fmt.Errorf("cannot start the subagent runner: %w", err)
 	case res.TimedOut:
-		return Result{}, Errorf(api.ToolCodeFailed, "the %s subagent timed out after %s", a.Name, timeout)
+		return Result{}, Errorf(api.ToolCodeFailed, "the %s subagent timed out after %s", a.Name, j.timeout)
 	case res.ExitCode != 0 && !res.Cancelled:
 		return Result{}, Errorf(api.ToolCodeFailed, "the %s subagent failed (exit status %d)", a.Name, res.ExitCode)
 	}
 	return TextResult(string(bytes.TrimSpace(stdout.bytes()))), nil
-}
-
-// subagentSources is the source of agent tools when an agent directory
-// is configured.
-func (c *Coordinator) subagentSources() []DynamicSource {
-	if c.cfg.Subagents.Dir == "" {
-		return nil
-	}
-	if _, err := os.Stat(c.cfg.Subagents.Dir); err != nil {
-		c.logger.Warn("subagent directory", "err", err)
-	}
-	return []DynamicSource{&subagentSource{c: c}}
 }

@@ -135,7 +135,8 @@ func TestSearchFilesStreams(t *testing.T) {
 	if res.IsError || rec.Status != api.StatusSucceeded {
 		t.Fatalf("call = %+v %+v, want success", rec, res)
 	}
-	evs, _, _, _ := s.Events.Read(0, 100)
+	b := s.Events.Read(0, 100)
+	evs := b.Events
 	var chunks []string
 	finished := false
 	for _, ev := range evs {

@@ -168,7 +168,8 @@ func waitEvent(t *testing.T, sess *coordinator.Session, match func(api.Event) bo
 	timeout := time.After(15 * time.Second)
 	var after int64
 	for {
-		evs, _, wake, _ := sess.Events.Read(after, 100)
+		b := sess.Events.Read(after, 100)
+		evs, wake := b.Events, b.Wake
 		for _, ev := range evs {
 			if match(ev) {
 				return

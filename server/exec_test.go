@@ -130,25 +130,31 @@ func readExecSSE(body io.ReadCloser) <-chan received {
 	go func() {
 		defer close(ch)
 		defer body.Close()
-		sc := bufio.NewScanner(body)
-		sc.Buffer(make([]byte, 64<<10), 16<<20)
-		var data []byte
-		for sc.Scan() {
-			line := sc.Bytes()
-			if d, ok := bytes.CutPrefix(line, []byte("data: ")); ok {
-				data = append(data, d...)
-				continue
-			}
-			if len(line) == 0 && len(data) > 0 {
-				var ev api.Event
-				if json.Unmarshal(data, &ev) == nil {
-					ch <- received{ev, time.Now()}
-				}
-				data = data[:0]
-			}
-		}
+		scanSSE(body, func(r received) bool { ch <- r; return true })
 	}()
 	return ch
+}
+
+// scanSSE calls fn with each event of an SSE body as it is read, until
+// the body ends or fn returns false.
+func scanSSE(body io.Reader, fn func(received) bool) {
+	sc := bufio.NewScanner(body)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	var data []byte
+	for sc.Scan() {
+		line := sc.Bytes()
+		if d, ok := bytes.CutPrefix(line, []byte("data: ")); ok {
+			data = append(data, d...)
+			continue
+		}
+		if len(line) == 0 && len(data) > 0 {
+			var ev api.Event
+			if json.Unmarshal(data, &ev) == nil && !fn(received{ev, time.Now()}) {
+				return
+			}
+			data = data[:0]
+		}
+	}
 }
 
 // next returns the next event matching keep, failing after a deadline.
@@ -270,7 +276,8 @@ func waitOutput(tb testing.TB, sess *coordinator.Session, id, want string) {
 	deadline := time.Now().Add(20 * time.Second)
 	var after int64
 	for time.Now().Before(deadline) {
-		evs, _, wake, _ := sess.Events.Read(after, 256)
+		b := sess.Events.Read(after, 256)
+		evs, wake := b.Events, b.Wake
 		for _, ev := range evs {
 			after = ev.ID
 			if ev.ToolUseID == id && ev.Type == api.EventToolOutput && strings.Contains(ev.Chunk, want) {

@@ -29,5 +29,6 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		}
 		after = n
 	}
+	defer sess.Hold()() // an open stream keeps its session from expiring
 	s.streams.serve(w, r, streamSpec{log: sess.Events, after: after, done: sess.Done()})
 }

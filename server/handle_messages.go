@@ -44,12 +44,13 @@ func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) {
 // streamMessage answers a message as SSE: its events after the given id,
 // ending with message.finished.
 func (s *Server) streamMessage(w http.ResponseWriter, r *http.Request, sess *coordinator.Session, msgID string, after int64) {
+	defer sess.Hold()()
 	s.streams.serve(w, r, streamSpec{
-		log:   sess.Events,
-		after: after,
-		keep:  func(ev api.Event) bool { return ev.MessageID == msgID },
-		last:  func(ev api.Event) bool { return ev.Type == api.EventMessageFinished },
-		done:  sess.Done(),
+		log:       sess.Events,
+		after:     after,
+		messageID: msgID,
+		last:      func(ev api.Event) bool { return ev.Type == api.EventMessageFinished },
+		done:      sess.Done(),
 	})
 }
 

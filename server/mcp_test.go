@@ -181,7 +181,8 @@ func awaitApproval(t *testing.T, sess *coordinator.Session) string {
 	timeout := time.After(10 * time.Second)
 	var after int64
 	for {
-		evs, _, wake, _ := sess.Events.Read(after, 100)
+		b := sess.Events.Read(after, 100)
+		evs, wake := b.Events, b.Wake
 		for _, ev := range evs {
 			if ev.Type == api.EventToolAwaitingApproval {
 				return ev.ToolUseID

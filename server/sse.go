@@ -47,13 +47,22 @@ func newEventStreams(writeTimeout, heartbeat time.Duration, subscribers promethe
 type streamSpec struct {
 	log   *coordinator.EventLog
 	after int64
-	// keep selects events; nil keeps all.
-	keep func(api.Event) bool
+	// messageID keeps only that message's events; empty keeps all.
+	messageID string
 	// last reports the event after which the stream ends; nil streams
 	// until the client leaves or the log closes.
 	last func(api.Event) bool
 	// done ends the stream early (session deleted, server stopping).
 	done <-chan struct{}
+}
+
+// read takes the next batch of the connection's events after the cursor.
+func (spec streamSpec) read(cursor int64) coordinator.Batch {
+	const batch = 64
+	if spec.messageID != "" {
+		return spec.log.ReadMessage(spec.messageID, cursor, batch)
+	}
+	return spec.log.Read(cursor, batch)
 }
 
 // serve streams events to one client until it leaves, stalls past the write
@@ -97,15 +106,12 @@ func (es *eventStreams) pump(ctx context.Context, streamID string, spec streamSp
 		beat = t.C
 	}
 	for {
-		evs, missed, wake, closed := spec.log.Read(cursor, 64)
-		if missed > 0 {
-			es.srv.Publish(streamID, &sse.Event{Comment: fmt.Appendf(nil, "%d earlier events are no longer kept", missed)})
+		b := spec.read(cursor)
+		if b.Missed > 0 {
+			es.srv.Publish(streamID, &sse.Event{Comment: fmt.Appendf(nil, "%d earlier events are no longer kept", b.Missed)})
 		}
-		for _, ev := range evs {
-			cursor = ev.ID
-			if spec.keep != nil && !spec.keep(ev) {
-				continue
-			}
+		cursor = b.Next
+		for _, ev := range b.Events {
 			data, err := json.Marshal(ev)
 			if err != nil {
 				continue
@@ -123,14 +129,14 @@ func (es *eventStreams) pump(ctx context.Context, streamID string, spec streamSp
 				return
 			}
 		}
-		if len(evs) > 0 {
+		if len(b.Events) > 0 {
 			continue
 		}
-		if closed {
+		if b.Closed {
 			return
 		}
 		select {
-		case <-wake:
+		case <-b.Wake:
 		case <-beat:
 			es.srv.Publish(streamID, &sse.Event{Comment: []byte("keep-alive")})
 		case <-spec.done:

@@ -39,11 +39,18 @@ func newSubagentServer(t *testing.T) (*flowServer, string) {
 		}
 		t.Fatal("curl not installed")
 	}
-	agents, scripts := t.TempDir(), t.TempDir()
-	runner := filepath.Join(scripts, "runner")
+	runner := filepath.Join(t.TempDir(), "runner")
 	if err := os.WriteFile(runner, []byte(runnerScript), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	return newSubagentServerWith(t, coordinator.SubagentConfig{Command: runner})
+}
+
+// newSubagentServerWith starts a server whose subagents run through the
+// given runner; it fills in the agent directory and toolgate's address.
+func newSubagentServerWith(t *testing.T, sc coordinator.SubagentConfig) (*flowServer, string) {
+	t.Helper()
+	agents := t.TempDir()
 	var handler http.Handler
 	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
 	url := "http://" + ts.Listener.Addr().String()
@@ -55,8 +62,9 @@ func newSubagentServer(t *testing.T) (*flowServer, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sc.Dir, sc.ToolgateURL = agents, url
 	cfg := coordinator.Config{PolicyConfig: coordinator.PolicyConfig{AllowAll: true},
-		AgentConfig: coordinator.AgentConfig{Subagents: coordinator.SubagentConfig{Dir: agents, Command: runner, URL: url}}}
+		AgentConfig: coordinator.AgentConfig{Subagents: sc}}
 	reg := prometheus.NewRegistry()
 	coord := coordinator.New(coordinator.Options{Config: cfg, Workspace: ws, Tools: flowTools(), Registerer: reg})
 	_, router := loadSpec(t)
@@ -108,6 +116,7 @@ func TestSubagents(t *testing.T) {
 		}
 	})
 	writeAgent(t, agents, "reader.md", "name: reader\ndescription: Reads and writes\ntools: read_file, write_to_file", "You may write.")
+	f.waitTools(t, sid, "the changed reader", description("use_subagent_reader", "Reads and writes"))
 	t.Run("a changed agent file takes effect", func(t *testing.T) {
 		ev := ask(t, "s2")
 		if out := texts(*ev.Result); !strings.Contains(out, "system=You may write.") || !strings.Contains(out, "written") {
@@ -126,6 +135,10 @@ func TestSubagents(t *testing.T) {
 	if err := os.Remove(filepath.Join(agents, "reader.md")); err != nil {
 		t.Fatal(err)
 	}
+	f.waitTools(t, sid, "no use_subagent_reader", func(tools map[string]api.ToolInfo) bool {
+		_, ok := tools["use_subagent_reader"]
+		return !ok
+	})
 	t.Run("a deleted agent file removes the tool", func(t *testing.T) {
 		if ev := ask(t, "s3"); ev.Call.Status != api.StatusUnknownTool {
 			t.Fatalf("status = %s, want unknown_tool", ev.Call.Status)

@@ -106,6 +106,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	defer hub.Close()
+	if cfg.Coordinator.Subagents.ToolgateURL == "" {
+		// Subagent runners call back on this machine.
+		cfg.Coordinator.Subagents.ToolgateURL = selfURL(ln.Addr())
+	}
 	reg := prometheus.NewRegistry()
 	coord := coordinator.New(coordinator.Options{
 		Config: cfg.Coordinator, Workspace: ws, Tools: handlers.Default(), Logger: logger, Registerer: reg, MCP: hub,
@@ -149,6 +153,23 @@ func hostOf(a net.Addr) string {
 		return t.IP.String()
 	}
 	return a.String()
+}
+
+// selfURL is the address a process on this machine reaches the listener
+// at: loopback when it listens on every interface.
+func selfURL(a net.Addr) string {
+	t, ok := a.(*net.TCPAddr)
+	if !ok {
+		return "http://" + a.String()
+	}
+	ip := t.IP
+	if ip.IsUnspecified() {
+		ip = net.IPv4(127, 0, 0, 1)
+		if t.IP.To4() == nil {
+			ip = net.IPv6loopback
+		}
+	}
+	return "http://" + net.JoinHostPort(ip.String(), strconv.Itoa(t.Port))
 }
 
 // randomToken is 32 random bytes in hex.

@@ -11,6 +11,13 @@ import (
 // accept workspace-relative paths.
 const unknownDir = "/?"
 
+// InUnknownDir reports whether a path from PathArgs is relative to a
+// directory the analysis could not know, and returns it without that
+// directory.
+func InUnknownDir(p string) (string, bool) {
+	return strings.CutPrefix(p, unknownDir+"/")
+}
+
 // maxDirs bounds the set of possible directories; `cd a; cd b; ...` doubles
 // it at every step because each cd may fail.
 const maxDirs = 16

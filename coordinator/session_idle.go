@@ -1,0 +1,105 @@
+package coordinator
+
+import (
+	"time"
+
+	"github.com/toolgate/toolgate/api"
+)
+
+// Idle sessions expire. A client that creates sessions and never deletes
+// them would otherwise fill the bounded session set, and from then on every
+// new client is refused. A session is idle when nothing uses it: no
+// request has named it for the idle time, no call of it is unfinished, and
+// no event stream of it is open (an IDE that keeps its stream open while
+// the user is away keeps its session).
+
+// defaultSessionIdle is how long an unused session lives.
+const defaultSessionIdle = time.Hour
+
+// touch records a use of the session.
+func (s *Session) touch(now time.Time) { s.lastUsed.Store(now.UnixNano()) }
+
+// Hold keeps the session from expiring until release is called, however
+// long it is quiet: an open event stream holds its session.
+func (s *Session) Hold() (release func()) {
+	s.holds.Add(1)
+	return func() {
+		s.holds.Add(-1)
+		s.touch(time.Now())
+	}
+}
+
+// idleSince reports when the session was last used, and false while
+// something still uses it.
+func (s *Session) idleSince() (time.Time, bool) {
+	if s.holds.Load() > 0 {
+		return time.Time{}, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, e := range s.calls {
+		if e.cancel != nil { // not done
+			return time.Time{}, false
+		}
+	}
+	return time.Unix(0, s.lastUsed.Load()), true
+}
+
+// ExpireIdle deletes the sessions, "default" aside, idle since before
+// now minus the configured idle time, and returns their ids.
+func (s *Sessions) ExpireIdle(now time.Time) []string {
+	idle := s.cfg.sessionIdle()
+	if idle <= 0 {
+		return nil
+	}
+	s.mu.Lock()
+	var expired []*Session
+	for id, sess := range s.byID {
+		if id == api.DefaultSessionID {
+			continue
+		}
+		if since, ok := sess.idleSince(); ok && now.Sub(since) >= idle {
+			expired = append(expired, sess)
+			delete(s.byID, id)
+		}
+	}
+	s.mu.Unlock()
+	ids := make([]string, len(expired))
+	for i, sess := range expired {
+		sess.close()
+		ids[i] = sess.ID
+	}
+	return ids
+}
+
+// expireIdleSessions runs ExpireIdle until stop closes, often enough that a
+// session outlives its idle time by at most a quarter of it (and a minute).
+func (c *Coordinator) expireIdleSessions(stop <-chan struct{}) {
+	idle := c.cfg.sessionIdle()
+	if idle <= 0 {
+		return
+	}
+	t := time.NewTicker(min(max(idle/4, time.Second), time.Minute))
+	defer t.Stop()
+	for {
+		select {
+		case now := <-t.C:
+			for _, id := range c.sessions.ExpireIdle(now) {
+				c.logger.Info("session expired", "session", id, "idle", idle)
+			}
+		case <-stop:
+			return
+		}
+	}
+}
+
+// sessionIdle is the idle time after which sessions expire; 0 means never.
+func (c *Config) sessionIdle() time.Duration {
+	switch {
+	case c.SessionIdleSeconds < 0:
+		return 0
+	case c.SessionIdleSeconds == 0:
+		return defaultSessionIdle
+	}
+	return time.Duration(c.SessionIdleSeconds) * time.Second
+}
