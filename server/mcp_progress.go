@@ -21,9 +21,9 @@ func forwardProgress(ctx context.Context, req *mcp.CallToolRequest, sess *coordi
 	stopping := false
 	var sent float64
 	for {
-		evs, _, wake, closed := sess.Events.Read(after, progressBatch)
-		for _, ev := range evs {
-			after = ev.ID
+		b := sess.Events.Read(after, progressBatch)
+		after = max(after, b.Next)
+		for _, ev := range b.Events {
 			if ev.ToolUseID != id || ev.Type != api.EventToolOutput || ev.Chunk == "" {
 				continue
 			}
@@ -33,13 +33,13 @@ func forwardProgress(ctx context.Context, req *mcp.CallToolRequest, sess *coordi
 			_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: sent, Message: ev.Chunk})
 		}
 		switch {
-		case len(evs) > 0:
+		case len(b.Events) > 0:
 			continue
-		case closed || stopping:
+		case b.Closed || stopping:
 			return
 		}
 		select {
-		case <-wake:
+		case <-b.Wake:
 		case <-stop:
 			stopping = true
 		case <-ctx.Done():

@@ -17,10 +17,11 @@ import (
 
 // progressLog collects the progress notifications an MCP client gets.
 type progressLog struct {
-	mu   sync.Mutex
-	msgs []string
-	last float64
-	ok   bool // every notification's progress grew
+	mu      sync.Mutex
+	msgs    []string
+	last    float64
+	ok      bool          // every notification's progress grew
+	changed chan struct{} // signalled after each notification
 }
 
 func (p *progressLog) add(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
@@ -31,6 +32,36 @@ func (p *progressLog) add(_ context.Context, req *mcp.ProgressNotificationClient
 	}
 	p.last = req.Params.Progress
 	p.msgs = append(p.msgs, req.Params.Message)
+	select {
+	case p.changed <- struct{}{}:
+	default:
+	}
+}
+
+// await waits until the messages so far hold every want. The client
+// handles notifications on its own goroutine, so they may be handled just
+// after the result they came before.
+func (p *progressLog) await(t *testing.T, wants ...string) {
+	t.Helper()
+	timeout := time.After(10 * time.Second)
+	for {
+		got := p.text()
+		missing := ""
+		for _, w := range wants {
+			if !strings.Contains(got, w) {
+				missing = w
+				break
+			}
+		}
+		if missing == "" {
+			return
+		}
+		select {
+		case <-p.changed:
+		case <-timeout:
+			t.Fatalf("progress messages = %q, want them to hold %q", got, missing)
+		}
+	}
 }
 
 func (p *progressLog) text() string {
@@ -55,7 +86,7 @@ func newAllowAllFacade(t *testing.T) (*mcp.ClientSession, *progressLog) {
 	coord := coordinator.New(coordinator.Options{Config: cfg, Workspace: ws, Tools: handlers.Default(), Registerer: reg})
 	ts := httptest.NewServer(New(discardLogger(), coord, reg, Config{Token: testToken}))
 	t.Cleanup(func() { coord.Close(); ts.Close() })
-	log := &progressLog{ok: true}
+	log := &progressLog{ok: true, changed: make(chan struct{}, 1)}
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{ProgressNotificationHandler: log.add})
 	tr := &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", HTTPClient: &http.Client{Transport: bearer{testToken}}, MaxRetries: -1, DisableStandaloneSSE: true}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -81,14 +112,7 @@ func TestMCPFacadeProgress(t *testing.T) {
 		if res.IsError {
 			t.Fatalf("execute_command failed: %q", mcpText(res))
 		}
-		// Every chunk is sent before the result, so the log is complete
-		// once CallTool returns.
-		got := log.text()
-		for _, want := range []string{"first", "second", "third"} {
-			if !strings.Contains(got, want) {
-				t.Errorf("progress messages = %q, want them to hold %q", got, want)
-			}
-		}
+		log.await(t, "first", "second", "third")
 		if !log.ok {
 			t.Errorf("progress values did not grow with each notification")
 		}
