@@ -122,6 +122,17 @@ func (h *hookRunner) matching(event string, names ...string) []HookSpec {
 	return out
 }
 
+// idle reports whether no hook can run for the event, whatever the call:
+// none is configured for it and the workspace's own hooks are not
+// trusted. Calls then skip building the hooks' input.
+func (h *hookRunner) idle(event string) bool {
+	ms := h.pre
+	if event == HookPostToolUse {
+		ms = h.post
+	}
+	return len(ms) == 0 && !(h.cfg.TrustWorkspace && h.dir != "")
+}
+
 func isExecutable(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0

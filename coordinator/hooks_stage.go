@@ -32,7 +32,10 @@ func (c *Coordinator) hookInputFor(s *Session, p prepared, event string) hookInp
 // call. It returns the outcome that ends the call, or nil and the call as
 // it is to run.
 func (c *Coordinator) preToolUse(ctx context.Context, s *Session, e *callEntry, p prepared, g gate) (*outcome, prepared, gate) {
-	v := c.hooks.run(ctx, c.hookInputFor(s, p, HookPreToolUse), hookNames(p)...)
+	var v hookVerdict
+	if !c.hooks.idle(HookPreToolUse) {
+		v = c.hooks.run(ctx, c.hookInputFor(s, p, HookPreToolUse), hookNames(p)...)
+	}
 	if len(v.failed) > 0 && c.cfg.Hooks.FailClosed {
 		out := failure(api.StatusDenied, api.ToolCodeHookFailed, "Denied: a PreToolUse hook failed and hooks fail closed: "+strings.Join(v.failed, "; "))
 		return &out, p, g
@@ -76,7 +79,7 @@ func (c *Coordinator) postToolUse(ctx context.Context, s *Session, p prepared, g
 	for _, t := range g.hookContext {
 		out.result.Content = append(out.result.Content, api.TextContent(t))
 	}
-	if out.status != api.StatusSucceeded && out.status != api.StatusFailed {
+	if out.status != api.StatusSucceeded && out.status != api.StatusFailed || c.hooks.idle(HookPostToolUse) {
 		return
 	}
 	in := c.hookInputFor(s, p, HookPostToolUse)

@@ -16,9 +16,11 @@ import (
 func (c *Coordinator) RunMessage(ctx context.Context, s *Session, msgID string, uses []api.ToolUse) api.MessageResponse {
 	uses = c.previewPartials(s, msgID, uses)
 	sc := c.newScheduler(s, msgID)
+	sc.holding = true
 	for _, use := range uses {
 		sc.add(use)
 	}
+	sc.runHeld()
 	return c.finishMessage(ctx, sc)
 }
 

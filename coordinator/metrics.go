@@ -13,7 +13,15 @@ import (
 type Metrics struct {
 	calls    *prometheus.CounterVec
 	duration *prometheus.HistogramVec
-	known    map[string]bool
+	// series holds each known tool's children, looked up once at start:
+	// a call then finds its series without hashing label values.
+	series map[string]*toolSeries
+}
+
+// toolSeries are one tool's counters by status and its histogram.
+type toolSeries struct {
+	calls    map[api.CallStatus]prometheus.Counter
+	duration prometheus.Observer
 }
 
 // otherTool labels calls whose name is not a registered static tool.
@@ -31,7 +39,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help:    "Time from a tool call's start to its result, by tool.",
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300},
 		}, []string{"tool"}),
-		known: map[string]bool{},
+		series: map[string]*toolSeries{},
 	}
 	reg.MustRegister(m.calls, m.duration)
 	return m
@@ -41,18 +49,28 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 // dashboards work before the first call.
 func (m *Metrics) start(tools []string) {
 	for _, t := range append(tools, otherTool) {
-		m.known[t] = true
+		ts := &toolSeries{calls: map[api.CallStatus]prometheus.Counter{}, duration: m.duration.WithLabelValues(t)}
 		for _, st := range api.AllStatuses {
-			m.calls.WithLabelValues(t, string(st))
+			ts.calls[st] = m.calls.WithLabelValues(t, string(st))
 		}
-		m.duration.WithLabelValues(t)
+		m.series[t] = ts
 	}
 }
 
 func (m *Metrics) observe(tool string, status api.CallStatus, d time.Duration) {
-	if !m.known[tool] {
-		tool = otherTool
+	ts, ok := m.series[tool]
+	if !ok {
+		tool, ts = otherTool, m.series[otherTool]
 	}
-	m.calls.WithLabelValues(tool, string(status)).Inc()
-	m.duration.WithLabelValues(tool).Observe(d.Seconds())
+	if ts == nil { // observed before start: no series were made yet
+		m.calls.WithLabelValues(tool, string(status)).Inc()
+		m.duration.WithLabelValues(tool).Observe(d.Seconds())
+		return
+	}
+	c, ok := ts.calls[status]
+	if !ok {
+		c = m.calls.WithLabelValues(tool, string(status))
+	}
+	c.Inc()
+	ts.duration.Observe(d.Seconds())
 }

@@ -253,11 +253,20 @@ func normalizeName(name string, input json.RawMessage) (string, json.RawMessage)
 	if len(input) == 0 {
 		input = json.RawMessage("{}")
 	}
-	wrapped, err := json.Marshal(map[string]any{"server_name": server, "tool_name": tool, "arguments": input})
+	// A struct, not a map: it marshals without reflection over map keys
+	// or sorting them, into the same bytes (the fields are in key order).
+	wrapped, err := json.Marshal(mcpCallInput{Arguments: input, ServerName: server, ToolName: tool})
 	if err != nil {
 		return UseMCPTool, input
 	}
 	return UseMCPTool, wrapped
+}
+
+// mcpCallInput is use_mcp_tool's input as normalizeName builds it.
+type mcpCallInput struct {
+	Arguments  json.RawMessage `json:"arguments"`
+	ServerName string          `json:"server_name"`
+	ToolName   string          `json:"tool_name"`
 }
 
 // toToolResult normalizes a handler's result into a tool_result block.

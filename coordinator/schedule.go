@@ -45,6 +45,11 @@ type scheduler struct {
 	// abort, once set, cancels every call added later: a sibling failed,
 	// the message was interrupted or discarded.
 	abort error
+	// holding keeps the first call that may start for the goroutine that
+	// adds the blocks (held), which would otherwise only wait for it:
+	// a one-call message then runs without a goroutine hop each way.
+	holding bool
+	held    *task
 }
 
 func (c *Coordinator) newScheduler(s *Session, msgID string) *scheduler {
@@ -70,7 +75,23 @@ func (sc *scheduler) add(use api.ToolUse) {
 	}
 	sc.queue = append(sc.queue, t)
 	t.stop = context.AfterFunc(e.ctx, func() { sc.drop(t) })
-	sc.startAll(sc.dispatchLocked())
+	ready := sc.dispatchLocked()
+	if sc.holding && sc.held == nil && len(ready) > 0 {
+		sc.held, ready = ready[0], ready[1:]
+	}
+	sc.startAll(ready)
+}
+
+// runHeld ends holding and runs the held call, if any, on the calling
+// goroutine (and, as exec does, the calls its end lets start).
+func (sc *scheduler) runHeld() {
+	sc.mu.Lock()
+	t := sc.held
+	sc.held, sc.holding = nil, false
+	sc.mu.Unlock()
+	if t != nil {
+		sc.exec(t)
+	}
 }
 
 // dispatchLocked takes from the head of the queue the calls the ordering

@@ -51,8 +51,12 @@ func decodeError(err error) error {
 // encode marshals v before writing anything, so a marshalling failure
 // becomes a clean 500 rather than half a 200.
 func (s *Server) encode(w http.ResponseWriter, r *http.Request, status int, v any) {
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(v); err != nil {
+	buf, _ := s.encodeBufs.Get().(*bytes.Buffer)
+	if buf == nil {
+		buf = new(bytes.Buffer)
+	}
+	defer s.putEncodeBuffer(buf)
+	if err := json.NewEncoder(buf).Encode(v); err != nil {
 		logFrom(r, s.logger).Error("encode response", "err", err)
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusInternalServerError)
@@ -62,4 +66,19 @@ func (s *Server) encode(w http.ResponseWriter, r *http.Request, status int, v an
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
+}
+
+// maxPooledBuffer keeps a rare huge response (a large file read) from
+// pinning its buffer in the pool.
+const maxPooledBuffer = 64 << 10
+
+// putEncodeBuffer returns a response buffer to the server's pool: every
+// JSON answer needs one, and growing a fresh one each time is most of
+// encode's garbage.
+func (s *Server) putEncodeBuffer(buf *bytes.Buffer) {
+	if buf.Cap() > maxPooledBuffer {
+		return
+	}
+	buf.Reset()
+	s.encodeBufs.Put(buf)
 }

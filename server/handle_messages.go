@@ -68,20 +68,12 @@ func toolUses(msg api.AssistantMessage) ([]api.ToolUse, error) {
 	var uses []api.ToolUse
 	seen := map[string]bool{}
 	for i, raw := range msg.Content {
-		var head struct {
-			Type string `json:"type"`
+		use, isToolUse, err := toolUseBlock(i, raw)
+		if err != nil {
+			return nil, err
 		}
-		if err := json.Unmarshal(raw, &head); err != nil || head.Type == "" {
-			return nil, &api.Error{Code: api.CodeValidation, Message: "every content block needs a type",
-				Fields: map[string]string{fmt.Sprintf("content[%d].type", i): "is required"}}
-		}
-		if head.Type != api.TypeToolUse {
+		if !isToolUse {
 			continue
-		}
-		var use api.ToolUse
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		if err := dec.Decode(&use); err != nil {
-			return nil, &api.Error{Code: api.CodeValidation, Message: fmt.Sprintf("content[%d] is not a valid tool_use block: %v", i, err)}
 		}
 		if err := checkToolUse(use, fmt.Sprintf("content[%d].", i)); err != nil {
 			return nil, err
@@ -94,6 +86,32 @@ func toolUses(msg api.AssistantMessage) ([]api.ToolUse, error) {
 		uses = append(uses, use)
 	}
 	return uses, nil
+}
+
+// toolUseBlock decodes content block i and reports whether it is a
+// tool_use. A well-formed tool_use block, the usual case, is decoded
+// once; only a block that fails that is looked at again, to tell a block
+// without a type and a broken tool_use from a block of another type.
+func toolUseBlock(i int, raw json.RawMessage) (api.ToolUse, bool, error) {
+	var use api.ToolUse
+	if err := json.Unmarshal(raw, &use); err == nil && use.Type != "" {
+		return use, use.Type == api.TypeToolUse, nil
+	}
+	var head struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil || head.Type == "" {
+		return use, false, &api.Error{Code: api.CodeValidation, Message: "every content block needs a type",
+			Fields: map[string]string{fmt.Sprintf("content[%d].type", i): "is required"}}
+	}
+	if head.Type != api.TypeToolUse {
+		return use, false, nil
+	}
+	use = api.ToolUse{}
+	if err := json.NewDecoder(bytes.NewReader(raw)).Decode(&use); err != nil {
+		return use, false, &api.Error{Code: api.CodeValidation, Message: fmt.Sprintf("content[%d] is not a valid tool_use block: %v", i, err)}
+	}
+	return use, true, nil
 }
 
 func newMessageID() string { return coordinator.NewID("msg_") }

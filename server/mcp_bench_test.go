@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -24,11 +25,16 @@ import (
 )
 
 // BenchmarkMCPThroughToolgate calls the MCP test server's echo tool
-// through POST /v1/tool_use (as mcp__test__echo, auto-approved) and the
-// same server binary directly with go-sdk's client, at 1 and 16
-// concurrent callers, and reports the latency of each and their ratio.
+// through toolgate and the same server binary directly with go-sdk's
+// client, at 1 and 16 concurrent callers, and reports the latency of each
+// and their ratio. Through toolgate goes two ways: POST /v1/tool_use as
+// mcp__test__echo ("ratio") and POST /v1/sessions/{sid}/messages with a
+// use_mcp_tool block ("msg-ratio"); echo is auto-approved. A fourth way,
+// the floor, is a bare net/http handler that decodes the block, calls the
+// hub and encodes the result: what any HTTP hop in front of the server
+// costs ("floor-ratio"), the part of the ratio that is not toolgate's.
 //
-//	go test -run '^$' -bench MCPThroughToolgate -benchtime 2000x ./server
+//	go test -run '^$' -bench MCPThroughToolgate -benchtime 2000x -count 3 ./server
 func BenchmarkMCPThroughToolgate(b *testing.B) {
 	bin := filepath.Join(b.TempDir(), "testserver")
 	if out, err := exec.Command("go", "build", "-o", bin, "../coordinator/mcphub/testdata/testserver").CombinedOutput(); err != nil {
@@ -36,20 +42,20 @@ func BenchmarkMCPThroughToolgate(b *testing.B) {
 	}
 	url := benchToolgate(b, bin)
 	direct := benchDirect(b, bin)
+	floor := benchFloor(b, bin)
+	// Keep-alive on both sides: the HTTP client keeps a connection per
+	// caller, as go-sdk's client keeps its one pipe.
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	sid := benchSession(b, client, url)
 	var seq atomic.Int64
-	viaToolgate := func(int) error {
-		body, _ := json.Marshal(api.ToolUse{Type: api.TypeToolUse, ID: fmt.Sprintf("toolu_b%d", seq.Add(1)), Name: "mcp__test__echo", Input: json.RawMessage(`{"text":"x"}`)})
-		req, _ := http.NewRequest(http.MethodPost, url+"/v1/tool_use", bytes.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+testToken)
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := client.Do(req)
-		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
+	// Each call echoes a text of its own, on every way alike: a real
+	// agent does not repeat a call thousands of times, and toolgate's
+	// loop guard would annotate results that repeat.
+	viaToolUse := func(i int) error {
 		var out api.ToolUseResponse
-		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		use := api.ToolUse{Type: api.TypeToolUse, ID: fmt.Sprintf("toolu_b%d", seq.Add(1)), Name: "mcp__test__echo",
+			Input: json.RawMessage(fmt.Sprintf(`{"text":"x%d"}`, i))}
+		if err := benchPost(client, url+"/v1/tool_use", use, &out); err != nil {
 			return err
 		}
 		if out.Result.IsError {
@@ -57,35 +63,99 @@ func BenchmarkMCPThroughToolgate(b *testing.B) {
 		}
 		return nil
 	}
-	viaDirect := func(int) error {
-		res, err := direct.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "x"}})
+	viaMessage := func(i int) error {
+		var out api.MessageResponse
+		use := api.ToolUse{Type: api.TypeToolUse, ID: fmt.Sprintf("toolu_m%d", seq.Add(1)), Name: "use_mcp_tool",
+			Input: json.RawMessage(fmt.Sprintf(`{"server_name":"test","tool_name":"echo","arguments":{"text":"x%d"}}`, i))}
+		msg := map[string]any{"role": "assistant", "content": []any{use}}
+		if err := benchPost(client, url+"/v1/sessions/"+sid+"/messages", msg, &out); err != nil {
+			return err
+		}
+		if len(out.Message.Content) != 1 || out.Message.Content[0].IsError {
+			return fmt.Errorf("call failed: %+v", out.Message)
+		}
+		return nil
+	}
+	viaFloor := func(i int) error {
+		var out api.ToolUseResponse
+		use := api.ToolUse{Type: api.TypeToolUse, ID: fmt.Sprintf("toolu_f%d", seq.Add(1)), Name: "mcp__test__echo",
+			Input: json.RawMessage(fmt.Sprintf(`{"text":"x%d"}`, i))}
+		if err := benchPost(client, floor, use, &out); err != nil {
+			return err
+		}
+		if out.Result.IsError {
+			return fmt.Errorf("call failed: %+v", out.Result)
+		}
+		return nil
+	}
+	viaDirect := func(i int) error {
+		res, err := direct.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": fmt.Sprintf("x%d", i)}})
 		if err == nil && res.IsError {
 			err = fmt.Errorf("call failed")
 		}
 		return err
 	}
+	ways := []func(int) error{viaDirect, viaToolUse, viaMessage, viaFloor}
 	for _, callers := range []int{1, 16} {
 		b.Run(fmt.Sprintf("callers=%d", callers), func(b *testing.B) {
-			// Rounds alternate the two ways so that load from elsewhere
-			// on the machine weighs on both alike.
-			var d, tg time.Duration
-			const rounds = 10
-			per := max(b.N/rounds, 1)
+			// Short turns, each way in turn and in a rotating order, so that
+			// a burst of load from elsewhere on the machine weighs on every
+			// way alike. A turn gives each caller several calls, so that
+			// ramping up and down is a small part of it.
+			turn := max(8*callers, 40)
+			rounds := max(b.N/turn, 1)
+			took := make([]time.Duration, len(ways))
 			for r := range rounds {
-				if r%2 == 0 {
-					d += benchRun(b, callers, per, viaDirect)
-					tg += benchRun(b, callers, per, viaToolgate)
-				} else {
-					tg += benchRun(b, callers, per, viaToolgate)
-					d += benchRun(b, callers, per, viaDirect)
+				for k := range ways {
+					w := (r + k) % len(ways)
+					took[w] += benchRun(b, callers, turn, ways[w])
 				}
 			}
-			calls := float64(per * rounds)
-			b.ReportMetric(float64(d.Microseconds())/calls, "direct-µs/call")
-			b.ReportMetric(float64(tg.Microseconds())/calls, "toolgate-µs/call")
-			b.ReportMetric(float64(tg)/float64(d), "ratio")
+			calls := float64(turn * rounds)
+			b.ReportMetric(float64(took[0].Microseconds())/calls, "direct-µs/call")
+			b.ReportMetric(float64(took[1].Microseconds())/calls, "toolgate-µs/call")
+			b.ReportMetric(float64(took[2].Microseconds())/calls, "message-µs/call")
+			b.ReportMetric(float64(took[1])/float64(took[0]), "ratio")
+			b.ReportMetric(float64(took[2])/float64(took[0]), "msg-ratio")
+			b.ReportMetric(float64(took[3].Microseconds())/calls, "floor-µs/call")
+			b.ReportMetric(float64(took[3])/float64(took[0]), "floor-ratio")
 		})
 	}
+}
+
+// benchPost posts v as JSON with the token and decodes the answer into out.
+func benchPost(client *http.Client, url string, v, out any) error {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("%s: status %d", url, resp.StatusCode)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return err
+	}
+	// Reading to the end lets the transport reuse the connection.
+	_, err = io.Copy(io.Discard, resp.Body)
+	return err
+}
+
+// benchSession creates the session the message way posts to.
+func benchSession(b *testing.B, client *http.Client, url string) string {
+	b.Helper()
+	var sess api.Session
+	if err := benchPost(client, url+"/v1/sessions", map[string]any{"mode": "act"}, &sess); err != nil {
+		b.Fatal(err)
+	}
+	return sess.ID
 }
 
 // benchRun makes n calls spread over callers goroutines and returns the
@@ -133,13 +203,7 @@ func benchToolgate(b *testing.B, bin string) string {
 	coord := coordinator.New(coordinator.Options{Config: coordinator.DefaultConfig(), Workspace: ws, Tools: handlers.Default(), Registerer: reg, MCP: hub})
 	ts := httptest.NewServer(New(discardLogger(), coord, reg, Config{Token: testToken}))
 	b.Cleanup(func() { coord.Close(); ts.Close() })
-	deadline := time.Now().Add(15 * time.Second)
-	for len(hub.Tools()) == 0 {
-		if time.Now().After(deadline) {
-			b.Fatalf("test server never connected: %+v", hub.Servers())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	awaitHub(b, hub)
 	return ts.URL
 }
 
@@ -155,4 +219,45 @@ func benchDirect(b *testing.B, bin string) *mcp.ClientSession {
 	}
 	b.Cleanup(func() { _ = cs.Close() })
 	return cs
+}
+
+// benchFloor serves the floor way: one tool_use block in, the hub's
+// result out, nothing else. It has its own process of the server, as the
+// other ways do.
+func benchFloor(b *testing.B, bin string) string {
+	b.Helper()
+	hub := mcphub.New(mcphub.Settings{MCPServers: map[string]mcphub.ServerConfig{"test": {Command: bin}}}, mcphub.Options{})
+	hub.Start(context.Background())
+	b.Cleanup(hub.Close)
+	awaitHub(b, hub)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var use api.ToolUse
+		var args map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&use); err != nil || json.Unmarshal(use.Input, &args) != nil {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		res, err := hub.CallTool(r.Context(), "test", "echo", args, nil)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(api.ToolUseResponse{Result: api.ToolResult{
+			Type: api.TypeToolResult, ToolUseID: use.ID, Content: mcphub.Blocks(res), IsError: res.IsError}})
+	}))
+	b.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// awaitHub waits until the hub lists the test server's tools.
+func awaitHub(b *testing.B, hub *mcphub.Hub) {
+	b.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for len(hub.Tools()) == 0 {
+		if time.Now().After(deadline) {
+			b.Fatalf("test server never connected: %+v", hub.Servers())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }

@@ -93,11 +93,24 @@ func (f *mcpFacade) sync(fs *facadeServer, sess *coordinator.Session) {
 }
 
 // call runs one MCP tools/call as a tool_use in the session. Cancelling
-// the MCP request cancels the call.
+// the MCP request cancels the call. A request carrying a progressToken
+// gets the call's partial output as progress notifications.
 func (f *mcpFacade) call(sess *coordinator.Session, name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		use := api.ToolUse{Type: api.TypeToolUse, ID: facadeCallID(), Name: name, Input: req.Params.Arguments}
+		if req.Params.GetProgressToken() == nil {
+			res, _ := f.s.coord.Execute(ctx, sess, "", use)
+			return mcpResult(res), nil
+		}
+		stop, forwarded := make(chan struct{}), make(chan struct{})
+		after := sess.Events.LastID()
+		go func() {
+			defer close(forwarded)
+			forwardProgress(ctx, req, sess, use.ID, after, stop)
+		}()
 		res, _ := f.s.coord.Execute(ctx, sess, "", use)
+		close(stop)
+		<-forwarded
 		return mcpResult(res), nil
 	}
 }

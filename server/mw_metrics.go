@@ -12,7 +12,12 @@ import (
 func (s *Server) instrument(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
+		// requestLog, outside, has wrapped the writer already: one wrapper
+		// serves both.
+		ww, ok := w.(middleware.WrapResponseWriter)
+		if !ok {
+			ww = middleware.NewWrapResponseWriter(w, r.ProtoMajor)
+		}
 		next.ServeHTTP(ww, r)
 		route := routePattern(r)
 		status := ww.Status()

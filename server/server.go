@@ -3,6 +3,7 @@ package server
 import (
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -61,6 +62,8 @@ type Server struct {
 	gather  prometheus.Gatherer
 	origins originRules
 	tickets *ticketStore
+	// encodeBufs recycles the buffers encode marshals responses into.
+	encodeBufs sync.Pool
 }
 
 // New returns the whole HTTP surface as one handler. reg receives the HTTP

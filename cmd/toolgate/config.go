@@ -37,6 +37,7 @@ func loadConfig(path string) (fileConfig, error) {
 	if err := coordinator.ValidatePermissions(cfg.Coordinator.Permissions); err != nil {
 		return cfg, fmt.Errorf("config %s: %w %v", path, err, err.(*api.Error).Fields)
 	}
+	resolveRelative(&cfg, path)
 	// Writes to the config file itself must never pass silently.
 	if abs, err := filepath.Abs(path); err == nil {
 		if real, err := filepath.EvalSymlinks(abs); err == nil {
@@ -45,4 +46,17 @@ func loadConfig(path string) (fileConfig, error) {
 		cfg.Coordinator.ProtectedFiles = append(cfg.Coordinator.ProtectedFiles, abs)
 	}
 	return cfg, nil
+}
+
+// resolveRelative makes the paths the config names relative to the
+// config file's directory, as a reader of the file expects, rather than
+// to wherever the process happened to start.
+func resolveRelative(cfg *fileConfig, path string) {
+	dir := filepath.Dir(path)
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	if p := cfg.Coordinator.MCPSettings; p != "" && !filepath.IsAbs(p) {
+		cfg.Coordinator.MCPSettings = filepath.Join(dir, p)
+	}
 }

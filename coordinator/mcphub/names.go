@@ -3,7 +3,6 @@ package mcphub
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"regexp"
 	"strings"
 )
 
@@ -13,10 +12,42 @@ const maxNameLen = 64
 // maxServerLen bounds the server part so the tool part keeps some room.
 const maxServerLen = 24
 
-var (
-	invalidChars = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
-	underscores  = regexp.MustCompile(`_{2,}`)
-)
+// validChar reports whether r may appear in a listed name.
+func validChar(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-'
+}
+
+// replaceInvalid turns every character outside [a-zA-Z0-9_-] into "_",
+// one for each rune (and for each byte that is not valid UTF-8). Names
+// are cleaned on every call's policy check, so a name that is already
+// clean comes back as it is, without a copy.
+func replaceInvalid(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return !validChar(r) }) {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if validChar(r) {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// collapseUnderscores turns each run of underscores into one.
+func collapseUnderscores(s string) string {
+	if !strings.Contains(s, "__") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '_' && i > 0 && s[i-1] == '_' {
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
 
 // shortHash tells apart names that were cut to the same prefix.
 func shortHash(parts ...string) string {
@@ -28,7 +59,7 @@ func shortHash(parts ...string) string {
 // nor starts or ends with "_", so the first "__" after the prefix of a
 // listed name always ends the server part.
 func cleanServer(name string) string {
-	s := underscores.ReplaceAllString(invalidChars.ReplaceAllString(name, "_"), "_")
+	s := collapseUnderscores(replaceInvalid(name))
 	s = strings.Trim(s, "_")
 	if s == "" {
 		return "s-" + shortHash(name)
@@ -48,7 +79,7 @@ func ListedName(server, tool string) string {
 
 // cleanTool is the tool part of a listed name.
 func cleanTool(server, tool string) string {
-	t := invalidChars.ReplaceAllString(tool, "_")
+	t := replaceInvalid(tool)
 	room := maxNameLen - len("mcp__") - len(cleanServer(server)) - len("__")
 	if strings.Trim(t, "_") == "" {
 		return "t-" + shortHash(server, tool)

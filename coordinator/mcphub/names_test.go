@@ -2,6 +2,7 @@ package mcphub
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -36,4 +37,24 @@ func TestListedName(t *testing.T) {
 			t.Errorf("two long tools share the name %q", a)
 		}
 	})
+}
+
+// TestCleanMatchesPatterns checks the cleaning functions against the
+// regular expressions that define them: [^a-zA-Z0-9_-] becomes "_", then
+// _{2,} becomes "_".
+func TestCleanMatchesPatterns(t *testing.T) {
+	invalid, runs := regexp.MustCompile(`[^a-zA-Z0-9_-]`), regexp.MustCompile(`_{2,}`)
+	for _, in := range []string{
+		"", "github", "my server.v2", "a__b_", "___", "__x__y___z__", "é-ü/ñ", "日本語_tool",
+		"bad\xffutf8\xfe", "tab\there", "-dash-", "a_ _b", "\x00nul", strings.Repeat("_.", 20),
+	} {
+		t.Run(strconv.Quote(in), func(t *testing.T) {
+			if got, want := replaceInvalid(in), invalid.ReplaceAllString(in, "_"); got != want {
+				t.Errorf("replaceInvalid(%q) = %q, want %q", in, got, want)
+			}
+			if got, want := collapseUnderscores(in), runs.ReplaceAllString(in, "_"); got != want {
+				t.Errorf("collapseUnderscores(%q) = %q, want %q", in, got, want)
+			}
+		})
+	}
 }

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestLoadConfigMCPSettingsPath(t *testing.T) {
+	dir := t.TempDir()
+	abs := filepath.Join(t.TempDir(), "elsewhere.json")
+	tests := []struct {
+		name, settings, want string
+	}{
+		{name: "relative to the config file", settings: "mcp.json", want: filepath.Join(dir, "mcp.json")},
+		{name: "relative with a directory", settings: "conf/mcp.json", want: filepath.Join(dir, "conf", "mcp.json")},
+		{name: "absolute kept", settings: abs, want: abs},
+		{name: "none", settings: "", want: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, "toolgate.json")
+			body := `{"policy": {"mcp_settings": ` + quote(tt.settings) + `}}`
+			if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			// The process runs somewhere else than the config file lives.
+			t.Chdir(t.TempDir())
+			cfg, err := loadConfig(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := cfg.Coordinator.MCPSettings; got != tt.want {
+				t.Errorf("mcp_settings = %q, want %q", got, tt.want)
+			}
+		})
+	}
+	t.Run("config path itself relative", func(t *testing.T) {
+		if err := os.MkdirAll(filepath.Join(dir, "etc"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "etc", "toolgate.json"), []byte(`{"policy": {"mcp_settings": "mcp.json"}}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		t.Chdir(dir)
+		cfg, err := loadConfig(filepath.Join("etc", "toolgate.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := cfg.Coordinator.MCPSettings, filepath.Join(dir, "etc", "mcp.json"); got != want {
+			t.Errorf("mcp_settings = %q, want %q", got, want)
+		}
+	})
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

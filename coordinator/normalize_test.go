@@ -1,0 +1,30 @@
+package coordinator
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestNormalizeName(t *testing.T) {
+	tests := []struct {
+		name, tool, input string
+		wantTool, want    string
+	}{
+		{name: "plain tool", tool: "read_file", input: `{"path":"a"}`, wantTool: "read_file", want: `{"path":"a"}`},
+		{name: "mcp name", tool: "mcp__github__list_issues", input: `{"repo": "x/y"}`, wantTool: UseMCPTool,
+			want: `{"arguments":{"repo":"x/y"},"server_name":"github","tool_name":"list_issues"}`},
+		{name: "mcp name without input", tool: "mcp__s__t", wantTool: UseMCPTool,
+			want: `{"arguments":{},"server_name":"s","tool_name":"t"}`},
+		{name: "html in arguments", tool: "mcp__s__t", input: `{"q":"<a>&"}`, wantTool: UseMCPTool,
+			want: `{"arguments":{"q":"\u003ca\u003e\u0026"},"server_name":"s","tool_name":"t"}`},
+		{name: "invalid arguments", tool: "mcp__s__t", input: `{"q":`, wantTool: UseMCPTool, want: `{"q":`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			gotTool, got := normalizeName(tt.tool, json.RawMessage(tt.input))
+			if gotTool != tt.wantTool || string(got) != tt.want {
+				t.Errorf("normalizeName(%q, %s) = %q, %s; want %q, %s", tt.tool, tt.input, gotTool, got, tt.wantTool, tt.want)
+			}
+		})
+	}
+}
