@@ -97,13 +97,14 @@ func (c *Coordinator) Sessions() *Sessions { return c.sessions }
 func (c *Coordinator) Workspace() *Workspace { return c.workspace }
 
 // Tools lists the tools a session's model may use: plan mode leaves out the
-// tools that write, and a bare deny rule (managed or the session's) leaves
-// out the tool it names.
+// tools that write (a command tool stays, for commands that only read),
+// and a bare deny rule (managed or the session's) leaves out the tool it
+// names.
 func (c *Coordinator) Tools(s *Session) []api.ToolInfo {
 	plan := s != nil && s.Mode() == api.ModePlan
 	out := []api.ToolInfo{}
 	for _, t := range c.registry.Tools() {
-		if plan && t.Writes || c.deniedOutright(s, t.Name) {
+		if plan && t.Writes && t.command == nil || c.deniedOutright(s, t.Name) {
 			continue
 		}
 		out = append(out, api.ToolInfo{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})

@@ -47,10 +47,11 @@ func (c *Coordinator) authorize(ctx context.Context, s *Session, e *callEntry, t
 		out := failure(api.StatusDenied, code, "cwd: "+sub.badCwd.Error())
 		return &out, gate{}
 	}
-	if t.Writes && s.Mode() == api.ModePlan {
-		out := failure(api.StatusDenied, api.ToolCodePlanMode, fmt.Sprintf(
-			"Tool %s is not available in plan mode because it changes files. Switch the session to act mode to use it.", t.Name))
-		return &out, gate{}
+	if s.Mode() == api.ModePlan {
+		if msg, refused := planModeRefusal(t, sub); refused {
+			out := failure(api.StatusDenied, api.ToolCodePlanMode, msg)
+			return &out, gate{}
+		}
 	}
 	v := c.policy.decide(sub, t, sessionRules(s.sessionPermissions()), line.RequiresApproval)
 	switch v.decision {
@@ -80,4 +81,20 @@ func (c *Coordinator) deniedOutright(s *Session, name string) bool {
 		}
 	}
 	return false
+}
+
+// planModeRefusal says why plan mode refuses a call: tools that change
+// files, and command lines that are not read-only. Reading commands (ls,
+// cat, git status, grep ...) still run, as exploring is what planning is.
+func planModeRefusal(t *Tool, sub *subject) (string, bool) {
+	switch {
+	case sub.command != nil && sub.command.ReadOnly():
+		return "", false
+	case sub.command != nil:
+		return "Plan mode runs only commands that read (such as ls, cat, grep, git status or git diff); this one may change something. " +
+			"Switch the session to act mode to run it.", true
+	case t.Writes:
+		return fmt.Sprintf("Tool %s is not available in plan mode because it changes files. Switch the session to act mode to use it.", t.Name), true
+	}
+	return "", false
 }
