@@ -12,7 +12,8 @@ import (
 type KeptOutput interface {
 	// Open reads the output from its start.
 	Open() (io.ReadCloser, error)
-	// Size is the output's length in bytes.
+	// Size is the output's length in bytes; Open reads at least that many
+	// while it still grows.
 	Size() int64
 	// Remove frees what the output holds (a spill file).
 	Remove() error
@@ -42,17 +43,14 @@ func (s *Session) keepOutput(e *callEntry, o KeptOutput) {
 	e.output = o
 }
 
-// Output returns a finished call's kept output. found is false for an
-// unknown id; o is nil while the call runs or when it kept none.
+// Output returns a call's kept output, which grows while the call runs.
+// found is false for an unknown id; o is nil when the call kept none (yet).
 func (s *Session) Output(toolUseID string) (o KeptOutput, state api.CallState, found bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e, ok := s.calls[toolUseID]
 	if !ok {
 		return nil, "", false
-	}
-	if e.record.State != api.StateDone {
-		return nil, e.record.State, true
 	}
 	return e.output, e.record.State, true
 }

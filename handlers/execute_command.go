@@ -106,6 +106,9 @@ func (r *commandRunner) run(ctx context.Context, call *coordinator.Call, in *Exe
 	}
 	timeout := commandTimeout(r.cfg, in)
 	out := process.NewOutput(process.OutputLimits{Full: r.cfg.OutputCap(), Dir: r.cfg.OutputDir})
+	// Kept from the start, so that the output so far can be fetched while
+	// the command runs.
+	call.KeepOutput(out)
 	r.metrics.running.Inc()
 	res, err := process.Run(ctx, process.Options{
 		Command: in.Command, Dir: dir, Env: r.cfg.ChildEnv(), Timeout: timeout, Output: out,
@@ -119,7 +122,6 @@ func (r *commandRunner) run(ctx context.Context, call *coordinator.Call, in *Exe
 		r.metrics.runs.WithLabelValues("not_started").Inc()
 		return coordinator.Result{}, coordinator.Errorf(codeNotStarted, "The command could not start: %v", err)
 	}
-	call.KeepOutput(out)
 	hint := fmt.Sprintf("full output: GET /v1/sessions/%s/calls/%s/output", call.SessionID, call.ToolUseID)
 	text := out.Summary(process.SummaryLimits{Hint: hint})
 	if text == "" {

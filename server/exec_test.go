@@ -390,3 +390,38 @@ func TestFullOutputEndpoint(t *testing.T) {
 		})
 	}
 }
+
+// The output so far can be fetched while the command runs, spilled to its
+// file or not, and is whole once the call is done.
+func TestFullOutputWhileRunning(t *testing.T) {
+	s := newExecServer(t)
+	sid := s.session(t)
+	var want strings.Builder
+	for i := 1; i <= 200000; i++ { // over the 512 KiB kept in memory
+		fmt.Fprintf(&want, "%d\n", i)
+	}
+	want.WriteString("MARK\n")
+	resp := s.request(t, t.Context(), "POST", "/v1/sessions/"+sid+"/messages",
+		message(commandUse("toolu_live", "seq 1 200000; echo MARK; sleep 999")), "text/event-stream")
+	evs := readExecSSE(resp.Body)
+	nextExec(t, evs, chunkHas("MARK"))
+	fetch := func(t *testing.T) (string, string) {
+		t.Helper()
+		resp := s.request(t, t.Context(), "GET", "/v1/sessions/"+sid+"/calls/toolu_live/output", nil, "")
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("output: status %d, %v", resp.StatusCode, err)
+		}
+		return string(body), resp.Header.Get("Toolgate-Call-State")
+	}
+	if body, state := fetch(t); state != string(api.StateRunning) || body != want.String() {
+		t.Errorf("while running: state %q, %d bytes (want %q and %d bytes)", state, len(body), api.StateRunning, want.Len())
+	}
+	cresp := s.request(t, t.Context(), "POST", "/v1/sessions/"+sid+"/calls/toolu_live/cancel", nil, "")
+	cresp.Body.Close()
+	nextExec(t, evs, isType(api.EventToolFinished))
+	if body, state := fetch(t); state != string(api.StateDone) || body != want.String() {
+		t.Errorf("when done: state %q, %d bytes (want %q and %d bytes)", state, len(body), api.StateDone, want.Len())
+	}
+}

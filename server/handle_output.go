@@ -9,8 +9,9 @@ import (
 	"github.com/toolgate/toolgate/api"
 )
 
-// handleCallOutput serves a finished call's full output (execute_command
-// keeps it, capped) as plain text.
+// handleCallOutput serves a call's full output (execute_command keeps it,
+// capped) as plain text: all of it once the call has finished, what it
+// has printed so far while it runs.
 func (s *Server) handleCallOutput(w http.ResponseWriter, r *http.Request) {
 	sess, ok := s.session(w, r)
 	if !ok {
@@ -21,13 +22,16 @@ func (s *Server) handleCallOutput(w http.ResponseWriter, r *http.Request) {
 	case !found:
 		s.writeError(w, r, errorf(api.CodeNotFound, "no such call in this session"))
 		return
-	case state != api.StateDone:
-		s.writeError(w, r, errorf(api.CodeConflict, "the call has not finished; its output streams as tool.output events"))
+	case out == nil && state != api.StateDone:
+		s.writeError(w, r, errorf(api.CodeConflict, "the call has not started its output yet"))
 		return
 	case out == nil:
 		s.writeError(w, r, errorf(api.CodeNotFound, "this call kept no output"))
 		return
 	}
+	// The size first: a running command's output only grows, so reading
+	// that many bytes gives a consistent prefix.
+	size := out.Size()
 	rc, err := out.Open()
 	if err != nil {
 		s.writeError(w, r, err)
@@ -35,7 +39,8 @@ func (s *Server) handleCallOutput(w http.ResponseWriter, r *http.Request) {
 	}
 	defer rc.Close()
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Header().Set("Content-Length", strconv.FormatInt(out.Size(), 10))
+	w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
+	w.Header().Set("Toolgate-Call-State", string(state))
 	w.WriteHeader(http.StatusOK)
-	_, _ = io.Copy(w, rc)
+	_, _ = io.CopyN(w, rc, size)
 }
