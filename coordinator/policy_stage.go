@@ -68,19 +68,7 @@ func (c *Coordinator) authorize(ctx context.Context, s *Session, e *callEntry, t
 // deniedOutright reports whether a bare deny rule of either layer names
 // the tool, so that tool lists can leave it out.
 func (c *Coordinator) deniedOutright(s *Session, name string) bool {
-	sub := &subject{tool: name}
-	layers := [][]*permRule{c.policy.managed}
-	if s != nil {
-		layers = append(layers, sessionRules(s.sessionPermissions()))
-	}
-	for _, rules := range layers {
-		for _, r := range rules {
-			if r.list == listDeny && !r.hasContent && r.matchesName(sub) {
-				return true
-			}
-		}
-	}
-	return false
+	return c.deniedSubject(s, &subject{tool: name})
 }
 
 // planModeRefusal says why plan mode refuses a call: tools that change
