@@ -4,16 +4,13 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
-	"github.com/toolgate/toolgate/handlers"
 )
 
 // editServer is a real server over a real coordinator with the default
@@ -26,31 +23,9 @@ type editServer struct {
 
 func newEditServer(t *testing.T, cfg coordinator.Config, files map[string]string) *editServer {
 	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ws, err := coordinator.OpenWorkspace(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	reg := prometheus.NewRegistry()
 	cfg.AllowAll = true // these tests are about edits, not approving them
-	coord := coordinator.New(coordinator.Options{Config: cfg, Workspace: ws, Tools: handlers.Default(), Registerer: reg})
-	_, router := loadSpec(t)
-	check := &conformance{router: router, next: New(discardLogger(), coord, reg, Config{Token: testToken, SSEWriteTimeout: 2 * time.Second})}
-	ts := httptest.NewServer(check)
-	t.Cleanup(func() {
-		coord.Close()
-		ts.Close()
-		for _, e := range check.errs {
-			t.Errorf("openapi.yaml conformance: %s", e)
-		}
-	})
-	return &editServer{testServer: &testServer{Server: ts, coord: coord, reg: reg}, dir: ws.Dir}
+	f := newFixture(t, fixtureOptions{files: files, config: cfg, server: Config{Token: testToken, SSEWriteTimeout: 2 * time.Second}})
+	return &editServer{testServer: &testServer{Server: f.ts, coord: f.coord, reg: f.reg}, dir: f.dir}
 }
 
 // call runs one tool_use in the default session and returns its record

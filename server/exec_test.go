@@ -7,19 +7,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
-	"github.com/toolgate/toolgate/handlers"
 )
 
 // execServer is a real server over a real coordinator with the default tools.
@@ -31,27 +27,11 @@ type execServer struct {
 
 func newExecServer(tb testing.TB) *execServer {
 	tb.Helper()
-	ws, err := coordinator.OpenWorkspace(tb.TempDir())
-	if err != nil {
-		tb.Fatal(err)
-	}
 	cfg := coordinator.DefaultConfig()
 	cfg.Commands.OutputDir = tb.TempDir()
 	cfg.AllowAll = true // these tests are about running commands, not approving them
-	reg := prometheus.NewRegistry()
-	coord := coordinator.New(coordinator.Options{Config: cfg, Workspace: ws, Tools: handlers.Default(), Registerer: reg})
-	_, router := loadSpec(tb)
-	check := &conformance{router: router, next: New(slog.New(slog.DiscardHandler), coord, reg, Config{Token: testToken})}
-	ts := httptest.NewServer(check)
-	tb.Cleanup(func() {
-		coord.Close()
-		ts.Close()
-		ws.Close()
-		for _, e := range check.errs {
-			tb.Errorf("openapi.yaml conformance: %s", e)
-		}
-	})
-	return &execServer{url: ts.URL, dir: ws.Dir, coord: coord}
+	f := newFixture(tb, fixtureOptions{config: cfg, server: Config{Token: testToken}})
+	return &execServer{url: f.url, dir: f.dir, coord: f.coord}
 }
 
 func (s *execServer) request(tb testing.TB, ctx context.Context, method, path string, body any, accept string) *http.Response {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -12,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
 )
@@ -70,20 +68,9 @@ func newStreamingServer(t *testing.T, cfg coordinator.Config) (*httptest.Server,
 			ConcurrencySafe: func(in *gateIn) bool { return in.Safe },
 		})
 	}}
-	reg := prometheus.NewRegistry()
-	logger := slog.New(slog.DiscardHandler)
-	c := coordinator.New(coordinator.Options{Config: cfg, Tools: []coordinator.Registration{tool}, Logger: logger, Registerer: reg})
-	_, router := loadSpec(t)
-	check := &conformance{router: router, next: New(logger, c, reg, Config{Token: testToken})}
-	srv := httptest.NewServer(check)
-	t.Cleanup(func() {
-		c.Close()
-		srv.Close()
-		for _, e := range check.errs {
-			t.Errorf("openapi.yaml conformance: %s", e)
-		}
-	})
-	return srv, g
+	f := newFixture(t, fixtureOptions{noWorkspace: true, config: cfg, tools: []coordinator.Registration{tool},
+		server: Config{Token: testToken}})
+	return f.ts, g
 }
 
 // call sends a request and decodes a JSON answer into out (when not nil).

@@ -62,31 +62,15 @@ type testServer struct {
 
 func newTestServer(t *testing.T, mutate ...func(*Config)) *testServer {
 	t.Helper()
-	ws, err := coordinator.OpenWorkspace(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	reg := prometheus.NewRegistry()
-	// These tests exercise HTTP, not approvals (policy_flow_test.go does):
-	// allow_all keeps the "write" tool from waiting for a decision.
-	ccfg := coordinator.Config{PolicyConfig: coordinator.PolicyConfig{AllowAll: true}}
-	coord := coordinator.New(coordinator.Options{Config: ccfg, Workspace: ws, Tools: testTools(), Registerer: reg})
 	cfg := Config{Token: testToken, SSEWriteTimeout: 2 * time.Second}
 	for _, m := range mutate {
 		m(&cfg)
 	}
-	_, router := loadSpec(t)
-	check := &conformance{router: router, next: New(discardLogger(), coord, reg, cfg)}
-	ts := httptest.NewServer(check)
-	t.Cleanup(func() {
-		coord.Close()
-		ts.Close()
-		for _, e := range check.errs {
-			t.Errorf("openapi.yaml conformance: %s", e)
-		}
-	})
-	return &testServer{Server: ts, coord: coord, reg: reg}
+	// These tests exercise HTTP, not approvals (policy_flow_test.go does):
+	// allow_all keeps the "write" tool from waiting for a decision.
+	f := newFixture(t, fixtureOptions{tools: testTools(), server: cfg,
+		config: coordinator.Config{PolicyConfig: coordinator.PolicyConfig{AllowAll: true}}})
+	return &testServer{Server: f.ts, coord: f.coord, reg: f.reg}
 }
 
 // do sends an authorised request with a JSON body (when body is not nil).

@@ -1,40 +1,20 @@
 package server
 
 import (
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
-	"github.com/toolgate/toolgate/handlers"
 )
 
 // newInteractiveServer is a real server with the default tools.
 func newInteractiveServer(t *testing.T, cfg coordinator.Config) *flowServer {
 	t.Helper()
-	ws, err := coordinator.OpenWorkspace(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := prometheus.NewRegistry()
-	coord := coordinator.New(coordinator.Options{Config: cfg, Workspace: ws, Tools: handlers.Default(), Registerer: reg})
-	_, router := loadSpec(t)
-	check := &conformance{router: router, next: New(slog.New(slog.DiscardHandler), coord, reg, Config{Token: flowToken})}
-	ts := httptest.NewServer(check)
-	t.Cleanup(func() {
-		ts.Close()
-		coord.Close()
-		ws.Close()
-		for _, e := range check.errs {
-			t.Errorf("openapi.yaml conformance: %s", e)
-		}
-	})
-	return &flowServer{url: ts.URL, dir: ws.Dir}
+	f := newFixture(t, fixtureOptions{config: cfg, server: Config{Token: flowToken}})
+	return &flowServer{url: f.url, dir: f.dir}
 }
 
 func TestInteractiveToolsOverSSE(t *testing.T) {

@@ -3,19 +3,15 @@ package server
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/coordinator/mcphub"
-	"github.com/toolgate/toolgate/handlers"
 )
 
 // newMCPTestServer is a real server over the default tools in a workspace
@@ -24,37 +20,16 @@ import (
 // against openapi.yaml.
 func newMCPTestServer(t *testing.T) (*testServer, *coordinator.Coordinator) {
 	t.Helper()
-	dir := t.TempDir()
-	for name, content := range map[string]string{"a.txt": "hello from a\n", "secret.txt": "s3cret\n"} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ws, err := coordinator.OpenWorkspace(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
 	hub := mcphub.New(mcphub.Settings{MCPServers: map[string]mcphub.ServerConfig{
-		"broken": {Command: filepath.Join(dir, "no-such-server")},
+		"broken": {Command: filepath.Join(t.TempDir(), "no-such-server")},
 	}}, mcphub.Options{MinBackoff: time.Hour})
 	hub.Start(context.Background())
 	t.Cleanup(hub.Close)
 	cfg := coordinator.DefaultConfig()
 	cfg.Permissions = api.Permissions{Deny: []string{"read_file(secret.txt)"}}
-	reg := prometheus.NewRegistry()
-	coord := coordinator.New(coordinator.Options{Config: cfg, Workspace: ws, Tools: handlers.Default(), Registerer: reg, MCP: hub})
-	_, router := loadSpec(t)
-	check := &conformance{router: router, next: New(discardLogger(), coord, reg, Config{Token: testToken})}
-	ts := httptest.NewServer(check)
-	t.Cleanup(func() {
-		coord.Close()
-		ts.Close()
-		for _, e := range check.errs {
-			t.Errorf("openapi.yaml conformance: %s", e)
-		}
-	})
-	return &testServer{Server: ts, coord: coord, reg: reg}, coord
+	f := newFixture(t, fixtureOptions{files: map[string]string{"a.txt": "hello from a\n", "secret.txt": "s3cret\n"},
+		config: cfg, mcp: hub, server: Config{Token: testToken}})
+	return &testServer{Server: f.ts, coord: f.coord, reg: f.reg}, f.coord
 }
 
 func TestMCPServersRoute(t *testing.T) {

@@ -5,18 +5,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/aymanbagabas/go-udiff"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
+	"github.com/aymanbagabas/go-udiff"
+
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
 )
@@ -73,28 +69,9 @@ type flowServer struct {
 
 func newFlowServer(t *testing.T, cfg coordinator.Config) *flowServer {
 	t.Helper()
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("old\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ws, err := coordinator.OpenWorkspace(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := prometheus.NewRegistry()
-	coord := coordinator.New(coordinator.Options{Config: cfg, Workspace: ws, Tools: flowTools(), Registerer: reg})
-	_, router := loadSpec(t)
-	check := &conformance{router: router, next: New(slog.New(slog.DiscardHandler), coord, reg, Config{Token: flowToken})}
-	ts := httptest.NewServer(check)
-	t.Cleanup(func() {
-		ts.Close()
-		coord.Close()
-		ws.Close()
-		for _, e := range check.errs {
-			t.Errorf("openapi.yaml conformance: %s", e)
-		}
-	})
-	return &flowServer{url: ts.URL, dir: ws.Dir}
+	f := newFixture(t, fixtureOptions{files: map[string]string{"a.txt": "old\n"}, config: cfg, tools: flowTools(),
+		server: Config{Token: flowToken}})
+	return &flowServer{url: f.url, dir: f.dir}
 }
 
 // call sends a JSON request and decodes the answer into out.

@@ -1,16 +1,12 @@
 package server
 
 import (
-	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
 )
@@ -51,35 +47,14 @@ func newSubagentServer(t *testing.T) (*flowServer, string) {
 func newSubagentServerWith(t *testing.T, sc coordinator.SubagentConfig) (*flowServer, string) {
 	t.Helper()
 	agents := t.TempDir()
-	var handler http.Handler
-	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
-	url := "http://" + ts.Listener.Addr().String()
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("old\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ws, err := coordinator.OpenWorkspace(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc.Dir, sc.ToolgateURL = agents, url
-	cfg := coordinator.Config{PolicyConfig: coordinator.PolicyConfig{AllowAll: true},
-		AgentConfig: coordinator.AgentConfig{Subagents: sc}}
-	reg := prometheus.NewRegistry()
-	coord := coordinator.New(coordinator.Options{Config: cfg, Workspace: ws, Tools: flowTools(), Registerer: reg})
-	_, router := loadSpec(t)
-	check := &conformance{router: router, next: New(slog.New(slog.DiscardHandler), coord, reg, Config{Token: flowToken})}
-	handler = check
-	ts.Start()
-	t.Cleanup(func() {
-		ts.Close()
-		coord.Close()
-		ws.Close()
-		for _, e := range check.errs {
-			t.Errorf("openapi.yaml conformance: %s", e)
-		}
-	})
-	return &flowServer{url: url, dir: ws.Dir}, agents
+	f := newFixture(t, fixtureOptions{files: map[string]string{"a.txt": "old\n"}, tools: flowTools(),
+		server: Config{Token: flowToken},
+		before: func(url string, _ int, c *coordinator.Config, _ *Config) {
+			sc.Dir, sc.ToolgateURL = agents, url
+			*c = coordinator.Config{PolicyConfig: coordinator.PolicyConfig{AllowAll: true},
+				AgentConfig: coordinator.AgentConfig{Subagents: sc}}
+		}})
+	return &flowServer{url: f.url, dir: f.dir}, agents
 }
 
 func writeAgent(t *testing.T, dir, file, front, body string) {

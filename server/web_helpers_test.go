@@ -5,11 +5,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,9 +13,7 @@ import (
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3filter"
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/coordinator"
-	"github.com/toolgate/toolgate/handlers"
 )
 
 // webEnv is a real server (real coordinator, default tools, a temporary
@@ -52,47 +46,17 @@ func (l *lockedBuffer) String() string {
 // written into the workspace.
 func newWebEnv(t *testing.T, edit func(*Config), files map[string]string) *webEnv {
 	t.Helper()
-	dir := t.TempDir()
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ws, err := coordinator.OpenWorkspace(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	logs := &lockedBuffer{}
-	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	reg := prometheus.NewRegistry()
-	coord := coordinator.New(coordinator.Options{
-		Config: coordinator.DefaultConfig(), Workspace: ws, Tools: handlers.Default(), Logger: logger, Registerer: reg,
-	})
-	hs := httptest.NewUnstartedServer(nil)
-	port := hs.Listener.Addr().(*net.TCPAddr).Port
-	cfg := Config{Token: testToken, Port: port, SSEHeartbeat: time.Hour}
-	if edit != nil {
-		edit(&cfg)
-	}
-	env := &webEnv{URL: "http://127.0.0.1:" + strconv.Itoa(port), Port: port, Dir: dir, logs: logs}
 	registerConsoleDecoders()
-	_, router := loadSpec(t)
-	check := &conformance{router: router, next: New(logger, coord, reg, cfg)}
-	hs.Config.Handler = check
-	hs.Start()
-	t.Cleanup(func() {
-		coord.Close()
-		hs.Close()
-		_ = ws.Close()
-		for _, e := range check.errs {
-			t.Errorf("openapi.yaml conformance: %s", e)
-		}
-	})
-	return env
+	f := newFixture(t, fixtureOptions{files: files, config: coordinator.DefaultConfig(),
+		logger: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		before: func(_ string, port int, _ *coordinator.Config, s *Config) {
+			*s = Config{Token: testToken, Port: port, SSEHeartbeat: time.Hour}
+			if edit != nil {
+				edit(s)
+			}
+		}})
+	return &webEnv{URL: "http://127.0.0.1:" + strconv.Itoa(f.port), Port: f.port, Dir: f.dir, logs: logs}
 }
 
 // registerConsoleDecoders teaches the contract checker the console's

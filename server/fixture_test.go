@@ -1,0 +1,95 @@
+package server
+
+import (
+	"log/slog"
+	"net"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/mcphub"
+	"github.com/toolgate/toolgate/handlers"
+)
+
+// fixture is a real server for tests: a coordinator over a temporary
+// workspace behind the whole HTTP surface, every request and response
+// checked against openapi.yaml. Cleanup closes it all and reports what
+// did not conform.
+type fixture struct {
+	ts    *httptest.Server
+	url   string
+	port  int
+	dir   string // the workspace; "" without one
+	coord *coordinator.Coordinator
+	reg   *prometheus.Registry
+}
+
+// fixtureOptions describe a fixture; the zero value is the default tools
+// over an empty workspace, with the coordinator's zero config.
+type fixtureOptions struct {
+	files       map[string]string // workspace files to create, by slash path
+	noWorkspace bool
+	config      coordinator.Config
+	tools       []coordinator.Registration // nil: handlers.Default()
+	mcp         *mcphub.Hub
+	logger      *slog.Logger // nil: discarded
+	server      Config       // the server's config; Token must be set
+	// before adjusts both configs once the listener's address is known.
+	before func(url string, port int, c *coordinator.Config, s *Config)
+}
+
+func newFixture(tb testing.TB, o fixtureOptions) *fixture {
+	tb.Helper()
+	f := &fixture{reg: prometheus.NewRegistry()}
+	var ws *coordinator.Workspace
+	if !o.noWorkspace {
+		dir := tb.TempDir()
+		for name, body := range o.files {
+			p := filepath.Join(dir, filepath.FromSlash(name))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				tb.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+				tb.Fatal(err)
+			}
+		}
+		var err error
+		if ws, err = coordinator.OpenWorkspace(dir); err != nil {
+			tb.Fatal(err)
+		}
+		f.dir = ws.Dir
+	}
+	f.ts = httptest.NewUnstartedServer(nil)
+	f.port = f.ts.Listener.Addr().(*net.TCPAddr).Port
+	f.url = "http://" + f.ts.Listener.Addr().String()
+	if o.before != nil {
+		o.before(f.url, f.port, &o.config, &o.server)
+	}
+	if o.tools == nil {
+		o.tools = handlers.Default()
+	}
+	if o.logger == nil {
+		o.logger = discardLogger()
+	}
+	f.coord = coordinator.New(coordinator.Options{Config: o.config, Workspace: ws, Tools: o.tools,
+		Logger: o.logger, Registerer: f.reg, MCP: o.mcp})
+	_, router := loadSpec(tb)
+	check := &conformance{router: router, next: New(o.logger, f.coord, f.reg, o.server)}
+	f.ts.Config.Handler = check
+	f.ts.Start()
+	tb.Cleanup(func() {
+		f.ts.Close()
+		f.coord.Close()
+		if ws != nil {
+			_ = ws.Close()
+		}
+		for _, e := range check.errs {
+			tb.Errorf("openapi.yaml conformance: %s", e)
+		}
+	})
+	return f
+}
