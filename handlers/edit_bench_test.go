@@ -17,7 +17,7 @@ func BenchmarkReadFileRecord(b *testing.B) {
 	for sb.Len() < 10<<20 {
 		fmt.Fprintf(&sb, "line %d of a fairly ordinary source file, some code here\n", sb.Len())
 	}
-	ws := editWorkspace(b, map[string]string{"big.txt": sb.String()})
+	ws := workspaceWith(b, map[string]string{"big.txt": sb.String()})
 	for _, record := range []bool{false, true} {
 		b.Run(fmt.Sprintf("record=%v", record), func(b *testing.B) {
 			call := &coordinator.Call{Workspace: ws}
@@ -41,7 +41,7 @@ func BenchmarkReplaceInFile(b *testing.B) {
 	for i := range 10000 {
 		fmt.Fprintf(&sb, "line %d\n", i)
 	}
-	ws := editWorkspace(b, map[string]string{"f.txt": sb.String()})
+	ws := workspaceWith(b, map[string]string{"f.txt": sb.String()})
 	call := editCall(ws, "toolu_1")
 	diffs := []string{block("line 5000\n", "LINE 5000\n"), block("LINE 5000\n", "line 5000\n")}
 	i := 0

@@ -9,8 +9,8 @@ import (
 	"github.com/toolgate/toolgate/coordinator"
 )
 
-// editWorkspace makes a workspace holding files (path -> content).
-func editWorkspace(t testing.TB, files map[string]string) *coordinator.Workspace {
+// workspaceWith makes a workspace holding files (slash path -> content).
+func workspaceWith(t testing.TB, files map[string]string) *coordinator.Workspace {
 	t.Helper()
 	dir := t.TempDir()
 	for name, content := range files {

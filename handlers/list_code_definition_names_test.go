@@ -11,7 +11,7 @@ const defsGo = "package p\n\n// T is a type.\ntype T struct{}\n\nfunc (T) M() {}
 
 func TestListCodeDefinitionNames(t *testing.T) {
 	requireTool(t, "ctags", "universal-ctags")
-	ws := newWorkspace(t, map[string]string{
+	ws := workspaceWith(t, map[string]string{
 		"pkg/p.go":        defsGo,
 		"pkg/secret.go":   "package p\n\nfunc Hidden() {}\n",
 		"pkg/sub/deep.go": "package sub\n\nfunc Deep() {}\n",
@@ -47,7 +47,7 @@ func TestListCodeDefinitionNamesConfinement(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(out, "x.go"), []byte("package x\n\nfunc Outside() {}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ws := newWorkspace(t, map[string]string{"p.go": defsGo})
+	ws := workspaceWith(t, map[string]string{"p.go": defsGo})
 	if err := os.Symlink(out, filepath.Join(ws.Dir, "escape")); err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 func TestListFiles(t *testing.T) {
-	ws := newWorkspace(t, map[string]string{
+	ws := workspaceWith(t, map[string]string{
 		".git/HEAD":               "ref\n",
 		".gitignore":              "*.log\n",
 		"README.md":               "",
@@ -50,7 +50,7 @@ func TestListFilesCapNote(t *testing.T) {
 	for i := range 250 {
 		files[fmt.Sprintf("d/f%03d.txt", i)] = ""
 	}
-	ws := newWorkspace(t, files)
+	ws := workspaceWith(t, files)
 	t.Run("recursive listing stops at 200 with a note", func(t *testing.T) {
 		res, err := listFiles(bg, ws, &ListFilesInput{Path: ".", Recursive: true}, nil)
 		got := okText(t, res, err)
@@ -72,7 +72,7 @@ func TestListFilesCapNote(t *testing.T) {
 }
 
 func TestListFilesExclusion(t *testing.T) {
-	ws := newWorkspace(t, map[string]string{"a.txt": "", ".env": "", "secrets/k.pem": ""})
+	ws := workspaceWith(t, map[string]string{"a.txt": "", ".env": "", "secrets/k.pem": ""})
 	res, err := listFiles(bg, ws, &ListFilesInput{Path: ".", Recursive: true}, excludeNames(".env", "secrets"))
 	got := okText(t, res, err)
 	want := "a.txt\n\n(2 entries were left out because .clineignore excludes them.)"
@@ -83,7 +83,7 @@ func TestListFilesExclusion(t *testing.T) {
 
 func TestListFilesConfinement(t *testing.T) {
 	out := outsideDir(t)
-	ws := newWorkspace(t, map[string]string{"a.txt": "", "f.txt": ""})
+	ws := workspaceWith(t, map[string]string{"a.txt": "", "f.txt": ""})
 	if err := os.Symlink(out, filepath.Join(ws.Dir, "escape")); err != nil {
 		t.Fatal(err)
 	}

@@ -47,7 +47,7 @@ func TestReplaceInFile(t *testing.T) {
 			if tc.file != "<absent>" {
 				files["f.txt"] = tc.file
 			}
-			ws := editWorkspace(t, files)
+			ws := workspaceWith(t, files)
 			res, err := replaceInFile(context.Background(), editCall(ws, "toolu_1"), &ReplaceInFileInput{Path: tc.path, Diff: tc.diff})
 			if got := toolCode(t, err); got != tc.wantCode {
 				t.Fatalf("code = %q, want %q (err %v)", got, tc.wantCode, err)
@@ -70,7 +70,7 @@ func TestReplaceInFile(t *testing.T) {
 
 func TestReplaceInFileStaleGuard(t *testing.T) {
 	t.Run("refused after an outside change", func(t *testing.T) {
-		ws := editWorkspace(t, map[string]string{"f.txt": "a\nb\n"})
+		ws := workspaceWith(t, map[string]string{"f.txt": "a\nb\n"})
 		call := editCall(ws, "toolu_1")
 		if _, err := readFile(context.Background(), call, &ReadFileInput{Path: "f.txt"}); err != nil {
 			t.Fatal(err)
@@ -85,7 +85,7 @@ func TestReplaceInFileStaleGuard(t *testing.T) {
 		}
 	})
 	t.Run("own writes keep the guard satisfied", func(t *testing.T) {
-		ws := editWorkspace(t, map[string]string{"f.txt": "a\nb\n"})
+		ws := workspaceWith(t, map[string]string{"f.txt": "a\nb\n"})
 		call := editCall(ws, "toolu_1")
 		for _, d := range []string{block("a\n", "A\n"), block("b\n", "B\n")} {
 			if _, err := replaceInFile(context.Background(), call, &ReplaceInFileInput{Path: "f.txt", Diff: d}); err != nil {

@@ -15,7 +15,7 @@ import (
 
 func searchTree(t *testing.T) *coordinator.Workspace {
 	t.Helper()
-	return newWorkspace(t, map[string]string{
+	return workspaceWith(t, map[string]string{
 		".git/HEAD":      "ref\n",
 		".gitignore":     "*.log\n",
 		"app.log":        "needle in a log\n",
@@ -96,7 +96,7 @@ func TestSearchFilesCapNote(t *testing.T) {
 	for i := range 40 {
 		files[fmt.Sprintf("f%02d.txt", i)] = strings.Repeat("hit\nx\n", 10)
 	}
-	ws := newWorkspace(t, files)
+	ws := workspaceWith(t, files)
 	res, err := runSearch(t, ws, SearchFilesInput{Path: ".", Regex: "hit"}, nil)
 	got := okText(t, res, err)
 	if want := "Showing first 300 of 300+ results. Use a more specific search if necessary.\n\nf00.txt\n"; !strings.HasPrefix(got, want) {
@@ -108,7 +108,7 @@ func TestSearchFilesCapNote(t *testing.T) {
 }
 
 func TestSearchFilesExclusion(t *testing.T) {
-	ws := newWorkspace(t, map[string]string{"a.txt": "needle\n", ".env": "needle\n", "keys/k.txt": "needle\n", "b.txt": "needle\n"})
+	ws := workspaceWith(t, map[string]string{"a.txt": "needle\n", ".env": "needle\n", "keys/k.txt": "needle\n", "b.txt": "needle\n"})
 	res, err := runSearch(t, ws, SearchFilesInput{Path: ".", Regex: "needle"}, excludeNames("b.txt", "keys"))
 	got := okText(t, res, err)
 	if strings.Contains(got, "b.txt") || strings.Contains(got, "keys") {

@@ -12,28 +12,6 @@ import (
 	"github.com/toolgate/toolgate/coordinator"
 )
 
-// newWorkspace writes files (slash path -> content) into a fresh directory
-// and opens it as the workspace.
-func newWorkspace(t *testing.T, files map[string]string) *coordinator.Workspace {
-	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ws, err := coordinator.OpenWorkspace(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	return ws
-}
-
 // okText returns a successful result's text and fails on an error.
 func okText(t *testing.T, res coordinator.Result, err error) string {
 	t.Helper()

@@ -46,7 +46,7 @@ func TestWriteToFile(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ws := editWorkspace(t, tc.existing)
+			ws := workspaceWith(t, tc.existing)
 			res, err := writeToFile(editCall(ws, "toolu_1"), &WriteToFileInput{Path: tc.path, Content: tc.content}, tc.tool == "new_rule")
 			if got := toolCode(t, err); got != tc.wantCode {
 				t.Fatalf("code = %q, want %q (err %v)", got, tc.wantCode, err)
@@ -65,7 +65,7 @@ func TestWriteToFile(t *testing.T) {
 }
 
 func TestWriteToFileKeepsMode(t *testing.T) {
-	ws := editWorkspace(t, map[string]string{"s.sh": "old\n"})
+	ws := workspaceWith(t, map[string]string{"s.sh": "old\n"})
 	p := filepath.Join(ws.Dir, "s.sh")
 	if err := os.Chmod(p, 0o750); err != nil {
 		t.Fatal(err)
@@ -85,7 +85,7 @@ func TestWriteToFileKeepsMode(t *testing.T) {
 func TestWriteToFileRequireRead(t *testing.T) {
 	cfg := coordinator.DefaultConfig()
 	cfg.RequireReadBeforeEdit = true
-	ws := editWorkspace(t, map[string]string{"f.txt": "a\n"})
+	ws := workspaceWith(t, map[string]string{"f.txt": "a\n"})
 	call := &coordinator.Call{ToolUseID: "toolu_1", Workspace: ws, Files: coordinator.NewFileMemory(cfg)}
 	t.Run("unread existing file refused", func(t *testing.T) {
 		_, err := writeToFile(call, &WriteToFileInput{Path: "f.txt", Content: "b\n"}, false)
@@ -112,7 +112,7 @@ func TestWriteToFileRequireRead(t *testing.T) {
 }
 
 func TestWriteToFilePreviewWritesNothing(t *testing.T) {
-	ws := editWorkspace(t, map[string]string{"f.txt": "a\n"})
+	ws := workspaceWith(t, map[string]string{"f.txt": "a\n"})
 	tool := newWriteFile("write_to_file", coordinator.ToolEnv{Workspace: ws})
 	diff, err := tool.Preview(context.Background(), editCall(ws, "toolu_1"), &WriteToFileInput{Path: "f.txt", Content: "b\n"})
 	if err != nil {
