@@ -23,7 +23,7 @@ func newHTTPMetrics(reg *prometheus.Registry, version string) *httpMetrics {
 		}, []string{"route", "method", "code"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "toolgate_http_request_duration_seconds",
-			Help:    "Time to answer an HTTP request (streams: until they end), by route pattern.",
+			Help:    "Time to answer an HTTP request, by route pattern; event streams are not timed (toolgate_sse_subscribers counts them).",
 			Buckets: prometheus.DefBuckets,
 		}, []string{"route"}),
 		sseSubscribers: prometheus.NewGauge(prometheus.GaugeOpts{

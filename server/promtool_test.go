@@ -22,6 +22,9 @@ func TestMetricsPassPromtool(t *testing.T) {
 	ts := newTestServer(t)
 	decodeBody[map[string]any](t, ts.do(t, "POST", "/v1/tool_use", toolUse("p1", "echo", map[string]any{"text": "x"})), 200)
 	decodeBody[map[string]any](t, ts.do(t, "POST", "/v1/tool_use", toolUse("p2", "nope", nil)), 200)
+	stream := ts.do(t, "POST", "/v1/sessions/default/messages", assistant(toolUse("p3", "echo", map[string]any{"text": "y"})), "Accept", "text/event-stream")
+	_, _ = io.Copy(io.Discard, stream.Body) // the stream ends with message.finished
+	stream.Body.Close()
 	resp, err := ts.Client().Get(ts.URL + "/metrics")
 	if err != nil {
 		t.Fatal(err)
@@ -29,17 +32,22 @@ func TestMetricsPassPromtool(t *testing.T) {
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	for _, want := range []string{
-		`toolgate_tool_calls_total{status="succeeded",tool="echo"} 1`,
+		`toolgate_tool_calls_total{status="succeeded",tool="echo"} 2`,
 		`toolgate_tool_calls_total{status="unknown_tool",tool="other"} 1`,
 		`toolgate_tool_calls_total{status="denied",tool="write"} 0`,
-		`toolgate_tool_call_duration_seconds_bucket{tool="echo",le="+Inf"} 1`,
+		`toolgate_tool_call_duration_seconds_bucket{tool="echo",le="+Inf"} 2`,
 		`toolgate_http_requests_total{code="200",method="POST",route="/v1/tool_use"} 2`,
+		`toolgate_http_requests_total{code="200",method="POST",route="/v1/sessions/{sid}/messages"} 1`,
+		`toolgate_http_request_duration_seconds_count{route="/v1/tool_use"} 2`,
 		`toolgate_sse_subscribers 0`,
 		`toolgate_build_info{`,
 	} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("scrape lacks %s", want)
 		}
+	}
+	if strings.Contains(string(body), `toolgate_http_request_duration_seconds_count{route="/v1/sessions/{sid}/messages"}`) {
+		t.Error("an event stream was timed as a request")
 	}
 	cmd := exec.Command(promtool, "check", "metrics")
 	cmd.Stdin = bytes.NewReader(body)
