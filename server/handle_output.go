@@ -23,7 +23,7 @@ func (s *Server) handleCallOutput(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, errorf(api.CodeNotFound, "no such call in this session"))
 		return
 	case out == nil && state != api.StateDone:
-		s.writeError(w, r, errorf(api.CodeConflict, "the call has not started its output yet"))
+		s.writeError(w, r, errorf(api.CodeConflict, "the call is "+string(state)+": it has no output yet"))
 		return
 	case out == nil:
 		s.writeError(w, r, errorf(api.CodeNotFound, "this call kept no output"))
