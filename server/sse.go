@@ -78,6 +78,10 @@ func (es *eventStreams) serve(w http.ResponseWriter, r *http.Request, spec strea
 	defer cancel()
 	dw := &deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: es.writeTimeout, drop: cancel,
 		subscribed: make(chan struct{}), lastSent: make(chan struct{})}
+	// The cursor is taken now, before the client can see the response
+	// begin: "from now on" (an id ahead of the log) then includes every
+	// event the client may cause once it has its 200.
+	spec.after = spec.log.Cursor(spec.after)
 	go es.pump(ctx, id, spec, dw)
 
 	// The library picks the stream from the query and parses Last-Event-ID
@@ -98,7 +102,7 @@ func (es *eventStreams) pump(ctx context.Context, streamID string, spec streamSp
 	case <-ctx.Done():
 		return
 	}
-	cursor := spec.log.Cursor(spec.after)
+	cursor := spec.after
 	var beat <-chan time.Time
 	if es.heartbeat > 0 {
 		t := time.NewTicker(es.heartbeat)
