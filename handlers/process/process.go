@@ -89,7 +89,24 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	// A session of its own: one group to kill, and no controlling
 	// terminal, so a command that opens /dev/tty fails instead of hanging.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
+	var cg *runCgroup
+	if parent := cgroups(); parent != nil {
+		if c, err := parent.make(); err == nil {
+			cg = c
+			defer cg.remove()
+			cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, int(cg.fd.Fd())
+		}
+	}
+	// kill ends the group and, where there is one, everything in the
+	// run's cgroup, processes that left the group included.
+	kill := func() error {
+		err := killGroup(cmd.Process.Pid)
+		if cg != nil {
+			cg.kill()
+		}
+		return err
+	}
+	cmd.Cancel = kill
 	cmd.WaitDelay = o.Grace
 
 	k := &sink{out: o.Output, onChunk: o.OnChunk, onBytes: o.OnBytes,
@@ -104,7 +121,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	// below did not end it.
 	cancelled := ctx.Err() != nil
 	timedOut := !cancelled && errors.Is(context.Cause(runCtx), ErrTimedOut)
-	stray := pipes.drain(runCtx.Done(), o.Grace, cmd.Process.Pid)
+	stray := pipes.drain(runCtx.Done(), o.Grace, kill)
 	res := Result{ExitCode: cmd.ProcessState.ExitCode(), Stray: stray, Duration: time.Since(start),
 		TimedOut: timedOut, Cancelled: cancelled}
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
@@ -158,7 +175,7 @@ func startWithPipes(cmd *exec.Cmd, k *sink, delay time.Duration) (*pipes, error)
 // reports whether that was needed. stop (a timeout or cancellation) kills
 // the group at once, yet what the killed processes wrote before is still
 // read to the end.
-func (p *pipes) drain(stop <-chan struct{}, grace time.Duration, pgid int) (stray bool) {
+func (p *pipes) drain(stop <-chan struct{}, grace time.Duration, kill func() error) (stray bool) {
 	defer func() {
 		for _, f := range p.files {
 			f.Close()
@@ -174,9 +191,9 @@ func (p *pipes) drain(stop <-chan struct{}, grace time.Duration, pgid int) (stra
 		stray = true
 	case <-stop:
 	}
-	_ = killGroup(pgid)
+	_ = kill()
 	// Killed processes release the pipes at once; only one that left the
-	// group (setsid) can hold them now.
+	// group (setsid) where there is no cgroup can hold them now.
 	t.Reset(max(time.Until(deadline), 100*time.Millisecond))
 	select {
 	case <-p.done:

@@ -3,7 +3,10 @@ package process
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -246,19 +249,83 @@ func TestStrayPipeHolders(t *testing.T) {
 		}()
 		c.waitFor(t, "esc=")
 		cancel()
+		var res Result
 		select {
-		case res := <-done:
-			if !res.Stray || !res.Cancelled {
-				t.Errorf("Stray %v Cancelled %v, want true true", res.Stray, res.Cancelled)
-			}
+		case res = <-done:
 		case <-time.After(10 * time.Second):
 			t.Fatal("Run did not return while an escaped process held the pipes")
 		}
 		_, rest, _ := strings.Cut(out.Summary(SummaryLimits{}), "esc=")
-		if pid, err := strconv.Atoi(strings.Fields(rest)[0]); err == nil {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+		pid, err := strconv.Atoi(strings.Fields(rest)[0])
+		if err != nil {
+			t.Fatalf("output %q: %v", out.Summary(SummaryLimits{}), err)
 		}
+		if cgroups() == nil {
+			// The group kill misses it: the pipes are abandoned.
+			if !res.Stray || !res.Cancelled {
+				t.Errorf("Stray %v Cancelled %v, want true true", res.Stray, res.Cancelled)
+			}
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			return
+		}
+		// The run's cgroup holds it: the cancel kills it with the rest.
+		if !res.Cancelled {
+			t.Errorf("Cancelled %v, want true", res.Cancelled)
+		}
+		gone(t, pid)
 	})
+}
+
+// A daemon that left the group and let go of the output survives the
+// group kill; in the run's cgroup a timeout ends it too.
+func TestTimeoutKillsEscapedDaemon(t *testing.T) {
+	if cgroups() == nil {
+		t.Skip("runs get no cgroup here (no writable cgroup v2); the process group is all a timeout kills")
+	}
+	if _, err := os.Stat("/usr/bin/setsid"); err != nil {
+		t.Skip("setsid is missing")
+	}
+	res, out := run(t, t.Context(), Options{
+		Command: "setsid sh -c 'exec sleep 999' </dev/null >/dev/null 2>&1 & echo daemon=$!; sleep 999",
+		Timeout: 300 * time.Millisecond})
+	if !res.TimedOut {
+		t.Errorf("TimedOut %v, want true", res.TimedOut)
+	}
+	_, rest, _ := strings.Cut(text(t, out), "daemon=")
+	pid, err := strconv.Atoi(strings.TrimSpace(rest))
+	if err != nil {
+		t.Fatalf("output %q: %v", text(t, out), err)
+	}
+	gone(t, pid)
+}
+
+// A daemon the command started on purpose outlives a run that ends by
+// itself; its cgroup is removed once it is empty.
+func TestDaemonOutlivesFinishedRun(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/setsid"); err != nil {
+		t.Skip("setsid is missing")
+	}
+	res, out := run(t, t.Context(), Options{Command: "setsid sh -c 'exec sleep 999' </dev/null >/dev/null 2>&1 & echo daemon=$!"})
+	_, rest, _ := strings.Cut(text(t, out), "daemon=")
+	pid, err := strconv.Atoi(strings.TrimSpace(rest))
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("exit %d, output %q: %v", res.ExitCode, text(t, out), err)
+	}
+	if err := syscall.Kill(pid, 0); err != nil {
+		t.Errorf("the daemon did not outlive the run: %v", err)
+	}
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	gone(t, pid)
+	if p := cgroups(); p != nil {
+		// The next run sweeps emptied cgroups before making its own.
+		run(t, t.Context(), Options{Command: "true"})
+		entries, _ := os.ReadDir(p.dir)
+		for _, e := range entries {
+			if e.IsDir() {
+				t.Errorf("cgroup %s left behind", e.Name())
+			}
+		}
+	}
 }
 
 func TestStartFailure(t *testing.T) {
@@ -318,5 +385,30 @@ func TestEndlessOutputBoundedMemory(t *testing.T) {
 	sum := out.Summary(SummaryLimits{})
 	if lines := strings.Count(sum, "\n"); lines > 1010 || !strings.Contains(sum, "lines (") {
 		t.Errorf("summary has %d lines, want about 1000 and a note", lines)
+	}
+}
+
+// Cgroups that toolgate processes which have ended left behind are
+// removed when a new process finds its own.
+func TestStaleCgroupsSwept(t *testing.T) {
+	p := cgroups()
+	if p == nil {
+		t.Skip("runs get no cgroup here (no writable cgroup v2)")
+	}
+	ended := exec.Command("true")
+	if err := ended.Run(); err != nil {
+		t.Fatal(err)
+	}
+	parent := filepath.Dir(p.dir)
+	stale := filepath.Join(parent, fmt.Sprintf("toolgate-%d", ended.Process.Pid))
+	if err := os.MkdirAll(filepath.Join(stale, "run-1"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sweepStale(parent)
+	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("stale cgroup %s: %v, want removed", stale, err)
+	}
+	if _, err := os.Stat(p.dir); err != nil {
+		t.Errorf("this process's cgroup: %v", err)
 	}
 }
