@@ -22,6 +22,10 @@ type Config struct {
 	// EventLogSize is how many recent events each session keeps for
 	// Last-Event-ID replay.
 	EventLogSize int `json:"event_log_size"`
+	// EventLogBytes bounds the bytes of those events (output chunks,
+	// results, previews), counted approximately: large events leave
+	// fewer in the window.
+	EventLogBytes int `json:"event_log_bytes"`
 	// MaxCallsPerSession bounds the finished call records a session keeps.
 	MaxCallsPerSession int `json:"max_calls_per_session"`
 	// Commands configures execute_command.
@@ -51,7 +55,7 @@ type Config struct {
 
 // DefaultConfig is the configuration used when no file sets one.
 func DefaultConfig() Config {
-	return Config{MaxSessions: 256, EventLogSize: 4096, MaxCallsPerSession: 10000,
+	return Config{MaxSessions: 256, EventLogSize: 4096, EventLogBytes: 8 << 20, MaxCallsPerSession: 10000,
 		RevertMaxCount: defaultRevertMaxCount, RevertMaxBytes: defaultRevertMaxBytes,
 		MaxConcurrency: 10, CascadeTools: []string{"execute_command"}, MaxOpenMessages: 16,
 		OpenMessageIdleSeconds: 600}

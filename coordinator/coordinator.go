@@ -59,6 +59,9 @@ func New(o Options) *Coordinator {
 	if cfg.EventLogSize <= 0 {
 		cfg.EventLogSize = def.EventLogSize
 	}
+	if cfg.EventLogBytes <= 0 {
+		cfg.EventLogBytes = def.EventLogBytes
+	}
 	if cfg.MaxCallsPerSession <= 0 {
 		cfg.MaxCallsPerSession = def.MaxCallsPerSession
 	}

@@ -23,8 +23,11 @@ type EventLog struct {
 
 	mu     sync.Mutex
 	ring   []api.Event
-	start  int // index of the oldest event in ring
+	sizes  []int // eventSize of each ring slot
+	start  int   // index of the oldest event in ring
 	count  int
+	bytes  int // sum of the kept events' sizes
+	max    int // bound on bytes; the newest event is kept whatever its size
 	nextID int64
 	closed bool
 	// wakeAll is closed at the next append; wakeMessage[id] at the next
@@ -49,13 +52,15 @@ type Batch struct {
 	Closed bool
 }
 
-// NewEventLog keeps the last size events of a session.
-func NewEventLog(sessionID string, size int) *EventLog {
+// NewEventLog keeps the last size events of a session, and of those no
+// more than about maxBytes (counted by eventSize; 0 means no byte bound):
+// a window of large chunks and results holds fewer events.
+func NewEventLog(sessionID string, size, maxBytes int) *EventLog {
 	if size < 1 {
 		size = 1
 	}
-	return &EventLog{sessionID: sessionID, ring: make([]api.Event, size), nextID: 1,
-		wakeMessage: map[string]chan struct{}{}}
+	return &EventLog{sessionID: sessionID, ring: make([]api.Event, size), sizes: make([]int, size), max: maxBytes,
+		nextID: 1, wakeMessage: map[string]chan struct{}{}}
 }
 
 // Append stamps ev with the next id, the session and the time, and keeps
@@ -70,13 +75,14 @@ func (l *EventLog) Append(ev api.Event) api.Event {
 	l.nextID++
 	ev.SessionID = l.sessionID
 	ev.Time = time.Now().UTC()
-	i := (l.start + l.count) % len(l.ring)
-	l.ring[i] = ev
-	if l.count < len(l.ring) {
-		l.count++
-	} else {
-		l.start = (l.start + 1) % len(l.ring)
+	size := eventSize(&ev)
+	for l.count == len(l.ring) || l.count > 0 && l.max > 0 && l.bytes+size > l.max {
+		l.dropOldestLocked()
 	}
+	i := (l.start + l.count) % len(l.ring)
+	l.ring[i], l.sizes[i] = ev, size
+	l.count++
+	l.bytes += size
 	if l.wakeAll != nil {
 		close(l.wakeAll)
 		l.wakeAll = nil
@@ -86,6 +92,15 @@ func (l *EventLog) Append(ev api.Event) api.Event {
 		delete(l.wakeMessage, ev.MessageID)
 	}
 	return ev
+}
+
+// dropOldestLocked forgets the oldest event; readers behind it see it in
+// Missed.
+func (l *EventLog) dropOldestLocked() {
+	l.bytes -= l.sizes[l.start]
+	l.ring[l.start], l.sizes[l.start] = api.Event{}, 0 // release what it held
+	l.start = (l.start + 1) % len(l.ring)
+	l.count--
 }
 
 // Read returns up to limit events with ids after the cursor.

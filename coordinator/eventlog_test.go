@@ -2,6 +2,7 @@ package coordinator_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/toolgate/toolgate/api"
@@ -19,7 +20,7 @@ func isClosed(ch <-chan struct{}) bool {
 
 func TestEventLogReadMessage(t *testing.T) {
 	t.Run("only that message, cursor past the rest", func(t *testing.T) {
-		l := coordinator.NewEventLog("s", 16)
+		l := coordinator.NewEventLog("s", 16, 0)
 		for i, m := range []string{"a", "b", "a", "b", "b"} {
 			l.Append(api.Event{Type: "x", MessageID: m, ToolUseID: fmt.Sprint(i)})
 		}
@@ -35,7 +36,7 @@ func TestEventLogReadMessage(t *testing.T) {
 		}
 	})
 	t.Run("limit stops the scan at the last event returned", func(t *testing.T) {
-		l := coordinator.NewEventLog("s", 16)
+		l := coordinator.NewEventLog("s", 16, 0)
 		for _, m := range []string{"a", "b", "a", "a"} {
 			l.Append(api.Event{Type: "x", MessageID: m})
 		}
@@ -45,7 +46,7 @@ func TestEventLogReadMessage(t *testing.T) {
 		}
 	})
 	t.Run("woken only by its own message", func(t *testing.T) {
-		l := coordinator.NewEventLog("s", 16)
+		l := coordinator.NewEventLog("s", 16, 0)
 		wakeA := l.ReadMessage("a", 0, 10).Wake
 		all := l.Read(0, 10).Wake
 		l.Append(api.Event{Type: "x", MessageID: "b"})
@@ -61,7 +62,7 @@ func TestEventLogReadMessage(t *testing.T) {
 		}
 	})
 	t.Run("close wakes every reader", func(t *testing.T) {
-		l := coordinator.NewEventLog("s", 16)
+		l := coordinator.NewEventLog("s", 16, 0)
 		wakeA, all := l.ReadMessage("a", 0, 10).Wake, l.Read(0, 10).Wake
 		l.Close()
 		if !isClosed(wakeA) || !isClosed(all) {
@@ -72,13 +73,41 @@ func TestEventLogReadMessage(t *testing.T) {
 		}
 	})
 	t.Run("waits of readers that left stay bounded", func(t *testing.T) {
-		l := coordinator.NewEventLog("s", 16)
+		l := coordinator.NewEventLog("s", 16, 0)
 		first := l.ReadMessage("m0", 0, 1).Wake
 		for i := 1; i <= 1024; i++ {
 			l.ReadMessage(fmt.Sprint("m", i), 0, 1)
 		}
 		if !isClosed(first) {
 			t.Error("a full table of message waits was kept instead of woken and cleared")
+		}
+	})
+}
+
+func TestEventLogByteBound(t *testing.T) {
+	l := coordinator.NewEventLog("s", 100, 10<<10)
+	chunk := strings.Repeat("x", 4<<10)
+	for i := range 10 {
+		l.Append(api.Event{Type: api.EventToolOutput, Chunk: chunk, ToolUseID: fmt.Sprint(i)})
+	}
+	b := l.Read(0, 100)
+	if len(b.Events) != 2 || b.Missed != 8 || b.Events[0].ID != 9 {
+		t.Fatalf("kept %d events from id %d, missed %d; want 2 from 9, missed 8", len(b.Events), b.Events[0].ID, b.Missed)
+	}
+	t.Run("an event over the bound alone is kept", func(t *testing.T) {
+		l.Append(api.Event{Type: api.EventToolOutput, Chunk: strings.Repeat("y", 20<<10)})
+		b := l.Read(0, 100)
+		if len(b.Events) != 1 || b.Events[0].ID != 11 {
+			t.Errorf("kept %d events; want only the large one", len(b.Events))
+		}
+	})
+	t.Run("results and previews count", func(t *testing.T) {
+		l := coordinator.NewEventLog("s", 100, 10<<10)
+		big := api.NewToolResult("r", strings.Repeat("z", 6<<10), false)
+		l.Append(api.Event{Type: api.EventToolFinished, Result: &big})
+		l.Append(api.Event{Type: api.EventToolAwaitingApproval, Approval: &api.Approval{Preview: api.Preview{Diff: strings.Repeat("d", 6<<10)}}})
+		if b := l.Read(0, 100); len(b.Events) != 1 || b.Missed != 1 {
+			t.Errorf("kept %d, missed %d; want the approval alone", len(b.Events), b.Missed)
 		}
 	})
 }

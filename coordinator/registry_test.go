@@ -108,7 +108,7 @@ func use1(name, id, input string) api.ToolUse {
 }
 
 func TestEventLogBounds(t *testing.T) {
-	l := coordinator.NewEventLog("s", 4)
+	l := coordinator.NewEventLog("s", 4, 0)
 	for i := range 10 {
 		l.Append(api.Event{Type: "x", ToolUseID: string(rune('a' + i))})
 	}

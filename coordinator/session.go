@@ -54,7 +54,7 @@ type callEntry struct {
 func newSession(id string, mode api.Mode, perms api.Permissions, cfg *Config) *Session {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Session{
-		ID: id, Created: time.Now().UTC(), Events: NewEventLog(id, cfg.EventLogSize), Files: NewFileMemory(*cfg),
+		ID: id, Created: time.Now().UTC(), Events: NewEventLog(id, cfg.EventLogSize, cfg.EventLogBytes), Files: NewFileMemory(*cfg),
 		ctx: ctx, cancel: cancel, mode: mode, permissions: perms,
 		calls: map[string]*callEntry{}, maxCalls: cfg.MaxCallsPerSession,
 		open: newOpenMessages(cfg),
