@@ -92,14 +92,16 @@ func (f *mcpFacade) sync(fs *facadeServer, sess *coordinator.Session) {
 	}
 }
 
-// call runs one MCP tools/call as a tool_use in the session. Cancelling
+// call runs one MCP tools/call as a tool_use in the session, as a message
+// of its own named by the call's id (so that its progress is read from
+// that message's events alone). Cancelling
 // the MCP request cancels the call. A request carrying a progressToken
 // gets the call's partial output as progress notifications.
 func (f *mcpFacade) call(sess *coordinator.Session, name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		use := api.ToolUse{Type: api.TypeToolUse, ID: facadeCallID(), Name: name, Input: req.Params.Arguments}
 		if req.Params.GetProgressToken() == nil {
-			res, _ := f.s.coord.Execute(ctx, sess, "", use)
+			res, _ := f.s.coord.Execute(ctx, sess, use.ID, use)
 			return mcpResult(res), nil
 		}
 		stop, forwarded := make(chan struct{}), make(chan struct{})
@@ -108,7 +110,7 @@ func (f *mcpFacade) call(sess *coordinator.Session, name string) mcp.ToolHandler
 			defer close(forwarded)
 			forwardProgress(ctx, req, sess, use.ID, after, stop)
 		}()
-		res, _ := f.s.coord.Execute(ctx, sess, "", use)
+		res, _ := f.s.coord.Execute(ctx, sess, use.ID, use)
 		close(stop)
 		<-forwarded
 		return mcpResult(res), nil

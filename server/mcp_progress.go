@@ -11,7 +11,8 @@ import (
 // progressBatch is how many events one read of the session's log takes.
 const progressBatch = 256
 
-// forwardProgress turns a facade call's tool.output events into MCP
+// forwardProgress turns a facade call's tool.output events (the call's id
+// is also its message's) into MCP
 // progress notifications on the request that asked for them with a
 // progressToken. It follows the session's event log from after (the last
 // id before the call was queued) and, once stop is closed, sends what is
@@ -21,7 +22,7 @@ func forwardProgress(ctx context.Context, req *mcp.CallToolRequest, sess *coordi
 	stopping := false
 	var sent float64
 	for {
-		b := sess.Events.Read(after, progressBatch)
+		b := sess.Events.ReadMessage(id, after, progressBatch)
 		after = max(after, b.Next)
 		for _, ev := range b.Events {
 			if ev.ToolUseID != id || ev.Type != api.EventToolOutput || ev.Chunk == "" {
