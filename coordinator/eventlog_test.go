@@ -1,6 +1,8 @@
 package coordinator_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -108,6 +110,37 @@ func TestEventLogByteBound(t *testing.T) {
 		l.Append(api.Event{Type: api.EventToolAwaitingApproval, Approval: &api.Approval{Preview: api.Preview{Diff: strings.Repeat("d", 6<<10)}}})
 		if b := l.Read(0, 100); len(b.Events) != 1 || b.Missed != 1 {
 			t.Errorf("kept %d, missed %d; want the approval alone", len(b.Events), b.Missed)
+		}
+	})
+}
+
+func TestEventLogWaitFor(t *testing.T) {
+	t.Run("an event appended later", func(t *testing.T) {
+		l := coordinator.NewEventLog("s", 16, 0)
+		l.Append(api.Event{Type: "x"})
+		got := make(chan api.Event, 1)
+		go func() {
+			ev, _ := l.WaitFor(t.Context(), 0, func(ev api.Event) bool { return ev.Type == "y" })
+			got <- ev
+		}()
+		l.Append(api.Event{Type: "y", ToolUseID: "want"})
+		if ev := <-got; ev.ToolUseID != "want" || ev.ID != 2 {
+			t.Errorf("got %+v, want the second event", ev)
+		}
+	})
+	t.Run("the log ends first", func(t *testing.T) {
+		l := coordinator.NewEventLog("s", 16, 0)
+		l.Close()
+		if _, err := l.WaitFor(t.Context(), 0, func(api.Event) bool { return true }); !errors.Is(err, coordinator.ErrLogClosed) {
+			t.Errorf("err = %v, want ErrLogClosed", err)
+		}
+	})
+	t.Run("the context ends first", func(t *testing.T) {
+		l := coordinator.NewEventLog("s", 16, 0)
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		if _, err := l.WaitFor(ctx, 0, func(api.Event) bool { return true }); !errors.Is(err, context.Canceled) {
+			t.Errorf("err = %v, want context.Canceled", err)
 		}
 	})
 }

@@ -38,33 +38,26 @@ func TestHookMatchersSeeMCPNames(t *testing.T) {
 // reports how many there were.
 func approveAll(t *testing.T, p *testPolicy, s *Session, u api.ToolUse) (api.ToolResult, api.CallRecord, int) {
 	t.Helper()
-	done := make(chan struct{})
+	ctx, done := context.WithCancel(context.Background())
 	var res api.ToolResult
 	var rec api.CallRecord
 	go func() {
-		defer close(done)
+		defer done()
 		res, rec = p.c.Execute(context.Background(), s, "", u)
 	}()
 	asked := 0
 	var after int64
 	for {
-		b := s.Events.Read(after, 100)
-		for _, ev := range b.Events {
-			after = ev.ID
-			if ev.ToolUseID == u.ID && ev.Type == api.EventToolAwaitingApproval {
-				asked++
-				if _, err := p.c.Decide(s, u.ID, api.DecisionRequest{Decision: api.DecisionApprove}); err != nil {
-					t.Fatalf("approve %s: %v", u.ID, err)
-				}
-			}
-		}
-		if len(b.Events) > 0 {
-			continue
-		}
-		select {
-		case <-done:
+		ev, err := s.Events.WaitFor(ctx, after, func(ev api.Event) bool {
+			return ev.ToolUseID == u.ID && ev.Type == api.EventToolAwaitingApproval
+		})
+		if err != nil {
 			return res, rec, asked
-		case <-b.Wake:
+		}
+		after = ev.ID
+		asked++
+		if _, err := p.c.Decide(s, u.ID, api.DecisionRequest{Decision: api.DecisionApprove}); err != nil {
+			t.Fatalf("approve %s: %v", u.ID, err)
 		}
 	}
 }

@@ -195,31 +195,20 @@ func (p *testPolicy) decideOnly(t *testing.T, s *Session, u api.ToolUse) (string
 // stop is closed or after a deadline, never closing then.
 func waitState(s *Session, id string, state api.CallState, stop <-chan struct{}) <-chan struct{} {
 	ch := make(chan struct{})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	go func() {
-		var after int64
-		deadline := time.After(10 * time.Second)
-		for {
-			b := s.Events.Read(after, 100)
-			evs, wake, closed := b.Events, b.Wake, b.Closed
-			for _, ev := range evs {
-				after = ev.ID
-				if ev.ToolUseID == id && ev.Call != nil && ev.Call.State == state {
-					close(ch)
-					return
-				}
-			}
-			if closed {
-				return
-			}
-			if len(evs) == 0 {
-				select {
-				case <-wake:
-				case <-stop:
-					return
-				case <-deadline:
-					return
-				}
-			}
+		defer cancel()
+		select {
+		case <-stop:
+		case <-ctx.Done():
+		}
+	}()
+	go func() {
+		defer cancel()
+		if _, err := s.Events.WaitFor(ctx, 0, func(ev api.Event) bool {
+			return ev.ToolUseID == id && ev.Call != nil && ev.Call.State == state
+		}); err == nil {
+			close(ch)
 		}
 	}()
 	return ch

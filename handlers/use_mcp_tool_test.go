@@ -165,24 +165,9 @@ func TestUseMCPToolWithoutServers(t *testing.T) {
 // waitEvent reads the session's events until one matches.
 func waitEvent(t *testing.T, sess *coordinator.Session, match func(api.Event) bool) {
 	t.Helper()
-	timeout := time.After(15 * time.Second)
-	var after int64
-	for {
-		b := sess.Events.Read(after, 100)
-		evs, wake := b.Events, b.Wake
-		for _, ev := range evs {
-			if match(ev) {
-				return
-			}
-			after = ev.ID
-		}
-		if len(evs) > 0 {
-			continue
-		}
-		select {
-		case <-wake:
-		case <-timeout:
-			t.Fatal("timed out waiting for the event")
-		}
+	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
+	defer cancel()
+	if _, err := sess.Events.WaitFor(ctx, 0, match); err != nil {
+		t.Fatalf("waiting for the event: %v", err)
 	}
 }

@@ -253,25 +253,13 @@ func TestInterruptCommand(t *testing.T) {
 // waitOutput waits until a call has streamed a chunk holding want.
 func waitOutput(tb testing.TB, sess *coordinator.Session, id, want string) {
 	tb.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	var after int64
-	for time.Now().Before(deadline) {
-		b := sess.Events.Read(after, 256)
-		evs, wake := b.Events, b.Wake
-		for _, ev := range evs {
-			after = ev.ID
-			if ev.ToolUseID == id && ev.Type == api.EventToolOutput && strings.Contains(ev.Chunk, want) {
-				return
-			}
-		}
-		if len(evs) == 0 {
-			select {
-			case <-wake:
-			case <-time.After(time.Until(deadline)):
-			}
-		}
+	ctx, cancel := context.WithTimeout(tb.Context(), 20*time.Second)
+	defer cancel()
+	if _, err := sess.Events.WaitFor(ctx, 0, func(ev api.Event) bool {
+		return ev.ToolUseID == id && ev.Type == api.EventToolOutput && strings.Contains(ev.Chunk, want)
+	}); err != nil {
+		tb.Fatalf("call %s never printed %q: %v", id, want, err)
 	}
-	tb.Fatalf("call %s never printed %q", id, want)
 }
 
 func TestDisconnectKeepsTheCall(t *testing.T) {

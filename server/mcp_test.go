@@ -153,26 +153,13 @@ func TestMCPFacade(t *testing.T) {
 // call's id.
 func awaitApproval(t *testing.T, sess *coordinator.Session) string {
 	t.Helper()
-	timeout := time.After(10 * time.Second)
-	var after int64
-	for {
-		b := sess.Events.Read(after, 100)
-		evs, wake := b.Events, b.Wake
-		for _, ev := range evs {
-			if ev.Type == api.EventToolAwaitingApproval {
-				return ev.ToolUseID
-			}
-			after = ev.ID
-		}
-		if len(evs) > 0 {
-			continue
-		}
-		select {
-		case <-wake:
-		case <-timeout:
-			t.Fatal("no tool.awaiting_approval event")
-		}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	ev, err := sess.Events.WaitFor(ctx, 0, func(ev api.Event) bool { return ev.Type == api.EventToolAwaitingApproval })
+	if err != nil {
+		t.Fatalf("no tool.awaiting_approval event: %v", err)
 	}
+	return ev.ToolUseID
 }
 
 func TestMCPFacadeGuards(t *testing.T) {
