@@ -27,41 +27,35 @@ func answered(text string) coordinator.Result {
 	return coordinator.TextResult("<answer>\n" + text + "\n</answer>")
 }
 
-// ask waits for the user's answer to an interactive call.
-func ask(ctx context.Context, call *coordinator.Call, req api.InputRequest) (coordinator.Result, error) {
-	text, err := call.AwaitInput(ctx, req)
-	if err != nil {
-		return coordinator.Result{}, err
+// interactive is a tool that puts its request before the user and waits
+// for the answer (state awaiting_input).
+func interactive[In any](description string, request func(name string, in *In) api.InputRequest) coordinator.Factory {
+	return func(name string, _ coordinator.ToolEnv) *coordinator.Tool {
+		return coordinator.NewTool(coordinator.Spec[In]{
+			Name:        name,
+			Description: description,
+			Run: func(ctx context.Context, call *coordinator.Call, in *In) (coordinator.Result, error) {
+				text, err := call.AwaitInput(ctx, request(name, in))
+				if err != nil {
+					return coordinator.Result{}, err
+				}
+				return answered(text), nil
+			},
+		})
 	}
-	return answered(text), nil
 }
 
-func newAskFollowupQuestion(name string, _ coordinator.ToolEnv) *coordinator.Tool {
-	return coordinator.NewTool(coordinator.Spec[askFollowupIn]{
-		Name:        name,
-		Description: "Ask the user a question to gather information needed to complete the task. The call waits for the user's answer.",
-		Run: func(ctx context.Context, call *coordinator.Call, in *askFollowupIn) (coordinator.Result, error) {
-			return ask(ctx, call, api.InputRequest{Kind: name, Text: in.Question, Options: in.Options})
-		},
-	})
-}
-
-func newAttemptCompletion(name string, _ coordinator.ToolEnv) *coordinator.Tool {
-	return coordinator.NewTool(coordinator.Spec[attemptCompletionIn]{
-		Name:        name,
-		Description: "Present the result of the task to the user. The call waits for the user's response: feedback means the task goes on.",
-		Run: func(ctx context.Context, call *coordinator.Call, in *attemptCompletionIn) (coordinator.Result, error) {
-			return ask(ctx, call, api.InputRequest{Kind: name, Text: in.Result, Command: in.Command})
-		},
-	})
-}
-
-func newPlanModeRespond(name string, _ coordinator.ToolEnv) *coordinator.Tool {
-	return coordinator.NewTool(coordinator.Spec[planModeRespondIn]{
-		Name:        name,
-		Description: "Respond to the user in plan mode, to explore and plan a solution together. The call waits for the user's reply.",
-		Run: func(ctx context.Context, call *coordinator.Call, in *planModeRespondIn) (coordinator.Result, error) {
-			return ask(ctx, call, api.InputRequest{Kind: name, Text: in.Response, Options: in.Options})
-		},
-	})
-}
+var (
+	newAskFollowupQuestion = interactive("Ask the user a question to gather information needed to complete the task. The call waits for the user's answer.",
+		func(name string, in *askFollowupIn) api.InputRequest {
+			return api.InputRequest{Kind: name, Text: in.Question, Options: in.Options}
+		})
+	newAttemptCompletion = interactive("Present the result of the task to the user. The call waits for the user's response: feedback means the task goes on.",
+		func(name string, in *attemptCompletionIn) api.InputRequest {
+			return api.InputRequest{Kind: name, Text: in.Result, Command: in.Command}
+		})
+	newPlanModeRespond = interactive("Respond to the user in plan mode, to explore and plan a solution together. The call waits for the user's reply.",
+		func(name string, in *planModeRespondIn) api.InputRequest {
+			return api.InputRequest{Kind: name, Text: in.Response, Options: in.Options}
+		})
+)
