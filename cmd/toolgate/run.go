@@ -89,6 +89,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	defer ws.Close()
+	defer sweepTemps(ctx, ws, logger)()
 
 	token := getenv("TOOLGATE_TOKEN")
 	if token == "" {
