@@ -1,8 +1,11 @@
 package server
 
 import (
+	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 )
 
@@ -101,6 +104,27 @@ func compileOrigins(entries []string, logger *slog.Logger) originRules {
 		rules.patterns = append(rules.patterns, p)
 	}
 	return rules
+}
+
+// CheckOrigins reports the allowed_origins entries the server would drop:
+// patterns that fit no accepted shape (or would admit every web page) and
+// entries that are not an origin at all, so that a config naming them can
+// be refused at start-up instead of quietly allowing less than it says.
+func CheckOrigins(entries []string) error {
+	var errs []error
+	for _, raw := range entries {
+		e := strings.ToLower(strings.TrimSuffix(strings.TrimSpace(raw), "/"))
+		if strings.Contains(e, "*") {
+			if _, ok := parseOriginPattern(e); !ok {
+				errs = append(errs, fmt.Errorf("allowed_origins: %q: patterns are scheme://* (not http or https), scheme://*.domain.tld or scheme://host:*", raw))
+			}
+			continue
+		}
+		if u, err := url.Parse(e); err != nil || u.Scheme == "" || u.Host == "" || u.Path != "" || u.RawQuery != "" || u.User != nil {
+			errs = append(errs, fmt.Errorf("allowed_origins: %q is not an origin (scheme://host[:port])", raw))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func parseOriginPattern(e string) (originPattern, bool) {

@@ -211,3 +211,18 @@ func TestCrossSiteRequestsWithoutOrigin(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckOrigins(t *testing.T) {
+	good := []string{"https://ide.example", "http://localhost:5173", "vscode-webview://*", "https://*.example.com", "http://127.0.0.1:*", "https://ide.example/"}
+	if err := CheckOrigins(good); err != nil {
+		t.Errorf("good origins refused: %v", err)
+	}
+	for _, bad := range []string{"*", "https://*", "https://*.com", "ide.example", "https://ide.example/path", "https://u@ide.example", "http://localhost*"} {
+		t.Run(bad, func(t *testing.T) {
+			err := CheckOrigins([]string{"https://ok.example", bad})
+			if err == nil || !strings.Contains(err.Error(), strconv.Quote(bad)) {
+				t.Errorf("CheckOrigins(%q) = %v, want an error naming it", bad, err)
+			}
+		})
+	}
+}

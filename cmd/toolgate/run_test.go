@@ -196,6 +196,10 @@ func TestEndToEnd(t *testing.T) {
 }
 
 func TestRunErrors(t *testing.T) {
+	badOrigins := filepath.Join(t.TempDir(), "origins.json")
+	if err := os.WriteFile(badOrigins, []byte(`{"server": {"allowed_origins": ["https://*"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name string
 		args []string
@@ -206,6 +210,7 @@ func TestRunErrors(t *testing.T) {
 		{"missing workspace", []string{"toolgate", "serve", "--workspace", "/does/not/exist"}, "open workspace"},
 		{"missing config", []string{"toolgate", "serve", "--config", "/does/not/exist.json"}, "read config"},
 		{"bad log format", []string{"toolgate", "serve", "--log-format", "xml"}, "log format"},
+		{"origin pattern admitting every site", []string{"toolgate", "serve", "--config", badOrigins}, `allowed_origins: "https://*"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
