@@ -82,8 +82,10 @@ func newFixture(tb testing.TB, o fixtureOptions) *fixture {
 	f.ts.Config.Handler = check
 	f.ts.Start()
 	tb.Cleanup(func() {
-		f.ts.Close()
+		// The coordinator first: it cancels calls still waiting (for an
+		// approval, say), whose requests the server's Close waits for.
 		f.coord.Close()
+		f.ts.Close()
 		if ws != nil {
 			_ = ws.Close()
 		}

@@ -86,6 +86,23 @@ func TestBrowserConsoleApprovals(t *testing.T) {
 			t.Errorf("notes.txt after rejecting = %q, want %q", b, newText)
 		}
 	})
+	t.Run("approve with remember lets the same call through next time", func(t *testing.T) {
+		const again = "written twice\n"
+		postFromConsole(t, ctx, "toolu_remember1", "write_to_file", `{"path":"notes.txt","content":"written once\n"}`)
+		waitInPage(t, ctx, "the remember box", `document.querySelector(`+strconv.Quote(card("toolu_remember1")+" .approval input.remember")+`) !== null`)
+		do(t, ctx, "tick remember, click Approve",
+			chromedp.Click(chromedp.CSS(card("toolu_remember1")+" .approval input.remember")),
+			chromedp.Click(chromedp.CSS(card("toolu_remember1")+" .approval button.approve")))
+		waitInPage(t, ctx, "the first write to succeed", inCard("toolu_remember1", ".state")+` === "succeeded"`)
+		postFromConsole(t, ctx, "toolu_remember2", "write_to_file", `{"path":"notes.txt","content":`+strconv.Quote(again)+`}`)
+		waitInPage(t, ctx, "the second write to succeed", inCard("toolu_remember2", ".state")+` === "succeeded"`)
+		if got := evalAsync[bool](t, ctx, `document.querySelector(`+strconv.Quote(card("toolu_remember2")+" .approval")+`) !== null`); got {
+			t.Error("the second, remembered write was asked about")
+		}
+		if b, _ := os.ReadFile(filepath.Join(env.Dir, "notes.txt")); string(b) != again {
+			t.Errorf("notes.txt = %q, want %q", b, again)
+		}
+	})
 }
 
 // firstLineWatch records, the moment line1 first shows in the call's

@@ -42,11 +42,15 @@ function showApproval(card, ev) {
   const note = el("span", { class: "muted" }, "waiting for a decision");
   const feedback = el("input", { type: "text", class: "feedback", placeholder: "feedback for the model (optional)",
     "aria-label": "feedback", spellcheck: "false" });
+  // Remember adds session rules of exactly this call's shape, so the
+  // same call is not asked about again.
+  const remember = el("input", { type: "checkbox", class: "remember", "aria-label": "remember" });
   const decide = (decision) => async () => {
     for (const c of box.querySelectorAll("button, input")) c.disabled = true;
     note.textContent = decision === "approve" ? "approving…" : "rejecting…";
     const body = { decision };
     if (feedback.value.trim()) body.feedback = feedback.value.trim();
+    if (decision === "approve" && remember.checked) body.remember = true;
     try {
       await api("POST", "/v1/sessions/" + encodeURIComponent(ev.session_id || state.session) + "/calls/" +
         encodeURIComponent(ev.tool_use_id) + "/decision", body);
@@ -59,6 +63,7 @@ function showApproval(card, ev) {
   const box = el("div", { class: "approval" },
     el("button", { type: "button", class: "approve", onclick: decide("approve") }, "Approve"),
     el("button", { type: "button", class: "reject", onclick: decide("reject") }, "Reject"),
+    el("label", { class: "remember-label", title: "approve calls of this exact shape in this session from now on" }, remember, " remember"),
     feedback,
     note);
   card.append(box);
