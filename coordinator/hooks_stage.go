@@ -111,14 +111,10 @@ func hookNames(p prepared) []string {
 	if p.tool.Name != UseMCPTool {
 		return names
 	}
-	var m struct {
-		Server string `json:"server_name"`
-		Tool   string `json:"tool_name"`
-	}
-	if json.Unmarshal(p.raw, &m) != nil || m.Server == "" || m.Tool == "" {
+	server, tool := mcpCallNames(p.raw)
+	if server == "" || tool == "" {
 		return names
 	}
-	server, tool := mcpSubjectNames(m.Server, m.Tool)
 	return append(names, mcpPrefix+server+"__"+tool)
 }
 

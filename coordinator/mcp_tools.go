@@ -1,6 +1,8 @@
 package coordinator
 
 import (
+	"encoding/json"
+
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/mcphub"
 )
@@ -30,6 +32,17 @@ func (c *Coordinator) mcpTools(s *Session) []api.ToolInfo {
 		out = append(out, api.ToolInfo{Name: t.Listed, Description: t.Description, InputSchema: mcphub.Schema(t.Tool)})
 	}
 	return out
+}
+
+// mcpCallNames reads the server and tool a use_mcp_tool input names, as
+// rules and hook matchers spell them; empty where the input lacks one.
+func mcpCallNames(input json.RawMessage) (server, tool string) {
+	var m struct {
+		Server string `json:"server_name"`
+		Tool   string `json:"tool_name"`
+	}
+	_ = json.Unmarshal(input, &m)
+	return mcpSubjectNames(m.Server, m.Tool)
 }
 
 // mcpSubjectNames gives the server and tool of a use_mcp_tool call as

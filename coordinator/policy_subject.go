@@ -39,12 +39,7 @@ func (c *Coordinator) buildSubject(t *Tool, in any, raw json.RawMessage) (*subje
 		c.addCommand(s, line)
 	}
 	if t.Name == UseMCPTool {
-		var m struct {
-			Server string `json:"server_name"`
-			Tool   string `json:"tool_name"`
-		}
-		_ = json.Unmarshal(raw, &m)
-		s.mcpServer, s.mcpTool = mcpSubjectNames(m.Server, m.Tool)
+		s.mcpServer, s.mcpTool = mcpCallNames(raw)
 	}
 	// A command's tool and its analysis both name its paths; the approval
 	// preview lists each once.
