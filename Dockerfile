@@ -8,7 +8,7 @@ COPY . .
 RUN CGO_ENABLED=0 go build -trimpath -o /out/toolgate ./cmd/toolgate
 
 FROM debian:bookworm-slim
-RUN apt-get update && apt-get install -y --no-install-recommends bash ca-certificates git universal-ctags \
+RUN apt-get update && apt-get install -y --no-install-recommends bash bubblewrap ca-certificates git universal-ctags \
     && rm -rf /var/lib/apt/lists/*
 COPY --from=build /out/toolgate /usr/local/bin/toolgate
 WORKDIR /workspace

@@ -7,6 +7,7 @@ import (
 	"github.com/toolgate/toolgate/api"
 
 	"github.com/toolgate/toolgate/coordinator/ignore"
+	"github.com/toolgate/toolgate/internal/sandbox"
 )
 
 // Call is what a handler knows of the call it serves beyond its input: who
@@ -26,6 +27,7 @@ type Call struct {
 
 	output  func(stream, chunk string)
 	ignored *ignore.Matcher // the ignore rules in force, for Exclude
+	coord   *Coordinator    // for the sandbox
 	keep    func(KeptOutput)
 	await   func(ctx context.Context, req api.InputRequest) (string, error)
 }
@@ -36,4 +38,24 @@ func (c *Call) Output(stream, chunk string) {
 	if c.output != nil && chunk != "" {
 		c.output(stream, chunk)
 	}
+}
+
+// Confinement is the sandbox that must confine a process the call starts
+// in dir (absolute; "" for the workspace) and what that process may see.
+// The error refuses the run (too many ignored paths to hide).
+func (c *Call) Confinement(dir string) (*sandbox.Sandbox, sandbox.Run, error) {
+	if c.coord == nil {
+		return nil, sandbox.Run{Workspace: dir, Dir: dir}, nil
+	}
+	r, err := c.coord.confine(dir, c.ignored)
+	return c.coord.sandbox, r, err
+}
+
+// SandboxHint is a line explaining a failure that the output shows the
+// sandbox caused (a read-only file system, no network), "" otherwise.
+func (c *Call) SandboxHint(output string) string {
+	if c.coord == nil {
+		return ""
+	}
+	return c.coord.sandboxHint(output)
 }

@@ -1,6 +1,9 @@
 package coordinator
 
-import "github.com/toolgate/toolgate/api"
+import (
+	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/internal/sandbox"
+)
 
 // Config is the managed side of the coordinator: policy and limits that
 // sessions may narrow but never widen.
@@ -30,6 +33,11 @@ type Config struct {
 	MaxCallsPerSession int `json:"max_calls_per_session"`
 	// Commands configures execute_command.
 	Commands CommandConfig `json:"commands"`
+	// Sandbox confines everything toolgate starts for a model.
+	Sandbox sandbox.Config `json:"sandbox"`
+	// StateFiles are toolgate's own files beyond the config file (the
+	// token file): hidden from every sandboxed run.
+	StateFiles []string `json:"-"`
 	// RequireReadBeforeEdit refuses edits of existing files the session
 	// has not read (or written) first.
 	RequireReadBeforeEdit bool `json:"require_read_before_edit"`

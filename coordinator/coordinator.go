@@ -9,6 +9,7 @@ import (
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/ignore"
 	"github.com/toolgate/toolgate/coordinator/mcphub"
+	"github.com/toolgate/toolgate/internal/sandbox"
 )
 
 // Options are a Coordinator's dependencies.
@@ -26,6 +27,9 @@ type Options struct {
 	MCPAutoApprove func(server, tool string) bool
 	// MCP is the hub use_mcp_tool and access_mcp_resource call; nil means no MCP servers.
 	MCP *mcphub.Hub
+	// Sandbox confines commands, hooks and subagent runners; nil means
+	// one made from Config.Sandbox.
+	Sandbox *sandbox.Sandbox
 }
 
 // Coordinator runs tool calls for sessions.
@@ -44,6 +48,7 @@ type Coordinator struct {
 	scoped    scopedTokens    // subagents' tokens for their child sessions
 	agents    *subagentSource // nil without an agent directory
 	mcp       *mcphub.Hub
+	sandbox   *sandbox.Sandbox
 	stop      chan struct{} // closed by Close
 	stopOnce  sync.Once
 }
@@ -81,11 +86,20 @@ func New(o Options) *Coordinator {
 		metrics:   NewMetrics(o.Registerer),
 		logger:    o.Logger,
 		mcp:       o.MCP,
+		sandbox:   o.Sandbox,
 		stop:      make(chan struct{}),
 	}
+	if c.sandbox == nil {
+		c.sandbox = sandbox.New(cfg.Sandbox)
+	}
+	registerSandboxInfo(o.Registerer, c.sandbox.Info())
 	o = withMCP(o)
 	c.startPolicy(o)
 	c.hooks = newHookRunner(&cfg, o.Workspace, o.Registerer, o.Logger)
+	c.hooks.confine = func() (*sandbox.Sandbox, sandbox.Run, error) {
+		r, err := c.confine("", c.ignoreMatcher())
+		return c.sandbox, r, err
+	}
 	dynamic := append(append([]DynamicSource(nil), o.Dynamic...), c.subagentSources()...)
 	c.registry = NewRegistry(ToolEnv{Workspace: o.Workspace, Validate: v, Config: &cfg, Registerer: o.Registerer, MCP: o.MCP}, o.Tools, dynamic...)
 	c.metrics.start(c.registry.Names())

@@ -189,6 +189,7 @@ func (c *Coordinator) checkAndRun(ctx context.Context, s *Session, e *callEntry,
 			s.Events.Append(api.Event{Type: api.EventToolOutput, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Stream: stream, Chunk: chunk})
 		},
 		ignored: g.ignored,
+		coord:   c,
 		keep:    func(o KeptOutput) { s.keepOutput(e, o) },
 		await: func(ctx context.Context, req api.InputRequest) (string, error) {
 			return c.awaitInput(ctx, s, e, req)

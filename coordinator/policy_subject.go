@@ -18,6 +18,8 @@ type CommandLine struct {
 	Command          string
 	RequiresApproval bool
 	Cwd              string
+	// Background marks a command started as a session job.
+	Background bool
 }
 
 // buildSubject describes a decoded call for the rules: the workspace paths
@@ -66,7 +68,7 @@ func unique[T comparable](xs []T) []T {
 // recorded as such: the policy never approves them silently.
 func (c *Coordinator) addCommand(s *subject, line CommandLine) {
 	a := shellcmd.Analyze(line.Command)
-	s.command, s.line = &a, line.Command
+	s.command, s.line, s.background = &a, line.Command, line.Background
 	cwd := "."
 	if line.Cwd != "" {
 		rel, err := c.workspace.Rel(line.Cwd)

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/coordinator/shellcmd"
 	"github.com/toolgate/toolgate/handlers/process"
+	"github.com/toolgate/toolgate/internal/sandbox"
 )
 
 // ExecuteCommandInput is execute_command's input, as Cline sends it.
@@ -28,6 +30,8 @@ const (
 	codeTimedOut   = "timed_out"
 	codeExitStatus = "exit_status"
 	codeNotStarted = "not_started"
+	codeNoSandbox  = "sandbox_unavailable"
+	codeLimit      = "sandbox_limit"
 )
 
 // commandMetrics are execute_command's own series.
@@ -104,6 +108,10 @@ func (r *commandRunner) run(ctx context.Context, call *coordinator.Call, in *Exe
 	if err != nil {
 		return coordinator.Result{}, err
 	}
+	sb, confine, err := call.Confinement(dir)
+	if err != nil {
+		return coordinator.Result{}, err
+	}
 	timeout := commandTimeout(r.cfg, in)
 	out := process.NewOutput(process.OutputLimits{Full: r.cfg.OutputCap(), Dir: r.cfg.OutputDir})
 	// Kept from the start, so that the output so far can be fetched while
@@ -111,6 +119,7 @@ func (r *commandRunner) run(ctx context.Context, call *coordinator.Call, in *Exe
 	call.KeepOutput(out)
 	r.metrics.running.Inc()
 	res, err := process.Run(ctx, process.Options{
+		Sandbox: sb, Confine: confine,
 		Command: in.Command, Dir: dir, Env: r.cfg.ChildEnv(), Timeout: timeout, Output: out,
 		OnChunk: call.Output,
 		OnBytes: func(stream string, n int) { r.metrics.bytes.WithLabelValues(stream).Add(float64(n)) },
@@ -120,6 +129,9 @@ func (r *commandRunner) run(ctx context.Context, call *coordinator.Call, in *Exe
 	if err != nil {
 		_ = out.Remove()
 		r.metrics.runs.WithLabelValues("not_started").Inc()
+		if errors.Is(err, sandbox.ErrUnavailable) {
+			return coordinator.Result{}, coordinator.Errorf(codeNoSandbox, "The command was not run: %v", err)
+		}
 		return coordinator.Result{}, coordinator.Errorf(codeNotStarted, "The command could not start: %v", err)
 	}
 	hint := fmt.Sprintf("full output: GET /v1/sessions/%s/calls/%s/output", call.SessionID, call.ToolUseID)
@@ -131,6 +143,9 @@ func (r *commandRunner) run(ctx context.Context, call *coordinator.Call, in *Exe
 	status, verdict := judge(res, timeout)
 	r.metrics.runs.WithLabelValues(status).Inc()
 	if verdict != nil {
+		if hint := call.SandboxHint(text); hint != "" && res.Limit == "" {
+			result.Content = append(result.Content, api.TextContent(hint))
+		}
 		return result, verdict
 	}
 	trailer := fmt.Sprintf("Exit code 0 (%.2f s).", res.Duration.Seconds())
@@ -158,6 +173,9 @@ func judge(res process.Result, timeout time.Duration) (string, error) {
 	switch {
 	case res.Cancelled:
 		return "cancelled", nil
+	case res.Limit != "":
+		return "failed", coordinator.Errorf(codeLimit,
+			"The command was stopped: it reached %s of the sandbox. Every process it started was killed.", res.Limit)
 	case res.TimedOut:
 		return "timed_out", coordinator.Errorf(codeTimedOut,
 			"The command timed out after %s; its process group was killed. Pass a larger timeout (seconds) if it needs longer.", timeout)

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/toolgate/toolgate/internal/sandbox"
 )
 
 // ErrTimedOut is the cause of a run's context when its timeout passed.
@@ -41,6 +43,10 @@ type Options struct {
 	LiveRate, LiveBurst int
 	// OnBytes counts every byte read, live or not.
 	OnBytes func(stream string, n int)
+	// Sandbox confines the run as Confine describes; nil runs it
+	// unconfined (toolgate's own tools, tests of this package).
+	Sandbox *sandbox.Sandbox
+	Confine sandbox.Run
 }
 
 // Result is how a run ended.
@@ -57,6 +63,8 @@ type Result struct {
 	// shell ended; they were killed.
 	Stray    bool
 	Duration time.Duration
+	// Limit names the sandbox limit that ended the run, if one did.
+	Limit string
 }
 
 func (o *Options) defaults() {
@@ -84,8 +92,20 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		t := time.AfterFunc(o.Timeout, func() { cancel(ErrTimedOut) })
 		defer t.Stop()
 	}
-	cmd := exec.CommandContext(runCtx, "bash", "-c", o.Command)
-	cmd.Dir, cmd.Env, cmd.Stdin = o.Dir, o.Env, o.Stdin
+	argv, env := []string{"bash", "-c", o.Command}, o.Env
+	var confined *sandbox.Prepared
+	if o.Sandbox != nil {
+		p, err := o.Sandbox.Prepare(argv, env, o.Confine)
+		if err != nil {
+			return Result{ExitCode: -1}, err
+		}
+		confined, argv, env = p, p.Argv, p.Env
+	}
+	cmd := exec.CommandContext(runCtx, argv[0], argv[1:]...)
+	cmd.Dir, cmd.Env, cmd.Stdin = o.Dir, env, o.Stdin
+	if confined != nil {
+		cmd.ExtraFiles = confined.ExtraFiles
+	}
 	// A session of its own: one group to kill, and no controlling
 	// terminal, so a command that opens /dev/tty fails instead of hanging.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -113,6 +133,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		live: bucket{rate: float64(o.LiveRate), burst: float64(o.LiveBurst)}}
 	pipes, err := startWithPipes(cmd, k, o.FlushDelay)
 	if err != nil {
+		confined.Finish()
 		return Result{ExitCode: -1}, err
 	}
 	start := time.Now()
@@ -123,9 +144,12 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	timedOut := !cancelled && errors.Is(context.Cause(runCtx), ErrTimedOut)
 	stray := pipes.drain(runCtx.Done(), o.Grace, kill)
 	res := Result{ExitCode: cmd.ProcessState.ExitCode(), Stray: stray, Duration: time.Since(start),
-		TimedOut: timedOut, Cancelled: cancelled}
+		TimedOut: timedOut, Cancelled: cancelled, Limit: confined.Finish()}
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		res.Signal = ws.Signal().String()
+	} else if confined != nil && confined.Relayed && res.ExitCode > 128 && res.ExitCode <= 128+31 {
+		// bubblewrap relays a death by signal as 128+N, as a shell would.
+		res.Signal, res.ExitCode = syscall.Signal(res.ExitCode-128).String(), -1
 	}
 	return res, nil
 }
