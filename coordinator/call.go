@@ -28,6 +28,7 @@ type Call struct {
 	output  func(stream, chunk string)
 	ignored *ignore.Matcher // the ignore rules in force, for Exclude
 	coord   *Coordinator    // for the sandbox
+	session *Session        // for background jobs
 	keep    func(KeptOutput)
 	await   func(ctx context.Context, req api.InputRequest) (string, error)
 }

@@ -190,6 +190,7 @@ func (c *Coordinator) checkAndRun(ctx context.Context, s *Session, e *callEntry,
 		},
 		ignored: g.ignored,
 		coord:   c,
+		session: s,
 		keep:    func(o KeptOutput) { s.keepOutput(e, o) },
 		await: func(ctx context.Context, req api.InputRequest) (string, error) {
 			return c.awaitInput(ctx, s, e, req)

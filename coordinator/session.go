@@ -36,6 +36,7 @@ type Session struct {
 	open   *openMessages
 	policy sessionPolicy // approvals and the rejection cascade
 	loop   loopGuard     // identical calls in a row
+	jobs   jobTable      // background jobs
 }
 
 // callEntry is one call's live state. done is closed when result is final.
@@ -261,6 +262,7 @@ func (s *Session) HasCall(toolUseID string) bool {
 
 func (s *Session) close() {
 	s.cancel()
+	s.jobs.closeAll()
 	s.mu.Lock()
 	for _, e := range s.calls {
 		e.dropOutputLocked()

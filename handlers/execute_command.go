@@ -23,6 +23,7 @@ type ExecuteCommandInput struct {
 	RequiresApproval bool   `json:"requires_approval" jsonschema:"true for commands with side effects (installs, deletes, deploys, network)"`
 	Timeout          int    `json:"timeout,omitempty" validate:"omitempty,min=1" jsonschema:"seconds before the command is killed (default 30, or 300 for installs, builds and tests)"`
 	Cwd              string `json:"cwd,omitempty" jsonschema:"directory to run in, relative to the workspace (default: the workspace)"`
+	Background       bool   `json:"background,omitempty" jsonschema:"true to start a long-running process (a dev server, a watcher) as a background job of the session: the call returns at once with the job's id; the job runs until it exits, is killed, or the session ends"`
 }
 
 // Result codes of execute_command.
@@ -84,7 +85,7 @@ func newExecuteCommand(name string, env coordinator.ToolEnv) *coordinator.Tool {
 		Writes:          true,
 		Paths:           commandPaths,
 		Command: func(in *ExecuteCommandInput) coordinator.CommandLine {
-			return coordinator.CommandLine{Command: in.Command, RequiresApproval: in.RequiresApproval, Cwd: in.Cwd}
+			return coordinator.CommandLine{Command: in.Command, RequiresApproval: in.RequiresApproval, Cwd: in.Cwd, Background: in.Background}
 		},
 	})
 }
@@ -107,6 +108,9 @@ func (r *commandRunner) run(ctx context.Context, call *coordinator.Call, in *Exe
 	dir, err := commandDir(call.Workspace, in.Cwd)
 	if err != nil {
 		return coordinator.Result{}, err
+	}
+	if in.Background {
+		return r.startJob(call, in, dir)
 	}
 	sb, confine, err := call.Confinement(dir)
 	if err != nil {
@@ -203,4 +207,21 @@ func commandDir(ws *coordinator.Workspace, cwd string) (string, error) {
 		return "", coordinator.Errorf("not_directory", "cwd %s is not a directory.", rel)
 	}
 	return filepath.Join(ws.Dir, filepath.FromSlash(rel)), nil
+}
+
+// startJob starts the command as a background job of the session. Any
+// other command dies with its call: nothing it leaves running survives.
+func (r *commandRunner) startJob(call *coordinator.Call, in *ExecuteCommandInput, dir string) (coordinator.Result, error) {
+	job, err := call.StartJob(coordinator.JobSpec{Command: in.Command, Dir: dir,
+		MaxOutputBytes: r.cfg.OutputCap(), OutputDir: r.cfg.OutputDir})
+	if err != nil {
+		if errors.Is(err, sandbox.ErrUnavailable) {
+			return coordinator.Result{}, coordinator.Errorf(codeNoSandbox, "The command was not run: %v", err)
+		}
+		return coordinator.Result{}, err
+	}
+	text := fmt.Sprintf("Started in the background as job %[1]s. It runs until it exits, is killed, or the session ends.\n"+
+		"Its output: GET /v1/sessions/%[2]s/jobs/%[1]s/output?offset=0; stop it: DELETE /v1/sessions/%[2]s/jobs/%[1]s.",
+		job.ID(), call.SessionID)
+	return coordinator.Result{Content: []api.Content{api.TextContent(text)}}, nil
 }

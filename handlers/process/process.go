@@ -47,6 +47,8 @@ type Options struct {
 	// unconfined (toolgate's own tools, tests of this package).
 	Sandbox *sandbox.Sandbox
 	Confine sandbox.Run
+	// OnStart is called once the process has started.
+	OnStart func()
 }
 
 // Result is how a run ended.
@@ -137,6 +139,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		return Result{ExitCode: -1}, err
 	}
 	start := time.Now()
+	if o.OnStart != nil {
+		o.OnStart()
+	}
 	_ = cmd.Wait() // how it ended is in ProcessState
 	// Decided when the shell ended: a timeout firing during the drain
 	// below did not end it.
