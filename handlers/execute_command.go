@@ -182,7 +182,7 @@ func commandDir(ws *coordinator.Workspace, cwd string) (string, error) {
 		return "", fileError(rel, err)
 	}
 	if !st.IsDir() {
-		return "", coordinator.Errorf("not_directory", "cwd %s is not a directory.", rel)
+		return "", coordinator.Errorf(api.ToolCodeNotDirectory, "cwd %s is not a directory.", rel)
 	}
 	return filepath.Join(ws.Dir, filepath.FromSlash(rel)), nil
 }
