@@ -11,8 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolgate/toolgate/coordinator"
-	"github.com/toolgate/toolgate/handlers/atomicfile"
 	"github.com/toolgate/toolgate/handlers/editdiff"
+	"github.com/toolgate/toolgate/internal/atomicfile"
 )
 
 // Limits of one edit.
