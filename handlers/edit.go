@@ -12,8 +12,8 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
-	"github.com/toolgate/toolgate/handlers/atomicfile"
 	"github.com/toolgate/toolgate/handlers/editdiff"
+	"github.com/toolgate/toolgate/internal/atomicfile"
 )
 
 // Limits of one edit.

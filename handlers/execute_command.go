@@ -11,8 +11,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
-	"github.com/toolgate/toolgate/coordinator/shellcmd"
-	"github.com/toolgate/toolgate/handlers/process"
+	"github.com/toolgate/toolgate/internal/process"
+	"github.com/toolgate/toolgate/internal/shellcmd"
 )
 
 // ExecuteCommandInput is execute_command's input, as Cline sends it.
