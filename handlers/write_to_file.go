@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
 )
 
@@ -56,7 +57,7 @@ func planWrite(call *coordinator.Call, in *WriteToFileInput, rulesOnly bool) (*e
 		return nil, nil, err
 	}
 	if rulesOnly && !strings.HasPrefix(t.rel, rulesDir+"/") {
-		return nil, nil, coordinator.Errorf("outside_rules", "new_rule only writes under %s/; %s is not there.", rulesDir, t.rel)
+		return nil, nil, coordinator.Errorf(api.ToolCodeOutsideRules, "new_rule only writes under %s/; %s is not there.", rulesDir, t.rel)
 	}
 	content := []byte(in.Content)
 	if t.exists {
