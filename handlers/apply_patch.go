@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/internal/patch"
 )
@@ -66,7 +67,7 @@ type patchPlan struct {
 func planPatch(call *coordinator.Call, text string) (*patchPlan, error) {
 	ops, err := patch.Parse(text)
 	if err != nil {
-		return nil, coordinator.Errorf("invalid_patch", "%v. No file was changed.", err)
+		return nil, coordinator.Errorf(api.ToolCodeInvalidPatch, "%v. No file was changed.", err)
 	}
 	plan := &patchPlan{}
 	for _, op := range ops {
@@ -95,21 +96,21 @@ func planChange(ws *coordinator.Workspace, op patch.FileOp) (patchChange, int, e
 	switch op.Kind {
 	case patch.Add:
 		if src.exists {
-			return c, 0, coordinator.Errorf("file_exists", "*** Add File: %s: the file already exists; use *** Update File: to change it. No file was changed.", src.rel)
+			return c, 0, coordinator.Errorf(api.ToolCodeFileExists, "*** Add File: %s: the file already exists; use *** Update File: to change it. No file was changed.", src.rel)
 		}
 		c.content = []byte(op.Content)
 		return c, 0, nil
 	case patch.Delete:
 		if !src.exists {
-			return c, 0, coordinator.Errorf("not_found", "*** Delete File: %s: the file does not exist. No file was changed.", src.rel)
+			return c, 0, coordinator.Errorf(api.ToolCodeNotFound, "*** Delete File: %s: the file does not exist. No file was changed.", src.rel)
 		}
 		return c, 0, nil
 	}
 	if !src.exists {
-		return c, 0, coordinator.Errorf("not_found", "*** Update File: %s: the file does not exist; use *** Add File: to create it. No file was changed.", src.rel)
+		return c, 0, coordinator.Errorf(api.ToolCodeNotFound, "*** Update File: %s: the file does not exist; use *** Add File: to create it. No file was changed.", src.rel)
 	}
 	if !isText(src.old) {
-		return c, 0, coordinator.Errorf("binary_file", "*** Update File: %s: the file is not UTF-8 text, so a patch cannot change it. No file was changed.", src.rel)
+		return c, 0, coordinator.Errorf(api.ToolCodeBinaryFile, "*** Update File: %s: the file is not UTF-8 text, so a patch cannot change it. No file was changed.", src.rel)
 	}
 	if op.MoveTo != "" {
 		dst, err := loadTarget(ws, op.MoveTo)
@@ -117,7 +118,7 @@ func planChange(ws *coordinator.Workspace, op patch.FileOp) (patchChange, int, e
 			return c, 0, err
 		}
 		if dst.exists && dst.rel != src.rel {
-			return c, 0, coordinator.Errorf("file_exists", "*** Move to: %s: the file already exists; a move never overwrites a file. No file was changed.", dst.rel)
+			return c, 0, coordinator.Errorf(api.ToolCodeFileExists, "*** Move to: %s: the file already exists; a move never overwrites a file. No file was changed.", dst.rel)
 		}
 		if dst.rel != src.rel {
 			c.dst = dst
@@ -130,7 +131,7 @@ func planChange(ws *coordinator.Workspace, op patch.FileOp) (patchChange, int, e
 	if err != nil {
 		var he *patch.HunkError
 		if errors.As(err, &he) {
-			return c, 0, coordinator.Errorf("hunk_failed", "*** Update File: %s: %v\nNo file was changed: read the file again and redo this hunk against its current content.", src.rel, err)
+			return c, 0, coordinator.Errorf(api.ToolCodeHunkFailed, "*** Update File: %s: %v\nNo file was changed: read the file again and redo this hunk against its current content.", src.rel, err)
 		}
 		return c, 0, err
 	}
@@ -148,7 +149,7 @@ func (p *patchPlan) checkDistinct() error {
 				continue
 			}
 			if seen[t.rel] {
-				return coordinator.Errorf("invalid_patch", "invalid patch: %s is named by two sections; put every change of one file in one section. No file was changed.", t.rel)
+				return coordinator.Errorf(api.ToolCodeInvalidPatch, "invalid patch: %s is named by two sections; put every change of one file in one section. No file was changed.", t.rel)
 			}
 			seen[t.rel] = true
 		}

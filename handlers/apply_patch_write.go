@@ -7,8 +7,9 @@ import (
 	"os"
 	"strings"
 
+	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
-	"github.com/toolgate/toolgate/handlers/atomicfile"
+	"github.com/toolgate/toolgate/internal/atomicfile"
 	"github.com/toolgate/toolgate/internal/patch"
 )
 
@@ -34,12 +35,12 @@ func writePlan(call *coordinator.Call, plan *patchPlan) error {
 	fail := func(rel string, err error) error {
 		msg := fmt.Sprintf("writing %s failed: %v", rel, writeError(rel, err))
 		if bad := rollback(done); len(bad) > 0 {
-			return coordinator.Errorf("io_error", "%s. Taking back the files already written also failed for %s; check them by hand.", msg, strings.Join(bad, ", "))
+			return coordinator.Errorf(api.ToolCodeIOError, "%s. Taking back the files already written also failed for %s; check them by hand.", msg, strings.Join(bad, ", "))
 		}
 		if len(done) > 0 {
-			return coordinator.Errorf("io_error", "%s. The %d file operation(s) already done were taken back: no file was changed.", msg, len(done))
+			return coordinator.Errorf(api.ToolCodeIOError, "%s. The %d file operation(s) already done were taken back: no file was changed.", msg, len(done))
 		}
-		return coordinator.Errorf("io_error", "%s. No file was changed.", msg)
+		return coordinator.Errorf(api.ToolCodeIOError, "%s. No file was changed.", msg)
 	}
 	for _, c := range plan.changes {
 		switch {
