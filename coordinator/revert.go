@@ -26,6 +26,10 @@ func (c *Coordinator) Revert(s *Session, toolUseID string) (api.RevertResponse, 
 		return api.RevertResponse{}, &api.Error{Code: api.CodeConflict, Message: "nothing to revert: the call changed no file, " +
 			"was already reverted, or its prior content is no longer kept (the session keeps a bounded number of recent edits)"}
 	}
+	// The check and the undo are one step under the file's edit lock, so
+	// an edit from another session cannot land between them and be lost.
+	unlock := c.workspace.LockForEdit(p.Path)
+	defer unlock()
 	cur, err := c.checkUnchanged(p)
 	if err != nil {
 		s.Files.history.putBack(p)
