@@ -7,8 +7,8 @@ import (
 	"github.com/go-playground/validator/v10"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator/ignore"
 	"github.com/toolgate/toolgate/coordinator/mcphub"
+	"github.com/toolgate/toolgate/internal/ignore"
 )
 
 // Options are a Coordinator's dependencies.

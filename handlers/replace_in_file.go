@@ -58,7 +58,7 @@ func replaceInFile(ctx context.Context, call *coordinator.Call, in *ReplaceInFil
 // does not exist is edited as empty, so an empty SEARCH creates it.
 func applyDiff(t *editTarget, diff string) (editdiff.Result, error) {
 	if !isText(t.old) {
-		return editdiff.Result{}, coordinator.Errorf("binary_file", "Cannot edit %s: it is a binary file, not text.", t.rel)
+		return editdiff.Result{}, coordinator.Errorf(api.ToolCodeBinaryFile, "Cannot edit %s: it is a binary file, not text.", t.rel)
 	}
 	res, err := editdiff.Apply(string(t.old), diff)
 	if err != nil && !t.exists {
@@ -66,7 +66,7 @@ func applyDiff(t *editTarget, diff string) (editdiff.Result, error) {
 			"File not found: %s. Use write_to_file to create a file, or check the path with list_files.", t.rel)
 	}
 	if err != nil {
-		return editdiff.Result{}, coordinator.Errorf("diff_failed", "%s", err.Error())
+		return editdiff.Result{}, coordinator.Errorf(api.ToolCodeDiffFailed, "%s", err.Error())
 	}
 	return res, nil
 }

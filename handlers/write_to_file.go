@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
 )
 
@@ -63,7 +64,7 @@ func planWrite(call *coordinator.Call, in *WriteToFileInput, rulesOnly bool) (*e
 // content in the existing file's style.
 func writeContent(t *editTarget, in *WriteToFileInput, rulesOnly bool) ([]byte, error) {
 	if rulesOnly && !strings.HasPrefix(t.rel, rulesDir+"/") {
-		return nil, coordinator.Errorf("outside_rules", "new_rule only writes under %s/; %s is not there.", rulesDir, t.rel)
+		return nil, coordinator.Errorf(api.ToolCodeOutsideRules, "new_rule only writes under %s/; %s is not there.", rulesDir, t.rel)
 	}
 	content := []byte(in.Content)
 	if t.exists {

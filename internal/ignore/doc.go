@@ -19,4 +19,8 @@
 //	// A walker stacks each directory's files as it descends and checks
 //	// entries with MatchOne, skipping ignored directories.
 //	sub := m.WithFile("src/.gitignore", "src", data)
+//
+// It owns gitignore-syntax matching and the loading and watching of
+// .clineignore. It is a library under internal/ and imports no layer of
+// toolgate; the coordinator's policy and the search tools in handlers use it.
 package ignore

@@ -12,4 +12,9 @@
 // unset, no "." in PATH, and a repository configuration that the agent cannot
 // have rewritten (git runs hooks and filters named in .git/config even for
 // "read-only" subcommands, so writes under .git must not be auto-approved).
+//
+// It owns the reading of a command line: parsing, risks, path arguments,
+// read-only and long-running classification and rule matching. It is a
+// library under internal/ and imports no layer of toolgate; the coordinator's
+// policy and scheduler and the execute_command tool use it.
 package shellcmd
