@@ -28,8 +28,9 @@ type editLock struct {
 	refs int
 }
 
-// LockForEdit takes the edit lock of each workspace-relative path and
-// returns the function that releases them. Every tool that changes a file
+// LockForEdit takes the edit lock of each path (as a tool input gives it:
+// relative to the workspace, or absolute inside it) and returns the
+// function that releases them. Every tool that changes a file
 // holds it from reading the file for its stale check until the write is
 // done, and so does a revert; a tool editing one file should use the
 // handlers' guarded edit, which does this. Paths are locked in a fixed
@@ -41,7 +42,11 @@ type editLock struct {
 // when the file is opened, as any other edit.
 func (w *Workspace) LockForEdit(rels ...string) (unlock func()) {
 	ids := make([]string, 0, len(rels))
-	for _, rel := range rels {
+	for _, p := range rels {
+		rel, err := w.Rel(p)
+		if err != nil {
+			continue // refused when the tool opens it; nothing to guard
+		}
 		ids = append(ids, w.fileIdentity(rel))
 	}
 	slices.Sort(ids)

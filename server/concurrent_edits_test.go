@@ -30,7 +30,8 @@ type editAttempt struct {
 
 // TestConcurrentEditsLoseNothing has many sessions, half over /v1 and half
 // over /mcp, each read the shared counter and replace its line with the
-// next value, as a model would. Every edit reported as a success must be
+// next value, as a model would, with replace_in_file, write_to_file or
+// apply_patch. Every edit reported as a success must be
 // in the final value, and every loser must be told file_changed: the
 // stale-file check and the write are one step per path across sessions
 // and entry points.
@@ -47,18 +48,20 @@ func TestConcurrentEditsLoseNothing(t *testing.T) {
 	var workers []func(round int) editAttempt
 	for i := range httpSessions {
 		sid := decodeBody[api.Session](t, s.do(t, http.MethodPost, "/v1/sessions", map[string]any{"mode": "act"}), http.StatusCreated).ID
+		edit := counterEdits[i%len(counterEdits)]
 		workers = append(workers, func(round int) editAttempt {
-			return httpCounterEdit(ctx, s, sid, fmt.Sprintf("toolu_h%d_%d", i, round))
+			return httpCounterEdit(ctx, s, sid, fmt.Sprintf("toolu_h%d_%d", i, round), edit)
 		})
 	}
-	for range mcpSessions {
+	for i := range mcpSessions {
 		sid := decodeBody[api.Session](t, s.do(t, http.MethodPost, "/v1/sessions", map[string]any{"mode": "act"}), http.StatusCreated).ID
 		cs, err := connectFacade(t, s.URL+"/mcp?session="+sid, testToken)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = cs.Close() })
-		workers = append(workers, func(int) editAttempt { return mcpCounterEdit(ctx, cs) })
+		edit := counterEdits[i%len(counterEdits)]
+		workers = append(workers, func(int) editAttempt { return mcpCounterEdit(ctx, cs, edit) })
 	}
 
 	results := make(chan editAttempt, len(workers)*rounds)
@@ -103,18 +106,39 @@ func TestConcurrentEditsLoseNothing(t *testing.T) {
 	}
 }
 
-// nextCounterDiff reads the counter out of a read_file result and returns
-// the replace_in_file diff that increments it.
-func nextCounterDiff(read string) (string, error) {
-	m := counterPattern.FindStringSubmatch(read)
-	if m == nil {
-		return "", fmt.Errorf("read_file result %q has no counter", read)
-	}
-	n, _ := strconv.Atoi(m[1])
-	return searchReplace(fmt.Sprintf("count: %d\n", n), fmt.Sprintf("count: %d\n", n+1)), nil
+// counterEdit turns a read of the counter into the call that increments
+// it: a tool name and its input.
+type counterEdit func(read string) (string, map[string]any, error)
+
+// counterEdits are the edit tools every session rotates through.
+var counterEdits = []counterEdit{
+	func(read string) (string, map[string]any, error) {
+		n, err := readCounter(read)
+		return "replace_in_file", map[string]any{"path": "counter.txt",
+			"diff": searchReplace(fmt.Sprintf("count: %d\n", n), fmt.Sprintf("count: %d\n", n+1))}, err
+	},
+	func(read string) (string, map[string]any, error) {
+		n, err := readCounter(read)
+		return "write_to_file", map[string]any{"path": "counter.txt",
+			"content": fmt.Sprintf("header\ncount: %d\nfooter\n", n+1)}, err
+	},
+	func(read string) (string, map[string]any, error) {
+		n, err := readCounter(read)
+		return "apply_patch", map[string]any{"input": fmt.Sprintf("*** Begin Patch\n*** Update File: counter.txt\n"+
+			" header\n-count: %d\n+count: %d\n footer\n*** End Patch\n", n, n+1)}, err
+	},
 }
 
-func httpCounterEdit(ctx context.Context, s *editServer, sid, id string) editAttempt {
+// readCounter reads the counter out of a read_file result.
+func readCounter(read string) (int, error) {
+	m := counterPattern.FindStringSubmatch(read)
+	if m == nil {
+		return 0, fmt.Errorf("read_file result %q has no counter", read)
+	}
+	return strconv.Atoi(m[1])
+}
+
+func httpCounterEdit(ctx context.Context, s *editServer, sid, id string, edit counterEdit) editAttempt {
 	call := func(id, name string, input map[string]any) (api.CallRecord, string, error) {
 		body, _ := json.Marshal(assistant(toolUse(id, name, input)))
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+"/v1/sessions/"+sid+"/messages", bytes.NewReader(body))
@@ -145,11 +169,11 @@ func httpCounterEdit(ctx context.Context, s *editServer, sid, id string) editAtt
 	if err != nil || rec.Status != api.StatusSucceeded {
 		return editAttempt{other: fmt.Sprintf("read: %v %+v %s", err, rec, text)}
 	}
-	diff, err := nextCounterDiff(text)
+	name, input, err := edit(text)
 	if err != nil {
 		return editAttempt{other: err.Error()}
 	}
-	rec, text, err = call(id+"_edit", "replace_in_file", map[string]any{"path": "counter.txt", "diff": diff})
+	rec, text, err = call(id+"_edit", name, input)
 	switch {
 	case err != nil:
 		return editAttempt{other: err.Error()}
@@ -158,19 +182,19 @@ func httpCounterEdit(ctx context.Context, s *editServer, sid, id string) editAtt
 	case rec.Error != nil && rec.Error.Code == api.ToolCodeFileChanged:
 		return editAttempt{changed: true}
 	}
-	return editAttempt{other: fmt.Sprintf("edit over /v1: %+v %s", rec, text)}
+	return editAttempt{other: fmt.Sprintf("%s over /v1: %+v %s", name, rec, text)}
 }
 
-func mcpCounterEdit(ctx context.Context, cs *mcp.ClientSession) editAttempt {
+func mcpCounterEdit(ctx context.Context, cs *mcp.ClientSession, edit counterEdit) editAttempt {
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "read_file", Arguments: map[string]any{"path": "counter.txt"}})
 	if err != nil || res.IsError {
 		return editAttempt{other: fmt.Sprintf("read over /mcp: %v %v", err, res)}
 	}
-	diff, err := nextCounterDiff(mcpText(res))
+	name, input, err := edit(mcpText(res))
 	if err != nil {
 		return editAttempt{other: err.Error()}
 	}
-	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "replace_in_file", Arguments: map[string]any{"path": "counter.txt", "diff": diff}})
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: input})
 	switch {
 	case err != nil:
 		return editAttempt{other: err.Error()}
@@ -179,5 +203,5 @@ func mcpCounterEdit(ctx context.Context, cs *mcp.ClientSession) editAttempt {
 	case strings.Contains(mcpText(res), "changed on disk"):
 		return editAttempt{changed: true}
 	}
-	return editAttempt{other: "edit over /mcp: " + mcpText(res)}
+	return editAttempt{other: name + " over /mcp: " + mcpText(res)}
 }
