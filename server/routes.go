@@ -9,28 +9,16 @@ import (
 )
 
 // routes is the whole HTTP surface, one line per route. Middleware order is
-// declared here once: recover, request id, log, metrics, then (for all
-// but the probe and scrape routes) Host/Origin, CORS,
-// then for /v1 the token and the JSON body check.
+// declared here once (middleware, below), then for /v1 the token and the
+// JSON body check.
 func (s *Server) routes() http.Handler {
 	r := chi.NewRouter()
-	r.Use(s.recoverer, middleware.RequestID, s.requestLog, s.instrument)
-	// Probes and scrapers address a pod by its IP, a Host no config can
-	// list; these two routes hold no secret and change nothing.
-	r.Get("/healthz", s.handleHealth)
-	r.Method(http.MethodGet, "/metrics", promhttp.HandlerFor(s.gather, promhttp.HandlerOpts{}))
-	r.Group(func(r chi.Router) {
-		r.Use(s.checkHostAndOrigin, s.cors)
-		s.guardedRoutes(r)
-	})
-	return r
-}
-
-// guardedRoutes are every route behind the Host and Origin checks.
-func (s *Server) guardedRoutes(r chi.Router) {
+	r.Use(s.middleware()...)
 	r.NotFound(s.handleNotFound)
 	r.MethodNotAllowed(s.handleMethodNotAllowed)
 
+	r.Get("/healthz", s.handleHealth)
+	r.Method(http.MethodGet, "/metrics", promhttp.HandlerFor(s.gather, promhttp.HandlerOpts{}))
 	r.Get("/openapi.yaml", s.handleOpenAPI)
 	r.Get("/", s.handleConsole)
 	r.Get("/console/{file}", s.handleConsoleFile)
@@ -63,4 +51,15 @@ func (s *Server) guardedRoutes(r chi.Router) {
 		r.Post("/sse-tickets", s.handleCreateTicket)
 		r.Get("/mcp/servers", s.handleMCPServers)
 	})
+	return r
+}
+
+// middleware is the order every request passes through, outermost first:
+// request id, log, metrics, recover (inside those three, so a panic is
+// logged under its request id and counted), the body read deadline,
+// Host/Origin, CORS.
+func (s *Server) middleware() []func(http.Handler) http.Handler {
+	return []func(http.Handler) http.Handler{
+		middleware.RequestID, s.requestLog, s.instrument, s.recoverer, s.bodyDeadline, s.checkHostAndOrigin, s.cors,
+	}
 }
