@@ -4,35 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
-
-	"github.com/go-playground/validator/v10"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/toolgate/toolgate/coordinator/mcphub"
 )
-
-// ToolEnv is what every tool factory receives: the shared pieces a handler
-// may keep.
-type ToolEnv struct {
-	Workspace *Workspace
-	Validate  *validator.Validate
-	Config    *Config
-	// Registerer takes a tool's own metrics; it is never nil.
-	Registerer prometheus.Registerer
-	// MCP is the hub of MCP servers; nil means none are configured.
-	MCP *mcphub.Hub
-}
-
-// Factory builds the tool for one name. It returns nil when the coordinator
-// does not own that name (a client-side tool such as focus_chain): such a
-// name is known, and calls to it get a tool_result saying so.
-type Factory func(name string, env ToolEnv) *Tool
-
-// Registration pairs a tool name with its factory; the default tool set is
-// a list of them. Several names may share one factory.
-type Registration struct {
-	Name    string
-	Factory Factory
-}
 
 // DynamicSource creates tools on first use for names outside the static
 // table (use_subagent_<name>). It returns nil for names it does not know.

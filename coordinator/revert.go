@@ -7,6 +7,7 @@ import (
 	"io/fs"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // Revert puts back the file a finished call wrote, as it was before the
@@ -21,19 +22,19 @@ func (c *Coordinator) Revert(s *Session, toolUseID string) (api.RevertResponse, 
 	if rec.State != api.StateDone {
 		return api.RevertResponse{}, &api.Error{Code: api.CodeConflict, Message: "the call has not finished; cancel it or wait for it before reverting"}
 	}
-	p, ok := s.Files.history.take(toolUseID)
+	p, ok := s.Files.TakePrior(toolUseID)
 	if !ok {
 		return api.RevertResponse{}, &api.Error{Code: api.CodeConflict, Message: "nothing to revert: the call changed no file, " +
 			"was already reverted, or its prior content is no longer kept (the session keeps a bounded number of recent edits)"}
 	}
 	cur, err := c.checkUnchanged(p)
 	if err != nil {
-		s.Files.history.putBack(p)
+		s.Files.PutBackPrior(p)
 		return api.RevertResponse{}, err
 	}
 	st, diff, err := p.Undo(cur)
 	if err != nil {
-		s.Files.history.putBack(p)
+		s.Files.PutBackPrior(p)
 		return api.RevertResponse{}, fmt.Errorf("revert %s: %w", p.Path, err)
 	}
 	action := api.RevertRestored
@@ -75,8 +76,8 @@ func (c *Coordinator) checkUnchanged(p Prior) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", p.Path, err)
 	}
-	if now := StateOf(data, info.ModTime()); !now.same(p.After) {
-		return nil, changed(describeChange(p.After, now))
+	if now := StateOf(data, info.ModTime()); !now.Same(p.After) {
+		return nil, changed(tool.DescribeChange(p.After, now))
 	}
 	return data, nil
 }

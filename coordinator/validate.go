@@ -53,7 +53,7 @@ func (e *InputError) Error() string {
 // validates it. Unknown fields are refused: a misspelt parameter must not be
 // silently dropped.
 func decodeInput(t *Tool, v *validator.Validate, raw json.RawMessage) (any, error) {
-	in := t.newInput()
+	in := t.NewInput()
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = json.RawMessage("{}")
 	}

@@ -1,4 +1,4 @@
-package coordinator
+package tool
 
 import "sync"
 
@@ -25,8 +25,8 @@ type Prior struct {
 
 // Default revert bounds per session.
 const (
-	defaultRevertMaxCount = 100
-	defaultRevertMaxBytes = 64 << 20
+	DefaultRevertMaxCount = 100
+	DefaultRevertMaxBytes = 64 << 20
 )
 
 // editHistory keeps the most recent Priors of a session, oldest dropped
@@ -43,10 +43,10 @@ type editHistory struct {
 
 func newEditHistory(maxCount int, maxBytes int64) *editHistory {
 	if maxCount <= 0 {
-		maxCount = defaultRevertMaxCount
+		maxCount = DefaultRevertMaxCount
 	}
 	if maxBytes <= 0 {
-		maxBytes = defaultRevertMaxBytes
+		maxBytes = DefaultRevertMaxBytes
 	}
 	return &editHistory{maxCount: maxCount, maxBytes: maxBytes, byID: map[string]Prior{}}
 }
