@@ -79,6 +79,9 @@ const (
 	ToolCodeUnavailable        = "unavailable"          // a program the tool needs is missing
 	ToolCodeMCPUnavailable     = "mcp_unavailable"      // the MCP server is not configured, disabled or not connected
 	ToolCodeMCPFailed          = "mcp_failed"           // the MCP server failed the request
+	ToolCodeInvalidPatch       = "invalid_patch"        // apply_patch's input does not follow the patch format
+	ToolCodeHunkFailed         = "hunk_failed"          // a patch hunk's lines are not in the file
+	ToolCodeFileExists         = "file_exists"          // a patch adds or moves onto a file that exists
 )
 
 // AllToolCodes lists every tool error code, for the contract's enum.
@@ -90,4 +93,5 @@ var AllToolCodes = []string{
 	ToolCodeNotDirectory, ToolCodeNotRegular, ToolCodeBinaryFile, ToolCodeTooLarge, ToolCodeOutOfRange,
 	ToolCodeOutsideRules, ToolCodeDiffFailed, ToolCodeInvalidRegex, ToolCodeInvalidFilePattern,
 	ToolCodeUnavailable, ToolCodeMCPUnavailable, ToolCodeMCPFailed,
+	ToolCodeInvalidPatch, ToolCodeHunkFailed, ToolCodeFileExists,
 }

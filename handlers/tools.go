@@ -11,6 +11,7 @@ func Default() []tool.Registration {
 		{Name: "write_to_file", Factory: newWriteFile},
 		{Name: "new_rule", Factory: newWriteFile},
 		{Name: "replace_in_file", Factory: newReplaceInFile},
+		{Name: "apply_patch", Factory: newApplyPatch},
 		{Name: "list_files", Factory: newListFiles},
 		{Name: "execute_command", Factory: newExecuteCommand},
 		{Name: "search_files", Factory: newSearchFiles},

@@ -175,19 +175,19 @@ func (m *FileMemory) KeepPrior(p Prior) bool {
 	return m.history.keep(p)
 }
 
-// TakePrior removes and returns the Prior of a call's edit. A revert takes
-// it before undoing, so two concurrent reverts of one call cannot both
-// write.
-func (m *FileMemory) TakePrior(toolUseID string) (Prior, bool) {
+// TakePriors removes and returns the Priors of a call's edits, in the
+// order they were kept. A revert takes them before undoing, so two
+// concurrent reverts of one call cannot both write.
+func (m *FileMemory) TakePriors(toolUseID string) ([]Prior, bool) {
 	if m == nil {
-		return Prior{}, false
+		return nil, false
 	}
 	return m.history.take(toolUseID)
 }
 
-// PutBackPrior returns a Prior taken by a revert that did not happen.
-func (m *FileMemory) PutBackPrior(p Prior) {
+// PutBackPriors returns Priors taken by a revert that did not happen.
+func (m *FileMemory) PutBackPriors(ps []Prior) {
 	if m != nil {
-		m.history.putBack(p)
+		m.history.putBack(ps)
 	}
 }
