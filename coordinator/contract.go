@@ -1,6 +1,7 @@
 package coordinator
 
 import (
+	"reflect"
 	"time"
 
 	"github.com/toolgate/toolgate/coordinator/tool"
@@ -36,8 +37,13 @@ const (
 	InterruptBlock  = tool.InterruptBlock
 )
 
-// NewTool is tool.NewTool.
-func NewTool[In any](s Spec[In]) *Tool { return tool.NewTool(s) }
+// NewTool is tool.NewTool, and panics as registration would when a
+// validate tag of the input has no sentence.
+func NewTool[In any](s Spec[In]) *Tool {
+	t := tool.NewTool(s)
+	checkRuleSentences(t.Name, t.InputType(), map[reflect.Type]bool{})
+	return t
+}
 
 // Errorf is tool.Errorf.
 func Errorf(code, format string, args ...any) *ToolError { return tool.Errorf(code, format, args...) }

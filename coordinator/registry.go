@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"fmt"
+	"reflect"
 	"sort"
 	"sync"
 )
@@ -35,8 +36,9 @@ type Registry struct {
 }
 
 // NewRegistry runs every registration's factory. It panics on a duplicate
-// name or a factory that returns a tool under another name: those are
-// programmer errors to catch at start-up.
+// name, a factory that returns a tool under another name or an input with
+// a validate tag that has no sentence: those are programmer errors to
+// catch at start-up.
 func NewRegistry(env ToolEnv, regs []Registration, sources ...DynamicSource) *Registry {
 	r := &Registry{env: env, static: map[string]*Tool{}, notOwn: map[string]bool{}, sources: sources, dynamic: map[string]*Tool{}}
 	for _, reg := range regs {
@@ -51,6 +53,7 @@ func NewRegistry(env ToolEnv, regs []Registration, sources ...DynamicSource) *Re
 		if t.Name != reg.Name {
 			panic(fmt.Sprintf("coordinator: factory for %q built tool %q", reg.Name, t.Name))
 		}
+		checkRuleSentences(t.Name, t.InputType(), map[reflect.Type]bool{})
 		r.static[reg.Name] = t
 		r.order = append(r.order, reg.Name)
 	}
@@ -82,6 +85,7 @@ func (r *Registry) lookupDynamic(name string) *Tool {
 	}
 	for _, s := range r.sources {
 		if t := s.Tool(name, r.env); t != nil {
+			checkRuleSentences(t.Name, t.InputType(), map[reflect.Type]bool{})
 			r.dynamic[name] = t
 			return t
 		}
@@ -117,6 +121,17 @@ func (r *Registry) Tools() []*Tool {
 			out = append(out, t)
 		}
 	}
+	return out
+}
+
+// ClientSide lists, sorted, the names the coordinator knows but leaves to
+// the client.
+func (r *Registry) ClientSide() []string {
+	out := make([]string, 0, len(r.notOwn))
+	for n := range r.notOwn {
+		out = append(out, n)
+	}
+	sort.Strings(out)
 	return out
 }
 

@@ -92,6 +92,7 @@ type Tool struct {
 	Writes      bool
 
 	inputType       reflect.Type
+	paramTypes      map[string]string // for ParamTypes
 	run             func(ctx context.Context, call *Call, in any) (Result, error)
 	concurrencySafe func(in any) bool
 	paths           func(in any) []string
@@ -121,6 +122,7 @@ func NewTool[In any](s Spec[In]) *Tool {
 		Interrupt:   s.Interrupt,
 		Writes:      s.Writes,
 		inputType:   reflect.TypeFor[In](),
+		paramTypes:  paramTypes(schema),
 		run: func(ctx context.Context, call *Call, in any) (Result, error) {
 			return s.Run(ctx, call, in.(*In))
 		},
@@ -144,6 +146,15 @@ func NewTool[In any](s Spec[In]) *Tool {
 	}
 	return t
 }
+
+// InputType is the type of the tool's input struct, for checks of its
+// validate tags at registration.
+func (t *Tool) InputType() reflect.Type { return t.inputType }
+
+// ParamTypes maps each top-level parameter to the one JSON type a string
+// value may be coerced to (boolean, integer, number, array, object), for
+// clients that send every parameter as a string.
+func (t *Tool) ParamTypes() map[string]string { return t.paramTypes }
 
 // NewInput returns a pointer to a fresh zero input value, for decoding.
 func (t *Tool) NewInput() any { return reflect.New(t.inputType).Interface() }
