@@ -49,7 +49,7 @@ func (sc *stateCollector) Collect(ch chan<- prometheus.Metric) {
 			case api.StateAwaitingApproval:
 				waiting++
 			case api.StateRunning:
-				if t, _ := sc.c.registry.lookup(e.record.Name); t != nil && t.command != nil {
+				if t, _ := sc.c.registry.lookup(e.record.Name); t != nil && t.RunsCommands() {
 					running++
 				}
 			}
