@@ -7,9 +7,9 @@ import (
 	"github.com/go-playground/validator/v10"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator/ignore"
 	"github.com/toolgate/toolgate/coordinator/mcphub"
 	"github.com/toolgate/toolgate/internal/sandbox"
+	"github.com/toolgate/toolgate/internal/ignore"
 )
 
 // Options are a Coordinator's dependencies.
@@ -101,8 +101,9 @@ func New(o Options) *Coordinator {
 		return c.sandbox, r, err
 	}
 	dynamic := append(append([]DynamicSource(nil), o.Dynamic...), c.subagentSources()...)
-	c.registry = NewRegistry(ToolEnv{Workspace: o.Workspace, Validate: v, Config: &cfg, Registerer: o.Registerer, MCP: o.MCP}, o.Tools, dynamic...)
+	c.registry = NewRegistry(ToolEnv{Workspace: o.Workspace, Validate: v, Commands: &cfg.Commands, Registerer: o.Registerer, MCP: o.MCP}, o.Tools, dynamic...)
 	c.metrics.start(c.registry.Names())
+	o.Registerer.MustRegister(newStateCollector(c))
 	go c.expireIdleSessions(c.stop)
 	return c
 }
@@ -121,13 +122,16 @@ func (c *Coordinator) Tools(s *Session) []api.ToolInfo {
 	plan := s != nil && s.Mode() == api.ModePlan
 	out := []api.ToolInfo{}
 	for _, t := range c.registry.Tools() {
-		if plan && t.Writes && t.command == nil || c.deniedOutright(s, t.Name) {
+		if plan && t.Writes && !t.RunsCommands() || c.deniedOutright(s, t.Name) {
 			continue
 		}
 		out = append(out, api.ToolInfo{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
 	}
 	return append(out, c.mcpTools(s)...)
 }
+
+// ClientSide lists the tool names the client runs itself.
+func (c *Coordinator) ClientSide() []string { return c.registry.ClientSide() }
 
 // Close ends every session and cancels what they run.
 func (c *Coordinator) Close() {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/internal/sandbox"
 )
 
 // outcome is how one call ended, before it becomes a tool_result.
@@ -70,9 +71,13 @@ func (c *Coordinator) await(ctx context.Context, s *Session, e *callEntry) (api.
 type prepared struct {
 	use    api.ToolUse
 	tool   *Tool
-	raw    json.RawMessage // the input after MCP name normalization
+	raw    json.RawMessage // the input after MCP name normalization and coercion
 	input  any
 	failed *outcome
+	// progress is the call's task_progress checklist, taken out of its
+	// input; hasProgress says the parameter was there.
+	progress    string
+	hasProgress bool
 }
 
 // prepare is the first pipeline step: lookup (MCP name normalization, then
@@ -80,6 +85,11 @@ type prepared struct {
 func (c *Coordinator) prepare(use api.ToolUse) prepared {
 	p := prepared{use: use}
 	name, raw := normalizeName(use.Name, use.Input)
+	if name == use.Name {
+		// An MCP tool's input is its own arguments; every other tool may
+		// carry the conversation's checklist.
+		raw, p.progress, p.hasProgress = splitTaskProgress(raw)
+	}
 	tool, owned := c.registry.lookup(name)
 	switch {
 	case !owned:
@@ -96,10 +106,11 @@ func (c *Coordinator) prepare(use api.ToolUse) prepared {
 		p.failed = &out
 		return p
 	}
+	raw = coerceStrings(raw, tool.ParamTypes())
 	p.tool, p.raw = tool, raw
 	in, err := decodeInput(tool, c.validate, raw)
 	if err != nil {
-		out := failure(api.StatusInvalid, api.ToolCodeInvalid, err.Error())
+		out := failure(api.StatusInvalid, api.ToolCodeInvalid, invalidInputText(err))
 		out.metricTool = tool.Name
 		p.failed = &out
 		return p
@@ -149,6 +160,9 @@ func (c *Coordinator) run(s *Session, e *callEntry, p prepared) (api.ToolResult,
 	}
 	rec := s.finish(e, out.status, dur, detail, res)
 	s.Events.Append(api.Event{Type: api.EventToolFinished, MessageID: rec.MessageID, ToolUseID: use.ID, Call: &rec, Result: &res})
+	if p.hasProgress {
+		s.noteTaskProgress(rec.MessageID, use.ID, p.progress)
+	}
 	c.metrics.observe(out.metricTool, out.status, dur)
 	logger.Info("tool call", "status", out.status, "duration_ms", rec.DurationMS)
 	return res, rec
@@ -185,17 +199,23 @@ func (c *Coordinator) checkAndRun(ctx context.Context, s *Session, e *callEntry,
 	s.Events.Append(api.Event{Type: api.EventToolStarted, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Call: &rec})
 	call := &Call{
 		ToolUseID: rec.ToolUseID, Name: tool.Name, SessionID: s.ID, Workspace: c.workspace, Logger: logger, Files: s.Files,
-		output: func(stream, chunk string) {
+	}
+	call.Attach(callRuntime{
+		Output: func(stream, chunk string) {
 			s.Events.Append(api.Event{Type: api.EventToolOutput, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Stream: stream, Chunk: chunk})
 		},
-		ignored: g.ignored,
-		coord:   c,
-		session: s,
-		keep:    func(o KeptOutput) { s.keepOutput(e, o) },
-		await: func(ctx context.Context, req api.InputRequest) (string, error) {
+		Ignored: g.ignored,
+		Keep:    func(o KeptOutput) { s.keepOutput(e, o) },
+		Await: func(ctx context.Context, req api.InputRequest) (string, error) {
 			return c.awaitInput(ctx, s, e, req)
 		},
-	}
+		Confine: func(dir string) (*sandbox.Sandbox, sandbox.Run, error) {
+			r, err := c.confine(dir, g.ignored)
+			return c.sandbox, r, err
+		},
+		SandboxHint: c.sandboxHint,
+		Jobs:        s.jobs,
+	})
 	out := c.execute(ctx, tool, call, in, logger)
 	if g.feedback != "" {
 		out.result.Content = append(out.result.Content, approvalFeedback(g.feedback))
@@ -213,7 +233,7 @@ func (c *Coordinator) execute(ctx context.Context, tool *Tool, call *Call, in an
 			out = failure(api.StatusFailed, api.ToolCodePanic, fmt.Sprintf("Tool %s failed unexpectedly (internal error).", tool.Name))
 		}
 	}()
-	res, err := tool.run(ctx, call, in)
+	res, err := tool.Run(ctx, call, in)
 	if ctx.Err() != nil {
 		return cancelled(ctx, res)
 	}
@@ -223,7 +243,12 @@ func (c *Coordinator) execute(ctx context.Context, tool *Tool, call *Call, in an
 		if errors.As(err, &te) {
 			code = te.Code
 		}
-		res.Content = append(res.Content, api.TextContent(err.Error()))
+		// A handler that already said everything in its result (Cline's
+		// "Command failed with exit code N." for a command) returns an
+		// error with no message, for its code only.
+		if msg := err.Error(); msg != "" {
+			res.Content = append(res.Content, api.TextContent(ClineToolError(msg)))
+		}
 		res.IsError = true
 		return outcome{status: api.StatusFailed, code: code, result: res}
 	}
@@ -281,7 +306,8 @@ func toToolResult(id string, r Result) api.ToolResult {
 		}
 	}
 	if len(content) == 0 {
-		content = []api.Content{api.TextContent("(no output)")}
+		// Cline's ToolResultUtils.pushToolResult says the same.
+		content = []api.Content{api.TextContent("(tool did not return anything)")}
 	}
 	return api.ToolResult{Type: api.TypeToolResult, ToolUseID: id, Content: content, IsError: r.IsError}
 }

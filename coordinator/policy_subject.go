@@ -8,19 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/toolgate/toolgate/coordinator/shellcmd"
+	"github.com/toolgate/toolgate/internal/shellcmd"
 )
-
-// CommandLine is what a command tool's input asks to run, for the policy:
-// the line, whether the model asked for approval and the working
-// directory (workspace-relative; "" the root).
-type CommandLine struct {
-	Command          string
-	RequiresApproval bool
-	Cwd              string
-	// Background marks a command started as a session job.
-	Background bool
-}
 
 // buildSubject describes a decoded call for the rules: the workspace paths
 // it touches, its command line and its MCP server and tool. Paths that
@@ -36,8 +25,8 @@ func (c *Coordinator) buildSubject(t *Tool, in any, raw json.RawMessage) (*subje
 		}
 	}
 	var line CommandLine
-	if t.command != nil {
-		line = t.command(in)
+	if t.RunsCommands() {
+		line = t.Command(in)
 		c.addCommand(s, line)
 	}
 	if t.Name == UseMCPTool {

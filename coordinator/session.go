@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // Session is one conversation's state: its mode and rules, its calls (by
@@ -36,7 +37,9 @@ type Session struct {
 	open   *openMessages
 	policy sessionPolicy // approvals and the rejection cascade
 	loop   loopGuard     // identical calls in a row
-	jobs   jobTable      // background jobs
+	jobs   *tool.JobTable // background jobs
+	// taskProgress is the model's latest task checklist (task_progress).
+	taskProgress string
 }
 
 // callEntry is one call's live state. done is closed when result is final.
@@ -60,6 +63,7 @@ func newSession(id string, mode api.Mode, perms api.Permissions, cfg *Config) *S
 		calls: map[string]*callEntry{}, maxCalls: cfg.MaxCallsPerSession,
 		open: newOpenMessages(cfg),
 	}
+	s.jobs = tool.NewJobTable(ctx)
 	s.touch(s.Created)
 	return s
 }
@@ -75,7 +79,7 @@ func (s *Session) Mode() api.Mode {
 func (s *Session) View() api.Session {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return api.Session{ID: s.ID, Mode: s.mode, Permissions: s.permissions, CreatedAt: s.Created}
+	return api.Session{ID: s.ID, Mode: s.mode, Permissions: s.permissions, CreatedAt: s.Created, TaskProgress: s.taskProgress}
 }
 
 // Update changes the mode and, when given, the session's own rules.
@@ -262,7 +266,7 @@ func (s *Session) HasCall(toolUseID string) bool {
 
 func (s *Session) close() {
 	s.cancel()
-	s.jobs.closeAll()
+	s.jobs.CloseAll()
 	s.mu.Lock()
 	for _, e := range s.calls {
 		e.dropOutputLocked()
@@ -288,3 +292,9 @@ func (s *Session) Call(toolUseID string) (api.CallRecord, *api.ToolResult, bool)
 	res := e.result
 	return e.record, &res, true
 }
+
+// Job finds a background job of the session by id.
+func (s *Session) Job(id string) (*tool.Job, bool) { return s.jobs.Get(id) }
+
+// Jobs lists the session's background jobs, oldest first.
+func (s *Session) Jobs() []*tool.Job { return s.jobs.List() }

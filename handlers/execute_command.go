@@ -11,10 +11,10 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator"
-	"github.com/toolgate/toolgate/coordinator/shellcmd"
-	"github.com/toolgate/toolgate/handlers/process"
+	"github.com/toolgate/toolgate/coordinator/tool"
+	"github.com/toolgate/toolgate/internal/process"
 	"github.com/toolgate/toolgate/internal/sandbox"
+	"github.com/toolgate/toolgate/internal/shellcmd"
 )
 
 // ExecuteCommandInput is execute_command's input, as Cline sends it.
@@ -31,8 +31,6 @@ const (
 	codeTimedOut   = "timed_out"
 	codeExitStatus = "exit_status"
 	codeNotStarted = "not_started"
-	codeNoSandbox  = "sandbox_unavailable"
-	codeLimit      = "sandbox_limit"
 )
 
 // commandMetrics are execute_command's own series.
@@ -69,13 +67,13 @@ func newCommandMetrics(reg prometheus.Registerer) *commandMetrics {
 
 // commandRunner is execute_command with what it shares between calls.
 type commandRunner struct {
-	cfg     *coordinator.CommandConfig
+	cfg     *tool.CommandConfig
 	metrics *commandMetrics
 }
 
-func newExecuteCommand(name string, env coordinator.ToolEnv) *coordinator.Tool {
-	r := &commandRunner{cfg: &env.Config.Commands, metrics: newCommandMetrics(env.Registerer)}
-	return coordinator.NewTool(coordinator.Spec[ExecuteCommandInput]{
+func newExecuteCommand(name string, env tool.Env) *tool.Tool {
+	r := &commandRunner{cfg: env.Commands, metrics: newCommandMetrics(env.Registerer)}
+	return tool.NewTool(tool.Spec[ExecuteCommandInput]{
 		Name: name,
 		Description: "Run a bash command in the workspace (stdin is empty; no terminal). Output streams live; the result " +
 			"holds the exit code and the output, its first and last lines when it is longer than 1000 lines or 512 KB. " +
@@ -84,8 +82,8 @@ func newExecuteCommand(name string, env coordinator.ToolEnv) *coordinator.Tool {
 		ConcurrencySafe: func(in *ExecuteCommandInput) bool { return shellcmd.Analyze(in.Command).ReadOnly() },
 		Writes:          true,
 		Paths:           commandPaths,
-		Command: func(in *ExecuteCommandInput) coordinator.CommandLine {
-			return coordinator.CommandLine{Command: in.Command, RequiresApproval: in.RequiresApproval, Cwd: in.Cwd, Background: in.Background}
+		Command: func(in *ExecuteCommandInput) tool.CommandLine {
+			return tool.CommandLine{Command: in.Command, RequiresApproval: in.RequiresApproval, Cwd: in.Cwd, Background: in.Background}
 		},
 	})
 }
@@ -104,17 +102,17 @@ func commandPaths(in *ExecuteCommandInput) []string {
 	return out
 }
 
-func (r *commandRunner) run(ctx context.Context, call *coordinator.Call, in *ExecuteCommandInput) (coordinator.Result, error) {
+func (r *commandRunner) run(ctx context.Context, call *tool.Call, in *ExecuteCommandInput) (tool.Result, error) {
 	dir, err := commandDir(call.Workspace, in.Cwd)
 	if err != nil {
-		return coordinator.Result{}, err
+		return tool.Result{}, err
 	}
 	if in.Background {
 		return r.startJob(call, in, dir)
 	}
 	sb, confine, err := call.Confinement(dir)
 	if err != nil {
-		return coordinator.Result{}, err
+		return tool.Result{}, err
 	}
 	timeout := commandTimeout(r.cfg, in)
 	out := process.NewOutput(process.OutputLimits{Full: r.cfg.OutputCap(), Dir: r.cfg.OutputDir})
@@ -134,16 +132,16 @@ func (r *commandRunner) run(ctx context.Context, call *coordinator.Call, in *Exe
 		_ = out.Remove()
 		r.metrics.runs.WithLabelValues("not_started").Inc()
 		if errors.Is(err, sandbox.ErrUnavailable) {
-			return coordinator.Result{}, coordinator.Errorf(codeNoSandbox, "The command was not run: %v", err)
+			return tool.Result{}, tool.Errorf(api.ToolCodeNoSandbox, "The command was not run: %v", err)
 		}
-		return coordinator.Result{}, coordinator.Errorf(codeNotStarted, "The command could not start: %v", err)
+		return tool.Result{}, tool.Errorf(codeNotStarted, "The command could not start: %v", err)
 	}
 	hint := fmt.Sprintf("full output: GET /v1/sessions/%s/calls/%s/output", call.SessionID, call.ToolUseID)
 	text := out.Summary(process.SummaryLimits{Hint: hint})
 	if text == "" {
 		text = "(no output)"
 	}
-	result := coordinator.Result{Content: []api.Content{api.TextContent(text)}}
+	result := tool.Result{Content: []api.Content{api.TextContent(text)}}
 	status, verdict := judge(res, timeout)
 	r.metrics.runs.WithLabelValues(status).Inc()
 	if verdict != nil {
@@ -162,7 +160,7 @@ func (r *commandRunner) run(ctx context.Context, call *coordinator.Call, in *Exe
 
 // commandTimeout is the requested timeout, else the default for the
 // command's kind: installs, builds and test runs get the long one.
-func commandTimeout(cfg *coordinator.CommandConfig, in *ExecuteCommandInput) time.Duration {
+func commandTimeout(cfg *tool.CommandConfig, in *ExecuteCommandInput) time.Duration {
 	return cfg.Timeout(in.Timeout, shellcmd.Analyze(in.Command).LongRunning())
 }
 
@@ -178,15 +176,15 @@ func judge(res process.Result, timeout time.Duration) (string, error) {
 	case res.Cancelled:
 		return "cancelled", nil
 	case res.Limit != "":
-		return "failed", coordinator.Errorf(codeLimit,
+		return "failed", tool.Errorf(api.ToolCodeSandboxLimit,
 			"The command was stopped: it reached %s of the sandbox. Every process it started was killed.", res.Limit)
 	case res.TimedOut:
-		return "timed_out", coordinator.Errorf(codeTimedOut,
+		return "timed_out", tool.Errorf(codeTimedOut,
 			"The command timed out after %s; its process group was killed. Pass a larger timeout (seconds) if it needs longer.", timeout)
 	case res.Signal != "":
-		return "failed", coordinator.Errorf(codeExitStatus, "The command was killed by signal %s.%s", res.Signal, stray)
+		return "failed", tool.Errorf(codeExitStatus, "The command was killed by signal %s.%s", res.Signal, stray)
 	case res.ExitCode != 0:
-		return "failed", coordinator.Errorf(codeExitStatus, "The command failed with exit code %d.%s", res.ExitCode, stray)
+		return "failed", tool.Errorf(codeExitStatus, "The command failed with exit code %d.%s", res.ExitCode, stray)
 	}
 	return "succeeded", nil
 }
@@ -194,7 +192,7 @@ func judge(res process.Result, timeout time.Duration) (string, error) {
 // commandDir resolves cwd inside the workspace. The check goes through
 // os.Root, so a symlink leading out is refused; the command itself is free
 // to cd anywhere, so this is a rule about where calls start, not a sandbox.
-func commandDir(ws *coordinator.Workspace, cwd string) (string, error) {
+func commandDir(ws *tool.Workspace, cwd string) (string, error) {
 	rel, err := ws.Rel(cwd)
 	if err != nil {
 		return "", err
@@ -204,24 +202,24 @@ func commandDir(ws *coordinator.Workspace, cwd string) (string, error) {
 		return "", fileError(rel, err)
 	}
 	if !st.IsDir() {
-		return "", coordinator.Errorf("not_directory", "cwd %s is not a directory.", rel)
+		return "", tool.Errorf(api.ToolCodeNotDirectory, "cwd %s is not a directory.", rel)
 	}
 	return filepath.Join(ws.Dir, filepath.FromSlash(rel)), nil
 }
 
 // startJob starts the command as a background job of the session. Any
 // other command dies with its call: nothing it leaves running survives.
-func (r *commandRunner) startJob(call *coordinator.Call, in *ExecuteCommandInput, dir string) (coordinator.Result, error) {
-	job, err := call.StartJob(coordinator.JobSpec{Command: in.Command, Dir: dir,
+func (r *commandRunner) startJob(call *tool.Call, in *ExecuteCommandInput, dir string) (tool.Result, error) {
+	job, err := call.StartJob(tool.JobSpec{Command: in.Command, Dir: dir, Env: r.cfg.ChildEnv(),
 		MaxOutputBytes: r.cfg.OutputCap(), OutputDir: r.cfg.OutputDir})
 	if err != nil {
 		if errors.Is(err, sandbox.ErrUnavailable) {
-			return coordinator.Result{}, coordinator.Errorf(codeNoSandbox, "The command was not run: %v", err)
+			return tool.Result{}, tool.Errorf(api.ToolCodeNoSandbox, "The command was not run: %v", err)
 		}
-		return coordinator.Result{}, err
+		return tool.Result{}, err
 	}
 	text := fmt.Sprintf("Started in the background as job %[1]s. It runs until it exits, is killed, or the session ends.\n"+
 		"Its output: GET /v1/sessions/%[2]s/jobs/%[1]s/output?offset=0; stop it: DELETE /v1/sessions/%[2]s/jobs/%[1]s.",
 		job.ID(), call.SessionID)
-	return coordinator.Result{Content: []api.Content{api.TextContent(text)}}, nil
+	return tool.Result{Content: []api.Content{api.TextContent(text)}}, nil
 }

@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // WriteToFileInput is the input of write_to_file and new_rule.
@@ -20,7 +21,7 @@ const rulesDir = ".clinerules"
 
 // newWriteFile serves write_to_file and new_rule with one implementation;
 // new_rule only writes under .clinerules/.
-func newWriteFile(name string, env coordinator.ToolEnv) *coordinator.Tool {
+func newWriteFile(name string, env tool.Env) *tool.Tool {
 	desc := "Write a file in the workspace, creating parent directories. The file is replaced whole and atomically: " +
 		"readers see the old or the new content, never a mix. An existing file keeps its permissions, its byte order mark " +
 		"and its CRLF line endings. The result shows a diff of what changed. If the file changed on disk since you last " +
@@ -29,63 +30,63 @@ func newWriteFile(name string, env coordinator.ToolEnv) *coordinator.Tool {
 		desc = "Create or replace a rule file under .clinerules/ in the workspace."
 	}
 	rulesOnly := name == "new_rule"
-	return coordinator.NewTool(coordinator.Spec[WriteToFileInput]{
+	return tool.NewTool(tool.Spec[WriteToFileInput]{
 		Name:        name,
 		Description: desc,
-		Run: func(ctx context.Context, call *coordinator.Call, in *WriteToFileInput) (coordinator.Result, error) {
+		Run: func(ctx context.Context, call *tool.Call, in *WriteToFileInput) (tool.Result, error) {
 			return writeToFile(call, in, rulesOnly)
 		},
-		Preview: func(ctx context.Context, call *coordinator.Call, in *WriteToFileInput) (string, error) {
+		Preview: func(ctx context.Context, call *tool.Call, in *WriteToFileInput) (string, error) {
 			t, content, err := planWrite(call, in, rulesOnly)
 			if err != nil {
 				return "", err
 			}
 			return diffText(t.rel, t.old, content), nil
 		},
-		Interrupt: coordinator.InterruptBlock,
+		Interrupt: tool.InterruptBlock,
 		Writes:    true,
 		Paths:     func(in *WriteToFileInput) []string { return []string{in.Path} },
 	})
 }
 
 // planWrite loads the target and works out the bytes to write, without
-// writing.
-func planWrite(call *coordinator.Call, in *WriteToFileInput, rulesOnly bool) (*editTarget, []byte, error) {
+// writing (for the approval preview).
+func planWrite(call *tool.Call, in *WriteToFileInput, rulesOnly bool) (*editTarget, []byte, error) {
 	t, err := loadTarget(call.Workspace, in.Path)
 	if err != nil {
 		return nil, nil, err
 	}
+	content, err := writeContent(t, in, rulesOnly)
+	return t, content, err
+}
+
+// writeContent is what write_to_file puts in the target: the input's
+// content in the existing file's style.
+func writeContent(t *editTarget, in *WriteToFileInput, rulesOnly bool) ([]byte, error) {
 	if rulesOnly && !strings.HasPrefix(t.rel, rulesDir+"/") {
-		return nil, nil, coordinator.Errorf("outside_rules", "new_rule only writes under %s/; %s is not there.", rulesDir, t.rel)
+		return nil, tool.Errorf(api.ToolCodeOutsideRules, "new_rule only writes under %s/; %s is not there.", rulesDir, t.rel)
 	}
 	content := []byte(in.Content)
 	if t.exists {
 		content = matchStyle(t.old, content)
 	}
-	return t, content, nil
+	return content, nil
 }
 
-func writeToFile(call *coordinator.Call, in *WriteToFileInput, rulesOnly bool) (coordinator.Result, error) {
-	t, content, err := planWrite(call, in, rulesOnly)
+func writeToFile(call *tool.Call, in *WriteToFileInput, rulesOnly bool) (tool.Result, error) {
+	ed, err := editFile(call, in.Path, func(t *editTarget) ([]byte, error) { return writeContent(t, in, rulesOnly) })
 	if err != nil {
-		return coordinator.Result{}, err
+		return tool.Result{}, err
 	}
-	if err := call.Files.CheckFresh(t.rel, t.state, t.exists); err != nil {
-		return coordinator.Result{}, err
-	}
-	if t.exists && bytes.Equal(t.old, content) {
-		call.Files.Remember(t.rel, t.state)
-		return coordinator.TextResult(fmt.Sprintf("No changes: %s already has this content (%s).", t.rel, describeSize(content))), nil
-	}
-	note, err := commit(call, t, content)
-	if err != nil {
-		return coordinator.Result{}, err
+	t := ed.target
+	if ed.unchanged {
+		return tool.TextResult(fmt.Sprintf("No changes: %s already has this content (%s).", t.rel, describeSize(ed.content))), nil
 	}
 	verb := "Updated"
 	if !t.exists {
 		verb = "Created"
 	}
-	return editResult(fmt.Sprintf("%s %s (%s).", verb, t.rel, describeSize(content)), diffText(t.rel, t.old, content), note), nil
+	return editResult(fmt.Sprintf("%s %s (%s).", verb, t.rel, describeSize(ed.content)), diffText(t.rel, t.old, ed.content), ed.note), nil
 }
 
 // matchStyle keeps an existing file's byte order mark and CRLF line

@@ -6,7 +6,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // maxJobRead caps one read of a job's output.
@@ -25,7 +25,7 @@ func (s *Server) handleListJobs(w http.ResponseWriter, r *http.Request) {
 }
 
 // job finds the job the URL names, writing a 404 when there is none.
-func (s *Server) job(w http.ResponseWriter, r *http.Request) (*coordinator.Job, bool) {
+func (s *Server) job(w http.ResponseWriter, r *http.Request) (*tool.Job, bool) {
 	sess, ok := s.session(w, r)
 	if !ok {
 		return nil, false

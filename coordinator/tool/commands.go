@@ -1,0 +1,136 @@
+package tool
+
+import (
+	"os"
+	"path"
+	"sort"
+	"strings"
+	"time"
+)
+
+// CommandConfig configures execute_command: its timeouts, how much output
+// it keeps and the environment its child processes get.
+type CommandConfig struct {
+	// DefaultTimeoutSeconds bounds a command that asks for no timeout
+	// (default 30).
+	DefaultTimeoutSeconds int `json:"default_timeout_seconds"`
+	// LongTimeoutSeconds replaces the default for commands that install
+	// packages, build or run tests (default 300).
+	LongTimeoutSeconds int `json:"long_timeout_seconds"`
+	// MaxTimeoutSeconds caps the timeout a call may ask for (default 3600).
+	MaxTimeoutSeconds int `json:"max_timeout_seconds"`
+	// PassEnv names variables (path.Match patterns, e.g. "NPM_TOKEN" or
+	// "AWS_*") that pass to commands although their names look secret.
+	PassEnv []string `json:"pass_env"`
+	// Env adds or overrides variables in every command's environment.
+	Env map[string]string `json:"env"`
+	// MaxOutputBytes caps the full output a call keeps for later retrieval
+	// (default 64 MiB); the result itself is always shorter.
+	MaxOutputBytes int64 `json:"max_output_bytes"`
+	// OutputDir is where full outputs larger than the result are spilled
+	// (default: the system's temporary directory).
+	OutputDir string `json:"output_dir"`
+	// Environ is the environment commands start from; nil means the
+	// server's own (os.Environ). Tests set it.
+	Environ func() []string `json:"-"`
+}
+
+// ServerTokenVar is the variable the server reads its bearer token from.
+// It never reaches a child process, whatever the configuration says.
+const ServerTokenVar = "TOOLGATE_TOKEN"
+
+// Defaults of CommandConfig.
+const (
+	DefaultCommandTimeout = 30 * time.Second
+	LongCommandTimeout    = 300 * time.Second
+	MaxCommandTimeout     = time.Hour
+	DefaultMaxOutputBytes = 64 << 20
+)
+
+// secretWords mark variable names that probably hold credentials.
+var secretWords = []string{"KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "CREDENTIAL"}
+
+// baseEnv keeps commands from waiting on a terminal nobody watches; the
+// server's environment and Env override it.
+var baseEnv = map[string]string{"GIT_TERMINAL_PROMPT": "0", "PAGER": "cat", "GIT_PAGER": "cat"}
+
+// SecretName reports whether a variable name looks like it holds a
+// credential (case-insensitive *KEY*, *SECRET*, *TOKEN*, *PASSWORD*,
+// *PASSWD*, *CREDENTIAL*).
+func SecretName(name string) bool {
+	upper := strings.ToUpper(name)
+	for _, w := range secretWords {
+		if strings.Contains(upper, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// Timeout is how long a command may run: the requested seconds (capped by
+// MaxTimeoutSeconds) or, when none is requested, the default for its kind.
+func (c *CommandConfig) Timeout(requestedSeconds int, longRunning bool) time.Duration {
+	maxT := seconds(c.MaxTimeoutSeconds, MaxCommandTimeout)
+	if requestedSeconds > 0 {
+		return min(time.Duration(requestedSeconds)*time.Second, maxT)
+	}
+	if longRunning {
+		return min(seconds(c.LongTimeoutSeconds, LongCommandTimeout), maxT)
+	}
+	return min(seconds(c.DefaultTimeoutSeconds, DefaultCommandTimeout), maxT)
+}
+
+// OutputCap is the largest full output a call keeps.
+func (c *CommandConfig) OutputCap() int64 {
+	if c.MaxOutputBytes > 0 {
+		return c.MaxOutputBytes
+	}
+	return DefaultMaxOutputBytes
+}
+
+func seconds(n int, def time.Duration) time.Duration {
+	if n > 0 {
+		return time.Duration(n) * time.Second
+	}
+	return def
+}
+
+// ChildEnv is the environment of a command: the server's environment
+// without the server token and without secret-looking variables that
+// PassEnv does not name, plus Env. The result is sorted by name.
+func (c *CommandConfig) ChildEnv() []string {
+	environ := c.Environ
+	if environ == nil {
+		environ = os.Environ
+	}
+	vars := map[string]string{}
+	for k, v := range baseEnv {
+		vars[k] = v
+	}
+	for _, kv := range environ() {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || name == "" || (SecretName(name) && !c.passes(name)) {
+			continue
+		}
+		vars[name] = value
+	}
+	for k, v := range c.Env {
+		vars[k] = v
+	}
+	delete(vars, ServerTokenVar)
+	out := make([]string, 0, len(vars))
+	for k, v := range vars {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (c *CommandConfig) passes(name string) bool {
+	for _, p := range c.PassEnv {
+		if ok, _ := path.Match(p, name); ok {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,83 @@
+package tool
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/toolgate/toolgate/api"
+)
+
+// Workspace is the one directory every call works in. All file access goes
+// through Root, which refuses paths that leave the directory, including
+// through symlinks, with no window between a check and the use.
+type Workspace struct {
+	Dir  string
+	Root *os.Root
+
+	edits editLocks // per-file edit locks; see LockForEdit
+}
+
+// OpenWorkspace opens dir as the workspace.
+func OpenWorkspace(dir string) (*Workspace, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	root, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, fmt.Errorf("open workspace: %w", err)
+	}
+	return &Workspace{Dir: abs, Root: root}, nil
+}
+
+// Close releases the workspace's directory handle.
+func (w *Workspace) Close() error { return w.Root.Close() }
+
+// maxPathLen bounds a path before any system call sees it.
+const maxPathLen = 4096
+
+// Rel turns a path from a tool input into a clean slash-separated path
+// relative to the workspace, "." for the workspace itself. Absolute paths
+// are accepted only inside the workspace. This is a lexical pre-filter that
+// gives clear messages; os.Root still decides every access.
+func (w *Workspace) Rel(p string) (string, error) {
+	if strings.ContainsRune(p, 0) {
+		return "", Errorf(api.ToolCodeInvalidPath, "path contains a NUL byte")
+	}
+	if len(p) > maxPathLen {
+		return "", Errorf(api.ToolCodeInvalidPath, "path is %d bytes long; the limit is %d", len(p), maxPathLen)
+	}
+	if p == "" {
+		p = "."
+	}
+	native := filepath.FromSlash(p)
+	if filepath.IsAbs(native) {
+		rel, err := filepath.Rel(w.Dir, filepath.Clean(native))
+		if err != nil || !filepath.IsLocal(rel) && rel != "." {
+			return "", outsideError(p)
+		}
+		native = rel
+	}
+	clean := filepath.Clean(native)
+	if clean != "." && !filepath.IsLocal(clean) {
+		return "", outsideError(p)
+	}
+	return filepath.ToSlash(clean), nil
+}
+
+func outsideError(p string) error {
+	return Errorf(api.ToolCodeOutside, "path %q is outside the workspace; only paths inside it can be used", p)
+}
+
+// Display is how a workspace-relative path is shown to the model.
+func Display(rel string) string {
+	if rel == "" {
+		return "."
+	}
+	return rel
+}
