@@ -160,4 +160,3 @@ func (s *SQLite) CheckIntegrity(ctx context.Context) error {
 	}
 	return nil
 }
-
