@@ -60,4 +60,9 @@ const (
 	ToolCodeIgnored      = "ignored"          // a .clineignore rule covers a path the call touches
 	ToolCodeRejected     = "rejected"         // the user rejected the call
 	ToolCodeNoDecision   = "approval_timeout" // no decision came in time
+	// ToolCodeInterrupted: toolgate stopped while the call ran; it is not
+	// run again. ToolCodeNotRecorded: the store could not record the call
+	// before it would run, so it did not run.
+	ToolCodeInterrupted = "interrupted"
+	ToolCodeNotRecorded = "not_recorded"
 )

@@ -35,6 +35,11 @@ type editHistory struct {
 	maxCount int
 	maxBytes int64
 
+	// onKeep and onDrop, when set, hear of every edit kept and dropped,
+	// so the store mirrors the history.
+	onKeep func(Prior)
+	onDrop func(toolUseID string)
+
 	mu    sync.Mutex
 	byID  map[string]Prior
 	order []string
@@ -52,9 +57,26 @@ func newEditHistory(maxCount int, maxBytes int64) *editHistory {
 }
 
 func (h *editHistory) keep(p Prior) bool {
+	dropped, ok := h.add(p)
+	if ok && h.onKeep != nil {
+		h.onKeep(p)
+	}
+	if h.onDrop != nil {
+		for _, id := range dropped {
+			h.onDrop(id)
+		}
+	}
+	return ok
+}
+
+// restore puts back an edit the store kept, without writing it again.
+func (h *editHistory) restore(p Prior) { h.add(p) }
+
+// add keeps p and returns the ids of the edits it pushed out.
+func (h *editHistory) add(p Prior) (dropped []string, ok bool) {
 	size := int64(len(p.Content))
 	if size > h.maxBytes {
-		return false
+		return nil, false
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -70,20 +92,24 @@ func (h *editHistory) keep(p Prior) bool {
 		h.order = h.order[1:]
 		h.bytes -= int64(len(h.byID[oldest].Content))
 		delete(h.byID, oldest)
+		dropped = append(dropped, oldest)
 	}
-	return true
+	return dropped, true
 }
 
 // take removes and returns a call's Prior. A revert takes it before
 // undoing, so two concurrent reverts of one call cannot both write.
 func (h *editHistory) take(id string) (Prior, bool) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	p, ok := h.byID[id]
 	if ok {
 		delete(h.byID, id)
 		h.removeOrderLocked(id)
 		h.bytes -= int64(len(p.Content))
+	}
+	h.mu.Unlock()
+	if ok && h.onDrop != nil {
+		h.onDrop(id)
 	}
 	return p, ok
 }

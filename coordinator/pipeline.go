@@ -182,6 +182,9 @@ func (c *Coordinator) checkAndRun(ctx context.Context, s *Session, e *callEntry,
 	if !ok {
 		return cancelled(ctx, Result{})
 	}
+	if e.audit.effects = hasEffects(tool); s.rec.callStarted(s, e) != nil && e.audit.effects {
+		return failure(api.StatusFailed, api.ToolCodeNotRecorded, "The call was not run: toolgate could not record it in its store (see the server log).")
+	}
 	s.Events.Append(api.Event{Type: api.EventToolStarted, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Call: &rec})
 	call := &Call{
 		ToolUseID: rec.ToolUseID, Name: tool.Name, SessionID: s.ID, Workspace: c.workspace, Logger: logger, Files: s.Files,

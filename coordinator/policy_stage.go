@@ -35,6 +35,7 @@ func (c *Coordinator) authorize(ctx context.Context, s *Session, e *callEntry, t
 	sub, line := c.buildSubject(t, in, raw)
 	m := c.ignoreMatcher()
 	if msg, blocked := c.ignoreBlock(m, sub); blocked {
+		e.audit.decide("deny", "ignore rules")
 		out := failure(api.StatusDenied, api.ToolCodeIgnored, msg)
 		return &out, gate{}
 	}
@@ -49,6 +50,7 @@ func (c *Coordinator) authorize(ctx context.Context, s *Session, e *callEntry, t
 	}
 	if s.Mode() == api.ModePlan {
 		if msg, refused := planModeRefusal(t, sub); refused {
+			e.audit.decide("deny", "plan mode")
 			out := failure(api.StatusDenied, api.ToolCodePlanMode, msg)
 			return &out, gate{}
 		}
@@ -56,12 +58,14 @@ func (c *Coordinator) authorize(ctx context.Context, s *Session, e *callEntry, t
 	v := c.policy.decide(sub, t, sessionRules(s.sessionPermissions()), line.RequiresApproval)
 	switch v.decision {
 	case decideDeny:
+		e.audit.decide("deny", decidedByRule(v))
 		out := failure(api.StatusDenied, api.ToolCodeDenied, "Denied: "+v.reason+".")
 		return &out, gate{}
 	case decideAsk:
 		out, feedback := c.askApproval(ctx, s, e, v, sub, t, in, raw)
 		return out, gate{ignored: m, feedback: feedback, approved: out == nil}
 	}
+	e.audit.decide("allow", decidedByRule(v))
 	return nil, gate{ignored: m}
 }
 

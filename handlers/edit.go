@@ -163,3 +163,10 @@ func editResult(summary, diff, note string) coordinator.Result {
 func describeSize(content []byte) string {
 	return fmt.Sprintf("%d lines, %d bytes", countLines(string(content)), len(content))
 }
+
+// RestoreUndo rebuilds the undo of an edit whose prior content came back
+// from the store after a restart: the same undo commit gave it.
+func RestoreUndo(ws *coordinator.Workspace, p coordinator.Prior) func([]byte) (coordinator.FileState, string, error) {
+	t := &editTarget{rel: p.Path, exists: p.Existed, old: p.Content}
+	return t.undo(ws.Root)
+}
