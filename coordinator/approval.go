@@ -12,7 +12,7 @@ import (
 // pendingApproval is a call waiting for the client's decision.
 type pendingApproval struct {
 	decided  chan answer // buffered: Decide never blocks
-	remember []string                 // the allow rules "remember" adds
+	remember []string    // the allow rules "remember" adds
 }
 
 // Errors of Decide, as request-level errors.

@@ -7,8 +7,8 @@ import (
 	"github.com/go-playground/validator/v10"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator/ignore"
 	"github.com/toolgate/toolgate/coordinator/mcphub"
+	"github.com/toolgate/toolgate/internal/ignore"
 	"github.com/toolgate/toolgate/internal/store"
 )
 
@@ -134,6 +134,9 @@ func (c *Coordinator) Tools(s *Session) []api.ToolInfo {
 	}
 	return append(out, c.mcpTools(s)...)
 }
+
+// ClientSide lists the tool names the client runs itself.
+func (c *Coordinator) ClientSide() []string { return c.registry.ClientSide() }
 
 // Close ends every session and cancels what they run.
 func (c *Coordinator) Close() {

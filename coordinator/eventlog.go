@@ -31,7 +31,7 @@ type EventLog struct {
 	nextID int64
 	// restored: the session came back after a restart (see Cursor).
 	restored bool
-	closed bool
+	closed   bool
 	// wakeAll is closed at the next append; wakeMessage[id] at the next
 	// append of that message's events. Both are made only when a reader
 	// waits, so appending with no reader allocates nothing.

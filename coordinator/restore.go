@@ -146,7 +146,7 @@ func (c *Coordinator) restoreEdits(undo UndoFunc) error {
 		if !ok || undo == nil || c.workspace == nil {
 			continue
 		}
-		p := Prior{ToolUseID: ed.ToolUseID, Path: ed.Path, Existed: ed.Existed, Content: ed.Content,
+		p := Prior{ToolUseID: ed.ToolUseID, Path: ed.Path, Existed: ed.Existed, Deleted: ed.Deleted, Content: ed.Content,
 			After: FileState{Size: ed.AfterSize, ModTime: ed.AfterModTime}}
 		if len(ed.AfterHash) == len(p.After.Hash) {
 			copy(p.After.Hash[:], ed.AfterHash)
@@ -160,7 +160,7 @@ func (c *Coordinator) restoreEdits(undo UndoFunc) error {
 
 // edit records an edit's prior content; editGone forgets it.
 func (r *recorder) edit(sessionID string, p Prior) {
-	e := store.Edit{SessionID: sessionID, ToolUseID: p.ToolUseID, Path: p.Path, Existed: p.Existed, Content: p.Content,
+	e := store.Edit{SessionID: sessionID, ToolUseID: p.ToolUseID, Path: p.Path, Existed: p.Existed, Deleted: p.Deleted, Content: p.Content,
 		AfterSize: p.After.Size, AfterModTime: p.After.ModTime, CreatedAt: time.Now().UTC()}
 	if p.After.Hashed {
 		e.AfterHash = p.After.Hash[:]

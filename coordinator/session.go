@@ -43,6 +43,8 @@ type Session struct {
 	// stored holds the ids of calls made before a restart: a repeat of
 	// one is answered from the store.
 	stored map[string]bool
+	// taskProgress is the model's latest task checklist (task_progress).
+	taskProgress string
 }
 
 // callEntry is one call's live state. done is closed when result is final.
@@ -82,7 +84,7 @@ func (s *Session) Mode() api.Mode {
 func (s *Session) View() api.Session {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return api.Session{ID: s.ID, Mode: s.mode, Permissions: s.permissions, CreatedAt: s.Created}
+	return api.Session{ID: s.ID, Mode: s.mode, Permissions: s.permissions, CreatedAt: s.Created, TaskProgress: s.taskProgress}
 }
 
 // Update changes the mode and, when given, the session's own rules.

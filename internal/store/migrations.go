@@ -47,12 +47,13 @@ var migrations = []string{
 		tool_use_id TEXT NOT NULL,
 		path        TEXT NOT NULL,
 		existed     INTEGER NOT NULL,
+		deleted     INTEGER NOT NULL DEFAULT 0,
 		content     BLOB,
 		after_size  INTEGER NOT NULL,
 		after_mtime INTEGER NOT NULL,
 		after_hash  BLOB,
 		created_at  INTEGER NOT NULL,
-		PRIMARY KEY (session_id, tool_use_id)
+		PRIMARY KEY (session_id, tool_use_id, path)
 	);`,
 }
 

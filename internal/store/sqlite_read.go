@@ -63,8 +63,8 @@ func (s *SQLite) Sessions() ([]Session, error) {
 
 // Edits lists the stored edits, oldest first.
 func (s *SQLite) Edits() ([]Edit, error) {
-	rows, err := s.db.Query(`SELECT session_id, tool_use_id, path, existed, content, after_size, after_mtime, after_hash, created_at
-		FROM edits ORDER BY created_at`)
+	rows, err := s.db.Query(`SELECT session_id, tool_use_id, path, existed, deleted, content, after_size, after_mtime, after_hash,
+		created_at FROM edits ORDER BY created_at`)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +73,7 @@ func (s *SQLite) Edits() ([]Edit, error) {
 	for rows.Next() {
 		var e Edit
 		var mtime, created int64
-		if err := rows.Scan(&e.SessionID, &e.ToolUseID, &e.Path, &e.Existed, &e.Content, &e.AfterSize, &mtime, &e.AfterHash, &created); err != nil {
+		if err := rows.Scan(&e.SessionID, &e.ToolUseID, &e.Path, &e.Existed, &e.Deleted, &e.Content, &e.AfterSize, &mtime, &e.AfterHash, &created); err != nil {
 			return nil, err
 		}
 		e.AfterModTime, e.CreatedAt = time.Unix(0, mtime), time.Unix(0, created).UTC()

@@ -87,13 +87,16 @@ type Call struct {
 	Discarded bool `json:"discarded,omitempty"`
 }
 
-// Edit is what a file held before one call changed it.
+// Edit is what a file held before one call changed it. A call that
+// changed several files has one Edit per path.
 type Edit struct {
 	SessionID string
 	ToolUseID string
 	Path      string
 	Existed   bool
-	Content   []byte
+	// Deleted: the call removed the file.
+	Deleted bool
+	Content []byte
 	// After is the state the call left the file in.
 	AfterSize    int64
 	AfterModTime time.Time
@@ -123,7 +126,7 @@ type DiscardCalls struct {
 // PutEdit stores an edit's prior content.
 type PutEdit struct{ Edit Edit }
 
-// DeleteEdit drops an edit (reverted, or past the revert bounds).
+// DeleteEdit drops a call's edits (reverted, or past the revert bounds).
 type DeleteEdit struct{ SessionID, ToolUseID string }
 
 func (PutSession) op()    {}

@@ -152,9 +152,9 @@ func exec(ctx context.Context, tx *sql.Tx, o Op) error {
 		}
 	case PutEdit:
 		e := o.Edit
-		_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO edits (session_id, tool_use_id, path, existed, content, after_size,
-			after_mtime, after_hash, created_at) VALUES (?,?,?,?,?,?,?,?,?)`, e.SessionID, e.ToolUseID, e.Path, e.Existed,
-			nullBytes(e.Content), e.AfterSize, e.AfterModTime.UnixNano(), nullBytes(e.AfterHash), e.CreatedAt.UnixNano())
+		_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO edits (session_id, tool_use_id, path, existed, deleted, content,
+			after_size, after_mtime, after_hash, created_at) VALUES (?,?,?,?,?,?,?,?,?,?)`, e.SessionID, e.ToolUseID, e.Path,
+			e.Existed, e.Deleted, nullBytes(e.Content), e.AfterSize, e.AfterModTime.UnixNano(), nullBytes(e.AfterHash), e.CreatedAt.UnixNano())
 	case DeleteEdit:
 		_, err = tx.ExecContext(ctx, `DELETE FROM edits WHERE session_id = ? AND tool_use_id = ?`, o.SessionID, o.ToolUseID)
 	default:
