@@ -186,5 +186,5 @@ func decidedByRule(v verdict) string {
 // outside toolgate: a write, a command, an MCP server's tool, a subagent.
 // Such calls are recorded durably before they run and before they answer.
 func hasEffects(t *Tool) bool {
-	return t != nil && (t.Writes || t.command != nil || t.Name == UseMCPTool || strings.HasPrefix(t.Name, SubagentPrefix))
+	return t != nil && (t.Writes || t.RunsCommands() || t.Name == UseMCPTool || strings.HasPrefix(t.Name, SubagentPrefix))
 }

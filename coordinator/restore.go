@@ -153,7 +153,7 @@ func (c *Coordinator) restoreEdits(undo UndoFunc) error {
 			p.After.Hashed = true
 		}
 		p.Undo = undo(c.workspace, p)
-		s.Files.history.restore(p)
+		s.Files.RestorePrior(p)
 	}
 	return nil
 }

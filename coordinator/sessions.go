@@ -39,8 +39,7 @@ func (s *Sessions) newSession(id string, mode api.Mode, perms api.Permissions) *
 	sess := newSession(id, mode, perms, s.cfg)
 	if s.rec != nil {
 		sess.rec = s.rec
-		sess.Files.history.onKeep = func(p Prior) { s.rec.edit(id, p) }
-		sess.Files.history.onDrop = func(toolUseID string) { s.rec.editGone(id, toolUseID) }
+		sess.Files.MirrorEdits(func(p Prior) { s.rec.edit(id, p) }, func(toolUseID string) { s.rec.editGone(id, toolUseID) })
 	}
 	return sess
 }
