@@ -11,6 +11,9 @@ const (
 	EventToolOutput           = "tool.output"
 	EventToolFinished         = "tool.finished"
 	EventMessageFinished      = "message.finished"
+	// EventTaskProgress carries the model's new task checklist when a
+	// call's task_progress parameter changes it.
+	EventTaskProgress = "task.progress"
 )
 
 // Event is one server-sent event. ID increases monotonically per session and
@@ -38,6 +41,8 @@ type Event struct {
 	Approval *Approval `json:"approval,omitempty"`
 	// Input is set on tool.awaiting_input: what the user is asked.
 	Input *InputRequest `json:"input,omitempty"`
+	// TaskProgress is set on task.progress: the whole new checklist.
+	TaskProgress string `json:"task_progress,omitempty"`
 	// Response is set on message.finished: the whole answer to the message.
 	Response *MessageResponse `json:"response,omitempty"`
 }

@@ -41,4 +41,7 @@ type Session struct {
 	Mode        Mode        `json:"mode"`
 	Permissions Permissions `json:"permissions"`
 	CreatedAt   time.Time   `json:"created_at"`
+	// TaskProgress is the latest task checklist the model sent in a
+	// task_progress parameter (Cline's focus chain); empty until one came.
+	TaskProgress string `json:"task_progress,omitempty"`
 }

@@ -115,6 +115,9 @@ func (c *Coordinator) Tools(s *Session) []api.ToolInfo {
 	return append(out, c.mcpTools(s)...)
 }
 
+// ClientSide lists the tool names the client runs itself.
+func (c *Coordinator) ClientSide() []string { return c.registry.ClientSide() }
+
 // Close ends every session and cancels what they run.
 func (c *Coordinator) Close() {
 	c.stopOnce.Do(func() { close(c.stop) })

@@ -70,9 +70,13 @@ func (c *Coordinator) await(ctx context.Context, s *Session, e *callEntry) (api.
 type prepared struct {
 	use    api.ToolUse
 	tool   *Tool
-	raw    json.RawMessage // the input after MCP name normalization
+	raw    json.RawMessage // the input after MCP name normalization and coercion
 	input  any
 	failed *outcome
+	// progress is the call's task_progress checklist, taken out of its
+	// input; hasProgress says the parameter was there.
+	progress    string
+	hasProgress bool
 }
 
 // prepare is the first pipeline step: lookup (MCP name normalization, then
@@ -80,6 +84,11 @@ type prepared struct {
 func (c *Coordinator) prepare(use api.ToolUse) prepared {
 	p := prepared{use: use}
 	name, raw := normalizeName(use.Name, use.Input)
+	if name == use.Name {
+		// An MCP tool's input is its own arguments; every other tool may
+		// carry the conversation's checklist.
+		raw, p.progress, p.hasProgress = splitTaskProgress(raw)
+	}
 	tool, owned := c.registry.lookup(name)
 	switch {
 	case !owned:
@@ -96,6 +105,7 @@ func (c *Coordinator) prepare(use api.ToolUse) prepared {
 		p.failed = &out
 		return p
 	}
+	raw = coerceStrings(raw, tool.paramTypes)
 	p.tool, p.raw = tool, raw
 	in, err := decodeInput(tool, c.validate, raw)
 	if err != nil {
@@ -149,6 +159,9 @@ func (c *Coordinator) run(s *Session, e *callEntry, p prepared) (api.ToolResult,
 	}
 	rec := s.finish(e, out.status, dur, detail, res)
 	s.Events.Append(api.Event{Type: api.EventToolFinished, MessageID: rec.MessageID, ToolUseID: use.ID, Call: &rec, Result: &res})
+	if p.hasProgress {
+		s.noteTaskProgress(rec.MessageID, use.ID, p.progress)
+	}
 	c.metrics.observe(out.metricTool, out.status, dur)
 	logger.Info("tool call", "status", out.status, "duration_ms", rec.DurationMS)
 	return res, rec

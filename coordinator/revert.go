@@ -27,6 +27,14 @@ func (c *Coordinator) Revert(s *Session, toolUseID string) (api.RevertResponse, 
 		return api.RevertResponse{}, &api.Error{Code: api.CodeConflict, Message: "nothing to revert: the call changed no file, " +
 			"was already reverted, or its prior content is no longer kept (the session keeps a bounded number of recent edits)"}
 	}
+	// The checks and the undo are one step under the files' edit locks, so
+	// an edit from another session cannot land between them and be lost.
+	paths := make([]string, len(priors))
+	for i, p := range priors {
+		paths[i] = p.Path
+	}
+	unlock := c.workspace.LockForEdit(paths...)
+	defer unlock()
 	current := make([][]byte, len(priors))
 	for i, p := range priors {
 		cur, err := c.checkUnchanged(p)

@@ -36,6 +36,8 @@ type Session struct {
 	open   *openMessages
 	policy sessionPolicy // approvals and the rejection cascade
 	loop   loopGuard     // identical calls in a row
+	// taskProgress is the model's latest task checklist (task_progress).
+	taskProgress string
 }
 
 // callEntry is one call's live state. done is closed when result is final.
@@ -74,7 +76,7 @@ func (s *Session) Mode() api.Mode {
 func (s *Session) View() api.Session {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return api.Session{ID: s.ID, Mode: s.mode, Permissions: s.permissions, CreatedAt: s.Created}
+	return api.Session{ID: s.ID, Mode: s.mode, Permissions: s.permissions, CreatedAt: s.Created, TaskProgress: s.taskProgress}
 }
 
 // Update changes the mode and, when given, the session's own rules.

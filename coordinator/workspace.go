@@ -15,6 +15,8 @@ import (
 type Workspace struct {
 	Dir  string
 	Root *os.Root
+
+	edits editLocks // per-file edit locks; see LockForEdit
 }
 
 // OpenWorkspace opens dir as the workspace.

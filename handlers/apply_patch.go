@@ -34,7 +34,7 @@ func newApplyPatch(name string, env coordinator.ToolEnv) *coordinator.Tool {
 			return applyPatch(call, in.Input)
 		},
 		Preview: func(ctx context.Context, call *coordinator.Call, in *ApplyPatchInput) (string, error) {
-			plan, err := planPatch(call, in.Input)
+			plan, err := planPatch(call, in.Input, nil)
 			if err != nil {
 				return "", err
 			}
@@ -63,15 +63,18 @@ type patchPlan struct {
 
 // planPatch parses the patch and computes every file's new content
 // without writing anything. Any section that cannot be applied fails the
-// whole patch.
-func planPatch(call *coordinator.Call, text string) (*patchPlan, error) {
+// whole patch. With files (the session's memory) each file is checked
+// against what the session last saw before its hunks are tried, so a
+// stale file is reported as file_changed rather than as a hunk that does
+// not match; the preview passes nil.
+func planPatch(call *coordinator.Call, text string, files *coordinator.FileMemory) (*patchPlan, error) {
 	ops, err := patch.Parse(text)
 	if err != nil {
 		return nil, coordinator.Errorf(api.ToolCodeInvalidPatch, "%v. No file was changed.", err)
 	}
 	plan := &patchPlan{}
 	for _, op := range ops {
-		c, fuzz, err := planChange(call.Workspace, op)
+		c, fuzz, err := planChange(call.Workspace, files, op)
 		if err != nil {
 			return nil, err
 		}
@@ -86,10 +89,13 @@ func planPatch(call *coordinator.Call, text string) (*patchPlan, error) {
 
 // planChange loads the file one section names and computes its new
 // content.
-func planChange(ws *coordinator.Workspace, op patch.FileOp) (patchChange, int, error) {
+func planChange(ws *coordinator.Workspace, files *coordinator.FileMemory, op patch.FileOp) (patchChange, int, error) {
 	c := patchChange{op: op}
 	src, err := loadTarget(ws, op.Path)
 	if err != nil {
+		return c, 0, err
+	}
+	if err := files.CheckFresh(src.rel, src.state, src.exists); err != nil {
 		return c, 0, err
 	}
 	c.src = src
@@ -183,14 +189,13 @@ func (p *patchPlan) diff() string {
 // applyPatch plans the patch, checks every file the session knows against
 // what it last saw, and writes all files or none.
 func applyPatch(call *coordinator.Call, text string) (coordinator.Result, error) {
-	plan, err := planPatch(call, text)
+	// Planning, the stale checks and the writes are one step under the
+	// edit locks of every file the patch names, as in editFile.
+	unlock := call.Workspace.LockForEdit(patch.Paths(text)...)
+	defer unlock()
+	plan, err := planPatch(call, text, call.Files)
 	if err != nil {
 		return coordinator.Result{}, err
-	}
-	for _, c := range plan.changes {
-		if err := call.Files.CheckFresh(c.src.rel, c.src.state, c.src.exists); err != nil {
-			return coordinator.Result{}, err
-		}
 	}
 	if err := writePlan(call, plan); err != nil {
 		return coordinator.Result{}, err

@@ -19,12 +19,21 @@ func Default() []coordinator.Registration {
 		{Name: "web_fetch", Factory: newWebFetch},
 		{Name: "use_mcp_tool", Factory: newUseMCPTool},
 		{Name: "access_mcp_resource", Factory: newAccessMCPResource},
-		{Name: "focus_chain", Factory: clientSide},
 		{Name: "ask_followup_question", Factory: newAskFollowupQuestion},
 		{Name: "attempt_completion", Factory: newAttemptCompletion},
 		{Name: "plan_mode_respond", Factory: newPlanModeRespond},
+		// Cline's tools that act on the conversation or the IDE, not on the
+		// workspace (shared/tools.ts ClineDefaultTool): the client runs them.
+		{Name: "focus_chain", Factory: clientSide},
+		{Name: "new_task", Factory: clientSide},
+		{Name: "condense", Factory: clientSide},
+		{Name: "summarize_task", Factory: clientSide},
+		{Name: "report_bug", Factory: clientSide},
+		{Name: "act_mode_respond", Factory: clientSide},
+		{Name: "load_mcp_documentation", Factory: clientSide},
+		{Name: "generate_explanation", Factory: clientSide},
 	}
 }
 
-// clientSide marks a tool the client runs itself (Cline's focus_chain).
+// clientSide marks a tool the client runs itself.
 func clientSide(string, coordinator.ToolEnv) *coordinator.Tool { return nil }

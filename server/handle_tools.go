@@ -16,7 +16,7 @@ func (s *Server) handleListTools(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	s.encode(w, r, http.StatusOK, api.ToolsResponse{Tools: s.coord.Tools(sess)})
+	s.encode(w, r, http.StatusOK, api.ToolsResponse{Tools: s.coord.Tools(sess), ClientSide: s.coord.ClientSide()})
 }
 
 // handleToolUse runs one tool_use block in the default session.
