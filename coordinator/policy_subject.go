@@ -17,12 +17,10 @@ import (
 // leave the workspace are left to the handler, which refuses them.
 func (c *Coordinator) buildSubject(t *Tool, in any, raw json.RawMessage) (*subject, CommandLine) {
 	s := &subject{tool: t.Name}
-	if t.url != nil {
-		if u := t.url(in); u != "" {
-			s.url = u
-			if pu, err := url.Parse(u); err == nil {
-				s.host = strings.ToLower(strings.TrimSuffix(pu.Hostname(), "."))
-			}
+	if u := t.URL(in); u != "" {
+		s.url = u
+		if pu, err := url.Parse(u); err == nil {
+			s.host = strings.ToLower(strings.TrimSuffix(pu.Hostname(), "."))
 		}
 	}
 	if c.workspace == nil {

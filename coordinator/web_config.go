@@ -3,6 +3,8 @@ package coordinator
 import (
 	"net/netip"
 	"time"
+
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // WebFetchConfig configures web_fetch, and the address rules browser_action
@@ -22,10 +24,15 @@ type WebFetchConfig struct {
 	Timeout Duration `json:"timeout,omitempty"`
 }
 
-// Defaults of WebFetchConfig.
+// Defaults of WebFetchConfig and BrowserConfig.
 const (
 	DefaultWebFetchMaxBytes = 5 << 20
 	DefaultWebFetchTimeout  = 30 * time.Second
+	// Cline's default viewport (BrowserSettings).
+	DefaultViewportWidth  = 900
+	DefaultViewportHeight = 600
+	DefaultBrowserIdle    = 5 * time.Minute
+	DefaultBrowserAction  = 30 * time.Second
 )
 
 // Limits returns the size and time caps, defaults filled in.
@@ -38,6 +45,25 @@ func (w WebFetchConfig) Limits() (int64, time.Duration) {
 		timeout = DefaultWebFetchTimeout
 	}
 	return size, timeout
+}
+
+// webEnv is what the network tools get of the config, defaults filled in.
+func (c *Config) webEnv() *tool.Web {
+	size, timeout := c.WebFetch.Limits()
+	b := c.Browser
+	w := &tool.Web{AllowPrivate: c.WebFetch.AllowPrivate, AllowAddresses: c.WebFetch.AllowAddresses, MaxBytes: size, Timeout: timeout,
+		Browser: tool.Browser{Chromium: b.Chromium, Width: DefaultViewportWidth, Height: DefaultViewportHeight,
+			Idle: DefaultBrowserIdle, Action: DefaultBrowserAction}}
+	if b.ViewportWidth > 0 && b.ViewportHeight > 0 {
+		w.Browser.Width, w.Browser.Height = b.ViewportWidth, b.ViewportHeight
+	}
+	if b.IdleTimeout > 0 {
+		w.Browser.Idle = time.Duration(b.IdleTimeout)
+	}
+	if b.ActionTimeout > 0 {
+		w.Browser.Action = time.Duration(b.ActionTimeout)
+	}
+	return w
 }
 
 // BrowserConfig configures browser_action's headless chromium.

@@ -17,7 +17,7 @@ import (
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/netguard"
 )
 
@@ -29,19 +29,16 @@ type WebFetchInput struct {
 }
 
 // newWebFetch serves web_fetch: one GET, the page as markdown.
-func newWebFetch(name string, env coordinator.ToolEnv) *coordinator.Tool {
-	var cfg coordinator.WebFetchConfig
-	if env.Config != nil {
-		cfg = env.Config.WebFetch
-	}
-	maxBytes, timeout := cfg.Limits()
-	guard := netguard.Guard{AllowPrivate: cfg.AllowPrivate, AllowAddresses: cfg.AllowAddresses}
-	return coordinator.NewTool(coordinator.Spec[WebFetchInput]{
+func newWebFetch(name string, env tool.Env) *tool.Tool {
+	web := webEnv(env)
+	maxBytes, timeout := web.MaxBytes, web.Timeout
+	guard := netguard.Guard{AllowPrivate: web.AllowPrivate, AllowAddresses: web.AllowAddresses}
+	return tool.NewTool(tool.Spec[WebFetchInput]{
 		Name: name,
 		Description: fmt.Sprintf("Fetch a web page (http or https) and return it as markdown. Redirects are followed. "+
 			"Pages over %d MiB or slower than %s are refused. Addresses on this machine or its private network are refused "+
 			"unless the server's policy allows them.", maxBytes>>20, timeout),
-		Run: func(ctx context.Context, call *coordinator.Call, in *WebFetchInput) (coordinator.Result, error) {
+		Run: func(ctx context.Context, call *tool.Call, in *WebFetchInput) (tool.Result, error) {
 			return webFetch(ctx, guard, maxBytes, timeout, in)
 		},
 		ConcurrencySafe: func(*WebFetchInput) bool { return true },
@@ -49,22 +46,32 @@ func newWebFetch(name string, env coordinator.ToolEnv) *coordinator.Tool {
 	})
 }
 
+// webEnv is the network tools' settings; a registry built without them
+// (tests of other tools) gets the defaults.
+func webEnv(env tool.Env) tool.Web {
+	if env.Web != nil {
+		return *env.Web
+	}
+	return tool.Web{MaxBytes: 5 << 20, Timeout: 30 * time.Second,
+		Browser: tool.Browser{Width: 900, Height: 600, Idle: 5 * time.Minute, Action: 30 * time.Second}}
+}
+
 // userAgent names the fetcher to the sites it visits.
 const userAgent = "toolgate-web-fetch/1 (+https://github.com/toolgate/toolgate)"
 
-func webFetch(ctx context.Context, guard netguard.Guard, maxBytes int64, timeout time.Duration, in *WebFetchInput) (coordinator.Result, error) {
+func webFetch(ctx context.Context, guard netguard.Guard, maxBytes int64, timeout time.Duration, in *WebFetchInput) (tool.Result, error) {
 	u, err := url.Parse(strings.TrimSpace(in.URL))
 	if err != nil {
-		return coordinator.Result{}, coordinator.Errorf(api.ToolCodeInvalidURL, "%q is not a URL: %v", in.URL, err)
+		return tool.Result{}, tool.Errorf(api.ToolCodeInvalidURL, "%q is not a URL: %v", in.URL, err)
 	}
 	if err := guard.CheckURL(u); err != nil {
-		return coordinator.Result{}, refusal(u.Redacted(), err)
+		return tool.Result{}, refusal(u.Redacted(), err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return coordinator.Result{}, coordinator.Errorf(api.ToolCodeInvalidURL, "%q cannot be fetched: %v", in.URL, err)
+		return tool.Result{}, tool.Errorf(api.ToolCodeInvalidURL, "%q cannot be fetched: %v", in.URL, err)
 	}
 	req.Header.Set("User-Agent", userAgent)
 	req.Header.Set("Accept", "text/html, text/markdown;q=0.9, text/plain;q=0.8, */*;q=0.5")
@@ -72,24 +79,24 @@ func webFetch(ctx context.Context, guard netguard.Guard, maxBytes int64, timeout
 	defer client.CloseIdleConnections()
 	resp, err := client.Do(req)
 	if err != nil {
-		return coordinator.Result{}, fetchError(ctx, u.Redacted(), timeout, err)
+		return tool.Result{}, fetchError(ctx, u.Redacted(), timeout, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBytes+1))
 	if err != nil {
-		return coordinator.Result{}, fetchError(ctx, u.Redacted(), timeout, err)
+		return tool.Result{}, fetchError(ctx, u.Redacted(), timeout, err)
 	}
 	if int64(len(body)) > maxBytes {
-		return coordinator.Result{}, coordinator.Errorf(api.ToolCodeTooLarge, "%s is larger than %d bytes (%d MiB), the most web_fetch reads; nothing was returned.",
+		return tool.Result{}, tool.Errorf(api.ToolCodeTooLarge, "%s is larger than %d bytes (%d MiB), the most web_fetch reads; nothing was returned.",
 			resp.Request.URL.Redacted(), maxBytes, maxBytes>>20)
 	}
 	final := resp.Request.URL.Redacted()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return coordinator.Result{}, coordinator.Errorf(api.ToolCodeFetchFailed, "%s answered %s.%s", final, resp.Status, excerpt(body))
+		return tool.Result{}, tool.Errorf(api.ToolCodeFetchFailed, "%s answered %s.%s", final, resp.Status, excerpt(body))
 	}
 	text, err := pageText(resp.Header.Get("Content-Type"), body, resp.Request.URL)
 	if err != nil {
-		return coordinator.Result{}, err
+		return tool.Result{}, err
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "URL: %s\n", final)
@@ -100,7 +107,7 @@ func webFetch(ctx context.Context, guard netguard.Guard, maxBytes int64, timeout
 		fmt.Fprintf(&b, "Prompt: %s\n", in.Prompt)
 	}
 	b.WriteString("\n" + text)
-	return coordinator.TextResult(b.String()), nil
+	return tool.TextResult(b.String()), nil
 }
 
 // pageText turns a body into text for the model: HTML becomes markdown,
@@ -116,14 +123,14 @@ func pageText(contentType string, body []byte, pageURL *url.URL) (string, error)
 		conv := converter.NewConverter(converter.WithPlugins(base.NewBasePlugin(), commonmark.NewCommonmarkPlugin(), table.NewTablePlugin()))
 		md, err := conv.ConvertString(string(body), converter.WithDomain(pageURL.Scheme+"://"+pageURL.Host))
 		if err != nil {
-			return "", coordinator.Errorf(api.ToolCodeFetchFailed, "the page could not be converted to markdown: %v", err)
+			return "", tool.Errorf(api.ToolCodeFetchFailed, "the page could not be converted to markdown: %v", err)
 		}
 		return md, nil
 	case strings.HasPrefix(mediaType, "text/"), mediaType == "application/json", strings.HasSuffix(mediaType, "+json"),
 		mediaType == "application/xml", strings.HasSuffix(mediaType, "+xml"), mediaType == "application/javascript":
 		return string(body), nil
 	}
-	return "", coordinator.Errorf(api.ToolCodeBinaryFile, "the page is %s, not text or HTML; web_fetch returns only text.", mediaType)
+	return "", tool.Errorf(api.ToolCodeBinaryFile, "the page is %s, not text or HTML; web_fetch returns only text.", mediaType)
 }
 
 // excerpt is the start of an error page, to show what the server said.
@@ -140,7 +147,7 @@ func excerpt(body []byte) string {
 
 // refusal is the error for an address the guard refuses.
 func refusal(what string, err error) error {
-	return coordinator.Errorf(api.ToolCodeURLRefused, "Refused to fetch %s: %v", what, err)
+	return tool.Errorf(api.ToolCodeURLRefused, "Refused to fetch %s: %v", what, err)
 }
 
 // fetchError explains a failed exchange: a refused address (the first URL,
@@ -149,14 +156,14 @@ func fetchError(ctx context.Context, what string, timeout time.Duration, err err
 	if r, ok := netguard.Refused(err); ok {
 		var re *netguard.RedirectError
 		if errors.As(err, &re) {
-			return coordinator.Errorf(api.ToolCodeURLRefused, "Refused to fetch %s: it redirected to %s, and %v", what, re.To, r)
+			return tool.Errorf(api.ToolCodeURLRefused, "Refused to fetch %s: it redirected to %s, and %v", what, re.To, r)
 		}
-		return coordinator.Errorf(api.ToolCodeURLRefused, "Refused to fetch %s: %v", what, r)
+		return tool.Errorf(api.ToolCodeURLRefused, "Refused to fetch %s: %v", what, r)
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) || isTimeout(err) {
-		return coordinator.Errorf(api.ToolCodeTimeout, "Fetching %s took longer than %s, the most web_fetch waits; nothing was returned.", what, timeout)
+		return tool.Errorf(api.ToolCodeTimeout, "Fetching %s took longer than %s, the most web_fetch waits; nothing was returned.", what, timeout)
 	}
-	return coordinator.Errorf(api.ToolCodeFetchFailed, "Fetching %s failed: %v", what, err)
+	return tool.Errorf(api.ToolCodeFetchFailed, "Fetching %s failed: %v", what, err)
 }
 
 func isTimeout(err error) bool {

@@ -172,6 +172,14 @@ func (t *Tool) Run(ctx context.Context, call *Call, in any) (Result, error) {
 	return t.run(ctx, call, in)
 }
 
+// URL returns the web address a decoded input reaches, "" for none.
+func (t *Tool) URL(in any) string {
+	if t.url == nil {
+		return ""
+	}
+	return t.url(in)
+}
+
 // RunsCommands reports whether the tool runs a command line (see
 // Spec.Command), which the policy reads instead of paths.
 func (t *Tool) RunsCommands() bool { return t.command != nil }
