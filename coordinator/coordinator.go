@@ -90,6 +90,7 @@ func New(o Options) *Coordinator {
 	c.registry = NewRegistry(ToolEnv{Workspace: o.Workspace, Validate: v, Commands: &cfg.Commands, Registerer: o.Registerer, MCP: o.MCP,
 		Web: cfg.webEnv()}, o.Tools, dynamic...)
 	c.metrics.start(c.registry.Names())
+	o.Registerer.MustRegister(newStateCollector(c))
 	go c.expireIdleSessions(c.stop)
 	return c
 }
