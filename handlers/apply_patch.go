@@ -197,6 +197,15 @@ func applyPatch(call *coordinator.Call, text string) (coordinator.Result, error)
 	if err != nil {
 		return coordinator.Result{}, err
 	}
+	for _, c := range plan.changes {
+		for _, t := range []*editTarget{c.src, c.dst} {
+			if t != nil {
+				if err := t.checkIgnored(call); err != nil {
+					return coordinator.Result{}, err
+				}
+			}
+		}
+	}
 	if err := writePlan(call, plan); err != nil {
 		return coordinator.Result{}, err
 	}

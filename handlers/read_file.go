@@ -42,7 +42,7 @@ func newReadFile(name string, env coordinator.ToolEnv) *coordinator.Tool {
 }
 
 func readFile(ctx context.Context, call *coordinator.Call, in *ReadFileInput) (coordinator.Result, error) {
-	rel, f, err := openRegular(call.Workspace, in.Path)
+	rel, f, err := openRegular(call, in.Path)
 	if err != nil {
 		return coordinator.Result{}, err
 	}
