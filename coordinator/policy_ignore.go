@@ -2,11 +2,7 @@ package coordinator
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 
-	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/internal/fdpath"
 	"github.com/toolgate/toolgate/internal/ignore"
 )
 
@@ -31,6 +27,12 @@ func (c *Coordinator) ignoreBlock(m *ignore.Matcher, s *subject) (string, bool) 
 			}
 			shown = fmt.Sprintf("%s (a link to %s)", p.rel, real)
 		}
+		if r.Source == ".clineignore" {
+			// Cline's own words (ReadFileToolHandler and the other path
+			// tools; ExecuteCommandToolHandler for a command), then the
+			// rule, which Cline does not name.
+			return ClineToolError(clineIgnoreError(shown)) + fmt.Sprintf("\n\n(Excluded by the rule %s.)", r), true
+		}
 		if s.command != nil {
 			return fmt.Sprintf("The command was blocked: it names %s, which %s excludes (%s). "+
 				"You must continue without this file, or ask the user to update the ignore file.", shown, r.Source, r), true
@@ -48,65 +50,4 @@ func (c *Coordinator) ignoreMatcher() *ignore.Matcher {
 		return nil
 	}
 	return c.ignore.Current()
-}
-
-// Exclude reports whether the ignore rules (.clineignore and the extra
-// ignore files) cover a workspace-relative path. Listing and search tools
-// leave such entries out of their output and add IgnoredNote(n). The rules
-// are those in force when the call started.
-func (c *Call) Exclude(rel string, isDir bool) bool {
-	if c.ignored == nil {
-		return false
-	}
-	_, hit := c.ignored.Match(rel, isDir)
-	return hit
-}
-
-// IgnoredNote is the line listing and search tools append when they left
-// n entries out because of the ignore rules; "" when n is 0.
-func IgnoredNote(n int) string {
-	switch n {
-	case 0:
-		return ""
-	case 1:
-		return "(1 entry was left out because .clineignore excludes it.)"
-	}
-	return fmt.Sprintf("(%d entries were left out because .clineignore excludes them.)", n)
-}
-
-// CheckOpened refuses a file a handler has opened when the ignore rules
-// cover the file where it really is. The policy judged the path before the
-// call ran, following symlinks by name; a link swapped in since then would
-// otherwise lead the handler to an ignored file. f's real path comes from
-// the open handle, so this judges the very file that will be read. rel is
-// the path the call named, for the message.
-func (c *Call) CheckOpened(f *os.File, rel string, isDir bool) error {
-	real, err := fdpath.Of(f)
-	if err != nil {
-		return nil // the system cannot tell; the policy's check stands
-	}
-	return c.CheckReal(real, rel, isDir)
-}
-
-// CheckReal is CheckOpened for an absolute real path the caller resolved
-// from a handle, such as the directory an atomic write goes through.
-func (c *Call) CheckReal(real, rel string, isDir bool) error {
-	if c.ignored == nil || c.ignored.Len() == 0 || c.Workspace == nil {
-		return nil
-	}
-	r, err := filepath.Rel(c.Workspace.Dir, real)
-	if err != nil || !filepath.IsLocal(r) {
-		return nil // not inside the workspace: os.Root refuses those
-	}
-	r = filepath.ToSlash(r)
-	rule, hit := c.ignored.Match(r, isDir)
-	if !hit {
-		return nil
-	}
-	shown := rel
-	if r != rel {
-		shown = fmt.Sprintf("%s (a link to %s)", rel, r)
-	}
-	return Errorf(api.ToolCodeIgnored, "Access to %s is blocked by %s (%s). "+
-		"You must continue without this file, or ask the user to update the ignore file.", shown, rule.Source, rule)
 }

@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/handlers/editdiff"
 	"github.com/toolgate/toolgate/internal/atomicfile"
 	"github.com/toolgate/toolgate/internal/fdpath"
@@ -31,7 +31,7 @@ type editTarget struct {
 	rel    string
 	exists bool
 	old    []byte
-	state  coordinator.FileState
+	state  tool.FileState
 	// real is the absolute path of the file opened, read from its handle;
 	// "" when it does not exist or the system cannot tell.
 	real string
@@ -39,13 +39,13 @@ type editTarget struct {
 
 // loadTarget reads the file at p whole, or notes that it does not exist.
 // Directories, devices and pipes are refused before anything opens them.
-func loadTarget(ws *coordinator.Workspace, p string) (*editTarget, error) {
+func loadTarget(ws *tool.Workspace, p string) (*editTarget, error) {
 	rel, err := ws.Rel(p)
 	if err != nil {
 		return nil, err
 	}
 	if rel == "." {
-		return nil, coordinator.Errorf(api.ToolCodeIsDirectory, "path must name a file, not the workspace itself")
+		return nil, tool.Errorf(api.ToolCodeIsDirectory, "path must name a file, not the workspace itself")
 	}
 	info, err := ws.Root.Stat(rel)
 	switch {
@@ -54,9 +54,9 @@ func loadTarget(ws *coordinator.Workspace, p string) (*editTarget, error) {
 	case err != nil:
 		return nil, fileError(rel, err)
 	case info.IsDir():
-		return nil, coordinator.Errorf(api.ToolCodeIsDirectory, "%s is a directory, not a file.", rel)
+		return nil, tool.Errorf(api.ToolCodeIsDirectory, "%s is a directory, not a file.", rel)
 	case !info.Mode().IsRegular():
-		return nil, coordinator.Errorf(api.ToolCodeNotRegular, "%s is not a regular file.", rel)
+		return nil, tool.Errorf(api.ToolCodeNotRegular, "%s is not a regular file.", rel)
 	case info.Size() > maxEditBytes:
 		return nil, tooLarge(rel, info.Size())
 	}
@@ -76,25 +76,25 @@ func loadTarget(ws *coordinator.Workspace, p string) (*editTarget, error) {
 		return nil, tooLarge(rel, int64(len(data)))
 	}
 	real, _ := fdpath.Of(f)
-	return &editTarget{rel: rel, exists: true, old: data, state: coordinator.StateOf(data, info.ModTime()), real: real}, nil
+	return &editTarget{rel: rel, exists: true, old: data, state: tool.StateOf(data, info.ModTime()), real: real}, nil
 }
 
 func tooLarge(rel string, size int64) error {
-	return coordinator.Errorf(api.ToolCodeTooLarge, "%s is %d bytes; files over %d MB cannot be edited by this tool.", rel, size, maxEditBytes>>20)
+	return tool.Errorf(api.ToolCodeTooLarge, "%s is %d bytes; files over %d MB cannot be edited by this tool.", rel, size, maxEditBytes>>20)
 }
 
 // commit replaces the target's content atomically, then records the new
 // state in the session and keeps the old content for a revert. It returns
 // a note when the edit cannot be reverted. The stale-file guard must have
 // passed before.
-func commit(call *coordinator.Call, t *editTarget, content []byte) (string, error) {
+func commit(call *tool.Call, t *editTarget, content []byte) (string, error) {
 	root := call.Workspace.Root
 	if err := atomicfile.WriteVerified(root, t.rel, content, 0o644, t.verifier(call)); err != nil {
 		return "", writeError(t.rel, err)
 	}
 	after := stateOnDisk(root, t.rel, content)
 	call.Files.Remember(t.rel, after)
-	kept := call.Files.KeepPrior(coordinator.Prior{
+	kept := call.Files.KeepPrior(tool.Prior{
 		ToolUseID: call.ToolUseID, Path: t.rel, Existed: t.exists, Content: t.old, After: after, Undo: t.undo(root),
 	})
 	if call.Files != nil && !kept {
@@ -105,7 +105,7 @@ func commit(call *coordinator.Call, t *editTarget, content []byte) (string, erro
 
 // checkIgnored refuses the target when the ignore rules cover the file
 // that was opened (a symlink swapped in after the policy's check).
-func (t *editTarget) checkIgnored(call *coordinator.Call) error {
+func (t *editTarget) checkIgnored(call *tool.Call) error {
 	if t.real == "" {
 		return nil
 	}
@@ -114,22 +114,22 @@ func (t *editTarget) checkIgnored(call *coordinator.Call) error {
 
 // verifier is the last check of a write: the ignore rules judge the file
 // where the write will really land.
-func (t *editTarget) verifier(call *coordinator.Call) func(string) error {
+func (t *editTarget) verifier(call *tool.Call) func(string) error {
 	return func(real string) error { return call.CheckReal(real, t.rel, false) }
 }
 
 // undo puts the target back as it was before the edit.
-func (t *editTarget) undo(root *os.Root) func([]byte) (coordinator.FileState, string, error) {
-	return func(current []byte) (coordinator.FileState, string, error) {
+func (t *editTarget) undo(root *os.Root) func([]byte) (tool.FileState, string, error) {
+	return func(current []byte) (tool.FileState, string, error) {
 		diff := diffText(t.rel, current, t.old)
 		if !t.exists {
 			if err := root.Remove(t.rel); err != nil {
-				return coordinator.FileState{}, "", err
+				return tool.FileState{}, "", err
 			}
-			return coordinator.FileState{}, diff, nil
+			return tool.FileState{}, diff, nil
 		}
 		if err := atomicfile.Write(root, t.rel, t.old, 0o644); err != nil {
-			return coordinator.FileState{}, "", err
+			return tool.FileState{}, "", err
 		}
 		return stateOnDisk(root, t.rel, t.old), diff, nil
 	}
@@ -137,8 +137,8 @@ func (t *editTarget) undo(root *os.Root) func([]byte) (coordinator.FileState, st
 
 // stateOnDisk is the state of a file just written with content: its mtime
 // comes from the disk, its hash from what was written.
-func stateOnDisk(root *os.Root, rel string, content []byte) coordinator.FileState {
-	st := coordinator.StateOf(content, time.Time{})
+func stateOnDisk(root *os.Root, rel string, content []byte) tool.FileState {
+	st := tool.StateOf(content, time.Time{})
 	if info, err := root.Stat(rel); err == nil {
 		st.ModTime = info.ModTime()
 	}
@@ -147,14 +147,14 @@ func stateOnDisk(root *os.Root, rel string, content []byte) coordinator.FileStat
 
 // writeError maps atomicfile's refusals to codes the model can act on.
 func writeError(rel string, err error) error {
-	var refused *coordinator.ToolError
+	var refused *tool.ToolError
 	switch {
 	case errors.As(err, &refused): // the write's own last check
 		return refused
 	case errors.Is(err, atomicfile.ErrEscapes):
-		return coordinator.Errorf(api.ToolCodeOutside, "Path %s leads outside the workspace (through a symlink or ..); only paths inside it can be written.", rel)
+		return tool.Errorf(api.ToolCodeOutside, "Path %s leads outside the workspace (through a symlink or ..); only paths inside it can be written.", rel)
 	case errors.Is(err, atomicfile.ErrNotRegular):
-		return coordinator.Errorf(api.ToolCodeNotRegular, "%s is not a regular file.", rel)
+		return tool.Errorf(api.ToolCodeNotRegular, "%s is not a regular file.", rel)
 	}
 	return fileError(rel, err)
 }
@@ -175,12 +175,12 @@ func isText(b []byte) bool { return bytes.IndexByte(b, 0) < 0 && utf8.Valid(b) }
 
 // editResult is the confirmation a successful edit returns: one line, the
 // diff of what changed, and any note.
-func editResult(summary, diff, note string) coordinator.Result {
+func editResult(summary, diff, note string) tool.Result {
 	text := summary
 	if diff != "" {
 		text += "\n\n" + diff
 	}
-	return coordinator.TextResult(text + note)
+	return tool.TextResult(text + note)
 }
 
 // describeSize is "N lines, B bytes" of new content.
