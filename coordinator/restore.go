@@ -88,16 +88,16 @@ func (c *Coordinator) markInterrupted(row store.Call) error {
 // decision and is announced with tool.awaiting_approval.
 func (c *Coordinator) resume(s *Session, row store.Call) {
 	use := api.ToolUse{Type: api.TypeToolUse, ID: row.ToolUseID, Name: row.Tool, Input: row.Input}
-	p := c.prepare(use)
+	cs := c.prepare(use)
 	s.mu.Lock()
 	delete(s.stored, row.ToolUseID)
 	s.mu.Unlock()
-	e, fresh := c.enqueue(s, row.MessageID, p)
+	e, fresh := c.enqueue(s, row.MessageID, cs)
 	if !fresh {
 		return
 	}
 	e.audit.seq, e.audit.claimed = row.Seq, row.StartedAt
-	go c.run(s, e, p)
+	go c.runCall(s, e, cs)
 }
 
 // storedCallLocked answers a tool_use id the session used before a
