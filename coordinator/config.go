@@ -2,8 +2,8 @@ package coordinator
 
 import (
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/internal/sandbox"
 	"github.com/toolgate/toolgate/coordinator/tool"
+	"github.com/toolgate/toolgate/internal/sandbox"
 )
 
 // Config is the managed side of the coordinator: policy and limits that
@@ -39,6 +39,11 @@ type Config struct {
 	// StateFiles are toolgate's own files beyond the config file (the
 	// token file): hidden from every sandboxed run.
 	StateFiles []string `json:"-"`
+	// WebFetch configures web_fetch and the addresses browser_action may
+	// reach.
+	WebFetch WebFetchConfig `json:"web_fetch"`
+	// Browser configures browser_action.
+	Browser BrowserConfig `json:"browser"`
 	// RequireReadBeforeEdit refuses edits of existing files the session
 	// has not read (or written) first.
 	RequireReadBeforeEdit bool `json:"require_read_before_edit"`

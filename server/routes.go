@@ -54,6 +54,7 @@ func (s *Server) routes() http.Handler {
 		r.Delete("/sessions/{sid}/jobs/{jid}", s.handleKillJob)
 		r.Post("/sse-tickets", s.handleCreateTicket)
 		r.Get("/mcp/servers", s.handleMCPServers)
+		r.Get("/audit", s.handleAudit)
 	})
 	return r
 }
