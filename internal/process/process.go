@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/internal/sandbox"
+	"golang.org/x/sys/unix"
 )
 
 // ErrTimedOut is the cause of a run's context when its timeout passed.
@@ -55,7 +56,7 @@ type Options struct {
 type Result struct {
 	// ExitCode is the shell's exit status, -1 when a signal ended it.
 	ExitCode int
-	// Signal names the signal that ended the shell, if one did.
+	// Signal names the signal that ended the shell, if one did (SIGKILL).
 	Signal string
 	// TimedOut reports that the timeout killed the group.
 	TimedOut bool
@@ -151,10 +152,16 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	res := Result{ExitCode: cmd.ProcessState.ExitCode(), Stray: stray, Duration: time.Since(start),
 		TimedOut: timedOut, Cancelled: cancelled, Limit: confined.Finish()}
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		res.Signal = ws.Signal().String()
+		// The signal's name as shells and Node print it (SIGTERM).
+		if res.Signal = unix.SignalName(ws.Signal()); res.Signal == "" {
+			res.Signal = ws.Signal().String()
+		}
 	} else if confined != nil && confined.Relayed && res.ExitCode > 128 && res.ExitCode <= 128+31 {
 		// bubblewrap relays a death by signal as 128+N, as a shell would.
-		res.Signal, res.ExitCode = syscall.Signal(res.ExitCode-128).String(), -1
+		if res.Signal = unix.SignalName(syscall.Signal(res.ExitCode - 128)); res.Signal == "" {
+			res.Signal = syscall.Signal(res.ExitCode - 128).String()
+		}
+		res.ExitCode = -1
 	}
 	return res, nil
 }
