@@ -39,10 +39,24 @@ func TestWritesOutsideTheWorkspaceLeaveNothing(t *testing.T) {
 }
 
 func TestCredentialsAndHiddenFilesCannotBeRead(t *testing.T) {
-	for _, mode := range modes {
-		t.Run(mode, func(t *testing.T) {
+	for _, where := range []string{"workspace on disk", "workspace under /tmp"} {
+		for _, mode := range modes {
+			t.Run(mode+"/"+where, func(t *testing.T) { hiddenCase(t, mode, where == "workspace under /tmp") })
+		}
+	}
+}
+
+// hiddenCase tries to read credentials and a hidden workspace file; the
+// workspace may live under /tmp, which bubblewrap replaces but binds the
+// workspace back into.
+func hiddenCase(t *testing.T, mode string, underTmp bool) {
+	{
+		{
 			base := onDisk(t)
 			ws, home := filepath.Join(base, "ws"), filepath.Join(base, "home")
+			if underTmp {
+				ws = t.TempDir()
+			}
 			writeFile(t, home, ".ssh/id_ed25519", "SSH-SECRET-KEY")
 			writeFile(t, home, ".netrc", "NETRC-SECRET")
 			secret := writeFile(t, ws, "conf/.env", "ENV-SECRET")
@@ -60,7 +74,7 @@ func TestCredentialsAndHiddenFilesCannotBeRead(t *testing.T) {
 			if !contains(o.out, "public") {
 				t.Errorf("an ordinary workspace file could not be read:\n%s", o.out)
 			}
-		})
+		}
 	}
 }
 
