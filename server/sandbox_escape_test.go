@@ -85,16 +85,17 @@ func TestEscapeTokenNotInProc(t *testing.T) {
 	s := newSandboxServer(t, nil, nil)
 	// A process outside holding the token in its environment and argv,
 	// as a server started with TOOLGATE_TOKEN would without its re-exec.
-	outside := exec.Command("sleep", "60", flowToken)
+	outside := exec.Command("sh", "-c", "sleep 60", flowToken) // the token is sh's $0
 	outside.Env = append(os.Environ(), "TOOLGATE_TOKEN="+flowToken)
 	if err := outside.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = outside.Process.Kill(); _ = outside.Wait() }()
-	// The token is searched in two halves so that the command's own
-	// command line does not hold it.
+	// The token is searched for in two halves joined by the shell and
+	// written to a pattern file, so that no command line inside holds it.
 	half := len(flowToken) / 2
-	out, _ := s.run(t, fmt.Sprintf(`t="%s""%s"; echo "hits=$(cat /proc/*/environ /proc/*/cmdline 2>/dev/null | tr '\0' '\n' | grep -c -F "$t")"; `+
+	out, _ := s.run(t, fmt.Sprintf(`t="%s""%s"; printf '%%s\n' "$t" > /tmp/pattern; `+
+		`echo "hits=$(cat /proc/*/environ /proc/*/cmdline 2>/dev/null | tr '\0' '\n' | grep -c -F -f /tmp/pattern)"; `+
 		`test -e /proc/%d && echo "outside visible"; echo ran`, flowToken[:half], flowToken[half:], outside.Process.Pid))
 	if !strings.Contains(out, "ran") {
 		t.Fatalf("the command did not run:\n%s", out)
