@@ -50,31 +50,27 @@ func TestCredentialsAndHiddenFilesCannotBeRead(t *testing.T) {
 // workspace may live under /tmp, which bubblewrap replaces but binds the
 // workspace back into.
 func hiddenCase(t *testing.T, mode string, underTmp bool) {
-	{
-		{
-			base := onDisk(t)
-			ws, home := filepath.Join(base, "ws"), filepath.Join(base, "home")
-			if underTmp {
-				ws = t.TempDir()
-			}
-			writeFile(t, home, ".ssh/id_ed25519", "SSH-SECRET-KEY")
-			writeFile(t, home, ".netrc", "NETRC-SECRET")
-			secret := writeFile(t, ws, "conf/.env", "ENV-SECRET")
-			writeFile(t, ws, "conf/public.txt", "public")
-			s := newTest(t, Config{Mode: mode}, home)
-			script := fmt.Sprintf(`cat %[1]s/.ssh/id_ed25519 %[1]s/.netrc; cat conf/*; grep -r SECRET . ; `+
-				`find . -type f -exec cat {} \; ; python3 -c 'print(open("conf/.env").read())'; `+
-				`command -v rg >/dev/null && rg --no-ignore --hidden SECRET; cat %[1]s/.ssh/*; true`, home)
-			o := runIn(t, s, Run{Workspace: ws, Hide: []string{secret}}, script)
-			for _, leak := range []string{"SSH-SECRET-KEY", "NETRC-SECRET", "ENV-SECRET"} {
-				if contains(o.out, leak) {
-					t.Errorf("%s leaked:\n%s", leak, o.out)
-				}
-			}
-			if !contains(o.out, "public") {
-				t.Errorf("an ordinary workspace file could not be read:\n%s", o.out)
-			}
+	base := onDisk(t)
+	ws, home := filepath.Join(base, "ws"), filepath.Join(base, "home")
+	if underTmp {
+		ws = t.TempDir()
+	}
+	writeFile(t, home, ".ssh/id_ed25519", "SSH-SECRET-KEY")
+	writeFile(t, home, ".netrc", "NETRC-SECRET")
+	secret := writeFile(t, ws, "conf/.env", "ENV-SECRET")
+	writeFile(t, ws, "conf/public.txt", "public")
+	s := newTest(t, Config{Mode: mode}, home)
+	script := fmt.Sprintf(`cat %[1]s/.ssh/id_ed25519 %[1]s/.netrc; cat conf/*; grep -r SECRET . ; `+
+		`find . -type f -exec cat {} \; ; python3 -c 'print(open("conf/.env").read())'; `+
+		`command -v rg >/dev/null && rg --no-ignore --hidden SECRET; cat %[1]s/.ssh/*; true`, home)
+	o := runIn(t, s, Run{Workspace: ws, Hide: []string{secret}}, script)
+	for _, leak := range []string{"SSH-SECRET-KEY", "NETRC-SECRET", "ENV-SECRET"} {
+		if contains(o.out, leak) {
+			t.Errorf("%s leaked:\n%s", leak, o.out)
 		}
+	}
+	if !contains(o.out, "public") {
+		t.Errorf("an ordinary workspace file could not be read:\n%s", o.out)
 	}
 }
 
