@@ -87,7 +87,7 @@ func New(o Options) *Coordinator {
 	c.startPolicy(o)
 	c.hooks = newHookRunner(&cfg, o.Workspace, o.Registerer, o.Logger)
 	dynamic := append(append([]DynamicSource(nil), o.Dynamic...), c.subagentSources()...)
-	c.registry = NewRegistry(ToolEnv{Workspace: o.Workspace, Validate: v, Config: &cfg, Registerer: o.Registerer, MCP: o.MCP}, o.Tools, dynamic...)
+	c.registry = NewRegistry(ToolEnv{Workspace: o.Workspace, Validate: v, Commands: &cfg.Commands, Registerer: o.Registerer, MCP: o.MCP}, o.Tools, dynamic...)
 	c.metrics.start(c.registry.Names())
 	go c.expireIdleSessions(c.stop)
 	return c
@@ -107,7 +107,7 @@ func (c *Coordinator) Tools(s *Session) []api.ToolInfo {
 	plan := s != nil && s.Mode() == api.ModePlan
 	out := []api.ToolInfo{}
 	for _, t := range c.registry.Tools() {
-		if plan && t.Writes && t.command == nil || c.deniedOutright(s, t.Name) {
+		if plan && t.Writes && !t.RunsCommands() || c.deniedOutright(s, t.Name) {
 			continue
 		}
 		out = append(out, api.ToolInfo{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})

@@ -105,7 +105,7 @@ func (c *Coordinator) prepare(use api.ToolUse) prepared {
 		p.failed = &out
 		return p
 	}
-	raw = coerceStrings(raw, tool.paramTypes)
+	raw = coerceStrings(raw, tool.ParamTypes())
 	p.tool, p.raw = tool, raw
 	in, err := decodeInput(tool, c.validate, raw)
 	if err != nil {
@@ -198,15 +198,17 @@ func (c *Coordinator) checkAndRun(ctx context.Context, s *Session, e *callEntry,
 	s.Events.Append(api.Event{Type: api.EventToolStarted, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Call: &rec})
 	call := &Call{
 		ToolUseID: rec.ToolUseID, Name: tool.Name, SessionID: s.ID, Workspace: c.workspace, Logger: logger, Files: s.Files,
-		output: func(stream, chunk string) {
+	}
+	call.Attach(callRuntime{
+		Output: func(stream, chunk string) {
 			s.Events.Append(api.Event{Type: api.EventToolOutput, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Stream: stream, Chunk: chunk})
 		},
-		ignored: g.ignored,
-		keep:    func(o KeptOutput) { s.keepOutput(e, o) },
-		await: func(ctx context.Context, req api.InputRequest) (string, error) {
+		Ignored: g.ignored,
+		Keep:    func(o KeptOutput) { s.keepOutput(e, o) },
+		Await: func(ctx context.Context, req api.InputRequest) (string, error) {
 			return c.awaitInput(ctx, s, e, req)
 		},
-	}
+	})
 	out := c.execute(ctx, tool, call, in, logger)
 	if g.feedback != "" {
 		out.result.Content = append(out.result.Content, approvalFeedback(g.feedback))
@@ -224,7 +226,7 @@ func (c *Coordinator) execute(ctx context.Context, tool *Tool, call *Call, in an
 			out = failure(api.StatusFailed, api.ToolCodePanic, fmt.Sprintf("Tool %s failed unexpectedly (internal error).", tool.Name))
 		}
 	}()
-	res, err := tool.run(ctx, call, in)
+	res, err := tool.Run(ctx, call, in)
 	if ctx.Err() != nil {
 		return cancelled(ctx, res)
 	}

@@ -45,27 +45,3 @@ func (c *Coordinator) ignoreMatcher() *ignore.Matcher {
 	}
 	return c.ignore.Current()
 }
-
-// Exclude reports whether the ignore rules (.clineignore and the extra
-// ignore files) cover a workspace-relative path. Listing and search tools
-// leave such entries out of their output and add IgnoredNote(n). The rules
-// are those in force when the call started.
-func (c *Call) Exclude(rel string, isDir bool) bool {
-	if c.ignored == nil {
-		return false
-	}
-	_, hit := c.ignored.Match(rel, isDir)
-	return hit
-}
-
-// IgnoredNote is the line listing and search tools append when they left
-// n entries out because of the ignore rules; "" when n is 0.
-func IgnoredNote(n int) string {
-	switch n {
-	case 0:
-		return ""
-	case 1:
-		return "(1 entry was left out because .clineignore excludes it.)"
-	}
-	return fmt.Sprintf("(%d entries were left out because .clineignore excludes them.)", n)
-}

@@ -53,18 +53,18 @@ func (e *InputError) Error() string {
 // validates it. Unknown fields are refused: a misspelt parameter must not be
 // silently dropped.
 func decodeInput(t *Tool, v *validator.Validate, raw json.RawMessage) (any, error) {
-	in := t.newInput()
+	in := t.NewInput()
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = json.RawMessage("{}")
 	}
-	raw = coerceStrings(raw, t.paramTypes)
+	raw = coerceStrings(raw, t.ParamTypes())
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(in); err != nil {
 		return nil, decodeError(t.Name, err)
 	}
 	if err := v.Struct(in); err != nil {
-		return nil, validationError(t.Name, t.inputType, err)
+		return nil, validationError(t.Name, t.InputType(), err)
 	}
 	return in, nil
 }

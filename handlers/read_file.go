@@ -13,7 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // ReadFileInput is read_file's input.
@@ -30,8 +30,8 @@ const (
 	maxImageBytes   = 5 << 20
 )
 
-func newReadFile(name string, env coordinator.ToolEnv) *coordinator.Tool {
-	return coordinator.NewTool(coordinator.Spec[ReadFileInput]{
+func newReadFile(name string, env tool.Env) *tool.Tool {
+	return tool.NewTool(tool.Spec[ReadFileInput]{
 		Name: name,
 		Description: "Read a file in the workspace. Text comes back as is, at most 1000 lines or 400 KB at a time " +
 			"(use start_line and end_line to read further); PNG, JPEG, GIF and WebP images come back as images.",
@@ -41,10 +41,10 @@ func newReadFile(name string, env coordinator.ToolEnv) *coordinator.Tool {
 	})
 }
 
-func readFile(ctx context.Context, call *coordinator.Call, in *ReadFileInput) (coordinator.Result, error) {
+func readFile(ctx context.Context, call *tool.Call, in *ReadFileInput) (tool.Result, error) {
 	rel, f, err := openRegular(call.Workspace, in.Path)
 	if err != nil {
-		return coordinator.Result{}, err
+		return tool.Result{}, err
 	}
 	defer f.Close()
 	// Everything read goes through the hash, so the session can remember
@@ -53,13 +53,13 @@ func readFile(ctx context.Context, call *coordinator.Call, in *ReadFileInput) (c
 	head := make([]byte, 512)
 	n, err := io.ReadFull(h, head)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-		return coordinator.Result{}, fileError(rel, err)
+		return tool.Result{}, fileError(rel, err)
 	}
 	head = head[:n]
 	if isBinary(head) && imageType(head) == "" {
-		return coordinator.Result{}, coordinator.Errorf(api.ToolCodeBinaryFile, "Cannot read %s: it is a binary file, not text.", rel)
+		return tool.Result{}, tool.Errorf(api.ToolCodeBinaryFile, "Cannot read %s: it is a binary file, not text.", rel)
 	}
-	var res coordinator.Result
+	var res tool.Result
 	if mt := imageType(head); mt != "" {
 		res, err = readImage(h, rel, head, mt)
 	} else {
@@ -104,16 +104,16 @@ func isBinary(head []byte) bool {
 	return false
 }
 
-func readImage(f io.Reader, rel string, head []byte, mediaType string) (coordinator.Result, error) {
+func readImage(f io.Reader, rel string, head []byte, mediaType string) (tool.Result, error) {
 	rest, err := io.ReadAll(io.LimitReader(f, maxImageBytes+1))
 	if err != nil {
-		return coordinator.Result{}, fileError(rel, err)
+		return tool.Result{}, fileError(rel, err)
 	}
 	data := append(head, rest...)
 	if len(data) > maxImageBytes {
-		return coordinator.Result{}, coordinator.Errorf(api.ToolCodeTooLarge, "Image %s is larger than %d MB.", rel, maxImageBytes>>20)
+		return tool.Result{}, tool.Errorf(api.ToolCodeTooLarge, "Image %s is larger than %d MB.", rel, maxImageBytes>>20)
 	}
-	return coordinator.Result{Content: []api.Content{{
+	return tool.Result{Content: []api.Content{{
 		Type:   api.TypeImage,
 		Source: &api.ImageSource{Type: "base64", MediaType: mediaType, Data: base64.StdEncoding.EncodeToString(data)},
 	}}}, nil
@@ -122,7 +122,7 @@ func readImage(f io.Reader, rel string, head []byte, mediaType string) (coordina
 // readTextWindow returns lines start..end of r, cut at the window limits,
 // with a note saying how to read on. It streams, so huge files cost only
 // the window.
-func readTextWindow(r io.Reader, rel string, in *ReadFileInput) (coordinator.Result, error) {
+func readTextWindow(r io.Reader, rel string, in *ReadFileInput) (tool.Result, error) {
 	start := max(in.StartLine, 1)
 	end := in.EndLine
 	// A range the caller chose needs no "read on" note when it is served
@@ -140,7 +140,7 @@ func readTextWindow(r io.Reader, rel string, in *ReadFileInput) (coordinator.Res
 		text, err := sc.ReadString('\n')
 		if text == "" && err != nil {
 			if err != io.EOF {
-				return coordinator.Result{}, fileError(rel, err)
+				return tool.Result{}, fileError(rel, err)
 			}
 			break
 		}
@@ -160,14 +160,14 @@ func readTextWindow(r io.Reader, rel string, in *ReadFileInput) (coordinator.Res
 		last = line
 	}
 	if line < start && start > 1 {
-		return coordinator.Result{}, coordinator.Errorf(api.ToolCodeOutOfRange, "%s has %d lines; start_line %d is past the end.", rel, line, start)
+		return tool.Result{}, tool.Errorf(api.ToolCodeOutOfRange, "%s has %d lines; start_line %d is past the end.", rel, line, start)
 	}
 	text := b.String()
 	if line == 0 {
-		return coordinator.TextResult("(the file is empty)"), nil
+		return tool.TextResult("(the file is empty)"), nil
 	}
 	if more {
 		text += fmt.Sprintf("\n\n[Showing lines %d-%d of %s. Read on with start_line=%d.]", start, last, rel, last+1)
 	}
-	return coordinator.TextResult(text), nil
+	return tool.TextResult(text), nil
 }

@@ -1,12 +1,12 @@
 package handlers
 
-import "github.com/toolgate/toolgate/coordinator"
+import "github.com/toolgate/toolgate/coordinator/tool"
 
 // Default is the default tool set, the "routes.go" of tools: every name a
 // client may call and the factory that serves it. A factory returning nil
 // marks a name the client handles itself.
-func Default() []coordinator.Registration {
-	return []coordinator.Registration{
+func Default() []tool.Registration {
+	return []tool.Registration{
 		{Name: "read_file", Factory: newReadFile},
 		{Name: "write_to_file", Factory: newWriteFile},
 		{Name: "new_rule", Factory: newWriteFile},
@@ -35,4 +35,4 @@ func Default() []coordinator.Registration {
 }
 
 // clientSide marks a tool the client runs itself.
-func clientSide(string, coordinator.ToolEnv) *coordinator.Tool { return nil }
+func clientSide(string, tool.Env) *tool.Tool { return nil }
