@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"encoding/json"
+	"errors"
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/mcphub"
@@ -70,4 +71,37 @@ func (c *Coordinator) deniedSubject(s *Session, sub *subject) bool {
 		}
 	}
 	return false
+}
+
+// accessMCPResource reads a resource of an MCP server; like use_mcp_tool,
+// it names the server in server_name.
+const accessMCPResource = "access_mcp_resource"
+
+// mcpUnreachable fails, at the prepare step, a call to an MCP server that
+// is not configured or is disabled, or to a tool a connected server does
+// not list: such a call can never succeed, so it must not wait for an
+// approval first.
+func (c *Coordinator) mcpUnreachable(t *Tool, raw json.RawMessage) *outcome {
+	if t.Name != UseMCPTool && t.Name != accessMCPResource {
+		return nil
+	}
+	var m struct {
+		Server string `json:"server_name"`
+		Tool   string `json:"tool_name"`
+	}
+	_ = json.Unmarshal(raw, &m)
+	if t.Name == accessMCPResource {
+		m.Tool = ""
+	}
+	err := c.mcp.Check(m.Server, m.Tool)
+	var out outcome
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, mcphub.ErrDisabled):
+		out = failure(api.StatusFailed, api.ToolCodeMCPUnavailable, err.Error())
+	default:
+		out = failure(api.StatusUnknownTool, api.ToolCodeUnknownTool, err.Error())
+	}
+	return &out
 }

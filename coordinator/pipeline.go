@@ -114,6 +114,11 @@ func (c *Coordinator) prepare(use api.ToolUse) prepared {
 		p.failed = &out
 		return p
 	}
+	if out := c.mcpUnreachable(tool, raw); out != nil {
+		out.metricTool = tool.Name
+		p.failed = out
+		return p
+	}
 	p.input = in
 	return p
 }
