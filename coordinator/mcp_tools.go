@@ -31,6 +31,9 @@ func (c *Coordinator) mcpTools(s *Session) []api.ToolInfo {
 			continue
 		}
 		out = append(out, api.ToolInfo{Name: t.Listed, Description: t.Description, InputSchema: mcphub.Schema(t.Tool)})
+		if !c.metrics.known(t.Listed) {
+			c.metrics.addTools(t.Listed) // listed tools' series start at zero
+		}
 	}
 	return out
 }
@@ -104,4 +107,22 @@ func (c *Coordinator) mcpUnreachable(t *Tool, raw json.RawMessage) *outcome {
 		out = failure(api.StatusUnknownTool, api.ToolCodeUnknownTool, err.Error())
 	}
 	return &out
+}
+
+// metricLabel is the tool label a call is counted under. An MCP tool call
+// is counted as mcp__<server>__<tool> when a configured server lists that
+// tool, so the label set stays bounded by the configuration and the
+// servers' lists; a call naming anything else is counted as "other".
+func (c *Coordinator) metricLabel(p prepared, label string) string {
+	if label != UseMCPTool {
+		return label
+	}
+	listed, ok := c.mcp.Listed(mcpCallNames(p.raw))
+	if !ok {
+		return otherTool
+	}
+	if !c.metrics.known(listed) {
+		c.metrics.addTools(listed)
+	}
+	return listed
 }

@@ -167,7 +167,7 @@ func (c *Coordinator) run(s *Session, e *callEntry, p prepared) (api.ToolResult,
 	if p.hasProgress {
 		s.noteTaskProgress(rec.MessageID, use.ID, p.progress)
 	}
-	c.metrics.observe(out.metricTool, out.status, dur)
+	c.metrics.observe(c.metricLabel(p, out.metricTool), out.status, dur)
 	logger.Info("tool call", "status", out.status, "duration_ms", rec.DurationMS)
 	return res, rec
 }

@@ -105,3 +105,68 @@ func TestMCPUnreachableFailsAtOnce(t *testing.T) {
 		}
 	})
 }
+
+// TestMCPToolMetrics: each MCP tool a configured server lists is counted
+// under its own tool label mcp__<server>__<tool>, whichever name the call
+// used; names no configured server lists share the "other" series.
+func TestMCPToolMetrics(t *testing.T) {
+	ts, _ := newPeerServer(t)
+	calls := []api.ToolUse{
+		toolUse("m1", "mcp__live__echo", map[string]any{"text": "a"}),
+		toolUse("m2", "use_mcp_tool", map[string]any{"server_name": "live", "tool_name": "echo", "arguments": map[string]any{"text": "b"}}),
+		toolUse("m3", "mcp__nope__echo", map[string]any{}),
+		toolUse("m4", "mcp__live__nope_" + strings.Repeat("x", 8), map[string]any{}),
+	}
+	for _, use := range calls {
+		resp := ts.do(t, http.MethodPost, "/v1/tool_use", use)
+		resp.Body.Close()
+	}
+	resp := ts.do(t, http.MethodGet, "/v1/tools", nil) // listing makes the listed tools' series
+	resp.Body.Close()
+
+	series := callSeries(t, ts)
+	want := map[string]float64{
+		"mcp__live__echo/succeeded": 2,
+		"other/unknown_tool":        2,
+		"use_mcp_tool/succeeded":    0,
+		"mcp__live__slow/succeeded": 0, // listed, not called: at zero
+	}
+	for k, v := range want {
+		if got, ok := series[k]; !ok || got != v {
+			t.Errorf("toolgate_tool_calls_total{%s} = %v (present %v), want %v", k, got, ok, v)
+		}
+	}
+	for k := range series {
+		if strings.Contains(k, "nope") {
+			t.Errorf("series %s for a name no server lists", k)
+		}
+	}
+}
+
+// callSeries reads toolgate_tool_calls_total as "tool/status" -> value.
+func callSeries(t *testing.T, ts *testServer) map[string]float64 {
+	t.Helper()
+	mfs, err := ts.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, mf := range mfs {
+		if mf.GetName() != "toolgate_tool_calls_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			var tool, status string
+			for _, l := range m.GetLabel() {
+				switch l.GetName() {
+				case "tool":
+					tool = l.GetValue()
+				case "status":
+					status = l.GetValue()
+				}
+			}
+			out[tool+"/"+status] = m.GetCounter().GetValue()
+		}
+	}
+	return out
+}
