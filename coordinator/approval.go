@@ -85,6 +85,7 @@ func contains(list []string, s string) bool {
 // It returns nil when the call may run, and the feedback to pass on;
 // otherwise the outcome that ends the call.
 func (c *Coordinator) askApproval(ctx context.Context, s *Session, e *callEntry, v verdict, sub *subject, t *Tool, in any, raw []byte) (*outcome, string) {
+	defer c.metrics.observeApprovalWait(time.Now())
 	timeout := c.cfg.approvalTimeout()
 	pa := &pendingApproval{decided: make(chan api.DecisionRequest, 1), remember: rememberRules(sub, t)}
 	p := &s.policy

@@ -89,6 +89,7 @@ func New(o Options) *Coordinator {
 	dynamic := append(append([]DynamicSource(nil), o.Dynamic...), c.subagentSources()...)
 	c.registry = NewRegistry(ToolEnv{Workspace: o.Workspace, Validate: v, Commands: &cfg.Commands, Registerer: o.Registerer, MCP: o.MCP}, o.Tools, dynamic...)
 	c.metrics.start(c.registry.Names())
+	o.Registerer.MustRegister(newStateCollector(c))
 	go c.expireIdleSessions(c.stop)
 	return c
 }

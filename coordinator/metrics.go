@@ -22,6 +22,8 @@ type Metrics struct {
 	// changed once published; adding a tool publishes a copy.
 	series atomic.Pointer[map[string]*toolSeries]
 	mu     sync.Mutex // serializes adding tools
+	// approvalWait times the wait for a decision (metrics_state.go).
+	approvalWait prometheus.Histogram
 }
 
 // toolSeries are one tool's counters by status and its histogram.
@@ -48,6 +50,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	}
 	m.series.Store(&map[string]*toolSeries{})
 	reg.MustRegister(m.calls, m.duration)
+	m.approvalWait = newApprovalWait(reg)
 	return m
 }
 

@@ -109,7 +109,7 @@ func (c *Coordinator) prepare(use api.ToolUse) prepared {
 	p.tool, p.raw = tool, raw
 	in, err := decodeInput(tool, c.validate, raw)
 	if err != nil {
-		out := failure(api.StatusInvalid, api.ToolCodeInvalid, err.Error())
+		out := failure(api.StatusInvalid, api.ToolCodeInvalid, invalidInputText(err))
 		out.metricTool = tool.Name
 		p.failed = &out
 		return p
@@ -241,7 +241,12 @@ func (c *Coordinator) execute(ctx context.Context, tool *Tool, call *Call, in an
 		if errors.As(err, &te) {
 			code = te.Code
 		}
-		res.Content = append(res.Content, api.TextContent(err.Error()))
+		// A handler that already said everything in its result (Cline's
+		// "Command failed with exit code N." for a command) returns an
+		// error with no message, for its code only.
+		if msg := err.Error(); msg != "" {
+			res.Content = append(res.Content, api.TextContent(ClineToolError(msg)))
+		}
 		res.IsError = true
 		return outcome{status: api.StatusFailed, code: code, result: res}
 	}
@@ -299,7 +304,8 @@ func toToolResult(id string, r Result) api.ToolResult {
 		}
 	}
 	if len(content) == 0 {
-		content = []api.Content{api.TextContent("(no output)")}
+		// Cline's ToolResultUtils.pushToolResult says the same.
+		content = []api.Content{api.TextContent("(tool did not return anything)")}
 	}
 	return api.ToolResult{Type: api.TypeToolResult, ToolUseID: id, Content: content, IsError: r.IsError}
 }

@@ -27,6 +27,12 @@ func (c *Coordinator) ignoreBlock(m *ignore.Matcher, s *subject) (string, bool) 
 			}
 			shown = fmt.Sprintf("%s (a link to %s)", p.rel, real)
 		}
+		if r.Source == ".clineignore" {
+			// Cline's own words (ReadFileToolHandler and the other path
+			// tools; ExecuteCommandToolHandler for a command), then the
+			// rule, which Cline does not name.
+			return ClineToolError(clineIgnoreError(shown)) + fmt.Sprintf("\n\n(Excluded by the rule %s.)", r), true
+		}
 		if s.command != nil {
 			return fmt.Sprintf("The command was blocked: it names %s, which %s excludes (%s). "+
 				"You must continue without this file, or ask the user to update the ignore file.", shown, r.Source, r), true
