@@ -113,11 +113,11 @@ func (c *Coordinator) mcpUnreachable(t *Tool, raw json.RawMessage) *outcome {
 // is counted as mcp__<server>__<tool> when a configured server lists that
 // tool, so the label set stays bounded by the configuration and the
 // servers' lists; a call naming anything else is counted as "other".
-func (c *Coordinator) metricLabel(p prepared, label string) string {
+func (c *Coordinator) metricLabel(cs *callState, label string) string {
 	if label != UseMCPTool {
 		return label
 	}
-	listed, ok := c.mcp.Listed(mcpCallNames(p.raw))
+	listed, ok := c.mcp.Listed(mcpCallNames(cs.raw))
 	if !ok {
 		return otherTool
 	}
