@@ -76,7 +76,7 @@ func TestMCPUnreachableFailsAtOnce(t *testing.T) {
 		status     api.CallStatus
 		code, text string
 	}{
-		{"unknown server", toolUse("u1", "mcp__nope__echo", map[string]any{}), api.StatusUnknownTool, api.ToolCodeUnknownTool, `no MCP server named "nope"`},
+		{"unknown server", toolUse("u1", "mcp__nope__echo", map[string]any{}), api.StatusUnknownTool, api.ToolCodeUnknownTool, `No MCP server named "nope"`},
 		{"disabled server", toolUse("u2", "mcp__off__slow", map[string]any{}), api.StatusFailed, api.ToolCodeMCPUnavailable, "disabled"},
 		{"unknown tool", toolUse("u3", "mcp__live__nope", map[string]any{}), api.StatusUnknownTool, api.ToolCodeUnknownTool, `has no tool "nope"`},
 		{"use_mcp_tool, unknown server", toolUse("u4", "use_mcp_tool", map[string]any{"server_name": "nope", "tool_name": "x"}), api.StatusUnknownTool, api.ToolCodeUnknownTool, "configured: live, off"},

@@ -25,14 +25,13 @@ var (
 func (h *Hub) Check(server, tool string) error {
 	s, err := h.server(server)
 	if err != nil {
-		names := "none are configured"
-		if h != nil && len(h.names) > 0 {
-			names = "configured: " + strings.Join(h.names, ", ")
+		if h == nil || len(h.names) == 0 {
+			return checkError{ErrUnknownServer, "No MCP servers are configured on this toolgate."}
 		}
-		return fmt.Errorf("%w: no MCP server named %q (%s)", ErrUnknownServer, server, names)
+		return checkError{ErrUnknownServer, fmt.Sprintf("No MCP server named %q is configured (configured: %s).", server, strings.Join(h.names, ", "))}
 	}
 	if s.cfg.Disabled {
-		return fmt.Errorf("%w: MCP server %q is disabled in the MCP settings", ErrDisabled, s.name)
+		return checkError{ErrDisabled, fmt.Sprintf("MCP server %q is disabled in the MCP settings.", s.name)}
 	}
 	if tool == "" || s.findTool(tool) != nil {
 		return nil
@@ -46,5 +45,15 @@ func (h *Hub) Check(server, tool string) error {
 	if !connected {
 		return nil
 	}
-	return fmt.Errorf("%w: MCP server %q has no tool %q (it lists: %s)", ErrUnknownTool, s.name, tool, strings.Join(listed, ", "))
+	return checkError{ErrUnknownTool, fmt.Sprintf("MCP server %q has no tool %q (it lists: %s).", s.name, tool, strings.Join(listed, ", "))}
 }
+
+// checkError is a message for the model that wraps one of the errors
+// above.
+type checkError struct {
+	kind error
+	msg  string
+}
+
+func (e checkError) Error() string { return e.msg }
+func (e checkError) Unwrap() error { return e.kind }
