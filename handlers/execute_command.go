@@ -148,8 +148,10 @@ func commandTimeout(cfg *tool.CommandConfig, in *ExecuteCommandInput) time.Durat
 }
 
 // judge says how a run ended: its metrics status and, unless it succeeded,
-// the error the model sees after the output. A cancelled run returns no
-// error: the coordinator marks it cancelled itself.
+// the error the model sees after the output, in place of the exit trailer:
+// a run cut short has no exit code worth reporting. For a cancelled run
+// the coordinator says "Cancelled" and why (the call's cause) instead of
+// this error's text.
 func judge(res process.Result, timeout time.Duration) (string, error) {
 	stray := ""
 	if res.Stray {
@@ -157,7 +159,7 @@ func judge(res process.Result, timeout time.Duration) (string, error) {
 	}
 	switch {
 	case res.Cancelled:
-		return "cancelled", nil
+		return "cancelled", tool.Errorf(api.ToolCodeCancelled, "The command was cancelled; its process group was killed.")
 	case res.TimedOut:
 		return "timed_out", tool.Errorf(codeTimedOut,
 			"The command timed out after %s; its process group was killed. Pass a larger timeout (seconds) if it needs longer.", timeout)
