@@ -187,3 +187,19 @@ func editResult(summary, diff, note string) tool.Result {
 func describeSize(content []byte) string {
 	return fmt.Sprintf("%d lines, %d bytes", countLines(string(content)), len(content))
 }
+
+// RestoreUndo rebuilds the undo of an edit whose prior content came back
+// from the store after a restart: the same undo commit gave it.
+// A file the call deleted comes back with mode 0644 (its mode is not kept).
+func RestoreUndo(ws *tool.Workspace, p tool.Prior) func([]byte) (tool.FileState, string, error) {
+	t := &editTarget{rel: p.Path, exists: p.Existed, old: p.Content}
+	if !p.Deleted {
+		return t.undo(ws.Root)
+	}
+	return func([]byte) (tool.FileState, string, error) {
+		if err := atomicfile.Write(ws.Root, t.rel, t.old, 0o644); err != nil {
+			return tool.FileState{}, "", err
+		}
+		return stateOnDisk(ws.Root, t.rel, t.old), diffText(t.rel, nil, t.old), nil
+	}
+}
