@@ -10,6 +10,7 @@ import (
 	"github.com/toolgate/toolgate/coordinator/mcphub"
 	"github.com/toolgate/toolgate/internal/ignore"
 	"github.com/toolgate/toolgate/internal/store"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Options are a Coordinator's dependencies.
@@ -34,6 +35,9 @@ type Options struct {
 	// Undo rebuilds the undo of an edit restored from the store; nil means
 	// edits made before a restart cannot be reverted.
 	Undo UndoFunc
+	// Tracing makes a span per call and per stage (tracing.go); nil means
+	// tracing is off.
+	Tracing trace.TracerProvider
 }
 
 // Coordinator runs tool calls for sessions.
@@ -54,6 +58,7 @@ type Coordinator struct {
 	mcp       *mcphub.Hub
 	rec       *recorder
 	undo      UndoFunc
+	tracer    *callTracer   // nil when tracing is off
 	stop      chan struct{} // closed by Close
 	stopOnce  sync.Once
 }
@@ -97,6 +102,7 @@ func New(o Options) *Coordinator {
 		metrics:   NewMetrics(o.Registerer),
 		logger:    o.Logger,
 		mcp:       o.MCP,
+		tracer:    newCallTracer(o.Tracing),
 		stop:      make(chan struct{}),
 	}
 	o = withMCP(o)
