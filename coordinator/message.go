@@ -17,6 +17,7 @@ func (c *Coordinator) RunMessage(ctx context.Context, s *Session, msgID string, 
 	uses = c.previewPartials(s, msgID, uses)
 	sc := c.newScheduler(s, msgID)
 	sc.parent = c.tracer.parentOf(ctx)
+	sc.requestID = requestIDFrom(ctx)
 	sc.holding = true
 	for _, use := range uses {
 		sc.add(use)

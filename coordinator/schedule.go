@@ -40,6 +40,9 @@ type scheduler struct {
 	parent  trace.SpanContext
 	max     int
 	cascade []string
+	// requestID is the HTTP request that brought the message, for the
+	// calls' logs.
+	requestID string
 
 	mu            sync.Mutex
 	tasks         []*task // every task, in block order
@@ -65,6 +68,7 @@ func (c *Coordinator) newScheduler(s *Session, msgID string) *scheduler {
 func (sc *scheduler) add(use api.ToolUse) {
 	p := sc.c.prepare(use)
 	p.parent = sc.parent
+	p.requestID = sc.requestID
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	// Claiming under the lock keeps block order, tool.queued order and

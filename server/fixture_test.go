@@ -38,8 +38,8 @@ type fixtureOptions struct {
 	tools       []coordinator.Registration // nil: handlers.Default()
 	mcp         *mcphub.Hub
 	tracing     trace.TracerProvider // nil: tracing off
-	logger      *slog.Logger // nil: discarded
-	server      Config       // the server's config; Token must be set
+	logger      *slog.Logger         // nil: discarded
+	server      Config               // the server's config; Token must be set
 	// before adjusts both configs once the listener's address is known.
 	before func(url string, port int, c *coordinator.Config, s *Config)
 }
