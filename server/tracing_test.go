@@ -47,7 +47,7 @@ func TestCallSpans(t *testing.T) {
 	cfg := coordinator.DefaultConfig()
 	cfg.Permissions = api.Permissions{Ask: []string{"read_file(b.txt)"}}
 	f := newFixture(t, fixtureOptions{files: map[string]string{"a.txt": "a\n", "c.txt": "c\n", "b.txt": "b\n"},
-		config: cfg, mcp: hub, tracing: tp, server: Config{Token: testToken, SSEWriteTimeout: 2 * time.Second}})
+		config: cfg, mcp: hub, tracing: tp, server: Config{Token: testToken}})
 	ts := &testServer{Server: f.ts, coord: f.coord, reg: f.reg}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
