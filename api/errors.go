@@ -64,6 +64,11 @@ const (
 	ToolCodeIgnored      = "ignored"          // a .clineignore rule covers a path the call touches
 	ToolCodeRejected     = "rejected"         // the user rejected the call
 	ToolCodeNoDecision   = "approval_timeout" // no decision came in time
+	// ToolCodeInterrupted: toolgate stopped while the call ran; it is not
+	// run again. ToolCodeNotRecorded: the store could not record the call
+	// before it would run, so it did not run.
+	ToolCodeInterrupted = "interrupted"
+	ToolCodeNotRecorded = "not_recorded"
 
 	ToolCodeInvalidPath        = "invalid_path"         // a NUL byte, or a path too long
 	ToolCodePermission         = "permission"           // the file system refused access
@@ -84,6 +89,8 @@ const (
 	ToolCodeInvalidPatch       = "invalid_patch"        // apply_patch's input does not follow the patch format
 	ToolCodeHunkFailed         = "hunk_failed"          // a patch hunk's lines are not in the file
 	ToolCodeFileExists         = "file_exists"          // a patch adds or moves onto a file that exists
+	ToolCodeNoSandbox          = "sandbox_unavailable"  // no sandbox can confine a command here (and it is not turned off)
+	ToolCodeSandboxLimit       = "sandbox_limit"        // a command reached the sandbox's process or memory limit
 	ToolCodeInvalidURL         = "invalid_url"          // web_fetch or browser_action got something that is not a URL
 	ToolCodeURLRefused         = "url_refused"          // a URL, redirect or resolved address the address rules refuse
 	ToolCodeFetchFailed        = "fetch_failed"         // the network or the site failed the fetch
@@ -100,6 +107,6 @@ var AllToolCodes = []string{
 	ToolCodeNotDirectory, ToolCodeNotRegular, ToolCodeBinaryFile, ToolCodeTooLarge, ToolCodeOutOfRange,
 	ToolCodeOutsideRules, ToolCodeDiffFailed, ToolCodeInvalidRegex, ToolCodeInvalidFilePattern,
 	ToolCodeUnavailable, ToolCodeMCPUnavailable, ToolCodeMCPFailed,
-	ToolCodeInvalidPatch, ToolCodeHunkFailed, ToolCodeFileExists,
-	ToolCodeInvalidURL, ToolCodeURLRefused, ToolCodeFetchFailed, ToolCodeTimeout, ToolCodeBrowserFailed,
+	ToolCodeInvalidPatch, ToolCodeHunkFailed, ToolCodeFileExists, ToolCodeInterrupted, ToolCodeNotRecorded,
+	ToolCodeInvalidURL, ToolCodeURLRefused, ToolCodeFetchFailed, ToolCodeTimeout, ToolCodeBrowserFailed, ToolCodeNoSandbox, ToolCodeSandboxLimit,
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/internal/ignore"
+	"github.com/toolgate/toolgate/internal/sandbox"
 )
 
 // outcome is how one call ended, before it becomes a tool_result.
@@ -39,6 +40,9 @@ type callState struct {
 	// input; hasProgress says the parameter was there.
 	progress    string
 	hasProgress bool
+
+	// requestID is the HTTP request that brought the call, for its logs.
+	requestID string
 
 	// the run, from begin
 	s      *Session
@@ -76,6 +80,7 @@ type callState struct {
 // runCall.
 func (c *Coordinator) Execute(ctx context.Context, s *Session, msgID string, use api.ToolUse) (api.ToolResult, api.CallRecord) {
 	cs := c.prepare(use)
+	cs.requestID = requestIDFrom(ctx)
 	e, fresh := c.enqueue(s, msgID, cs)
 	if !fresh {
 		return c.await(ctx, s, e)
@@ -123,6 +128,9 @@ func (c *Coordinator) runCall(s *Session, e *callEntry, cs *callState) (api.Tool
 func (cs *callState) begin(s *Session, e *callEntry, logger *slog.Logger) {
 	cs.s, cs.e = s, e
 	cs.logger = logger.With("session_id", s.ID, "tool_use_id", cs.use.ID, "tool", cs.use.Name)
+	if cs.requestID != "" {
+		cs.logger = cs.logger.With("request_id", cs.requestID)
+	}
 }
 
 // running reports whether no stage has ended the call yet.
@@ -227,6 +235,10 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 		cs.stop(cancelled(ctx, Result{}))
 		return
 	}
+	if e.audit.effects = hasEffects(cs.tool); s.rec.callStarted(s, e) != nil && e.audit.effects {
+		cs.stop(failure(api.StatusFailed, api.ToolCodeNotRecorded, "The call was not run: toolgate could not record it in its store (see the server log)."))
+		return
+	}
 	s.Events.Append(api.Event{Type: api.EventToolStarted, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Call: &rec})
 	call := &Call{
 		ToolUseID: rec.ToolUseID, Name: cs.tool.Name, SessionID: s.ID, Workspace: c.workspace, Logger: cs.logger, Files: s.Files,
@@ -241,6 +253,12 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 		Await: func(ctx context.Context, req api.InputRequest) (string, error) {
 			return c.awaitInput(ctx, s, e, req)
 		},
+		Confine: func(dir string) (*sandbox.Sandbox, sandbox.Run, error) {
+			r, err := c.confine(dir, cs.ignored)
+			return c.sandbox, r, err
+		},
+		SandboxHint: c.sandboxHint,
+		Jobs:        s.jobs,
 	})
 	out := c.runHandler(ctx, cs.tool, call, cs.input, cs.logger)
 	if cs.feedback != "" {

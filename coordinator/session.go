@@ -2,11 +2,14 @@ package coordinator
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // Session is one conversation's state: its mode and rules, its calls (by
@@ -34,8 +37,14 @@ type Session struct {
 
 	// open holds the messages whose blocks are still streaming in.
 	open   *openMessages
-	policy sessionPolicy // approvals and the rejection cascade
-	loop   loopGuard     // identical calls in a row
+	policy sessionPolicy  // approvals and the rejection cascade
+	loop   loopGuard      // identical calls in a row
+	jobs   *tool.JobTable // background jobs
+
+	rec *recorder // nil: nothing is stored
+	// stored holds the ids of calls made before a restart: a repeat of
+	// one is answered from the store.
+	stored map[string]bool
 	// taskProgress is the model's latest task checklist (task_progress).
 	taskProgress string
 }
@@ -51,6 +60,7 @@ type callEntry struct {
 	cancel    context.CancelCauseFunc
 	interrupt InterruptBehavior
 	output    KeptOutput // full output, when the tool kept one
+	audit     audit      // what the store records beyond record
 }
 
 func newSession(id string, mode api.Mode, perms api.Permissions, cfg *Config) *Session {
@@ -61,6 +71,7 @@ func newSession(id string, mode api.Mode, perms api.Permissions, cfg *Config) *S
 		calls: map[string]*callEntry{}, maxCalls: cfg.MaxCallsPerSession,
 		open: newOpenMessages(cfg),
 	}
+	s.jobs = tool.NewJobTable(ctx)
 	s.touch(s.Created)
 	return s
 }
@@ -82,13 +93,14 @@ func (s *Session) View() api.Session {
 // Update changes the mode and, when given, the session's own rules.
 func (s *Session) Update(req api.UpdateSessionRequest) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if req.Mode != "" {
 		s.mode = req.Mode
 	}
 	if req.Permissions != nil {
 		s.permissions = *req.Permissions
 	}
+	s.mu.Unlock()
+	s.rec.session(s)
 }
 
 // Done is closed when the session is deleted.
@@ -103,10 +115,17 @@ func (s *Session) claim(use api.ToolUse, msgID string, interrupt InterruptBehavi
 	if e, ok := s.calls[use.ID]; ok {
 		return e, false
 	}
+	if e := s.storedCallLocked(use.ID); e != nil {
+		return e, false
+	}
 	e := &callEntry{
 		record:    api.CallRecord{ToolUseID: use.ID, Name: use.Name, MessageID: msgID, State: api.StateQueued},
 		done:      make(chan struct{}),
 		interrupt: interrupt,
+		audit:     audit{session: s.ID, input: use.Input, claimed: time.Now().UTC()},
+	}
+	if s.rec != nil {
+		e.audit.seq = s.rec.st.NextSeq()
 	}
 	e.ctx, e.cancel = context.WithCancelCause(s.ctx)
 	s.calls[use.ID] = e
@@ -172,6 +191,9 @@ func (s *Session) finish(e *callEntry, status api.CallStatus, dur time.Duration,
 	rec, cancel := e.record, e.cancel
 	e.cancel = nil
 	s.mu.Unlock()
+	// Recorded before anyone is woken: an answer is never sent for a call
+	// with effects whose result a crash could still lose.
+	s.rec.callFinished(s, e, &res)
 	cancel(nil)
 	close(e.done)
 	return rec
@@ -192,6 +214,10 @@ func (s *Session) forget(ids []string) {
 	if len(gone) == 0 {
 		return
 	}
+	for id := range gone {
+		delete(s.stored, id)
+	}
+	s.rec.discard(s.ID, slices.Collect(maps.Keys(gone)))
 	kept := s.callOrder[:0]
 	for _, id := range s.callOrder {
 		if !gone[id] {
@@ -263,6 +289,7 @@ func (s *Session) HasCall(toolUseID string) bool {
 
 func (s *Session) close() {
 	s.cancel()
+	s.jobs.CloseAll()
 	s.mu.Lock()
 	for _, e := range s.calls {
 		e.dropOutputLocked()
@@ -288,3 +315,9 @@ func (s *Session) Call(toolUseID string) (api.CallRecord, *api.ToolResult, bool)
 	res := e.result
 	return e.record, &res, true
 }
+
+// Job finds a background job of the session by id.
+func (s *Session) Job(id string) (*tool.Job, bool) { return s.jobs.Get(id) }
+
+// Jobs lists the session's background jobs, oldest first.
+func (s *Session) Jobs() []*tool.Job { return s.jobs.List() }

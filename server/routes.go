@@ -48,8 +48,13 @@ func (s *Server) routes() http.Handler {
 		r.Post("/sessions/{sid}/calls/{tool_use_id}/decision", s.handleDecision)
 		r.Post("/sessions/{sid}/calls/{tool_use_id}/answer", s.handleAnswer)
 		r.Post("/sessions/{sid}/interrupt", s.handleInterrupt)
+		r.Get("/sessions/{sid}/jobs", s.handleListJobs)
+		r.Get("/sessions/{sid}/jobs/{jid}", s.handleGetJob)
+		r.Get("/sessions/{sid}/jobs/{jid}/output", s.handleJobOutput)
+		r.Delete("/sessions/{sid}/jobs/{jid}", s.handleKillJob)
 		r.Post("/sse-tickets", s.handleCreateTicket)
 		r.Get("/mcp/servers", s.handleMCPServers)
+		r.Get("/audit", s.handleAudit)
 	})
 	return r
 }
