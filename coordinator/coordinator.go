@@ -11,6 +11,7 @@ import (
 	"github.com/toolgate/toolgate/internal/ignore"
 	"github.com/toolgate/toolgate/internal/sandbox"
 	"github.com/toolgate/toolgate/internal/store"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Options are a Coordinator's dependencies.
@@ -38,6 +39,9 @@ type Options struct {
 	// Undo rebuilds the undo of an edit restored from the store; nil means
 	// edits made before a restart cannot be reverted.
 	Undo UndoFunc
+	// Tracing makes a span per call and per stage (tracing.go); nil means
+	// tracing is off.
+	Tracing trace.TracerProvider
 }
 
 // Coordinator runs tool calls for sessions.
@@ -59,6 +63,7 @@ type Coordinator struct {
 	sandbox   *sandbox.Sandbox
 	rec       *recorder
 	undo      UndoFunc
+	tracer    *callTracer   // nil when tracing is off
 	stop      chan struct{} // closed by Close
 	stopOnce  sync.Once
 }
@@ -102,6 +107,7 @@ func New(o Options) *Coordinator {
 		metrics:   NewMetrics(o.Registerer),
 		logger:    o.Logger,
 		mcp:       o.MCP,
+		tracer:    newCallTracer(o.Tracing),
 		sandbox:   o.Sandbox,
 		stop:      make(chan struct{}),
 	}
