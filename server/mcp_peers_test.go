@@ -115,7 +115,7 @@ func TestMCPToolMetrics(t *testing.T) {
 		toolUse("m1", "mcp__live__echo", map[string]any{"text": "a"}),
 		toolUse("m2", "use_mcp_tool", map[string]any{"server_name": "live", "tool_name": "echo", "arguments": map[string]any{"text": "b"}}),
 		toolUse("m3", "mcp__nope__echo", map[string]any{}),
-		toolUse("m4", "mcp__live__nope_" + strings.Repeat("x", 8), map[string]any{}),
+		toolUse("m4", "mcp__live__nope_"+strings.Repeat("x", 8), map[string]any{}),
 	}
 	for _, use := range calls {
 		resp := ts.do(t, http.MethodPost, "/v1/tool_use", use)
