@@ -74,7 +74,13 @@ func Open(ctx context.Context, path string, o Options) (*SQLite, error) {
 	if !o.ReadOnly {
 		// The file holds inputs and results: only its owner may read it.
 		_ = os.Chmod(path, 0o600)
-		s.w = startWriter(db, o.OnError)
+		w, err := startWriter(ctx, db, o.OnError)
+		if err != nil {
+			db.Close()
+			s.unlock()
+			return nil, err
+		}
+		s.w = w
 	}
 	return s, nil
 }
