@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/toolgate/toolgate/api"
 )
 
@@ -31,11 +33,16 @@ type task struct {
 // call behind a waiting unsafe one waits too. Calls may be added while
 // earlier ones run: that is the streaming executor.
 type scheduler struct {
-	c       *Coordinator
-	s       *Session
-	msgID   string
+	c     *Coordinator
+	s     *Session
+	msgID string
+	// parent is the span of the request that posted the message.
+	parent  trace.SpanContext
 	max     int
 	cascade []string
+	// requestID is the HTTP request that brought the message, for the
+	// calls' logs.
+	requestID string
 
 	mu            sync.Mutex
 	tasks         []*task // every task, in block order
@@ -60,6 +67,8 @@ func (c *Coordinator) newScheduler(s *Session, msgID string) *scheduler {
 // allows. It emits tool.queued before returning.
 func (sc *scheduler) add(use api.ToolUse) {
 	p := sc.c.prepare(use)
+	p.parent = sc.parent
+	p.requestID = sc.requestID
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	// Claiming under the lock keeps block order, tool.queued order and

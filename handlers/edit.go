@@ -173,14 +173,18 @@ func diffText(rel string, old, new []byte) string {
 
 func isText(b []byte) bool { return bytes.IndexByte(b, 0) < 0 && utf8.Valid(b) }
 
-// editResult is the confirmation a successful edit returns: one line, the
-// diff of what changed, and any note.
-func editResult(summary, diff, note string) tool.Result {
+// editResult is the confirmation a successful edit returns: Cline's
+// saved-content text with the whole file (clineFileSaved), then toolgate's
+// own block: one line, the diff of what changed, and any note.
+func editResult(rel string, written []byte, modelContent, summary, diff, note string) tool.Result {
 	text := summary
 	if diff != "" {
 		text += "\n\n" + diff
 	}
-	return tool.TextResult(text + note)
+	return tool.Result{Content: []api.Content{
+		api.TextContent(clineFileSaved(rel, clineFinalContent(written, modelContent))),
+		api.TextContent(text + note),
+	}}
 }
 
 // describeSize is "N lines, B bytes" of new content.

@@ -75,10 +75,11 @@ func TestExecuteCommandExitCodes(t *testing.T) {
 		code      string
 		want      []string
 	}{
-		{"success", "echo hello", false, api.StatusSucceeded, "", []string{"hello\n", "Exit code 0"}},
-		{"failure keeps output", "echo partial; echo oops >&2; exit 4", true, api.StatusFailed, codeExitStatus, []string{"partial", "oops", "exit code 4"}},
-		{"no output", "true", false, api.StatusSucceeded, "", []string{"(no output)"}},
-		{"signal", "kill -KILL $$", true, api.StatusFailed, codeExitStatus, []string{"signal killed"}},
+		// Cline's texts: integrations/terminal/CommandOrchestrator.ts.
+		{"success", "echo hello", false, api.StatusSucceeded, "", []string{"Command executed successfully (exit code 0).\nOutput:\nhello"}},
+		{"failure keeps output", "echo partial; echo oops >&2; exit 4", true, api.StatusFailed, codeExitStatus, []string{"Command failed with exit code 4.\nOutput:\n", "partial", "oops"}},
+		{"no output", "true", false, api.StatusSucceeded, "", []string{"Command executed successfully (exit code 0)."}},
+		{"signal", "kill -KILL $$", true, api.StatusFailed, codeExitStatus, []string{"Command terminated by signal SIGKILL."}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, rec := e.exec(t, map[string]any{"command": tc.cmd, "requires_approval": false})
@@ -159,7 +160,7 @@ func TestExecuteCommandCwd(t *testing.T) {
 			res, rec := e.exec(t, map[string]any{"command": "pwd", "cwd": tc.cwd})
 			got := cmdText(res)
 			if tc.code == "" {
-				if rec.Status != api.StatusSucceeded || !strings.HasPrefix(got, tc.want) {
+				if rec.Status != api.StatusSucceeded || !strings.HasPrefix(got, "Command executed successfully (exit code 0).\nOutput:\n"+tc.want) {
 					t.Errorf("status %s result %q, want %q", rec.Status, got, tc.want)
 				}
 				return
