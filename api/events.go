@@ -11,6 +11,8 @@ const (
 	EventToolOutput           = "tool.output"
 	EventToolFinished         = "tool.finished"
 	EventMessageFinished      = "message.finished"
+	// EventTodosUpdated carries the session's todo list after TodoWrite.
+	EventTodosUpdated = "todos.updated"
 )
 
 // Event is one server-sent event. ID increases monotonically per session and
@@ -40,4 +42,6 @@ type Event struct {
 	Input *InputRequest `json:"input,omitempty"`
 	// Response is set on message.finished: the whole answer to the message.
 	Response *MessageResponse `json:"response,omitempty"`
+	// Todos is set on todos.updated: the whole list as it is now.
+	Todos []Todo `json:"todos,omitempty"`
 }

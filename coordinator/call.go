@@ -20,6 +20,8 @@ type Call struct {
 	// Files is the session's memory of files read and written; handlers
 	// record reads and check it before edits.
 	Files *FileMemory
+	// Jobs are the session's background processes.
+	Jobs *Jobs
 	// Partial marks a preview of a tool_use block that is still streaming
 	// in: its input may be cut anywhere.
 	Partial bool
@@ -28,6 +30,15 @@ type Call struct {
 	ignored *ignore.Matcher // the ignore rules in force, for Exclude
 	keep    func(KeptOutput)
 	await   func(ctx context.Context, req api.InputRequest) (string, error)
+	todos   func([]api.Todo)
+}
+
+// SetTodos replaces the session's todo list (Claude Code's TodoWrite);
+// the session announces it with a todos.updated event.
+func (c *Call) SetTodos(todos []api.Todo) {
+	if c.todos != nil {
+		c.todos(todos)
+	}
 }
 
 // Output sends a chunk of partial output (stream "stdout", "stderr" or

@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"log/slog"
+	"strings"
 	"sync"
 
 	"github.com/go-playground/validator/v10"
@@ -18,7 +19,10 @@ type Options struct {
 	// Tools is the static tool set, usually handlers.Default().
 	Tools []Registration
 	// Dynamic sources create tools lazily by name.
-	Dynamic    []DynamicSource
+	Dynamic []DynamicSource
+	// Dialects map other clients' tool vocabularies onto Tools, usually
+	// handlers.Dialects(). Cline's vocabulary is Tools itself.
+	Dialects   []Dialect
 	Logger     *slog.Logger
 	Registerer prometheus.Registerer
 	// MCPAutoApprove reports whether an MCP server's autoApprove list
@@ -34,18 +38,21 @@ type Coordinator struct {
 	workspace *Workspace
 	validate  *validator.Validate
 	registry  *Registry
-	sessions  *Sessions
-	metrics   *Metrics
-	logger    *slog.Logger
-	policy    *policy
-	ignore    *ignore.Watcher // nil without a workspace
-	hooks     *hookRunner
-	inputs    pendingInputs   // interactive calls awaiting an answer
-	scoped    scopedTokens    // subagents' tokens for their child sessions
-	agents    *subagentSource // nil without an agent directory
-	mcp       *mcphub.Hub
-	stop      chan struct{} // closed by Close
-	stopOnce  sync.Once
+	dialects  dialectSet
+	// dialectList keeps the dialects' declared tool order for listings.
+	dialectList []Dialect
+	sessions    *Sessions
+	metrics     *Metrics
+	logger      *slog.Logger
+	policy      *policy
+	ignore      *ignore.Watcher // nil without a workspace
+	hooks       *hookRunner
+	inputs      pendingInputs   // interactive calls awaiting an answer
+	scoped      scopedTokens    // subagents' tokens for their child sessions
+	agents      *subagentSource // nil without an agent directory
+	mcp         *mcphub.Hub
+	stop        chan struct{} // closed by Close
+	stopOnce    sync.Once
 }
 
 // New builds the registry from the tool list and starts the "default"
@@ -88,6 +95,7 @@ func New(o Options) *Coordinator {
 	c.hooks = newHookRunner(&cfg, o.Workspace, o.Registerer, o.Logger)
 	dynamic := append(append([]DynamicSource(nil), o.Dynamic...), c.subagentSources()...)
 	c.registry = NewRegistry(ToolEnv{Workspace: o.Workspace, Validate: v, Config: &cfg, Registerer: o.Registerer, MCP: o.MCP}, o.Tools, dynamic...)
+	c.dialects, c.dialectList = newDialectSet(o.Dialects), o.Dialects
 	c.metrics.start(c.registry.Names())
 	go c.expireIdleSessions(c.stop)
 	return c
@@ -99,20 +107,58 @@ func (c *Coordinator) Sessions() *Sessions { return c.sessions }
 // Workspace is the directory calls work in.
 func (c *Coordinator) Workspace() *Workspace { return c.workspace }
 
-// Tools lists the tools a session's model may use: plan mode leaves out the
-// tools that write (a command tool stays, for commands that only read),
-// and a bare deny rule (managed or the session's) leaves out the tool it
-// names.
+// Tools lists the tool pool of a session (nil: the default cline pool).
 func (c *Coordinator) Tools(s *Session) []api.ToolInfo {
-	plan := s != nil && s.Mode() == api.ModePlan
-	out := []api.ToolInfo{}
-	for _, t := range c.registry.Tools() {
-		if plan && t.Writes && t.command == nil || c.deniedOutright(s, t.Name) {
-			continue
-		}
-		out = append(out, api.ToolInfo{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
+	d := api.DialectCline
+	if s != nil {
+		d = s.Dialect()
 	}
-	return append(out, c.mcpTools(s)...)
+	return c.Pool(d, s)
+}
+
+// Pool lists the tools a model speaking dialect d may use in session s
+// (nil for none), as Claude Code's assembleToolPool builds it: the
+// dialect's tools, then MCP tools, then subagent tools, minus those a
+// bare deny rule (managed or the session's) removes. Plan mode leaves out
+// the tools that write (a command tool stays, for commands that only
+// read).
+func (c *Coordinator) Pool(d api.Dialect, s *Session) []api.ToolInfo {
+	plan := s != nil && s.Mode() == api.ModePlan
+	hidden := func(t *Tool) bool {
+		return t == nil || plan && t.Writes && t.command == nil || c.deniedOutright(s, t.Name)
+	}
+	out := []api.ToolInfo{}
+	if d == api.DialectCline || d == "" {
+		for _, t := range c.registry.Tools() {
+			if !hidden(t) {
+				out = append(out, api.ToolInfo{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
+			}
+		}
+		return append(out, c.mcpTools(s)...)
+	}
+	for _, dt := range c.dialectTools(d) {
+		listed := false
+		for _, name := range dt.Targets {
+			if prefix, ok := strings.CutSuffix(name, "*"); ok {
+				for _, t := range c.registry.dynamicTools() {
+					listed = listed || strings.HasPrefix(t.Name, prefix) && !hidden(t)
+				}
+				continue
+			}
+			t, _ := c.registry.lookupTarget(name)
+			listed = listed || !hidden(t)
+		}
+		if listed {
+			out = append(out, api.ToolInfo{Name: dt.Name, Description: dt.Description, InputSchema: dt.InputSchema, APIType: dt.APIType})
+		}
+	}
+	out = append(out, c.mcpTools(s)...)
+	for _, t := range c.registry.dynamicTools() {
+		if !hidden(t) {
+			out = append(out, api.ToolInfo{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
+		}
+	}
+	return out
 }
 
 // Close ends every session and cancels what they run.

@@ -3,6 +3,7 @@ package coordinator
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/toolgate/toolgate/api"
@@ -46,8 +47,19 @@ func (c *Coordinator) preToolUse(ctx context.Context, s *Session, e *callEntry, 
 	}
 	g.hookContext = v.context
 	if v.updated != nil {
-		_, raw := normalizeName(p.use.Name, v.updated)
-		in, err := decodeInput(p.tool, c.validate, raw)
+		// The hook saw the call as the model named it, so its input is in
+		// the session's dialect and crosses the same edge.
+		name, raw, _, stop := c.translate(s.Dialect(), api.ToolUse{Name: p.use.Name, Input: v.updated})
+		if stop != nil {
+			out := *stop
+			out.result.Content = append([]api.Content{api.TextContent("A PreToolUse hook's updatedInput cannot be used:")}, out.result.Content...)
+			return &out, p, g
+		}
+		var in any
+		err := fmt.Errorf("it maps onto tool %s, not %s", name, p.tool.Name)
+		if name == p.tool.Name {
+			in, err = decodeInput(p.tool, c.validate, raw)
+		}
 		if err != nil {
 			out := failure(api.StatusInvalid, api.ToolCodeInvalid, "A PreToolUse hook's updatedInput is invalid: "+err.Error())
 			return &out, p, g

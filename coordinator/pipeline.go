@@ -29,7 +29,7 @@ func failure(status api.CallStatus, code, msg string) outcome {
 // call record. A tool_use id the session already knows is not run again:
 // the earlier call's result is returned, after waiting for it if needed.
 func (c *Coordinator) Execute(ctx context.Context, s *Session, msgID string, use api.ToolUse) (api.ToolResult, api.CallRecord) {
-	p := c.prepare(use)
+	p := c.prepare(s, use)
 	e, fresh := c.enqueue(s, msgID, p)
 	if !fresh {
 		return c.await(ctx, s, e)
@@ -68,19 +68,29 @@ func (c *Coordinator) await(ctx context.Context, s *Session, e *callEntry) (api.
 // the rest of the pipeline (policy, execute) runs when the call's turn
 // comes. A call that failed to prepare carries its outcome and never runs.
 type prepared struct {
-	use    api.ToolUse
-	tool   *Tool
-	raw    json.RawMessage // the input after MCP name normalization
-	input  any
-	failed *outcome
+	use     api.ToolUse
+	tool    *Tool
+	raw     json.RawMessage // the input after MCP name normalization
+	input   any
+	failed  *outcome
+	dialect *dialectCall // how a dialect mapped the call; nil for Cline's names
 }
 
-// prepare is the first pipeline step: lookup (MCP name normalization, then
-// the registry), decode and validate.
-func (c *Coordinator) prepare(use api.ToolUse) prepared {
+// prepare is the first pipeline step: the dialect's inbound edge (which
+// also normalizes MCP names), lookup in the registry, decode and validate.
+func (c *Coordinator) prepare(s *Session, use api.ToolUse) prepared {
 	p := prepared{use: use}
-	name, raw := normalizeName(use.Name, use.Input)
+	d := s.Dialect()
+	name, raw, dc, stop := c.translate(d, use)
+	if stop != nil {
+		p.failed = stop
+		return p
+	}
+	p.dialect = dc
 	tool, owned := c.registry.lookup(name)
+	if dc != nil {
+		tool, owned = c.registry.lookupTarget(name)
+	}
 	switch {
 	case !owned:
 		out := failure(api.StatusFailed, api.ToolCodeNotOwned,
@@ -88,7 +98,7 @@ func (c *Coordinator) prepare(use api.ToolUse) prepared {
 		p.failed = &out
 		return p
 	case tool == nil:
-		msg := "No handler registered for tool: " + use.Name
+		msg := c.unknownToolMessage(d, use.Name)
 		if name == UseMCPTool {
 			msg += " (no MCP servers are configured on this toolgate)"
 		}
@@ -140,6 +150,7 @@ func (c *Coordinator) run(s *Session, e *callEntry, p prepared) (api.ToolResult,
 
 	start := time.Now()
 	out := c.pipeline(e.ctx, s, e, p, logger)
+	p.dialect.reword(&out)
 	dur := time.Since(start)
 
 	res := toToolResult(use.ID, out.result)
@@ -184,11 +195,12 @@ func (c *Coordinator) checkAndRun(ctx context.Context, s *Session, e *callEntry,
 	}
 	s.Events.Append(api.Event{Type: api.EventToolStarted, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Call: &rec})
 	call := &Call{
-		ToolUseID: rec.ToolUseID, Name: tool.Name, SessionID: s.ID, Workspace: c.workspace, Logger: logger, Files: s.Files,
+		ToolUseID: rec.ToolUseID, Name: tool.Name, SessionID: s.ID, Workspace: c.workspace, Logger: logger, Files: s.Files, Jobs: s.Jobs,
 		output: func(stream, chunk string) {
 			s.Events.Append(api.Event{Type: api.EventToolOutput, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Stream: stream, Chunk: chunk})
 		},
 		ignored: g.ignored,
+		todos:   s.SetTodos,
 		keep:    func(o KeptOutput) { s.keepOutput(e, o) },
 		await: func(ctx context.Context, req api.InputRequest) (string, error) {
 			return c.awaitInput(ctx, s, e, req)

@@ -59,7 +59,7 @@ func (c *Coordinator) newScheduler(s *Session, msgID string) *scheduler {
 // add prepares and claims a tool_use and starts it as soon as the order
 // allows. It emits tool.queued before returning.
 func (sc *scheduler) add(use api.ToolUse) {
-	p := sc.c.prepare(use)
+	p := sc.c.prepare(sc.s, use)
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	// Claiming under the lock keeps block order, tool.queued order and

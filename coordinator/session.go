@@ -18,6 +18,8 @@ type Session struct {
 	// Files is what the session read and wrote, for the stale-file guard
 	// and reverts.
 	Files *FileMemory
+	// Jobs are the session's background processes; they end with it.
+	Jobs *Jobs
 
 	ctx    context.Context // cancelled when the session is deleted
 	cancel context.CancelFunc
@@ -28,6 +30,8 @@ type Session struct {
 	mu          sync.Mutex
 	mode        api.Mode
 	permissions api.Permissions
+	dialect     api.Dialect
+	todos       []api.Todo
 	calls       map[string]*callEntry
 	callOrder   []string
 	maxCalls    int
@@ -55,10 +59,11 @@ func newSession(id string, mode api.Mode, perms api.Permissions, cfg *Config) *S
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Session{
 		ID: id, Created: time.Now().UTC(), Events: NewEventLog(id, cfg.EventLogSize, cfg.EventLogBytes), Files: NewFileMemory(*cfg),
-		ctx: ctx, cancel: cancel, mode: mode, permissions: perms,
+		ctx: ctx, cancel: cancel, mode: mode, permissions: perms, dialect: api.DialectCline,
 		calls: map[string]*callEntry{}, maxCalls: cfg.MaxCallsPerSession,
 		open: newOpenMessages(cfg),
 	}
+	s.Jobs = newJobs(ctx)
 	s.touch(s.Created)
 	return s
 }
@@ -74,7 +79,23 @@ func (s *Session) Mode() api.Mode {
 func (s *Session) View() api.Session {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return api.Session{ID: s.ID, Mode: s.mode, Permissions: s.permissions, CreatedAt: s.Created}
+	return api.Session{ID: s.ID, Mode: s.mode, Permissions: s.permissions, Dialect: s.dialect,
+		Todos: append([]api.Todo(nil), s.todos...), CreatedAt: s.Created}
+}
+
+// Dialect is the tool vocabulary the session's model speaks.
+func (s *Session) Dialect() api.Dialect {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dialect
+}
+
+// SetTodos replaces the session's todo list and announces it.
+func (s *Session) SetTodos(todos []api.Todo) {
+	s.mu.Lock()
+	s.todos = append([]api.Todo(nil), todos...)
+	s.mu.Unlock()
+	s.Events.Append(api.Event{Type: api.EventTodosUpdated, Todos: append([]api.Todo{}, todos...)})
 }
 
 // Update changes the mode and, when given, the session's own rules.
@@ -86,6 +107,9 @@ func (s *Session) Update(req api.UpdateSessionRequest) {
 	}
 	if req.Permissions != nil {
 		s.permissions = *req.Permissions
+	}
+	if req.Dialect != "" {
+		s.dialect = req.Dialect
 	}
 }
 

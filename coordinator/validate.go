@@ -54,19 +54,31 @@ func (e *InputError) Error() string {
 // silently dropped.
 func decodeInput(t *Tool, v *validator.Validate, raw json.RawMessage) (any, error) {
 	in := t.newInput()
+	if err := decodeInto(t.Name, in, v, raw); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// decodeInto decodes raw JSON into in, a pointer to a tool's input
+// struct, refusing unknown fields, and validates it.
+func decodeInto(tool string, in any, v *validator.Validate, raw json.RawMessage) error {
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = json.RawMessage("{}")
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(in); err != nil {
-		return nil, decodeError(t.Name, err)
+		return decodeError(tool, err)
 	}
 	if err := v.Struct(in); err != nil {
-		return nil, validationError(t.Name, err)
+		return validationError(tool, err)
 	}
-	return in, nil
+	return nil
 }
+
+// asError is errors.As for the error types a mapping may return.
+func asError[T error](err error, target *T) bool { return errors.As(err, target) }
 
 func decodeError(tool string, err error) error {
 	var typeErr *json.UnmarshalTypeError

@@ -21,7 +21,25 @@ func Default() []coordinator.Registration {
 		{Name: "ask_followup_question", Factory: newAskFollowupQuestion},
 		{Name: "attempt_completion", Factory: newAttemptCompletion},
 		{Name: "plan_mode_respond", Factory: newPlanModeRespond},
+
+		// Tools only dialects reach (Claude Code's, the Messages API's).
+		{Name: "read_lines", Factory: newReadLines, Internal: true},
+		{Name: "write_file", Factory: newWriteFile, Internal: true},
+		{Name: "edit_text", Factory: newEditText, Internal: true},
+		{Name: "glob_files", Factory: newGlobFiles, Internal: true},
+		{Name: "grep_files", Factory: newGrepFiles, Internal: true},
+		{Name: "list_tree", Factory: newListTree, Internal: true},
+		{Name: "todo_write", Factory: newTodoWrite, Internal: true},
+		{Name: "notebook_edit", Factory: newNotebookEdit, Internal: true},
+		{Name: "background_shell", Factory: newBackgroundShell, Internal: true},
+		{Name: "shell_output", Factory: newShellOutput, Internal: true},
+		{Name: "kill_shell", Factory: newKillShell, Internal: true},
 	}
+}
+
+// Dialects are the tool vocabularies besides Cline's, mapped onto Default.
+func Dialects() []coordinator.Dialect {
+	return []coordinator.Dialect{claudeCode()}
 }
 
 // clientSide marks a tool the client runs itself (Cline's focus_chain).

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
 )
 
@@ -29,10 +30,18 @@ func newWriteFile(name string, env coordinator.ToolEnv) *coordinator.Tool {
 		desc = "Create or replace a rule file under .clinerules/ in the workspace."
 	}
 	rulesOnly := name == "new_rule"
+	// write_file is the same write for Claude Code's Write, which refuses
+	// to overwrite a file the session has not read.
+	readFirst := name == "write_file"
 	return coordinator.NewTool(coordinator.Spec[WriteToFileInput]{
 		Name:        name,
 		Description: desc,
 		Run: func(ctx context.Context, call *coordinator.Call, in *WriteToFileInput) (coordinator.Result, error) {
+			if readFirst {
+				if err := requireRead(call, in.Path); err != nil {
+					return coordinator.Result{}, err
+				}
+			}
 			return writeToFile(call, in, rulesOnly)
 		},
 		Preview: func(ctx context.Context, call *coordinator.Call, in *WriteToFileInput) (string, error) {
@@ -63,6 +72,23 @@ func planWrite(call *coordinator.Call, in *WriteToFileInput, rulesOnly bool) (*e
 		content = matchStyle(t.old, content)
 	}
 	return t, content, nil
+}
+
+// requireRead refuses to overwrite an existing file the session has not
+// read.
+func requireRead(call *coordinator.Call, p string) error {
+	rel, err := call.Workspace.Rel(p)
+	if err != nil {
+		return err
+	}
+	if _, err := call.Workspace.Root.Lstat(rel); err != nil {
+		return nil // nothing to lose; the write reports other problems
+	}
+	if _, seen := call.Files.Seen(rel); !seen {
+		return coordinator.Errorf(api.ToolCodeReadRequired,
+			"%s has not been read in this session; read it before overwriting it. No changes were made.", rel)
+	}
+	return nil
 }
 
 func writeToFile(call *coordinator.Call, in *WriteToFileInput, rulesOnly bool) (coordinator.Result, error) {

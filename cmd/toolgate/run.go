@@ -113,7 +113,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	reg := prometheus.NewRegistry()
 	coord := coordinator.New(coordinator.Options{
-		Config: cfg.Coordinator, Workspace: ws, Tools: handlers.Default(), Logger: logger, Registerer: reg, MCP: hub,
+		Config: cfg.Coordinator, Workspace: ws, Tools: handlers.Default(), Dialects: handlers.Dialects(), Logger: logger, Registerer: reg, MCP: hub,
 	})
 	scfg := cfg.Server
 	scfg.Token, scfg.Port, scfg.Version = token, port, version
