@@ -218,6 +218,7 @@ func grepContent(hits []grepFile, in *GrepInput) string {
 	}
 	numbers := in.LineNumber == nil || *in.LineNumber
 	var out []string
+	context := before > 0 || after > 0
 	for _, h := range hits {
 		last := -2
 		for i := range h.lines {
@@ -225,7 +226,9 @@ func grepContent(hits []grepFile, in *GrepInput) string {
 				continue
 			}
 			from, to := max(i-before, 0), min(i+after, len(h.lines)-1)
-			if last >= 0 && from > last+1 {
+			// ripgrep separates groups of context, within a file and
+			// between files.
+			if context && len(out) > 0 && (last < 0 || from > last+1) {
 				out = append(out, "--")
 			}
 			for j := max(from, last+1); j <= to; j++ {
