@@ -131,4 +131,3 @@ func TestNotebookEdit(t *testing.T) {
 		t.Errorf("metadata lost or stale outputs kept: %s", raw)
 	}
 }
-

@@ -206,10 +206,10 @@ func cellID(c notebookCell, i int) string {
 // outputText is the text of a stream, result or error output.
 func outputText(raw json.RawMessage) string {
 	var o struct {
-		Text  notebookText            `json:"text"`
-		Data  map[string]notebookText `json:"data"`
-		Ename string                  `json:"ename"`
-		Evalue string                 `json:"evalue"`
+		Text   notebookText            `json:"text"`
+		Data   map[string]notebookText `json:"data"`
+		Ename  string                  `json:"ename"`
+		Evalue string                  `json:"evalue"`
 	}
 	if json.Unmarshal(raw, &o) != nil {
 		return ""

@@ -121,7 +121,7 @@ func TestUnknownToolNamesItsDialect(t *testing.T) {
 	cc := newSessionOf(t, ts, map[string]any{"dialect": "claude_code"})
 	for _, tc := range []struct {
 		session, tool, hint string
-		input              map[string]any
+		input               map[string]any
 	}{
 		{"default", "Read", `tool of the claude_code dialect, and this session speaks cline: create the session with "dialect": "claude_code"`, map[string]any{"file_path": "/a.txt"}},
 		{cc.ID, "read_file", `tool of the cline dialect, and this session speaks claude_code`, map[string]any{"path": "a.txt"}},
