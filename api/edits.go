@@ -10,6 +10,17 @@ type RevertResponse struct {
 	Action string `json:"action"`
 	// Diff is a unified diff of the revert itself.
 	Diff string `json:"diff"`
+	// Files lists every file the revert put back, the first being the one
+	// Path, Action and Diff describe; a call that wrote several files
+	// (apply_patch) is reverted as a whole.
+	Files []RevertedFile `json:"files"`
+}
+
+// RevertedFile is one file a revert put back.
+type RevertedFile struct {
+	Path   string `json:"path"`
+	Action string `json:"action"`
+	Diff   string `json:"diff"`
 }
 
 // Revert actions.

@@ -39,7 +39,9 @@ const (
 	CodeFileChanged = "file_changed"
 )
 
-// Tool error codes, carried in CallRecord.Error for calls that did not succeed.
+// Tool error codes, carried in CallRecord.Error for calls that did not
+// succeed. This list is the only place they are spelled: handlers and the
+// coordinator use these names, and openapi.yaml enumerates AllToolCodes.
 const (
 	ToolCodeUnknownTool = "unknown_tool"
 	ToolCodeInvalid     = "invalid_input"
@@ -60,4 +62,36 @@ const (
 	ToolCodeIgnored      = "ignored"          // a .clineignore rule covers a path the call touches
 	ToolCodeRejected     = "rejected"         // the user rejected the call
 	ToolCodeNoDecision   = "approval_timeout" // no decision came in time
+
+	ToolCodeInvalidPath        = "invalid_path"         // a NUL byte, or a path too long
+	ToolCodePermission         = "permission"           // the file system refused access
+	ToolCodeIOError            = "io_error"             // any other file system failure
+	ToolCodeIsDirectory        = "is_directory"         // a file was expected
+	ToolCodeNotDirectory       = "not_directory"        // a directory was expected
+	ToolCodeNotRegular         = "not_regular"          // a device, socket or pipe
+	ToolCodeBinaryFile         = "binary_file"          // text was expected
+	ToolCodeTooLarge           = "too_large"            // over the tool's size limit
+	ToolCodeOutOfRange         = "out_of_range"         // a line range past the end of the file
+	ToolCodeOutsideRules       = "outside_rules"        // new_rule outside .clinerules/
+	ToolCodeDiffFailed         = "diff_failed"          // a SEARCH/REPLACE diff that does not apply
+	ToolCodeInvalidRegex       = "invalid_regex"        // search_files' regex does not compile
+	ToolCodeInvalidFilePattern = "invalid_file_pattern" // search_files' file_pattern is not a glob
+	ToolCodeUnavailable        = "unavailable"          // a program the tool needs is missing
+	ToolCodeMCPUnavailable     = "mcp_unavailable"      // the MCP server is not configured, disabled or not connected
+	ToolCodeMCPFailed          = "mcp_failed"           // the MCP server failed the request
+	ToolCodeInvalidPatch       = "invalid_patch"        // apply_patch's input does not follow the patch format
+	ToolCodeHunkFailed         = "hunk_failed"          // a patch hunk's lines are not in the file
+	ToolCodeFileExists         = "file_exists"          // a patch adds or moves onto a file that exists
 )
+
+// AllToolCodes lists every tool error code, for the contract's enum.
+var AllToolCodes = []string{
+	ToolCodeUnknownTool, ToolCodeInvalid, ToolCodeDenied, ToolCodePlanMode, ToolCodeNotOwned,
+	ToolCodeFailed, ToolCodePanic, ToolCodeCancelled, ToolCodeSkipped, ToolCodeOutside,
+	ToolCodeNotFound, ToolCodeFileChanged, ToolCodeReadRequired, ToolCodeIgnored, ToolCodeRejected,
+	ToolCodeNoDecision, ToolCodeInvalidPath, ToolCodePermission, ToolCodeIOError, ToolCodeIsDirectory,
+	ToolCodeNotDirectory, ToolCodeNotRegular, ToolCodeBinaryFile, ToolCodeTooLarge, ToolCodeOutOfRange,
+	ToolCodeOutsideRules, ToolCodeDiffFailed, ToolCodeInvalidRegex, ToolCodeInvalidFilePattern,
+	ToolCodeUnavailable, ToolCodeMCPUnavailable, ToolCodeMCPFailed,
+	ToolCodeInvalidPatch, ToolCodeHunkFailed, ToolCodeFileExists,
+}

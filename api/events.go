@@ -13,6 +13,9 @@ const (
 	EventMessageFinished      = "message.finished"
 	// EventTodosUpdated carries the session's todo list after TodoWrite.
 	EventTodosUpdated = "todos.updated"
+	// EventTaskProgress carries the model's new task checklist when a
+	// call's task_progress parameter changes it.
+	EventTaskProgress = "task.progress"
 )
 
 // Event is one server-sent event. ID increases monotonically per session and
@@ -40,6 +43,8 @@ type Event struct {
 	Approval *Approval `json:"approval,omitempty"`
 	// Input is set on tool.awaiting_input: what the user is asked.
 	Input *InputRequest `json:"input,omitempty"`
+	// TaskProgress is set on task.progress: the whole new checklist.
+	TaskProgress string `json:"task_progress,omitempty"`
 	// Response is set on message.finished: the whole answer to the message.
 	Response *MessageResponse `json:"response,omitempty"`
 	// Todos is set on todos.updated: the whole list as it is now.

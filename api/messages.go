@@ -100,6 +100,9 @@ type ToolInfo struct {
 // ToolsResponse answers GET /v1/tools.
 type ToolsResponse struct {
 	Tools []ToolInfo `json:"tools"`
+	// ClientSide names the tools the client runs itself; a call to one
+	// is answered with error code not_owned.
+	ClientSide []string `json:"client_side"`
 }
 
 // CallResponse answers GET /v1/sessions/{sid}/calls/{tool_use_id}. Result

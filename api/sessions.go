@@ -47,4 +47,7 @@ type Session struct {
 	// Todos is the todo list the model keeps with TodoWrite.
 	Todos     []Todo    `json:"todos,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
+	// TaskProgress is the latest task checklist the model sent in a
+	// task_progress parameter (Cline's focus chain); empty until one came.
+	TaskProgress string `json:"task_progress,omitempty"`
 }

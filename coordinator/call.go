@@ -6,7 +6,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 
-	"github.com/toolgate/toolgate/coordinator/ignore"
+	"github.com/toolgate/toolgate/internal/ignore"
 )
 
 // Call is what a handler knows of the call it serves beyond its input: who

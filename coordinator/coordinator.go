@@ -8,8 +8,8 @@ import (
 	"github.com/go-playground/validator/v10"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator/ignore"
 	"github.com/toolgate/toolgate/coordinator/mcphub"
+	"github.com/toolgate/toolgate/internal/ignore"
 )
 
 // Options are a Coordinator's dependencies.
@@ -160,6 +160,9 @@ func (c *Coordinator) Pool(d api.Dialect, s *Session) []api.ToolInfo {
 	}
 	return out
 }
+
+// ClientSide lists the tool names the client runs itself.
+func (c *Coordinator) ClientSide() []string { return c.registry.ClientSide() }
 
 // Close ends every session and cancels what they run.
 func (c *Coordinator) Close() {

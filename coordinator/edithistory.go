@@ -1,6 +1,9 @@
 package coordinator
 
-import "sync"
+import (
+	"slices"
+	"sync"
+)
 
 // Prior is what a file held before one call edited it, and how to put it
 // back. The handler that wrote the file builds it, so the coordinator needs
@@ -12,6 +15,9 @@ type Prior struct {
 	// Existed is false when the call created the file; undoing then
 	// removes it.
 	Existed bool
+	// Deleted is true when the call removed the file; a revert then needs
+	// the path still free and writes Content back.
+	Deleted bool
 	// Content is the file's content before the call (nil when !Existed).
 	Content []byte
 	// After is the state the call left the file in; a revert is refused
@@ -29,16 +35,26 @@ const (
 	defaultRevertMaxBytes = 64 << 20
 )
 
-// editHistory keeps the most recent Priors of a session, oldest dropped
-// first once the count or the byte total is exceeded.
+// editHistory keeps the Priors of a session's most recent edit calls, the
+// oldest call dropped first once the count of calls or the byte total is
+// exceeded. A call that wrote several files (apply_patch) keeps one Prior
+// per file, reverted together.
 type editHistory struct {
 	maxCount int
 	maxBytes int64
 
 	mu    sync.Mutex
-	byID  map[string]Prior
+	byID  map[string][]Prior
 	order []string
 	bytes int64
+}
+
+func groupBytes(ps []Prior) int64 {
+	var n int64
+	for _, p := range ps {
+		n += int64(len(p.Content))
+	}
+	return n
 }
 
 func newEditHistory(maxCount int, maxBytes int64) *editHistory {
@@ -48,48 +64,66 @@ func newEditHistory(maxCount int, maxBytes int64) *editHistory {
 	if maxBytes <= 0 {
 		maxBytes = defaultRevertMaxBytes
 	}
-	return &editHistory{maxCount: maxCount, maxBytes: maxBytes, byID: map[string]Prior{}}
+	return &editHistory{maxCount: maxCount, maxBytes: maxBytes, byID: map[string][]Prior{}}
 }
 
+// keep adds a Prior to its call's group. A Prior for a path the group
+// already holds replaces it, so a call retried on the same file keeps one
+// undo. It reports false when the group would exceed the byte bound alone.
 func (h *editHistory) keep(p Prior) bool {
-	size := int64(len(p.Content))
-	if size > h.maxBytes {
-		return false
-	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if old, ok := h.byID[p.ToolUseID]; ok {
-		h.bytes -= int64(len(old.Content))
+	group := h.byID[p.ToolUseID]
+	if _, ok := h.byID[p.ToolUseID]; ok {
+		h.bytes -= groupBytes(group)
 		h.removeOrderLocked(p.ToolUseID)
 	}
-	h.byID[p.ToolUseID] = p
-	h.order = append(h.order, p.ToolUseID)
-	h.bytes += size
-	for len(h.order) > h.maxCount || h.bytes > h.maxBytes {
-		oldest := h.order[0]
-		h.order = h.order[1:]
-		h.bytes -= int64(len(h.byID[oldest].Content))
-		delete(h.byID, oldest)
+	group = slices.DeleteFunc(slices.Clone(group), func(q Prior) bool { return q.Path == p.Path })
+	group = append(group, p)
+	if groupBytes(group) > h.maxBytes {
+		// A call's files are reverted together or not at all.
+		delete(h.byID, p.ToolUseID)
+		return false
 	}
+	h.putLocked(p.ToolUseID, group)
 	return true
 }
 
-// take removes and returns a call's Prior. A revert takes it before
+func (h *editHistory) putLocked(id string, group []Prior) {
+	h.byID[id] = group
+	h.order = append(h.order, id)
+	h.bytes += groupBytes(group)
+	for len(h.order) > h.maxCount || h.bytes > h.maxBytes {
+		oldest := h.order[0]
+		h.order = h.order[1:]
+		h.bytes -= groupBytes(h.byID[oldest])
+		delete(h.byID, oldest)
+	}
+}
+
+// take removes and returns a call's Priors. A revert takes them before
 // undoing, so two concurrent reverts of one call cannot both write.
-func (h *editHistory) take(id string) (Prior, bool) {
+func (h *editHistory) take(id string) ([]Prior, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	p, ok := h.byID[id]
+	ps, ok := h.byID[id]
 	if ok {
 		delete(h.byID, id)
 		h.removeOrderLocked(id)
-		h.bytes -= int64(len(p.Content))
+		h.bytes -= groupBytes(ps)
 	}
-	return p, ok
+	return ps, ok
 }
 
-// putBack returns a Prior taken by a revert that was refused.
-func (h *editHistory) putBack(p Prior) { h.keep(p) }
+// putBack returns Priors taken by a revert that was refused.
+func (h *editHistory) putBack(ps []Prior) {
+	if len(ps) == 0 {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.putLocked(ps[0].ToolUseID, ps)
+}
 
 func (h *editHistory) removeOrderLocked(id string) {
 	for i, v := range h.order {

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/toolgate/toolgate/handlers/process"
+	"github.com/toolgate/toolgate/internal/process"
 )
 
 // hookOutput is what a hook may print on stdout (or answer over HTTP):

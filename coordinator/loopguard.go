@@ -33,20 +33,41 @@ func (g *loopGuard) see(key string) int {
 	return g.count
 }
 
-// loopKey identifies a call by its tool and its input, with the input's
-// keys in a canonical order so that reordered JSON is the same call.
-func loopKey(name string, input json.RawMessage) string {
+// loopKey identifies a call by the real tool it reaches and its input:
+// an MCP call by its server and tool (whichever name form the model used),
+// the input after string coercion, without task_progress (it changes every
+// turn while the call stays the same, as Cline's loop-detection.ts
+// IGNORED_PARAMS says), with keys in a canonical order so that reordered
+// JSON is the same call.
+func loopKey(p prepared) string {
+	input := p.raw
+	if p.tool == nil {
+		input, _, _ = splitTaskProgress(p.use.Input)
+	}
 	var v any
 	if err := json.Unmarshal(input, &v); err == nil {
+		if m, ok := v.(map[string]any); ok && p.toolName() == UseMCPTool {
+			// use_mcp_tool may carry its arguments as a JSON text.
+			if a, ok := m["arguments"].(string); ok {
+				var args any
+				if json.Unmarshal([]byte(a), &args) == nil {
+					m["arguments"] = args
+				}
+			}
+			if m["arguments"] == nil {
+				m["arguments"] = map[string]any{}
+			}
+		}
 		if b, err := json.Marshal(v); err == nil {
 			input = b
 		}
 	}
-	return name + "\x00" + string(input)
+	return p.toolName() + "\x00" + string(input)
 }
 
-// guardLoop appends a warning to the result of a call that repeats the
-// session's previous calls exactly, once it reaches the configured count.
+// guardLoop appends Cline's warning (prompts/responses.ts repeatedToolCall)
+// to the result of a call that repeats the session's previous calls
+// exactly, once it reaches the configured count.
 func (c *Coordinator) guardLoop(s *Session, p prepared, out *outcome) {
 	limit := c.cfg.LoopGuardRepeats
 	if limit < 0 {
@@ -55,11 +76,11 @@ func (c *Coordinator) guardLoop(s *Session, p prepared, out *outcome) {
 	if limit == 0 {
 		limit = defaultLoopRepeats
 	}
-	n := s.loop.see(loopKey(p.toolName(), p.use.Input))
+	n := s.loop.see(loopKey(p))
 	if n < limit {
 		return
 	}
 	out.result.Content = append(out.result.Content, api.TextContent(fmt.Sprintf(
-		"Warning: this is call %d in a row to %s with exactly the same input. Repeating it will not change the result; try a different approach or ask the user for guidance.",
-		n, p.toolName())))
+		"Tool [%s] has been called %d times consecutively with identical arguments. This is not making progress. Please use a different tool or different arguments instead of repeating the same call.",
+		p.toolName(), n)))
 }

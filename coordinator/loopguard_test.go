@@ -9,7 +9,7 @@ import (
 )
 
 func TestLoopGuard(t *testing.T) {
-	const warning = "in a row to read_file with exactly the same input"
+	const warning = "Tool [read_file] has been called"
 	read := func(id, path string) api.ToolUse {
 		return use(id, "read_file", map[string]any{"path": path, "content": ""})
 	}

@@ -68,12 +68,17 @@ func (c *Coordinator) await(ctx context.Context, s *Session, e *callEntry) (api.
 // the rest of the pipeline (policy, execute) runs when the call's turn
 // comes. A call that failed to prepare carries its outcome and never runs.
 type prepared struct {
-	use     api.ToolUse
-	tool    *Tool
-	raw     json.RawMessage // the input after MCP name normalization
-	input   any
-	failed  *outcome
-	dialect *dialectCall // how a dialect mapped the call; nil for Cline's names
+	use    api.ToolUse
+	tool   *Tool
+	raw    json.RawMessage // the input after MCP name normalization and coercion
+	input  any
+	failed *outcome
+	// progress is the call's task_progress checklist, taken out of its
+	// input; hasProgress says the parameter was there.
+	progress    string
+	hasProgress bool
+	// dialect is how a dialect mapped the call; nil for Cline's names.
+	dialect *dialectCall
 }
 
 // prepare is the first pipeline step: the dialect's inbound edge (which
@@ -87,6 +92,11 @@ func (c *Coordinator) prepare(s *Session, use api.ToolUse) prepared {
 		return p
 	}
 	p.dialect = dc
+	if dc == nil && name == use.Name {
+		// An MCP tool's input is its own arguments; every other Cline
+		// tool may carry the conversation's checklist.
+		raw, p.progress, p.hasProgress = splitTaskProgress(raw)
+	}
 	tool, owned := c.registry.lookup(name)
 	if dc != nil {
 		tool, owned = c.registry.lookupTarget(name)
@@ -106,6 +116,7 @@ func (c *Coordinator) prepare(s *Session, use api.ToolUse) prepared {
 		p.failed = &out
 		return p
 	}
+	raw = coerceStrings(raw, tool.paramTypes)
 	p.tool, p.raw = tool, raw
 	in, err := decodeInput(tool, c.validate, raw)
 	if err != nil {
@@ -160,6 +171,9 @@ func (c *Coordinator) run(s *Session, e *callEntry, p prepared) (api.ToolResult,
 	}
 	rec := s.finish(e, out.status, dur, detail, res)
 	s.Events.Append(api.Event{Type: api.EventToolFinished, MessageID: rec.MessageID, ToolUseID: use.ID, Call: &rec, Result: &res})
+	if p.hasProgress {
+		s.noteTaskProgress(rec.MessageID, use.ID, p.progress)
+	}
 	c.metrics.observe(out.metricTool, out.status, dur)
 	logger.Info("tool call", "status", out.status, "duration_ms", rec.DurationMS)
 	return res, rec

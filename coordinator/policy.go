@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator/shellcmd"
+	"github.com/toolgate/toolgate/internal/shellcmd"
 )
 
 // decision is the outcome of the permission stage.

@@ -3,7 +3,7 @@ package coordinator
 import (
 	"fmt"
 
-	"github.com/toolgate/toolgate/coordinator/ignore"
+	"github.com/toolgate/toolgate/internal/ignore"
 )
 
 // ignoreBlock finds the first path of a call that the ignore rules cover,

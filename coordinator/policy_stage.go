@@ -7,7 +7,7 @@ import (
 	"fmt"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator/ignore"
+	"github.com/toolgate/toolgate/internal/ignore"
 )
 
 // gate is the policy stage's verdict on a call that may run: the ignore

@@ -2,7 +2,7 @@ package coordinator
 
 import (
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator/ignore"
+	"github.com/toolgate/toolgate/internal/ignore"
 )
 
 // startPolicy parses the managed rules and starts watching the ignore

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/toolgate/toolgate/coordinator/shellcmd"
+	"github.com/toolgate/toolgate/internal/shellcmd"
 )
 
 // CommandLine is what a command tool's input asks to run, for the policy:

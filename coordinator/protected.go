@@ -3,7 +3,7 @@ package coordinator
 import (
 	"path/filepath"
 
-	"github.com/toolgate/toolgate/coordinator/ignore"
+	"github.com/toolgate/toolgate/internal/ignore"
 )
 
 // defaultProtected are files whose change runs code or changes policy

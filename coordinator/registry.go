@@ -187,5 +187,16 @@ func (r *Registry) dynamicTools() []*Tool {
 	return out
 }
 
+// ClientSide lists, sorted, the names the coordinator knows but leaves to
+// the client.
+func (r *Registry) ClientSide() []string {
+	out := make([]string, 0, len(r.notOwn))
+	for n := range r.notOwn {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // Names lists the static tool names, for metrics that start at zero.
 func (r *Registry) Names() []string { return append([]string(nil), r.order...) }

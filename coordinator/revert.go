@@ -9,10 +9,11 @@ import (
 	"github.com/toolgate/toolgate/api"
 )
 
-// Revert puts back the file a finished call wrote, as it was before the
-// call, provided the file still holds what the call left there. Anything
-// else would throw away a later change, so it is refused with code
-// file_changed and the reason.
+// Revert puts back the files a finished call wrote, as they were before
+// the call, provided each still holds what the call left there (and a file
+// the call deleted is still absent). Anything else would throw away a
+// later change, so the whole revert is refused with code file_changed and
+// the reason, and no file is touched.
 func (c *Coordinator) Revert(s *Session, toolUseID string) (api.RevertResponse, error) {
 	rec, _, found := s.Call(toolUseID)
 	if !found {
@@ -21,39 +22,71 @@ func (c *Coordinator) Revert(s *Session, toolUseID string) (api.RevertResponse, 
 	if rec.State != api.StateDone {
 		return api.RevertResponse{}, &api.Error{Code: api.CodeConflict, Message: "the call has not finished; cancel it or wait for it before reverting"}
 	}
-	p, ok := s.Files.history.take(toolUseID)
+	priors, ok := s.Files.history.take(toolUseID)
 	if !ok {
 		return api.RevertResponse{}, &api.Error{Code: api.CodeConflict, Message: "nothing to revert: the call changed no file, " +
 			"was already reverted, or its prior content is no longer kept (the session keeps a bounded number of recent edits)"}
 	}
-	cur, err := c.checkUnchanged(p)
-	if err != nil {
-		s.Files.history.putBack(p)
-		return api.RevertResponse{}, err
+	// The checks and the undo are one step under the files' edit locks, so
+	// an edit from another session cannot land between them and be lost.
+	paths := make([]string, len(priors))
+	for i, p := range priors {
+		paths[i] = p.Path
 	}
-	st, diff, err := p.Undo(cur)
-	if err != nil {
-		s.Files.history.putBack(p)
-		return api.RevertResponse{}, fmt.Errorf("revert %s: %w", p.Path, err)
+	unlock := c.workspace.LockForEdit(paths...)
+	defer unlock()
+	current := make([][]byte, len(priors))
+	for i, p := range priors {
+		cur, err := c.checkUnchanged(p)
+		if err != nil {
+			s.Files.history.putBack(priors)
+			return api.RevertResponse{}, err
+		}
+		current[i] = cur
 	}
-	action := api.RevertRestored
-	if p.Existed {
-		s.Files.Remember(p.Path, st)
-	} else {
-		action = api.RevertDeleted
-		s.Files.Forget(p.Path)
+	resp := api.RevertResponse{ToolUseID: toolUseID}
+	// Undo in reverse order of writing: a move's new file goes before its
+	// old one comes back.
+	for i := len(priors) - 1; i >= 0; i-- {
+		p := priors[i]
+		st, diff, err := p.Undo(current[i])
+		if err != nil {
+			s.Files.history.putBack(priors[:i+1])
+			return api.RevertResponse{}, fmt.Errorf("revert %s: %w", p.Path, err)
+		}
+		action := api.RevertRestored
+		if p.Existed {
+			s.Files.Remember(p.Path, st)
+		} else {
+			action = api.RevertDeleted
+			s.Files.Forget(p.Path)
+		}
+		resp.Files = append([]api.RevertedFile{{Path: p.Path, Action: action, Diff: diff}}, resp.Files...)
 	}
-	return api.RevertResponse{ToolUseID: toolUseID, Path: p.Path, Action: action, Diff: diff}, nil
+	first := resp.Files[0]
+	resp.Path, resp.Action, resp.Diff = first.Path, first.Action, first.Diff
+	return resp, nil
 }
 
 // checkUnchanged reads the file a Prior names and returns its content if
-// it still matches the state the call left it in.
+// it still matches the state the call left it in; for a file the call
+// deleted, it checks that the path is still free.
 func (c *Coordinator) checkUnchanged(p Prior) ([]byte, error) {
 	changed := func(why string) error {
 		return &api.Error{Code: api.CodeFileChanged, Message: fmt.Sprintf(
 			"%s has changed since call %s wrote it (%s); reverting would lose that change", p.Path, p.ToolUseID, why)}
 	}
 	f, err := c.workspace.Root.Open(p.Path)
+	if p.Deleted {
+		if err == nil {
+			f.Close()
+			return nil, changed("the call deleted it and it exists again")
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("open %s: %w", p.Path, err)
+		}
+		return nil, nil
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, changed("it no longer exists")
 	}

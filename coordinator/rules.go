@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator/ignore"
-	"github.com/toolgate/toolgate/coordinator/shellcmd"
+	"github.com/toolgate/toolgate/internal/ignore"
+	"github.com/toolgate/toolgate/internal/shellcmd"
 )
 
 // Rule lists and layers, as refusals name them.

@@ -40,6 +40,8 @@ type Session struct {
 	open   *openMessages
 	policy sessionPolicy // approvals and the rejection cascade
 	loop   loopGuard     // identical calls in a row
+	// taskProgress is the model's latest task checklist (task_progress).
+	taskProgress string
 }
 
 // callEntry is one call's live state. done is closed when result is final.
@@ -80,7 +82,7 @@ func (s *Session) View() api.Session {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return api.Session{ID: s.ID, Mode: s.mode, Permissions: s.permissions, Dialect: s.dialect,
-		Todos: append([]api.Todo(nil), s.todos...), CreatedAt: s.Created}
+		Todos: append([]api.Todo(nil), s.todos...), CreatedAt: s.Created, TaskProgress: s.taskProgress}
 }
 
 // Dialect is the tool vocabulary the session's model speaks.

@@ -83,6 +83,7 @@ type Tool struct {
 	Writes      bool
 
 	inputType       reflect.Type
+	paramTypes      map[string]string // for coerceStrings
 	run             func(ctx context.Context, call *Call, in any) (Result, error)
 	concurrencySafe func(in any) bool
 	paths           func(in any) []string
@@ -97,6 +98,7 @@ func NewTool[In any](s Spec[In]) *Tool {
 	if s.Name == "" || s.Run == nil {
 		panic("coordinator: tool spec needs a Name and a Run")
 	}
+	checkRuleSentences(s.Name, reflect.TypeFor[In](), map[reflect.Type]bool{})
 	schema, err := jsonschema.For[In](nil)
 	if err != nil {
 		panic(fmt.Sprintf("coordinator: tool %s: %v", s.Name, err))
@@ -112,6 +114,7 @@ func NewTool[In any](s Spec[In]) *Tool {
 		Interrupt:   s.Interrupt,
 		Writes:      s.Writes,
 		inputType:   reflect.TypeFor[In](),
+		paramTypes:  paramTypes(schema),
 		run: func(ctx context.Context, call *Call, in any) (Result, error) {
 			return s.Run(ctx, call, in.(*In))
 		},

@@ -54,7 +54,7 @@ func (e *InputError) Error() string {
 // silently dropped.
 func decodeInput(t *Tool, v *validator.Validate, raw json.RawMessage) (any, error) {
 	in := t.newInput()
-	if err := decodeInto(t.Name, in, v, raw); err != nil {
+	if err := decodeInto(t.Name, in, v, coerceStrings(raw, t.paramTypes)); err != nil {
 		return nil, err
 	}
 	return in, nil
@@ -72,7 +72,7 @@ func decodeInto(tool string, in any, v *validator.Validate, raw json.RawMessage)
 		return decodeError(tool, err)
 	}
 	if err := v.Struct(in); err != nil {
-		return validationError(tool, err)
+		return validationError(tool, reflect.TypeOf(in).Elem(), err)
 	}
 	return nil
 }
@@ -120,7 +120,7 @@ func jsonKind(t reflect.Type) string {
 	return t.String()
 }
 
-func validationError(tool string, err error) error {
+func validationError(tool string, inType reflect.Type, err error) error {
 	var verrs validator.ValidationErrors
 	if !errors.As(err, &verrs) {
 		return &InputError{Summary: fmt.Sprintf("Invalid input for tool %s: %v", tool, err)}
@@ -131,29 +131,93 @@ func validationError(tool string, err error) error {
 		if _, after, ok := strings.Cut(ns, "."); ok {
 			ns = after
 		}
-		fields[ns] = ruleMessage(fe)
+		fields[ns] = ruleMessage(fe, inType)
 	}
 	return &InputError{Summary: fmt.Sprintf("Invalid input for tool %s.", tool), Fields: fields}
 }
 
-// ruleMessage says in words what a failed validate tag asked for.
-func ruleMessage(fe validator.FieldError) string {
-	switch fe.Tag() {
-	case "required":
-		return "is required"
-	case "min", "gte":
-		return "must be at least " + fe.Param()
-	case "max", "lte":
-		return "must be at most " + fe.Param()
-	case "gt":
-		return "must be greater than " + fe.Param()
-	case "oneof":
-		return "must be one of: " + fe.Param()
-	case "excludesall":
-		return "must not contain any of " + fmt.Sprintf("%q", fe.Param())
+// ruleMessage says in words what a failed validate tag asked for. Every
+// tag a tool uses has a sentence here (NewTool refuses a tool whose input
+// uses one that has none), so a validator tag never reaches a model.
+func ruleMessage(fe validator.FieldError, inType reflect.Type) string {
+	if say, ok := ruleSentences[fe.Tag()]; ok {
+		param := fe.Param()
+		if strings.HasSuffix(fe.Tag(), "field") {
+			param = jsonFieldName(inType, param)
+		}
+		return say(param, fe.Kind())
 	}
-	if fe.Param() != "" {
-		return fmt.Sprintf("failed %s=%s", fe.Tag(), fe.Param())
+	return "is not valid"
+}
+
+// ruleSentences maps validate tags to sentences; param is the tag's
+// parameter and kind the field's kind (a length for strings and lists, a
+// value for numbers).
+var ruleSentences = map[string]func(param string, kind reflect.Kind) string{
+	"required": func(string, reflect.Kind) string { return "is required" },
+	"min":      func(p string, k reflect.Kind) string { return "must be at least " + p + sizeUnit(k) },
+	"gte":      func(p string, k reflect.Kind) string { return "must be at least " + p + sizeUnit(k) },
+	"max":      func(p string, k reflect.Kind) string { return "must be at most " + p + sizeUnit(k) },
+	"lte":      func(p string, k reflect.Kind) string { return "must be at most " + p + sizeUnit(k) },
+	"gt":       func(p string, k reflect.Kind) string { return "must be more than " + p + sizeUnit(k) },
+	"lt":       func(p string, k reflect.Kind) string { return "must be less than " + p + sizeUnit(k) },
+	"len":      func(p string, k reflect.Kind) string { return "must be exactly " + p + sizeUnit(k) },
+	"oneof": func(p string, _ reflect.Kind) string {
+		return "must be one of: " + strings.Join(strings.Fields(p), ", ")
+	},
+	"excludesall": func(p string, _ reflect.Kind) string { return fmt.Sprintf("must not contain any of %q", p) },
+	"gtefield":    func(p string, _ reflect.Kind) string { return "must not be less than " + p },
+	"gtfield":     func(p string, _ reflect.Kind) string { return "must be greater than " + p },
+}
+
+// sizeUnit names what a size limit counts for a field of this kind.
+func sizeUnit(k reflect.Kind) string {
+	switch k {
+	case reflect.String:
+		return " characters long"
+	case reflect.Slice, reflect.Array:
+		return " items"
+	case reflect.Map:
+		return " entries"
 	}
-	return "failed " + fe.Tag()
+	return ""
+}
+
+// jsonFieldName turns a Go field name from a tag parameter (StartLine)
+// into the parameter name the model knows (start_line), from the input
+// struct's json tag.
+func jsonFieldName(inType reflect.Type, goName string) string {
+	for inType != nil && inType.Kind() == reflect.Pointer {
+		inType = inType.Elem()
+	}
+	if inType != nil && inType.Kind() == reflect.Struct {
+		if f, ok := inType.FieldByName(goName); ok {
+			if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" {
+				return name
+			}
+		}
+	}
+	return goName
+}
+
+// checkRuleSentences panics when a validate tag of t (or of a struct it
+// holds) has no sentence: a programmer error to catch at start-up.
+func checkRuleSentences(tool string, t reflect.Type, seen map[reflect.Type]bool) {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || seen[t] {
+		return
+	}
+	seen[t] = true
+	for i := range t.NumField() {
+		f := t.Field(i)
+		for _, rule := range strings.FieldsFunc(f.Tag.Get("validate"), func(r rune) bool { return r == ',' || r == '|' }) {
+			tag, _, _ := strings.Cut(rule, "=")
+			if _, ok := ruleSentences[tag]; !ok && tag != "omitempty" && tag != "dive" {
+				panic(fmt.Sprintf("coordinator: tool %s: validate tag %q on %s has no sentence in ruleSentences", tool, tag, f.Name))
+			}
+		}
+		checkRuleSentences(tool, f.Type, seen)
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/toolgate/toolgate/api"
 )
 
 // Workspace is the one directory every call works in. All file access goes
@@ -13,6 +15,8 @@ import (
 type Workspace struct {
 	Dir  string
 	Root *os.Root
+
+	edits editLocks // per-file edit locks; see LockForEdit
 }
 
 // OpenWorkspace opens dir as the workspace.
@@ -43,10 +47,10 @@ const maxPathLen = 4096
 // gives clear messages; os.Root still decides every access.
 func (w *Workspace) Rel(p string) (string, error) {
 	if strings.ContainsRune(p, 0) {
-		return "", Errorf("invalid_path", "path contains a NUL byte")
+		return "", Errorf(api.ToolCodeInvalidPath, "path contains a NUL byte")
 	}
 	if len(p) > maxPathLen {
-		return "", Errorf("invalid_path", "path is %d bytes long; the limit is %d", len(p), maxPathLen)
+		return "", Errorf(api.ToolCodeInvalidPath, "path is %d bytes long; the limit is %d", len(p), maxPathLen)
 	}
 	if p == "" {
 		p = "."
@@ -67,7 +71,7 @@ func (w *Workspace) Rel(p string) (string, error) {
 }
 
 func outsideError(p string) error {
-	return Errorf("outside_workspace", "path %q is outside the workspace; only paths inside it can be used", p)
+	return Errorf(api.ToolCodeOutside, "path %q is outside the workspace; only paths inside it can be used", p)
 }
 
 // Display is how a workspace-relative path is shown to the model.

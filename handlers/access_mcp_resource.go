@@ -21,11 +21,11 @@ func newAccessMCPResource(name string, env coordinator.ToolEnv) *coordinator.Too
 		Description: "Read a resource (a file, an API answer, system information) from a connected MCP server.",
 		Run: func(ctx context.Context, _ *coordinator.Call, in *AccessMCPResourceInput) (coordinator.Result, error) {
 			if hub == nil {
-				return coordinator.Result{}, coordinator.Errorf("mcp_unavailable", "No MCP servers are configured on this toolgate.")
+				return coordinator.Result{}, coordinator.Errorf(api.ToolCodeMCPUnavailable, "No MCP servers are configured on this toolgate.")
 			}
 			res, err := hub.ReadResource(ctx, in.ServerName, in.URI)
 			if err != nil {
-				return coordinator.Result{}, coordinator.Errorf("mcp_failed", "%s", err.Error())
+				return coordinator.Result{}, coordinator.Errorf(api.ToolCodeMCPFailed, "%s", err.Error())
 			}
 			out := coordinator.Result{Content: make([]api.Content, 0, len(res.Contents))}
 			for _, c := range res.Contents {

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/coordinator"
-	"github.com/toolgate/toolgate/coordinator/shellcmd"
-	"github.com/toolgate/toolgate/handlers/process"
+	"github.com/toolgate/toolgate/internal/process"
+	"github.com/toolgate/toolgate/internal/shellcmd"
 )
 
 // BackgroundShellInput is background_shell's input: a command line to

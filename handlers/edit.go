@@ -10,9 +10,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
-	"github.com/toolgate/toolgate/handlers/atomicfile"
 	"github.com/toolgate/toolgate/handlers/editdiff"
+	"github.com/toolgate/toolgate/internal/atomicfile"
 )
 
 // Limits of one edit.
@@ -40,7 +41,7 @@ func loadTarget(ws *coordinator.Workspace, p string) (*editTarget, error) {
 		return nil, err
 	}
 	if rel == "." {
-		return nil, coordinator.Errorf("is_directory", "path must name a file, not the workspace itself")
+		return nil, coordinator.Errorf(api.ToolCodeIsDirectory, "path must name a file, not the workspace itself")
 	}
 	info, err := ws.Root.Stat(rel)
 	switch {
@@ -49,9 +50,9 @@ func loadTarget(ws *coordinator.Workspace, p string) (*editTarget, error) {
 	case err != nil:
 		return nil, fileError(rel, err)
 	case info.IsDir():
-		return nil, coordinator.Errorf("is_directory", "%s is a directory, not a file.", rel)
+		return nil, coordinator.Errorf(api.ToolCodeIsDirectory, "%s is a directory, not a file.", rel)
 	case !info.Mode().IsRegular():
-		return nil, coordinator.Errorf("not_regular", "%s is not a regular file.", rel)
+		return nil, coordinator.Errorf(api.ToolCodeNotRegular, "%s is not a regular file.", rel)
 	case info.Size() > maxEditBytes:
 		return nil, tooLarge(rel, info.Size())
 	}
@@ -74,7 +75,7 @@ func loadTarget(ws *coordinator.Workspace, p string) (*editTarget, error) {
 }
 
 func tooLarge(rel string, size int64) error {
-	return coordinator.Errorf("too_large", "%s is %d bytes; files over %d MB cannot be edited by this tool.", rel, size, maxEditBytes>>20)
+	return coordinator.Errorf(api.ToolCodeTooLarge, "%s is %d bytes; files over %d MB cannot be edited by this tool.", rel, size, maxEditBytes>>20)
 }
 
 // commit replaces the target's content atomically, then records the new
@@ -128,9 +129,9 @@ func stateOnDisk(root *os.Root, rel string, content []byte) coordinator.FileStat
 func writeError(rel string, err error) error {
 	switch {
 	case errors.Is(err, atomicfile.ErrEscapes):
-		return coordinator.Errorf("outside_workspace", "Path %s leads outside the workspace (through a symlink or ..); only paths inside it can be written.", rel)
+		return coordinator.Errorf(api.ToolCodeOutside, "Path %s leads outside the workspace (through a symlink or ..); only paths inside it can be written.", rel)
 	case errors.Is(err, atomicfile.ErrNotRegular):
-		return coordinator.Errorf("not_regular", "%s is not a regular file.", rel)
+		return coordinator.Errorf(api.ToolCodeNotRegular, "%s is not a regular file.", rel)
 	}
 	return fileError(rel, err)
 }

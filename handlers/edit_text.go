@@ -70,32 +70,26 @@ func newEditText(name string, env coordinator.ToolEnv) *coordinator.Tool {
 }
 
 func editText(ctx context.Context, call *coordinator.Call, in *EditTextInput) (coordinator.Result, error) {
-	t, err := loadTarget(call.Workspace, in.Path)
-	if err != nil {
-		return coordinator.Result{}, err
-	}
-	if _, seen := call.Files.Seen(t.rel); in.RequireRead && t.exists && !seen {
-		return coordinator.Result{}, coordinator.Errorf(api.ToolCodeReadRequired,
-			"%s has not been read in this session; read it before editing it. No changes were made.", t.rel)
-	}
-	if err := call.Files.CheckFresh(t.rel, t.state, t.exists); err != nil {
-		return coordinator.Result{}, err
-	}
-	content, at, err := applyTextEdits(t, in)
-	if err != nil {
-		return coordinator.Result{}, err
-	}
-	note, err := commit(call, t, []byte(content))
+	at := 0
+	fe, err := editFile(call, in.Path, func(t *editTarget) ([]byte, error) {
+		if _, seen := call.Files.Seen(t.rel); in.RequireRead && t.exists && !seen {
+			return nil, coordinator.Errorf(api.ToolCodeReadRequired,
+				"%s has not been read in this session; read it before editing it. No changes were made.", t.rel)
+		}
+		content, first, err := applyTextEdits(t, in)
+		at = first
+		return []byte(content), err
+	})
 	if err != nil {
 		return coordinator.Result{}, err
 	}
 	verb := "Edited"
-	if !t.exists {
+	if !fe.target.exists {
 		verb = "Created"
 	}
 	return coordinator.Result{Content: []api.Content{
-		api.TextContent(fmt.Sprintf("%s %s (%s).%s", verb, t.rel, describeSize([]byte(content)), note)),
-		api.TextContent(numberedSnippet(content, at)),
+		api.TextContent(fmt.Sprintf("%s %s (%s).%s", verb, fe.target.rel, describeSize(fe.content), fe.note)),
+		api.TextContent(numberedSnippet(string(fe.content), at)),
 	}}, nil
 }
 

@@ -11,8 +11,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
-	"github.com/toolgate/toolgate/coordinator/shellcmd"
-	"github.com/toolgate/toolgate/handlers/process"
+	"github.com/toolgate/toolgate/internal/process"
+	"github.com/toolgate/toolgate/internal/shellcmd"
 )
 
 // ExecuteCommandInput is execute_command's input, as Cline sends it.
@@ -182,7 +182,7 @@ func commandDir(ws *coordinator.Workspace, cwd string) (string, error) {
 		return "", fileError(rel, err)
 	}
 	if !st.IsDir() {
-		return "", coordinator.Errorf("not_directory", "cwd %s is not a directory.", rel)
+		return "", coordinator.Errorf(api.ToolCodeNotDirectory, "cwd %s is not a directory.", rel)
 	}
 	return filepath.Join(ws.Dir, filepath.FromSlash(rel)), nil
 }

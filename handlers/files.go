@@ -6,6 +6,7 @@ import (
 	"os"
 	"syscall"
 
+	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
 )
 
@@ -26,11 +27,11 @@ func openRegular(ws *coordinator.Workspace, p string) (string, *os.File, error) 
 	}
 	if st.IsDir() {
 		f.Close()
-		return rel, nil, coordinator.Errorf("is_directory", "%s is a directory; use list_files to see what it holds.", rel)
+		return rel, nil, coordinator.Errorf(api.ToolCodeIsDirectory, "%s is a directory; use list_files to see what it holds.", rel)
 	}
 	if !st.Mode().IsRegular() {
 		f.Close()
-		return rel, nil, coordinator.Errorf("not_regular", "%s is not a regular file.", rel)
+		return rel, nil, coordinator.Errorf(api.ToolCodeNotRegular, "%s is not a regular file.", rel)
 	}
 	return rel, f, nil
 }
@@ -40,23 +41,23 @@ func openRegular(ws *coordinator.Workspace, p string) (string, *os.File, error) 
 func fileError(rel string, err error) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return coordinator.Errorf("not_found", "File not found: %s", coordinator.Display(rel))
+		return coordinator.Errorf(api.ToolCodeNotFound, "File not found: %s", coordinator.Display(rel))
 	case errors.Is(err, fs.ErrPermission):
-		return coordinator.Errorf("permission", "Permission denied: %s", coordinator.Display(rel))
+		return coordinator.Errorf(api.ToolCodePermission, "Permission denied: %s", coordinator.Display(rel))
 	case isEscape(err):
-		return coordinator.Errorf("outside_workspace", "Path %s leads outside the workspace (through a symlink or ..); only paths inside it can be used.", coordinator.Display(rel))
+		return coordinator.Errorf(api.ToolCodeOutside, "Path %s leads outside the workspace (through a symlink or ..); only paths inside it can be used.", coordinator.Display(rel))
 	case errors.Is(err, syscall.ENAMETOOLONG):
-		return coordinator.Errorf("invalid_path", "Path is too long: %.80s...", rel)
+		return coordinator.Errorf(api.ToolCodeInvalidPath, "Path is too long: %.80s...", rel)
 	case errors.Is(err, syscall.ENOTDIR):
-		return coordinator.Errorf("not_found", "File not found: %s (a parent is not a directory)", coordinator.Display(rel))
+		return coordinator.Errorf(api.ToolCodeNotFound, "File not found: %s (a parent is not a directory)", coordinator.Display(rel))
 	case errors.Is(err, syscall.ELOOP):
-		return coordinator.Errorf("outside_workspace", "Path %s goes through too many symlinks.", coordinator.Display(rel))
+		return coordinator.Errorf(api.ToolCodeOutside, "Path %s goes through too many symlinks.", coordinator.Display(rel))
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		return coordinator.Errorf("io_error", "Cannot access %s: %v", coordinator.Display(rel), pe.Err)
+		return coordinator.Errorf(api.ToolCodeIOError, "Cannot access %s: %v", coordinator.Display(rel), pe.Err)
 	}
-	return coordinator.Errorf("io_error", "Cannot access %s: %v", coordinator.Display(rel), err)
+	return coordinator.Errorf(api.ToolCodeIOError, "Cannot access %s: %v", coordinator.Display(rel), err)
 }
 
 // isEscape reports os.Root's refusal of a path that leaves the root.

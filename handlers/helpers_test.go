@@ -21,7 +21,12 @@ type fixture struct {
 	n       int
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t *testing.T) *fixture { t.Helper(); return newFixtureWith(t, nil) }
+
+// newFixtureWith calls seed on the workspace directory before the
+// coordinator opens it, so files such as .clineignore are in force from the
+// first call rather than whenever the watcher notices them.
+func newFixtureWith(t *testing.T, seed func(dir string)) *fixture {
 	t.Helper()
 	base := t.TempDir()
 	f := &fixture{dir: filepath.Join(base, "ws"), outside: filepath.Join(base, "ws_evil")}
@@ -32,6 +37,9 @@ func newFixture(t *testing.T) *fixture {
 	}
 	if err := os.WriteFile(filepath.Join(f.outside, "secret.txt"), []byte("TOP SECRET\n"), 0o600); err != nil {
 		t.Fatal(err)
+	}
+	if seed != nil {
+		seed(f.dir)
 	}
 	ws, err := coordinator.OpenWorkspace(f.dir)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/handlers/codedefs"
 )
@@ -38,9 +39,9 @@ func listCodeDefinitionNames(ctx context.Context, ws *coordinator.Workspace, in 
 	case ctx.Err() != nil:
 		return coordinator.Result{}, ctx.Err()
 	case errors.Is(err, codedefs.ErrNoCtags):
-		return coordinator.Result{}, coordinator.Errorf("unavailable", "%v", err)
+		return coordinator.Result{}, coordinator.Errorf(api.ToolCodeUnavailable, "%v", err)
 	case err != nil:
-		return coordinator.Result{}, coordinator.Errorf("tool_failed", "%v", err)
+		return coordinator.Result{}, coordinator.Errorf(api.ToolCodeFailed, "%v", err)
 	}
 	if note := excludedNote(int(counter.n.Load())); note != "" {
 		text = strings.TrimRight(text, "\n") + note

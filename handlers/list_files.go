@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/handlers/search"
 )
@@ -81,7 +82,7 @@ func requireDir(ws *coordinator.Workspace, p, hint string) (string, error) {
 		return rel, fileError(rel, err)
 	}
 	if !st.IsDir() {
-		return rel, coordinator.Errorf("not_directory", "%s is not a directory; %s.", rel, hint)
+		return rel, coordinator.Errorf(api.ToolCodeNotDirectory, "%s is not a directory; %s.", rel, hint)
 	}
 	return rel, nil
 }

@@ -31,29 +31,23 @@ func newNotebookEdit(name string, env coordinator.ToolEnv) *coordinator.Tool {
 }
 
 func notebookEdit(ctx context.Context, call *coordinator.Call, in *NotebookEditInput) (coordinator.Result, error) {
-	t, err := loadTarget(call.Workspace, in.Path)
+	var msg string
+	fe, err := editFile(call, in.Path, func(t *editTarget) ([]byte, error) {
+		if !t.exists {
+			return nil, coordinator.Errorf(api.ToolCodeNotFound, "Notebook file does not exist: %s", t.rel)
+		}
+		if _, seen := call.Files.Seen(t.rel); !seen {
+			return nil, coordinator.Errorf(api.ToolCodeReadRequired,
+				"%s has not been read in this session; read it before editing it. No changes were made.", t.rel)
+		}
+		content, m, err := editNotebook(t, in)
+		msg = m
+		return content, err
+	})
 	if err != nil {
 		return coordinator.Result{}, err
 	}
-	if !t.exists {
-		return coordinator.Result{}, coordinator.Errorf(api.ToolCodeNotFound, "Notebook file does not exist: %s", t.rel)
-	}
-	if _, seen := call.Files.Seen(t.rel); !seen {
-		return coordinator.Result{}, coordinator.Errorf(api.ToolCodeReadRequired,
-			"%s has not been read in this session; read it before editing it. No changes were made.", t.rel)
-	}
-	if err := call.Files.CheckFresh(t.rel, t.state, true); err != nil {
-		return coordinator.Result{}, err
-	}
-	content, msg, err := editNotebook(t, in)
-	if err != nil {
-		return coordinator.Result{}, err
-	}
-	note, err := commit(call, t, content)
-	if err != nil {
-		return coordinator.Result{}, err
-	}
-	return coordinator.TextResult(msg + note), nil
+	return coordinator.TextResult(msg + fe.note), nil
 }
 
 // editNotebook applies one cell edit to the notebook's JSON, keeping every

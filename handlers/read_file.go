@@ -57,7 +57,7 @@ func readFile(ctx context.Context, call *coordinator.Call, in *ReadFileInput) (c
 	}
 	head = head[:n]
 	if isBinary(head) && imageType(head) == "" {
-		return coordinator.Result{}, coordinator.Errorf("binary_file", "Cannot read %s: it is a binary file, not text.", rel)
+		return coordinator.Result{}, coordinator.Errorf(api.ToolCodeBinaryFile, "Cannot read %s: it is a binary file, not text.", rel)
 	}
 	var res coordinator.Result
 	if mt := imageType(head); mt != "" {
@@ -111,7 +111,7 @@ func readImage(f io.Reader, rel string, head []byte, mediaType string) (coordina
 	}
 	data := append(head, rest...)
 	if len(data) > maxImageBytes {
-		return coordinator.Result{}, coordinator.Errorf("too_large", "Image %s is larger than %d MB.", rel, maxImageBytes>>20)
+		return coordinator.Result{}, coordinator.Errorf(api.ToolCodeTooLarge, "Image %s is larger than %d MB.", rel, maxImageBytes>>20)
 	}
 	return coordinator.Result{Content: []api.Content{{
 		Type:   api.TypeImage,
@@ -160,7 +160,7 @@ func readTextWindow(r io.Reader, rel string, in *ReadFileInput) (coordinator.Res
 		last = line
 	}
 	if line < start && start > 1 {
-		return coordinator.Result{}, coordinator.Errorf("out_of_range", "%s has %d lines; start_line %d is past the end.", rel, line, start)
+		return coordinator.Result{}, coordinator.Errorf(api.ToolCodeOutOfRange, "%s has %d lines; start_line %d is past the end.", rel, line, start)
 	}
 	text := b.String()
 	if line == 0 {

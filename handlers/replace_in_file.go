@@ -34,38 +34,31 @@ func newReplaceInFile(name string, env coordinator.ToolEnv) *coordinator.Tool {
 }
 
 func replaceInFile(ctx context.Context, call *coordinator.Call, in *ReplaceInFileInput) (coordinator.Result, error) {
-	t, err := loadTarget(call.Workspace, in.Path)
+	blocks := 0
+	ed, err := editFile(call, in.Path, func(t *editTarget) ([]byte, error) {
+		res, err := applyDiff(t, in.Diff)
+		blocks = len(res.Blocks)
+		return []byte(res.Content), err
+	})
 	if err != nil {
 		return coordinator.Result{}, err
 	}
-	if err := call.Files.CheckFresh(t.rel, t.state, t.exists); err != nil {
-		return coordinator.Result{}, err
-	}
-	res, err := applyDiff(t, in.Diff)
-	if err != nil {
-		return coordinator.Result{}, err
-	}
-	content := []byte(res.Content)
-	if string(t.old) == res.Content {
-		call.Files.Remember(t.rel, t.state)
+	t := ed.target
+	if ed.unchanged {
 		return coordinator.TextResult(fmt.Sprintf("No changes: the REPLACE text of every block equals its SEARCH text; %s is unchanged.", t.rel)), nil
 	}
-	note, err := commit(call, t, content)
-	if err != nil {
-		return coordinator.Result{}, err
-	}
-	summary := fmt.Sprintf("Edited %s: %s applied (%s).", t.rel, plural(len(res.Blocks), "block"), describeSize(content))
+	summary := fmt.Sprintf("Edited %s: %s applied (%s).", t.rel, plural(blocks, "block"), describeSize(ed.content))
 	if !t.exists {
-		summary = fmt.Sprintf("Created %s (%s).", t.rel, describeSize(content))
+		summary = fmt.Sprintf("Created %s (%s).", t.rel, describeSize(ed.content))
 	}
-	return editResult(summary, diffText(t.rel, t.old, content), note), nil
+	return editResult(summary, diffText(t.rel, t.old, ed.content), ed.note), nil
 }
 
 // applyDiff applies a SEARCH/REPLACE diff to the target's text. A file that
 // does not exist is edited as empty, so an empty SEARCH creates it.
 func applyDiff(t *editTarget, diff string) (editdiff.Result, error) {
 	if !isText(t.old) {
-		return editdiff.Result{}, coordinator.Errorf("binary_file", "Cannot edit %s: it is a binary file, not text.", t.rel)
+		return editdiff.Result{}, coordinator.Errorf(api.ToolCodeBinaryFile, "Cannot edit %s: it is a binary file, not text.", t.rel)
 	}
 	res, err := editdiff.Apply(string(t.old), diff)
 	if err != nil && !t.exists {
@@ -73,7 +66,7 @@ func applyDiff(t *editTarget, diff string) (editdiff.Result, error) {
 			"File not found: %s. Use write_to_file to create a file, or check the path with list_files.", t.rel)
 	}
 	if err != nil {
-		return editdiff.Result{}, coordinator.Errorf("diff_failed", "%s", err.Error())
+		return editdiff.Result{}, coordinator.Errorf(api.ToolCodeDiffFailed, "%s", err.Error())
 	}
 	return res, nil
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/handlers/search"
 )
@@ -47,7 +48,7 @@ func searchFiles(ctx context.Context, call *coordinator.Call, in *SearchFilesInp
 		return coordinator.Result{}, err
 	}
 	if _, err := search.CompilePattern(in.Regex); err != nil {
-		return coordinator.Result{}, coordinator.Errorf("invalid_regex", "%v", err)
+		return coordinator.Result{}, coordinator.Errorf(api.ToolCodeInvalidRegex, "%v", err)
 	}
 	st := &matchStream{emit: func(chunk string) { call.Output("match", chunk) }}
 	res, err := search.Search(ctx, call.Workspace.Root, search.Options{
@@ -60,11 +61,11 @@ func searchFiles(ctx context.Context, call *coordinator.Call, in *SearchFilesInp
 		}
 		var pe *search.PatternError
 		if errors.As(err, &pe) {
-			return coordinator.Result{}, coordinator.Errorf("invalid_regex", "%v", err)
+			return coordinator.Result{}, coordinator.Errorf(api.ToolCodeInvalidRegex, "%v", err)
 		}
 		var fe *search.FilePatternError
 		if errors.As(err, &fe) {
-			return coordinator.Result{}, coordinator.Errorf("invalid_file_pattern", "%v", err)
+			return coordinator.Result{}, coordinator.Errorf(api.ToolCodeInvalidFilePattern, "%v", err)
 		}
 		return coordinator.Result{}, fileError(rel, err)
 	}

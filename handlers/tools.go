@@ -11,16 +11,26 @@ func Default() []coordinator.Registration {
 		{Name: "write_to_file", Factory: newWriteFile},
 		{Name: "new_rule", Factory: newWriteFile},
 		{Name: "replace_in_file", Factory: newReplaceInFile},
+		{Name: "apply_patch", Factory: newApplyPatch},
 		{Name: "list_files", Factory: newListFiles},
 		{Name: "execute_command", Factory: newExecuteCommand},
 		{Name: "search_files", Factory: newSearchFiles},
 		{Name: "list_code_definition_names", Factory: newListCodeDefinitionNames},
 		{Name: "use_mcp_tool", Factory: newUseMCPTool},
 		{Name: "access_mcp_resource", Factory: newAccessMCPResource},
-		{Name: "focus_chain", Factory: clientSide},
 		{Name: "ask_followup_question", Factory: newAskFollowupQuestion},
 		{Name: "attempt_completion", Factory: newAttemptCompletion},
 		{Name: "plan_mode_respond", Factory: newPlanModeRespond},
+		// Cline's tools that act on the conversation or the IDE, not on the
+		// workspace (shared/tools.ts ClineDefaultTool): the client runs them.
+		{Name: "focus_chain", Factory: clientSide},
+		{Name: "new_task", Factory: clientSide},
+		{Name: "condense", Factory: clientSide},
+		{Name: "summarize_task", Factory: clientSide},
+		{Name: "report_bug", Factory: clientSide},
+		{Name: "act_mode_respond", Factory: clientSide},
+		{Name: "load_mcp_documentation", Factory: clientSide},
+		{Name: "generate_explanation", Factory: clientSide},
 
 		// Tools only dialects reach (Claude Code's, the Messages API's).
 		{Name: "read_lines", Factory: newReadLines, Internal: true},
@@ -42,5 +52,5 @@ func Dialects() []coordinator.Dialect {
 	return []coordinator.Dialect{claudeCode()}
 }
 
-// clientSide marks a tool the client runs itself (Cline's focus_chain).
+// clientSide marks a tool the client runs itself.
 func clientSide(string, coordinator.ToolEnv) *coordinator.Tool { return nil }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/coordinator/mcphub"
 )
@@ -35,7 +36,7 @@ func newUseMCPTool(name string, env coordinator.ToolEnv) *coordinator.Tool {
 
 func useMCPTool(ctx context.Context, hub *mcphub.Hub, call *coordinator.Call, in *UseMCPToolInput) (coordinator.Result, error) {
 	if hub == nil {
-		return coordinator.Result{}, coordinator.Errorf("mcp_unavailable", "No MCP servers are configured on this toolgate.")
+		return coordinator.Result{}, coordinator.Errorf(api.ToolCodeMCPUnavailable, "No MCP servers are configured on this toolgate.")
 	}
 	args, err := mcpArguments(in.Arguments)
 	if err != nil {
@@ -43,7 +44,7 @@ func useMCPTool(ctx context.Context, hub *mcphub.Hub, call *coordinator.Call, in
 	}
 	res, err := hub.CallTool(ctx, in.ServerName, in.ToolName, args, func(msg string) { call.Output("progress", msg+"\n") })
 	if err != nil {
-		return coordinator.Result{}, coordinator.Errorf("mcp_failed", "%s", err.Error())
+		return coordinator.Result{}, coordinator.Errorf(api.ToolCodeMCPFailed, "%s", err.Error())
 	}
 	return coordinator.Result{Content: mcphub.Blocks(res), IsError: res.IsError}, nil
 }
@@ -62,14 +63,14 @@ func mcpArguments(v any) (map[string]any, error) {
 		}
 		var m map[string]any
 		if err := json.Unmarshal([]byte(a), &m); err != nil {
-			return nil, coordinator.Errorf("invalid_input", "arguments is a string but not a JSON object: %v", err)
+			return nil, coordinator.Errorf(api.ToolCodeInvalid, "arguments is a string but not a JSON object: %v", err)
 		}
 		if m == nil {
 			m = map[string]any{}
 		}
 		return m, nil
 	}
-	return nil, coordinator.Errorf("invalid_input", "arguments must be a JSON object, or a string holding one, not %s", jsonKind(v))
+	return nil, coordinator.Errorf(api.ToolCodeInvalid, "arguments must be a JSON object, or a string holding one, not %s", jsonKind(v))
 }
 
 func jsonKind(v any) string {

@@ -58,20 +58,27 @@ func newWriteFile(name string, env coordinator.ToolEnv) *coordinator.Tool {
 }
 
 // planWrite loads the target and works out the bytes to write, without
-// writing.
+// writing (for the approval preview).
 func planWrite(call *coordinator.Call, in *WriteToFileInput, rulesOnly bool) (*editTarget, []byte, error) {
 	t, err := loadTarget(call.Workspace, in.Path)
 	if err != nil {
 		return nil, nil, err
 	}
+	content, err := writeContent(t, in, rulesOnly)
+	return t, content, err
+}
+
+// writeContent is what write_to_file puts in the target: the input's
+// content in the existing file's style.
+func writeContent(t *editTarget, in *WriteToFileInput, rulesOnly bool) ([]byte, error) {
 	if rulesOnly && !strings.HasPrefix(t.rel, rulesDir+"/") {
-		return nil, nil, coordinator.Errorf("outside_rules", "new_rule only writes under %s/; %s is not there.", rulesDir, t.rel)
+		return nil, coordinator.Errorf(api.ToolCodeOutsideRules, "new_rule only writes under %s/; %s is not there.", rulesDir, t.rel)
 	}
 	content := []byte(in.Content)
 	if t.exists {
 		content = matchStyle(t.old, content)
 	}
-	return t, content, nil
+	return content, nil
 }
 
 // requireRead refuses to overwrite an existing file the session has not
@@ -92,26 +99,19 @@ func requireRead(call *coordinator.Call, p string) error {
 }
 
 func writeToFile(call *coordinator.Call, in *WriteToFileInput, rulesOnly bool) (coordinator.Result, error) {
-	t, content, err := planWrite(call, in, rulesOnly)
+	ed, err := editFile(call, in.Path, func(t *editTarget) ([]byte, error) { return writeContent(t, in, rulesOnly) })
 	if err != nil {
 		return coordinator.Result{}, err
 	}
-	if err := call.Files.CheckFresh(t.rel, t.state, t.exists); err != nil {
-		return coordinator.Result{}, err
-	}
-	if t.exists && bytes.Equal(t.old, content) {
-		call.Files.Remember(t.rel, t.state)
-		return coordinator.TextResult(fmt.Sprintf("No changes: %s already has this content (%s).", t.rel, describeSize(content))), nil
-	}
-	note, err := commit(call, t, content)
-	if err != nil {
-		return coordinator.Result{}, err
+	t := ed.target
+	if ed.unchanged {
+		return coordinator.TextResult(fmt.Sprintf("No changes: %s already has this content (%s).", t.rel, describeSize(ed.content))), nil
 	}
 	verb := "Updated"
 	if !t.exists {
 		verb = "Created"
 	}
-	return editResult(fmt.Sprintf("%s %s (%s).", verb, t.rel, describeSize(content)), diffText(t.rel, t.old, content), note), nil
+	return editResult(fmt.Sprintf("%s %s (%s).", verb, t.rel, describeSize(ed.content)), diffText(t.rel, t.old, ed.content), ed.note), nil
 }
 
 // matchStyle keeps an existing file's byte order mark and CRLF line

@@ -69,6 +69,17 @@ func TestBrowserConsole(t *testing.T) {
 		waitInPage(t, ctx, "the listing", `document.getElementById("result").textContent.includes("xss.txt")`)
 		waitInPage(t, ctx, "message.finished", `[...document.querySelectorAll("#timeline .ev .name")].some(e => e.textContent === "message finished")`)
 	})
+	t.Run("the task checklist a call carries is shown", func(t *testing.T) {
+		// Cline adds task_progress to every tool (focus chain); the console
+		// shows the latest list, live and after a reload.
+		msg := `{"role":"assistant","content":[{"type":"tool_use","id":"toolu_tp1","name":"read_file","input":{"path":"hello.txt","task_progress":"- [x] read hello.txt\n- [ ] <b>edit</b> it"}}]}`
+		evalAsync[bool](t, ctx, js(`(document.getElementById("message").value = {{MSG}}, true)`, map[string]string{"MSG": msg}))
+		do(t, ctx, "post the message", chromedp.Click(chromedp.CSS("#message-form button")))
+		waitInPage(t, ctx, "the checklist", `document.querySelectorAll("#progress li").length === 2 && !document.getElementById("progress-box").hidden`)
+		if got := evalAsync[string](t, ctx, `[...document.querySelectorAll("#progress li")].map(li => li.className + ":" + li.querySelector("input").checked + ":" + li.textContent.trim()).join("|")`); got != "done:true:read hello.txt|todo:false:<b>edit</b> it" {
+			t.Errorf("checklist = %q", got)
+		}
+	})
 	t.Run("a pending edit shows its diff and the decision buttons", func(t *testing.T) {
 		postFromConsole(t, ctx, "toolu_pending1", "write_to_file", `{"path":"hello.txt","content":"hello from the console\n"}`)
 		waitInPage(t, ctx, "the Approve button", `document.querySelector(`+strconv.Quote(card("toolu_pending1")+" .approval button.approve")+`) !== null`)
@@ -90,6 +101,7 @@ func TestBrowserConsole(t *testing.T) {
 	t.Run("the token survives a reload of the tab", func(t *testing.T) {
 		do(t, ctx, "reload", chromedp.Reload())
 		waitInPage(t, ctx, "the tool list", `document.querySelector('#tools button[data-tool="read_file"]') !== null`)
+		waitInPage(t, ctx, "the checklist from the session", `document.querySelectorAll("#progress li").length === 2`)
 	})
 }
 

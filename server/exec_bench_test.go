@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/handlers/process"
+	"github.com/toolgate/toolgate/internal/process"
 )
 
 // latencyCommand prints its own clock 20 times, 20 ms apart; the reader

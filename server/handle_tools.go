@@ -36,12 +36,18 @@ func (s *Server) handleListTools(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	var tools []api.ToolInfo
+	dialect := d
 	if sess != nil {
-		tools = s.coord.Tools(sess)
+		tools, dialect = s.coord.Tools(sess), sess.Dialect()
 	} else {
 		tools = s.coord.Pool(d, nil)
 	}
-	s.encode(w, r, http.StatusOK, formatTools(tools, format))
+	// Cline's client-side tools belong to its vocabulary only.
+	clientSide := []string{}
+	if dialect == "" || dialect == api.DialectCline {
+		clientSide = s.coord.ClientSide()
+	}
+	s.encode(w, r, http.StatusOK, formatTools(tools, clientSide, format))
 }
 
 // handleToolUse runs one tool_use block in the default session.

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/coordinator"
-	"github.com/toolgate/toolgate/handlers/atomicfile"
+	"github.com/toolgate/toolgate/internal/atomicfile"
 )
 
 // sweepLimit bounds the entries the start-up sweep looks at, so a huge

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolgate/toolgate/handlers/atomicfile"
+	"github.com/toolgate/toolgate/internal/atomicfile"
 )
 
 // A start-up removes what writes cut short before it left in the

@@ -4,7 +4,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/toolgate/toolgate/coordinator/ignore"
+	"github.com/toolgate/toolgate/internal/ignore"
 )
 
 // ignoreState is the ignore rules in force in one directory, stacked the way

@@ -102,6 +102,7 @@ async function connect() {
     setStatus("connected", "on");
     renderTools();
     openStream();
+    loadProgress(state.session);
     refreshMetrics();
   } catch (e) {
     if (e.status !== 401) setStatus(e.message, "bad");
@@ -290,6 +291,10 @@ function handleSSEBlock(block) {
 // ---- the timeline --------------------------------------------------------
 
 function renderEvent(ev) {
+  if (ev.type === "task.progress") {
+    showProgress(ev.task_progress || "");
+    return;
+  }
   if (!ev.tool_use_id) {
     if (ev.type === "message.finished") {
       const n = ev.response && ev.response.calls ? ev.response.calls.length : 0;
@@ -425,6 +430,35 @@ async function refreshMetrics() {
   }
 }
 
+// ---- the task checklist ----------------------------------------------------
+
+// showProgress renders the model's markdown checklist ("- [x] done",
+// "- [ ] to do"; other lines as notes), as text only.
+function showProgress(text) {
+  const items = [];
+  for (const line of text.split("\n")) {
+    if (!line.trim()) continue;
+    const m = /^\s*[-*]\s+\[([ xX])\]\s*(.*)$/.exec(line);
+    if (m) {
+      const done = m[1] !== " ";
+      const box = el("input", { type: "checkbox", disabled: "" });
+      box.checked = done;
+      items.push(el("li", { class: done ? "done" : "todo" }, box, " ", m[2]));
+    } else {
+      items.push(el("li", { class: "note" }, line.trim()));
+    }
+  }
+  $("progress").replaceChildren(...items);
+  $("progress-box").hidden = items.length === 0;
+}
+
+async function loadProgress(id) {
+  try {
+    const s = await api("GET", "/v1/sessions/" + encodeURIComponent(id));
+    if (id === state.session) showProgress(s.task_progress || "");
+  } catch (_) { showProgress(""); }
+}
+
 // ---- wiring -----------------------------------------------------------------
 
 function watchSession(id) {
@@ -434,7 +468,8 @@ function watchSession(id) {
   state.lastEventId = 0;
   state.cards.clear();
   $("timeline").replaceChildren();
-  if (state.token) openStream();
+  showProgress("");
+  if (state.token) { openStream(); loadProgress(state.session); }
 }
 
 async function createSession() {

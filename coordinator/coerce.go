@@ -1,0 +1,124 @@
+package coordinator
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// paramTypes maps each top-level property of a schema to the one JSON type
+// a string value may be coerced to (boolean, integer, number, array,
+// object). Properties that are strings, or that accept several types, are
+// left out: their strings stay strings.
+func paramTypes(s *jsonschema.Schema) map[string]string {
+	out := map[string]string{}
+	for name, p := range s.Properties {
+		if t := singleType(p); t != "" && t != "string" && t != "null" {
+			out[name] = t
+		}
+	}
+	return out
+}
+
+// singleType is the schema's one non-null type, or "" when it has none or
+// several.
+func singleType(s *jsonschema.Schema) string {
+	if s == nil {
+		return ""
+	}
+	if s.Type != "" {
+		return s.Type
+	}
+	t := ""
+	for _, x := range s.Types {
+		if x == "null" {
+			continue
+		}
+		if t != "" {
+			return ""
+		}
+		t = x
+	}
+	return t
+}
+
+// coerceStrings rewrites string values of typed parameters into the type
+// the schema asks for, as Cline's XML tool calls carry every parameter as
+// a string ("recursive": "true", "start_line": "10", "options": "[...]").
+// A string that does not parse as its type is left alone, so validation
+// reports it as it would any other wrong value. An empty string for a
+// typed parameter means the parameter was not given (Cline's handlers
+// treat it so). Input that is not a JSON object is returned unchanged.
+func coerceStrings(raw json.RawMessage, types map[string]string) json.RawMessage {
+	if len(types) == 0 || !bytes.Contains(raw, []byte(`"`)) {
+		return raw
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+		return raw
+	}
+	changed := false
+	for name, want := range types {
+		v, ok := obj[name]
+		if !ok || len(v) == 0 || v[0] != '"' {
+			continue
+		}
+		var s string
+		if json.Unmarshal(v, &s) != nil {
+			continue
+		}
+		if strings.TrimSpace(s) == "" {
+			delete(obj, name)
+			changed = true
+			continue
+		}
+		if c, ok := coerceString(s, want); ok {
+			obj[name] = c
+			changed = true
+		}
+	}
+	if !changed {
+		return raw
+	}
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return raw
+	}
+	return out
+}
+
+// coerceString parses one string as a JSON type; ok is false when it is
+// not a value of that type.
+func coerceString(s, want string) (json.RawMessage, bool) {
+	s = strings.TrimSpace(s)
+	switch want {
+	case "boolean":
+		switch strings.ToLower(s) {
+		case "true":
+			return json.RawMessage("true"), true
+		case "false":
+			return json.RawMessage("false"), true
+		}
+	case "integer":
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return json.RawMessage(strconv.FormatInt(n, 10)), true
+		}
+	case "number":
+		if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
+			return json.RawMessage(strconv.FormatFloat(f, 'g', -1, 64)), true
+		}
+	case "array", "object":
+		open := byte('[')
+		if want == "object" {
+			open = '{'
+		}
+		if s[0] == open && json.Valid([]byte(s)) {
+			return json.RawMessage(s), true
+		}
+	}
+	return nil, false
+}

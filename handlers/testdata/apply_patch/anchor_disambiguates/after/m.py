@@ -1,0 +1,7 @@
+class A:
+    def run(self):
+        pass
+
+class B:
+    def run(self):
+        raise NotImplementedError()

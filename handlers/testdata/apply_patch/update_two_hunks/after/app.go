@@ -1,0 +1,12 @@
+package app
+
+import "fmt"
+
+func Greet(name string) {
+	fmt.Println("hello,", name)
+}
+
+func Part(name string) {
+	fmt.Println("goodbye,", name)
+	fmt.Println("see you")
+}

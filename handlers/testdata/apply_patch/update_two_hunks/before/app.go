@@ -1,0 +1,11 @@
+package app
+
+import "fmt"
+
+func Greet(name string) {
+	fmt.Println("hello", name)
+}
+
+func Part(name string) {
+	fmt.Println("bye", name)
+}

@@ -1,0 +1,121 @@
+package toolgate
+
+import (
+	"bufio"
+	"bytes"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/toolgate/toolgate"
+
+// importEdge is one import of one package of the module, both named
+// relative to the module root ("server", "internal/ignore").
+type importEdge struct{ from, to string }
+
+// moduleImports lists, with go list, every import between packages of the
+// module. With tests set it also lists the imports of the packages' tests.
+func moduleImports(t *testing.T, tests bool) []importEdge {
+	t.Helper()
+	format := "{{.ImportPath}} {{join .Imports \" \"}}"
+	if tests {
+		format = "{{.ImportPath}} {{join .Imports \" \"}} {{join .TestImports \" \"}} {{join .XTestImports \" \"}}"
+	}
+	out, err := exec.CommandContext(t.Context(), "go", "list", "-f", format, "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var edges []importEdge
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) == 0 {
+			continue
+		}
+		from := relative(fields[0])
+		for _, imp := range fields[1:] {
+			if imp == module || strings.HasPrefix(imp, module+"/") {
+				if to := relative(imp); to != from {
+					edges = append(edges, importEdge{from, to})
+				}
+			}
+		}
+	}
+	if len(edges) == 0 {
+		t.Fatal("go list reported no imports inside the module")
+	}
+	return edges
+}
+
+func relative(path string) string {
+	if path == module {
+		return "."
+	}
+	return strings.TrimPrefix(path, module+"/")
+}
+
+// within reports whether pkg is dir or a package below it.
+func within(pkg, dir string) bool {
+	return pkg == dir || strings.HasPrefix(pkg, dir+"/")
+}
+
+// TestImportDirections holds the layering of ARCHITECTURE.md: api <-
+// coordinator <- handlers <- cmd and api <- coordinator <- server <- cmd;
+// the server never reaches a handler; handlers see the coordinator's tool
+// contract, not its internals; libraries under internal/ import no layer.
+func TestImportDirections(t *testing.T) {
+	layers := []string{"api", "coordinator", "handlers", "server", "cmd"}
+	rules := []struct {
+		name  string
+		tests bool // whether the packages' tests must keep the rule too
+		bad   func(e importEdge) bool
+	}{
+		{"server must not import handlers", false, func(e importEdge) bool {
+			return within(e.from, "server") && within(e.to, "handlers")
+		}},
+		{"handlers must not import coordinator internals", false, func(e importEdge) bool {
+			return within(e.from, "handlers") && within(e.to, "coordinator") && !handlerMayImport(e.to)
+		}},
+		{"internal must not import a layer", true, func(e importEdge) bool {
+			if !within(e.from, "internal") {
+				return false
+			}
+			for _, l := range layers {
+				if within(e.to, l) {
+					return true
+				}
+			}
+			return false
+		}},
+		{"api imports nothing of the module", true, func(e importEdge) bool {
+			return within(e.from, "api")
+		}},
+		{"nothing but cmd imports cmd", true, func(e importEdge) bool {
+			return within(e.to, "cmd") && !within(e.from, "cmd")
+		}},
+		{"coordinator must not import handlers or server", true, func(e importEdge) bool {
+			return within(e.from, "coordinator") && (within(e.to, "handlers") || within(e.to, "server"))
+		}},
+	}
+	edges := map[bool][]importEdge{false: moduleImports(t, false), true: moduleImports(t, true)}
+	for _, r := range rules {
+		t.Run(r.name, func(t *testing.T) {
+			for _, e := range edges[r.tests] {
+				if r.bad(e) {
+					t.Errorf("%s imports %s", e.from, e.to)
+				}
+			}
+		})
+	}
+}
+
+// handlerMayImport lists the coordinator packages a handler may compile
+// against: the tool contract and the MCP hub that use_mcp_tool calls.
+func handlerMayImport(pkg string) bool {
+	switch pkg {
+	case "coordinator", "coordinator/mcphub":
+		return true
+	}
+	return false
+}

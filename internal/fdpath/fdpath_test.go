@@ -1,0 +1,58 @@
+package fdpath
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"syscall"
+	"testing"
+)
+
+func TestResolveFollowsLinks(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("Linux only")
+	}
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.MkdirAll(filepath.Join(dir, "real"), 0o755))
+	must(os.WriteFile(filepath.Join(dir, "real", "f.txt"), []byte("x"), 0o644))
+	must(os.Symlink("real", filepath.Join(dir, "alias")))
+	must(os.Symlink("f.txt", filepath.Join(dir, "real", "link.txt")))
+	must(syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644))
+	root, err := os.OpenRoot(dir)
+	must(err)
+	defer root.Close()
+
+	for name, want := range map[string]string{
+		"real/f.txt":     "real/f.txt",
+		"alias/f.txt":    "real/f.txt",
+		"alias/link.txt": "real/f.txt",
+		"alias":          "real",
+		"fifo":           "fifo", // opened without blocking
+	} {
+		got, err := Resolve(root, name)
+		if err != nil || got != filepath.Join(dir, want) {
+			t.Errorf("Resolve(%q) = %q, %v; want %q", name, got, err, filepath.Join(dir, want))
+		}
+	}
+	if _, err := Resolve(root, "missing"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Resolve(missing) error = %v, want not exist", err)
+	}
+
+	f, err := root.Open("alias/link.txt")
+	must(err)
+	defer f.Close()
+	must(os.Rename(filepath.Join(dir, "real"), filepath.Join(dir, "moved")))
+	if got, err := Of(f); err != nil || got != filepath.Join(dir, "moved", "f.txt") {
+		t.Errorf("Of after a rename = %q, %v; want the file where it is now", got, err)
+	}
+}
