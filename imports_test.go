@@ -114,7 +114,7 @@ func TestImportDirections(t *testing.T) {
 // against: the tool contract and the MCP hub that use_mcp_tool calls.
 func handlerMayImport(pkg string) bool {
 	switch pkg {
-	case "coordinator", "coordinator/mcphub":
+	case "coordinator/tool", "coordinator/mcphub":
 		return true
 	}
 	return false

@@ -35,6 +35,8 @@ const (
 	CodeNotAcceptable    = "not_acceptable"
 	CodeInternal         = "internal"
 	CodeUnavailable      = "unavailable"
+	// CodeRequestTimeout: the request body did not arrive within read_timeout.
+	CodeRequestTimeout = "request_timeout"
 	// CodeFileChanged refuses a revert of a file changed since the call.
 	CodeFileChanged = "file_changed"
 )

@@ -19,6 +19,11 @@ type MCPServer struct {
 	LastError string `json:"last_error,omitempty"`
 	// Reconnects counts the connections made after the first.
 	Reconnects int `json:"reconnects"`
+	// ExitCode and StderrTail tell how a stdio server's process last
+	// ended (-1: by a signal) and the last of what it wrote to stderr,
+	// which usually says why it failed to start or died.
+	ExitCode   *int   `json:"exit_code,omitempty"`
+	StderrTail string `json:"stderr_tail,omitempty"`
 }
 
 // MCPServersResponse is GET /v1/mcp/servers.

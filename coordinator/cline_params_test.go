@@ -166,12 +166,12 @@ func TestEveryValidationRuleHasASentence(t *testing.T) {
 	defer c.Close()
 	s, _ := c.Sessions().Get(api.DefaultSessionID)
 	res, _ := c.Execute(t.Context(), s, "", use1("ruled", "r1", `{"start_line":5,"end_line":2,"cmd":"abcd","tags":["x"],"kind":"c"}`))
-	want := "Invalid input for tool ruled.\n- cmd: must be at most 3 characters long\n- end_line: must not be less than start_line\n" +
-		"- kind: must be one of: a, b\n- tags: must be at least 2 items"
+	want := "The tool execution failed with the following error:\n<error>\nInvalid input for tool ruled.\n- cmd: must be at most 3 characters long\n- end_line: must not be less than start_line\n" +
+		"- kind: must be one of: a, b\n- tags: must be at least 2 items\n</error>"
 	if got := res.Content[0].Text; got != want {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
-	for _, tag := range []string{"gtefield", "failed", "=", "oneof"} {
+	for _, tag := range []string{"gtefield", "failed gte", "=", "oneof", "max="} {
 		if strings.Contains(res.Content[0].Text, tag) {
 			t.Errorf("model-facing text holds validator syntax %q", tag)
 		}

@@ -1,6 +1,9 @@
 package coordinator
 
-import "github.com/toolgate/toolgate/api"
+import (
+	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
+)
 
 // Config is the managed side of the coordinator: policy and limits that
 // sessions may narrow but never widen.
@@ -56,7 +59,7 @@ type Config struct {
 // DefaultConfig is the configuration used when no file sets one.
 func DefaultConfig() Config {
 	return Config{MaxSessions: 256, EventLogSize: 4096, EventLogBytes: 8 << 20, MaxCallsPerSession: 10000,
-		RevertMaxCount: defaultRevertMaxCount, RevertMaxBytes: defaultRevertMaxBytes,
+		RevertMaxCount: tool.DefaultRevertMaxCount, RevertMaxBytes: tool.DefaultRevertMaxBytes,
 		MaxConcurrency: 10, CascadeTools: []string{"execute_command"}, MaxOpenMessages: 16,
 		OpenMessageIdleSeconds: 600}
 }

@@ -18,11 +18,11 @@ type Options struct {
 	Workspace *Workspace
 	// Tools is the static tool set, usually handlers.Default().
 	Tools []Registration
-	// Dynamic sources create tools lazily by name.
-	Dynamic []DynamicSource
 	// Dialects map other clients' tool vocabularies onto Tools, usually
 	// handlers.Dialects(). Cline's vocabulary is Tools itself.
-	Dialects   []Dialect
+	Dialects []Dialect
+	// Dynamic sources create tools lazily by name.
+	Dynamic    []DynamicSource
 	Logger     *slog.Logger
 	Registerer prometheus.Registerer
 	// MCPAutoApprove reports whether an MCP server's autoApprove list
@@ -94,7 +94,7 @@ func New(o Options) *Coordinator {
 	c.startPolicy(o)
 	c.hooks = newHookRunner(&cfg, o.Workspace, o.Registerer, o.Logger)
 	dynamic := append(append([]DynamicSource(nil), o.Dynamic...), c.subagentSources()...)
-	c.registry = NewRegistry(ToolEnv{Workspace: o.Workspace, Validate: v, Config: &cfg, Registerer: o.Registerer, MCP: o.MCP}, o.Tools, dynamic...)
+	c.registry = NewRegistry(ToolEnv{Workspace: o.Workspace, Validate: v, Commands: &cfg.Commands, Registerer: o.Registerer, MCP: o.MCP}, o.Tools, dynamic...)
 	c.dialects, c.dialectList = newDialectSet(o.Dialects), o.Dialects
 	c.metrics.start(c.registry.Names())
 	go c.expireIdleSessions(c.stop)
@@ -125,7 +125,7 @@ func (c *Coordinator) Tools(s *Session) []api.ToolInfo {
 func (c *Coordinator) Pool(d api.Dialect, s *Session) []api.ToolInfo {
 	plan := s != nil && s.Mode() == api.ModePlan
 	hidden := func(t *Tool) bool {
-		return t == nil || plan && t.Writes && t.command == nil || c.deniedOutright(s, t.Name)
+		return t == nil || plan && t.Writes && !t.RunsCommands() || c.deniedOutright(s, t.Name)
 	}
 	out := []api.ToolInfo{}
 	if d == api.DialectCline || d == "" {
@@ -137,18 +137,7 @@ func (c *Coordinator) Pool(d api.Dialect, s *Session) []api.ToolInfo {
 		return append(out, c.mcpTools(s)...)
 	}
 	for _, dt := range c.dialectTools(d) {
-		listed := false
-		for _, name := range dt.Targets {
-			if prefix, ok := strings.CutSuffix(name, "*"); ok {
-				for _, t := range c.registry.dynamicTools() {
-					listed = listed || strings.HasPrefix(t.Name, prefix) && !hidden(t)
-				}
-				continue
-			}
-			t, _ := c.registry.lookupTarget(name)
-			listed = listed || !hidden(t)
-		}
-		if listed {
+		if c.listed(dt, hidden) {
 			out = append(out, api.ToolInfo{Name: dt.Name, Description: dt.Description, InputSchema: dt.InputSchema, APIType: dt.APIType})
 		}
 	}
@@ -159,6 +148,25 @@ func (c *Coordinator) Pool(d api.Dialect, s *Session) []api.ToolInfo {
 		}
 	}
 	return out
+}
+
+// listed reports whether any of a dialect tool's targets is in the pool;
+// a target ending in "*" stands for the dynamic tools it prefixes.
+func (c *Coordinator) listed(dt *DialectTool, hidden func(*Tool) bool) bool {
+	for _, name := range dt.Targets {
+		if prefix, ok := strings.CutSuffix(name, "*"); ok {
+			for _, t := range c.registry.dynamicTools() {
+				if strings.HasPrefix(t.Name, prefix) && !hidden(t) {
+					return true
+				}
+			}
+			continue
+		}
+		if t, _ := c.registry.lookupTarget(name); !hidden(t) {
+			return true
+		}
+	}
+	return false
 }
 
 // ClientSide lists the tool names the client runs itself.

@@ -3,7 +3,6 @@ package coordinator
 import (
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"strings"
 
 	"github.com/toolgate/toolgate/api"
@@ -34,12 +33,12 @@ func (c *Coordinator) translate(d api.Dialect, use api.ToolUse) (string, json.Ra
 		out := failure(api.StatusUnknownTool, api.ToolCodeUnknownTool, c.unknownToolMessage(d, use.Name))
 		return "", nil, nil, &out
 	}
-	in := reflect.New(dt.inputType).Interface()
+	in := dt.NewInput()
 	if err := decodeInto(dt.Name, in, c.validate, use.Input); err != nil {
 		out := failure(api.StatusInvalid, api.ToolCodeInvalid, err.Error())
 		return "", nil, nil, &out
 	}
-	m, err := dt.mapIn(MapEnv{Workspace: c.workspace, Has: c.registry.has}, in)
+	m, err := dt.Map(MapEnv{Workspace: c.workspace, Has: c.registry.has}, in)
 	if err == nil {
 		var raw json.RawMessage
 		if raw, err = json.Marshal(m.Input); err == nil {
@@ -52,6 +51,8 @@ func (c *Coordinator) translate(d api.Dialect, use api.ToolUse) (string, json.Ra
 	switch {
 	case asError(err, &ie):
 		out = failure(api.StatusInvalid, api.ToolCodeInvalid, err.Error())
+	case asError(err, &te) && te.Code == api.ToolCodeInvalid:
+		out = failure(api.StatusInvalid, te.Code, te.Message)
 	case asError(err, &te):
 		out = failure(api.StatusFailed, te.Code, te.Message)
 	default:

@@ -23,17 +23,6 @@ var (
 		Fields: map[string]string{"text": "must not be empty"}}
 )
 
-// AwaitInput puts the call in state awaiting_input, announces what the
-// user is asked with tool.awaiting_input and waits for the answer. It
-// returns the answer; the call's end (an interrupt, a cancel) or the
-// configured input timeout end the wait with an error.
-func (c *Call) AwaitInput(ctx context.Context, req api.InputRequest) (string, error) {
-	if c.await == nil {
-		return "", Errorf(api.ToolCodeFailed, "this call cannot wait for input")
-	}
-	return c.await(ctx, req)
-}
-
 // awaitInput is AwaitInput for a call of session s.
 func (c *Coordinator) awaitInput(ctx context.Context, s *Session, e *callEntry, req api.InputRequest) (string, error) {
 	key := [2]string{s.ID, e.record.ToolUseID}

@@ -1,32 +1,8 @@
 package coordinator
 
 import (
-	"io"
-
 	"github.com/toolgate/toolgate/api"
 )
-
-// KeptOutput is a call's full output, kept beside its record so that a
-// client can fetch more than the tool_result holds. The session removes it
-// when the call is evicted or the session ends.
-type KeptOutput interface {
-	// Open reads the output from its start.
-	Open() (io.ReadCloser, error)
-	// Size is the output's length in bytes; Open reads at least that many
-	// while it still grows.
-	Size() int64
-	// Remove frees what the output holds (a spill file).
-	Remove() error
-}
-
-// KeepOutput hands the call's full output to its session.
-func (c *Call) KeepOutput(o KeptOutput) {
-	if c.keep != nil {
-		c.keep(o)
-	} else {
-		_ = o.Remove()
-	}
-}
 
 // keepOutput stores a call's output; a session that has ended removes it
 // at once, since nobody can fetch it any more.

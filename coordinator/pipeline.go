@@ -116,11 +116,15 @@ func (c *Coordinator) prepare(s *Session, use api.ToolUse) prepared {
 		p.failed = &out
 		return p
 	}
-	raw = coerceStrings(raw, tool.paramTypes)
+	raw = coerceStrings(raw, tool.ParamTypes())
 	p.tool, p.raw = tool, raw
 	in, err := decodeInput(tool, c.validate, raw)
 	if err != nil {
-		out := failure(api.StatusInvalid, api.ToolCodeInvalid, err.Error())
+		text := err.Error()
+		if d == "" || d == api.DialectCline {
+			text = invalidInputText(err)
+		}
+		out := failure(api.StatusInvalid, api.ToolCodeInvalid, text)
 		out.metricTool = tool.Name
 		p.failed = &out
 		return p
@@ -210,16 +214,18 @@ func (c *Coordinator) checkAndRun(ctx context.Context, s *Session, e *callEntry,
 	s.Events.Append(api.Event{Type: api.EventToolStarted, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Call: &rec})
 	call := &Call{
 		ToolUseID: rec.ToolUseID, Name: tool.Name, SessionID: s.ID, Workspace: c.workspace, Logger: logger, Files: s.Files, Jobs: s.Jobs,
-		output: func(stream, chunk string) {
+	}
+	call.Attach(callRuntime{
+		Output: func(stream, chunk string) {
 			s.Events.Append(api.Event{Type: api.EventToolOutput, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Stream: stream, Chunk: chunk})
 		},
-		ignored: g.ignored,
-		todos:   s.SetTodos,
-		keep:    func(o KeptOutput) { s.keepOutput(e, o) },
-		await: func(ctx context.Context, req api.InputRequest) (string, error) {
+		Ignored: g.ignored,
+		Todos:   s.SetTodos,
+		Keep:    func(o KeptOutput) { s.keepOutput(e, o) },
+		Await: func(ctx context.Context, req api.InputRequest) (string, error) {
 			return c.awaitInput(ctx, s, e, req)
 		},
-	}
+	})
 	out := c.execute(ctx, tool, call, in, logger)
 	if g.feedback != "" {
 		out.result.Content = append(out.result.Content, approvalFeedback(g.feedback))
@@ -237,7 +243,7 @@ func (c *Coordinator) execute(ctx context.Context, tool *Tool, call *Call, in an
 			out = failure(api.StatusFailed, api.ToolCodePanic, fmt.Sprintf("Tool %s failed unexpectedly (internal error).", tool.Name))
 		}
 	}()
-	res, err := tool.run(ctx, call, in)
+	res, err := tool.Run(ctx, call, in)
 	if ctx.Err() != nil {
 		return cancelled(ctx, res)
 	}
@@ -247,7 +253,12 @@ func (c *Coordinator) execute(ctx context.Context, tool *Tool, call *Call, in an
 		if errors.As(err, &te) {
 			code = te.Code
 		}
-		res.Content = append(res.Content, api.TextContent(err.Error()))
+		// A handler that already said everything in its result (Cline's
+		// "Command failed with exit code N." for a command) returns an
+		// error with no message, for its code only.
+		if msg := err.Error(); msg != "" {
+			res.Content = append(res.Content, api.TextContent(ClineToolError(msg)))
+		}
 		res.IsError = true
 		return outcome{status: api.StatusFailed, code: code, result: res}
 	}
@@ -305,7 +316,8 @@ func toToolResult(id string, r Result) api.ToolResult {
 		}
 	}
 	if len(content) == 0 {
-		content = []api.Content{api.TextContent("(no output)")}
+		// Cline's ToolResultUtils.pushToolResult says the same.
+		content = []api.Content{api.TextContent("(tool did not return anything)")}
 	}
 	return api.ToolResult{Type: api.TypeToolResult, ToolUseID: id, Content: content, IsError: r.IsError}
 }

@@ -27,6 +27,12 @@ func (c *Coordinator) ignoreBlock(m *ignore.Matcher, s *subject) (string, bool) 
 			}
 			shown = fmt.Sprintf("%s (a link to %s)", p.rel, real)
 		}
+		if r.Source == ".clineignore" {
+			// Cline's own words (ReadFileToolHandler and the other path
+			// tools; ExecuteCommandToolHandler for a command), then the
+			// rule, which Cline does not name.
+			return ClineToolError(clineIgnoreError(shown)) + fmt.Sprintf("\n\n(Excluded by the rule %s.)", r), true
+		}
 		if s.command != nil {
 			return fmt.Sprintf("The command was blocked: it names %s, which %s excludes (%s). "+
 				"You must continue without this file, or ask the user to update the ignore file.", shown, r.Source, r), true
@@ -44,28 +50,4 @@ func (c *Coordinator) ignoreMatcher() *ignore.Matcher {
 		return nil
 	}
 	return c.ignore.Current()
-}
-
-// Exclude reports whether the ignore rules (.clineignore and the extra
-// ignore files) cover a workspace-relative path. Listing and search tools
-// leave such entries out of their output and add IgnoredNote(n). The rules
-// are those in force when the call started.
-func (c *Call) Exclude(rel string, isDir bool) bool {
-	if c.ignored == nil {
-		return false
-	}
-	_, hit := c.ignored.Match(rel, isDir)
-	return hit
-}
-
-// IgnoredNote is the line listing and search tools append when they left
-// n entries out because of the ignore rules; "" when n is 0.
-func IgnoredNote(n int) string {
-	switch n {
-	case 0:
-		return ""
-	case 1:
-		return "(1 entry was left out because .clineignore excludes it.)"
-	}
-	return fmt.Sprintf("(%d entries were left out because .clineignore excludes them.)", n)
 }

@@ -11,15 +11,6 @@ import (
 	"github.com/toolgate/toolgate/internal/shellcmd"
 )
 
-// CommandLine is what a command tool's input asks to run, for the policy:
-// the line, whether the model asked for approval and the working
-// directory (workspace-relative; "" the root).
-type CommandLine struct {
-	Command          string
-	RequiresApproval bool
-	Cwd              string
-}
-
 // buildSubject describes a decoded call for the rules: the workspace paths
 // it touches, its command line and its MCP server and tool. Paths that
 // leave the workspace are left to the handler, which refuses them.
@@ -34,8 +25,8 @@ func (c *Coordinator) buildSubject(t *Tool, in any, raw json.RawMessage) (*subje
 		}
 	}
 	var line CommandLine
-	if t.command != nil {
-		line = t.command(in)
+	if t.RunsCommands() {
+		line = t.Command(in)
 		c.addCommand(s, line)
 	}
 	if t.Name == UseMCPTool {

@@ -2,41 +2,10 @@ package coordinator
 
 import (
 	"fmt"
+	"reflect"
 	"sort"
 	"sync"
-
-	"github.com/go-playground/validator/v10"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/toolgate/toolgate/coordinator/mcphub"
 )
-
-// ToolEnv is what every tool factory receives: the shared pieces a handler
-// may keep.
-type ToolEnv struct {
-	Workspace *Workspace
-	Validate  *validator.Validate
-	Config    *Config
-	// Registerer takes a tool's own metrics; it is never nil.
-	Registerer prometheus.Registerer
-	// MCP is the hub of MCP servers; nil means none are configured.
-	MCP *mcphub.Hub
-}
-
-// Factory builds the tool for one name. It returns nil when the coordinator
-// does not own that name (a client-side tool such as focus_chain): such a
-// name is known, and calls to it get a tool_result saying so.
-type Factory func(name string, env ToolEnv) *Tool
-
-// Registration pairs a tool name with its factory; the default tool set is
-// a list of them. Several names may share one factory.
-type Registration struct {
-	Name    string
-	Factory Factory
-	// Internal marks a tool that only dialects reach (Claude Code's Edit
-	// runs edit_text): it is in no tool list and no model may call it by
-	// its own name.
-	Internal bool
-}
 
 // DynamicSource creates tools on first use for names outside the static
 // table (use_subagent_<name>). It returns nil for names it does not know.
@@ -69,8 +38,9 @@ type Registry struct {
 }
 
 // NewRegistry runs every registration's factory. It panics on a duplicate
-// name or a factory that returns a tool under another name: those are
-// programmer errors to catch at start-up.
+// name, a factory that returns a tool under another name or an input with
+// a validate tag that has no sentence: those are programmer errors to
+// catch at start-up.
 func NewRegistry(env ToolEnv, regs []Registration, sources ...DynamicSource) *Registry {
 	r := &Registry{env: env, static: map[string]*Tool{}, notOwn: map[string]bool{}, internal: map[string]bool{}, sources: sources, dynamic: map[string]*Tool{}}
 	for _, reg := range regs {
@@ -85,6 +55,7 @@ func NewRegistry(env ToolEnv, regs []Registration, sources ...DynamicSource) *Re
 		if t.Name != reg.Name {
 			panic(fmt.Sprintf("coordinator: factory for %q built tool %q", reg.Name, t.Name))
 		}
+		checkRuleSentences(t.Name, t.InputType(), map[reflect.Type]bool{})
 		r.static[reg.Name] = t
 		r.order = append(r.order, reg.Name)
 		if reg.Internal {
@@ -129,6 +100,7 @@ func (r *Registry) lookupDynamic(name string) *Tool {
 	}
 	for _, s := range r.sources {
 		if t := s.Tool(name, r.env); t != nil {
+			checkRuleSentences(t.Name, t.InputType(), map[reflect.Type]bool{})
 			r.dynamic[name] = t
 			return t
 		}

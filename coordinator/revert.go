@@ -7,6 +7,7 @@ import (
 	"io/fs"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // Revert puts back the files a finished call wrote, as they were before
@@ -22,7 +23,7 @@ func (c *Coordinator) Revert(s *Session, toolUseID string) (api.RevertResponse, 
 	if rec.State != api.StateDone {
 		return api.RevertResponse{}, &api.Error{Code: api.CodeConflict, Message: "the call has not finished; cancel it or wait for it before reverting"}
 	}
-	priors, ok := s.Files.history.take(toolUseID)
+	priors, ok := s.Files.TakePriors(toolUseID)
 	if !ok {
 		return api.RevertResponse{}, &api.Error{Code: api.CodeConflict, Message: "nothing to revert: the call changed no file, " +
 			"was already reverted, or its prior content is no longer kept (the session keeps a bounded number of recent edits)"}
@@ -39,7 +40,7 @@ func (c *Coordinator) Revert(s *Session, toolUseID string) (api.RevertResponse, 
 	for i, p := range priors {
 		cur, err := c.checkUnchanged(p)
 		if err != nil {
-			s.Files.history.putBack(priors)
+			s.Files.PutBackPriors(priors)
 			return api.RevertResponse{}, err
 		}
 		current[i] = cur
@@ -51,7 +52,7 @@ func (c *Coordinator) Revert(s *Session, toolUseID string) (api.RevertResponse, 
 		p := priors[i]
 		st, diff, err := p.Undo(current[i])
 		if err != nil {
-			s.Files.history.putBack(priors[:i+1])
+			s.Files.PutBackPriors(priors[:i+1])
 			return api.RevertResponse{}, fmt.Errorf("revert %s: %w", p.Path, err)
 		}
 		action := api.RevertRestored
@@ -108,8 +109,8 @@ func (c *Coordinator) checkUnchanged(p Prior) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", p.Path, err)
 	}
-	if now := StateOf(data, info.ModTime()); !now.same(p.After) {
-		return nil, changed(describeChange(p.After, now))
+	if now := StateOf(data, info.ModTime()); !now.Same(p.After) {
+		return nil, changed(tool.DescribeChange(p.After, now))
 	}
 	return data, nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // Session is one conversation's state: its mode and rules, its calls (by
@@ -19,7 +20,7 @@ type Session struct {
 	// and reverts.
 	Files *FileMemory
 	// Jobs are the session's background processes; they end with it.
-	Jobs *Jobs
+	Jobs *tool.Jobs
 
 	ctx    context.Context // cancelled when the session is deleted
 	cancel context.CancelFunc
@@ -65,7 +66,7 @@ func newSession(id string, mode api.Mode, perms api.Permissions, cfg *Config) *S
 		calls: map[string]*callEntry{}, maxCalls: cfg.MaxCallsPerSession,
 		open: newOpenMessages(cfg),
 	}
-	s.Jobs = newJobs(ctx)
+	s.Jobs = tool.NewJobs(ctx)
 	s.touch(s.Created)
 	return s
 }

@@ -53,8 +53,8 @@ func (e *InputError) Error() string {
 // validates it. Unknown fields are refused: a misspelt parameter must not be
 // silently dropped.
 func decodeInput(t *Tool, v *validator.Validate, raw json.RawMessage) (any, error) {
-	in := t.newInput()
-	if err := decodeInto(t.Name, in, v, coerceStrings(raw, t.paramTypes)); err != nil {
+	in := t.NewInput()
+	if err := decodeInto(t.Name, in, v, coerceStrings(raw, t.ParamTypes())); err != nil {
 		return nil, err
 	}
 	return in, nil
@@ -162,6 +162,7 @@ var ruleSentences = map[string]func(param string, kind reflect.Kind) string{
 	"gt":       func(p string, k reflect.Kind) string { return "must be more than " + p + sizeUnit(k) },
 	"lt":       func(p string, k reflect.Kind) string { return "must be less than " + p + sizeUnit(k) },
 	"len":      func(p string, k reflect.Kind) string { return "must be exactly " + p + sizeUnit(k) },
+	"url":      func(string, reflect.Kind) string { return "must be a URL" },
 	"oneof": func(p string, _ reflect.Kind) string {
 		return "must be one of: " + strings.Join(strings.Fields(p), ", ")
 	},

@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/coordinator/mcphub"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // AccessMCPResourceInput is access_mcp_resource's input.
@@ -14,20 +14,20 @@ type AccessMCPResourceInput struct {
 	URI        string `json:"uri" validate:"required" jsonschema:"URI of the resource to read"`
 }
 
-func newAccessMCPResource(name string, env coordinator.ToolEnv) *coordinator.Tool {
+func newAccessMCPResource(name string, env tool.Env) *tool.Tool {
 	hub := env.MCP
-	return coordinator.NewTool(coordinator.Spec[AccessMCPResourceInput]{
+	return tool.NewTool(tool.Spec[AccessMCPResourceInput]{
 		Name:        name,
 		Description: "Read a resource (a file, an API answer, system information) from a connected MCP server.",
-		Run: func(ctx context.Context, _ *coordinator.Call, in *AccessMCPResourceInput) (coordinator.Result, error) {
+		Run: func(ctx context.Context, _ *tool.Call, in *AccessMCPResourceInput) (tool.Result, error) {
 			if hub == nil {
-				return coordinator.Result{}, coordinator.Errorf(api.ToolCodeMCPUnavailable, "No MCP servers are configured on this toolgate.")
+				return tool.Result{}, tool.Errorf(api.ToolCodeMCPUnavailable, "No MCP servers are configured on this toolgate.")
 			}
 			res, err := hub.ReadResource(ctx, in.ServerName, in.URI)
 			if err != nil {
-				return coordinator.Result{}, coordinator.Errorf(api.ToolCodeMCPFailed, "%s", err.Error())
+				return tool.Result{}, tool.Errorf(api.ToolCodeMCPFailed, "%s", err.Error())
 			}
-			out := coordinator.Result{Content: make([]api.Content, 0, len(res.Contents))}
+			out := tool.Result{Content: make([]api.Content, 0, len(res.Contents))}
 			for _, c := range res.Contents {
 				out.Content = append(out.Content, mcphub.ResourceBlock(c))
 			}

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/patch"
 )
 
@@ -19,8 +19,8 @@ type ApplyPatchInput struct {
 
 // newApplyPatch serves apply_patch: Cline's ApplyPatchHandler and Codex's
 // apply-patch format, applied to every file of the patch or to none.
-func newApplyPatch(name string, env coordinator.ToolEnv) *coordinator.Tool {
-	return coordinator.NewTool(coordinator.Spec[ApplyPatchInput]{
+func newApplyPatch(name string, env tool.Env) *tool.Tool {
+	return tool.NewTool(tool.Spec[ApplyPatchInput]{
 		Name: name,
 		Description: "Add, update, move and delete files with one patch in the V4A format:\n" +
 			"*** Begin Patch\n*** Update File: path/to/file\n@@ class or function the change is in\n context line\n-old line\n+new line\n context line\n*** End Patch\n" +
@@ -30,17 +30,17 @@ func newApplyPatch(name string, env coordinator.ToolEnv) *coordinator.Tool {
 			"Context is matched exactly, then ignoring trailing whitespace, then ignoring surrounding whitespace. " +
 			"Every file of the patch changes, or none does: a hunk that does not apply leaves the workspace untouched and the " +
 			"error shows the closest region. Files changed on disk since you last read them are refused (file_changed).",
-		Run: func(ctx context.Context, call *coordinator.Call, in *ApplyPatchInput) (coordinator.Result, error) {
+		Run: func(ctx context.Context, call *tool.Call, in *ApplyPatchInput) (tool.Result, error) {
 			return applyPatch(call, in.Input)
 		},
-		Preview: func(ctx context.Context, call *coordinator.Call, in *ApplyPatchInput) (string, error) {
+		Preview: func(ctx context.Context, call *tool.Call, in *ApplyPatchInput) (string, error) {
 			plan, err := planPatch(call, in.Input, nil)
 			if err != nil {
 				return "", err
 			}
 			return plan.diff(), nil
 		},
-		Interrupt: coordinator.InterruptBlock,
+		Interrupt: tool.InterruptBlock,
 		Writes:    true,
 		Paths:     func(in *ApplyPatchInput) []string { return patch.Paths(in.Input) },
 	})
@@ -67,10 +67,10 @@ type patchPlan struct {
 // against what the session last saw before its hunks are tried, so a
 // stale file is reported as file_changed rather than as a hunk that does
 // not match; the preview passes nil.
-func planPatch(call *coordinator.Call, text string, files *coordinator.FileMemory) (*patchPlan, error) {
+func planPatch(call *tool.Call, text string, files *tool.FileMemory) (*patchPlan, error) {
 	ops, err := patch.Parse(text)
 	if err != nil {
-		return nil, coordinator.Errorf(api.ToolCodeInvalidPatch, "%v. No file was changed.", err)
+		return nil, tool.Errorf(api.ToolCodeInvalidPatch, "%v. No file was changed.", err)
 	}
 	plan := &patchPlan{}
 	for _, op := range ops {
@@ -89,7 +89,7 @@ func planPatch(call *coordinator.Call, text string, files *coordinator.FileMemor
 
 // planChange loads the file one section names and computes its new
 // content.
-func planChange(ws *coordinator.Workspace, files *coordinator.FileMemory, op patch.FileOp) (patchChange, int, error) {
+func planChange(ws *tool.Workspace, files *tool.FileMemory, op patch.FileOp) (patchChange, int, error) {
 	c := patchChange{op: op}
 	src, err := loadTarget(ws, op.Path)
 	if err != nil {
@@ -102,21 +102,21 @@ func planChange(ws *coordinator.Workspace, files *coordinator.FileMemory, op pat
 	switch op.Kind {
 	case patch.Add:
 		if src.exists {
-			return c, 0, coordinator.Errorf(api.ToolCodeFileExists, "*** Add File: %s: the file already exists; use *** Update File: to change it. No file was changed.", src.rel)
+			return c, 0, tool.Errorf(api.ToolCodeFileExists, "*** Add File: %s: the file already exists; use *** Update File: to change it. No file was changed.", src.rel)
 		}
 		c.content = []byte(op.Content)
 		return c, 0, nil
 	case patch.Delete:
 		if !src.exists {
-			return c, 0, coordinator.Errorf(api.ToolCodeNotFound, "*** Delete File: %s: the file does not exist. No file was changed.", src.rel)
+			return c, 0, tool.Errorf(api.ToolCodeNotFound, "*** Delete File: %s: the file does not exist. No file was changed.", src.rel)
 		}
 		return c, 0, nil
 	}
 	if !src.exists {
-		return c, 0, coordinator.Errorf(api.ToolCodeNotFound, "*** Update File: %s: the file does not exist; use *** Add File: to create it. No file was changed.", src.rel)
+		return c, 0, tool.Errorf(api.ToolCodeNotFound, "*** Update File: %s: the file does not exist; use *** Add File: to create it. No file was changed.", src.rel)
 	}
 	if !isText(src.old) {
-		return c, 0, coordinator.Errorf(api.ToolCodeBinaryFile, "*** Update File: %s: the file is not UTF-8 text, so a patch cannot change it. No file was changed.", src.rel)
+		return c, 0, tool.Errorf(api.ToolCodeBinaryFile, "*** Update File: %s: the file is not UTF-8 text, so a patch cannot change it. No file was changed.", src.rel)
 	}
 	if op.MoveTo != "" {
 		dst, err := loadTarget(ws, op.MoveTo)
@@ -124,7 +124,7 @@ func planChange(ws *coordinator.Workspace, files *coordinator.FileMemory, op pat
 			return c, 0, err
 		}
 		if dst.exists && dst.rel != src.rel {
-			return c, 0, coordinator.Errorf(api.ToolCodeFileExists, "*** Move to: %s: the file already exists; a move never overwrites a file. No file was changed.", dst.rel)
+			return c, 0, tool.Errorf(api.ToolCodeFileExists, "*** Move to: %s: the file already exists; a move never overwrites a file. No file was changed.", dst.rel)
 		}
 		if dst.rel != src.rel {
 			c.dst = dst
@@ -137,7 +137,7 @@ func planChange(ws *coordinator.Workspace, files *coordinator.FileMemory, op pat
 	if err != nil {
 		var he *patch.HunkError
 		if errors.As(err, &he) {
-			return c, 0, coordinator.Errorf(api.ToolCodeHunkFailed, "*** Update File: %s: %v\nNo file was changed: read the file again and redo this hunk against its current content.", src.rel, err)
+			return c, 0, tool.Errorf(api.ToolCodeHunkFailed, "*** Update File: %s: %v\nNo file was changed: read the file again and redo this hunk against its current content.", src.rel, err)
 		}
 		return c, 0, err
 	}
@@ -155,7 +155,7 @@ func (p *patchPlan) checkDistinct() error {
 				continue
 			}
 			if seen[t.rel] {
-				return coordinator.Errorf(api.ToolCodeInvalidPatch, "invalid patch: %s is named by two sections; put every change of one file in one section. No file was changed.", t.rel)
+				return tool.Errorf(api.ToolCodeInvalidPatch, "invalid patch: %s is named by two sections; put every change of one file in one section. No file was changed.", t.rel)
 			}
 			seen[t.rel] = true
 		}
@@ -188,19 +188,19 @@ func (p *patchPlan) diff() string {
 
 // applyPatch plans the patch, checks every file the session knows against
 // what it last saw, and writes all files or none.
-func applyPatch(call *coordinator.Call, text string) (coordinator.Result, error) {
+func applyPatch(call *tool.Call, text string) (tool.Result, error) {
 	// Planning, the stale checks and the writes are one step under the
 	// edit locks of every file the patch names, as in editFile.
 	unlock := call.Workspace.LockForEdit(patch.Paths(text)...)
 	defer unlock()
 	plan, err := planPatch(call, text, call.Files)
 	if err != nil {
-		return coordinator.Result{}, err
+		return tool.Result{}, err
 	}
 	if err := writePlan(call, plan); err != nil {
-		return coordinator.Result{}, err
+		return tool.Result{}, err
 	}
-	return coordinator.TextResult(plan.summary()), nil
+	return tool.TextResult(plan.summary()), nil
 }
 
 // summary is the result text: Cline's first line, one line per file, the

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/atomicfile"
 	"github.com/toolgate/toolgate/internal/patch"
 )
@@ -21,7 +21,7 @@ type patchStep struct {
 	existed bool   // the file existed before the step
 	old     []byte // its content before
 	mode    fs.FileMode
-	after   coordinator.FileState
+	after   tool.FileState
 	undo    func() error
 }
 
@@ -29,18 +29,18 @@ type patchStep struct {
 // fails, the steps already done are taken back in reverse order, so the
 // workspace ends as it began. Only then are the session's file memory and
 // revert history told.
-func writePlan(call *coordinator.Call, plan *patchPlan) error {
+func writePlan(call *tool.Call, plan *patchPlan) error {
 	root := call.Workspace.Root
 	var done []patchStep
 	fail := func(rel string, err error) error {
 		msg := fmt.Sprintf("writing %s failed: %v", rel, writeError(rel, err))
 		if bad := rollback(done); len(bad) > 0 {
-			return coordinator.Errorf(api.ToolCodeIOError, "%s. Taking back the files already written also failed for %s; check them by hand.", msg, strings.Join(bad, ", "))
+			return tool.Errorf(api.ToolCodeIOError, "%s. Taking back the files already written also failed for %s; check them by hand.", msg, strings.Join(bad, ", "))
 		}
 		if len(done) > 0 {
-			return coordinator.Errorf(api.ToolCodeIOError, "%s. The %d file operation(s) already done were taken back: no file was changed.", msg, len(done))
+			return tool.Errorf(api.ToolCodeIOError, "%s. The %d file operation(s) already done were taken back: no file was changed.", msg, len(done))
 		}
-		return coordinator.Errorf(api.ToolCodeIOError, "%s. No file was changed.", msg)
+		return tool.Errorf(api.ToolCodeIOError, "%s. No file was changed.", msg)
 	}
 	for _, c := range plan.changes {
 		switch {
@@ -115,7 +115,7 @@ func rollback(done []patchStep) []string {
 
 // record tells the session what the patch left on disk and keeps every
 // file's prior content, so the revert route can take the whole patch back.
-func record(call *coordinator.Call, done []patchStep) {
+func record(call *tool.Call, done []patchStep) {
 	root := call.Workspace.Root
 	for _, s := range done {
 		if s.removed {
@@ -127,14 +127,14 @@ func record(call *coordinator.Call, done []patchStep) {
 		undo := t.undo(root)
 		if s.removed {
 			old, mode := s.old, s.mode
-			undo = func([]byte) (coordinator.FileState, string, error) {
+			undo = func([]byte) (tool.FileState, string, error) {
 				if err := atomicfile.Write(root, t.rel, old, mode); err != nil {
-					return coordinator.FileState{}, "", err
+					return tool.FileState{}, "", err
 				}
 				return stateOnDisk(root, t.rel, old), diffText(t.rel, nil, old), nil
 			}
 		}
-		call.Files.KeepPrior(coordinator.Prior{
+		call.Files.KeepPrior(tool.Prior{
 			ToolUseID: call.ToolUseID, Path: s.rel, Existed: s.existed, Deleted: s.removed,
 			Content: s.old, After: s.after, Undo: undo,
 		})

@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/process"
 	"github.com/toolgate/toolgate/internal/shellcmd"
 )
@@ -28,37 +28,37 @@ type KillShellInput struct {
 	ID string `json:"id" validate:"required" jsonschema:"the background shell's id"`
 }
 
-func newBackgroundShell(name string, env coordinator.ToolEnv) *coordinator.Tool {
-	cfg := &env.Config.Commands
-	return coordinator.NewTool(coordinator.Spec[BackgroundShellInput]{
+func newBackgroundShell(name string, env tool.Env) *tool.Tool {
+	cfg := env.Commands
+	return tool.NewTool(tool.Spec[BackgroundShellInput]{
 		Name: name,
 		Description: "Start a bash command in the background as a job of the session and return its id at once; " +
 			"the job ends when it exits, when it is killed or when the session ends.",
-		Run: func(ctx context.Context, call *coordinator.Call, in *BackgroundShellInput) (coordinator.Result, error) {
-			j, err := call.Jobs.Start(in.Command, func(jctx context.Context, j *coordinator.Job) (int, error) {
+		Run: func(ctx context.Context, call *tool.Call, in *BackgroundShellInput) (tool.Result, error) {
+			j, err := call.Jobs.Start(in.Command, func(jctx context.Context, j *tool.Job) (int, error) {
 				out := process.NewOutput(process.OutputLimits{Full: 1 << 20, Dir: cfg.OutputDir})
 				defer func() { _ = out.Close(); _ = out.Remove() }()
 				res, err := process.Run(jctx, process.Options{Command: in.Command, Dir: call.Workspace.Dir, Env: cfg.ChildEnv(), Output: out, OnChunk: j.Write})
 				return res.ExitCode, err
 			})
 			if err != nil {
-				return coordinator.Result{}, err
+				return tool.Result{}, err
 			}
-			return coordinator.TextResult("Command running in background with ID: " + j.ID), nil
+			return tool.TextResult("Command running in background with ID: " + j.ID), nil
 		},
 		Writes: true,
 		Paths: func(in *BackgroundShellInput) []string {
 			return commandPaths(&ExecuteCommandInput{Command: in.Command})
 		},
-		Command: func(in *BackgroundShellInput) coordinator.CommandLine {
-			return coordinator.CommandLine{Command: in.Command}
+		Command: func(in *BackgroundShellInput) tool.CommandLine {
+			return tool.CommandLine{Command: in.Command}
 		},
 		ConcurrencySafe: func(in *BackgroundShellInput) bool { return shellcmd.Analyze(in.Command).ReadOnly() },
 	})
 }
 
-func newShellOutput(name string, env coordinator.ToolEnv) *coordinator.Tool {
-	return coordinator.NewTool(coordinator.Spec[ShellOutputInput]{
+func newShellOutput(name string, env tool.Env) *tool.Tool {
+	return tool.NewTool(tool.Spec[ShellOutputInput]{
 		Name:        name,
 		Description: "Read what a background shell wrote since it was last read, and its status.",
 		Run:         shellOutput,
@@ -66,23 +66,23 @@ func newShellOutput(name string, env coordinator.ToolEnv) *coordinator.Tool {
 }
 
 // shellOutput answers in the tagged form of Claude Code's BashOutput.
-func shellOutput(ctx context.Context, call *coordinator.Call, in *ShellOutputInput) (coordinator.Result, error) {
+func shellOutput(ctx context.Context, call *tool.Call, in *ShellOutputInput) (tool.Result, error) {
 	j, ok := call.Jobs.Get(in.ID)
 	if !ok {
-		return coordinator.Result{}, coordinator.Errorf("not_found", "No shell found with ID: %s", in.ID)
+		return tool.Result{}, tool.Errorf("not_found", "No shell found with ID: %s", in.ID)
 	}
 	var keep *regexp.Regexp
 	if in.Filter != "" {
 		re, err := regexp.Compile(in.Filter)
 		if err != nil {
-			return coordinator.Result{}, coordinator.Errorf("invalid_regex", "Invalid filter: %v", err)
+			return tool.Result{}, tool.Errorf("invalid_regex", "Invalid filter: %v", err)
 		}
 		keep = re
 	}
 	o := j.ReadNew()
 	var b strings.Builder
 	fmt.Fprintf(&b, "<status>%s</status>\n", o.Status)
-	if o.Status != coordinator.JobRunning {
+	if o.Status != tool.JobRunning {
 		fmt.Fprintf(&b, "\n<exit_code>%d</exit_code>\n", o.ExitCode)
 	}
 	for _, s := range []struct{ tag, text string }{{"stdout", o.Stdout}, {"stderr", o.Stderr}} {
@@ -93,7 +93,7 @@ func shellOutput(ctx context.Context, call *coordinator.Call, in *ShellOutputInp
 	if o.Dropped > 0 {
 		fmt.Fprintf(&b, "\n(%d bytes of earlier output were dropped because they were not read in time.)\n", o.Dropped)
 	}
-	return coordinator.TextResult(b.String()), nil
+	return tool.TextResult(b.String()), nil
 }
 
 func filterLines(text string, keep *regexp.Regexp) string {
@@ -109,19 +109,19 @@ func filterLines(text string, keep *regexp.Regexp) string {
 	return strings.Join(out, "\n")
 }
 
-func newKillShell(name string, env coordinator.ToolEnv) *coordinator.Tool {
-	return coordinator.NewTool(coordinator.Spec[KillShellInput]{
+func newKillShell(name string, env tool.Env) *tool.Tool {
+	return tool.NewTool(tool.Spec[KillShellInput]{
 		Name:        name,
 		Description: "Kill a background shell of the session by its id.",
-		Run: func(ctx context.Context, call *coordinator.Call, in *KillShellInput) (coordinator.Result, error) {
+		Run: func(ctx context.Context, call *tool.Call, in *KillShellInput) (tool.Result, error) {
 			j, ok := call.Jobs.Get(in.ID)
 			if !ok {
-				return coordinator.Result{}, coordinator.Errorf("not_found", "No shell found with ID: %s", in.ID)
+				return tool.Result{}, tool.Errorf("not_found", "No shell found with ID: %s", in.ID)
 			}
 			if !j.Kill(ctx) {
-				return coordinator.Result{}, coordinator.Errorf("not_running", "Shell %s is not running, so cannot be killed (status: %s)", in.ID, j.Status())
+				return tool.Result{}, tool.Errorf("not_running", "Shell %s is not running, so cannot be killed (status: %s)", in.ID, j.Status())
 			}
-			return coordinator.TextResult(fmt.Sprintf("Successfully killed shell: %s (%s)", j.ID, j.Command)), nil
+			return tool.TextResult(fmt.Sprintf("Successfully killed shell: %s (%s)", j.ID, j.Command)), nil
 		},
 	})
 }

@@ -78,14 +78,14 @@ func TestConfinement(t *testing.T) {
 				t.Fatalf("write %q: %s", name, text(res))
 			}
 			res, _ = f.call(t, "read_file", map[string]any{"path": name})
-			if res.IsError || text(res) != "ok "+name {
+			if res.IsError || text(res) != "1 | ok "+name+"\n\n(File has 1 lines total.)" {
 				t.Errorf("read %q = %q", name, text(res))
 			}
 		}
 	})
 	t.Run("absolute path inside works", func(t *testing.T) {
 		res, _ := f.call(t, "read_file", map[string]any{"path": filepath.Join(f.dir, "sub/ok.txt")})
-		if res.IsError || text(res) != "fine\n" {
+		if res.IsError || text(res) != "1 | fine\n\n(File has 1 lines total.)" {
 			t.Errorf("got %q", text(res))
 		}
 	})

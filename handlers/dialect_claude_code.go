@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // Claude Code's tools, with the parameters and result texts its tool docs
@@ -92,9 +92,9 @@ type WebSearchInput struct {
 
 // claudeCodeAbs checks a Claude Code path parameter: Claude Code's file
 // tools take absolute paths, and toolgate serves only its workspace.
-func claudeCodeAbs(env coordinator.MapEnv, param, p string) (string, error) {
+func claudeCodeAbs(env tool.MapEnv, param, p string) (string, error) {
 	if !filepath.IsAbs(filepath.FromSlash(p)) {
-		return "", coordinator.Errorf(api.ToolCodeOutside, "%s must be an absolute path inside the workspace %s; got %q.", param, env.Workspace.Dir, p)
+		return "", tool.Errorf(api.ToolCodeOutside, "%s must be an absolute path inside the workspace %s; got %q.", param, env.Workspace.Dir, p)
 	}
 	if _, err := env.Workspace.Rel(p); err != nil {
 		return "", err
@@ -103,7 +103,7 @@ func claudeCodeAbs(env coordinator.MapEnv, param, p string) (string, error) {
 }
 
 // claudeCodeErrors words toolgate's refusals as Claude Code's tools do.
-func claudeCodeErrors(res coordinator.Result, code string) coordinator.Result {
+func claudeCodeErrors(res tool.Result, code string) tool.Result {
 	text := ""
 	switch code {
 	case api.ToolCodeReadRequired:
@@ -115,13 +115,13 @@ func claudeCodeErrors(res coordinator.Result, code string) coordinator.Result {
 	default:
 		return res
 	}
-	return coordinator.Result{Content: []api.Content{api.TextContent(text)}, IsError: true}
+	return tool.Result{Content: []api.Content{api.TextContent(text)}, IsError: true}
 }
 
 var occurrences = regexp.MustCompile(`occurs (\d+) times`)
 
 // editErrors words edit_text's refusals as Claude Code's Edit does.
-func editErrors(res coordinator.Result, code, oldString string) coordinator.Result {
+func editErrors(res tool.Result, code, oldString string) tool.Result {
 	text := ""
 	switch code {
 	case CodeNoMatch:
@@ -138,10 +138,10 @@ func editErrors(res coordinator.Result, code, oldString string) coordinator.Resu
 	default:
 		return claudeCodeErrors(res, code)
 	}
-	return coordinator.Result{Content: []api.Content{api.TextContent(text)}, IsError: true}
+	return tool.Result{Content: []api.Content{api.TextContent(text)}, IsError: true}
 }
 
-func lastText(res coordinator.Result) string {
+func lastText(res tool.Result) string {
 	for i := len(res.Content) - 1; i >= 0; i-- {
 		if res.Content[i].Type == api.TypeText {
 			return res.Content[i].Text
@@ -151,8 +151,8 @@ func lastText(res coordinator.Result) string {
 }
 
 // editedSnippet is Claude Code's answer to a successful edit.
-func editedSnippet(abs string, res coordinator.Result) coordinator.Result {
-	return coordinator.TextResult(fmt.Sprintf("The file %s has been updated. Here's the result of running `cat -n` on a snippet of the edited file:\n%s",
+func editedSnippet(abs string, res tool.Result) tool.Result {
+	return tool.TextResult(fmt.Sprintf("The file %s has been updated. Here's the result of running `cat -n` on a snippet of the edited file:\n%s",
 		abs, lastText(res)))
 }
 
@@ -161,45 +161,45 @@ func editedSnippet(abs string, res coordinator.Result) coordinator.Result {
 func noChange(edits []TextEdit) error {
 	for _, e := range edits {
 		if e.OldString == e.NewString {
-			return coordinator.Errorf(CodeNoChange, "No changes to make: old_string and new_string are exactly the same.")
+			return tool.Errorf(CodeNoChange, "No changes to make: old_string and new_string are exactly the same.")
 		}
 	}
 	return nil
 }
 
-func claudeRead() *coordinator.DialectTool {
-	return coordinator.NewDialectTool(coordinator.DialectSpec[ReadInput]{
+func claudeRead() *tool.DialectTool {
+	return tool.NewDialectTool(tool.DialectSpec[ReadInput]{
 		Name: "Read",
 		Description: "Reads a file from the local filesystem. The file_path parameter must be an absolute path. By default, it reads up to 2000 lines " +
 			"starting from the beginning of the file; offset and limit read further. Lines longer than 2000 characters are truncated. " +
 			"Results are returned using cat -n format, with line numbers starting at 1. Images (PNG, JPG, GIF, WebP) are shown as images; " +
 			"Jupyter notebooks (.ipynb) as their cells with outputs.",
 		Targets: []string{"read_lines"},
-		Map: func(env coordinator.MapEnv, in *ReadInput) (coordinator.Mapping, error) {
+		Map: func(env tool.MapEnv, in *ReadInput) (tool.Mapping, error) {
 			p, err := claudeCodeAbs(env, "file_path", in.FilePath)
-			return coordinator.Mapping{Tool: "read_lines", Input: ReadLinesInput{Path: p, Offset: in.Offset, Limit: in.Limit},
+			return tool.Mapping{Tool: "read_lines", Input: ReadLinesInput{Path: p, Offset: in.Offset, Limit: in.Limit},
 				Result: claudeCodeErrors}, err
 		},
 	})
 }
 
-func claudeWrite() *coordinator.DialectTool {
-	return coordinator.NewDialectTool(coordinator.DialectSpec[WriteInput]{
+func claudeWrite() *tool.DialectTool {
+	return tool.NewDialectTool(tool.DialectSpec[WriteInput]{
 		Name: "Write",
 		Description: "Writes a file to the local filesystem, overwriting an existing file. An existing file must have been read with Read first. " +
 			"The file_path parameter must be an absolute path.",
 		Targets: []string{"write_file"},
-		Map: func(env coordinator.MapEnv, in *WriteInput) (coordinator.Mapping, error) {
+		Map: func(env tool.MapEnv, in *WriteInput) (tool.Mapping, error) {
 			p, err := claudeCodeAbs(env, "file_path", in.FilePath)
-			return coordinator.Mapping{Tool: "write_file", Input: WriteToFileInput{Path: p, Content: in.Content},
-				Result: func(res coordinator.Result, code string) coordinator.Result {
+			return tool.Mapping{Tool: "write_file", Input: WriteToFileInput{Path: p, Content: in.Content},
+				Result: func(res tool.Result, code string) tool.Result {
 					switch text := lastText(res); {
 					case code != "":
 						return claudeCodeErrors(res, code)
 					case strings.HasPrefix(text, "Created "):
-						return coordinator.TextResult("File created successfully at: " + p)
+						return tool.TextResult("File created successfully at: " + p)
 					default:
-						return coordinator.TextResult(fmt.Sprintf("The file %s has been updated.%s", p, afterSummary(text)))
+						return tool.TextResult(fmt.Sprintf("The file %s has been updated.%s", p, afterSummary(text)))
 					}
 				}}, err
 		},
@@ -215,20 +215,20 @@ func afterSummary(text string) string {
 	return ""
 }
 
-func claudeEdit() *coordinator.DialectTool {
-	return coordinator.NewDialectTool(coordinator.DialectSpec[EditInput]{
+func claudeEdit() *tool.DialectTool {
+	return tool.NewDialectTool(tool.DialectSpec[EditInput]{
 		Name: "Edit",
 		Description: "Performs exact string replacements in files. The file must have been read with Read in this conversation first. " +
 			"The edit fails if old_string is not unique in the file unless replace_all is set; old_string and new_string must differ.",
 		Targets: []string{"edit_text"},
-		Map: func(env coordinator.MapEnv, in *EditInput) (coordinator.Mapping, error) {
+		Map: func(env tool.MapEnv, in *EditInput) (tool.Mapping, error) {
 			p, err := claudeCodeAbs(env, "file_path", in.FilePath)
 			edit := TextEdit{OldString: in.OldString, NewString: in.NewString, ReplaceAll: in.ReplaceAll}
 			if err == nil {
 				err = noChange([]TextEdit{edit})
 			}
-			return coordinator.Mapping{Tool: "edit_text", Input: EditTextInput{Path: p, Edits: []TextEdit{edit}, RequireRead: true},
-				Result: func(res coordinator.Result, code string) coordinator.Result {
+			return tool.Mapping{Tool: "edit_text", Input: EditTextInput{Path: p, Edits: []TextEdit{edit}, RequireRead: true},
+				Result: func(res tool.Result, code string) tool.Result {
 					if code != "" {
 						return editErrors(res, code, in.OldString)
 					}
@@ -238,19 +238,19 @@ func claudeEdit() *coordinator.DialectTool {
 	})
 }
 
-func claudeMultiEdit() *coordinator.DialectTool {
-	return coordinator.NewDialectTool(coordinator.DialectSpec[MultiEditInput]{
+func claudeMultiEdit() *tool.DialectTool {
+	return tool.NewDialectTool(tool.DialectSpec[MultiEditInput]{
 		Name: "MultiEdit",
 		Description: "Makes several edits to a single file in one operation, in order, each on the result of the previous one. " +
 			"All edits succeed or none are applied. Each edit follows Edit's rules.",
 		Targets: []string{"edit_text"},
-		Map: func(env coordinator.MapEnv, in *MultiEditInput) (coordinator.Mapping, error) {
+		Map: func(env tool.MapEnv, in *MultiEditInput) (tool.Mapping, error) {
 			p, err := claudeCodeAbs(env, "file_path", in.FilePath)
 			if err == nil {
 				err = noChange(in.Edits)
 			}
-			return coordinator.Mapping{Tool: "edit_text", Input: EditTextInput{Path: p, Edits: in.Edits, RequireRead: true},
-				Result: func(res coordinator.Result, code string) coordinator.Result {
+			return tool.Mapping{Tool: "edit_text", Input: EditTextInput{Path: p, Edits: in.Edits, RequireRead: true},
+				Result: func(res tool.Result, code string) tool.Result {
 					if code != "" {
 						old := ""
 						if m := regexp.MustCompile(`^Edit (\d+):`).FindStringSubmatch(lastText(res)); m != nil {
@@ -265,7 +265,7 @@ func claudeMultiEdit() *coordinator.DialectTool {
 					for i, e := range in.Edits {
 						fmt.Fprintf(&b, "\n%d. Replaced %q with %q", i+1, clip(e.OldString), clip(e.NewString))
 					}
-					return coordinator.TextResult(b.String())
+					return tool.TextResult(b.String())
 				}}, err
 		},
 	})
@@ -279,21 +279,21 @@ func clip(s string) string {
 	return s
 }
 
-func claudeBash() *coordinator.DialectTool {
-	return coordinator.NewDialectTool(coordinator.DialectSpec[BashInput]{
+func claudeBash() *tool.DialectTool {
+	return tool.NewDialectTool(tool.DialectSpec[BashInput]{
 		Name: "Bash",
 		Description: "Executes a bash command in the workspace with an optional timeout (milliseconds, up to 600000; default 120000). " +
 			"run_in_background starts it as a background shell of the session: read its output with BashOutput and stop it with KillShell.",
 		Targets: []string{"execute_command"},
-		Map: func(env coordinator.MapEnv, in *BashInput) (coordinator.Mapping, error) {
+		Map: func(env tool.MapEnv, in *BashInput) (tool.Mapping, error) {
 			if in.RunInBackground {
-				return coordinator.Mapping{Tool: "background_shell", Input: BackgroundShellInput{Command: in.Command}}, nil
+				return tool.Mapping{Tool: "background_shell", Input: BackgroundShellInput{Command: in.Command}}, nil
 			}
 			timeout := 120
 			if in.Timeout > 0 {
 				timeout = (in.Timeout + 999) / 1000
 			}
-			return coordinator.Mapping{Tool: "execute_command", Input: ExecuteCommandInput{Command: in.Command, Timeout: timeout},
+			return tool.Mapping{Tool: "execute_command", Input: ExecuteCommandInput{Command: in.Command, Timeout: timeout},
 				Result: bashResult}, nil
 		},
 	})
@@ -302,7 +302,7 @@ func claudeBash() *coordinator.DialectTool {
 // bashResult is a command's output as Claude Code's Bash shows it: the
 // output alone when the command succeeded (execute_command's "Exit code 0"
 // trailer dropped), the output and the failure otherwise.
-func bashResult(res coordinator.Result, code string) coordinator.Result {
+func bashResult(res tool.Result, code string) tool.Result {
 	if code != "" || len(res.Content) < 2 {
 		return res
 	}
@@ -312,116 +312,120 @@ func bashResult(res coordinator.Result, code string) coordinator.Result {
 	return res
 }
 
-func claudeGlob() *coordinator.DialectTool {
-	return coordinator.NewDialectTool(coordinator.DialectSpec[GlobInput]{
+func claudeGlob() *tool.DialectTool {
+	return tool.NewDialectTool(tool.DialectSpec[GlobInput]{
 		Name: "Glob",
 		Description: "Fast file pattern matching: glob patterns like \"**/*.js\" or \"src/**/*.ts\". " +
 			"Returns matching absolute file paths sorted by modification time, newest first, at most 100.",
 		Targets: []string{"glob_files"},
-		Map: func(env coordinator.MapEnv, in *GlobInput) (coordinator.Mapping, error) {
-			return coordinator.Mapping{Tool: "glob_files", Input: GlobFilesInput(*in)}, nil
+		Map: func(env tool.MapEnv, in *GlobInput) (tool.Mapping, error) {
+			return tool.Mapping{Tool: "glob_files", Input: GlobFilesInput(*in)}, nil
 		},
 	})
 }
 
-func claudeGrep() *coordinator.DialectTool {
-	return coordinator.NewDialectTool(coordinator.DialectSpec[GrepInput]{
+func claudeGrep() *tool.DialectTool {
+	return tool.NewDialectTool(tool.DialectSpec[GrepInput]{
 		Name: "Grep",
 		Description: "A powerful search tool built on ripgrep. Supports full regex syntax; filter files with glob or type. " +
 			"Output modes: \"content\" shows matching lines (with -A/-B/-C context and -n line numbers), \"files_with_matches\" shows only file paths (default), " +
 			"\"count\" shows match counts. multiline: true lets patterns span lines. head_limit keeps the first N lines or entries.",
 		Targets: []string{"grep_files"},
-		Map: func(env coordinator.MapEnv, in *GrepInput) (coordinator.Mapping, error) {
-			return coordinator.Mapping{Tool: "grep_files", Input: in}, nil
+		Map: func(env tool.MapEnv, in *GrepInput) (tool.Mapping, error) {
+			return tool.Mapping{Tool: "grep_files", Input: in}, nil
 		},
 	})
 }
 
-func claudeLS() *coordinator.DialectTool {
-	return coordinator.NewDialectTool(coordinator.DialectSpec[LSInput]{
+func claudeLS() *tool.DialectTool {
+	return tool.NewDialectTool(tool.DialectSpec[LSInput]{
 		Name:        "LS",
 		Description: "Lists files and directories in a given path. The path parameter must be an absolute path. ignore takes glob patterns to leave out.",
 		Targets:     []string{"list_tree"},
-		Map: func(env coordinator.MapEnv, in *LSInput) (coordinator.Mapping, error) {
+		Map: func(env tool.MapEnv, in *LSInput) (tool.Mapping, error) {
 			p, err := claudeCodeAbs(env, "path", in.Path)
-			return coordinator.Mapping{Tool: "list_tree", Input: ListTreeInput{Path: p, Ignore: in.Ignore}}, err
+			return tool.Mapping{Tool: "list_tree", Input: ListTreeInput{Path: p, Ignore: in.Ignore}}, err
 		},
 	})
 }
 
-func claudeTodoWrite() *coordinator.DialectTool {
-	return coordinator.NewDialectTool(coordinator.DialectSpec[TodoWriteInput]{
+func claudeTodoWrite() *tool.DialectTool {
+	return tool.NewDialectTool(tool.DialectSpec[TodoWriteInput]{
 		Name: "TodoWrite",
 		Description: "Create and manage a structured task list for the session: the whole list each time, every task with content, " +
 			"status (pending, in_progress, completed) and activeForm. The list is shown to the user.",
 		Targets: []string{"todo_write"},
-		Map: func(env coordinator.MapEnv, in *TodoWriteInput) (coordinator.Mapping, error) {
-			return coordinator.Mapping{Tool: "todo_write", Input: in}, nil
+		Map: func(env tool.MapEnv, in *TodoWriteInput) (tool.Mapping, error) {
+			return tool.Mapping{Tool: "todo_write", Input: in}, nil
 		},
 	})
 }
 
-func claudeNotebookEdit() *coordinator.DialectTool {
-	return coordinator.NewDialectTool(coordinator.DialectSpec[ClaudeNotebookEditInput]{
+func claudeNotebookEdit() *tool.DialectTool {
+	return tool.NewDialectTool(tool.DialectSpec[ClaudeNotebookEditInput]{
 		Name: "NotebookEdit",
 		Description: "Replaces the contents of a specific cell in a Jupyter notebook (.ipynb file) with new source, inserts a new cell " +
 			"(edit_mode=insert) or deletes one (edit_mode=delete). notebook_path must be absolute; the notebook must have been read first.",
 		Targets: []string{"notebook_edit"},
-		Map: func(env coordinator.MapEnv, in *ClaudeNotebookEditInput) (coordinator.Mapping, error) {
+		Map: func(env tool.MapEnv, in *ClaudeNotebookEditInput) (tool.Mapping, error) {
 			p, err := claudeCodeAbs(env, "notebook_path", in.NotebookPath)
-			return coordinator.Mapping{Tool: "notebook_edit", Result: claudeCodeErrors, Input: NotebookEditInput{
+			return tool.Mapping{Tool: "notebook_edit", Result: claudeCodeErrors, Input: NotebookEditInput{
 				Path: p, CellID: in.CellID, NewSource: in.NewSource, CellType: in.CellType, EditMode: in.EditMode}}, err
 		},
 	})
 }
 
-func claudeTask() *coordinator.DialectTool {
-	return coordinator.NewDialectTool(coordinator.DialectSpec[TaskInput]{
+func claudeTask() *tool.DialectTool {
+	return tool.NewDialectTool(tool.DialectSpec[TaskInput]{
 		Name: "Task",
 		Description: "Launch a new agent to handle a complex, multi-step task autonomously. subagent_type names one of the agents " +
 			"configured for this toolgate (its use_subagent_<name> tool).",
-		Targets: []string{coordinator.SubagentPrefix + "*"},
-		Map: func(env coordinator.MapEnv, in *TaskInput) (coordinator.Mapping, error) {
-			name := coordinator.SubagentPrefix + in.SubagentType
+		Targets: []string{subagentPrefix + "*"},
+		Map: func(env tool.MapEnv, in *TaskInput) (tool.Mapping, error) {
+			name := subagentPrefix + in.SubagentType
 			if !env.Has(name) {
-				return coordinator.Mapping{}, coordinator.Errorf(api.ToolCodeNotFound, "Agent type '%s' not found: no agent of that name is configured.", in.SubagentType)
+				return tool.Mapping{}, tool.Errorf(api.ToolCodeNotFound, "Agent type '%s' not found: no agent of that name is configured.", in.SubagentType)
 			}
-			return coordinator.Mapping{Tool: name, Input: map[string]string{"prompt": in.Prompt}}, nil
+			return tool.Mapping{Tool: name, Input: map[string]string{"prompt": in.Prompt}}, nil
 		},
 	})
 }
+
+// subagentPrefix starts the names of the configured agents' tools
+// (use_subagent_<name>), which Task runs.
+const subagentPrefix = "use_subagent_"
 
 // webFetchTool is the registry tool WebFetch maps onto when it exists.
 const webFetchTool = "web_fetch"
 
-func claudeWebFetch() *coordinator.DialectTool {
-	return coordinator.NewDialectTool(coordinator.DialectSpec[WebFetchInput]{
+func claudeWebFetch() *tool.DialectTool {
+	return tool.NewDialectTool(tool.DialectSpec[WebFetchInput]{
 		Name:        "WebFetch",
 		Description: "Fetches content from a URL and answers the prompt about it.",
 		Targets:     []string{webFetchTool},
-		Map: func(env coordinator.MapEnv, in *WebFetchInput) (coordinator.Mapping, error) {
+		Map: func(env tool.MapEnv, in *WebFetchInput) (tool.Mapping, error) {
 			if !env.Has(webFetchTool) {
-				return coordinator.Mapping{}, coordinator.Errorf(api.ToolCodeNotOwned, "Tool WebFetch is handled by the client, not by toolgate (no web_fetch is configured).")
+				return tool.Mapping{}, tool.Errorf(api.ToolCodeNotOwned, "Tool WebFetch is handled by the client, not by toolgate (no web_fetch is configured).")
 			}
-			return coordinator.Mapping{Tool: webFetchTool, Input: map[string]string{"url": in.URL}}, nil
+			return tool.Mapping{Tool: webFetchTool, Input: map[string]string{"url": in.URL}}, nil
 		},
 	})
 }
 
-func claudeWebSearch() *coordinator.DialectTool {
-	return coordinator.NewDialectTool(coordinator.DialectSpec[WebSearchInput]{
+func claudeWebSearch() *tool.DialectTool {
+	return tool.NewDialectTool(tool.DialectSpec[WebSearchInput]{
 		Name:        "WebSearch",
 		Description: "Searches the web.",
 		Targets:     []string{"web_search"},
-		Map: func(env coordinator.MapEnv, in *WebSearchInput) (coordinator.Mapping, error) {
-			return coordinator.Mapping{}, coordinator.Errorf(api.ToolCodeNotOwned, "Tool WebSearch is handled by the client, not by toolgate.")
+		Map: func(env tool.MapEnv, in *WebSearchInput) (tool.Mapping, error) {
+			return tool.Mapping{}, tool.Errorf(api.ToolCodeNotOwned, "Tool WebSearch is handled by the client, not by toolgate.")
 		},
 	})
 }
 
 // claudeCode is Claude Code's tool set.
-func claudeCode() coordinator.Dialect {
-	return coordinator.Dialect{Name: api.DialectClaudeCode, Tools: []*coordinator.DialectTool{
+func claudeCode() tool.Dialect {
+	return tool.Dialect{Name: api.DialectClaudeCode, Tools: []*tool.DialectTool{
 		claudeTask(), claudeBash(), claudeGlob(), claudeGrep(), claudeLS(), claudeRead(), claudeEdit(), claudeMultiEdit(),
 		claudeWrite(), claudeNotebookEdit(), claudeWebFetch(), claudeTodoWrite(), claudeWebSearch(),
 		claudeBashOutput(), claudeKillShell(),
@@ -439,24 +443,24 @@ type KillShellClaudeInput struct {
 	ShellID string `json:"shell_id" validate:"required" jsonschema:"The ID of the background shell to kill"`
 }
 
-func claudeBashOutput() *coordinator.DialectTool {
-	return coordinator.NewDialectTool(coordinator.DialectSpec[BashOutputInput]{
+func claudeBashOutput() *tool.DialectTool {
+	return tool.NewDialectTool(tool.DialectSpec[BashOutputInput]{
 		Name:        "BashOutput",
 		Description: "Retrieves output from a running or completed background bash shell: only the output written since the last check, with the shell's status.",
 		Targets:     []string{"shell_output"},
-		Map: func(env coordinator.MapEnv, in *BashOutputInput) (coordinator.Mapping, error) {
-			return coordinator.Mapping{Tool: "shell_output", Input: ShellOutputInput{ID: in.BashID, Filter: in.Filter}}, nil
+		Map: func(env tool.MapEnv, in *BashOutputInput) (tool.Mapping, error) {
+			return tool.Mapping{Tool: "shell_output", Input: ShellOutputInput{ID: in.BashID, Filter: in.Filter}}, nil
 		},
 	})
 }
 
-func claudeKillShell() *coordinator.DialectTool {
-	return coordinator.NewDialectTool(coordinator.DialectSpec[KillShellClaudeInput]{
+func claudeKillShell() *tool.DialectTool {
+	return tool.NewDialectTool(tool.DialectSpec[KillShellClaudeInput]{
 		Name:        "KillShell",
 		Description: "Kills a running background bash shell by its ID.",
 		Targets:     []string{"kill_shell"},
-		Map: func(env coordinator.MapEnv, in *KillShellClaudeInput) (coordinator.Mapping, error) {
-			return coordinator.Mapping{Tool: "kill_shell", Input: KillShellInput{ID: in.ShellID}}, nil
+		Map: func(env tool.MapEnv, in *KillShellClaudeInput) (tool.Mapping, error) {
+			return tool.Mapping{Tool: "kill_shell", Input: KillShellInput{ID: in.ShellID}}, nil
 		},
 	})
 }

@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/handlers/editdiff"
 	"github.com/toolgate/toolgate/internal/atomicfile"
 )
@@ -30,18 +30,18 @@ type editTarget struct {
 	rel    string
 	exists bool
 	old    []byte
-	state  coordinator.FileState
+	state  tool.FileState
 }
 
 // loadTarget reads the file at p whole, or notes that it does not exist.
 // Directories, devices and pipes are refused before anything opens them.
-func loadTarget(ws *coordinator.Workspace, p string) (*editTarget, error) {
+func loadTarget(ws *tool.Workspace, p string) (*editTarget, error) {
 	rel, err := ws.Rel(p)
 	if err != nil {
 		return nil, err
 	}
 	if rel == "." {
-		return nil, coordinator.Errorf(api.ToolCodeIsDirectory, "path must name a file, not the workspace itself")
+		return nil, tool.Errorf(api.ToolCodeIsDirectory, "path must name a file, not the workspace itself")
 	}
 	info, err := ws.Root.Stat(rel)
 	switch {
@@ -50,9 +50,9 @@ func loadTarget(ws *coordinator.Workspace, p string) (*editTarget, error) {
 	case err != nil:
 		return nil, fileError(rel, err)
 	case info.IsDir():
-		return nil, coordinator.Errorf(api.ToolCodeIsDirectory, "%s is a directory, not a file.", rel)
+		return nil, tool.Errorf(api.ToolCodeIsDirectory, "%s is a directory, not a file.", rel)
 	case !info.Mode().IsRegular():
-		return nil, coordinator.Errorf(api.ToolCodeNotRegular, "%s is not a regular file.", rel)
+		return nil, tool.Errorf(api.ToolCodeNotRegular, "%s is not a regular file.", rel)
 	case info.Size() > maxEditBytes:
 		return nil, tooLarge(rel, info.Size())
 	}
@@ -71,25 +71,25 @@ func loadTarget(ws *coordinator.Workspace, p string) (*editTarget, error) {
 	if len(data) > maxEditBytes {
 		return nil, tooLarge(rel, int64(len(data)))
 	}
-	return &editTarget{rel: rel, exists: true, old: data, state: coordinator.StateOf(data, info.ModTime())}, nil
+	return &editTarget{rel: rel, exists: true, old: data, state: tool.StateOf(data, info.ModTime())}, nil
 }
 
 func tooLarge(rel string, size int64) error {
-	return coordinator.Errorf(api.ToolCodeTooLarge, "%s is %d bytes; files over %d MB cannot be edited by this tool.", rel, size, maxEditBytes>>20)
+	return tool.Errorf(api.ToolCodeTooLarge, "%s is %d bytes; files over %d MB cannot be edited by this tool.", rel, size, maxEditBytes>>20)
 }
 
 // commit replaces the target's content atomically, then records the new
 // state in the session and keeps the old content for a revert. It returns
 // a note when the edit cannot be reverted. The stale-file guard must have
 // passed before.
-func commit(call *coordinator.Call, t *editTarget, content []byte) (string, error) {
+func commit(call *tool.Call, t *editTarget, content []byte) (string, error) {
 	root := call.Workspace.Root
 	if err := atomicfile.Write(root, t.rel, content, 0o644); err != nil {
 		return "", writeError(t.rel, err)
 	}
 	after := stateOnDisk(root, t.rel, content)
 	call.Files.Remember(t.rel, after)
-	kept := call.Files.KeepPrior(coordinator.Prior{
+	kept := call.Files.KeepPrior(tool.Prior{
 		ToolUseID: call.ToolUseID, Path: t.rel, Existed: t.exists, Content: t.old, After: after, Undo: t.undo(root),
 	})
 	if call.Files != nil && !kept {
@@ -99,17 +99,17 @@ func commit(call *coordinator.Call, t *editTarget, content []byte) (string, erro
 }
 
 // undo puts the target back as it was before the edit.
-func (t *editTarget) undo(root *os.Root) func([]byte) (coordinator.FileState, string, error) {
-	return func(current []byte) (coordinator.FileState, string, error) {
+func (t *editTarget) undo(root *os.Root) func([]byte) (tool.FileState, string, error) {
+	return func(current []byte) (tool.FileState, string, error) {
 		diff := diffText(t.rel, current, t.old)
 		if !t.exists {
 			if err := root.Remove(t.rel); err != nil {
-				return coordinator.FileState{}, "", err
+				return tool.FileState{}, "", err
 			}
-			return coordinator.FileState{}, diff, nil
+			return tool.FileState{}, diff, nil
 		}
 		if err := atomicfile.Write(root, t.rel, t.old, 0o644); err != nil {
-			return coordinator.FileState{}, "", err
+			return tool.FileState{}, "", err
 		}
 		return stateOnDisk(root, t.rel, t.old), diff, nil
 	}
@@ -117,8 +117,8 @@ func (t *editTarget) undo(root *os.Root) func([]byte) (coordinator.FileState, st
 
 // stateOnDisk is the state of a file just written with content: its mtime
 // comes from the disk, its hash from what was written.
-func stateOnDisk(root *os.Root, rel string, content []byte) coordinator.FileState {
-	st := coordinator.StateOf(content, time.Time{})
+func stateOnDisk(root *os.Root, rel string, content []byte) tool.FileState {
+	st := tool.StateOf(content, time.Time{})
 	if info, err := root.Stat(rel); err == nil {
 		st.ModTime = info.ModTime()
 	}
@@ -129,9 +129,9 @@ func stateOnDisk(root *os.Root, rel string, content []byte) coordinator.FileStat
 func writeError(rel string, err error) error {
 	switch {
 	case errors.Is(err, atomicfile.ErrEscapes):
-		return coordinator.Errorf(api.ToolCodeOutside, "Path %s leads outside the workspace (through a symlink or ..); only paths inside it can be written.", rel)
+		return tool.Errorf(api.ToolCodeOutside, "Path %s leads outside the workspace (through a symlink or ..); only paths inside it can be written.", rel)
 	case errors.Is(err, atomicfile.ErrNotRegular):
-		return coordinator.Errorf(api.ToolCodeNotRegular, "%s is not a regular file.", rel)
+		return tool.Errorf(api.ToolCodeNotRegular, "%s is not a regular file.", rel)
 	}
 	return fileError(rel, err)
 }
@@ -152,12 +152,12 @@ func isText(b []byte) bool { return bytes.IndexByte(b, 0) < 0 && utf8.Valid(b) }
 
 // editResult is the confirmation a successful edit returns: one line, the
 // diff of what changed, and any note.
-func editResult(summary, diff, note string) coordinator.Result {
+func editResult(summary, diff, note string) tool.Result {
 	text := summary
 	if diff != "" {
 		text += "\n\n" + diff
 	}
-	return coordinator.TextResult(text + note)
+	return tool.TextResult(text + note)
 }
 
 // describeSize is "N lines, B bytes" of new content.

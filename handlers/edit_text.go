@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // EditTextInput is edit_text's input: exact-string replacements or a line
@@ -46,16 +46,16 @@ const (
 // snippetLines is how many lines around an edit its result shows.
 const snippetLines = 4
 
-func newEditText(name string, env coordinator.ToolEnv) *coordinator.Tool {
-	return coordinator.NewTool(coordinator.Spec[EditTextInput]{
+func newEditText(name string, env tool.Env) *tool.Tool {
+	return tool.NewTool(tool.Spec[EditTextInput]{
 		Name: name,
 		Description: "Edit a file by exact string replacement (each old_string unique unless replace_all) or insert text after a line. " +
 			"All edits apply or none do. An empty old_string creates a file that does not exist yet.",
 		Run:       editText,
-		Interrupt: coordinator.InterruptBlock,
+		Interrupt: tool.InterruptBlock,
 		Writes:    true,
 		Paths:     func(in *EditTextInput) []string { return []string{in.Path} },
-		Preview: func(ctx context.Context, call *coordinator.Call, in *EditTextInput) (string, error) {
+		Preview: func(ctx context.Context, call *tool.Call, in *EditTextInput) (string, error) {
 			t, err := loadTarget(call.Workspace, in.Path)
 			if err != nil {
 				return "", err
@@ -69,11 +69,11 @@ func newEditText(name string, env coordinator.ToolEnv) *coordinator.Tool {
 	})
 }
 
-func editText(ctx context.Context, call *coordinator.Call, in *EditTextInput) (coordinator.Result, error) {
+func editText(ctx context.Context, call *tool.Call, in *EditTextInput) (tool.Result, error) {
 	at := 0
 	fe, err := editFile(call, in.Path, func(t *editTarget) ([]byte, error) {
 		if _, seen := call.Files.Seen(t.rel); in.RequireRead && t.exists && !seen {
-			return nil, coordinator.Errorf(api.ToolCodeReadRequired,
+			return nil, tool.Errorf(api.ToolCodeReadRequired,
 				"%s has not been read in this session; read it before editing it. No changes were made.", t.rel)
 		}
 		content, first, err := applyTextEdits(t, in)
@@ -81,13 +81,13 @@ func editText(ctx context.Context, call *coordinator.Call, in *EditTextInput) (c
 		return []byte(content), err
 	})
 	if err != nil {
-		return coordinator.Result{}, err
+		return tool.Result{}, err
 	}
 	verb := "Edited"
 	if !fe.target.exists {
 		verb = "Created"
 	}
-	return coordinator.Result{Content: []api.Content{
+	return tool.Result{Content: []api.Content{
 		api.TextContent(fmt.Sprintf("%s %s (%s).%s", verb, fe.target.rel, describeSize(fe.content), fe.note)),
 		api.TextContent(numberedSnippet(string(fe.content), at)),
 	}}, nil
@@ -97,7 +97,7 @@ func editText(ctx context.Context, call *coordinator.Call, in *EditTextInput) (c
 // edits touched, without writing.
 func applyTextEdits(t *editTarget, in *EditTextInput) (string, int, error) {
 	if !isText(t.old) {
-		return "", 0, coordinator.Errorf("binary_file", "Cannot edit %s: it is a binary file, not text.", t.rel)
+		return "", 0, tool.Errorf("binary_file", "Cannot edit %s: it is a binary file, not text.", t.rel)
 	}
 	content := string(t.old)
 	crlf := strings.Count(content, "\r\n") > strings.Count(content, "\n")/2
@@ -105,7 +105,7 @@ func applyTextEdits(t *editTarget, in *EditTextInput) (string, int, error) {
 		return insertText(t, content, *in.Insert, crlf)
 	}
 	if len(in.Edits) == 0 {
-		return "", 0, &coordinator.InputError{Summary: "Invalid input for tool edit_text.", Fields: map[string]string{"edits": "give at least one edit"}}
+		return "", 0, tool.Errorf(api.ToolCodeInvalid, "Invalid input for tool edit_text: give at least one edit or an insert.")
 	}
 	first := -1
 	for i, e := range in.Edits {
@@ -119,19 +119,19 @@ func applyTextEdits(t *editTarget, in *EditTextInput) (string, int, error) {
 			first = 1
 			continue
 		case old == "" && t.exists && content != "":
-			return "", 0, coordinator.Errorf(CodeFileExists, "Cannot create %s: the file already exists. No changes were made.", t.rel)
+			return "", 0, tool.Errorf(CodeFileExists, "Cannot create %s: the file already exists. No changes were made.", t.rel)
 		case old == "" && t.exists:
 			content = repl
 			first = 1
 			continue
 		case !t.exists:
-			return "", 0, coordinator.Errorf(api.ToolCodeNotFound, "File not found: %s.", t.rel)
+			return "", 0, tool.Errorf(api.ToolCodeNotFound, "File not found: %s.", t.rel)
 		case e.OldString == e.NewString:
-			return "", 0, coordinator.Errorf(CodeNoChange, "Edit %d: old_string and new_string are exactly the same. No changes were made.", i+1)
+			return "", 0, tool.Errorf(CodeNoChange, "Edit %d: old_string and new_string are exactly the same. No changes were made.", i+1)
 		case n == 0:
-			return "", 0, coordinator.Errorf(CodeNoMatch, "Edit %d: old_string was not found in %s. No changes were made.\nString: %s", i+1, t.rel, e.OldString)
+			return "", 0, tool.Errorf(CodeNoMatch, "Edit %d: old_string was not found in %s. No changes were made.\nString: %s", i+1, t.rel, e.OldString)
 		case n > 1 && !e.ReplaceAll:
-			return "", 0, coordinator.Errorf(CodeMultipleMatches, "Edit %d: old_string occurs %d times in %s (lines %s); "+
+			return "", 0, tool.Errorf(CodeMultipleMatches, "Edit %d: old_string occurs %d times in %s (lines %s); "+
 				"give more context to make it unique, or set replace_all. No changes were made.\nString: %s",
 				i+1, n, t.rel, matchLines(content, old), e.OldString)
 		default:
@@ -151,14 +151,14 @@ func applyTextEdits(t *editTarget, in *EditTextInput) (string, int, error) {
 // insertText inserts text after line n of content.
 func insertText(t *editTarget, content string, ins TextInsert, crlf bool) (string, int, error) {
 	if !t.exists {
-		return "", 0, coordinator.Errorf(api.ToolCodeNotFound, "File not found: %s.", t.rel)
+		return "", 0, tool.Errorf(api.ToolCodeNotFound, "File not found: %s.", t.rel)
 	}
 	lines := strings.SplitAfter(content, "\n")
 	if lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]
 	}
 	if ins.Line > len(lines) {
-		return "", 0, coordinator.Errorf(CodeBadInsertLine, "Invalid insert line %d: the file has %d lines, so it must be within [0, %d].",
+		return "", 0, tool.Errorf(CodeBadInsertLine, "Invalid insert line %d: the file has %d lines, so it must be within [0, %d].",
 			ins.Line, len(lines), len(lines))
 	}
 	text := ins.Text

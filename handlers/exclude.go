@@ -3,7 +3,7 @@ package handlers
 import (
 	"sync/atomic"
 
-	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // excludeFunc reports a workspace-relative path that a call must not see
@@ -14,7 +14,7 @@ type excludeFunc func(rel string, isDir bool) bool
 // callExclude is where the workspace's .clineignore reaches the walking
 // tools (search_files, list_files, list_code_definition_names): the ignore
 // rules the call was authorized under. Nil (no call) excludes nothing.
-func callExclude(call *coordinator.Call) excludeFunc {
+func callExclude(call *tool.Call) excludeFunc {
 	if call == nil {
 		return nil
 	}
@@ -48,5 +48,5 @@ func excludedNote(n int) string {
 	if n == 0 {
 		return ""
 	}
-	return "\n\n" + coordinator.IgnoredNote(n)
+	return "\n\n" + tool.IgnoredNote(n)
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/process"
 	"github.com/toolgate/toolgate/internal/shellcmd"
 )
@@ -64,13 +64,13 @@ func newCommandMetrics(reg prometheus.Registerer) *commandMetrics {
 
 // commandRunner is execute_command with what it shares between calls.
 type commandRunner struct {
-	cfg     *coordinator.CommandConfig
+	cfg     *tool.CommandConfig
 	metrics *commandMetrics
 }
 
-func newExecuteCommand(name string, env coordinator.ToolEnv) *coordinator.Tool {
-	r := &commandRunner{cfg: &env.Config.Commands, metrics: newCommandMetrics(env.Registerer)}
-	return coordinator.NewTool(coordinator.Spec[ExecuteCommandInput]{
+func newExecuteCommand(name string, env tool.Env) *tool.Tool {
+	r := &commandRunner{cfg: env.Commands, metrics: newCommandMetrics(env.Registerer)}
+	return tool.NewTool(tool.Spec[ExecuteCommandInput]{
 		Name: name,
 		Description: "Run a bash command in the workspace (stdin is empty; no terminal). Output streams live; the result " +
 			"holds the exit code and the output, its first and last lines when it is longer than 1000 lines or 512 KB. " +
@@ -79,8 +79,8 @@ func newExecuteCommand(name string, env coordinator.ToolEnv) *coordinator.Tool {
 		ConcurrencySafe: func(in *ExecuteCommandInput) bool { return shellcmd.Analyze(in.Command).ReadOnly() },
 		Writes:          true,
 		Paths:           commandPaths,
-		Command: func(in *ExecuteCommandInput) coordinator.CommandLine {
-			return coordinator.CommandLine{Command: in.Command, RequiresApproval: in.RequiresApproval, Cwd: in.Cwd}
+		Command: func(in *ExecuteCommandInput) tool.CommandLine {
+			return tool.CommandLine{Command: in.Command, RequiresApproval: in.RequiresApproval, Cwd: in.Cwd}
 		},
 	})
 }
@@ -99,10 +99,10 @@ func commandPaths(in *ExecuteCommandInput) []string {
 	return out
 }
 
-func (r *commandRunner) run(ctx context.Context, call *coordinator.Call, in *ExecuteCommandInput) (coordinator.Result, error) {
+func (r *commandRunner) run(ctx context.Context, call *tool.Call, in *ExecuteCommandInput) (tool.Result, error) {
 	dir, err := commandDir(call.Workspace, in.Cwd)
 	if err != nil {
-		return coordinator.Result{}, err
+		return tool.Result{}, err
 	}
 	timeout := commandTimeout(r.cfg, in)
 	out := process.NewOutput(process.OutputLimits{Full: r.cfg.OutputCap(), Dir: r.cfg.OutputDir})
@@ -120,14 +120,14 @@ func (r *commandRunner) run(ctx context.Context, call *coordinator.Call, in *Exe
 	if err != nil {
 		_ = out.Remove()
 		r.metrics.runs.WithLabelValues("not_started").Inc()
-		return coordinator.Result{}, coordinator.Errorf(codeNotStarted, "The command could not start: %v", err)
+		return tool.Result{}, tool.Errorf(codeNotStarted, "The command could not start: %v", err)
 	}
 	hint := fmt.Sprintf("full output: GET /v1/sessions/%s/calls/%s/output", call.SessionID, call.ToolUseID)
 	text := out.Summary(process.SummaryLimits{Hint: hint})
 	if text == "" {
 		text = "(no output)"
 	}
-	result := coordinator.Result{Content: []api.Content{api.TextContent(text)}}
+	result := tool.Result{Content: []api.Content{api.TextContent(text)}}
 	status, verdict := judge(res, timeout)
 	r.metrics.runs.WithLabelValues(status).Inc()
 	if verdict != nil {
@@ -143,7 +143,7 @@ func (r *commandRunner) run(ctx context.Context, call *coordinator.Call, in *Exe
 
 // commandTimeout is the requested timeout, else the default for the
 // command's kind: installs, builds and test runs get the long one.
-func commandTimeout(cfg *coordinator.CommandConfig, in *ExecuteCommandInput) time.Duration {
+func commandTimeout(cfg *tool.CommandConfig, in *ExecuteCommandInput) time.Duration {
 	return cfg.Timeout(in.Timeout, shellcmd.Analyze(in.Command).LongRunning())
 }
 
@@ -159,12 +159,12 @@ func judge(res process.Result, timeout time.Duration) (string, error) {
 	case res.Cancelled:
 		return "cancelled", nil
 	case res.TimedOut:
-		return "timed_out", coordinator.Errorf(codeTimedOut,
+		return "timed_out", tool.Errorf(codeTimedOut,
 			"The command timed out after %s; its process group was killed. Pass a larger timeout (seconds) if it needs longer.", timeout)
 	case res.Signal != "":
-		return "failed", coordinator.Errorf(codeExitStatus, "The command was killed by signal %s.%s", res.Signal, stray)
+		return "failed", tool.Errorf(codeExitStatus, "The command was killed by signal %s.%s", res.Signal, stray)
 	case res.ExitCode != 0:
-		return "failed", coordinator.Errorf(codeExitStatus, "The command failed with exit code %d.%s", res.ExitCode, stray)
+		return "failed", tool.Errorf(codeExitStatus, "The command failed with exit code %d.%s", res.ExitCode, stray)
 	}
 	return "succeeded", nil
 }
@@ -172,7 +172,7 @@ func judge(res process.Result, timeout time.Duration) (string, error) {
 // commandDir resolves cwd inside the workspace. The check goes through
 // os.Root, so a symlink leading out is refused; the command itself is free
 // to cd anywhere, so this is a rule about where calls start, not a sandbox.
-func commandDir(ws *coordinator.Workspace, cwd string) (string, error) {
+func commandDir(ws *tool.Workspace, cwd string) (string, error) {
 	rel, err := ws.Rel(cwd)
 	if err != nil {
 		return "", err
@@ -182,7 +182,7 @@ func commandDir(ws *coordinator.Workspace, cwd string) (string, error) {
 		return "", fileError(rel, err)
 	}
 	if !st.IsDir() {
-		return "", coordinator.Errorf(api.ToolCodeNotDirectory, "cwd %s is not a directory.", rel)
+		return "", tool.Errorf(api.ToolCodeNotDirectory, "cwd %s is not a directory.", rel)
 	}
 	return filepath.Join(ws.Dir, filepath.FromSlash(rel)), nil
 }

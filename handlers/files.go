@@ -7,11 +7,11 @@ import (
 	"syscall"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // openRegular opens a regular file of the workspace for reading.
-func openRegular(ws *coordinator.Workspace, p string) (string, *os.File, error) {
+func openRegular(ws *tool.Workspace, p string) (string, *os.File, error) {
 	rel, err := ws.Rel(p)
 	if err != nil {
 		return "", nil, err
@@ -27,11 +27,11 @@ func openRegular(ws *coordinator.Workspace, p string) (string, *os.File, error) 
 	}
 	if st.IsDir() {
 		f.Close()
-		return rel, nil, coordinator.Errorf(api.ToolCodeIsDirectory, "%s is a directory; use list_files to see what it holds.", rel)
+		return rel, nil, tool.Errorf(api.ToolCodeIsDirectory, "%s is a directory; use list_files to see what it holds.", rel)
 	}
 	if !st.Mode().IsRegular() {
 		f.Close()
-		return rel, nil, coordinator.Errorf(api.ToolCodeNotRegular, "%s is not a regular file.", rel)
+		return rel, nil, tool.Errorf(api.ToolCodeNotRegular, "%s is not a regular file.", rel)
 	}
 	return rel, f, nil
 }
@@ -41,23 +41,23 @@ func openRegular(ws *coordinator.Workspace, p string) (string, *os.File, error) 
 func fileError(rel string, err error) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return coordinator.Errorf(api.ToolCodeNotFound, "File not found: %s", coordinator.Display(rel))
+		return tool.Errorf(api.ToolCodeNotFound, "File not found: %s", tool.Display(rel))
 	case errors.Is(err, fs.ErrPermission):
-		return coordinator.Errorf(api.ToolCodePermission, "Permission denied: %s", coordinator.Display(rel))
+		return tool.Errorf(api.ToolCodePermission, "Permission denied: %s", tool.Display(rel))
 	case isEscape(err):
-		return coordinator.Errorf(api.ToolCodeOutside, "Path %s leads outside the workspace (through a symlink or ..); only paths inside it can be used.", coordinator.Display(rel))
+		return tool.Errorf(api.ToolCodeOutside, "Path %s leads outside the workspace (through a symlink or ..); only paths inside it can be used.", tool.Display(rel))
 	case errors.Is(err, syscall.ENAMETOOLONG):
-		return coordinator.Errorf(api.ToolCodeInvalidPath, "Path is too long: %.80s...", rel)
+		return tool.Errorf(api.ToolCodeInvalidPath, "Path is too long: %.80s...", rel)
 	case errors.Is(err, syscall.ENOTDIR):
-		return coordinator.Errorf(api.ToolCodeNotFound, "File not found: %s (a parent is not a directory)", coordinator.Display(rel))
+		return tool.Errorf(api.ToolCodeNotFound, "File not found: %s (a parent is not a directory)", tool.Display(rel))
 	case errors.Is(err, syscall.ELOOP):
-		return coordinator.Errorf(api.ToolCodeOutside, "Path %s goes through too many symlinks.", coordinator.Display(rel))
+		return tool.Errorf(api.ToolCodeOutside, "Path %s goes through too many symlinks.", tool.Display(rel))
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		return coordinator.Errorf(api.ToolCodeIOError, "Cannot access %s: %v", coordinator.Display(rel), pe.Err)
+		return tool.Errorf(api.ToolCodeIOError, "Cannot access %s: %v", tool.Display(rel), pe.Err)
 	}
-	return coordinator.Errorf(api.ToolCodeIOError, "Cannot access %s: %v", coordinator.Display(rel), err)
+	return tool.Errorf(api.ToolCodeIOError, "Cannot access %s: %v", tool.Display(rel), err)
 }
 
 // isEscape reports os.Root's refusal of a path that leaves the root.

@@ -7,7 +7,7 @@ import (
 	"os"
 	"sync"
 
-	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // maxHashBytes bounds how much of a file a read hashes beyond what it
@@ -33,7 +33,7 @@ func (s *stateHasher) Read(p []byte) (int, error) {
 
 // remember records the file's state in the session: the rest of the file
 // is hashed if it is small enough, else only size and mtime are kept.
-func (s *stateHasher) remember(files *coordinator.FileMemory, rel string) {
+func (s *stateHasher) remember(files *tool.FileMemory, rel string) {
 	if files == nil {
 		return
 	}
@@ -41,7 +41,7 @@ func (s *stateHasher) remember(files *coordinator.FileMemory, rel string) {
 	if err != nil {
 		return
 	}
-	st := coordinator.FileState{Size: info.Size(), ModTime: info.ModTime()}
+	st := tool.FileState{Size: info.Size(), ModTime: info.ModTime()}
 	if info.Size() <= maxHashBytes {
 		buf := copyBuffers.Get().(*[]byte)
 		_, err := io.CopyBuffer(s.h, readerOnly{s.f}, *buf)

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/handlers/search"
 )
 
@@ -19,8 +19,8 @@ type GlobFilesInput struct {
 // globFilesLimit caps one answer, as Claude Code's Glob does.
 const globFilesLimit = 100
 
-func newGlobFiles(name string, env coordinator.ToolEnv) *coordinator.Tool {
-	return coordinator.NewTool(coordinator.Spec[GlobFilesInput]{
+func newGlobFiles(name string, env tool.Env) *tool.Tool {
+	return tool.NewTool(tool.Spec[GlobFilesInput]{
 		Name: name,
 		Description: "Find files by glob pattern (\"**/*.go\", \"src/**/*.ts\"), newest first, at most 100. " +
 			"Files are chosen as ripgrep chooses them: .gitignore rules apply and hidden files are skipped.",
@@ -37,14 +37,14 @@ func orDot(p string) string {
 	return p
 }
 
-func globFiles(ctx context.Context, call *coordinator.Call, in *GlobFilesInput) (coordinator.Result, error) {
+func globFiles(ctx context.Context, call *tool.Call, in *GlobFilesInput) (tool.Result, error) {
 	rel, err := requireDir(call.Workspace, orDot(in.Path), "Glob searches directories")
 	if err != nil {
-		return coordinator.Result{}, err
+		return tool.Result{}, err
 	}
 	match, err := search.CompilePathGlob(in.Pattern)
 	if err != nil {
-		return coordinator.Result{}, coordinator.Errorf("invalid_file_pattern", "%v", err)
+		return tool.Result{}, tool.Errorf("invalid_file_pattern", "%v", err)
 	}
 	prefix := ""
 	if rel != "." {
@@ -56,15 +56,15 @@ func globFiles(ctx context.Context, call *coordinator.Call, in *GlobFilesInput) 
 	})
 	if err != nil {
 		if ctx.Err() != nil {
-			return coordinator.Result{}, ctx.Err()
+			return tool.Result{}, ctx.Err()
 		}
-		return coordinator.Result{}, fileError(rel, err)
+		return tool.Result{}, fileError(rel, err)
 	}
 	files := res.Files
 	// Newest first; equal times keep path order, so answers are stable.
 	slices.SortStableFunc(files, func(a, b search.FoundFile) int { return b.ModTime.Compare(a.ModTime) })
 	if len(files) == 0 {
-		return coordinator.TextResult("No files found" + excludedNote(res.Excluded)), nil
+		return tool.TextResult("No files found" + excludedNote(res.Excluded)), nil
 	}
 	var b strings.Builder
 	for i, f := range files {
@@ -74,5 +74,5 @@ func globFiles(ctx context.Context, call *coordinator.Call, in *GlobFilesInput) 
 		}
 		b.WriteString(filepath.Join(call.Workspace.Dir, filepath.FromSlash(f.Path)) + "\n")
 	}
-	return coordinator.TextResult(strings.TrimSuffix(b.String(), "\n") + excludedNote(res.Excluded)), nil
+	return tool.TextResult(strings.TrimSuffix(b.String(), "\n") + excludedNote(res.Excluded)), nil
 }

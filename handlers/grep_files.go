@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/handlers/search"
 )
 
@@ -33,8 +33,8 @@ type GrepInput struct {
 // grepMaxFileBytes bounds a file Grep reads whole.
 const grepMaxFileBytes = maxEditBytes
 
-func newGrepFiles(name string, env coordinator.ToolEnv) *coordinator.Tool {
-	return coordinator.NewTool(coordinator.Spec[GrepInput]{
+func newGrepFiles(name string, env tool.Env) *tool.Tool {
+	return tool.NewTool(tool.Spec[GrepInput]{
 		Name: name,
 		Description: "Search file contents for a regular expression (ripgrep syntax), in files chosen as ripgrep chooses them. " +
 			"output_mode: files_with_matches (default, newest first), content (matching lines, with -A/-B/-C context and -n numbers) or count.",
@@ -53,19 +53,19 @@ type grepFile struct {
 	count   int
 }
 
-func grepFiles(ctx context.Context, call *coordinator.Call, in *GrepInput) (coordinator.Result, error) {
+func grepFiles(ctx context.Context, call *tool.Call, in *GrepInput) (tool.Result, error) {
 	re, err := grepRegexp(in)
 	if err != nil {
-		return coordinator.Result{}, err
+		return tool.Result{}, err
 	}
 	files, excluded, err := grepSelection(ctx, call, in)
 	if err != nil {
-		return coordinator.Result{}, err
+		return tool.Result{}, err
 	}
 	var hits []grepFile
 	for _, f := range files {
 		if ctx.Err() != nil {
-			return coordinator.Result{}, ctx.Err()
+			return tool.Result{}, ctx.Err()
 		}
 		if g, ok := grepOne(call, f, re, in.Multiline); ok {
 			hits = append(hits, g)
@@ -80,7 +80,7 @@ func grepFiles(ctx context.Context, call *coordinator.Call, in *GrepInput) (coor
 	default:
 		text = grepFilesWithMatches(hits, in.HeadLimit)
 	}
-	return coordinator.TextResult(text + excludedNote(excluded)), nil
+	return tool.TextResult(text + excludedNote(excluded)), nil
 }
 
 // grepRegexp compiles the pattern with the search engine's translation of
@@ -99,14 +99,14 @@ func grepRegexp(in *GrepInput) (*regexp.Regexp, error) {
 	}
 	re, err := search.CompilePattern(pattern)
 	if err != nil {
-		return nil, coordinator.Errorf("invalid_regex", "%v", err)
+		return nil, tool.Errorf("invalid_regex", "%v", err)
 	}
 	return re, nil
 }
 
 // grepSelection lists the files to search: the path itself when it names
 // a file, else the engine's selection below it.
-func grepSelection(ctx context.Context, call *coordinator.Call, in *GrepInput) ([]search.FoundFile, int, error) {
+func grepSelection(ctx context.Context, call *tool.Call, in *GrepInput) ([]search.FoundFile, int, error) {
 	rel, err := call.Workspace.Rel(orDot(in.Path))
 	if err != nil {
 		return nil, 0, err
@@ -125,7 +125,7 @@ func grepSelection(ctx context.Context, call *coordinator.Call, in *GrepInput) (
 	if in.Type != "" {
 		g, ok := search.TypeGlob(in.Type)
 		if !ok {
-			return nil, 0, coordinator.Errorf("invalid_type", "unrecognized file type: %s", in.Type)
+			return nil, 0, tool.Errorf("invalid_type", "unrecognized file type: %s", in.Type)
 		}
 		patterns = append(patterns, g)
 	}
@@ -134,14 +134,14 @@ func grepSelection(ctx context.Context, call *coordinator.Call, in *GrepInput) (
 		if ctx.Err() != nil {
 			return nil, 0, ctx.Err()
 		}
-		return nil, 0, coordinator.Errorf("invalid_file_pattern", "%v", err)
+		return nil, 0, tool.Errorf("invalid_file_pattern", "%v", err)
 	}
 	return res.Files, res.Excluded, nil
 }
 
 // grepOne searches one text file; binary and oversized files are skipped,
 // as ripgrep skips binary files.
-func grepOne(call *coordinator.Call, f search.FoundFile, re *regexp.Regexp, multiline bool) (grepFile, bool) {
+func grepOne(call *tool.Call, f search.FoundFile, re *regexp.Regexp, multiline bool) (grepFile, bool) {
 	if f.Size > grepMaxFileBytes {
 		return grepFile{}, false
 	}

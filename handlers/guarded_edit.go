@@ -3,7 +3,7 @@ package handlers
 import (
 	"bytes"
 
-	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // fileEdit is what a guarded edit did to one file.
@@ -32,7 +32,7 @@ type fileEdit struct {
 //
 // An error from change aborts the edit with nothing written. New content
 // equal to an existing file's is not written (unchanged is set).
-func editFile(call *coordinator.Call, path string, change func(t *editTarget) ([]byte, error)) (fileEdit, error) {
+func editFile(call *tool.Call, path string, change func(t *editTarget) ([]byte, error)) (fileEdit, error) {
 	rel, err := call.Workspace.Rel(path)
 	if err != nil {
 		return fileEdit{}, err
@@ -46,7 +46,7 @@ func editFile(call *coordinator.Call, path string, change func(t *editTarget) ([
 // lock: a tool that changes several files in one call takes all their
 // locks at once with call.Workspace.LockForEdit(paths...), then edits each
 // with editFileLocked before unlocking.
-func editFileLocked(call *coordinator.Call, path string, change func(t *editTarget) ([]byte, error)) (fileEdit, error) {
+func editFileLocked(call *tool.Call, path string, change func(t *editTarget) ([]byte, error)) (fileEdit, error) {
 	t, err := loadTarget(call.Workspace, path)
 	if err != nil {
 		return fileEdit{}, err

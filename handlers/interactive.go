@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 type askFollowupIn struct {
@@ -23,21 +23,21 @@ type planModeRespondIn struct {
 }
 
 // answered wraps the user's answer as Cline passes it to the model.
-func answered(text string) coordinator.Result {
-	return coordinator.TextResult("<answer>\n" + text + "\n</answer>")
+func answered(text string) tool.Result {
+	return tool.TextResult("<answer>\n" + text + "\n</answer>")
 }
 
 // interactive is a tool that puts its request before the user and waits
 // for the answer (state awaiting_input).
-func interactive[In any](description string, request func(name string, in *In) api.InputRequest) coordinator.Factory {
-	return func(name string, _ coordinator.ToolEnv) *coordinator.Tool {
-		return coordinator.NewTool(coordinator.Spec[In]{
+func interactive[In any](description string, request func(name string, in *In) api.InputRequest) tool.Factory {
+	return func(name string, _ tool.Env) *tool.Tool {
+		return tool.NewTool(tool.Spec[In]{
 			Name:        name,
 			Description: description,
-			Run: func(ctx context.Context, call *coordinator.Call, in *In) (coordinator.Result, error) {
+			Run: func(ctx context.Context, call *tool.Call, in *In) (tool.Result, error) {
 				text, err := call.AwaitInput(ctx, request(name, in))
 				if err != nil {
-					return coordinator.Result{}, err
+					return tool.Result{}, err
 				}
 				return answered(text), nil
 			},

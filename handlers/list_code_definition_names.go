@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/handlers/codedefs"
 )
 
@@ -15,12 +15,12 @@ type ListCodeDefinitionNamesInput struct {
 	Path string `json:"path" validate:"required" jsonschema:"directory whose top-level source files are listed, relative to the workspace"`
 }
 
-func newListCodeDefinitionNames(name string, env coordinator.ToolEnv) *coordinator.Tool {
-	return coordinator.NewTool(coordinator.Spec[ListCodeDefinitionNamesInput]{
+func newListCodeDefinitionNames(name string, env tool.Env) *tool.Tool {
+	return tool.NewTool(tool.Spec[ListCodeDefinitionNamesInput]{
 		Name: name,
 		Description: "List the definitions (functions, methods, classes, types, interfaces, ...) in the source files " +
 			"at the top level of a directory of the workspace, at most 50 files, each definition shown by its first line.",
-		Run: func(ctx context.Context, call *coordinator.Call, in *ListCodeDefinitionNamesInput) (coordinator.Result, error) {
+		Run: func(ctx context.Context, call *tool.Call, in *ListCodeDefinitionNamesInput) (tool.Result, error) {
 			return listCodeDefinitionNames(ctx, call.Workspace, in, callExclude(call))
 		},
 		ConcurrencySafe: func(*ListCodeDefinitionNamesInput) bool { return true },
@@ -28,23 +28,23 @@ func newListCodeDefinitionNames(name string, env coordinator.ToolEnv) *coordinat
 	})
 }
 
-func listCodeDefinitionNames(ctx context.Context, ws *coordinator.Workspace, in *ListCodeDefinitionNamesInput, exclude excludeFunc) (coordinator.Result, error) {
+func listCodeDefinitionNames(ctx context.Context, ws *tool.Workspace, in *ListCodeDefinitionNamesInput, exclude excludeFunc) (tool.Result, error) {
 	rel, err := requireDir(ws, in.Path, "give the directory that holds it")
 	if err != nil {
-		return coordinator.Result{}, err
+		return tool.Result{}, err
 	}
 	counter := &exclusionCounter{exclude: exclude}
 	text, err := codedefs.List(ctx, ws.Root, rel, counter.fileOnly())
 	switch {
 	case ctx.Err() != nil:
-		return coordinator.Result{}, ctx.Err()
+		return tool.Result{}, ctx.Err()
 	case errors.Is(err, codedefs.ErrNoCtags):
-		return coordinator.Result{}, coordinator.Errorf(api.ToolCodeUnavailable, "%v", err)
+		return tool.Result{}, tool.Errorf(api.ToolCodeUnavailable, "%v", err)
 	case err != nil:
-		return coordinator.Result{}, coordinator.Errorf(api.ToolCodeFailed, "%v", err)
+		return tool.Result{}, tool.Errorf(api.ToolCodeFailed, "%v", err)
 	}
 	if note := excludedNote(int(counter.n.Load())); note != "" {
 		text = strings.TrimRight(text, "\n") + note
 	}
-	return coordinator.TextResult(text), nil
+	return tool.TextResult(text), nil
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/handlers/search"
 )
 
@@ -19,13 +19,13 @@ type ListFilesInput struct {
 // listFilesLimit caps one listing, as Cline does.
 const listFilesLimit = search.DefaultListLimit
 
-func newListFiles(name string, env coordinator.ToolEnv) *coordinator.Tool {
-	return coordinator.NewTool(coordinator.Spec[ListFilesInput]{
+func newListFiles(name string, env tool.Env) *tool.Tool {
+	return tool.NewTool(tool.Spec[ListFilesInput]{
 		Name: name,
 		Description: "List the files and directories in a directory of the workspace. Directories end with \"/\". " +
 			"Recursive listings are breadth-first, follow .gitignore and .ignore files, do not enter hidden, " +
 			"dependency or build directories, and stop at 200 entries.",
-		Run: func(ctx context.Context, call *coordinator.Call, in *ListFilesInput) (coordinator.Result, error) {
+		Run: func(ctx context.Context, call *tool.Call, in *ListFilesInput) (tool.Result, error) {
 			return listFiles(ctx, call.Workspace, in, callExclude(call))
 		},
 		ConcurrencySafe: func(*ListFilesInput) bool { return true },
@@ -36,21 +36,21 @@ func newListFiles(name string, env coordinator.ToolEnv) *coordinator.Tool {
 // listFiles lists a directory with search.Walk: ripgrep's ignore rules,
 // Cline's excluded directories, breadth-first and capped. Paths are shown
 // relative to the listed directory, as Cline shows them.
-func listFiles(ctx context.Context, ws *coordinator.Workspace, in *ListFilesInput, exclude excludeFunc) (coordinator.Result, error) {
+func listFiles(ctx context.Context, ws *tool.Workspace, in *ListFilesInput, exclude excludeFunc) (tool.Result, error) {
 	rel, err := requireDir(ws, in.Path, "use read_file to read it")
 	if err != nil {
-		return coordinator.Result{}, err
+		return tool.Result{}, err
 	}
 	res, err := search.Walk(ctx, ws.Root, search.WalkOptions{Path: rel, Recursive: in.Recursive, Limit: listFilesLimit, Exclude: exclude})
 	if err != nil {
 		if ctx.Err() != nil {
-			return coordinator.Result{}, ctx.Err()
+			return tool.Result{}, ctx.Err()
 		}
-		return coordinator.Result{}, fileError(rel, err)
+		return tool.Result{}, fileError(rel, err)
 	}
 	note := excludedNote(res.Excluded)
 	if len(res.Entries) == 0 {
-		return coordinator.TextResult("No files found." + note), nil
+		return tool.TextResult("No files found." + note), nil
 	}
 	prefix := ""
 	if rel != "." {
@@ -67,12 +67,12 @@ func listFiles(ctx context.Context, ws *coordinator.Workspace, in *ListFilesInpu
 		fmt.Fprintf(&b, "\n\n(File list truncated at %d entries. Use list_files on specific subdirectories to explore further.)", listFilesLimit)
 	}
 	b.WriteString(note)
-	return coordinator.TextResult(b.String()), nil
+	return tool.TextResult(b.String()), nil
 }
 
 // requireDir resolves a tool's directory argument and checks through the
 // workspace root that it is a directory; hint says what to use for a file.
-func requireDir(ws *coordinator.Workspace, p, hint string) (string, error) {
+func requireDir(ws *tool.Workspace, p, hint string) (string, error) {
 	rel, err := ws.Rel(p)
 	if err != nil {
 		return "", err
@@ -82,7 +82,7 @@ func requireDir(ws *coordinator.Workspace, p, hint string) (string, error) {
 		return rel, fileError(rel, err)
 	}
 	if !st.IsDir() {
-		return rel, coordinator.Errorf(api.ToolCodeNotDirectory, "%s is not a directory; %s.", rel, hint)
+		return rel, tool.Errorf(api.ToolCodeNotDirectory, "%s is not a directory; %s.", rel, hint)
 	}
 	return rel, nil
 }

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/handlers/search"
 )
 
@@ -20,12 +20,12 @@ type ListTreeInput struct {
 // listTreeLimit caps one listing, as Claude Code's LS does.
 const listTreeLimit = 1000
 
-func newListTree(name string, env coordinator.ToolEnv) *coordinator.Tool {
-	return coordinator.NewTool(coordinator.Spec[ListTreeInput]{
+func newListTree(name string, env tool.Env) *tool.Tool {
+	return tool.NewTool(tool.Spec[ListTreeInput]{
 		Name: name,
 		Description: "List a directory as a tree of absolute paths, following .gitignore and skipping hidden, dependency " +
 			"and build directories; ignore takes further globs to leave out. At most 1000 entries.",
-		Run: func(ctx context.Context, call *coordinator.Call, in *ListTreeInput) (coordinator.Result, error) {
+		Run: func(ctx context.Context, call *tool.Call, in *ListTreeInput) (tool.Result, error) {
 			return listTree(ctx, call, in)
 		},
 		ConcurrencySafe: func(*ListTreeInput) bool { return true },
@@ -33,16 +33,16 @@ func newListTree(name string, env coordinator.ToolEnv) *coordinator.Tool {
 	})
 }
 
-func listTree(ctx context.Context, call *coordinator.Call, in *ListTreeInput) (coordinator.Result, error) {
+func listTree(ctx context.Context, call *tool.Call, in *ListTreeInput) (tool.Result, error) {
 	rel, err := requireDir(call.Workspace, in.Path, "use Read to read a file")
 	if err != nil {
-		return coordinator.Result{}, err
+		return tool.Result{}, err
 	}
 	var ignores []func(string) bool
 	for _, p := range in.Ignore {
 		m, err := search.CompilePathGlob(p)
 		if err != nil {
-			return coordinator.Result{}, coordinator.Errorf("invalid_file_pattern", "%v", err)
+			return tool.Result{}, tool.Errorf("invalid_file_pattern", "%v", err)
 		}
 		ignores = append(ignores, m)
 	}
@@ -64,12 +64,12 @@ func listTree(ctx context.Context, call *coordinator.Call, in *ListTreeInput) (c
 	res, err := search.Walk(ctx, call.Workspace.Root, search.WalkOptions{Path: rel, Recursive: true, Limit: listTreeLimit, Exclude: exclude})
 	if err != nil {
 		if ctx.Err() != nil {
-			return coordinator.Result{}, ctx.Err()
+			return tool.Result{}, ctx.Err()
 		}
-		return coordinator.Result{}, fileError(rel, err)
+		return tool.Result{}, fileError(rel, err)
 	}
 	res.Excluded = int(base.n.Load())
-	return coordinator.TextResult(renderTree(call.Workspace.Dir, rel, res)), nil
+	return tool.TextResult(renderTree(call.Workspace.Dir, rel, res)), nil
 }
 
 // renderTree draws the listing as Claude Code's LS does: the directory's

@@ -2,12 +2,14 @@ package handlers
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // NotebookEditInput is notebook_edit's input (Claude Code's NotebookEdit).
@@ -19,25 +21,25 @@ type NotebookEditInput struct {
 	EditMode  string `json:"edit_mode,omitempty" validate:"omitempty,oneof=replace insert delete" jsonschema:"replace (default), insert or delete"`
 }
 
-func newNotebookEdit(name string, env coordinator.ToolEnv) *coordinator.Tool {
-	return coordinator.NewTool(coordinator.Spec[NotebookEditInput]{
+func newNotebookEdit(name string, env tool.Env) *tool.Tool {
+	return tool.NewTool(tool.Spec[NotebookEditInput]{
 		Name:        name,
 		Description: "Replace, insert or delete one cell of a Jupyter notebook (.ipynb). The notebook must have been read in this session.",
 		Run:         notebookEdit,
-		Interrupt:   coordinator.InterruptBlock,
+		Interrupt:   tool.InterruptBlock,
 		Writes:      true,
 		Paths:       func(in *NotebookEditInput) []string { return []string{in.Path} },
 	})
 }
 
-func notebookEdit(ctx context.Context, call *coordinator.Call, in *NotebookEditInput) (coordinator.Result, error) {
+func notebookEdit(ctx context.Context, call *tool.Call, in *NotebookEditInput) (tool.Result, error) {
 	var msg string
 	fe, err := editFile(call, in.Path, func(t *editTarget) ([]byte, error) {
 		if !t.exists {
-			return nil, coordinator.Errorf(api.ToolCodeNotFound, "Notebook file does not exist: %s", t.rel)
+			return nil, tool.Errorf(api.ToolCodeNotFound, "Notebook file does not exist: %s", t.rel)
 		}
 		if _, seen := call.Files.Seen(t.rel); !seen {
-			return nil, coordinator.Errorf(api.ToolCodeReadRequired,
+			return nil, tool.Errorf(api.ToolCodeReadRequired,
 				"%s has not been read in this session; read it before editing it. No changes were made.", t.rel)
 		}
 		content, m, err := editNotebook(t, in)
@@ -45,9 +47,17 @@ func notebookEdit(ctx context.Context, call *coordinator.Call, in *NotebookEditI
 		return content, err
 	})
 	if err != nil {
-		return coordinator.Result{}, err
+		return tool.Result{}, err
 	}
-	return coordinator.TextResult(msg + fe.note), nil
+	return tool.TextResult(msg + fe.note), nil
+}
+
+// newCellID is a random id for an inserted cell, in the 8 hex digits
+// Jupyter uses.
+func newCellID() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // editNotebook applies one cell edit to the notebook's JSON, keeping every
@@ -55,7 +65,7 @@ func notebookEdit(ctx context.Context, call *coordinator.Call, in *NotebookEditI
 func editNotebook(t *editTarget, in *NotebookEditInput) ([]byte, string, error) {
 	var nb map[string]any
 	if err := json.Unmarshal(t.old, &nb); err != nil {
-		return nil, "", coordinator.Errorf("invalid_notebook", "%s is not a valid Jupyter notebook: %v", t.rel, err)
+		return nil, "", tool.Errorf("invalid_notebook", "%s is not a valid Jupyter notebook: %v", t.rel, err)
 	}
 	cells, _ := nb["cells"].([]any)
 	at := -1
@@ -71,7 +81,7 @@ func editNotebook(t *editTarget, in *NotebookEditInput) ([]byte, string, error) 
 		mode = "replace"
 	}
 	if at < 0 && (mode != "insert" || in.CellID != "") {
-		return nil, "", coordinator.Errorf("cell_not_found", "Cell with ID %q not found in notebook %s.", in.CellID, t.rel)
+		return nil, "", tool.Errorf("cell_not_found", "Cell with ID %q not found in notebook %s.", in.CellID, t.rel)
 	}
 	var msg string
 	switch mode {
@@ -80,9 +90,9 @@ func editNotebook(t *editTarget, in *NotebookEditInput) ([]byte, string, error) 
 		msg = "Deleted cell " + in.CellID
 	case "insert":
 		if in.CellType == "" {
-			return nil, "", coordinator.Errorf(api.ToolCodeInvalid, "cell_type is required when inserting a cell.")
+			return nil, "", tool.Errorf(api.ToolCodeInvalid, "cell_type is required when inserting a cell.")
 		}
-		cell := map[string]any{"cell_type": in.CellType, "id": coordinator.NewID("")[:8], "metadata": map[string]any{}, "source": in.NewSource}
+		cell := map[string]any{"cell_type": in.CellType, "id": newCellID(), "metadata": map[string]any{}, "source": in.NewSource}
 		if in.CellType == "code" {
 			cell["outputs"], cell["execution_count"] = []any{}, nil
 		}

@@ -13,14 +13,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // ReadFileInput is read_file's input.
 type ReadFileInput struct {
 	Path      string `json:"path" validate:"required" jsonschema:"path of the file, relative to the workspace"`
-	StartLine int    `json:"start_line,omitempty" validate:"omitempty,min=1" jsonschema:"first line to read, 1-based (default 1)"`
-	EndLine   int    `json:"end_line,omitempty" validate:"omitempty,min=1,gtefield=StartLine" jsonschema:"last line to read, inclusive (default: 1000 lines from start_line)"`
+	StartLine int    `json:"start_line,omitempty" jsonschema:"first line to read, 1-based (default 1)"`
+	EndLine   int    `json:"end_line,omitempty" jsonschema:"last line to read, inclusive (default: 1000 lines from start_line); below start_line the two are swapped"`
 }
 
 // Limits of one read_file answer.
@@ -30,8 +30,8 @@ const (
 	maxImageBytes   = 5 << 20
 )
 
-func newReadFile(name string, env coordinator.ToolEnv) *coordinator.Tool {
-	return coordinator.NewTool(coordinator.Spec[ReadFileInput]{
+func newReadFile(name string, env tool.Env) *tool.Tool {
+	return tool.NewTool(tool.Spec[ReadFileInput]{
 		Name: name,
 		Description: "Read a file in the workspace. Text comes back as is, at most 1000 lines or 400 KB at a time " +
 			"(use start_line and end_line to read further); PNG, JPEG, GIF and WebP images come back as images.",
@@ -41,10 +41,10 @@ func newReadFile(name string, env coordinator.ToolEnv) *coordinator.Tool {
 	})
 }
 
-func readFile(ctx context.Context, call *coordinator.Call, in *ReadFileInput) (coordinator.Result, error) {
+func readFile(ctx context.Context, call *tool.Call, in *ReadFileInput) (tool.Result, error) {
 	rel, f, err := openRegular(call.Workspace, in.Path)
 	if err != nil {
-		return coordinator.Result{}, err
+		return tool.Result{}, err
 	}
 	defer f.Close()
 	// Everything read goes through the hash, so the session can remember
@@ -53,17 +53,22 @@ func readFile(ctx context.Context, call *coordinator.Call, in *ReadFileInput) (c
 	head := make([]byte, 512)
 	n, err := io.ReadFull(h, head)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-		return coordinator.Result{}, fileError(rel, err)
+		return tool.Result{}, fileError(rel, err)
 	}
 	head = head[:n]
 	if isBinary(head) && imageType(head) == "" {
-		return coordinator.Result{}, coordinator.Errorf(api.ToolCodeBinaryFile, "Cannot read %s: it is a binary file, not text.", rel)
+		return tool.Result{}, tool.Errorf(api.ToolCodeBinaryFile, "Cannot read %s: it is a binary file, not text.", rel)
 	}
-	var res coordinator.Result
+	var res tool.Result
 	if mt := imageType(head); mt != "" {
 		res, err = readImage(h, rel, head, mt)
 	} else {
-		res, err = readTextWindow(io.MultiReader(bytes.NewReader(head), h), rel, in)
+		var text string
+		text, err = readTextWindow(io.MultiReader(bytes.NewReader(head), h), in)
+		if err != nil {
+			err = fileError(rel, err)
+		}
+		res = tool.TextResult(text)
 	}
 	if err == nil {
 		h.remember(call.Files, rel)
@@ -104,43 +109,42 @@ func isBinary(head []byte) bool {
 	return false
 }
 
-func readImage(f io.Reader, rel string, head []byte, mediaType string) (coordinator.Result, error) {
+func readImage(f io.Reader, rel string, head []byte, mediaType string) (tool.Result, error) {
 	rest, err := io.ReadAll(io.LimitReader(f, maxImageBytes+1))
 	if err != nil {
-		return coordinator.Result{}, fileError(rel, err)
+		return tool.Result{}, fileError(rel, err)
 	}
 	data := append(head, rest...)
 	if len(data) > maxImageBytes {
-		return coordinator.Result{}, coordinator.Errorf(api.ToolCodeTooLarge, "Image %s is larger than %d MB.", rel, maxImageBytes>>20)
+		return tool.Result{}, tool.Errorf(api.ToolCodeTooLarge, "Image %s is larger than %d MB.", rel, maxImageBytes>>20)
 	}
-	return coordinator.Result{Content: []api.Content{{
+	return tool.Result{Content: []api.Content{{
 		Type:   api.TypeImage,
 		Source: &api.ImageSource{Type: "base64", MediaType: mediaType, Data: base64.StdEncoding.EncodeToString(data)},
 	}}}, nil
 }
 
-// readTextWindow returns lines start..end of r, cut at the window limits,
-// with a note saying how to read on. It streams, so huge files cost only
-// the window.
-func readTextWindow(r io.Reader, rel string, in *ReadFileInput) (coordinator.Result, error) {
-	start := max(in.StartLine, 1)
-	end := in.EndLine
-	// A range the caller chose needs no "read on" note when it is served
-	// whole; one the window limits cut does.
-	chosen := end != 0 && end-start+1 <= readWindowLines
-	if !chosen {
-		end = start + readWindowLines - 1
-	}
+// readTextWindow answers in Cline's format (ReadFileToolHandler.ts,
+// formatFileContentWithLineNumbers): the lines labelled "N | text", CRLF
+// read as LF, then "(File has N lines total.)" or, when lines are left,
+// "(Showing lines A-B of N total. Use start_line=B+1 to continue
+// reading.)". As in Cline, a start below 1 is 1 and an end below the start
+// swaps the two. Where Cline cuts the whole file at 400 KB and can never
+// show what lies beyond, the window here stops at 400 KB of lines and the
+// same note says where to read on. It streams, so huge files cost only the
+// window (the rest is only counted).
+func readTextWindow(r io.Reader, in *ReadFileInput) (string, error) {
+	start, end := lineRange(in.StartLine, in.EndLine)
 	sc := lineReaders.Get().(*bufio.Reader)
 	sc.Reset(r)
 	defer func() { sc.Reset(nil); lineReaders.Put(sc) }()
 	var b strings.Builder
-	line, last, more := 0, 0, false
+	line, last := 0, start-1
 	for {
 		text, err := sc.ReadString('\n')
 		if text == "" && err != nil {
 			if err != io.EOF {
-				return coordinator.Result{}, fileError(rel, err)
+				return "", err
 			}
 			break
 		}
@@ -148,26 +152,70 @@ func readTextWindow(r io.Reader, rel string, in *ReadFileInput) (coordinator.Res
 		if line < start {
 			continue
 		}
-		if line > end {
-			more = !chosen
+		text = strings.TrimSuffix(strings.TrimSuffix(text, "\n"), "\r")
+		entry := fmt.Sprintf("%d | %s", line, text)
+		if line > end || b.Len()+len(entry) > readWindowBytes && last >= start {
+			// The window is full: only count what is left.
+			n, err := countRemainingLines(sc)
+			if err != nil {
+				return "", err
+			}
+			line += n
 			break
 		}
-		if b.Len()+len(text) > readWindowBytes {
-			more = true
-			break
+		if b.Len() > 0 {
+			b.WriteByte('\n')
 		}
-		b.WriteString(text)
+		b.WriteString(entry)
 		last = line
 	}
-	if line < start && start > 1 {
-		return coordinator.Result{}, coordinator.Errorf(api.ToolCodeOutOfRange, "%s has %d lines; start_line %d is past the end.", rel, line, start)
-	}
-	text := b.String()
 	if line == 0 {
-		return coordinator.TextResult("(the file is empty)"), nil
+		return "", nil
 	}
-	if more {
-		text += fmt.Sprintf("\n\n[Showing lines %d-%d of %s. Read on with start_line=%d.]", start, last, rel, last+1)
+	if last < line {
+		if last < start {
+			// Past the end: nothing shown, as Cline shows nothing.
+			return fmt.Sprintf("\n\n(File has %d lines total.)", line), nil
+		}
+		return b.String() + fmt.Sprintf("\n\n(Showing lines %d-%d of %d total. Use start_line=%d to continue reading.)", start, last, line, last+1), nil
 	}
-	return coordinator.TextResult(text), nil
+	return b.String() + fmt.Sprintf("\n\n(File has %d lines total.)", line), nil
+}
+
+// lineRange is Cline's reading of start_line and end_line
+// (getDisplayedLineSlice): absent start is 1, absent end is 1000 lines on,
+// values below 1 are 1, and an end below the start swaps them.
+func lineRange(startLine, endLine int) (int, int) {
+	start := max(1, startLine)
+	if endLine == 0 {
+		return start, start + readWindowLines - 1
+	}
+	end := max(1, endLine)
+	if end < start {
+		start, end = end, start
+	}
+	return start, end
+}
+
+// countRemainingLines counts the lines left in r: its newlines, plus a last line
+// that has none.
+func countRemainingLines(r *bufio.Reader) (int, error) {
+	n, last := 0, byte('\n')
+	buf := make([]byte, 32<<10)
+	for {
+		k, err := r.Read(buf)
+		if k > 0 {
+			n += bytes.Count(buf[:k], []byte{'\n'})
+			last = buf[k-1]
+		}
+		if err == io.EOF {
+			if last != '\n' {
+				n++
+			}
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
 }

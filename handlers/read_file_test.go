@@ -30,6 +30,7 @@ func TestReadFile(t *testing.T) {
 	f.write(t, "bin.dat", "ab\x00cd")
 	f.write(t, "latin1.txt", "caf\xe9\n")
 	f.write(t, "utf8.txt", "héllo → wörld\n")
+	f.write(t, "crlf.txt", "one\r\ntwo\r\n")
 	cases := []struct {
 		name    string
 		input   map[string]any
@@ -37,20 +38,24 @@ func TestReadFile(t *testing.T) {
 		want    string // the whole text, or a substring with contains
 		contain bool
 	}{
-		{"whole small file", map[string]any{"path": "small.txt"}, false, "a\nb\nc", false},
-		{"unicode", map[string]any{"path": "utf8.txt"}, false, "héllo → wörld\n", false},
-		{"empty", map[string]any{"path": "empty.txt"}, false, "(the file is empty)", false},
-		{"range", map[string]any{"path": "long.txt", "start_line": 10, "end_line": 12}, false, "line 10\nline 11\nline 12\n", false},
-		{"first window", map[string]any{"path": "long.txt"}, false, "[Showing lines 1-1000 of long.txt. Read on with start_line=1001.]", true},
-		{"window end", map[string]any{"path": "long.txt", "start_line": 2001}, false, "line 2500\n", true},
-		{"byte window", map[string]any{"path": "wide.txt"}, false, "Read on with start_line=410.]", true},
-		{"past the end", map[string]any{"path": "small.txt", "start_line": 50}, true, "has 3 lines", true},
-		{"end before start", map[string]any{"path": "small.txt", "start_line": 3, "end_line": 2}, true, "end_line", true},
+		// Texts of Cline's ReadFileToolHandler.ts, formatFileContentWithLineNumbers.
+		{"whole small file", map[string]any{"path": "small.txt"}, false, "1 | a\n2 | b\n3 | c\n\n(File has 3 lines total.)", false},
+		{"unicode", map[string]any{"path": "utf8.txt"}, false, "1 | héllo → wörld\n\n(File has 1 lines total.)", false},
+		{"CRLF lines come back with LF", map[string]any{"path": "crlf.txt"}, false, "1 | one\n2 | two\n\n(File has 2 lines total.)", false},
+		{"empty", map[string]any{"path": "empty.txt"}, false, "(tool did not return anything)", false},
+		{"range", map[string]any{"path": "long.txt", "start_line": 10, "end_line": 12}, false,
+			"10 | line 10\n11 | line 11\n12 | line 12\n\n(Showing lines 10-12 of 2500 total. Use start_line=13 to continue reading.)", false},
+		{"first window", map[string]any{"path": "long.txt"}, false, "1000 | line 1000\n\n(Showing lines 1-1000 of 2500 total. Use start_line=1001 to continue reading.)", true},
+		{"window end", map[string]any{"path": "long.txt", "start_line": 2001}, false, "2500 | line 2500\n\n(File has 2500 lines total.)", true},
+		{"byte window", map[string]any{"path": "wide.txt"}, false, "(Showing lines 1-407 of 600 total. Use start_line=408 to continue reading.)", true},
+		{"past the end shows nothing, as Cline", map[string]any{"path": "small.txt", "start_line": 50}, false, "\n\n(File has 3 lines total.)", false},
+		{"end before start is swapped", map[string]any{"path": "small.txt", "start_line": 3, "end_line": 2}, false, "2 | b\n3 | c\n\n(File has 3 lines total.)", false},
+		{"start below 1 is 1", map[string]any{"path": "small.txt", "start_line": -4, "end_line": 1}, false, "1 | a\n\n(Showing lines 1-1 of 3 total. Use start_line=2 to continue reading.)", false},
 		{"binary", map[string]any{"path": "bin.dat"}, true, "binary file", true},
 		{"not utf-8", map[string]any{"path": "latin1.txt"}, true, "binary file", true},
 		{"missing", map[string]any{"path": "nope.txt"}, true, "File not found: nope.txt", true},
 		{"directory", map[string]any{"path": "."}, true, "is a directory", true},
-		{"no path", map[string]any{}, true, "path: is required", true},
+		{"no path", map[string]any{}, true, "Missing value for required parameter 'path'.", true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -66,7 +71,7 @@ func TestReadFile(t *testing.T) {
 	}
 	t.Run("window sizes", func(t *testing.T) {
 		res, _ := f.call(t, "read_file", map[string]any{"path": "long.txt"})
-		if n := strings.Count(text(res), "line "); n != 1000 {
+		if n := strings.Count(text(res), " | line "); n != 1000 {
 			t.Errorf("got %d lines, want 1000", n)
 		}
 		res, _ = f.call(t, "read_file", map[string]any{"path": "wide.txt"})

@@ -10,7 +10,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // ReadLinesInput is read_lines's input: a window of a file shown with
@@ -29,8 +29,8 @@ const (
 	readLinesBytes   = 400 << 10
 )
 
-func newReadLines(name string, env coordinator.ToolEnv) *coordinator.Tool {
-	return coordinator.NewTool(coordinator.Spec[ReadLinesInput]{
+func newReadLines(name string, env tool.Env) *tool.Tool {
+	return tool.NewTool(tool.Spec[ReadLinesInput]{
 		Name: name,
 		Description: "Read a file in the workspace in `cat -n` form: each line prefixed by its number, 2000 lines from offset " +
 			"by default, lines over 2000 characters cut. Images come back as images, Jupyter notebooks as their cells.",
@@ -40,25 +40,25 @@ func newReadLines(name string, env coordinator.ToolEnv) *coordinator.Tool {
 	})
 }
 
-func readLines(ctx context.Context, call *coordinator.Call, in *ReadLinesInput) (coordinator.Result, error) {
+func readLines(ctx context.Context, call *tool.Call, in *ReadLinesInput) (tool.Result, error) {
 	rel, f, err := openRegular(call.Workspace, in.Path)
 	if err != nil {
-		return coordinator.Result{}, err
+		return tool.Result{}, err
 	}
 	defer f.Close()
 	h := newStateHasher(f)
 	head := make([]byte, 512)
 	n, err := io.ReadFull(h, head)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-		return coordinator.Result{}, fileError(rel, err)
+		return tool.Result{}, fileError(rel, err)
 	}
 	head = head[:n]
-	var res coordinator.Result
+	var res tool.Result
 	switch mt := imageType(head); {
 	case mt != "":
 		res, err = readImage(h, rel, head, mt)
 	case isBinary(head):
-		return coordinator.Result{}, coordinator.Errorf("binary_file", "Cannot read %s: it is a binary file, not text.", rel)
+		return tool.Result{}, tool.Errorf("binary_file", "Cannot read %s: it is a binary file, not text.", rel)
 	case strings.EqualFold(path.Ext(rel), ".ipynb"):
 		res, err = readNotebook(io.MultiReader(bytes.NewReader(head), h), rel)
 	default:
@@ -72,7 +72,7 @@ func readLines(ctx context.Context, call *coordinator.Call, in *ReadLinesInput) 
 
 // numberedWindow renders lines offset..offset+limit-1 as `cat -n` does:
 // the number right-aligned in six columns, a tab, the line.
-func numberedWindow(r io.Reader, rel string, in *ReadLinesInput) (coordinator.Result, error) {
+func numberedWindow(r io.Reader, rel string, in *ReadLinesInput) (tool.Result, error) {
 	start, limit := max(in.Offset, 1), in.Limit
 	if limit == 0 {
 		limit = readLinesDefault
@@ -84,7 +84,7 @@ func numberedWindow(r io.Reader, rel string, in *ReadLinesInput) (coordinator.Re
 		text, err := br.ReadString('\n')
 		if text == "" && err != nil {
 			if err != io.EOF {
-				return coordinator.Result{}, fileError(rel, err)
+				return tool.Result{}, fileError(rel, err)
 			}
 			break
 		}
@@ -105,16 +105,16 @@ func numberedWindow(r io.Reader, rel string, in *ReadLinesInput) (coordinator.Re
 	}
 	switch {
 	case line == 0:
-		return coordinator.TextResult("<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"), nil
+		return tool.TextResult("<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"), nil
 	case line < start:
-		return coordinator.TextResult(fmt.Sprintf("<system-reminder>Warning: the file exists but is shorter than the provided offset (%d). "+
+		return tool.TextResult(fmt.Sprintf("<system-reminder>Warning: the file exists but is shorter than the provided offset (%d). "+
 			"The file has %d lines.</system-reminder>", start, line)), nil
 	}
 	text := b.String()
 	if more {
 		text += fmt.Sprintf("\n[Showing lines %d-%d. Read on with offset=%d.]", start, last, last+1)
 	}
-	return coordinator.TextResult(text), nil
+	return tool.TextResult(text), nil
 }
 
 // cutUTF8 cuts s to at most n bytes without splitting a character.
@@ -161,17 +161,17 @@ const maxNotebookBytes = maxEditBytes
 
 // readNotebook shows a notebook as its cells, each with its id, type,
 // source and text outputs, as Claude Code's Read shows notebooks.
-func readNotebook(r io.Reader, rel string) (coordinator.Result, error) {
+func readNotebook(r io.Reader, rel string) (tool.Result, error) {
 	data, err := io.ReadAll(io.LimitReader(r, maxNotebookBytes+1))
 	if err != nil {
-		return coordinator.Result{}, fileError(rel, err)
+		return tool.Result{}, fileError(rel, err)
 	}
 	if len(data) > maxNotebookBytes {
-		return coordinator.Result{}, tooLarge(rel, int64(len(data)))
+		return tool.Result{}, tooLarge(rel, int64(len(data)))
 	}
 	var nb notebook
 	if err := json.Unmarshal(data, &nb); err != nil {
-		return coordinator.Result{}, coordinator.Errorf("invalid_notebook", "%s is not a valid Jupyter notebook: %v", rel, err)
+		return tool.Result{}, tool.Errorf("invalid_notebook", "%s is not a valid Jupyter notebook: %v", rel, err)
 	}
 	var b strings.Builder
 	for i, c := range nb.Cells {
@@ -189,9 +189,9 @@ func readNotebook(r io.Reader, rel string) (coordinator.Result, error) {
 		fmt.Fprintf(&b, "</cell id=%q>\n", id)
 	}
 	if len(nb.Cells) == 0 {
-		return coordinator.TextResult("<system-reminder>Warning: the notebook has no cells.</system-reminder>"), nil
+		return tool.TextResult("<system-reminder>Warning: the notebook has no cells.</system-reminder>"), nil
 	}
-	return coordinator.TextResult(b.String()), nil
+	return tool.TextResult(b.String()), nil
 }
 
 // cellID is a cell's id, or "cell-N" for notebooks (nbformat < 4.5) whose

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/handlers/editdiff"
 )
 
@@ -16,8 +16,8 @@ type ReplaceInFileInput struct {
 	Diff string `json:"diff" validate:"required" jsonschema:"one or more SEARCH/REPLACE blocks: '------- SEARCH', exact lines of the file, '=======', the new lines, '+++++++ REPLACE'"`
 }
 
-func newReplaceInFile(name string, env coordinator.ToolEnv) *coordinator.Tool {
-	return coordinator.NewTool(coordinator.Spec[ReplaceInFileInput]{
+func newReplaceInFile(name string, env tool.Env) *tool.Tool {
+	return tool.NewTool(tool.Spec[ReplaceInFileInput]{
 		Name: name,
 		Description: "Edit a file in the workspace with SEARCH/REPLACE blocks:\n" +
 			"------- SEARCH\n[exact lines from the file]\n=======\n[new lines]\n+++++++ REPLACE\n" +
@@ -27,13 +27,13 @@ func newReplaceInFile(name string, env coordinator.ToolEnv) *coordinator.Tool {
 			"If the file changed on disk since you last read or wrote it, nothing is written: read it again first.",
 		Run:       replaceInFile,
 		Preview:   previewReplace,
-		Interrupt: coordinator.InterruptBlock,
+		Interrupt: tool.InterruptBlock,
 		Writes:    true,
 		Paths:     func(in *ReplaceInFileInput) []string { return []string{in.Path} },
 	})
 }
 
-func replaceInFile(ctx context.Context, call *coordinator.Call, in *ReplaceInFileInput) (coordinator.Result, error) {
+func replaceInFile(ctx context.Context, call *tool.Call, in *ReplaceInFileInput) (tool.Result, error) {
 	blocks := 0
 	ed, err := editFile(call, in.Path, func(t *editTarget) ([]byte, error) {
 		res, err := applyDiff(t, in.Diff)
@@ -41,11 +41,11 @@ func replaceInFile(ctx context.Context, call *coordinator.Call, in *ReplaceInFil
 		return []byte(res.Content), err
 	})
 	if err != nil {
-		return coordinator.Result{}, err
+		return tool.Result{}, err
 	}
 	t := ed.target
 	if ed.unchanged {
-		return coordinator.TextResult(fmt.Sprintf("No changes: the REPLACE text of every block equals its SEARCH text; %s is unchanged.", t.rel)), nil
+		return tool.TextResult(fmt.Sprintf("No changes: the REPLACE text of every block equals its SEARCH text; %s is unchanged.", t.rel)), nil
 	}
 	summary := fmt.Sprintf("Edited %s: %s applied (%s).", t.rel, plural(blocks, "block"), describeSize(ed.content))
 	if !t.exists {
@@ -58,15 +58,15 @@ func replaceInFile(ctx context.Context, call *coordinator.Call, in *ReplaceInFil
 // does not exist is edited as empty, so an empty SEARCH creates it.
 func applyDiff(t *editTarget, diff string) (editdiff.Result, error) {
 	if !isText(t.old) {
-		return editdiff.Result{}, coordinator.Errorf(api.ToolCodeBinaryFile, "Cannot edit %s: it is a binary file, not text.", t.rel)
+		return editdiff.Result{}, tool.Errorf(api.ToolCodeBinaryFile, "Cannot edit %s: it is a binary file, not text.", t.rel)
 	}
 	res, err := editdiff.Apply(string(t.old), diff)
 	if err != nil && !t.exists {
-		return editdiff.Result{}, coordinator.Errorf(api.ToolCodeNotFound,
+		return editdiff.Result{}, tool.Errorf(api.ToolCodeNotFound,
 			"File not found: %s. Use write_to_file to create a file, or check the path with list_files.", t.rel)
 	}
 	if err != nil {
-		return editdiff.Result{}, coordinator.Errorf(api.ToolCodeDiffFailed, "%s", err.Error())
+		return editdiff.Result{}, tool.Errorf(api.ToolCodeDiffFailed, "%s", err.Error())
 	}
 	return res, nil
 }
@@ -75,7 +75,7 @@ func applyDiff(t *editTarget, diff string) (editdiff.Result, error) {
 // (call.Partial) a last block still inside its SEARCH section is left out:
 // the diff so far is the complete blocks plus the one whose REPLACE text is
 // arriving.
-func previewReplace(ctx context.Context, call *coordinator.Call, in *ReplaceInFileInput) (string, error) {
+func previewReplace(ctx context.Context, call *tool.Call, in *ReplaceInFileInput) (string, error) {
 	t, err := loadTarget(call.Workspace, in.Path)
 	if err != nil {
 		return "", err

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/handlers/search"
 )
 
@@ -25,16 +25,16 @@ const (
 	streamMaxBytes   = 256 << 10
 )
 
-func newSearchFiles(name string, env coordinator.ToolEnv) *coordinator.Tool {
+func newSearchFiles(name string, env tool.Env) *tool.Tool {
 	// One index per workspace, shared by every call, so repeated searches
 	// skip the walk and the reads of unchanged files.
 	idx := search.NewIndex(search.IndexOptions{})
-	return coordinator.NewTool(coordinator.Spec[SearchFilesInput]{
+	return tool.NewTool(tool.Spec[SearchFilesInput]{
 		Name: name,
 		Description: "Search the files below a directory of the workspace for a regular expression (Rust syntax), " +
 			"with one line of context around each match, grouped by file. Files are chosen as ripgrep chooses them: " +
 			".gitignore and .ignore rules apply, hidden and binary files are skipped. At most 300 results.",
-		Run: func(ctx context.Context, call *coordinator.Call, in *SearchFilesInput) (coordinator.Result, error) {
+		Run: func(ctx context.Context, call *tool.Call, in *SearchFilesInput) (tool.Result, error) {
 			return searchFiles(ctx, call, in, idx, callExclude(call))
 		},
 		ConcurrencySafe: func(*SearchFilesInput) bool { return true },
@@ -42,13 +42,13 @@ func newSearchFiles(name string, env coordinator.ToolEnv) *coordinator.Tool {
 	})
 }
 
-func searchFiles(ctx context.Context, call *coordinator.Call, in *SearchFilesInput, idx *search.Index, exclude excludeFunc) (coordinator.Result, error) {
+func searchFiles(ctx context.Context, call *tool.Call, in *SearchFilesInput, idx *search.Index, exclude excludeFunc) (tool.Result, error) {
 	rel, err := requireDir(call.Workspace, in.Path, "search_files searches directories")
 	if err != nil {
-		return coordinator.Result{}, err
+		return tool.Result{}, err
 	}
 	if _, err := search.CompilePattern(in.Regex); err != nil {
-		return coordinator.Result{}, coordinator.Errorf(api.ToolCodeInvalidRegex, "%v", err)
+		return tool.Result{}, tool.Errorf(api.ToolCodeInvalidRegex, "%v", err)
 	}
 	st := &matchStream{emit: func(chunk string) { call.Output("match", chunk) }}
 	res, err := search.Search(ctx, call.Workspace.Root, search.Options{
@@ -57,19 +57,19 @@ func searchFiles(ctx context.Context, call *coordinator.Call, in *SearchFilesInp
 	})
 	if err != nil {
 		if ctx.Err() != nil {
-			return coordinator.Result{}, ctx.Err()
+			return tool.Result{}, ctx.Err()
 		}
 		var pe *search.PatternError
 		if errors.As(err, &pe) {
-			return coordinator.Result{}, coordinator.Errorf(api.ToolCodeInvalidRegex, "%v", err)
+			return tool.Result{}, tool.Errorf(api.ToolCodeInvalidRegex, "%v", err)
 		}
 		var fe *search.FilePatternError
 		if errors.As(err, &fe) {
-			return coordinator.Result{}, coordinator.Errorf(api.ToolCodeInvalidFilePattern, "%v", err)
+			return tool.Result{}, tool.Errorf(api.ToolCodeInvalidFilePattern, "%v", err)
 		}
-		return coordinator.Result{}, fileError(rel, err)
+		return tool.Result{}, fileError(rel, err)
 	}
-	return coordinator.TextResult(res.Format() + excludedNote(res.ExcludedFiles+res.ExcludedDirs)), nil
+	return tool.TextResult(res.Format() + excludedNote(res.ExcludedFiles+res.ExcludedDirs)), nil
 }
 
 // matchStream turns each searched file's matches into one tool.output chunk

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // TodoWriteInput is todo_write's input (Claude Code's TodoWrite): the whole
@@ -21,18 +21,18 @@ type TodoItem struct {
 	ID         string `json:"id,omitempty" jsonschema:"a stable id for the task"`
 }
 
-func newTodoWrite(name string, env coordinator.ToolEnv) *coordinator.Tool {
-	return coordinator.NewTool(coordinator.Spec[TodoWriteInput]{
+func newTodoWrite(name string, env tool.Env) *tool.Tool {
+	return tool.NewTool(tool.Spec[TodoWriteInput]{
 		Name: name,
 		Description: "Replace the session's todo list with the given one, to plan and track a task's steps. " +
 			"Keep exactly one task in_progress while working; mark tasks completed as soon as they are done.",
-		Run: func(ctx context.Context, call *coordinator.Call, in *TodoWriteInput) (coordinator.Result, error) {
+		Run: func(ctx context.Context, call *tool.Call, in *TodoWriteInput) (tool.Result, error) {
 			todos := make([]api.Todo, 0, len(in.Todos))
 			for _, t := range in.Todos {
 				todos = append(todos, api.Todo{Content: t.Content, Status: t.Status, ActiveForm: t.ActiveForm, ID: t.ID})
 			}
 			call.SetTodos(todos)
-			return coordinator.TextResult("Todos have been modified successfully. Ensure that you continue to use the todo list " +
+			return tool.TextResult("Todos have been modified successfully. Ensure that you continue to use the todo list " +
 				"to track your progress. Please proceed with the current tasks if applicable"), nil
 		},
 		ConcurrencySafe: func(*TodoWriteInput) bool { return false },

@@ -1,12 +1,12 @@
 package handlers
 
-import "github.com/toolgate/toolgate/coordinator"
+import "github.com/toolgate/toolgate/coordinator/tool"
 
 // Default is the default tool set, the "routes.go" of tools: every name a
 // client may call and the factory that serves it. A factory returning nil
 // marks a name the client handles itself.
-func Default() []coordinator.Registration {
-	return []coordinator.Registration{
+func Default() []tool.Registration {
+	return []tool.Registration{
 		{Name: "read_file", Factory: newReadFile},
 		{Name: "write_to_file", Factory: newWriteFile},
 		{Name: "new_rule", Factory: newWriteFile},
@@ -34,7 +34,7 @@ func Default() []coordinator.Registration {
 
 		// Tools only dialects reach (Claude Code's, the Messages API's).
 		{Name: "read_lines", Factory: newReadLines, Internal: true},
-		{Name: "write_file", Factory: newWriteFile, Internal: true},
+		{Name: "write_file", Factory: newWriteFileReadFirst, Internal: true},
 		{Name: "edit_text", Factory: newEditText, Internal: true},
 		{Name: "glob_files", Factory: newGlobFiles, Internal: true},
 		{Name: "grep_files", Factory: newGrepFiles, Internal: true},
@@ -48,9 +48,9 @@ func Default() []coordinator.Registration {
 }
 
 // Dialects are the tool vocabularies besides Cline's, mapped onto Default.
-func Dialects() []coordinator.Dialect {
-	return []coordinator.Dialect{claudeCode()}
+func Dialects() []tool.Dialect {
+	return []tool.Dialect{claudeCode()}
 }
 
 // clientSide marks a tool the client runs itself.
-func clientSide(string, coordinator.ToolEnv) *coordinator.Tool { return nil }
+func clientSide(string, tool.Env) *tool.Tool { return nil }

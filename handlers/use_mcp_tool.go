@@ -6,8 +6,8 @@ import (
 	"fmt"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/coordinator/mcphub"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // UseMCPToolInput is use_mcp_tool's input, as Cline sends it. Calls to
@@ -19,13 +19,13 @@ type UseMCPToolInput struct {
 	Arguments  any    `json:"arguments,omitempty" jsonschema:"the tool's arguments: a JSON object, or a string holding one"`
 }
 
-func newUseMCPTool(name string, env coordinator.ToolEnv) *coordinator.Tool {
+func newUseMCPTool(name string, env tool.Env) *tool.Tool {
 	hub := env.MCP
-	return coordinator.NewTool(coordinator.Spec[UseMCPToolInput]{
+	return tool.NewTool(tool.Spec[UseMCPToolInput]{
 		Name: name,
 		Description: "Call a tool of a connected MCP server. Each server's tools are also listed on their own as " +
 			"mcp__<server>__<tool> with their input schemas.",
-		Run: func(ctx context.Context, call *coordinator.Call, in *UseMCPToolInput) (coordinator.Result, error) {
+		Run: func(ctx context.Context, call *tool.Call, in *UseMCPToolInput) (tool.Result, error) {
 			return useMCPTool(ctx, hub, call, in)
 		},
 		// A tool that declares readOnlyHint changes nothing, so its calls
@@ -34,19 +34,19 @@ func newUseMCPTool(name string, env coordinator.ToolEnv) *coordinator.Tool {
 	})
 }
 
-func useMCPTool(ctx context.Context, hub *mcphub.Hub, call *coordinator.Call, in *UseMCPToolInput) (coordinator.Result, error) {
+func useMCPTool(ctx context.Context, hub *mcphub.Hub, call *tool.Call, in *UseMCPToolInput) (tool.Result, error) {
 	if hub == nil {
-		return coordinator.Result{}, coordinator.Errorf(api.ToolCodeMCPUnavailable, "No MCP servers are configured on this toolgate.")
+		return tool.Result{}, tool.Errorf(api.ToolCodeMCPUnavailable, "No MCP servers are configured on this toolgate.")
 	}
 	args, err := mcpArguments(in.Arguments)
 	if err != nil {
-		return coordinator.Result{}, err
+		return tool.Result{}, err
 	}
 	res, err := hub.CallTool(ctx, in.ServerName, in.ToolName, args, func(msg string) { call.Output("progress", msg+"\n") })
 	if err != nil {
-		return coordinator.Result{}, coordinator.Errorf(api.ToolCodeMCPFailed, "%s", err.Error())
+		return tool.Result{}, tool.Errorf(api.ToolCodeMCPFailed, "%s", err.Error())
 	}
-	return coordinator.Result{Content: mcphub.Blocks(res), IsError: res.IsError}, nil
+	return tool.Result{Content: mcphub.Blocks(res), IsError: res.IsError}, nil
 }
 
 // mcpArguments accepts the arguments as an object or, as Cline sends
@@ -63,14 +63,14 @@ func mcpArguments(v any) (map[string]any, error) {
 		}
 		var m map[string]any
 		if err := json.Unmarshal([]byte(a), &m); err != nil {
-			return nil, coordinator.Errorf(api.ToolCodeInvalid, "arguments is a string but not a JSON object: %v", err)
+			return nil, tool.Errorf(api.ToolCodeInvalid, "arguments is a string but not a JSON object: %v", err)
 		}
 		if m == nil {
 			m = map[string]any{}
 		}
 		return m, nil
 	}
-	return nil, coordinator.Errorf(api.ToolCodeInvalid, "arguments must be a JSON object, or a string holding one, not %s", jsonKind(v))
+	return nil, tool.Errorf(api.ToolCodeInvalid, "arguments must be a JSON object, or a string holding one, not %s", jsonKind(v))
 }
 
 func jsonKind(v any) string {

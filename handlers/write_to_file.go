@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // WriteToFileInput is the input of write_to_file and new_rule.
@@ -21,7 +21,7 @@ const rulesDir = ".clinerules"
 
 // newWriteFile serves write_to_file and new_rule with one implementation;
 // new_rule only writes under .clinerules/.
-func newWriteFile(name string, env coordinator.ToolEnv) *coordinator.Tool {
+func newWriteFile(name string, env tool.Env) *tool.Tool {
 	desc := "Write a file in the workspace, creating parent directories. The file is replaced whole and atomically: " +
 		"readers see the old or the new content, never a mix. An existing file keeps its permissions, its byte order mark " +
 		"and its CRLF line endings. The result shows a diff of what changed. If the file changed on disk since you last " +
@@ -30,28 +30,20 @@ func newWriteFile(name string, env coordinator.ToolEnv) *coordinator.Tool {
 		desc = "Create or replace a rule file under .clinerules/ in the workspace."
 	}
 	rulesOnly := name == "new_rule"
-	// write_file is the same write for Claude Code's Write, which refuses
-	// to overwrite a file the session has not read.
-	readFirst := name == "write_file"
-	return coordinator.NewTool(coordinator.Spec[WriteToFileInput]{
+	return tool.NewTool(tool.Spec[WriteToFileInput]{
 		Name:        name,
 		Description: desc,
-		Run: func(ctx context.Context, call *coordinator.Call, in *WriteToFileInput) (coordinator.Result, error) {
-			if readFirst {
-				if err := requireRead(call, in.Path); err != nil {
-					return coordinator.Result{}, err
-				}
-			}
+		Run: func(ctx context.Context, call *tool.Call, in *WriteToFileInput) (tool.Result, error) {
 			return writeToFile(call, in, rulesOnly)
 		},
-		Preview: func(ctx context.Context, call *coordinator.Call, in *WriteToFileInput) (string, error) {
+		Preview: func(ctx context.Context, call *tool.Call, in *WriteToFileInput) (string, error) {
 			t, content, err := planWrite(call, in, rulesOnly)
 			if err != nil {
 				return "", err
 			}
 			return diffText(t.rel, t.old, content), nil
 		},
-		Interrupt: coordinator.InterruptBlock,
+		Interrupt: tool.InterruptBlock,
 		Writes:    true,
 		Paths:     func(in *WriteToFileInput) []string { return []string{in.Path} },
 	})
@@ -59,7 +51,7 @@ func newWriteFile(name string, env coordinator.ToolEnv) *coordinator.Tool {
 
 // planWrite loads the target and works out the bytes to write, without
 // writing (for the approval preview).
-func planWrite(call *coordinator.Call, in *WriteToFileInput, rulesOnly bool) (*editTarget, []byte, error) {
+func planWrite(call *tool.Call, in *WriteToFileInput, rulesOnly bool) (*editTarget, []byte, error) {
 	t, err := loadTarget(call.Workspace, in.Path)
 	if err != nil {
 		return nil, nil, err
@@ -72,7 +64,7 @@ func planWrite(call *coordinator.Call, in *WriteToFileInput, rulesOnly bool) (*e
 // content in the existing file's style.
 func writeContent(t *editTarget, in *WriteToFileInput, rulesOnly bool) ([]byte, error) {
 	if rulesOnly && !strings.HasPrefix(t.rel, rulesDir+"/") {
-		return nil, coordinator.Errorf(api.ToolCodeOutsideRules, "new_rule only writes under %s/; %s is not there.", rulesDir, t.rel)
+		return nil, tool.Errorf(api.ToolCodeOutsideRules, "new_rule only writes under %s/; %s is not there.", rulesDir, t.rel)
 	}
 	content := []byte(in.Content)
 	if t.exists {
@@ -81,31 +73,14 @@ func writeContent(t *editTarget, in *WriteToFileInput, rulesOnly bool) ([]byte, 
 	return content, nil
 }
 
-// requireRead refuses to overwrite an existing file the session has not
-// read.
-func requireRead(call *coordinator.Call, p string) error {
-	rel, err := call.Workspace.Rel(p)
-	if err != nil {
-		return err
-	}
-	if _, err := call.Workspace.Root.Lstat(rel); err != nil {
-		return nil // nothing to lose; the write reports other problems
-	}
-	if _, seen := call.Files.Seen(rel); !seen {
-		return coordinator.Errorf(api.ToolCodeReadRequired,
-			"%s has not been read in this session; read it before overwriting it. No changes were made.", rel)
-	}
-	return nil
-}
-
-func writeToFile(call *coordinator.Call, in *WriteToFileInput, rulesOnly bool) (coordinator.Result, error) {
+func writeToFile(call *tool.Call, in *WriteToFileInput, rulesOnly bool) (tool.Result, error) {
 	ed, err := editFile(call, in.Path, func(t *editTarget) ([]byte, error) { return writeContent(t, in, rulesOnly) })
 	if err != nil {
-		return coordinator.Result{}, err
+		return tool.Result{}, err
 	}
 	t := ed.target
 	if ed.unchanged {
-		return coordinator.TextResult(fmt.Sprintf("No changes: %s already has this content (%s).", t.rel, describeSize(ed.content))), nil
+		return tool.TextResult(fmt.Sprintf("No changes: %s already has this content (%s).", t.rel, describeSize(ed.content))), nil
 	}
 	verb := "Updated"
 	if !t.exists {

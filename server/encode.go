@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 
 	"github.com/toolgate/toolgate/api"
@@ -34,6 +35,8 @@ func decodeError(err error) error {
 	switch {
 	case errors.As(err, &tooLarge):
 		return errorf(api.CodeBodyTooLarge, fmt.Sprintf("request body is larger than %d bytes", tooLarge.Limit))
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return errorf(api.CodeRequestTimeout, "the request body did not arrive within read_timeout")
 	case errors.Is(err, io.EOF):
 		return errorf(api.CodeInvalidJSON, "request body is empty; a JSON object is required")
 	case errors.As(err, &syntax):

@@ -26,6 +26,7 @@ var statusOf = map[string]int{
 	api.CodeInternal:         http.StatusInternalServerError,
 	api.CodeUnavailable:      http.StatusServiceUnavailable,
 	api.CodeFileChanged:      http.StatusConflict,
+	api.CodeRequestTimeout:   http.StatusRequestTimeout,
 }
 
 // writeError answers with the error shape. An error that is not an

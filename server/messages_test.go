@@ -20,7 +20,7 @@ func TestToolUseOutcomes(t *testing.T) {
 	}{
 		{"success", toolUse("s1", "echo", map[string]any{"text": "hi"}), api.StatusSucceeded, false, "hi"},
 		{"unknown tool", toolUse("s2", "nope", map[string]any{}), api.StatusUnknownTool, true, "No handler registered for tool: nope"},
-		{"missing field", toolUse("s3", "echo", map[string]any{}), api.StatusInvalid, true, "text: is required"},
+		{"missing field", toolUse("s3", "echo", map[string]any{}), api.StatusInvalid, true, "Missing value for required parameter 'text'."},
 		{"wrong type", toolUse("s4", "echo", map[string]any{"text": 5}), api.StatusInvalid, true, "text: must be a string"},
 		{"unknown parameter", toolUse("s5", "echo", map[string]any{"text": "x", "bogus": 1}), api.StatusInvalid, true, "bogus: unknown parameter"},
 		{"range", toolUse("s6", "echo", map[string]any{"text": "x", "delay_ms": -1}), api.StatusInvalid, true, "delay_ms: must be at least 0"},

@@ -13,6 +13,7 @@ type httpMetrics struct {
 	requests       *prometheus.CounterVec
 	duration       *prometheus.HistogramVec
 	sseSubscribers prometheus.Gauge
+	panics         prometheus.Counter
 }
 
 func newHTTPMetrics(reg *prometheus.Registry, version string) *httpMetrics {
@@ -30,6 +31,10 @@ func newHTTPMetrics(reg *prometheus.Registry, version string) *httpMetrics {
 			Name: "toolgate_sse_subscribers",
 			Help: "Server-sent event streams open now.",
 		}),
+		panics: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "toolgate_http_panics_total",
+			Help: "Route handlers that panicked; each was answered with a 500 and logged with its request id.",
+		}),
 	}
 	build := prometheus.NewGauge(prometheus.GaugeOpts{
 		Name:        "toolgate_build_info",
@@ -37,7 +42,7 @@ func newHTTPMetrics(reg *prometheus.Registry, version string) *httpMetrics {
 		ConstLabels: prometheus.Labels{"version": version, "goversion": runtime.Version()},
 	})
 	build.Set(1)
-	reg.MustRegister(m.requests, m.duration, m.sseSubscribers, build,
+	reg.MustRegister(m.requests, m.duration, m.sseSubscribers, m.panics, build,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

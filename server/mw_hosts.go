@@ -1,6 +1,8 @@
 package server
 
 import (
+	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
@@ -36,16 +38,70 @@ func (s *Server) checkHostAndOrigin(next http.Handler) http.Handler {
 	})
 }
 
+// hostAllowed accepts a loopback name with any port (docker -p 8080:7420,
+// an SSH tunnel or a local proxy forwards to toolgate under another port;
+// a rebinding attack needs a name of the attacker's, never a loopback one),
+// and a configured host: with the port its entry names, or, for an entry
+// without one, the port toolgate listens on or none.
 func (s *Server) hostAllowed(hostport string) bool {
+	host, port := splitHost(hostport)
+	if slices.Contains(loopbackHosts, host) {
+		return true
+	}
+	for _, h := range s.hosts {
+		if h.name != host {
+			continue
+		}
+		switch {
+		case h.port != "":
+			if port == h.port {
+				return true
+			}
+		case port == "" || s.cfg.Port == 0 || port == strconv.Itoa(s.cfg.Port):
+			return true
+		}
+	}
+	return false
+}
+
+// hostRule is one allowed_hosts entry: a name, and a port if it names one.
+type hostRule struct{ name, port string }
+
+// splitHost parses "name", "name:port", "[v6]" or "[v6]:port", lowering
+// the name.
+func splitHost(hostport string) (host, port string) {
 	host, port, err := net.SplitHostPort(hostport)
 	if err != nil {
 		host, port = strings.Trim(hostport, "[]"), ""
 	}
-	if s.cfg.Port != 0 && port != "" && port != strconv.Itoa(s.cfg.Port) {
-		return false
+	return strings.ToLower(host), port
+}
+
+func compileHosts(entries []string) []hostRule {
+	out := make([]hostRule, 0, len(entries))
+	for _, e := range entries {
+		name, port := splitHost(strings.TrimSpace(e))
+		out = append(out, hostRule{name: name, port: port})
 	}
-	host = strings.ToLower(host)
-	return slices.Contains(loopbackHosts, host) || slices.Contains(s.cfg.AllowedHosts, host)
+	return out
+}
+
+// CheckHosts refuses allowed_hosts entries that are not a host name or
+// address with an optional port, listing every bad one.
+func CheckHosts(entries []string) error {
+	var errs []error
+	for _, raw := range entries {
+		name, port := splitHost(strings.TrimSpace(raw))
+		bad := name == "" || strings.ContainsAny(name, "/?#@* ") || strings.Contains(raw, "://")
+		if port != "" {
+			n, err := strconv.Atoi(port)
+			bad = bad || err != nil || n < 1 || n > 65535
+		}
+		if bad {
+			errs = append(errs, fmt.Errorf("allowed_hosts: %q is not a host[:port]", raw))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // originAllowed accepts the server's own origin (same-origin pages such as

@@ -9,11 +9,11 @@ import (
 )
 
 // routes is the whole HTTP surface, one line per route. Middleware order is
-// declared here once: recover, request id, log, metrics, Host/Origin, CORS,
-// then for /v1 the token and the JSON body check.
+// declared here once (middleware, below), then for /v1 the token and the
+// JSON body check.
 func (s *Server) routes() http.Handler {
 	r := chi.NewRouter()
-	r.Use(s.recoverer, middleware.RequestID, s.requestLog, s.instrument, s.checkHostAndOrigin, s.cors)
+	r.Use(s.middleware()...)
 	r.NotFound(s.handleNotFound)
 	r.MethodNotAllowed(s.handleMethodNotAllowed)
 
@@ -52,4 +52,14 @@ func (s *Server) routes() http.Handler {
 		r.Get("/mcp/servers", s.handleMCPServers)
 	})
 	return r
+}
+
+// middleware is the order every request passes through, outermost first:
+// request id, log, metrics, recover (inside those three, so a panic is
+// logged under its request id and counted), the body read deadline,
+// Host/Origin, CORS.
+func (s *Server) middleware() []func(http.Handler) http.Handler {
+	return []func(http.Handler) http.Handler{
+		middleware.RequestID, s.requestLog, s.instrument, s.recoverer, s.bodyDeadline, s.checkHostAndOrigin, s.cors,
+	}
 }

@@ -14,19 +14,24 @@ import (
 type Config struct {
 	// Token is the bearer token every /v1 route requires.
 	Token string `json:"-"`
-	// AllowedHosts are host names (no port) accepted in the Host header
-	// besides localhost, 127.0.0.1 and ::1.
+	// AllowedHosts are host names accepted in the Host header besides
+	// localhost, 127.0.0.1 and ::1 (which are accepted with any port). An
+	// entry with a port ("toolgate.internal:8443") accepts that port only;
+	// one without accepts the listening port.
 	AllowedHosts []string `json:"allowed_hosts"`
 	// AllowedOrigins are origins (scheme://host[:port]) allowed to call
 	// besides the server's own, exact or as patterns: "vscode-webview://*",
 	// "https://*.example.com", "http://localhost:*". Wildcards that would
 	// admit every web site are refused.
 	AllowedOrigins []string `json:"allowed_origins"`
-	// Port is the port the server listens on; Host headers naming another
-	// port are refused. 0 accepts any.
+	// Port is the port the server listens on; Host headers naming a
+	// configured host without a port must name this one. 0 accepts any.
 	Port int `json:"-"`
 	// MaxBodyBytes caps request bodies.
 	MaxBodyBytes int64 `json:"max_body_bytes"`
+	// ReadTimeout bounds the time to receive a request body, from the end
+	// of its headers (default 30s): a slower body gets 408.
+	ReadTimeout coordinator.Duration `json:"read_timeout,omitempty"`
 	// SSEWriteTimeout is how long one event may take to reach a client
 	// before the client is dropped.
 	SSEWriteTimeout time.Duration `json:"-"`
@@ -52,6 +57,16 @@ func (c *Config) defaults() {
 	}
 }
 
+// defaultReadTimeout is read_timeout when the config leaves it out.
+const defaultReadTimeout = 30 * time.Second
+
+func (c *Config) readTimeout() time.Duration {
+	if c.ReadTimeout <= 0 {
+		return defaultReadTimeout
+	}
+	return time.Duration(c.ReadTimeout)
+}
+
 // Server holds what the route handlers share.
 type Server struct {
 	logger  *slog.Logger
@@ -61,6 +76,7 @@ type Server struct {
 	streams *eventStreams
 	gather  prometheus.Gatherer
 	origins originRules
+	hosts   []hostRule
 	tickets *ticketStore
 	// encodeBufs recycles the buffers encode marshals responses into.
 	encodeBufs sync.Pool
@@ -80,6 +96,7 @@ func New(logger *slog.Logger, coord *coordinator.Coordinator, reg *prometheus.Re
 		streams: newEventStreams(cfg.SSEWriteTimeout, cfg.SSEHeartbeat, m.sseSubscribers),
 		gather:  reg,
 		origins: compileOrigins(cfg.AllowedOrigins, logger),
+		hosts:   compileHosts(cfg.AllowedHosts),
 		tickets: newTicketStore(ticketTTL, maxTickets, time.Now),
 	}
 	return s.routes()

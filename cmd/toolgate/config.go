@@ -34,6 +34,9 @@ func loadConfig(path string) (fileConfig, error) {
 	if err := dec.Decode(&cfg); err != nil {
 		return cfg, fmt.Errorf("config %s: %w", path, err)
 	}
+	if err := server.CheckHosts(cfg.Server.AllowedHosts); err != nil {
+		return cfg, fmt.Errorf("config %s: %w", path, err)
+	}
 	if err := server.CheckOrigins(cfg.Server.AllowedOrigins); err != nil {
 		return cfg, fmt.Errorf("config %s: %w", path, err)
 	}

@@ -173,7 +173,7 @@ func TestEndToEnd(t *testing.T) {
 		text    string
 	}{
 		{"toolu_a", false, api.StatusSucceeded, "hello, world\n"},
-		{"toolu_b", true, api.StatusInvalid, "path: is required"},
+		{"toolu_b", true, api.StatusInvalid, "Missing value for required parameter 'path'."},
 		{"toolu_c", true, api.StatusUnknownTool, "No handler registered for tool: fly_to_moon"},
 	}
 	for i, c := range checks {

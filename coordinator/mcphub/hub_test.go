@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"strings"
@@ -138,14 +140,17 @@ func TestHubStdio(t *testing.T) {
 		if got := textOf(t, Blocks(res)); got != "echo: back" {
 			t.Errorf("echo after restart = %q", got)
 		}
-		if st := h.Servers()[0]; st.LastError == "" {
-			t.Errorf("status after crash = %+v, want the last error", st)
+		if st := h.Servers()[0]; st.LastError == "" || st.ExitCode == nil || *st.ExitCode != 3 {
+			t.Errorf("status after crash = %+v, want the last error and exit code 3", st)
 		}
 	})
 }
 
-func TestHubStreamableHTTP(t *testing.T) {
-	cmd := exec.Command(testServer(t), "-http", "127.0.0.1:0")
+// startHTTPServer runs the test server with the flag (-http or -sse) and
+// returns the URL it prints.
+func startHTTPServer(t *testing.T, flag string) string {
+	t.Helper()
+	cmd := exec.Command(testServer(t), flag, "127.0.0.1:0")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -158,8 +163,35 @@ func TestHubStreamableHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return strings.TrimSpace(url)
+}
+
+// TestHubSSE connects to a live server built with go-sdk's NewSSEHandler
+// (mcp/sse.go, the 2024-11-05 transport): the connection outlives the
+// handshake's timeout, so listing and calling work.
+func TestHubSSE(t *testing.T) {
 	h := startHub(t, Settings{MCPServers: map[string]ServerConfig{
-		"web": {Type: TransportStreamableHTTP, URL: strings.TrimSpace(url), Headers: map[string]string{"X-Test": "1"}},
+		"legacy": {Type: TransportSSE, URL: startHTTPServer(t, "-sse")},
+	}})
+	waitConnected(t, h, "legacy", 0)
+	if n := len(h.Tools()); n == 0 {
+		t.Fatalf("no tools listed over SSE; servers: %+v", h.Servers())
+	}
+	res, err := h.CallTool(context.Background(), "legacy", "echo", map[string]any{"text": "over sse"}, nil)
+	if err != nil {
+		t.Fatalf("call over SSE: %v (servers: %+v)", err, h.Servers())
+	}
+	if got := textOf(t, Blocks(res)); got != "echo: over sse" {
+		t.Errorf("echo = %q, want %q", got, "echo: over sse")
+	}
+	if st := h.Servers()[0]; st.Reconnects != 0 || st.LastError != "" {
+		t.Errorf("status = %+v, want one clean connection", st)
+	}
+}
+
+func TestHubStreamableHTTP(t *testing.T) {
+	h := startHub(t, Settings{MCPServers: map[string]ServerConfig{
+		"web": {Type: TransportStreamableHTTP, URL: startHTTPServer(t, "-http"), Headers: map[string]string{"X-Test": "1"}},
 	}})
 	waitConnected(t, h, "web", 0)
 
@@ -207,5 +239,39 @@ func TestHubStates(t *testing.T) {
 	var nilHub *Hub
 	if len(nilHub.Servers()) != 0 || nilHub.Tools() != nil {
 		t.Error("a nil hub is not empty")
+	}
+}
+
+// TestHubStartFailure: a stdio server that exits at start-up shows its exit
+// code and the tail of its stderr, not just "EOF".
+func TestHubStartFailure(t *testing.T) {
+	h := startHub(t, Settings{MCPServers: map[string]ServerConfig{
+		"gh": {Command: testServer(t), Args: []string{"-fail-start", "fatal: GITHUB_TOKEN is not set"}},
+	}})
+	waitFor(t, "the exit to be recorded", func() bool { return h.Servers()[0].ExitCode != nil })
+	st := h.Servers()[0]
+	if *st.ExitCode != 3 {
+		t.Errorf("exit_code = %d, want 3", *st.ExitCode)
+	}
+	if st.StderrTail != "starting testserver\nfatal: GITHUB_TOKEN is not set" {
+		t.Errorf("stderr_tail = %q, want both lines", st.StderrTail)
+	}
+	if !strings.Contains(st.LastError, "exited with code 3") || !strings.Contains(st.LastError, "GITHUB_TOKEN is not set") {
+		t.Errorf("last_error = %q, want the exit and the last stderr line", st.LastError)
+	}
+	_, err := h.CallTool(context.Background(), "gh", "x", nil, nil)
+	if err == nil || !strings.Contains(err.Error(), "GITHUB_TOKEN is not set") {
+		t.Errorf("call to the failed server = %v, want the reason", err)
+	}
+}
+
+func TestLogWriterTail(t *testing.T) {
+	w := &logWriter{logger: slog.New(slog.DiscardHandler)}
+	for i := range 500 {
+		fmt.Fprintf(w, "line %d\n", i)
+	}
+	tail := w.Tail()
+	if len(tail) > maxTail || !strings.HasPrefix(tail, "line ") || !strings.HasSuffix(tail, "line 499") {
+		t.Errorf("tail = %d bytes %q..., want at most %d bytes of whole lines ending at line 499", len(tail), tail[:min(20, len(tail))], maxTail)
 	}
 }

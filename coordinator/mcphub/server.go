@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os/exec"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,13 +21,17 @@ type server struct {
 	hub    *Hub
 	logger *slog.Logger
 
-	mu         sync.Mutex
-	state      string
-	session    *mcp.ClientSession
-	tools      []*mcp.Tool
-	byAlias    map[string]*mcp.Tool // exact and listed tool names
-	lastErr    string
-	connects   int
+	mu       sync.Mutex
+	state    string
+	session  *mcp.ClientSession
+	tools    []*mcp.Tool
+	byAlias  map[string]*mcp.Tool // exact and listed tool names
+	lastErr  string
+	connects int
+	// proc is the stdio server's current process; exit is how the last
+	// one ended (its exit code and the tail of its stderr).
+	proc       *exec.Cmd
+	exit       *processExit
 	refreshing atomic.Bool
 
 	progress sync.Map // progress token -> func(string)
@@ -45,7 +50,12 @@ func (s *server) status() api.MCPServer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rec := max(s.connects-1, 0)
-	return api.MCPServer{Name: s.name, Transport: s.cfg.transport(), State: s.state, Tools: len(s.tools), LastError: s.lastErr, Reconnects: rec}
+	st := api.MCPServer{Name: s.name, Transport: s.cfg.transport(), State: s.state, Tools: len(s.tools), LastError: s.lastErr, Reconnects: rec}
+	if s.exit != nil {
+		code := s.exit.code
+		st.ExitCode, st.StderrTail = &code, s.exit.stderr
+	}
+	return st
 }
 
 func (s *server) setError(err error) {
@@ -90,14 +100,15 @@ func (s *server) connectAndServe(ctx context.Context) error {
 	s.mu.Lock()
 	s.state = api.MCPConnecting
 	s.mu.Unlock()
-	sess, err := s.connect(ctx)
+	sess, release, err := s.connect(ctx)
 	if err != nil {
-		s.disconnected(err)
+		s.disconnected(s.exited(err))
 		return err
 	}
-	defer sess.Close()
+	defer release()
 	if err := s.refreshTools(ctx, sess); err != nil {
-		s.disconnected(err)
+		_ = sess.Close()
+		s.disconnected(s.exited(err))
 		return err
 	}
 	s.mu.Lock()
@@ -111,6 +122,8 @@ func (s *server) connectAndServe(ctx context.Context) error {
 	if err == nil {
 		err = errors.New("connection closed")
 	}
+	_ = sess.Close() // for a stdio server, waits for its process
+	err = s.exited(err)
 	s.disconnected(err)
 	return err
 }
@@ -124,24 +137,40 @@ func (s *server) disconnected(err error) {
 	}
 }
 
-// connect opens a session over the configured transport.
-func (s *server) connect(ctx context.Context) (*mcp.ClientSession, error) {
+// connect opens a session over the configured transport. The handshake is
+// bounded by the server's timeout, yet the context Connect gets must live
+// as long as the session: the SSE transport ties its long-lived event
+// stream to it, and a timeout context cancelled on return ended that
+// stream at once (the next request saw EOF). So the timeout cancels the
+// context only while the handshake runs, and release ends it with the
+// session.
+func (s *server) connect(ctx context.Context) (sess *mcp.ClientSession, release func(), err error) {
 	t, err := s.transport()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "toolgate", Version: s.hub.opts.Version}, &mcp.ClientOptions{
 		Capabilities:                &mcp.ClientCapabilities{},
 		ToolListChangedHandler:      s.onToolListChanged,
 		ProgressNotificationHandler: s.onProgress,
 	})
-	cctx, cancel := context.WithTimeout(ctx, s.cfg.timeout())
-	defer cancel()
-	sess, err := client.Connect(cctx, t, nil)
-	if err != nil {
-		return nil, fmt.Errorf("connect: %w", err)
+	connCtx, cancel := context.WithCancelCause(ctx)
+	timer := time.AfterFunc(s.cfg.timeout(), func() { cancel(errTimeout) })
+	sess, err = client.Connect(connCtx, t, nil)
+	if !timer.Stop() && err == nil {
+		// The timeout fired as the handshake finished: the session's
+		// context is gone, so it cannot be used.
+		_ = sess.Close()
+		err = context.Cause(connCtx)
 	}
-	return sess, nil
+	if err != nil {
+		cancel(nil)
+		if errors.Is(context.Cause(connCtx), errTimeout) {
+			err = fmt.Errorf("no answer within %s", s.cfg.timeout())
+		}
+		return nil, nil, fmt.Errorf("connect: %w", err)
+	}
+	return sess, func() { cancel(nil) }, nil
 }
 
 // refreshTools lists the server's tools into the table calls resolve

@@ -20,7 +20,11 @@ var inherited = []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LA
 func (s *server) transport() (mcp.Transport, error) {
 	switch s.cfg.transport() {
 	case TransportStdio:
-		return &mcp.CommandTransport{Command: s.command(), TerminateDuration: 2 * time.Second}, nil
+		cmd := s.command()
+		s.mu.Lock()
+		s.proc = cmd
+		s.mu.Unlock()
+		return &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil
 	case TransportStreamableHTTP:
 		return &mcp.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: s.httpClient(), MaxRetries: 2}, nil
 	case TransportSSE:

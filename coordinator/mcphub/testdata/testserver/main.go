@@ -1,5 +1,6 @@
 // Command testserver is a small MCP server for the hub's tests. It serves
-// over stdio, or over streamable HTTP with -http (printing its URL).
+// over stdio, over streamable HTTP with -http, or over the SSE transport
+// with -sse (printing its URL).
 //
 // Tools: echo (read-only), slow (progress, then waits to be cancelled;
 // -cancelled names a file it writes when that happens), fail (isError),
@@ -31,21 +32,36 @@ type empty struct{}
 
 func main() {
 	httpAddr := flag.String("http", "", "serve streamable HTTP on this address instead of stdio")
+	sseAddr := flag.String("sse", "", "serve the SSE transport (2024-11-05) on this address instead of stdio")
 	cancelled := flag.String("cancelled", "", "file written when a slow call is cancelled")
+	failStart := flag.String("fail-start", "", "write this to stderr and exit with code 3 instead of serving")
 	flag.Parse()
+	if *failStart != "" {
+		fmt.Fprintln(os.Stderr, "starting testserver")
+		fmt.Fprintln(os.Stderr, *failStart)
+		os.Exit(3)
+	}
 	srv := newServer(*cancelled)
+	if *sseAddr != "" {
+		serveHTTP(*sseAddr, "/sse", mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+		return
+	}
 	if *httpAddr == "" {
 		if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 			log.Print(err)
 		}
 		return
 	}
-	ln, err := net.Listen("tcp", *httpAddr)
+	serveHTTP(*httpAddr, "/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+}
+
+// serveHTTP listens on addr and prints the endpoint's URL for the test.
+func serveHTTP(addr, path string, h http.Handler) {
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("http://%s/mcp\n", ln.Addr())
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	fmt.Printf("http://%s%s\n", ln.Addr(), path)
 	log.Fatal(http.Serve(ln, h))
 }
 

@@ -1,4 +1,4 @@
-package coordinator
+package tool
 
 import (
 	"errors"
@@ -43,7 +43,7 @@ func TestCheckFresh(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			m := NewFileMemory(Config{RequireReadBeforeEdit: tc.requireRead})
+			m := NewFileMemory(FileMemoryConfig{RequireRead: tc.requireRead})
 			if tc.seen != nil {
 				m.Remember("f.txt", *tc.seen)
 			}
@@ -62,7 +62,7 @@ func TestCheckFresh(t *testing.T) {
 }
 
 func TestFileMemoryBounded(t *testing.T) {
-	m := NewFileMemory(Config{})
+	m := NewFileMemory(FileMemoryConfig{})
 	for i := range maxSeenFiles + 1 {
 		m.Remember(fmt.Sprintf("f%d", i), FileState{Size: int64(i)})
 	}
@@ -121,7 +121,7 @@ func TestEditHistoryBounds(t *testing.T) {
 }
 
 func TestFileMemoryEvictsByRecency(t *testing.T) {
-	m := NewFileMemory(Config{})
+	m := NewFileMemory(FileMemoryConfig{})
 	for i := range maxSeenFiles {
 		m.Remember(fmt.Sprintf("f%d", i), FileState{})
 	}

@@ -1,4 +1,4 @@
-package coordinator
+package tool
 
 import (
 	"crypto/sha256"
@@ -26,11 +26,11 @@ func StateOf(data []byte, modTime time.Time) FileState {
 	return FileState{Size: int64(len(data)), ModTime: modTime, Hash: sha256.Sum256(data), Hashed: true}
 }
 
-// same reports whether two states describe the same content. Content
+// Same reports whether two states describe the same content. Content
 // decides when both are hashed, so a file touched without a change (a
 // formatter that rewrote it identically, a checkout) is not "changed";
 // otherwise size and mtime are all there is.
-func (a FileState) same(b FileState) bool {
+func (a FileState) Same(b FileState) bool {
 	if a.Hashed && b.Hashed {
 		return a.Size == b.Size && a.Hash == b.Hash
 	}
@@ -60,11 +60,21 @@ type seenFile struct {
 	seq   uint64 // recency, for eviction
 }
 
+// FileMemoryConfig is what governs a session's FileMemory.
+type FileMemoryConfig struct {
+	// RequireRead refuses edits of existing files the session never read.
+	RequireRead bool
+	// RevertMaxCount and RevertMaxBytes bound the prior contents kept for
+	// reverts; zero means the defaults.
+	RevertMaxCount int
+	RevertMaxBytes int64
+}
+
 // NewFileMemory returns an empty memory governed by cfg's read
 // requirement and revert bounds.
-func NewFileMemory(cfg Config) *FileMemory {
+func NewFileMemory(cfg FileMemoryConfig) *FileMemory {
 	return &FileMemory{
-		requireRead: cfg.RequireReadBeforeEdit,
+		requireRead: cfg.RequireRead,
 		seen:        map[string]seenFile{},
 		history:     newEditHistory(cfg.RevertMaxCount, cfg.RevertMaxBytes),
 	}
@@ -135,17 +145,17 @@ func (m *FileMemory) CheckFresh(rel string, cur FileState, exists bool) error {
 	case !ok && m.requireRead:
 		return Errorf(api.ToolCodeReadRequired,
 			"%s has not been read in this session; read it with read_file before editing it. No changes were made.", rel)
-	case ok && !seen.same(cur):
+	case ok && !seen.Same(cur):
 		return Errorf(api.ToolCodeFileChanged,
 			"%s has changed on disk since it was last read or written in this session (%s). "+
 				"No changes were made. Read the file again with read_file, then redo the edit against its current content.",
-			rel, describeChange(seen, cur))
+			rel, DescribeChange(seen, cur))
 	}
 	return nil
 }
 
-// describeChange says briefly how a file differs from what was seen.
-func describeChange(was, now FileState) string {
+// DescribeChange says briefly how a file differs from what was seen.
+func DescribeChange(was, now FileState) string {
 	if was.Size != now.Size {
 		return fmt.Sprintf("size %d -> %d bytes", was.Size, now.Size)
 	}
@@ -163,4 +173,21 @@ func (m *FileMemory) KeepPrior(p Prior) bool {
 		return false
 	}
 	return m.history.keep(p)
+}
+
+// TakePriors removes and returns the Priors of a call's edits, in the
+// order they were kept. A revert takes them before undoing, so two
+// concurrent reverts of one call cannot both write.
+func (m *FileMemory) TakePriors(toolUseID string) ([]Prior, bool) {
+	if m == nil {
+		return nil, false
+	}
+	return m.history.take(toolUseID)
+}
+
+// PutBackPriors returns Priors taken by a revert that did not happen.
+func (m *FileMemory) PutBackPriors(ps []Prior) {
+	if m != nil {
+		m.history.putBack(ps)
+	}
 }

@@ -1,4 +1,4 @@
-package coordinator
+package tool
 
 import (
 	"slices"
@@ -31,8 +31,8 @@ type Prior struct {
 
 // Default revert bounds per session.
 const (
-	defaultRevertMaxCount = 100
-	defaultRevertMaxBytes = 64 << 20
+	DefaultRevertMaxCount = 100
+	DefaultRevertMaxBytes = 64 << 20
 )
 
 // editHistory keeps the Priors of a session's most recent edit calls, the
@@ -59,10 +59,10 @@ func groupBytes(ps []Prior) int64 {
 
 func newEditHistory(maxCount int, maxBytes int64) *editHistory {
 	if maxCount <= 0 {
-		maxCount = defaultRevertMaxCount
+		maxCount = DefaultRevertMaxCount
 	}
 	if maxBytes <= 0 {
-		maxBytes = defaultRevertMaxBytes
+		maxBytes = DefaultRevertMaxBytes
 	}
 	return &editHistory{maxCount: maxCount, maxBytes: maxBytes, byID: map[string][]Prior{}}
 }

@@ -1,4 +1,4 @@
-package coordinator
+package tool
 
 import (
 	"context"
@@ -25,7 +25,8 @@ type Jobs struct {
 	seq  int
 }
 
-func newJobs(ctx context.Context) *Jobs { return &Jobs{ctx: ctx, byID: map[string]*Job{}} }
+// NewJobs returns the job table of a session whose context is ctx.
+func NewJobs(ctx context.Context) *Jobs { return &Jobs{ctx: ctx, byID: map[string]*Job{}} }
 
 // Job is one background process and the output it wrote since it was last
 // read.

@@ -1,4 +1,4 @@
-package coordinator
+package tool
 
 import (
 	"context"
@@ -72,6 +72,15 @@ type Spec[In any] struct {
 	Command func(in *In) CommandLine
 }
 
+// CommandLine is what a command tool's input asks to run, for the policy:
+// the line, whether the model asked for approval and the working
+// directory (workspace-relative; "" the root).
+type CommandLine struct {
+	Command          string
+	RequiresApproval bool
+	Cwd              string
+}
+
 // Tool is a registered tool with its input type erased, as the pipeline
 // sees it.
 type Tool struct {
@@ -83,7 +92,7 @@ type Tool struct {
 	Writes      bool
 
 	inputType       reflect.Type
-	paramTypes      map[string]string // for coerceStrings
+	paramTypes      map[string]string // for ParamTypes
 	run             func(ctx context.Context, call *Call, in any) (Result, error)
 	concurrencySafe func(in any) bool
 	paths           func(in any) []string
@@ -96,16 +105,15 @@ type Tool struct {
 // registered at start-up.
 func NewTool[In any](s Spec[In]) *Tool {
 	if s.Name == "" || s.Run == nil {
-		panic("coordinator: tool spec needs a Name and a Run")
+		panic("tool: spec needs a Name and a Run")
 	}
-	checkRuleSentences(s.Name, reflect.TypeFor[In](), map[reflect.Type]bool{})
 	schema, err := jsonschema.For[In](nil)
 	if err != nil {
-		panic(fmt.Sprintf("coordinator: tool %s: %v", s.Name, err))
+		panic(fmt.Sprintf("tool %s: %v", s.Name, err))
 	}
 	raw, err := json.Marshal(schema)
 	if err != nil {
-		panic(fmt.Sprintf("coordinator: tool %s schema: %v", s.Name, err))
+		panic(fmt.Sprintf("tool %s schema: %v", s.Name, err))
 	}
 	t := &Tool{
 		Name:        s.Name,
@@ -139,8 +147,35 @@ func NewTool[In any](s Spec[In]) *Tool {
 	return t
 }
 
-// newInput returns a pointer to a fresh zero input value.
-func (t *Tool) newInput() any { return reflect.New(t.inputType).Interface() }
+// InputType is the type of the tool's input struct, for checks of its
+// validate tags at registration.
+func (t *Tool) InputType() reflect.Type { return t.inputType }
+
+// ParamTypes maps each top-level parameter to the one JSON type a string
+// value may be coerced to (boolean, integer, number, array, object), for
+// clients that send every parameter as a string.
+func (t *Tool) ParamTypes() map[string]string { return t.paramTypes }
+
+// NewInput returns a pointer to a fresh zero input value, for decoding.
+func (t *Tool) NewInput() any { return reflect.New(t.inputType).Interface() }
+
+// Run executes a decoded, validated input.
+func (t *Tool) Run(ctx context.Context, call *Call, in any) (Result, error) {
+	return t.run(ctx, call, in)
+}
+
+// RunsCommands reports whether the tool runs a command line (see
+// Spec.Command), which the policy reads instead of paths.
+func (t *Tool) RunsCommands() bool { return t.command != nil }
+
+// Command returns the command line a decoded input would run; the zero
+// CommandLine for tools that run no command.
+func (t *Tool) Command(in any) CommandLine {
+	if t.command == nil {
+		return CommandLine{}
+	}
+	return t.command(in)
+}
 
 // ConcurrencySafe reports whether a decoded input may run beside others.
 func (t *Tool) ConcurrencySafe(in any) bool { return t.concurrencySafe(in) }

@@ -1,0 +1,125 @@
+package tool
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/toolgate/toolgate/api"
+
+	"github.com/toolgate/toolgate/internal/ignore"
+)
+
+// Call is what a handler knows of the call it serves beyond its input: who
+// is calling, where, and where partial output goes.
+type Call struct {
+	ToolUseID string
+	Name      string
+	SessionID string
+	Workspace *Workspace
+	Logger    *slog.Logger
+	// Files is the session's memory of files read and written; handlers
+	// record reads and check it before edits.
+	Files *FileMemory
+	// Jobs are the session's background processes.
+	Jobs *Jobs
+	// Partial marks a preview of a tool_use block that is still streaming
+	// in: its input may be cut anywhere.
+	Partial bool
+
+	rt Runtime
+}
+
+// Runtime is what the pipeline plugs into a Call before the handler runs:
+// where its output goes, the ignore rules in force, where its full output
+// is kept and how it waits for the user. A Call without one (a handler
+// test's) drops output, ignores nothing and cannot wait for input.
+type Runtime struct {
+	// Output receives chunks of partial output for the session's events.
+	Output func(stream, chunk string)
+	// Ignored holds the ignore rules in force when the call started.
+	Ignored *ignore.Matcher
+	// Keep takes the call's full output for the session.
+	Keep func(KeptOutput)
+	// Await asks the user and waits for the answer.
+	Await func(ctx context.Context, req api.InputRequest) (string, error)
+	// Todos replaces the session's todo list.
+	Todos func([]api.Todo)
+}
+
+// SetTodos replaces the session's todo list (Claude Code's TodoWrite);
+// the session announces it with a todos.updated event.
+func (c *Call) SetTodos(todos []api.Todo) {
+	if c.rt.Todos != nil {
+		c.rt.Todos(todos)
+	}
+}
+
+// Attach plugs the pipeline's runtime into the call.
+func (c *Call) Attach(rt Runtime) { c.rt = rt }
+
+// Output sends a chunk of partial output (stream "stdout", "stderr" or
+// "match", ...) to the session's event stream. It never blocks on readers.
+func (c *Call) Output(stream, chunk string) {
+	if c.rt.Output != nil && chunk != "" {
+		c.rt.Output(stream, chunk)
+	}
+}
+
+// KeptOutput is a call's full output, kept beside its record so that a
+// client can fetch more than the tool_result holds. The session removes it
+// when the call is evicted or the session ends.
+type KeptOutput interface {
+	// Open reads the output from its start.
+	Open() (io.ReadCloser, error)
+	// Size is the output's length in bytes; Open reads at least that many
+	// while it still grows.
+	Size() int64
+	// Remove frees what the output holds (a spill file).
+	Remove() error
+}
+
+// KeepOutput hands the call's full output to its session.
+func (c *Call) KeepOutput(o KeptOutput) {
+	if c.rt.Keep != nil {
+		c.rt.Keep(o)
+	} else {
+		_ = o.Remove()
+	}
+}
+
+// AwaitInput puts the call in state awaiting_input, announces what the
+// user is asked with tool.awaiting_input and waits for the answer. It
+// returns the answer; the call's end (an interrupt, a cancel) or the
+// configured input timeout end the wait with an error.
+func (c *Call) AwaitInput(ctx context.Context, req api.InputRequest) (string, error) {
+	if c.rt.Await == nil {
+		return "", Errorf(api.ToolCodeFailed, "this call cannot wait for input")
+	}
+	return c.rt.Await(ctx, req)
+}
+
+// Exclude reports whether the ignore rules (.clineignore and the extra
+// ignore files) cover a workspace-relative path. Listing and search tools
+// leave such entries out of their output and add IgnoredNote(n). The rules
+// are those in force when the call started.
+func (c *Call) Exclude(rel string, isDir bool) bool {
+	if c.rt.Ignored == nil {
+		return false
+	}
+	_, hit := c.rt.Ignored.Match(rel, isDir)
+	return hit
+}
+
+// IgnoredNote is the line listing and search tools append when they left
+// n entries out because of the ignore rules; "" when n is 0.
+func IgnoredNote(n int) string {
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return "(1 entry was left out because .clineignore excludes it.)"
+	}
+	return fmt.Sprintf("(%d entries were left out because .clineignore excludes them.)", n)
+}

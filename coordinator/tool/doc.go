@@ -1,0 +1,30 @@
+// Package tool is the contract between the coordinator and the tools: what
+// a tool declares (Spec, built into a Tool by NewTool), what its handler
+// sees of a call (Call: the workspace, the session's file memory, partial
+// output, input requests, the ignore rules in force) and what it returns
+// (Result, or an error; a *ToolError carries a stable code). A factory
+// (Factory, listed in a Registration) builds a tool from the shared Env.
+//
+// Handlers import this package, not the coordinator, so a tool compiles
+// against the few types it uses. The coordinator fills in a Call's
+// Runtime and runs the pipeline around Tool.Run; it re-exports these types
+// under the same names for its own callers.
+//
+// Declaring a tool:
+//
+//	type EchoInput struct {
+//		Text string `json:"text" validate:"required" jsonschema:"the text to echo"`
+//	}
+//
+//	func newEcho(name string, env tool.Env) *tool.Tool {
+//		return tool.NewTool(tool.Spec[EchoInput]{
+//			Name: name, Description: "Echo a text.",
+//			Run: func(ctx context.Context, call *tool.Call, in *EchoInput) (tool.Result, error) {
+//				return tool.TextResult(in.Text), nil
+//			},
+//		})
+//	}
+//
+// and listing tool.Registration{Name: "echo", Factory: newEcho} in
+// handlers.Default.
+package tool

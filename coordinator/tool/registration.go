@@ -1,0 +1,36 @@
+package tool
+
+import (
+	"github.com/go-playground/validator/v10"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/toolgate/toolgate/coordinator/mcphub"
+)
+
+// Env is what every tool factory receives: the shared pieces a handler
+// may keep.
+type Env struct {
+	Workspace *Workspace
+	Validate  *validator.Validate
+	// Commands configures the tools that run commands.
+	Commands *CommandConfig
+	// Registerer takes a tool's own metrics; it is never nil.
+	Registerer prometheus.Registerer
+	// MCP is the hub of MCP servers; nil means none are configured.
+	MCP *mcphub.Hub
+}
+
+// Factory builds the tool for one name. It returns nil when the coordinator
+// does not own that name (a client-side tool such as focus_chain): such a
+// name is known, and calls to it get a tool_result saying so.
+type Factory func(name string, env Env) *Tool
+
+// Registration pairs a tool name with its factory; the default tool set is
+// a list of them. Several names may share one factory.
+type Registration struct {
+	Name    string
+	Factory Factory
+	// Internal marks a tool that only dialects reach (Claude Code's Edit
+	// runs edit_text): it is in no tool list and no model may call it by
+	// its own name.
+	Internal bool
+}
