@@ -84,6 +84,11 @@ const (
 	ToolCodeInvalidPatch       = "invalid_patch"        // apply_patch's input does not follow the patch format
 	ToolCodeHunkFailed         = "hunk_failed"          // a patch hunk's lines are not in the file
 	ToolCodeFileExists         = "file_exists"          // a patch adds or moves onto a file that exists
+	ToolCodeInvalidURL         = "invalid_url"          // web_fetch or browser_action got something that is not a URL
+	ToolCodeURLRefused         = "url_refused"          // a URL, redirect or resolved address the address rules refuse
+	ToolCodeFetchFailed        = "fetch_failed"         // the network or the site failed the fetch
+	ToolCodeTimeout            = "timeout"              // the tool's time cap passed
+	ToolCodeBrowserFailed      = "browser_failed"       // the browser could not start or do the action
 )
 
 // AllToolCodes lists every tool error code, for the contract's enum.
@@ -96,4 +101,5 @@ var AllToolCodes = []string{
 	ToolCodeOutsideRules, ToolCodeDiffFailed, ToolCodeInvalidRegex, ToolCodeInvalidFilePattern,
 	ToolCodeUnavailable, ToolCodeMCPUnavailable, ToolCodeMCPFailed,
 	ToolCodeInvalidPatch, ToolCodeHunkFailed, ToolCodeFileExists,
+	ToolCodeInvalidURL, ToolCodeURLRefused, ToolCodeFetchFailed, ToolCodeTimeout, ToolCodeBrowserFailed,
 }

@@ -80,11 +80,37 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// approve is the pipeline stage that puts the call before the user when
+// the policy asked for approval, or a PreToolUse hook did and the user
+// has not yet approved the call as it will run: nobody is asked twice for
+// one input. A rejection, the deadline or the call's end stop the call;
+// an approval lets it run with the user's comment.
+func (c *Coordinator) approve(ctx context.Context, cs *callState) {
+	if !cs.running() {
+		return
+	}
+	v := cs.ask
+	if v == nil {
+		if cs.hookAsk == "" || cs.approved {
+			return
+		}
+		v = &verdict{decision: decideAsk, reason: cs.hookAsk}
+	}
+	cs.ask = nil
+	out, feedback := c.askApproval(ctx, cs.s, cs.e, *v, cs.sub, cs.tool, cs.input, cs.raw)
+	if out != nil {
+		cs.stop(*out)
+		return
+	}
+	cs.approved, cs.feedback = true, orDefault(feedback, cs.feedback)
+}
+
 // askApproval puts the call in state awaiting_approval, announces it with
 // a preview and waits for the decision, the deadline or the call's end.
 // It returns nil when the call may run, and the feedback to pass on;
 // otherwise the outcome that ends the call.
 func (c *Coordinator) askApproval(ctx context.Context, s *Session, e *callEntry, v verdict, sub *subject, t *Tool, in any, raw []byte) (*outcome, string) {
+	defer c.metrics.observeApprovalWait(time.Now())
 	timeout := c.cfg.approvalTimeout()
 	pa := &pendingApproval{decided: make(chan api.DecisionRequest, 1), remember: rememberRules(sub, t)}
 	p := &s.policy

@@ -60,6 +60,11 @@ func rememberRules(sub *subject, t *Tool) []string {
 			return nil
 		}
 		return []string{mcpPrefix + sub.mcpServer + "__" + sub.mcpTool}
+	case sub.url != "":
+		if sub.host == "" {
+			return nil
+		}
+		return []string{t.Name + "(" + domainPrefix + sub.host + ")"}
 	case len(sub.paths) > 0:
 		var out []string
 		for _, p := range sub.paths {

@@ -33,6 +33,11 @@ type Config struct {
 	MaxCallsPerSession int `json:"max_calls_per_session"`
 	// Commands configures execute_command.
 	Commands CommandConfig `json:"commands"`
+	// WebFetch configures web_fetch and the addresses browser_action may
+	// reach.
+	WebFetch WebFetchConfig `json:"web_fetch"`
+	// Browser configures browser_action.
+	Browser BrowserConfig `json:"browser"`
 	// RequireReadBeforeEdit refuses edits of existing files the session
 	// has not read (or written) first.
 	RequireReadBeforeEdit bool `json:"require_read_before_edit"`

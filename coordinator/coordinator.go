@@ -94,9 +94,11 @@ func New(o Options) *Coordinator {
 	c.startPolicy(o)
 	c.hooks = newHookRunner(&cfg, o.Workspace, o.Registerer, o.Logger)
 	dynamic := append(append([]DynamicSource(nil), o.Dynamic...), c.subagentSources()...)
-	c.registry = NewRegistry(ToolEnv{Workspace: o.Workspace, Validate: v, Commands: &cfg.Commands, Registerer: o.Registerer, MCP: o.MCP}, o.Tools, dynamic...)
+	c.registry = NewRegistry(ToolEnv{Workspace: o.Workspace, Validate: v, Commands: &cfg.Commands, Registerer: o.Registerer, MCP: o.MCP,
+		Web: cfg.webEnv()}, o.Tools, dynamic...)
 	c.dialects, c.dialectList = newDialectSet(o.Dialects), o.Dialects
 	c.metrics.start(c.registry.Names())
+	o.Registerer.MustRegister(newStateCollector(c))
 	go c.expireIdleSessions(c.stop)
 	return c
 }

@@ -61,13 +61,15 @@ func (c *Coordinator) translate(d api.Dialect, use api.ToolUse) (string, json.Ra
 	return "", nil, nil, &out
 }
 
-// reword is the pipeline's outbound edge: the dialect words the result as
-// its model expects. Calls outside a dialect keep their result.
-func (dc *dialectCall) reword(out *outcome) {
-	if dc == nil || dc.mapping.Result == nil {
+// reword is the pipeline's outbound edge, after execute: the dialect words
+// the result as its model expects, so PostToolUse hooks and the record see
+// the dialect's texts. Calls outside a dialect keep their result.
+func (c *Coordinator) reword(cs *callState) {
+	dc := cs.dialect
+	if dc == nil || dc.mapping.Result == nil || cs.end == nil {
 		return
 	}
-	out.result = dc.mapping.Result(out.result, out.code)
+	cs.end.result = dc.mapping.Result(cs.end.result, cs.end.code)
 }
 
 // unknownToolMessage answers a name the session's pool lacks, naming the

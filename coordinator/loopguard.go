@@ -39,14 +39,14 @@ func (g *loopGuard) see(key string) int {
 // turn while the call stays the same, as Cline's loop-detection.ts
 // IGNORED_PARAMS says), with keys in a canonical order so that reordered
 // JSON is the same call.
-func loopKey(p prepared) string {
-	input := p.raw
-	if p.tool == nil {
-		input, _, _ = splitTaskProgress(p.use.Input)
+func loopKey(cs *callState) string {
+	input := cs.raw
+	if cs.tool == nil {
+		input, _, _ = splitTaskProgress(cs.use.Input)
 	}
 	var v any
 	if err := json.Unmarshal(input, &v); err == nil {
-		if m, ok := v.(map[string]any); ok && p.toolName() == UseMCPTool {
+		if m, ok := v.(map[string]any); ok && cs.toolName() == UseMCPTool {
 			// use_mcp_tool may carry its arguments as a JSON text.
 			if a, ok := m["arguments"].(string); ok {
 				var args any
@@ -62,13 +62,13 @@ func loopKey(p prepared) string {
 			input = b
 		}
 	}
-	return p.toolName() + "\x00" + string(input)
+	return cs.toolName() + "\x00" + string(input)
 }
 
 // guardLoop appends Cline's warning (prompts/responses.ts repeatedToolCall)
 // to the result of a call that repeats the session's previous calls
 // exactly, once it reaches the configured count.
-func (c *Coordinator) guardLoop(s *Session, p prepared, out *outcome) {
+func (c *Coordinator) guardLoop(cs *callState) {
 	limit := c.cfg.LoopGuardRepeats
 	if limit < 0 {
 		return
@@ -76,11 +76,11 @@ func (c *Coordinator) guardLoop(s *Session, p prepared, out *outcome) {
 	if limit == 0 {
 		limit = defaultLoopRepeats
 	}
-	n := s.loop.see(loopKey(p))
+	n := cs.s.loop.see(loopKey(cs))
 	if n < limit {
 		return
 	}
-	out.result.Content = append(out.result.Content, api.TextContent(fmt.Sprintf(
+	cs.end.result.Content = append(cs.end.result.Content, api.TextContent(fmt.Sprintf(
 		"Tool [%s] has been called %d times consecutively with identical arguments. This is not making progress. Please use a different tool or different arguments instead of repeating the same call.",
-		p.toolName(), n)))
+		cs.toolName(), n)))
 }

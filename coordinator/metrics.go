@@ -16,6 +16,8 @@ type Metrics struct {
 	// series holds each known tool's children, looked up once at start:
 	// a call then finds its series without hashing label values.
 	series map[string]*toolSeries
+	// approvalWait times the wait for a decision (metrics_state.go).
+	approvalWait prometheus.Histogram
 }
 
 // toolSeries are one tool's counters by status and its histogram.
@@ -42,6 +44,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		series: map[string]*toolSeries{},
 	}
 	reg.MustRegister(m.calls, m.duration)
+	m.approvalWait = newApprovalWait(reg)
 	return m
 }
 

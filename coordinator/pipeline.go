@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/internal/ignore"
 )
 
 // outcome is how one call ended, before it becomes a tool_result.
@@ -17,32 +18,130 @@ type outcome struct {
 	status api.CallStatus
 	code   string // empty on success
 	result Result
-	// metricTool is the bounded name the call is counted under.
-	metricTool string
 }
 
 func failure(status api.CallStatus, code, msg string) outcome {
 	return outcome{status: status, code: code, result: Result{Content: []api.Content{api.TextContent(msg)}, IsError: true}}
 }
 
+// callState carries one call through the pipeline: what prepare made of
+// the tool_use, what each later stage decided, and how the call ended. It
+// is the only state the stages pass on.
+type callState struct {
+	// prepare
+	use  api.ToolUse
+	tool *Tool
+	raw  json.RawMessage // the input after MCP name normalization and coercion
+	// input is the decoded, validated input (replaced by a PreToolUse
+	// hook's updatedInput).
+	input any
+	// progress is the call's task_progress checklist, taken out of its
+	// input; hasProgress says the parameter was there.
+	progress    string
+	hasProgress bool
+	// dialect is how the session's dialect mapped the call at the inbound
+	// edge; nil for Cline's names, which are the registry's own.
+	dialect *dialectCall
+
+	// the run, from begin
+	s      *Session
+	e      *callEntry
+	logger *slog.Logger
+
+	// policy
+	judged  bool // the policy has judged the current input
+	sub     *subject
+	ignored *ignore.Matcher // the ignore rules the call runs under
+	ask     *verdict        // the policy asks for approval (until asked)
+
+	// approval
+	approved bool   // the user approved the call as it will run
+	feedback string // the user's comment on an approval
+
+	// pre-hooks
+	hookAsk     string   // why a PreToolUse hook asks for approval
+	hookContext []string // what PreToolUse hooks add to the tool_result
+
+	// end is set by the stage that ends the call, or by execute; ran says
+	// the handler ran, so post-hooks see its result.
+	end *outcome
+	ran bool
+}
+
 // Execute runs one tool_use in a session and returns its tool_result and
 // call record. A tool_use id the session already knows is not run again:
 // the earlier call's result is returned, after waiting for it if needed.
+//
+// A message's calls take the same path through the scheduler, which runs
+// prepare for each block as it arrives and runCall when the call's turn
+// comes. A dialect (the client's names, parameters and result texts) maps
+// at the two edges: the tool_use before prepare, the tool_result after
+// runCall.
 func (c *Coordinator) Execute(ctx context.Context, s *Session, msgID string, use api.ToolUse) (api.ToolResult, api.CallRecord) {
-	p := c.prepare(s, use)
-	e, fresh := c.enqueue(s, msgID, p)
+	cs := c.prepare(s, use)
+	e, fresh := c.enqueue(s, msgID, cs)
 	if !fresh {
 		return c.await(ctx, s, e)
 	}
-	return c.run(s, e, p)
+	return c.runCall(s, e, cs)
 }
 
+// runCall is the whole life of a prepared call, one stage a line. A stage
+// that ends the call sets cs.end and the stages after it are passed over,
+// up to the loop guard and the record: whatever happens, the call ends
+// with exactly one result.
+//
+//	prepare    lookup, MCP name normalization, coercion, decode, validate
+//	           (done before scheduling: the scheduler asks the decoded
+//	           input whether it is concurrency safe)
+//	policy     rejection cascade, ignore rules, cwd, plan mode, permission
+//	           rules
+//	approval   the user's decision when the policy asks
+//	pre-hooks  PreToolUse hooks: deny, ask, updatedInput, added context
+//	policy     again, only for an input a PreToolUse hook replaced
+//	approval   again, when that judgement or a hook asks and the user has
+//	           not approved the call as it will run
+//	execute    the handler, with partial output as events
+//	reword     the dialect's outbound edge: the result in its model's words
+//	post-hooks PostToolUse hooks: added context, block
+//	loop guard a warning when the model repeats the same call
+//	record     tool_result, call record, tool.finished, metrics, log line
+//
+// PreToolUse hooks run after the user's approval, so a hook sees only
+// calls that may run and a hook's deny wins over an approval.
+func (c *Coordinator) runCall(s *Session, e *callEntry, cs *callState) (api.ToolResult, api.CallRecord) {
+	ctx, start := e.ctx, time.Now()
+	cs.begin(s, e, c.logger)
+	c.checkPolicy(cs)
+	c.approve(ctx, cs)
+	c.preHooks(ctx, cs)
+	c.checkPolicy(cs)
+	c.approve(ctx, cs)
+	c.execute(ctx, cs)
+	c.reword(cs)
+	c.postHooks(ctx, cs)
+	c.guardLoop(cs)
+	return c.record(cs, time.Since(start))
+}
+
+// begin binds a prepared call to its session entry and its log fields.
+func (cs *callState) begin(s *Session, e *callEntry, logger *slog.Logger) {
+	cs.s, cs.e = s, e
+	cs.logger = logger.With("session_id", s.ID, "tool_use_id", cs.use.ID, "tool", cs.use.Name)
+}
+
+// running reports whether no stage has ended the call yet.
+func (cs *callState) running() bool { return cs.end == nil }
+
+// stop ends the call with out; the stages after it are passed over.
+func (cs *callState) stop(out outcome) { cs.end = &out }
+
 // enqueue claims a call id and, for a new call, announces it.
-func (c *Coordinator) enqueue(s *Session, msgID string, p prepared) (*callEntry, bool) {
-	e, fresh := s.claim(p.use, msgID, p.interrupt())
+func (c *Coordinator) enqueue(s *Session, msgID string, cs *callState) (*callEntry, bool) {
+	e, fresh := s.claim(cs.use, msgID, cs.interrupt())
 	if fresh {
 		rec := e.record
-		s.Events.Append(api.Event{Type: api.EventToolQueued, MessageID: msgID, ToolUseID: p.use.ID, Call: &rec})
+		s.Events.Append(api.Event{Type: api.EventToolQueued, MessageID: msgID, ToolUseID: cs.use.ID, Call: &rec})
 	}
 	return e, fresh
 }
@@ -62,40 +161,23 @@ func (c *Coordinator) await(ctx context.Context, s *Session, e *callEntry) (api.
 	return e.result, e.record
 }
 
-// prepared is a tool_use after the prepare step (lookup, decode,
-// validate). The scheduler needs the decoded input to ask the tool whether
-// the call is concurrency safe, so this step runs before scheduling and
-// the rest of the pipeline (policy, execute) runs when the call's turn
-// comes. A call that failed to prepare carries its outcome and never runs.
-type prepared struct {
-	use    api.ToolUse
-	tool   *Tool
-	raw    json.RawMessage // the input after MCP name normalization and coercion
-	input  any
-	failed *outcome
-	// progress is the call's task_progress checklist, taken out of its
-	// input; hasProgress says the parameter was there.
-	progress    string
-	hasProgress bool
-	// dialect is how a dialect mapped the call; nil for Cline's names.
-	dialect *dialectCall
-}
-
-// prepare is the first pipeline step: the dialect's inbound edge (which
-// also normalizes MCP names), lookup in the registry, decode and validate.
-func (c *Coordinator) prepare(s *Session, use api.ToolUse) prepared {
-	p := prepared{use: use}
+// prepare is the first stage: the dialect's inbound edge (which also
+// normalizes MCP names), lookup in the registry, task_progress taken out,
+// string coercion, decode and validate. A call that fails to prepare ends
+// here and never runs.
+func (c *Coordinator) prepare(s *Session, use api.ToolUse) *callState {
+	cs := &callState{use: use}
 	d := s.Dialect()
 	name, raw, dc, stop := c.translate(d, use)
 	if stop != nil {
-		p.failed = stop
-		return p
+		cs.stop(*stop)
+		return cs
 	}
-	p.dialect = dc
+	cs.dialect = dc
 	if dc == nil && name == use.Name {
 		// An MCP tool's input is its own arguments; every other Cline
 		// tool may carry the conversation's checklist.
-		raw, p.progress, p.hasProgress = splitTaskProgress(raw)
+		raw, cs.progress, cs.hasProgress = splitTaskProgress(raw)
 	}
 	tool, owned := c.registry.lookup(name)
 	if dc != nil {
@@ -103,140 +185,92 @@ func (c *Coordinator) prepare(s *Session, use api.ToolUse) prepared {
 	}
 	switch {
 	case !owned:
-		out := failure(api.StatusFailed, api.ToolCodeNotOwned,
-			fmt.Sprintf("Tool %s is handled by the client, not by toolgate.", name))
-		p.failed = &out
-		return p
+		cs.stop(failure(api.StatusFailed, api.ToolCodeNotOwned,
+			fmt.Sprintf("Tool %s is handled by the client, not by toolgate.", name)))
+		return cs
 	case tool == nil:
 		msg := c.unknownToolMessage(d, use.Name)
 		if name == UseMCPTool {
 			msg += " (no MCP servers are configured on this toolgate)"
 		}
-		out := failure(api.StatusUnknownTool, api.ToolCodeUnknownTool, msg)
-		p.failed = &out
-		return p
+		cs.stop(failure(api.StatusUnknownTool, api.ToolCodeUnknownTool, msg))
+		return cs
 	}
 	raw = coerceStrings(raw, tool.ParamTypes())
-	p.tool, p.raw = tool, raw
+	cs.tool, cs.raw = tool, raw
 	in, err := decodeInput(tool, c.validate, raw)
 	if err != nil {
 		text := err.Error()
-		if d == "" || d == api.DialectCline {
+		if dc == nil {
 			text = invalidInputText(err)
 		}
-		out := failure(api.StatusInvalid, api.ToolCodeInvalid, text)
-		out.metricTool = tool.Name
-		p.failed = &out
-		return p
+		cs.stop(failure(api.StatusInvalid, api.ToolCodeInvalid, text))
+		return cs
 	}
-	p.input = in
-	return p
+	cs.input = in
+	return cs
 }
 
 // concurrencySafe reports whether the call may run beside others. A call
 // that failed to prepare touches nothing, so it never holds others back.
-func (p prepared) concurrencySafe() bool {
-	return p.failed != nil || p.tool.ConcurrencySafe(p.input)
+func (cs *callState) concurrencySafe() bool {
+	return cs.end != nil || cs.tool.ConcurrencySafe(cs.input)
 }
 
 // interrupt is what an interrupt does to the call once it runs.
-func (p prepared) interrupt() InterruptBehavior {
-	if p.tool == nil {
+func (cs *callState) interrupt() InterruptBehavior {
+	if cs.tool == nil {
 		return InterruptCancel
 	}
-	return p.tool.Interrupt
+	return cs.tool.Interrupt
 }
 
 // toolName is the registered name the call resolved to, or the name the
 // model used when there is none.
-func (p prepared) toolName() string {
-	if p.tool != nil {
-		return p.tool.Name
+func (cs *callState) toolName() string {
+	if cs.tool != nil {
+		return cs.tool.Name
 	}
-	return p.use.Name
+	return cs.use.Name
 }
 
-// run takes a prepared call through the rest of the pipeline (policy,
-// execute), records its end, emits tool.finished and counts it. Whatever
-// happens, the call ends with exactly one result.
-func (c *Coordinator) run(s *Session, e *callEntry, p prepared) (api.ToolResult, api.CallRecord) {
-	use := p.use
-	logger := c.logger.With("session_id", s.ID, "tool_use_id", use.ID, "tool", use.Name)
-
-	start := time.Now()
-	out := c.pipeline(e.ctx, s, e, p, logger)
-	p.dialect.reword(&out)
-	dur := time.Since(start)
-
-	res := toToolResult(use.ID, out.result)
-	var detail *api.ErrorDetail
-	if out.status != api.StatusSucceeded {
-		detail = &api.ErrorDetail{Code: out.code, Message: firstText(out.result)}
+// execute is the pipeline stage that marks the call started (tool.started), plugs the session
+// into the handler's Call and runs the handler.
+func (c *Coordinator) execute(ctx context.Context, cs *callState) {
+	if !cs.running() {
+		return
 	}
-	rec := s.finish(e, out.status, dur, detail, res)
-	s.Events.Append(api.Event{Type: api.EventToolFinished, MessageID: rec.MessageID, ToolUseID: use.ID, Call: &rec, Result: &res})
-	if p.hasProgress {
-		s.noteTaskProgress(rec.MessageID, use.ID, p.progress)
-	}
-	c.metrics.observe(out.metricTool, out.status, dur)
-	logger.Info("tool call", "status", out.status, "duration_ms", rec.DurationMS)
-	return res, rec
-}
-
-// pipeline runs the steps after prepare: policy, then execute.
-func (c *Coordinator) pipeline(ctx context.Context, s *Session, e *callEntry, p prepared, logger *slog.Logger) outcome {
-	if p.failed != nil {
-		out := *p.failed
-		c.guardLoop(s, p, &out)
-		return out
-	}
-	out := c.checkAndRun(ctx, s, e, p, logger)
-	out.metricTool = p.tool.Name
-	c.guardLoop(s, p, &out)
-	return out
-}
-
-// checkAndRun applies the policy stage (ignore rules, mode, permission
-// decision, approval) and, when the call may go ahead, executes it.
-func (c *Coordinator) checkAndRun(ctx context.Context, s *Session, e *callEntry, p prepared, logger *slog.Logger) outcome {
-	stop, g := c.authorize(ctx, s, e, p.tool, p.input, p.raw)
-	if stop == nil {
-		stop, p, g = c.preToolUse(ctx, s, e, p, g)
-	}
-	if stop != nil {
-		return *stop
-	}
-	tool, in := p.tool, p.input
+	s, e := cs.s, cs.e
 	rec, ok := s.start(e)
 	if !ok {
-		return cancelled(ctx, Result{})
+		cs.stop(cancelled(ctx, Result{}))
+		return
 	}
 	s.Events.Append(api.Event{Type: api.EventToolStarted, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Call: &rec})
 	call := &Call{
-		ToolUseID: rec.ToolUseID, Name: tool.Name, SessionID: s.ID, Workspace: c.workspace, Logger: logger, Files: s.Files, Jobs: s.Jobs,
+		ToolUseID: rec.ToolUseID, Name: cs.tool.Name, SessionID: s.ID, Workspace: c.workspace, Logger: cs.logger, Files: s.Files, Jobs: s.Jobs,
 	}
 	call.Attach(callRuntime{
 		Output: func(stream, chunk string) {
 			s.Events.Append(api.Event{Type: api.EventToolOutput, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Stream: stream, Chunk: chunk})
 		},
-		Ignored: g.ignored,
+		Ignored: cs.ignored,
 		Todos:   s.SetTodos,
 		Keep:    func(o KeptOutput) { s.keepOutput(e, o) },
 		Await: func(ctx context.Context, req api.InputRequest) (string, error) {
 			return c.awaitInput(ctx, s, e, req)
 		},
 	})
-	out := c.execute(ctx, tool, call, in, logger)
-	if g.feedback != "" {
-		out.result.Content = append(out.result.Content, approvalFeedback(g.feedback))
+	out := c.runHandler(ctx, cs.tool, call, cs.input, cs.logger)
+	if cs.feedback != "" {
+		out.result.Content = append(out.result.Content, approvalFeedback(cs.feedback))
 	}
-	c.postToolUse(ctx, s, p, g, &out)
-	return out
+	cs.end, cs.ran = &out, true
 }
 
-// execute runs the handler, turning a panic into a failed result so one bad
+// runHandler runs the handler, turning a panic into a failed result so one bad
 // handler never takes the server down.
-func (c *Coordinator) execute(ctx context.Context, tool *Tool, call *Call, in any, logger *slog.Logger) (out outcome) {
+func (c *Coordinator) runHandler(ctx context.Context, tool *Tool, call *Call, in any, logger *slog.Logger) (out outcome) {
 	defer func() {
 		if p := recover(); p != nil {
 			logger.Error("tool handler panicked", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
@@ -266,6 +300,32 @@ func (c *Coordinator) execute(ctx context.Context, tool *Tool, call *Call, in an
 		return outcome{status: api.StatusFailed, code: api.ToolCodeFailed, result: res}
 	}
 	return outcome{status: api.StatusSucceeded, result: res}
+}
+
+// record is the last stage: the outcome becomes the tool_result and the
+// finished call record, tool.finished is emitted, the checklist kept, the
+// call counted and logged.
+func (c *Coordinator) record(cs *callState, dur time.Duration) (api.ToolResult, api.CallRecord) {
+	s, use, out := cs.s, cs.use, *cs.end
+	res := toToolResult(use.ID, out.result)
+	var detail *api.ErrorDetail
+	if out.status != api.StatusSucceeded {
+		detail = &api.ErrorDetail{Code: out.code, Message: firstText(out.result)}
+	}
+	rec := s.finish(cs.e, out.status, dur, detail, res)
+	s.Events.Append(api.Event{Type: api.EventToolFinished, MessageID: rec.MessageID, ToolUseID: use.ID, Call: &rec, Result: &res})
+	if cs.hasProgress {
+		s.noteTaskProgress(rec.MessageID, use.ID, cs.progress)
+	}
+	// A call is counted under its registered name; one that resolved to
+	// no tool under the catch-all series.
+	metricTool := ""
+	if cs.tool != nil {
+		metricTool = cs.tool.Name
+	}
+	c.metrics.observe(metricTool, out.status, dur)
+	cs.logger.Info("tool call", "status", out.status, "duration_ms", rec.DurationMS)
+	return res, rec
 }
 
 // cancelled is the outcome of a call whose context ended, keeping what

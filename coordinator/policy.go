@@ -151,6 +151,10 @@ func covers(allows []*permRule, s *subject) (*permRule, bool) {
 		return coverEach(allows, s, s.command.Commands, func(r *permRule, c shellcmd.SimpleCommand) bool {
 			return shellcmd.MatchRule(r.content, c)
 		})
+	case s.url != "":
+		return coverEach(allows, s, []string{s.host}, func(r *permRule, host string) bool {
+			return r.domain != "" && domainMatches(r.domain, host)
+		})
 	case len(s.paths) > 0:
 		return coverEach(allows, s, s.paths, (*permRule).matchesPath)
 	}
@@ -193,6 +197,9 @@ func (p *policy) defaults(s *subject, t *Tool, requiresApproval bool) verdict {
 		return verdict{decision: decideAsk, reason: "approval required: MCP tools ask unless the server's autoApprove lists them (default)"}
 	case t.Writes:
 		return verdict{decision: decideAsk, reason: "approval required: edits ask (default)"}
+	case s.url != "":
+		return verdict{decision: decideAsk, reason: "approval required: reaching a web address asks unless a rule such as " +
+			t.Name + "(domain:" + s.host + ") allows it (default)"}
 	}
 	return verdict{decision: decideAllow, reason: "allowed: reads inside the workspace (default)"}
 }

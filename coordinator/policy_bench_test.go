@@ -32,10 +32,9 @@ func BenchmarkPolicyStage(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		e := &callEntry{record: api.CallRecord{ToolUseID: u.ID}}
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
-				if out, _ := c.authorize(b.Context(), s, e, t, in, u.Input); out != nil {
+				if out, _ := c.authorize(s, t, in, u.Input); out != nil {
 					b.Fatalf("denied: %s", firstText(out.result))
 				}
 			}

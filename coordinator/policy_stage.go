@@ -1,7 +1,6 @@
 package coordinator
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,28 +9,43 @@ import (
 	"github.com/toolgate/toolgate/internal/ignore"
 )
 
-// gate is the policy stage's verdict on a call that may run: the ignore
-// rules it ran under and the user's feedback from the approval, if any.
+// gate is the policy's verdict on a call that may go on: the subject it
+// judged, the ignore rules it ran under and, when the rules say ask, the
+// verdict the approval stage puts before the user.
 type gate struct {
-	ignored  *ignore.Matcher
-	feedback string
-	// hookContext is what PreToolUse hooks add to the tool_result.
-	hookContext []string
-	// approved is set when the user approved the call as it will run, so
-	// a hook asking for approval does not ask a second time.
-	approved bool
+	sub     *subject
+	ignored *ignore.Matcher
+	ask     *verdict
 }
 
-// authorize is the policy stage of the pipeline, after decoding: the
-// rejection cascade, ignore rules on every path the call touches, the
-// session's mode, the permission decision and, when it says ask, the
-// user's approval. It returns the outcome that ends the call, or nil and
-// what the call runs with.
-func (c *Coordinator) authorize(ctx context.Context, s *Session, e *callEntry, t *Tool, in any, raw json.RawMessage) (*outcome, gate) {
-	if s.policy.wasRejected(e.record.MessageID) {
-		out := failure(api.StatusSkipped, api.ToolCodeSkipped, skippedMessage)
-		return &out, gate{}
+// checkPolicy is the pipeline stage that judges the call's input: it ends
+// the call when the rules refuse it and notes when they ask for approval.
+// A call whose message already had a call rejected is skipped (Cline's
+// rejection cascade: the model gets the user's "no" before anything else
+// of that turn runs). An input already judged passes; one a PreToolUse
+// hook replaced is judged again.
+func (c *Coordinator) checkPolicy(cs *callState) {
+	if !cs.running() || cs.judged {
+		return
 	}
+	cs.judged = true
+	if cs.s.policy.wasRejected(cs.e.record.MessageID) {
+		cs.stop(failure(api.StatusSkipped, api.ToolCodeSkipped, skippedMessage))
+		return
+	}
+	stop, g := c.authorize(cs.s, cs.tool, cs.input, cs.raw)
+	if stop != nil {
+		cs.stop(*stop)
+		return
+	}
+	cs.sub, cs.ignored, cs.ask = g.sub, g.ignored, g.ask
+}
+
+// authorize applies the policy to a decoded input: ignore rules on every
+// path the call touches, the command's working directory, the session's
+// mode and the permission decision. It returns the outcome that ends the
+// call, or nil and the gate the call goes on with.
+func (c *Coordinator) authorize(s *Session, t *Tool, in any, raw json.RawMessage) (*outcome, gate) {
 	sub, line := c.buildSubject(t, in, raw)
 	m := c.ignoreMatcher()
 	if msg, blocked := c.ignoreBlock(m, sub); blocked {
@@ -53,16 +67,16 @@ func (c *Coordinator) authorize(ctx context.Context, s *Session, e *callEntry, t
 			return &out, gate{}
 		}
 	}
+	g := gate{sub: sub, ignored: m}
 	v := c.policy.decide(sub, t, sessionRules(s.sessionPermissions()), line.RequiresApproval)
 	switch v.decision {
 	case decideDeny:
 		out := failure(api.StatusDenied, api.ToolCodeDenied, "Denied: "+v.reason+".")
 		return &out, gate{}
 	case decideAsk:
-		out, feedback := c.askApproval(ctx, s, e, v, sub, t, in, raw)
-		return out, gate{ignored: m, feedback: feedback, approved: out == nil}
+		g.ask = &v
 	}
-	return nil, gate{ignored: m}
+	return nil, g
 }
 
 // deniedOutright reports whether a bare deny rule of either layer names

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"net/url"
 	"path"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,12 @@ import (
 // leave the workspace are left to the handler, which refuses them.
 func (c *Coordinator) buildSubject(t *Tool, in any, raw json.RawMessage) (*subject, CommandLine) {
 	s := &subject{tool: t.Name}
+	if u := t.URL(in); u != "" {
+		s.url = u
+		if pu, err := url.Parse(u); err == nil {
+			s.host = strings.ToLower(strings.TrimSuffix(pu.Hostname(), "."))
+		}
+	}
 	if c.workspace == nil {
 		return s, CommandLine{}
 	}

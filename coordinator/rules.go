@@ -33,7 +33,14 @@ type permRule struct {
 	content    string
 	hasContent bool
 	globs      *ignore.Matcher // content compiled as a path pattern
+	// domain is the host of a "domain:" rule (web_fetch(domain:example.com));
+	// "*.example.com" covers its subdomains.
+	domain string
 }
+
+// domainPrefix starts a rule's content that names a web host, as in
+// Claude Code's WebFetch(domain:example.com).
+const domainPrefix = "domain:"
 
 // String names the rule in refusals: `deny rule "read_file(.env)" (managed policy)`.
 func (r *permRule) String() string {
@@ -63,6 +70,13 @@ func parseRule(text, list, layer string) (*permRule, error) {
 	}
 	if strings.HasPrefix(r.tool, mcpPrefix) && r.hasContent {
 		return nil, fmt.Errorf("rule %q: MCP rules take no parentheses", text)
+	}
+	if d, ok := strings.CutPrefix(r.content, domainPrefix); ok && r.hasContent {
+		r.domain = strings.ToLower(strings.TrimSuffix(strings.TrimSpace(d), "."))
+		if r.domain == "" || strings.ContainsAny(r.domain, "/:@ ") || strings.Contains(strings.TrimPrefix(r.domain, "*."), "*") {
+			return nil, fmt.Errorf("rule %q: domain: takes a host name such as example.com or *.example.com", text)
+		}
+		return r, nil
 	}
 	if r.hasContent {
 		r.globs = ignore.NewMatcher(ignore.ParseRules(r.text, "", []byte(r.content)))
@@ -118,6 +132,8 @@ type subject struct {
 	mcpServer string // for use_mcp_tool
 	mcpTool   string
 	paths     []pathRef          // workspace paths the call touches
+	url       string             // the web address the call reaches
+	host      string             // its host name, lower case
 	command   *shellcmd.Analysis // for execute_command
 	line      string             // the command line
 	outside   []string           // command words naming paths outside the workspace
@@ -154,6 +170,9 @@ func (r *permRule) matchesAny(s *subject) bool {
 	if !r.hasContent {
 		return true
 	}
+	if r.domain != "" {
+		return domainMatches(r.domain, s.host)
+	}
 	if s.command != nil {
 		for _, c := range s.command.Commands {
 			if shellcmd.MatchRule(r.content, c) {
@@ -168,6 +187,18 @@ func (r *permRule) matchesAny(s *subject) bool {
 		}
 	}
 	return false
+}
+
+// domainMatches reports whether a rule's domain covers a host: the same
+// name, or for "*.example.com" any name below example.com.
+func domainMatches(domain, host string) bool {
+	if host == "" {
+		return false
+	}
+	if rest, ok := strings.CutPrefix(domain, "*."); ok {
+		return strings.HasSuffix(host, "."+rest)
+	}
+	return host == domain
 }
 
 // matchesPath reports whether a content rule covers one path.

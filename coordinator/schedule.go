@@ -12,7 +12,7 @@ import (
 
 // task is one tool_use of a message as the scheduler holds it.
 type task struct {
-	p     prepared
+	p     *callState
 	e     *callEntry
 	fresh bool // false: the id was already known; its result is awaited
 	safe  bool
@@ -128,7 +128,7 @@ func (sc *scheduler) startAll(ready []*task) {
 // then costs one goroutine, not one each.
 func (sc *scheduler) exec(t *task) {
 	for t != nil {
-		t.res, t.rec = sc.c.run(sc.s, t.e, t.p)
+		t.res, t.rec = sc.c.runCall(sc.s, t.e, t.p)
 		sc.mu.Lock()
 		sc.running = slices.DeleteFunc(sc.running, func(o *task) bool { return o == t })
 		if !t.safe {
@@ -161,7 +161,7 @@ func (sc *scheduler) drop(t *task) {
 	ready := sc.dispatchLocked() // a dropped unsafe call no longer holds back the rest
 	sc.mu.Unlock()
 	sc.startAll(ready)
-	t.res, t.rec = sc.c.run(sc.s, t.e, t.p)
+	t.res, t.rec = sc.c.runCall(sc.s, t.e, t.p)
 	close(t.done)
 }
 

@@ -197,6 +197,15 @@ func applyPatch(call *tool.Call, text string) (tool.Result, error) {
 	if err != nil {
 		return tool.Result{}, err
 	}
+	for _, c := range plan.changes {
+		for _, t := range []*editTarget{c.src, c.dst} {
+			if t != nil {
+				if err := t.checkIgnored(call); err != nil {
+					return tool.Result{}, err
+				}
+			}
+		}
+	}
 	if err := writePlan(call, plan); err != nil {
 		return tool.Result{}, err
 	}

@@ -51,7 +51,7 @@ func writePlan(call *tool.Call, plan *patchPlan) error {
 			}
 			done = append(done, s)
 		case c.dst != nil:
-			s, err := writeStep(root, c.dst, c.content)
+			s, err := writeStep(call, c.dst, c.content)
 			if err != nil {
 				return fail(c.dst.rel, err)
 			}
@@ -62,7 +62,7 @@ func writePlan(call *tool.Call, plan *patchPlan) error {
 			}
 			done = append(done, s)
 		default:
-			s, err := writeStep(root, c.src, c.content)
+			s, err := writeStep(call, c.src, c.content)
 			if err != nil {
 				return fail(c.src.rel, err)
 			}
@@ -73,9 +73,11 @@ func writePlan(call *tool.Call, plan *patchPlan) error {
 	return nil
 }
 
-// writeStep writes content to a target atomically.
-func writeStep(root *os.Root, t *editTarget, content []byte) (patchStep, error) {
-	if err := atomicfile.Write(root, t.rel, content, 0o644); err != nil {
+// writeStep writes content to a target atomically, refusing a target the
+// ignore rules cover where the write really lands.
+func writeStep(call *tool.Call, t *editTarget, content []byte) (patchStep, error) {
+	root := call.Workspace.Root
+	if err := atomicfile.WriteVerified(root, t.rel, content, 0o644, t.verifier(call)); err != nil {
 		return patchStep{}, err
 	}
 	s := patchStep{rel: t.rel, existed: t.exists, old: t.old, after: stateOnDisk(root, t.rel, content)}

@@ -77,8 +77,8 @@ type TaskInput struct {
 	SubagentType string `json:"subagent_type" validate:"required" jsonschema:"The type of specialized agent to use for this task"`
 }
 
-// WebFetchInput is Claude Code's WebFetch.
-type WebFetchInput struct {
+// ClaudeWebFetchInput is Claude Code's WebFetch.
+type ClaudeWebFetchInput struct {
 	URL    string `json:"url" validate:"required,url" jsonschema:"The URL to fetch content from"`
 	Prompt string `json:"prompt" validate:"required" jsonschema:"The prompt to run on the fetched content"`
 }
@@ -399,15 +399,15 @@ const subagentPrefix = "use_subagent_"
 const webFetchTool = "web_fetch"
 
 func claudeWebFetch() *tool.DialectTool {
-	return tool.NewDialectTool(tool.DialectSpec[WebFetchInput]{
+	return tool.NewDialectTool(tool.DialectSpec[ClaudeWebFetchInput]{
 		Name:        "WebFetch",
 		Description: "Fetches content from a URL and answers the prompt about it.",
 		Targets:     []string{webFetchTool},
-		Map: func(env tool.MapEnv, in *WebFetchInput) (tool.Mapping, error) {
+		Map: func(env tool.MapEnv, in *ClaudeWebFetchInput) (tool.Mapping, error) {
 			if !env.Has(webFetchTool) {
 				return tool.Mapping{}, tool.Errorf(api.ToolCodeNotOwned, "Tool WebFetch is handled by the client, not by toolgate (no web_fetch is configured).")
 			}
-			return tool.Mapping{Tool: webFetchTool, Input: map[string]string{"url": in.URL}}, nil
+			return tool.Mapping{Tool: webFetchTool, Input: WebFetchInput{URL: in.URL, Prompt: in.Prompt}}, nil
 		},
 	})
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/handlers/editdiff"
 	"github.com/toolgate/toolgate/internal/atomicfile"
+	"github.com/toolgate/toolgate/internal/fdpath"
 )
 
 // Limits of one edit.
@@ -31,6 +32,9 @@ type editTarget struct {
 	exists bool
 	old    []byte
 	state  tool.FileState
+	// real is the absolute path of the file opened, read from its handle;
+	// "" when it does not exist or the system cannot tell.
+	real string
 }
 
 // loadTarget reads the file at p whole, or notes that it does not exist.
@@ -71,7 +75,8 @@ func loadTarget(ws *tool.Workspace, p string) (*editTarget, error) {
 	if len(data) > maxEditBytes {
 		return nil, tooLarge(rel, int64(len(data)))
 	}
-	return &editTarget{rel: rel, exists: true, old: data, state: tool.StateOf(data, info.ModTime())}, nil
+	real, _ := fdpath.Of(f)
+	return &editTarget{rel: rel, exists: true, old: data, state: tool.StateOf(data, info.ModTime()), real: real}, nil
 }
 
 func tooLarge(rel string, size int64) error {
@@ -84,7 +89,7 @@ func tooLarge(rel string, size int64) error {
 // passed before.
 func commit(call *tool.Call, t *editTarget, content []byte) (string, error) {
 	root := call.Workspace.Root
-	if err := atomicfile.Write(root, t.rel, content, 0o644); err != nil {
+	if err := atomicfile.WriteVerified(root, t.rel, content, 0o644, t.verifier(call)); err != nil {
 		return "", writeError(t.rel, err)
 	}
 	after := stateOnDisk(root, t.rel, content)
@@ -96,6 +101,21 @@ func commit(call *tool.Call, t *editTarget, content []byte) (string, error) {
 		return "\n(The previous content is too large to keep, so this edit cannot be reverted.)", nil
 	}
 	return "", nil
+}
+
+// checkIgnored refuses the target when the ignore rules cover the file
+// that was opened (a symlink swapped in after the policy's check).
+func (t *editTarget) checkIgnored(call *tool.Call) error {
+	if t.real == "" {
+		return nil
+	}
+	return call.CheckReal(t.real, t.rel, false)
+}
+
+// verifier is the last check of a write: the ignore rules judge the file
+// where the write will really land.
+func (t *editTarget) verifier(call *tool.Call) func(string) error {
+	return func(real string) error { return call.CheckReal(real, t.rel, false) }
 }
 
 // undo puts the target back as it was before the edit.
@@ -127,7 +147,10 @@ func stateOnDisk(root *os.Root, rel string, content []byte) tool.FileState {
 
 // writeError maps atomicfile's refusals to codes the model can act on.
 func writeError(rel string, err error) error {
+	var refused *tool.ToolError
 	switch {
+	case errors.As(err, &refused): // the write's own last check
+		return refused
 	case errors.Is(err, atomicfile.ErrEscapes):
 		return tool.Errorf(api.ToolCodeOutside, "Path %s leads outside the workspace (through a symlink or ..); only paths inside it can be written.", rel)
 	case errors.Is(err, atomicfile.ErrNotRegular):

@@ -10,8 +10,10 @@ import (
 	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
-// openRegular opens a regular file of the workspace for reading.
-func openRegular(ws *tool.Workspace, p string) (string, *os.File, error) {
+// openRegular opens a regular file of the workspace for reading, and
+// refuses it when the ignore rules cover the file actually opened.
+func openRegular(call *tool.Call, p string) (string, *os.File, error) {
+	ws := call.Workspace
 	rel, err := ws.Rel(p)
 	if err != nil {
 		return "", nil, err
@@ -32,6 +34,10 @@ func openRegular(ws *tool.Workspace, p string) (string, *os.File, error) {
 	if !st.Mode().IsRegular() {
 		f.Close()
 		return rel, nil, tool.Errorf(api.ToolCodeNotRegular, "%s is not a regular file.", rel)
+	}
+	if err := call.CheckOpened(f, rel, false); err != nil {
+		f.Close()
+		return rel, nil, err
 	}
 	return rel, f, nil
 }

@@ -23,11 +23,13 @@ type fileEdit struct {
 // editFile is the one way a tool changes a workspace file; every edit tool
 // goes through it (or through editFileLocked). Under the file's edit lock,
 // shared by all sessions and entry points, it:
-//   - loads the file (or notes that it does not exist),
+//   - loads the file (or notes that it does not exist) and refuses it if
+//     the ignore rules cover the file actually opened,
 //   - refuses if the session's last view of it is stale (file_changed) or
 //     missing when reads are required (read_required),
 //   - asks change for the new content, given the file as it is now,
-//   - writes it atomically, remembers the new state in the session and
+//   - writes it atomically (checking the ignore rules once more on the
+//     directory the write goes through), remembers the new state in the session and
 //     keeps the old content for a revert.
 //
 // An error from change aborts the edit with nothing written. New content
@@ -49,6 +51,9 @@ func editFile(call *tool.Call, path string, change func(t *editTarget) ([]byte, 
 func editFileLocked(call *tool.Call, path string, change func(t *editTarget) ([]byte, error)) (fileEdit, error) {
 	t, err := loadTarget(call.Workspace, path)
 	if err != nil {
+		return fileEdit{}, err
+	}
+	if err := t.checkIgnored(call); err != nil {
 		return fileEdit{}, err
 	}
 	if err := call.Files.CheckFresh(t.rel, t.state, t.exists); err != nil {

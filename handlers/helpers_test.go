@@ -28,6 +28,12 @@ func newFixture(t *testing.T) *fixture { t.Helper(); return newFixtureWith(t, ni
 // first call rather than whenever the watcher notices them.
 func newFixtureWith(t *testing.T, seed func(dir string)) *fixture {
 	t.Helper()
+	return newFixtureConfig(t, seed, nil)
+}
+
+// newFixtureConfig is newFixtureWith whose config conf may change first.
+func newFixtureConfig(t *testing.T, seed func(dir string), conf func(*coordinator.Config)) *fixture {
+	t.Helper()
 	base := t.TempDir()
 	f := &fixture{dir: filepath.Join(base, "ws"), outside: filepath.Join(base, "ws_evil")}
 	for _, d := range []string{f.dir, f.outside} {
@@ -50,6 +56,9 @@ func newFixtureWith(t *testing.T, seed func(dir string)) *fixture {
 	// the user first.
 	cfg := coordinator.DefaultConfig()
 	cfg.AllowAll = true
+	if conf != nil {
+		conf(&cfg)
+	}
 	f.coord = coordinator.New(coordinator.Options{Config: cfg, Workspace: ws, Tools: Default()})
 	t.Cleanup(f.coord.Close)
 	f.sess, err = f.coord.Sessions().Get(api.DefaultSessionID)

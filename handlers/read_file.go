@@ -42,7 +42,7 @@ func newReadFile(name string, env tool.Env) *tool.Tool {
 }
 
 func readFile(ctx context.Context, call *tool.Call, in *ReadFileInput) (tool.Result, error) {
-	rel, f, err := openRegular(call.Workspace, in.Path)
+	rel, f, err := openRegular(call, in.Path)
 	if err != nil {
 		return tool.Result{}, err
 	}

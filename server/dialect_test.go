@@ -76,7 +76,7 @@ func TestToolPools(t *testing.T) {
 	list := func(query string) []string {
 		return toolNames(decodeBody[api.ToolsResponse](t, ts.do(t, http.MethodGet, "/v1/tools"+query, nil), http.StatusOK).Tools)
 	}
-	claude := []string{"Bash", "Glob", "Grep", "LS", "Read", "Edit", "MultiEdit", "Write", "NotebookEdit", "TodoWrite", "BashOutput", "KillShell"}
+	claude := []string{"Bash", "Glob", "Grep", "LS", "Read", "Edit", "MultiEdit", "Write", "NotebookEdit", "TodoWrite", "BashOutput", "KillShell", "WebFetch"}
 	internal := []string{"read_lines", "edit_text", "write_file", "glob_files", "grep_files", "list_tree", "todo_write", "background_shell"}
 	cline := list("")
 	for _, n := range append(append([]string{}, claude...), internal...) {
@@ -93,9 +93,9 @@ func TestToolPools(t *testing.T) {
 			t.Errorf("claude_code pool %v lacks %s", cc, n)
 		}
 	}
-	for _, n := range append([]string{"read_file", "execute_command", "WebFetch", "WebSearch", "Task"}, internal...) {
+	for _, n := range append([]string{"read_file", "execute_command", "WebSearch", "Task"}, internal...) {
 		if slices.Contains(cc, n) {
-			t.Errorf("claude_code pool holds %s (no web_fetch, no agents configured)", n)
+			t.Errorf("claude_code pool holds %s (no web search, no agents configured)", n)
 		}
 	}
 	s := newSessionOf(t, ts, map[string]any{"dialect": "claude_code", "mode": "plan"})

@@ -58,3 +58,27 @@ func quote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestLoadConfigWebFetch: policy.web_fetch is read at start-up, and an
+// allow_addresses entry that is not ip:port stops it there.
+func TestLoadConfigWebFetch(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "toolgate.json")
+	write := func(body string) {
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`{"policy": {"web_fetch": {"allow_private": true, "allow_addresses": ["127.0.0.1:3000", "[::1]:8080"], "max_bytes": 1024, "timeout": "2s"}}}`)
+	cfg, err := loadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := cfg.Coordinator.WebFetch
+	if size, timeout := w.Limits(); !w.AllowPrivate || len(w.AllowAddresses) != 2 || w.AllowAddresses[1].Port() != 8080 || size != 1024 || timeout.String() != "2s" {
+		t.Errorf("web_fetch = %+v, want the file's values", w)
+	}
+	write(`{"policy": {"web_fetch": {"allow_addresses": ["localhost:3000"]}}}`)
+	if _, err := loadConfig(path); err == nil {
+		t.Error("allow_addresses with a host name accepted, want an error at start-up")
+	}
+}

@@ -20,7 +20,15 @@ type compose struct {
 		Environment map[string]string `yaml:"environment"`
 		Volumes     []string          `yaml:"volumes"`
 		Ports       []string          `yaml:"ports"`
+		User        string            `yaml:"user"`
+		Init        bool              `yaml:"init"`
+		ReadOnly    bool              `yaml:"read_only"`
+		Tmpfs       []string          `yaml:"tmpfs"`
+		CapDrop     []string          `yaml:"cap_drop"`
+		SecurityOpt []string          `yaml:"security_opt"`
+		StopGrace   string            `yaml:"stop_grace_period"`
 	} `yaml:"services"`
+	Volumes map[string]any `yaml:"volumes"`
 }
 
 // TestComposeDemo checks the dashboard demo without a Docker engine: the
@@ -54,6 +62,12 @@ func TestComposeDemo(t *testing.T) {
 		}
 		for _, v := range svc.Volumes {
 			src, _, _ := strings.Cut(v, ":")
+			if !strings.HasPrefix(src, ".") && !strings.HasPrefix(src, "/") {
+				if _, ok := c.Volumes[src]; !ok {
+					t.Errorf("%s mounts the named volume %s, which the file does not declare", name, src)
+				}
+				continue
+			}
 			if _, err := os.Stat(filepath.Join(root, src)); err != nil {
 				t.Errorf("%s mounts %s, which does not exist", name, src)
 			}
@@ -80,6 +94,10 @@ func TestComposeDemo(t *testing.T) {
 		out, err := exec.Command(promtool, "check", "config", cfgPath).CombinedOutput()
 		if err != nil {
 			t.Fatalf("promtool check config: %v\n%s", err, out)
+		}
+		rules := filepath.Join(root, "deploy/alerts.yml")
+		if out, err := exec.Command(promtool, "check", "rules", rules).CombinedOutput(); err != nil {
+			t.Fatalf("promtool check rules: %v\n%s", err, out)
 		}
 		prom, _ := os.ReadFile(cfgPath)
 		if !strings.Contains(string(prom), "toolgate:7420") {

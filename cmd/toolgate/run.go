@@ -57,6 +57,8 @@ type serveOptions struct {
 	config    string
 	logFormat string
 	logLevel  string
+	// shutdownGrace bounds how long a stop waits for running calls.
+	shutdownGrace time.Duration
 }
 
 func serveFlags(out io.Writer) (*flag.FlagSet, *serveOptions) {
@@ -68,6 +70,7 @@ func serveFlags(out io.Writer) (*flag.FlagSet, *serveOptions) {
 	fs.StringVar(&o.config, "config", "", "JSON configuration file (policy, hosts, limits)")
 	fs.StringVar(&o.logFormat, "log-format", "auto", "log format: auto (text on a terminal, else JSON), text or json")
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.DurationVar(&o.shutdownGrace, "shutdown-grace", 30*time.Second, "on SIGTERM or SIGINT, how long running calls may take to finish")
 	return fs, o
 }
 
@@ -134,12 +137,18 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	case <-ctx.Done():
 	}
-	// Ending the sessions first ends their event streams, which Shutdown
-	// would otherwise wait on.
-	coord.Close()
-	shutCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	// Stop taking requests at once, let running calls finish within the
+	// grace, then end the sessions: that cancels what is left and ends
+	// their event streams, which Shutdown would otherwise wait on.
+	graceCtx, cancel := context.WithTimeout(context.Background(), o.shutdownGrace)
 	defer cancel()
-	if err := srv.Shutdown(shutCtx); err != nil {
+	shut := make(chan error, 1)
+	go func() { shut <- srv.Shutdown(graceCtx) }()
+	if left := coord.Drain(graceCtx); left > 0 {
+		logger.Warn("stopping with calls still running", "calls", left, "grace", o.shutdownGrace)
+	}
+	coord.Close()
+	if err := <-shut; err != nil {
 		_ = srv.Close()
 	}
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 
 	"github.com/toolgate/toolgate/api"
 
+	"github.com/toolgate/toolgate/internal/fdpath"
 	"github.com/toolgate/toolgate/internal/ignore"
 )
 
@@ -122,4 +125,46 @@ func IgnoredNote(n int) string {
 		return "(1 entry was left out because .clineignore excludes it.)"
 	}
 	return fmt.Sprintf("(%d entries were left out because .clineignore excludes them.)", n)
+}
+
+// CheckOpened refuses a file a handler has opened when the ignore rules
+// cover the file where it really is. The policy judged the path before the
+// call ran, following symlinks by name; a link swapped in since then would
+// otherwise lead the handler to an ignored file. f's real path comes from
+// the open handle, so this judges the very file that will be read. rel is
+// the path the call named, for the message.
+func (c *Call) CheckOpened(f *os.File, rel string, isDir bool) error {
+	real, err := fdpath.Of(f)
+	if err != nil {
+		return nil // the system cannot tell; the policy's check stands
+	}
+	return c.CheckReal(real, rel, isDir)
+}
+
+// CheckReal is CheckOpened for an absolute real path the caller resolved
+// from a handle, such as the directory an atomic write goes through.
+func (c *Call) CheckReal(real, rel string, isDir bool) error {
+	if c.rt.Ignored == nil || c.rt.Ignored.Len() == 0 || c.Workspace == nil {
+		return nil
+	}
+	r, err := filepath.Rel(c.Workspace.Dir, real)
+	if err != nil || !filepath.IsLocal(r) {
+		return nil // not inside the workspace: os.Root refuses those
+	}
+	r = filepath.ToSlash(r)
+	rule, hit := c.rt.Ignored.Match(r, isDir)
+	if !hit {
+		return nil
+	}
+	shown := rel
+	if r != rel {
+		shown = fmt.Sprintf("%s (a link to %s)", rel, r)
+	}
+	if rule.Source == ".clineignore" {
+		// The words Cline uses for a blocked path (formatResponse.clineIgnoreError), then the rule.
+		return Errorf(api.ToolCodeIgnored, "Access to %s is blocked by the .clineignore file settings. You must try to continue in the task "+
+			"without using this file, or ask the user to update the .clineignore file.\n\n(Excluded by the rule %s.)", shown, rule)
+	}
+	return Errorf(api.ToolCodeIgnored, "Access to %s is blocked by %s (%s). "+
+		"You must continue without this file, or ask the user to update the ignore file.", shown, rule.Source, rule)
 }

@@ -17,6 +17,9 @@ type Env struct {
 	Registerer prometheus.Registerer
 	// MCP is the hub of MCP servers; nil means none are configured.
 	MCP *mcphub.Hub
+	// Web configures the tools that reach the network; nil means the
+	// defaults.
+	Web *Web
 }
 
 // Factory builds the tool for one name. It returns nil when the coordinator

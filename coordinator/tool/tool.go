@@ -70,6 +70,10 @@ type Spec[In any] struct {
 	// permission rules, ignore rules and the approval preview. Nil for
 	// tools that run no command.
 	Command func(in *In) CommandLine
+	// URL returns the web address an input reaches ("" for none), for
+	// domain rules such as web_fetch(domain:example.com). A call with a
+	// URL asks by default. Nil for tools that reach no URL.
+	URL func(in *In) string
 }
 
 // CommandLine is what a command tool's input asks to run, for the policy:
@@ -98,6 +102,7 @@ type Tool struct {
 	paths           func(in any) []string
 	preview         func(ctx context.Context, call *Call, in any) (string, error)
 	command         func(in any) CommandLine
+	url             func(in any) string
 }
 
 // NewTool erases a Spec's input type. It panics on a programmer error (no
@@ -144,6 +149,9 @@ func NewTool[In any](s Spec[In]) *Tool {
 	if s.Command != nil {
 		t.command = func(in any) CommandLine { return s.Command(in.(*In)) }
 	}
+	if s.URL != nil {
+		t.url = func(in any) string { return s.URL(in.(*In)) }
+	}
 	return t
 }
 
@@ -162,6 +170,14 @@ func (t *Tool) NewInput() any { return reflect.New(t.inputType).Interface() }
 // Run executes a decoded, validated input.
 func (t *Tool) Run(ctx context.Context, call *Call, in any) (Result, error) {
 	return t.run(ctx, call, in)
+}
+
+// URL returns the web address a decoded input reaches, "" for none.
+func (t *Tool) URL(in any) string {
+	if t.url == nil {
+		return ""
+	}
+	return t.url(in)
 }
 
 // RunsCommands reports whether the tool runs a command line (see

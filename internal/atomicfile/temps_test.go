@@ -15,7 +15,7 @@ func TestWriteFailureLeavesNoDebris(t *testing.T) {
 			root, ws, _ := workspace(t)
 			writeFile(t, filepath.Join(ws, "d", "f.txt"), "old", 0o644)
 			boom := errors.New("injected")
-			err := write(root, "d/f.txt", []byte("new"), 0o644, func(s string) error {
+			err := write(root, "d/f.txt", []byte("new"), 0o644, nil, func(s string) error {
 				if s == stage {
 					return boom
 				}

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/toolgate/toolgate/internal/fdpath"
 )
 
 // ErrEscapes is returned, inside an *fs.PathError, for names or symlinks
@@ -29,7 +31,18 @@ const maxLinks = 8
 // directories are created (0755 less umask). On error the target is
 // unchanged and no temporary file is left behind.
 func Write(root *os.Root, name string, data []byte, defaultPerm fs.FileMode) error {
-	return write(root, name, data, defaultPerm, nil)
+	return write(root, name, data, defaultPerm, nil, nil)
+}
+
+// WriteVerified is Write with a last check on where the data will really
+// land: verify gets the absolute path of the file to be replaced, its
+// directory resolved from an open handle to it, and an error from verify
+// aborts the write with nothing changed. The temporary file and the rename
+// then go through that same directory handle, so a symlink swapped in
+// after the check cannot send the write elsewhere. Where the system cannot
+// name an open directory, verify is not called.
+func WriteVerified(root *os.Root, name string, data []byte, defaultPerm fs.FileMode, verify func(real string) error) error {
+	return write(root, name, data, defaultPerm, verify, nil)
 }
 
 // fault lets tests fail a write at a named stage ("open", "write", "sync",
@@ -43,7 +56,7 @@ func (f fault) at(stage string) error {
 	return f(stage)
 }
 
-func write(root *os.Root, name string, data []byte, defaultPerm fs.FileMode, inject fault) error {
+func write(root *os.Root, name string, data []byte, defaultPerm fs.FileMode, verify func(string) error, inject fault) error {
 	target, old, err := resolve(root, name)
 	if err != nil {
 		return err
@@ -56,6 +69,18 @@ func write(root *os.Root, name string, data []byte, defaultPerm fs.FileMode, inj
 		if err := root.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
+	}
+	if verify != nil {
+		// From here on every step is relative to the directory checked.
+		sub, err := root.OpenRoot(dir)
+		if err != nil {
+			return err
+		}
+		defer sub.Close()
+		if err := verifyIn(sub, base, verify); err != nil {
+			return err
+		}
+		root, dir, target = sub, ".", base
 	}
 	tmp, err := writeTemp(root, dir, base, data, defaultPerm.Perm(), old, inject)
 	if err != nil {
@@ -74,6 +99,20 @@ func write(root *os.Root, name string, data []byte, defaultPerm fs.FileMode, inj
 	}
 	_, _ = cleanTemps(root, dir, base, StaleAge) // debris of earlier crashes; best effort
 	return nil
+}
+
+// verifyIn calls verify with the real path of base inside dir.
+func verifyIn(dir *os.Root, base string, verify func(string) error) error {
+	d, err := dir.Open(".")
+	if err != nil {
+		return err
+	}
+	real, err := fdpath.Of(d)
+	_ = d.Close()
+	if err != nil {
+		return nil // the system cannot tell; the caller's earlier checks stand
+	}
+	return verify(filepath.Join(real, base))
 }
 
 // resolve turns name into the workspace-relative path of the regular file

@@ -1,0 +1,83 @@
+package coordinator
+
+import (
+	"net/netip"
+	"time"
+
+	"github.com/toolgate/toolgate/coordinator/tool"
+)
+
+// WebFetchConfig configures web_fetch, and the address rules browser_action
+// shares with it.
+type WebFetchConfig struct {
+	// AllowPrivate lets fetches and browser navigation reach loopback,
+	// private (RFC 1918, fc00::/7), link-local (169.254.169.254 included)
+	// and unspecified addresses. Off by default: a model must not reach
+	// the machine's own services or a cloud metadata endpoint.
+	AllowPrivate bool `json:"allow_private,omitempty"`
+	// AllowAddresses are exact "ip:port" pairs reachable although private
+	// addresses are not, such as a local development server.
+	AllowAddresses []netip.AddrPort `json:"allow_addresses,omitempty"`
+	// MaxBytes caps a fetched body (default 5 MiB).
+	MaxBytes int64 `json:"max_bytes,omitempty"`
+	// Timeout bounds one fetch, redirects and body included (default 30s).
+	Timeout Duration `json:"timeout,omitempty"`
+}
+
+// Defaults of WebFetchConfig and BrowserConfig.
+const (
+	DefaultWebFetchMaxBytes = 5 << 20
+	DefaultWebFetchTimeout  = 30 * time.Second
+	// Cline's default viewport (BrowserSettings).
+	DefaultViewportWidth  = 900
+	DefaultViewportHeight = 600
+	DefaultBrowserIdle    = 5 * time.Minute
+	DefaultBrowserAction  = 30 * time.Second
+)
+
+// Limits returns the size and time caps, defaults filled in.
+func (w WebFetchConfig) Limits() (int64, time.Duration) {
+	size, timeout := w.MaxBytes, time.Duration(w.Timeout)
+	if size <= 0 {
+		size = DefaultWebFetchMaxBytes
+	}
+	if timeout <= 0 {
+		timeout = DefaultWebFetchTimeout
+	}
+	return size, timeout
+}
+
+// webEnv is what the network tools get of the config, defaults filled in.
+func (c *Config) webEnv() *tool.Web {
+	size, timeout := c.WebFetch.Limits()
+	b := c.Browser
+	w := &tool.Web{AllowPrivate: c.WebFetch.AllowPrivate, AllowAddresses: c.WebFetch.AllowAddresses, MaxBytes: size, Timeout: timeout,
+		Browser: tool.Browser{Chromium: b.Chromium, Width: DefaultViewportWidth, Height: DefaultViewportHeight,
+			Idle: DefaultBrowserIdle, Action: DefaultBrowserAction}}
+	if b.ViewportWidth > 0 && b.ViewportHeight > 0 {
+		w.Browser.Width, w.Browser.Height = b.ViewportWidth, b.ViewportHeight
+	}
+	if b.IdleTimeout > 0 {
+		w.Browser.Idle = time.Duration(b.IdleTimeout)
+	}
+	if b.ActionTimeout > 0 {
+		w.Browser.Action = time.Duration(b.ActionTimeout)
+	}
+	return w
+}
+
+// BrowserConfig configures browser_action's headless chromium.
+type BrowserConfig struct {
+	// Chromium is the browser to run (default: chromium on PATH, then
+	// /usr/bin/chromium).
+	Chromium string `json:"chromium,omitempty"`
+	// ViewportWidth and ViewportHeight size the page and its screenshots
+	// (default 900x600, Cline's).
+	ViewportWidth  int `json:"viewport_width,omitempty"`
+	ViewportHeight int `json:"viewport_height,omitempty"`
+	// IdleTimeout closes a browser no action has used for this long
+	// (default 5m).
+	IdleTimeout Duration `json:"idle_timeout,omitempty"`
+	// ActionTimeout bounds one action, page load included (default 30s).
+	ActionTimeout Duration `json:"action_timeout,omitempty"`
+}

@@ -1,0 +1,120 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator"
+)
+
+// TestIgnoreCheckedOnOpenedFile swaps a symlink in between the policy's
+// check of a path and the handler's open, while the call waits for its
+// approval: the ignore rules must judge the file actually opened or
+// written, so the ignored file stays unread and unchanged.
+func TestIgnoreCheckedOnOpenedFile(t *testing.T) {
+	cfg := coordinator.DefaultConfig()
+	cfg.Permissions = api.Permissions{Ask: []string{"read_file", "write_to_file", "replace_in_file"}}
+	f := newFixture(t, fixtureOptions{config: cfg, server: Config{Token: testToken}, files: map[string]string{
+		".clineignore":       "private/\n",
+		"private/secret.txt": "s3cret\n",
+		"innocent.txt":       "hello\n",
+		"plain.txt":          "hello\n",
+		"docs/readme.txt":    "docs\n",
+	}})
+	ts := &testServer{Server: f.ts, coord: f.coord, reg: f.reg}
+	sess, err := f.coord.Sessions().Get(api.DefaultSessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	swap := func(name, target string) {
+		p := filepath.Join(f.dir, name)
+		if err := os.RemoveAll(p); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cases := []struct {
+		name  string
+		use   api.ToolUse
+		swap  func()
+		check func(t *testing.T)
+	}{
+		{"read_file", toolUse("toolu_swap_read", "read_file", map[string]any{"path": "innocent.txt"}),
+			func() { swap("innocent.txt", "private/secret.txt") }, nil},
+		{"replace_in_file", toolUse("toolu_swap_edit", "replace_in_file", map[string]any{"path": "plain.txt", "diff": searchReplace("s3cret\n", "leaked\n")}),
+			func() { swap("plain.txt", "private/secret.txt") }, nil},
+		{"write_to_file into a swapped directory", toolUse("toolu_swap_write", "write_to_file", map[string]any{"path": "docs/new.txt", "content": "planted\n"}),
+			func() { swap("docs", "private") },
+			func(t *testing.T) {
+				if _, err := os.Stat(filepath.Join(f.dir, "private", "new.txt")); !os.IsNotExist(err) {
+					t.Errorf("private/new.txt was written (stat: %v)", err)
+				}
+			}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			body, _ := json.Marshal(assistant(tc.use))
+			req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, ts.URL+"/v1/sessions/default/messages", bytes.NewReader(body))
+			req.Header.Set("Authorization", "Bearer "+testToken)
+			req.Header.Set("Content-Type", "application/json")
+			answered := make(chan *http.Response, 1)
+			go func() {
+				resp, err := ts.Client().Do(req)
+				if err != nil {
+					answered <- nil
+					return
+				}
+				answered <- resp
+			}()
+			if id := awaitApprovalOf(t, sess, tc.use.ID); id == "" {
+				return
+			}
+			tc.swap()
+			if _, err := f.coord.Decide(sess, tc.use.ID, api.DecisionRequest{Decision: api.DecisionApprove}); err != nil {
+				t.Fatal(err)
+			}
+			resp := <-answered
+			if resp == nil {
+				t.Fatal("request failed")
+			}
+			out := decodeBody[api.MessageResponse](t, resp, http.StatusOK)
+			rec, text := out.Calls[0], out.Message.Content[0].Content[0].Text
+			if rec.Error == nil || rec.Error.Code != api.ToolCodeIgnored {
+				t.Errorf("call = %+v %q, want refused with code ignored", rec, text)
+			}
+			if strings.Contains(text, "s3cret") {
+				t.Errorf("the ignored file's content leaked: %q", text)
+			}
+			if got, _ := os.ReadFile(filepath.Join(f.dir, "private", "secret.txt")); string(got) != "s3cret\n" {
+				t.Errorf("private/secret.txt = %q, want it unchanged", got)
+			}
+			if tc.check != nil {
+				tc.check(t)
+			}
+		})
+	}
+}
+
+// awaitApprovalOf waits for the awaiting_approval event of one call.
+func awaitApprovalOf(t *testing.T, sess *coordinator.Session, id string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	ev, err := sess.Events.WaitFor(ctx, 0, func(ev api.Event) bool {
+		return ev.Type == api.EventToolAwaitingApproval && ev.ToolUseID == id
+	})
+	if err != nil {
+		t.Fatalf("no tool.awaiting_approval event for %s: %v", id, err)
+	}
+	return ev.ToolUseID
+}
