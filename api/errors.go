@@ -64,6 +64,11 @@ const (
 	ToolCodeIgnored      = "ignored"          // a .clineignore rule covers a path the call touches
 	ToolCodeRejected     = "rejected"         // the user rejected the call
 	ToolCodeNoDecision   = "approval_timeout" // no decision came in time
+	// ToolCodeInterrupted: toolgate stopped while the call ran; it is not
+	// run again. ToolCodeNotRecorded: the store could not record the call
+	// before it would run, so it did not run.
+	ToolCodeInterrupted = "interrupted"
+	ToolCodeNotRecorded = "not_recorded"
 
 	ToolCodeInvalidPath        = "invalid_path"         // a NUL byte, or a path too long
 	ToolCodePermission         = "permission"           // the file system refused access
@@ -100,6 +105,6 @@ var AllToolCodes = []string{
 	ToolCodeNotDirectory, ToolCodeNotRegular, ToolCodeBinaryFile, ToolCodeTooLarge, ToolCodeOutOfRange,
 	ToolCodeOutsideRules, ToolCodeDiffFailed, ToolCodeInvalidRegex, ToolCodeInvalidFilePattern,
 	ToolCodeUnavailable, ToolCodeMCPUnavailable, ToolCodeMCPFailed,
-	ToolCodeInvalidPatch, ToolCodeHunkFailed, ToolCodeFileExists,
+	ToolCodeInvalidPatch, ToolCodeHunkFailed, ToolCodeFileExists, ToolCodeInterrupted, ToolCodeNotRecorded,
 	ToolCodeInvalidURL, ToolCodeURLRefused, ToolCodeFetchFailed, ToolCodeTimeout, ToolCodeBrowserFailed,
 }

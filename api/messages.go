@@ -50,7 +50,7 @@ const (
 )
 
 // AllStatuses lists every CallStatus, for metrics that start at zero.
-var AllStatuses = []CallStatus{StatusSucceeded, StatusFailed, StatusInvalid, StatusUnknownTool, StatusDenied, StatusSkipped, StatusCancelled}
+var AllStatuses = []CallStatus{StatusSucceeded, StatusFailed, StatusInvalid, StatusUnknownTool, StatusDenied, StatusSkipped, StatusCancelled, StatusInterrupted}
 
 // CallState is where a call is in its life.
 type CallState string
@@ -119,3 +119,8 @@ type InterruptResponse struct {
 	Cancelled int `json:"cancelled"`
 	Finishing int `json:"finishing"`
 }
+
+// StatusInterrupted is the status of a call that was running when
+// toolgate stopped (a crash, a kill): it is never run again, since it may
+// have done part or all of its work.
+const StatusInterrupted CallStatus = "interrupted"

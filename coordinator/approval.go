@@ -11,8 +11,8 @@ import (
 
 // pendingApproval is a call waiting for the client's decision.
 type pendingApproval struct {
-	decided  chan api.DecisionRequest // buffered: Decide never blocks
-	remember []string                 // the allow rules "remember" adds
+	decided  chan answer // buffered: Decide never blocks
+	remember []string    // the allow rules "remember" adds
 }
 
 // Errors of Decide, as request-level errors.
@@ -22,6 +22,13 @@ var (
 	errDecisionValues = &api.Error{Code: api.CodeValidation, Message: "invalid decision",
 		Fields: map[string]string{"decision": "must be approve or reject"}}
 )
+
+// answer is a client's decision and who gave it (the label of the token
+// that answered), for the audit log.
+type answer struct {
+	api.DecisionRequest
+	by string
+}
 
 // Decide delivers the client's decision on a call awaiting approval. With
 // remember, an approval also adds an allow rule for the call's exact shape
@@ -48,19 +55,22 @@ func (c *Coordinator) Decide(s *Session, toolUseID string, req api.DecisionReque
 		s.addAllow(pa.remember)
 		resp.RememberedRules = pa.remember
 	}
-	pa.decided <- req
+	// Only the server's own token may decide (a subagent's scoped token
+	// may not), so that is who the audit log names.
+	pa.decided <- answer{req, "token"}
 	return resp, nil
 }
 
 // addAllow appends allow rules to the session's own rules.
 func (s *Session) addAllow(rules []string) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	for _, r := range rules {
 		if !contains(s.permissions.Allow, r) {
 			s.permissions.Allow = append(s.permissions.Allow, r)
 		}
 	}
+	s.mu.Unlock()
+	s.rec.session(s)
 }
 
 // sessionPermissions returns a copy of the session's own rules.
@@ -112,7 +122,7 @@ func (c *Coordinator) approve(ctx context.Context, cs *callState) {
 func (c *Coordinator) askApproval(ctx context.Context, s *Session, e *callEntry, v verdict, sub *subject, t *Tool, in any, raw []byte) (*outcome, string) {
 	defer c.metrics.observeApprovalWait(time.Now())
 	timeout := c.cfg.approvalTimeout()
-	pa := &pendingApproval{decided: make(chan api.DecisionRequest, 1), remember: rememberRules(sub, t)}
+	pa := &pendingApproval{decided: make(chan answer, 1), remember: rememberRules(sub, t)}
 	p := &s.policy
 	p.mu.Lock()
 	if p.pending == nil {
@@ -133,6 +143,8 @@ func (c *Coordinator) askApproval(ctx context.Context, s *Session, e *callEntry,
 		approval.Rule = v.rule.text
 	}
 	rec := s.setState(e, api.StateAwaitingApproval, nil)
+	e.audit.reason = v.reason
+	s.rec.callAwaiting(s, e)
 	s.Events.Append(api.Event{Type: api.EventToolAwaitingApproval, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Call: &rec, Approval: approval})
 
 	timer := time.NewTimer(timeout)
@@ -140,12 +152,15 @@ func (c *Coordinator) askApproval(ctx context.Context, s *Session, e *callEntry,
 	select {
 	case d := <-pa.decided:
 		if d.Decision == api.DecisionApprove {
+			e.audit.decide("approved", d.by)
 			return nil, d.Feedback
 		}
+		e.audit.decide("rejected", d.by)
 		p.reject(rec.MessageID)
 		out := failure(api.StatusDenied, api.ToolCodeRejected, rejectionText(d.Feedback))
 		return &out, ""
 	case <-timer.C:
+		e.audit.decide(api.ToolCodeNoDecision, "timeout")
 		out := failure(api.StatusDenied, api.ToolCodeNoDecision, fmt.Sprintf(
 			"Denied: no decision came within %s (%s).", timeout, v.reason))
 		return &out, ""

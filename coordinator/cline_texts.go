@@ -3,6 +3,8 @@ package coordinator
 import (
 	"fmt"
 	"strings"
+
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // Texts the model reads when a call fails, in Cline's words: Cline's
@@ -12,9 +14,7 @@ import (
 // responses.ts (v4.0.12) it follows.
 
 // ClineToolError wraps a failure as Cline's formatResponse.toolError.
-func ClineToolError(msg string) string {
-	return "The tool execution failed with the following error:\n<error>\n" + msg + "\n</error>"
-}
+var ClineToolError = tool.ClineToolError
 
 // clineIgnoreError is formatResponse.clineIgnoreError: a path the
 // .clineignore file blocks.

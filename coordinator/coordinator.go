@@ -10,6 +10,7 @@ import (
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/mcphub"
 	"github.com/toolgate/toolgate/internal/ignore"
+	"github.com/toolgate/toolgate/internal/store"
 )
 
 // Options are a Coordinator's dependencies.
@@ -30,6 +31,13 @@ type Options struct {
 	MCPAutoApprove func(server, tool string) bool
 	// MCP is the hub use_mcp_tool and access_mcp_resource call; nil means no MCP servers.
 	MCP *mcphub.Hub
+	// Store keeps sessions, calls and edits across restarts and is the
+	// audit log; nil means a memory store (nothing survives the process).
+	// Restore loads what it holds.
+	Store store.Store
+	// Undo rebuilds the undo of an edit restored from the store; nil means
+	// edits made before a restart cannot be reverted.
+	Undo UndoFunc
 }
 
 // Coordinator runs tool calls for sessions.
@@ -51,6 +59,8 @@ type Coordinator struct {
 	scoped      scopedTokens    // subagents' tokens for their child sessions
 	agents      *subagentSource // nil without an agent directory
 	mcp         *mcphub.Hub
+	rec         *recorder
+	undo        UndoFunc
 	stop        chan struct{} // closed by Close
 	stopOnce    sync.Once
 }
@@ -80,11 +90,17 @@ func New(o Options) *Coordinator {
 		o.Registerer = prometheus.NewRegistry()
 	}
 	v := NewValidator()
+	if o.Store == nil {
+		o.Store = store.NewMemory(0)
+	}
+	rec := &recorder{st: o.Store, logger: o.Logger}
 	c := &Coordinator{
 		cfg:       &cfg,
 		workspace: o.Workspace,
 		validate:  v,
-		sessions:  newSessions(&cfg),
+		rec:       rec,
+		undo:      o.Undo,
+		sessions:  newSessions(&cfg, rec),
 		metrics:   NewMetrics(o.Registerer),
 		logger:    o.Logger,
 		mcp:       o.MCP,
@@ -102,6 +118,10 @@ func New(o Options) *Coordinator {
 	go c.expireIdleSessions(c.stop)
 	return c
 }
+
+// Restore brings back what the store kept from before a restart (see
+// restore). Call it once, after New and before serving.
+func (c *Coordinator) Restore() error { return c.restore(c.undo) }
 
 // Sessions is the coordinator's session set.
 func (c *Coordinator) Sessions() *Sessions { return c.sessions }
@@ -177,6 +197,7 @@ func (c *Coordinator) ClientSide() []string { return c.registry.ClientSide() }
 // Close ends every session and cancels what they run.
 func (c *Coordinator) Close() {
 	c.stopOnce.Do(func() { close(c.stop) })
+	c.rec.stopping.Store(true)
 	c.sessions.closeAll()
 	if c.ignore != nil {
 		_ = c.ignore.Close()

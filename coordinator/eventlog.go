@@ -29,7 +29,9 @@ type EventLog struct {
 	bytes  int // sum of the kept events' sizes
 	max    int // bound on bytes; the newest event is kept whatever its size
 	nextID int64
-	closed bool
+	// restored: the session came back after a restart (see Cursor).
+	restored bool
+	closed   bool
 	// wakeAll is closed at the next append; wakeMessage[id] at the next
 	// append of that message's events. Both are made only when a reader
 	// waits, so appending with no reader allocates nothing.
@@ -180,11 +182,24 @@ func (l *EventLog) readLocked(after int64, limit int, keep func(*api.Event) bool
 
 // Cursor turns a client's Last-Event-ID into a safe cursor: negative ids
 // mean the start, ids ahead of the log (from before a restart, or made up)
-// mean "from now on".
+// mean "from now on" — except in the log of a session restored after a
+// restart, where they mean the start: that log opens with the calls the
+// restart brought back (approvals asked again), which a client resuming
+// from its last id before the restart must see.
 func (l *EventLog) Cursor(lastEventID int64) int64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.restored && lastEventID > l.nextID-1 {
+		return 0
+	}
 	return min(max(lastEventID, 0), l.nextID-1)
+}
+
+// markRestored notes that the log's session came back after a restart.
+func (l *EventLog) markRestored() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.restored = true
 }
 
 // LastID is the id of the newest event, 0 before any.

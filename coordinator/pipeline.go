@@ -246,6 +246,10 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 		cs.stop(cancelled(ctx, Result{}))
 		return
 	}
+	if e.audit.effects = hasEffects(cs.tool); s.rec.callStarted(s, e) != nil && e.audit.effects {
+		cs.stop(failure(api.StatusFailed, api.ToolCodeNotRecorded, "The call was not run: toolgate could not record it in its store (see the server log)."))
+		return
+	}
 	s.Events.Append(api.Event{Type: api.EventToolStarted, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Call: &rec})
 	call := &Call{
 		ToolUseID: rec.ToolUseID, Name: cs.tool.Name, SessionID: s.ID, Workspace: c.workspace, Logger: cs.logger, Files: s.Files, Jobs: s.Jobs,

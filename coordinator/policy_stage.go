@@ -16,6 +16,9 @@ type gate struct {
 	sub     *subject
 	ignored *ignore.Matcher
 	ask     *verdict
+	// decision and decidedBy are what the audit log records of the
+	// judgement (allow or deny, and the rule or default that decided).
+	decision, decidedBy string
 }
 
 // checkPolicy is the pipeline stage that judges the call's input: it ends
@@ -34,6 +37,9 @@ func (c *Coordinator) checkPolicy(cs *callState) {
 		return
 	}
 	stop, g := c.authorize(cs.s, cs.tool, cs.input, cs.raw)
+	if g.decision != "" {
+		cs.e.audit.decide(g.decision, g.decidedBy)
+	}
 	if stop != nil {
 		cs.stop(*stop)
 		return
@@ -50,7 +56,7 @@ func (c *Coordinator) authorize(s *Session, t *Tool, in any, raw json.RawMessage
 	m := c.ignoreMatcher()
 	if msg, blocked := c.ignoreBlock(m, sub); blocked {
 		out := failure(api.StatusDenied, api.ToolCodeIgnored, msg)
-		return &out, gate{}
+		return &out, gate{decision: "deny", decidedBy: "ignore rules"}
 	}
 	if sub.badCwd != nil {
 		code := api.ToolCodeOutside
@@ -64,7 +70,7 @@ func (c *Coordinator) authorize(s *Session, t *Tool, in any, raw json.RawMessage
 	if s.Mode() == api.ModePlan {
 		if msg, refused := planModeRefusal(t, sub); refused {
 			out := failure(api.StatusDenied, api.ToolCodePlanMode, msg)
-			return &out, gate{}
+			return &out, gate{decision: "deny", decidedBy: "plan mode"}
 		}
 	}
 	g := gate{sub: sub, ignored: m}
@@ -72,9 +78,12 @@ func (c *Coordinator) authorize(s *Session, t *Tool, in any, raw json.RawMessage
 	switch v.decision {
 	case decideDeny:
 		out := failure(api.StatusDenied, api.ToolCodeDenied, "Denied: "+v.reason+".")
-		return &out, gate{}
+		return &out, gate{decision: "deny", decidedBy: decidedByRule(v)}
 	case decideAsk:
 		g.ask = &v
+	}
+	if g.ask == nil {
+		g.decision, g.decidedBy = "allow", decidedByRule(v)
 	}
 	return nil, g
 }

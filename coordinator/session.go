@@ -2,6 +2,8 @@ package coordinator
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -41,6 +43,11 @@ type Session struct {
 	open   *openMessages
 	policy sessionPolicy // approvals and the rejection cascade
 	loop   loopGuard     // identical calls in a row
+
+	rec *recorder // nil: nothing is stored
+	// stored holds the ids of calls made before a restart: a repeat of
+	// one is answered from the store.
+	stored map[string]bool
 	// taskProgress is the model's latest task checklist (task_progress).
 	taskProgress string
 }
@@ -56,6 +63,7 @@ type callEntry struct {
 	cancel    context.CancelCauseFunc
 	interrupt InterruptBehavior
 	output    KeptOutput // full output, when the tool kept one
+	audit     audit      // what the store records beyond record
 }
 
 func newSession(id string, mode api.Mode, perms api.Permissions, cfg *Config) *Session {
@@ -104,7 +112,6 @@ func (s *Session) SetTodos(todos []api.Todo) {
 // Update changes the mode and, when given, the session's own rules.
 func (s *Session) Update(req api.UpdateSessionRequest) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if req.Mode != "" {
 		s.mode = req.Mode
 	}
@@ -114,6 +121,8 @@ func (s *Session) Update(req api.UpdateSessionRequest) {
 	if req.Dialect != "" {
 		s.dialect = req.Dialect
 	}
+	s.mu.Unlock()
+	s.rec.session(s)
 }
 
 // Done is closed when the session is deleted.
@@ -128,10 +137,17 @@ func (s *Session) claim(use api.ToolUse, msgID string, interrupt InterruptBehavi
 	if e, ok := s.calls[use.ID]; ok {
 		return e, false
 	}
+	if e := s.storedCallLocked(use.ID); e != nil {
+		return e, false
+	}
 	e := &callEntry{
 		record:    api.CallRecord{ToolUseID: use.ID, Name: use.Name, MessageID: msgID, State: api.StateQueued},
 		done:      make(chan struct{}),
 		interrupt: interrupt,
+		audit:     audit{session: s.ID, input: use.Input, claimed: time.Now().UTC()},
+	}
+	if s.rec != nil {
+		e.audit.seq = s.rec.st.NextSeq()
 	}
 	e.ctx, e.cancel = context.WithCancelCause(s.ctx)
 	s.calls[use.ID] = e
@@ -197,6 +213,9 @@ func (s *Session) finish(e *callEntry, status api.CallStatus, dur time.Duration,
 	rec, cancel := e.record, e.cancel
 	e.cancel = nil
 	s.mu.Unlock()
+	// Recorded before anyone is woken: an answer is never sent for a call
+	// with effects whose result a crash could still lose.
+	s.rec.callFinished(s, e, &res)
 	cancel(nil)
 	close(e.done)
 	return rec
@@ -217,6 +236,10 @@ func (s *Session) forget(ids []string) {
 	if len(gone) == 0 {
 		return
 	}
+	for id := range gone {
+		delete(s.stored, id)
+	}
+	s.rec.discard(s.ID, slices.Collect(maps.Keys(gone)))
 	kept := s.callOrder[:0]
 	for _, id := range s.callOrder {
 		if !gone[id] {

@@ -67,6 +67,7 @@ func (s *Sessions) ExpireIdle(now time.Time) []string {
 	ids := make([]string, len(expired))
 	for i, sess := range expired {
 		sess.close()
+		s.rec.sessionGone(sess.ID)
 		ids[i] = sess.ID
 	}
 	return ids

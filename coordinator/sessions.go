@@ -3,16 +3,19 @@ package coordinator
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"sort"
 	"sync"
 	"time"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/internal/store"
 )
 
 // Sessions is the bounded set of live sessions. "default" always exists.
 type Sessions struct {
 	cfg *Config
+	rec *recorder // nil: nothing is stored
 
 	mu   sync.Mutex
 	byID map[string]*Session
@@ -25,10 +28,54 @@ var (
 	ErrDeleteDefault   = &api.Error{Code: api.CodeConflict, Message: `the "default" session cannot be deleted`}
 )
 
-func newSessions(cfg *Config) *Sessions {
-	s := &Sessions{cfg: cfg, byID: map[string]*Session{}}
-	s.byID[api.DefaultSessionID] = newSession(api.DefaultSessionID, api.ModeAct, api.Permissions{}, cfg)
+func newSessions(cfg *Config, rec *recorder) *Sessions {
+	s := &Sessions{cfg: cfg, rec: rec, byID: map[string]*Session{}}
+	s.byID[api.DefaultSessionID] = s.newSession(api.DefaultSessionID, api.ModeAct, api.Permissions{})
 	return s
+}
+
+// newSession builds a session that records itself in the store.
+func (s *Sessions) newSession(id string, mode api.Mode, perms api.Permissions) *Session {
+	sess := newSession(id, mode, perms, s.cfg)
+	if s.rec != nil {
+		sess.rec = s.rec
+		sess.Files.MirrorEdits(func(p Prior) { s.rec.edit(id, p) }, func(toolUseID string) { s.rec.editGone(id, toolUseID) })
+	}
+	return sess
+}
+
+// restore brings back a stored session (the "default" one takes the
+// stored mode and rules). Past the session bound, the rest are dropped.
+func (s *Sessions) restore(row store.Session) {
+	var perms api.Permissions
+	_ = json.Unmarshal(row.Rules, &perms)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sess, ok := s.byID[row.ID]; ok {
+		sess.mu.Lock()
+		sess.mode, sess.permissions = api.Mode(row.Mode), perms
+		sess.mu.Unlock()
+		sess.Events.markRestored()
+		return
+	}
+	if len(s.byID) >= s.cfg.MaxSessions {
+		return
+	}
+	sess := s.newSession(row.ID, api.Mode(row.Mode), perms)
+	sess.Created = row.CreatedAt
+	if api.ValidDialect(api.Dialect(row.Dialect)) && row.Dialect != "" {
+		sess.dialect = api.Dialect(row.Dialect)
+	}
+	sess.Events.markRestored()
+	s.byID[row.ID] = sess
+}
+
+// lookup finds a session without counting it as a use.
+func (s *Sessions) lookup(id string) (*Session, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sess, ok := s.byID[id]
+	return sess, ok
 }
 
 // Create starts a session with a fresh random id.
@@ -41,13 +88,15 @@ func (s *Sessions) Create(mode api.Mode, perms api.Permissions) (*Session, error
 		s.ExpireIdle(time.Now())
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if len(s.byID) >= s.cfg.MaxSessions {
+		s.mu.Unlock()
 		return nil, ErrTooManySessions
 	}
 	id := NewID("ses_")
-	sess := newSession(id, mode, perms, s.cfg)
+	sess := s.newSession(id, mode, perms)
 	s.byID[id] = sess
+	s.mu.Unlock()
+	s.rec.session(sess)
 	return sess, nil
 }
 
@@ -82,6 +131,7 @@ func (s *Sessions) Delete(id string) error {
 		return ErrSessionNotFound
 	}
 	sess.close()
+	s.rec.sessionGone(id)
 	return nil
 }
 

@@ -300,16 +300,30 @@ func claudeBash() *tool.DialectTool {
 }
 
 // bashResult is a command's output as Claude Code's Bash shows it: the
-// output alone when the command succeeded (execute_command's "Exit code 0"
-// trailer dropped), the output and the failure otherwise.
+// output alone when the command succeeded, the output then "Exit code N"
+// when it failed. execute_command words its result as Cline does (a
+// sentence on the exit status, then "Output:"), which this undoes.
 func bashResult(res tool.Result, code string) tool.Result {
-	if code != "" || len(res.Content) < 2 {
+	if len(res.Content) == 0 || res.Content[0].Type != api.TypeText {
 		return res
 	}
-	if last := res.Content[len(res.Content)-1]; last.Type == api.TypeText && strings.HasPrefix(last.Text, "Exit code 0 ") {
-		res.Content = res.Content[:len(res.Content)-1]
+	head, body, _ := strings.Cut(res.Content[0].Text, "\n")
+	output := strings.TrimPrefix(body, "Output:\n")
+	var exit int
+	switch {
+	case head == "Command executed successfully (exit code 0).":
+		res.Content[0].Text = output
+	case fmtScan(head, "Command failed with exit code %d.", &exit):
+		res.Content[0].Text = strings.TrimSuffix(output+"\nExit code "+fmt.Sprint(exit), "\n")
+		res.Content[0].Text = strings.TrimPrefix(res.Content[0].Text, "\n")
 	}
 	return res
+}
+
+// fmtScan reports whether s is format filled in (one verb).
+func fmtScan(s, format string, arg any) bool {
+	n, err := fmt.Sscanf(s, format, arg)
+	return err == nil && n == 1
 }
 
 func claudeGlob() *tool.DialectTool {

@@ -173,17 +173,37 @@ func diffText(rel string, old, new []byte) string {
 
 func isText(b []byte) bool { return bytes.IndexByte(b, 0) < 0 && utf8.Valid(b) }
 
-// editResult is the confirmation a successful edit returns: one line, the
-// diff of what changed, and any note.
-func editResult(summary, diff, note string) tool.Result {
+// editResult is the confirmation a successful edit returns: Cline's
+// saved-content text with the whole file (clineFileSaved), then toolgate's
+// own block: one line, the diff of what changed, and any note.
+func editResult(rel string, written []byte, modelContent, summary, diff, note string) tool.Result {
 	text := summary
 	if diff != "" {
 		text += "\n\n" + diff
 	}
-	return tool.TextResult(text + note)
+	return tool.Result{Content: []api.Content{
+		api.TextContent(clineFileSaved(rel, clineFinalContent(written, modelContent))),
+		api.TextContent(text + note),
+	}}
 }
 
 // describeSize is "N lines, B bytes" of new content.
 func describeSize(content []byte) string {
 	return fmt.Sprintf("%d lines, %d bytes", countLines(string(content)), len(content))
+}
+
+// RestoreUndo rebuilds the undo of an edit whose prior content came back
+// from the store after a restart: the same undo commit gave it.
+// A file the call deleted comes back with mode 0644 (its mode is not kept).
+func RestoreUndo(ws *tool.Workspace, p tool.Prior) func([]byte) (tool.FileState, string, error) {
+	t := &editTarget{rel: p.Path, exists: p.Existed, old: p.Content}
+	if !p.Deleted {
+		return t.undo(ws.Root)
+	}
+	return func([]byte) (tool.FileState, string, error) {
+		if err := atomicfile.Write(ws.Root, t.rel, t.old, 0o644); err != nil {
+			return tool.FileState{}, "", err
+		}
+		return stateOnDisk(ws.Root, t.rel, t.old), diffText(t.rel, nil, t.old), nil
+	}
 }

@@ -123,22 +123,41 @@ func (r *commandRunner) run(ctx context.Context, call *tool.Call, in *ExecuteCom
 		return tool.Result{}, tool.Errorf(codeNotStarted, "The command could not start: %v", err)
 	}
 	hint := fmt.Sprintf("full output: GET /v1/sessions/%s/calls/%s/output", call.SessionID, call.ToolUseID)
-	text := out.Summary(process.SummaryLimits{Hint: hint})
-	if text == "" {
-		text = "(no output)"
-	}
-	result := tool.Result{Content: []api.Content{api.TextContent(text)}}
+	output := strings.TrimSuffix(out.Summary(process.SummaryLimits{Hint: hint}), "\n")
 	status, verdict := judge(res, timeout)
 	r.metrics.runs.WithLabelValues(status).Inc()
-	if verdict != nil {
+	if status == "timed_out" || status == "cancelled" {
+		result := tool.Result{}
+		if output != "" {
+			result.Content = []api.Content{api.TextContent(output)}
+		}
 		return result, verdict
 	}
-	trailer := fmt.Sprintf("Exit code 0 (%.2f s).", res.Duration.Seconds())
+	result := tool.Result{Content: []api.Content{api.TextContent(clineCommandText(res, output))}}
 	if res.Stray {
-		trailer += " Background processes that kept its output open were stopped."
+		// toolgate's addition, after Cline's text.
+		result.Content = append(result.Content, api.TextContent("(Background processes that kept the command's output open were stopped.)"))
 	}
-	result.Content = append(result.Content, api.TextContent(trailer))
-	return result, nil
+	return result, verdict
+}
+
+// clineCommandText is Cline's result of a finished command
+// (integrations/terminal/CommandOrchestrator.ts, orchestrateCommandExecution):
+// the exit status in a sentence, then the output, if any, after "Output:".
+func clineCommandText(res process.Result, output string) string {
+	var text string
+	switch {
+	case res.Signal != "" && res.ExitCode <= 0:
+		text = fmt.Sprintf("Command terminated by signal %s.", res.Signal)
+	case res.ExitCode == 0:
+		text = "Command executed successfully (exit code 0)."
+	default:
+		text = fmt.Sprintf("Command failed with exit code %d.", res.ExitCode)
+	}
+	if output != "" {
+		text += "\nOutput:\n" + output
+	}
+	return text
 }
 
 // commandTimeout is the requested timeout, else the default for the
@@ -148,23 +167,19 @@ func commandTimeout(cfg *tool.CommandConfig, in *ExecuteCommandInput) time.Durat
 }
 
 // judge says how a run ended: its metrics status and, unless it succeeded,
-// the error the model sees after the output. A cancelled run returns no
-// error: the coordinator marks it cancelled itself.
+// the error that carries the call's code. A command that ran to its end
+// (any exit status) is described by clineCommandText, so its error has no
+// message of its own. For a cancelled run the coordinator says
+// "Cancelled" and why (the call's cause) instead of this error's text.
 func judge(res process.Result, timeout time.Duration) (string, error) {
-	stray := ""
-	if res.Stray {
-		stray = " Background processes that kept its output open were stopped."
-	}
 	switch {
 	case res.Cancelled:
-		return "cancelled", nil
+		return "cancelled", tool.Errorf(api.ToolCodeCancelled, "The command was cancelled; its process group was killed.")
 	case res.TimedOut:
 		return "timed_out", tool.Errorf(codeTimedOut,
 			"The command timed out after %s; its process group was killed. Pass a larger timeout (seconds) if it needs longer.", timeout)
-	case res.Signal != "":
-		return "failed", tool.Errorf(codeExitStatus, "The command was killed by signal %s.%s", res.Signal, stray)
-	case res.ExitCode != 0:
-		return "failed", tool.Errorf(codeExitStatus, "The command failed with exit code %d.%s", res.ExitCode, stray)
+	case res.Signal != "" || res.ExitCode != 0:
+		return "failed", &tool.ToolError{Code: codeExitStatus}
 	}
 	return "succeeded", nil
 }

@@ -1,7 +1,9 @@
 package handlers
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,10 +75,11 @@ func TestExecuteCommandExitCodes(t *testing.T) {
 		code      string
 		want      []string
 	}{
-		{"success", "echo hello", false, api.StatusSucceeded, "", []string{"hello\n", "Exit code 0"}},
-		{"failure keeps output", "echo partial; echo oops >&2; exit 4", true, api.StatusFailed, codeExitStatus, []string{"partial", "oops", "exit code 4"}},
-		{"no output", "true", false, api.StatusSucceeded, "", []string{"(no output)"}},
-		{"signal", "kill -KILL $$", true, api.StatusFailed, codeExitStatus, []string{"signal killed"}},
+		// Cline's texts: integrations/terminal/CommandOrchestrator.ts.
+		{"success", "echo hello", false, api.StatusSucceeded, "", []string{"Command executed successfully (exit code 0).\nOutput:\nhello"}},
+		{"failure keeps output", "echo partial; echo oops >&2; exit 4", true, api.StatusFailed, codeExitStatus, []string{"Command failed with exit code 4.\nOutput:\n", "partial", "oops"}},
+		{"no output", "true", false, api.StatusSucceeded, "", []string{"Command executed successfully (exit code 0)."}},
+		{"signal", "kill -KILL $$", true, api.StatusFailed, codeExitStatus, []string{"Command terminated by signal SIGKILL."}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, rec := e.exec(t, map[string]any{"command": tc.cmd, "requires_approval": false})
@@ -157,7 +160,7 @@ func TestExecuteCommandCwd(t *testing.T) {
 			res, rec := e.exec(t, map[string]any{"command": "pwd", "cwd": tc.cwd})
 			got := cmdText(res)
 			if tc.code == "" {
-				if rec.Status != api.StatusSucceeded || !strings.HasPrefix(got, tc.want) {
+				if rec.Status != api.StatusSucceeded || !strings.HasPrefix(got, "Command executed successfully (exit code 0).\nOutput:\n"+tc.want) {
 					t.Errorf("status %s result %q, want %q", rec.Status, got, tc.want)
 				}
 				return
@@ -181,6 +184,9 @@ func TestExecuteCommandTimeout(t *testing.T) {
 	}
 	if !strings.Contains(got, "before\n") || !strings.Contains(got, "timed out after 1s") {
 		t.Errorf("result %q lacks the output so far or the timeout", got)
+	}
+	if strings.Contains(got, "Exit code") {
+		t.Errorf("a timed-out command's result reports an exit code: %q", got)
 	}
 	if n := e.commandsTotal(t, "timed_out"); n != 1 {
 		t.Errorf("toolgate_commands_total{status=timed_out} = %v, want 1", n)
@@ -235,5 +241,47 @@ func TestCommandPaths(t *testing.T) {
 	want := []string{"sub", "sub/a.txt", "/etc/passwd", "~/x", "up"}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("paths %q, want %q", got, want)
+	}
+}
+
+// TestExecuteCommandCancelledSaysWhy interrupts a running command: its
+// result is the output it printed, then only that it was cancelled and
+// why. No exit trailer: the command never exited on its own.
+func TestExecuteCommandCancelledSaysWhy(t *testing.T) {
+	e := newCommandEnv(t, coordinator.CommandConfig{})
+	after := e.sess.Events.LastID()
+	type answer struct {
+		res api.ToolResult
+		rec api.CallRecord
+	}
+	done := make(chan answer, 1)
+	go func() {
+		res, rec := e.exec(t, map[string]any{"command": "echo partial; sleep 30"})
+		done <- answer{res, rec}
+	}()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if _, err := e.sess.Events.WaitFor(ctx, after, func(ev api.Event) bool {
+		return ev.Type == api.EventToolOutput && strings.Contains(ev.Chunk, "partial")
+	}); err != nil {
+		t.Fatalf("the command's output never arrived: %v", err)
+	}
+	e.sess.Interrupt(errors.New("interrupted by the user"))
+	var a answer
+	select {
+	case a = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the interrupted command did not end")
+	}
+	got := cmdText(a.res)
+	if a.rec.Status != api.StatusCancelled || !a.res.IsError {
+		t.Errorf("status %s is_error %v, want cancelled and an error", a.rec.Status, a.res.IsError)
+	}
+	if strings.Contains(got, "Exit code") {
+		t.Errorf("a cancelled command's result reports an exit code: %q", got)
+	}
+	last := a.res.Content[len(a.res.Content)-1].Text
+	if !strings.HasPrefix(got, "partial\n") || last != "Cancelled: interrupted by the user" {
+		t.Errorf("result = %q, want the output, then only %q", got, "Cancelled: interrupted by the user")
 	}
 }

@@ -22,14 +22,32 @@ type planModeRespondIn struct {
 	Options  []string `json:"options,omitempty" jsonschema:"answers the user may pick from"`
 }
 
-// answered wraps the user's answer as Cline passes it to the model.
+// The user's answer as Cline passes it to the model, by tool
+// (apps/vscode/src/core/task/tools/handlers/, v4.0.12).
+
+// answered is AskFollowupQuestionToolHandler's "<answer>" text.
 func answered(text string) tool.Result {
 	return tool.TextResult("<answer>\n" + text + "\n</answer>")
 }
 
+// completionAnswered is AttemptCompletionHandler's answer to feedback:
+// Cline's request to go on, then the feedback.
+func completionAnswered(text string) tool.Result {
+	return tool.Result{Content: []api.Content{
+		api.TextContent("The user has provided feedback on the results. Consider their input to continue the task, and then attempt completion again."),
+		api.TextContent("<feedback>\n" + text + "\n</feedback>"),
+	}}
+}
+
+// planAnswered is PlanModeRespondHandler's "<user_message>" text.
+func planAnswered(text string) tool.Result {
+	return tool.TextResult("<user_message>\n" + text + "\n</user_message>")
+}
+
 // interactive is a tool that puts its request before the user and waits
-// for the answer (state awaiting_input).
-func interactive[In any](description string, request func(name string, in *In) api.InputRequest) tool.Factory {
+// for the answer (state awaiting_input); format turns the answer into the
+// result.
+func interactive[In any](description string, format func(string) tool.Result, request func(name string, in *In) api.InputRequest) tool.Factory {
 	return func(name string, _ tool.Env) *tool.Tool {
 		return tool.NewTool(tool.Spec[In]{
 			Name:        name,
@@ -39,22 +57,22 @@ func interactive[In any](description string, request func(name string, in *In) a
 				if err != nil {
 					return tool.Result{}, err
 				}
-				return answered(text), nil
+				return format(text), nil
 			},
 		})
 	}
 }
 
 var (
-	newAskFollowupQuestion = interactive("Ask the user a question to gather information needed to complete the task. The call waits for the user's answer.",
+	newAskFollowupQuestion = interactive("Ask the user a question to gather information needed to complete the task. The call waits for the user's answer.", answered,
 		func(name string, in *askFollowupIn) api.InputRequest {
 			return api.InputRequest{Kind: name, Text: in.Question, Options: in.Options}
 		})
-	newAttemptCompletion = interactive("Present the result of the task to the user. The call waits for the user's response: feedback means the task goes on.",
+	newAttemptCompletion = interactive("Present the result of the task to the user. The call waits for the user's response: feedback means the task goes on.", completionAnswered,
 		func(name string, in *attemptCompletionIn) api.InputRequest {
 			return api.InputRequest{Kind: name, Text: in.Result, Command: in.Command}
 		})
-	newPlanModeRespond = interactive("Respond to the user in plan mode, to explore and plan a solution together. The call waits for the user's reply.",
+	newPlanModeRespond = interactive("Respond to the user in plan mode, to explore and plan a solution together. The call waits for the user's reply.", planAnswered,
 		func(name string, in *planModeRespondIn) api.InputRequest {
 			return api.InputRequest{Kind: name, Text: in.Response, Options: in.Options}
 		})

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -35,28 +36,50 @@ func newReplaceInFile(name string, env tool.Env) *tool.Tool {
 
 func replaceInFile(ctx context.Context, call *tool.Call, in *ReplaceInFileInput) (tool.Result, error) {
 	blocks := 0
+	var target *editTarget
+	var missed *editdiff.ApplyError
 	ed, err := editFile(call, in.Path, func(t *editTarget) ([]byte, error) {
-		res, err := applyDiff(t, in.Diff)
+		target = t
+		res, err := applyDiff(t, in.Diff, &missed)
 		blocks = len(res.Blocks)
 		return []byte(res.Content), err
 	})
 	if err != nil {
-		return tool.Result{}, err
+		return diffFailure(target, missed, err)
 	}
 	t := ed.target
 	if ed.unchanged {
-		return tool.TextResult(fmt.Sprintf("No changes: the REPLACE text of every block equals its SEARCH text; %s is unchanged.", t.rel)), nil
+		return editResult(t.rel, ed.content, "", fmt.Sprintf("No changes: the REPLACE text of every block equals its SEARCH text; %s is unchanged.", t.rel), "", ""), nil
 	}
 	summary := fmt.Sprintf("Edited %s: %s applied (%s).", t.rel, plural(blocks, "block"), describeSize(ed.content))
 	if !t.exists {
 		summary = fmt.Sprintf("Created %s (%s).", t.rel, describeSize(ed.content))
 	}
-	return editResult(summary, diffText(t.rel, t.old, ed.content), ed.note), nil
+	return editResult(t.rel, ed.content, "", summary, diffText(t.rel, t.old, ed.content), ed.note), nil
+}
+
+// diffFailure answers a diff that could not be applied as Cline does
+// (WriteToFileToolHandler: the error, then formatResponse.diffError with
+// the file as it still is), with toolgate's own account (which block, the
+// closest region of the file) after it. Other errors pass unchanged.
+func diffFailure(t *editTarget, missed *editdiff.ApplyError, err error) (tool.Result, error) {
+	var te *tool.ToolError
+	if t == nil || !errors.As(err, &te) || te.Code != api.ToolCodeDiffFailed {
+		return tool.Result{}, err
+	}
+	msg := te.Message
+	if missed != nil && missed.Search != "" {
+		msg = clineSearchMissed(missed.Search)
+	}
+	return tool.Result{Content: []api.Content{
+		api.TextContent(tool.ClineToolError(msg + "\n\n" + clineDiffError(t.rel, string(t.old)))),
+		api.TextContent(te.Message),
+	}}, &tool.ToolError{Code: te.Code}
 }
 
 // applyDiff applies a SEARCH/REPLACE diff to the target's text. A file that
 // does not exist is edited as empty, so an empty SEARCH creates it.
-func applyDiff(t *editTarget, diff string) (editdiff.Result, error) {
+func applyDiff(t *editTarget, diff string, missed **editdiff.ApplyError) (editdiff.Result, error) {
 	if !isText(t.old) {
 		return editdiff.Result{}, tool.Errorf(api.ToolCodeBinaryFile, "Cannot edit %s: it is a binary file, not text.", t.rel)
 	}
@@ -66,6 +89,9 @@ func applyDiff(t *editTarget, diff string) (editdiff.Result, error) {
 			"File not found: %s. Use write_to_file to create a file, or check the path with list_files.", t.rel)
 	}
 	if err != nil {
+		if missed != nil {
+			errors.As(err, missed)
+		}
 		return editdiff.Result{}, tool.Errorf(api.ToolCodeDiffFailed, "%s", err.Error())
 	}
 	return res, nil
@@ -87,7 +113,7 @@ func previewReplace(ctx context.Context, call *tool.Call, in *ReplaceInFileInput
 			return "", nil
 		}
 	}
-	res, err := applyDiff(t, diff)
+	res, err := applyDiff(t, diff, nil)
 	if err != nil {
 		return "", err
 	}

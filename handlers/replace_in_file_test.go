@@ -57,7 +57,7 @@ func TestReplaceInFile(t *testing.T) {
 			}
 			text := resultText(res)
 			if err != nil {
-				text = err.Error()
+				text += err.Error()
 			}
 			for _, w := range tc.wantText {
 				if !strings.Contains(text, w) {

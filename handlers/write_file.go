@@ -46,5 +46,9 @@ func writeFileReadFirst(ctx context.Context, call *tool.Call, in *WriteToFileInp
 	if !t.exists {
 		verb = "Created"
 	}
-	return editResult(fmt.Sprintf("%s %s (%s).", verb, t.rel, describeSize(ed.content)), diffText(t.rel, t.old, ed.content), ed.note), nil
+	text := fmt.Sprintf("%s %s (%s).", verb, t.rel, describeSize(ed.content))
+	if diff := diffText(t.rel, t.old, ed.content); diff != "" {
+		text += "\n\n" + diff
+	}
+	return tool.TextResult(text + ed.note), nil
 }

@@ -80,13 +80,13 @@ func writeToFile(call *tool.Call, in *WriteToFileInput, rulesOnly bool) (tool.Re
 	}
 	t := ed.target
 	if ed.unchanged {
-		return tool.TextResult(fmt.Sprintf("No changes: %s already has this content (%s).", t.rel, describeSize(ed.content))), nil
+		return editResult(t.rel, ed.content, in.Content, fmt.Sprintf("No changes: %s already has this content (%s).", t.rel, describeSize(ed.content)), "", ""), nil
 	}
 	verb := "Updated"
 	if !t.exists {
 		verb = "Created"
 	}
-	return editResult(fmt.Sprintf("%s %s (%s).", verb, t.rel, describeSize(ed.content)), diffText(t.rel, t.old, ed.content), ed.note), nil
+	return editResult(t.rel, ed.content, in.Content, fmt.Sprintf("%s %s (%s).", verb, t.rel, describeSize(ed.content)), diffText(t.rel, t.old, ed.content), ed.note), nil
 }
 
 // matchStyle keeps an existing file's byte order mark and CRLF line

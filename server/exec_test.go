@@ -285,7 +285,7 @@ func TestDisconnectKeepsTheCall(t *testing.T) {
 	for time.Now().Before(deadline) {
 		got := decodeJSON[api.CallResponse](t, s.request(t, t.Context(), "GET", "/v1/sessions/default/calls/toolu_dc", nil, ""), http.StatusOK)
 		if got.Call.State == api.StateDone {
-			if got.Call.Status != api.StatusSucceeded || !strings.HasPrefix(text(got.Result), "a\nb\n\nExit code 0") {
+			if got.Call.Status != api.StatusSucceeded || text(got.Result) != "Command executed successfully (exit code 0).\nOutput:\na\nb\n" {
 				t.Errorf("status %s result %q, want succeeded with a and b", got.Call.Status, text(got.Result))
 			}
 			return

@@ -23,10 +23,14 @@ func TestInteractiveToolsOverSSE(t *testing.T) {
 		tool     string
 		input    map[string]any
 		wantText string
+		result   string // Cline's text blocks for the answer (core/task/tools/handlers/<Tool>Handler.ts), each ended by "\n"
 	}{
-		{"ask_followup_question", map[string]any{"question": "Which colour?", "options": []string{"red", "blue"}}, "Which colour?"},
-		{"attempt_completion", map[string]any{"result": "All tests pass.", "command": "go test ./..."}, "All tests pass."},
-		{"plan_mode_respond", map[string]any{"response": "First, read main.go."}, "First, read main.go."},
+		{"ask_followup_question", map[string]any{"question": "Which colour?", "options": []string{"red", "blue"}}, "Which colour?",
+			"<answer>\nblue, please\n</answer>\n"},
+		{"attempt_completion", map[string]any{"result": "All tests pass.", "command": "go test ./..."}, "All tests pass.",
+			"The user has provided feedback on the results. Consider their input to continue the task, and then attempt completion again.\n<feedback>\nblue, please\n</feedback>\n"},
+		{"plan_mode_respond", map[string]any{"response": "First, read main.go."}, "First, read main.go.",
+			"<user_message>\nblue, please\n</user_message>\n"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.tool, func(t *testing.T) {
@@ -49,7 +53,7 @@ func TestInteractiveToolsOverSSE(t *testing.T) {
 				t.Fatalf("answer: got %d, want 200", code)
 			}
 			fin := next(t, ch, api.EventToolFinished)
-			if got := texts(*fin.Result); !strings.Contains(got, "<answer>\nblue, please\n</answer>") || fin.Result.IsError {
+			if got := texts(*fin.Result); got != tc.result || fin.Result.IsError {
 				t.Errorf("result = %q (error %v), want the answer", got, fin.Result.IsError)
 			}
 		})

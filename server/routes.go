@@ -50,6 +50,7 @@ func (s *Server) routes() http.Handler {
 		r.Post("/sessions/{sid}/interrupt", s.handleInterrupt)
 		r.Post("/sse-tickets", s.handleCreateTicket)
 		r.Get("/mcp/servers", s.handleMCPServers)
+		r.Get("/audit", s.handleAudit)
 	})
 	return r
 }

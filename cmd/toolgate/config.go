@@ -17,13 +17,14 @@ import (
 type fileConfig struct {
 	Server      server.Config      `json:"server"`
 	Coordinator coordinator.Config `json:"policy"`
+	Store       storeConfig        `json:"store"`
 }
 
 // loadConfig reads the configuration file; no file means the defaults.
 func loadConfig(path string) (fileConfig, error) {
 	cfg := fileConfig{Coordinator: coordinator.DefaultConfig()}
 	if path == "" {
-		return cfg, nil
+		return cfg, cfg.Store.check()
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -42,6 +43,9 @@ func loadConfig(path string) (fileConfig, error) {
 	}
 	if err := coordinator.ValidatePermissions(cfg.Coordinator.Permissions); err != nil {
 		return cfg, fmt.Errorf("config %s: %w %v", path, err, err.(*api.Error).Fields)
+	}
+	if err := cfg.Store.check(); err != nil {
+		return cfg, fmt.Errorf("config %s: %w", path, err)
 	}
 	resolveRelative(&cfg, path)
 	// Writes to the config file itself must never pass silently.
@@ -64,5 +68,8 @@ func resolveRelative(cfg *fileConfig, path string) {
 	}
 	if p := cfg.Coordinator.MCPSettings; p != "" && !filepath.IsAbs(p) {
 		cfg.Coordinator.MCPSettings = filepath.Join(dir, p)
+	}
+	if p := cfg.Store.Path; p != "" && !filepath.IsAbs(p) {
+		cfg.Store.Path = filepath.Join(dir, p)
 	}
 }

@@ -141,6 +141,8 @@ func TestClaudeCodeTranscript(t *testing.T) {
 		}})},
 		{use("toolu_07", "Write", map[string]any{"file_path": filepath.Join(inst.dir, "util", "util_test.go"), "content": "package util\n"})},
 		{use("toolu_08", "Bash", map[string]any{"command": "grep -c Print main.go", "description": "Count prints"})},
+		{use("toolu_08b", "Bash", map[string]any{"command": "echo out; exit 3"})},
+		{use("toolu_08c", "Grep", map[string]any{"pattern": "package"})},
 		{use("toolu_09", "Grep", map[string]any{"pattern": "print", "-i": true, "output_mode": "content", "-C": 1, "glob": "*.go"})},
 		{use("toolu_10", "Grep", map[string]any{"pattern": "TODO|Double", "output_mode": "count"})},
 		{use("toolu_11", "Glob", map[string]any{"pattern": "**/*.go"})},

@@ -23,6 +23,8 @@ const usage = `toolgate executes AI coding agents' tool calls over HTTP.
 
 Usage:
   toolgate serve [flags]    serve the workspace (default: the current directory)
+  toolgate audit export [flags]
+                            write the audit log (every call) to stdout as JSON lines
   toolgate version
 
 Flags of serve:
@@ -43,6 +45,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	switch args[1] {
 	case "serve":
 		return serve(ctx, args[2:], getenv, stdout, stderr)
+	case "audit":
+		return audit(ctx, args[2:], getenv, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "toolgate", version)
 		return nil
@@ -57,6 +61,7 @@ type serveOptions struct {
 	config    string
 	logFormat string
 	logLevel  string
+	store     string
 	// shutdownGrace bounds how long a stop waits for running calls.
 	shutdownGrace time.Duration
 }
@@ -70,6 +75,7 @@ func serveFlags(out io.Writer) (*flag.FlagSet, *serveOptions) {
 	fs.StringVar(&o.config, "config", "", "JSON configuration file (policy, hosts, limits)")
 	fs.StringVar(&o.logFormat, "log-format", "auto", "log format: auto (text on a terminal, else JSON), text or json")
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.StringVar(&o.store, "store", "", `where sessions and the audit log live: "sqlite" or "memory" (default: the config's store.mode, else sqlite)`)
 	fs.DurationVar(&o.shutdownGrace, "shutdown-grace", 30*time.Second, "on SIGTERM or SIGINT, how long running calls may take to finish")
 	return fs, o
 }
@@ -93,6 +99,24 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	defer ws.Close()
 	defer sweepTemps(ctx, ws, logger)()
+	if o.store != "" {
+		cfg.Store.Mode = o.store
+		if err := cfg.Store.check(); err != nil {
+			return err
+		}
+	}
+	st, closeStore, err := openStore(ctx, cfg.Store, ws.Dir, getenv, logger)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	if cfg.Store.Mode == storeSQLite {
+		// A write to the state database (when it lives in the workspace)
+		// must never pass silently.
+		if p, err := statePath(cfg.Store, ws.Dir, getenv); err == nil {
+			cfg.Coordinator.ProtectedFiles = append(cfg.Coordinator.ProtectedFiles, p, p+"-wal", p+"-shm", p+".lock")
+		}
+	}
 
 	token := getenv("TOOLGATE_TOKEN")
 	if token == "" {
@@ -117,7 +141,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	reg := prometheus.NewRegistry()
 	coord := coordinator.New(coordinator.Options{
 		Config: cfg.Coordinator, Workspace: ws, Tools: handlers.Default(), Dialects: handlers.Dialects(), Logger: logger, Registerer: reg, MCP: hub,
+		Store: st, Undo: handlers.RestoreUndo,
 	})
+	if err := coord.Restore(); err != nil {
+		coord.Close()
+		return fmt.Errorf("restore from the store: %w", err)
+	}
 	scfg := cfg.Server
 	scfg.Token, scfg.Port, scfg.Version = token, port, version
 	srv := &http.Server{

@@ -48,7 +48,8 @@ func start(t testing.TB, dir string, extraArgs ...string) *instance {
 	outR, outW := io.Pipe()
 	inst := &instance{dir: dir, token: "e2e-token", stderr: &syncBuffer{}}
 	env := map[string]string{"TOOLGATE_TOKEN": inst.token}
-	args := append([]string{"toolgate", "serve", "--addr", "127.0.0.1:0", "--workspace", dir, "--log-format", "json"}, extraArgs...)
+	// The memory store unless a test asks for another (later flags win).
+	args := append([]string{"toolgate", "serve", "--addr", "127.0.0.1:0", "--workspace", dir, "--log-format", "json", "--store", "memory"}, extraArgs...)
 	errc := make(chan error, 1)
 	go func() {
 		errc <- run(ctx, args, func(k string) string { return env[k] }, strings.NewReader(""), outW, inst.stderr)
@@ -226,7 +227,7 @@ func TestRunErrors(t *testing.T) {
 		var out syncBuffer
 		done := make(chan error, 1)
 		go func() {
-			done <- run(ctx, []string{"toolgate", "serve", "--addr", "127.0.0.1:0", "--workspace", t.TempDir()}, func(string) string { return "" }, nil, &out, io.Discard)
+			done <- run(ctx, []string{"toolgate", "serve", "--addr", "127.0.0.1:0", "--workspace", t.TempDir(), "--store", "memory"}, func(string) string { return "" }, nil, &out, io.Discard)
 		}()
 		deadline := time.Now().Add(10 * time.Second)
 		for !strings.Contains(out.String(), "listening") && time.Now().Before(deadline) {

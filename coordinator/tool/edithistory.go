@@ -43,6 +43,11 @@ type editHistory struct {
 	maxCount int
 	maxBytes int64
 
+	// onKeep and onDrop, when set, hear of every Prior kept and every call
+	// whose Priors are dropped, so the store mirrors the history.
+	onKeep func(Prior)
+	onDrop func(toolUseID string)
+
 	mu    sync.Mutex
 	byID  map[string][]Prior
 	order []string
@@ -71,6 +76,38 @@ func newEditHistory(maxCount int, maxBytes int64) *editHistory {
 // already holds replaces it, so a call retried on the same file keeps one
 // undo. It reports false when the group would exceed the byte bound alone.
 func (h *editHistory) keep(p Prior) bool {
+	dropped, ok := h.add(p)
+	if ok {
+		h.kept(p)
+	} else {
+		dropped = append(dropped, p.ToolUseID)
+	}
+	h.dropped(dropped)
+	return ok
+}
+
+// restore puts back a Prior the store kept, without writing it again.
+func (h *editHistory) restore(p Prior) { h.add(p) }
+
+func (h *editHistory) kept(ps ...Prior) {
+	if h.onKeep != nil {
+		for _, p := range ps {
+			h.onKeep(p)
+		}
+	}
+}
+
+func (h *editHistory) dropped(ids []string) {
+	if h.onDrop != nil {
+		for _, id := range ids {
+			h.onDrop(id)
+		}
+	}
+}
+
+// add is keep without telling the store; it returns the calls whose
+// Priors it pushed out.
+func (h *editHistory) add(p Prior) ([]string, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	group := h.byID[p.ToolUseID]
@@ -83,13 +120,13 @@ func (h *editHistory) keep(p Prior) bool {
 	if groupBytes(group) > h.maxBytes {
 		// A call's files are reverted together or not at all.
 		delete(h.byID, p.ToolUseID)
-		return false
+		return nil, false
 	}
-	h.putLocked(p.ToolUseID, group)
-	return true
+	return h.putLocked(p.ToolUseID, group), true
 }
 
-func (h *editHistory) putLocked(id string, group []Prior) {
+// putLocked stores a call's group and returns the calls pushed out.
+func (h *editHistory) putLocked(id string, group []Prior) (dropped []string) {
 	h.byID[id] = group
 	h.order = append(h.order, id)
 	h.bytes += groupBytes(group)
@@ -98,19 +135,24 @@ func (h *editHistory) putLocked(id string, group []Prior) {
 		h.order = h.order[1:]
 		h.bytes -= groupBytes(h.byID[oldest])
 		delete(h.byID, oldest)
+		dropped = append(dropped, oldest)
 	}
+	return dropped
 }
 
 // take removes and returns a call's Priors. A revert takes them before
 // undoing, so two concurrent reverts of one call cannot both write.
 func (h *editHistory) take(id string) ([]Prior, bool) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	ps, ok := h.byID[id]
 	if ok {
 		delete(h.byID, id)
 		h.removeOrderLocked(id)
 		h.bytes -= groupBytes(ps)
+	}
+	h.mu.Unlock()
+	if ok {
+		h.dropped([]string{id})
 	}
 	return ps, ok
 }
@@ -121,8 +163,10 @@ func (h *editHistory) putBack(ps []Prior) {
 		return
 	}
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.putLocked(ps[0].ToolUseID, ps)
+	dropped := h.putLocked(ps[0].ToolUseID, ps)
+	h.mu.Unlock()
+	h.kept(ps...)
+	h.dropped(dropped)
 }
 
 func (h *editHistory) removeOrderLocked(id string) {

@@ -191,3 +191,17 @@ func (m *FileMemory) PutBackPriors(ps []Prior) {
 		m.history.putBack(ps)
 	}
 }
+
+// MirrorEdits has onKeep hear of every Prior kept from now on and onDrop
+// of every call whose Priors are dropped (reverted or past the bounds),
+// so a store can keep the edit history across restarts.
+func (m *FileMemory) MirrorEdits(onKeep func(Prior), onDrop func(toolUseID string)) {
+	m.history.onKeep, m.history.onDrop = onKeep, onDrop
+}
+
+// RestorePrior puts back a Prior a store kept from before a restart.
+func (m *FileMemory) RestorePrior(p Prior) {
+	if m != nil {
+		m.history.restore(p)
+	}
+}

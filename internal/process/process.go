@@ -9,6 +9,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // ErrTimedOut is the cause of a run's context when its timeout passed.
@@ -47,7 +49,7 @@ type Options struct {
 type Result struct {
 	// ExitCode is the shell's exit status, -1 when a signal ended it.
 	ExitCode int
-	// Signal names the signal that ended the shell, if one did.
+	// Signal names the signal that ended the shell, if one did (SIGKILL).
 	Signal string
 	// TimedOut reports that the timeout killed the group.
 	TimedOut bool
@@ -125,7 +127,10 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	res := Result{ExitCode: cmd.ProcessState.ExitCode(), Stray: stray, Duration: time.Since(start),
 		TimedOut: timedOut, Cancelled: cancelled}
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		res.Signal = ws.Signal().String()
+		// The signal's name as shells and Node print it (SIGTERM).
+		if res.Signal = unix.SignalName(ws.Signal()); res.Signal == "" {
+			res.Signal = ws.Signal().String()
+		}
 	}
 	return res, nil
 }

@@ -104,7 +104,7 @@ func TestExitCodes(t *testing.T) {
 		{"zero", "true", 0, ""},
 		{"three", "exit 3", 3, ""},
 		{"not found", "no-such-command-xyz", 127, ""},
-		{"signal", "kill -TERM $$", -1, "terminated"},
+		{"signal", "kill -TERM $$", -1, "SIGTERM"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, _ := run(t, t.Context(), Options{Command: tc.cmd})

@@ -1,0 +1,190 @@
+package coordinator
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/internal/store"
+)
+
+// What the store keeps of one call. Inputs above the cap keep only their
+// hash and size (a call awaiting approval keeps its whole input until it
+// ends, to run after a restart); each text of a result keeps its head and
+// tail.
+const (
+	storeMaxInputBytes = 64 << 10
+	storeTextHead      = 8 << 10
+	storeTextTail      = 8 << 10
+)
+
+// recorder writes to the store what a restart must not lose: sessions,
+// calls, approvals and edits. A nil recorder records nothing.
+//
+// A call that writes a file or runs a command is recorded durably when it
+// starts (so after a crash it is known to have started, and is never run
+// again) and when it ends (before its answer is sent). Other writes are
+// queued and batched off the request path.
+type recorder struct {
+	st     store.Store
+	logger *slog.Logger
+	// stopping is set when the coordinator closes: calls its close
+	// cancels are left as the store has them (running or awaiting
+	// approval), to come back after the restart like a crash's.
+	stopping atomic.Bool
+}
+
+func (r *recorder) apply(durable bool, ops ...store.Op) error {
+	if r == nil {
+		return nil
+	}
+	err := r.st.Apply(durable, ops...)
+	if err != nil {
+		r.logger.Error("store write failed", "err", err, "durable", durable)
+	}
+	return err
+}
+
+// session records a session's mode and rules, before its creation or
+// change is acknowledged.
+func (r *recorder) session(s *Session) {
+	if r == nil {
+		return
+	}
+	v := s.View()
+	rules, _ := json.Marshal(v.Permissions)
+	_ = r.apply(true, store.PutSession{Session: store.Session{ID: v.ID, Mode: string(v.Mode), Dialect: string(v.Dialect), Rules: rules,
+		CreatedAt: v.CreatedAt, UpdatedAt: time.Now().UTC()}})
+}
+
+// sessionGone forgets a deleted session (its calls stay in the audit log).
+func (r *recorder) sessionGone(id string) { _ = r.apply(true, store.DeleteSession{ID: id}) }
+
+// audit is what the record of a call needs beyond its CallRecord.
+type audit struct {
+	seq     int64
+	session string
+	input   json.RawMessage
+	claimed time.Time
+	// effects marks a call that writes or runs a command: its start and
+	// end are recorded durably.
+	effects   bool
+	decision  string
+	decidedBy string
+	reason    string // why a call awaiting approval asks
+}
+
+// decide notes the permission stage's decision and who made it.
+func (a *audit) decide(decision, by string) { a.decision, a.decidedBy = decision, by }
+
+// callStarted records that a call is about to run. For a call with
+// effects, an error means it must not run: after a crash nobody would know
+// it had.
+func (r *recorder) callStarted(s *Session, e *callEntry) error {
+	if r == nil {
+		return nil
+	}
+	return r.apply(e.audit.effects, store.PutCall{Call: r.row(s, e, nil, false)})
+}
+
+// callAwaiting records a call awaiting approval, with its whole input, so
+// that after a restart it comes back awaiting.
+func (r *recorder) callAwaiting(s *Session, e *callEntry) {
+	if r != nil {
+		_ = r.apply(true, store.PutCall{Call: r.row(s, e, nil, true)})
+	}
+}
+
+// callFinished records a call's end and result.
+func (r *recorder) callFinished(s *Session, e *callEntry, res *api.ToolResult) {
+	if r == nil || r.stopping.Load() && e.record.Status == api.StatusCancelled {
+		return
+	}
+	_ = r.apply(e.audit.effects, store.PutCall{Call: r.row(s, e, res, false)})
+}
+
+// discard marks forgotten calls, so their ids may run again after a
+// restart too.
+func (r *recorder) discard(sessionID string, ids []string) {
+	if len(ids) > 0 {
+		_ = r.apply(false, store.DiscardCalls{SessionID: sessionID, ToolUseIDs: ids})
+	}
+}
+
+// row is a call's store record now.
+func (r *recorder) row(s *Session, e *callEntry, res *api.ToolResult, wholeInput bool) store.Call {
+	s.mu.Lock()
+	rec := e.record
+	s.mu.Unlock()
+	a := &e.audit
+	c := store.Call{Seq: a.seq, SessionID: s.ID, ToolUseID: rec.ToolUseID, MessageID: rec.MessageID, Tool: rec.Name,
+		State: string(rec.State), Status: string(rec.Status), Decision: a.decision, DecidedBy: a.decidedBy,
+		ApprovalReason: a.reason, StartedAt: a.claimed, DurationMS: rec.DurationMS}
+	if rec.StartedAt != nil {
+		c.StartedAt = *rec.StartedAt
+	}
+	if rec.Error != nil {
+		c.ErrorCode = rec.Error.Code
+	}
+	c.Input, c.InputSHA256, c.InputBytes = boundInput(a.input, wholeInput)
+	if res != nil {
+		c.Result, c.ResultBytes = boundResult(*res)
+	}
+	return c
+}
+
+// boundInput keeps an input whole up to the cap (or when whole is set),
+// and its hash and size always.
+func boundInput(in json.RawMessage, whole bool) (json.RawMessage, string, int) {
+	sum := sha256.Sum256(in)
+	if len(in) > storeMaxInputBytes && !whole {
+		return nil, hex.EncodeToString(sum[:]), len(in)
+	}
+	return in, hex.EncodeToString(sum[:]), len(in)
+}
+
+// boundResult is a tool_result as stored: each long text keeps its head
+// and tail with a note of what was cut between; images keep only their
+// type and size. It returns the JSON and the size of the whole result.
+func boundResult(res api.ToolResult) (json.RawMessage, int) {
+	full, _ := json.Marshal(res)
+	if len(full) <= storeTextHead+storeTextTail {
+		return full, len(full)
+	}
+	cut := res
+	cut.Content = make([]api.Content, len(res.Content))
+	for i, c := range res.Content {
+		switch {
+		case c.Type == api.TypeText && len(c.Text) > storeTextHead+storeTextTail:
+			c.Text = c.Text[:storeTextHead] + fmt.Sprintf("\n[… %d bytes not kept …]\n", len(c.Text)-storeTextHead-storeTextTail) +
+				c.Text[len(c.Text)-storeTextTail:]
+		case c.Type != api.TypeText:
+			size, _ := json.Marshal(c)
+			c = api.TextContent(fmt.Sprintf("[%s block of %d bytes not kept]", c.Type, len(size)))
+		}
+		cut.Content[i] = c
+	}
+	out, _ := json.Marshal(cut)
+	return out, len(full)
+}
+
+// decidedByRule says which rule or default decided a verdict.
+func decidedByRule(v verdict) string {
+	if v.rule != nil {
+		return "rule: " + v.rule.text
+	}
+	return "default: " + v.reason
+}
+
+// hasEffects reports whether running the tool may change something
+// outside toolgate: a write, a command, an MCP server's tool, a subagent.
+// Such calls are recorded durably before they run and before they answer.
+func hasEffects(t *Tool) bool {
+	return t != nil && (t.Writes || t.RunsCommands() || t.Name == UseMCPTool || strings.HasPrefix(t.Name, SubagentPrefix))
+}

@@ -1,0 +1,65 @@
+package handlers
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+)
+
+// Result texts of Cline's edit tools, byte for byte, so that a model
+// taught by Cline's system prompt reads what it expects. Each names the
+// function of Cline's apps/vscode/src/core/prompts/responses.ts (v4.0.12) it
+// follows; what toolgate adds (the unified diff, the closest region of a
+// missed SEARCH) comes after them, in a block of its own.
+
+// clineFileSaved is formatResponse.fileEditWithoutUserChanges, as Cline's
+// WriteToFileToolHandler returns it after write_to_file, replace_in_file
+// and new_rule: no user edits, no auto-formatting, no new problems.
+func clineFileSaved(rel, final string) string {
+	return fmt.Sprintf("The content was successfully saved to %s.\n\n"+
+		"Here is the full, updated content of the file that was saved:\n\n"+
+		"<final_file_content path=\"%s\">\n%s\n</final_file_content>\n\n"+
+		"IMPORTANT: For any future changes to this file, use the final_file_content shown above as your reference. "+
+		"This content reflects the current state of the file, including any auto-formatting (e.g., if you used single quotes "+
+		"but the formatter converted them to double quotes). Always base your SEARCH/REPLACE operations on this final version "+
+		"to ensure accuracy.\n\n", rel, rel, final)
+}
+
+// clineFinalContent is the file as Cline shows it in final_file_content
+// (DiffViewProvider.saveChanges): line ends as the model wrote them,
+// trailing white space trimmed, then one line end; no byte order mark.
+func clineFinalContent(written []byte, modelContent string) string {
+	s := strings.TrimPrefix(string(written), "\uFEFF")
+	eol := "\n"
+	if strings.Contains(modelContent, "\r\n") {
+		eol = "\r\n"
+	}
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	s = strings.TrimRightFunc(s, unicode.IsSpace)
+	if eol != "\n" {
+		s = strings.ReplaceAll(s, "\n", eol)
+	}
+	return s + eol
+}
+
+// clineDiffError is formatResponse.diffError: what Cline adds to a
+// replace_in_file failure, the file as it still is.
+func clineDiffError(rel, original string) string {
+	return "This is likely because the SEARCH block content doesn't match exactly with what's in the file, or if you used multiple " +
+		"SEARCH/REPLACE blocks they may not have been in the order they appear in the file. (Please also ensure that when using " +
+		"the replace_in_file tool, Do NOT add extra characters to the markers (e.g., ------- SEARCH> is INVALID). Do NOT forget to " +
+		"use the closing +++++++ REPLACE marker. Do NOT modify the marker format in any way. Malformed XML will cause complete " +
+		"tool failure and break the entire editing process.)\n\n" +
+		"The file was reverted to its original state:\n\n" +
+		"<file_content path=\"" + rel + "\">\n" + original + "\n</file_content>\n\n" +
+		"Now that you have the latest state of the file, try the operation again with fewer, more precise SEARCH blocks. For large " +
+		"files especially, it may be prudent to try to limit yourself to <5 SEARCH/REPLACE blocks at a time, then wait for the user " +
+		"to respond with the result of the operation before following up with another replace_in_file call to make additional edits.\n" +
+		"(If you run into this error 3 times in a row, you may use the write_to_file tool as a fallback.)"
+}
+
+// clineSearchMissed is the message of Cline's diff.ts (constructNewFileContent)
+// for a SEARCH block found nowhere in the file.
+func clineSearchMissed(search string) string {
+	return "The SEARCH block:\n" + strings.TrimRightFunc(search, unicode.IsSpace) + "\n...does not match anything in the file."
+}

@@ -1,0 +1,131 @@
+package store
+
+import (
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Memory is the store of a throwaway run: nothing survives the process.
+// It keeps only the most recent calls, for the audit log; sessions and
+// edits already live in the coordinator's memory, so it does not copy
+// them.
+type Memory struct {
+	max int
+	seq atomic.Int64
+
+	mu     sync.Mutex
+	calls  map[int64]Call
+	order  []int64 // seqs, oldest first
+	closed bool
+}
+
+// DefaultMemoryCalls is how many calls a memory store keeps by default.
+const DefaultMemoryCalls = 10000
+
+// NewMemory returns a memory store keeping at most max calls (the oldest
+// go first; <= 0 means DefaultMemoryCalls).
+func NewMemory(max int) *Memory {
+	if max <= 0 {
+		max = DefaultMemoryCalls
+	}
+	return &Memory{max: max, calls: map[int64]Call{}}
+}
+
+// Apply records calls; other writes have nothing to keep.
+func (m *Memory) Apply(_ bool, ops ...Op) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return ErrClosed
+	}
+	for _, o := range ops {
+		switch o := o.(type) {
+		case PutCall:
+			c := o.Call
+			c.Input = slices.Clone(c.Input)
+			if _, ok := m.calls[c.Seq]; !ok {
+				m.order = append(m.order, c.Seq)
+			}
+			m.calls[c.Seq] = c
+		case DiscardCalls:
+			for seq, c := range m.calls {
+				if c.SessionID == o.SessionID && slices.Contains(o.ToolUseIDs, c.ToolUseID) {
+					c.Discarded = true
+					m.calls[seq] = c
+				}
+			}
+		}
+	}
+	for len(m.order) > m.max {
+		delete(m.calls, m.order[0])
+		m.order = m.order[1:]
+	}
+	return nil
+}
+
+// NextSeq counts up from 1.
+func (m *Memory) NextSeq() int64 { return m.seq.Add(1) }
+
+// Sessions is empty: a memory store restores nothing.
+func (m *Memory) Sessions() ([]Session, error) { return nil, nil }
+
+// Edits is empty: a memory store restores nothing.
+func (m *Memory) Edits() ([]Edit, error) { return nil, nil }
+
+// Unfinished is empty: a memory store restores nothing.
+func (m *Memory) Unfinished() ([]Call, error) { return nil, nil }
+
+// CallIDs is empty: a memory store restores nothing.
+func (m *Memory) CallIDs() (map[string][]string, error) { return nil, nil }
+
+// FindCall finds nothing: the coordinator's own memory answers repeated
+// ids while the process lives.
+func (m *Memory) FindCall(string, string) (Call, bool, error) { return Call{}, false, nil }
+
+// Audit pages through the kept calls, newest first.
+func (m *Memory) Audit(q Query) (Page, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	limit := q.limit()
+	var page Page
+	for i := len(m.order) - 1; i >= 0; i-- {
+		c := m.calls[m.order[i]]
+		if !q.matches(c) {
+			continue
+		}
+		if len(page.Calls) == limit {
+			page.Next = page.Calls[limit-1].Seq
+			break
+		}
+		page.Calls = append(page.Calls, c)
+	}
+	return page, nil
+}
+
+// Prune drops kept calls older than before.
+func (m *Memory) Prune(before time.Time) (int64, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var n int64
+	kept := m.order[:0]
+	for _, seq := range m.order {
+		if c := m.calls[seq]; c.State == "done" && c.StartedAt.Before(before) {
+			delete(m.calls, seq)
+			n++
+			continue
+		}
+		kept = append(kept, seq)
+	}
+	m.order = kept
+	return n, nil
+}
+
+// Close ends writes.
+func (m *Memory) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.closed = true
+	return nil
+}

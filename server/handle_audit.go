@@ -1,0 +1,63 @@
+package server
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/internal/store"
+)
+
+// handleAudit pages through every call the store recorded, newest first:
+// GET /v1/audit?since=&until=&session=&tool=&status=&limit=&cursor=.
+func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request) {
+	q, err := auditQuery(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	resp, err := s.coord.Audit(q)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.encode(w, r, http.StatusOK, resp)
+}
+
+// auditQuery reads the filters; every malformed one is named.
+func auditQuery(r *http.Request) (store.Query, error) {
+	v := r.URL.Query()
+	q := store.Query{SessionID: v.Get("session"), Tool: v.Get("tool"), Status: v.Get("status")}
+	fields := map[string]string{}
+	when := func(name string) time.Time {
+		s := v.Get(name)
+		if s == "" {
+			return time.Time{}
+		}
+		t, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			fields[name] = "must be an RFC 3339 time, such as 2026-01-02T15:04:05Z"
+		}
+		return t
+	}
+	q.Since, q.Until = when("since"), when("until")
+	if s := v.Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > store.MaxLimit {
+			fields["limit"] = "must be a number from 1 to " + strconv.Itoa(store.MaxLimit)
+		}
+		q.Limit = n
+	}
+	if s := v.Get("cursor"); s != "" {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n < 1 {
+			fields["cursor"] = "must be the next_cursor of a previous page"
+		}
+		q.Before = n
+	}
+	if len(fields) > 0 {
+		return q, &api.Error{Code: api.CodeValidation, Message: "invalid audit query", Fields: fields}
+	}
+	return q, nil
+}
