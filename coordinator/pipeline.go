@@ -43,6 +43,9 @@ type callState struct {
 	// edge; nil for Cline's names, which are the registry's own.
 	dialect *dialectCall
 
+	// requestID is the HTTP request that brought the call, for its logs.
+	requestID string
+
 	// the run, from begin
 	s      *Session
 	e      *callEntry
@@ -79,6 +82,7 @@ type callState struct {
 // runCall.
 func (c *Coordinator) Execute(ctx context.Context, s *Session, msgID string, use api.ToolUse) (api.ToolResult, api.CallRecord) {
 	cs := c.prepare(s, use)
+	cs.requestID = requestIDFrom(ctx)
 	e, fresh := c.enqueue(s, msgID, cs)
 	if !fresh {
 		return c.await(ctx, s, e)
@@ -128,6 +132,9 @@ func (c *Coordinator) runCall(s *Session, e *callEntry, cs *callState) (api.Tool
 func (cs *callState) begin(s *Session, e *callEntry, logger *slog.Logger) {
 	cs.s, cs.e = s, e
 	cs.logger = logger.With("session_id", s.ID, "tool_use_id", cs.use.ID, "tool", cs.use.Name)
+	if cs.requestID != "" {
+		cs.logger = cs.logger.With("request_id", cs.requestID)
+	}
 }
 
 // running reports whether no stage has ended the call yet.

@@ -36,6 +36,9 @@ type scheduler struct {
 	msgID   string
 	max     int
 	cascade []string
+	// requestID is the HTTP request that brought the message, for the
+	// calls' logs.
+	requestID string
 
 	mu            sync.Mutex
 	tasks         []*task // every task, in block order
@@ -60,6 +63,7 @@ func (c *Coordinator) newScheduler(s *Session, msgID string) *scheduler {
 // allows. It emits tool.queued before returning.
 func (sc *scheduler) add(use api.ToolUse) {
 	p := sc.c.prepare(sc.s, use)
+	p.requestID = sc.requestID
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	// Claiming under the lock keeps block order, tool.queued order and

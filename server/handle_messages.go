@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/go-chi/chi/v5/middleware"
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
 )
@@ -37,7 +38,7 @@ func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) {
 	// The calls run whether or not this client stays: they belong to the
 	// session.
 	after := sess.Events.LastID()
-	go s.coord.RunMessage(sess.Context(), sess, msgID, uses)
+	go s.coord.RunMessage(coordinator.WithRequestID(sess.Context(), middleware.GetReqID(r.Context())), sess, msgID, uses)
 	s.streamMessage(w, r, sess, msgID, after)
 }
 

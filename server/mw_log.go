@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
+	"github.com/toolgate/toolgate/coordinator"
 )
 
 type loggerKey struct{}
@@ -25,8 +26,10 @@ func logFrom(r *http.Request, fallback *slog.Logger) *slog.Logger {
 func (s *Server) requestLog(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		l := s.logger.With("request_id", middleware.GetReqID(r.Context()))
-		r = r.WithContext(context.WithValue(r.Context(), loggerKey{}, l))
+		id := middleware.GetReqID(r.Context())
+		l := s.logger.With("request_id", id)
+		ctx := coordinator.WithRequestID(context.WithValue(r.Context(), loggerKey{}, l), id)
+		r = r.WithContext(ctx)
 		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
 		next.ServeHTTP(ww, r)
 		l.Info("http request",

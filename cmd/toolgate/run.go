@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strconv"
@@ -149,12 +150,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	scfg := cfg.Server
 	scfg.Token, scfg.Port, scfg.Version = token, port, version
-	srv := &http.Server{
-		Handler:           server.New(logger, coord, reg, scfg),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    64 << 10,
-	}
+	srv := newHTTPServer(server.New(logger, coord, reg, scfg), logger)
 	fmt.Fprintf(stdout, "toolgate listening on http://%s\n", net.JoinHostPort(hostOf(ln.Addr()), strconv.Itoa(port)))
 	logger.Info("serving", "addr", ln.Addr().String(), "workspace", ws.Dir)
 
@@ -218,4 +214,18 @@ func randomToken() string {
 		panic(err) // crypto/rand does not fail on supported systems
 	}
 	return hex.EncodeToString(b[:])
+}
+
+// newHTTPServer wraps the handler in the HTTP server with its connection
+// limits. The server's own error lines (a failed accept, a handler that
+// wrote a header twice) go to the structured log at level error, not to
+// the standard logger's stderr format.
+func newHTTPServer(h http.Handler, logger *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelError),
+	}
 }
