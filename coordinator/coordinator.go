@@ -10,6 +10,7 @@ import (
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/mcphub"
 	"github.com/toolgate/toolgate/internal/ignore"
+	"github.com/toolgate/toolgate/internal/sandbox"
 	"github.com/toolgate/toolgate/internal/store"
 )
 
@@ -31,6 +32,9 @@ type Options struct {
 	MCPAutoApprove func(server, tool string) bool
 	// MCP is the hub use_mcp_tool and access_mcp_resource call; nil means no MCP servers.
 	MCP *mcphub.Hub
+	// Sandbox confines commands, hooks and subagent runners; nil means
+	// one made from Config.Sandbox.
+	Sandbox *sandbox.Sandbox
 	// Store keeps sessions, calls and edits across restarts and is the
 	// audit log; nil means a memory store (nothing survives the process).
 	// Restore loads what it holds.
@@ -59,6 +63,7 @@ type Coordinator struct {
 	scoped      scopedTokens    // subagents' tokens for their child sessions
 	agents      *subagentSource // nil without an agent directory
 	mcp         *mcphub.Hub
+	sandbox     *sandbox.Sandbox
 	rec         *recorder
 	undo        UndoFunc
 	stop        chan struct{} // closed by Close
@@ -104,11 +109,20 @@ func New(o Options) *Coordinator {
 		metrics:   NewMetrics(o.Registerer),
 		logger:    o.Logger,
 		mcp:       o.MCP,
+		sandbox:   o.Sandbox,
 		stop:      make(chan struct{}),
 	}
+	if c.sandbox == nil {
+		c.sandbox = sandbox.New(cfg.Sandbox)
+	}
+	registerSandboxInfo(o.Registerer, c.sandbox.Info())
 	o = withMCP(o)
 	c.startPolicy(o)
 	c.hooks = newHookRunner(&cfg, o.Workspace, o.Registerer, o.Logger)
+	c.hooks.confine = func() (*sandbox.Sandbox, sandbox.Run, error) {
+		r, err := c.confine("", c.ignoreMatcher())
+		return c.sandbox, r, err
+	}
 	dynamic := append(append([]DynamicSource(nil), o.Dynamic...), c.subagentSources()...)
 	c.registry = NewRegistry(ToolEnv{Workspace: o.Workspace, Validate: v, Commands: &cfg.Commands, Registerer: o.Registerer, MCP: o.MCP,
 		Web: cfg.webEnv()}, o.Tools, dynamic...)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/internal/ignore"
+	"github.com/toolgate/toolgate/internal/sandbox"
 )
 
 // outcome is how one call ended, before it becomes a tool_result.
@@ -259,7 +260,7 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 	}
 	s.Events.Append(api.Event{Type: api.EventToolStarted, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Call: &rec})
 	call := &Call{
-		ToolUseID: rec.ToolUseID, Name: cs.tool.Name, SessionID: s.ID, Workspace: c.workspace, Logger: cs.logger, Files: s.Files, Jobs: s.Jobs,
+		ToolUseID: rec.ToolUseID, Name: cs.tool.Name, SessionID: s.ID, Workspace: c.workspace, Logger: cs.logger, Files: s.Files,
 	}
 	call.Attach(callRuntime{
 		Output: func(stream, chunk string) {
@@ -271,6 +272,12 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 		Await: func(ctx context.Context, req api.InputRequest) (string, error) {
 			return c.awaitInput(ctx, s, e, req)
 		},
+		Confine: func(dir string) (*sandbox.Sandbox, sandbox.Run, error) {
+			r, err := c.confine(dir, cs.ignored)
+			return c.sandbox, r, err
+		},
+		SandboxHint: c.sandboxHint,
+		Jobs:        s.jobs,
 	})
 	out := c.runHandler(ctx, cs.tool, call, cs.input, cs.logger)
 	if cs.feedback != "" {

@@ -287,7 +287,8 @@ func claudeBash() *tool.DialectTool {
 		Targets: []string{"execute_command"},
 		Map: func(env tool.MapEnv, in *BashInput) (tool.Mapping, error) {
 			if in.RunInBackground {
-				return tool.Mapping{Tool: "background_shell", Input: BackgroundShellInput{Command: in.Command}}, nil
+				return tool.Mapping{Tool: "execute_command", Input: ExecuteCommandInput{Command: in.Command, Background: true},
+					Result: backgroundStarted}, nil
 			}
 			timeout := 120
 			if in.Timeout > 0 {
@@ -316,6 +317,18 @@ func bashResult(res tool.Result, code string) tool.Result {
 	case fmtScan(head, "Command failed with exit code %d.", &exit):
 		res.Content[0].Text = strings.TrimSuffix(output+"\nExit code "+fmt.Sprint(exit), "\n")
 		res.Content[0].Text = strings.TrimPrefix(res.Content[0].Text, "\n")
+	}
+	return res
+}
+
+// startedJob finds the job id in execute_command's answer to a
+// background start.
+var startedJob = regexp.MustCompile(`^Started in the background as job (\S+)\.`)
+
+// backgroundStarted is Claude Code's answer to run_in_background.
+func backgroundStarted(res tool.Result, code string) tool.Result {
+	if m := startedJob.FindStringSubmatch(lastText(res)); code == "" && m != nil {
+		return tool.TextResult("Command running in background with ID: " + m[1])
 	}
 	return res
 }

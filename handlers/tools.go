@@ -42,7 +42,6 @@ func Default() []tool.Registration {
 		{Name: "list_tree", Factory: newListTree, Internal: true},
 		{Name: "todo_write", Factory: newTodoWrite, Internal: true},
 		{Name: "notebook_edit", Factory: newNotebookEdit, Internal: true},
-		{Name: "background_shell", Factory: newBackgroundShell, Internal: true},
 		{Name: "shell_output", Factory: newShellOutput, Internal: true},
 		{Name: "kill_shell", Factory: newKillShell, Internal: true},
 	}
