@@ -12,6 +12,7 @@ import (
 	"github.com/toolgate/toolgate/internal/ignore"
 	"github.com/toolgate/toolgate/internal/sandbox"
 	"github.com/toolgate/toolgate/internal/store"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Options are a Coordinator's dependencies.
@@ -42,6 +43,9 @@ type Options struct {
 	// Undo rebuilds the undo of an edit restored from the store; nil means
 	// edits made before a restart cannot be reverted.
 	Undo UndoFunc
+	// Tracing makes a span per call and per stage (tracing.go); nil means
+	// tracing is off.
+	Tracing trace.TracerProvider
 }
 
 // Coordinator runs tool calls for sessions.
@@ -50,24 +54,28 @@ type Coordinator struct {
 	workspace *Workspace
 	validate  *validator.Validate
 	registry  *Registry
-	dialects  dialectSet
-	// dialectList keeps the dialects' declared tool order for listings.
+
+	// dialects index the dialects' tools; dialectList keeps their
+	// declared order for listings.
+	dialects    dialectSet
 	dialectList []Dialect
-	sessions    *Sessions
-	metrics     *Metrics
-	logger      *slog.Logger
-	policy      *policy
-	ignore      *ignore.Watcher // nil without a workspace
-	hooks       *hookRunner
-	inputs      pendingInputs   // interactive calls awaiting an answer
-	scoped      scopedTokens    // subagents' tokens for their child sessions
-	agents      *subagentSource // nil without an agent directory
-	mcp         *mcphub.Hub
-	sandbox     *sandbox.Sandbox
-	rec         *recorder
-	undo        UndoFunc
-	stop        chan struct{} // closed by Close
-	stopOnce    sync.Once
+
+	sessions *Sessions
+	metrics  *Metrics
+	logger   *slog.Logger
+	policy   *policy
+	ignore   *ignore.Watcher // nil without a workspace
+	hooks    *hookRunner
+	inputs   pendingInputs   // interactive calls awaiting an answer
+	scoped   scopedTokens    // subagents' tokens for their child sessions
+	agents   *subagentSource // nil without an agent directory
+	mcp      *mcphub.Hub
+	sandbox  *sandbox.Sandbox
+	rec      *recorder
+	undo     UndoFunc
+	tracer   *callTracer   // nil when tracing is off
+	stop     chan struct{} // closed by Close
+	stopOnce sync.Once
 }
 
 // New builds the registry from the tool list and starts the "default"
@@ -109,6 +117,7 @@ func New(o Options) *Coordinator {
 		metrics:   NewMetrics(o.Registerer),
 		logger:    o.Logger,
 		mcp:       o.MCP,
+		tracer:    newCallTracer(o.Tracing),
 		sandbox:   o.Sandbox,
 		stop:      make(chan struct{}),
 	}
