@@ -1,6 +1,7 @@
 package coordinator
 
 import (
+	"encoding/json"
 	"sync"
 	"time"
 
@@ -22,9 +23,8 @@ type EventLog struct {
 	sessionID string
 
 	mu     sync.Mutex
-	ring   []api.Event
-	sizes  []int // eventSize of each ring slot
-	start  int   // index of the oldest event in ring
+	ring   []*loggedEvent
+	start  int // index of the oldest event in ring
 	count  int
 	bytes  int // sum of the kept events' sizes
 	max    int // bound on bytes; the newest event is kept whatever its size
@@ -39,10 +39,42 @@ type EventLog struct {
 	wakeMessage map[string]chan struct{}
 }
 
+// loggedEvent is one event of the window, with its JSON once a reader
+// asked for it.
+type loggedEvent struct {
+	ev   api.Event
+	size int // eventSize
+	json EventJSON
+}
+
+// EventJSON is an event's JSON encoding, made once, by the first reader
+// that asks, and shared by every reader after: a hundred streams replaying
+// the window send the same bytes rather than a hundred copies of them.
+type EventJSON struct {
+	ev   *api.Event
+	once sync.Once
+	data []byte
+}
+
+// Bytes returns the event's JSON (one line: encoding/json escapes
+// newlines in strings). The slice is shared: never modify it.
+func (j *EventJSON) Bytes() []byte {
+	j.once.Do(func() {
+		data, err := json.Marshal(j.ev)
+		if err != nil { // an api.Event always marshals; keep readers going
+			data = []byte("{}")
+		}
+		j.data = data
+	})
+	return j.data
+}
+
 // Batch is what one read of an EventLog returns.
 type Batch struct {
 	// Events are the events read, oldest first.
 	Events []api.Event
+	// JSON holds each event's shared encoding, in the same order.
+	JSON []*EventJSON
 	// Next is the cursor to read from next: the last id looked at, which
 	// may be past the last event returned when a filter skipped some.
 	Next int64
@@ -61,7 +93,7 @@ func NewEventLog(sessionID string, size, maxBytes int) *EventLog {
 	if size < 1 {
 		size = 1
 	}
-	return &EventLog{sessionID: sessionID, ring: make([]api.Event, size), sizes: make([]int, size), max: maxBytes,
+	return &EventLog{sessionID: sessionID, ring: make([]*loggedEvent, size), max: maxBytes,
 		nextID: 1, wakeMessage: map[string]chan struct{}{}}
 }
 
@@ -82,7 +114,9 @@ func (l *EventLog) Append(ev api.Event) api.Event {
 		l.dropOldestLocked()
 	}
 	i := (l.start + l.count) % len(l.ring)
-	l.ring[i], l.sizes[i] = ev, size
+	le := &loggedEvent{ev: ev, size: size}
+	le.json.ev = &le.ev
+	l.ring[i] = le
 	l.count++
 	l.bytes += size
 	if l.wakeAll != nil {
@@ -99,8 +133,8 @@ func (l *EventLog) Append(ev api.Event) api.Event {
 // dropOldestLocked forgets the oldest event; readers behind it see it in
 // Missed.
 func (l *EventLog) dropOldestLocked() {
-	l.bytes -= l.sizes[l.start]
-	l.ring[l.start], l.sizes[l.start] = api.Event{}, 0 // release what it held
+	l.bytes -= l.ring[l.start].size
+	l.ring[l.start] = nil // release what it held (readers may still share it)
 	l.start = (l.start + 1) % len(l.ring)
 	l.count--
 }
@@ -159,6 +193,9 @@ var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); retu
 // readLocked scans the window after the cursor, keeping the events keep
 // selects (all when nil). Wake is set only when the log has ended.
 func (l *EventLog) readLocked(after int64, limit int, keep func(*api.Event) bool) Batch {
+	// The events are copied (their strings are shared, not copied); the
+	// JSON travels as a pointer, so the first reader to encode an event
+	// encodes it for all.
 	after = max(after, 0)
 	b := Batch{Closed: l.closed}
 	oldest := l.nextID - int64(l.count)
@@ -168,9 +205,10 @@ func (l *EventLog) readLocked(after int64, limit int, keep func(*api.Event) bool
 	}
 	id := after + 1
 	for ; id < l.nextID && len(b.Events) < limit; id++ {
-		ev := &l.ring[(l.start+int(id-oldest))%len(l.ring)]
-		if keep == nil || keep(ev) {
-			b.Events = append(b.Events, *ev)
+		le := l.ring[(l.start+int(id-oldest))%len(l.ring)]
+		if keep == nil || keep(&le.ev) {
+			b.Events = append(b.Events, le.ev)
+			b.JSON = append(b.JSON, &le.json)
 		}
 	}
 	b.Next = id - 1

@@ -5,6 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Metrics are the coordinator's Prometheus series, on a registry the caller
@@ -60,14 +61,16 @@ func (m *Metrics) start(tools []string) {
 	}
 }
 
-func (m *Metrics) observe(tool string, status api.CallStatus, d time.Duration) {
+// observe counts a finished call and times it; a traced call's duration
+// carries its trace id as an exemplar, linking the histogram to the trace.
+func (m *Metrics) observe(tool string, status api.CallStatus, d time.Duration, span trace.Span) {
 	ts, ok := m.series[tool]
 	if !ok {
 		tool, ts = otherTool, m.series[otherTool]
 	}
 	if ts == nil { // observed before start: no series were made yet
 		m.calls.WithLabelValues(tool, string(status)).Inc()
-		m.duration.WithLabelValues(tool).Observe(d.Seconds())
+		observeWithTrace(m.duration.WithLabelValues(tool), d.Seconds(), span)
 		return
 	}
 	c, ok := ts.calls[status]
@@ -75,5 +78,19 @@ func (m *Metrics) observe(tool string, status api.CallStatus, d time.Duration) {
 		c = m.calls.WithLabelValues(tool, string(status))
 	}
 	c.Inc()
-	ts.duration.Observe(d.Seconds())
+	observeWithTrace(ts.duration, d.Seconds(), span)
+}
+
+// observeWithTrace observes v, with the span's trace id as an exemplar
+// when the call was traced and sampled.
+func observeWithTrace(o prometheus.Observer, v float64, span trace.Span) {
+	if span != nil {
+		if sc := span.SpanContext(); sc.IsSampled() {
+			if eo, ok := o.(prometheus.ExemplarObserver); ok {
+				eo.ObserveWithExemplar(v, prometheus.Labels{"trace_id": sc.TraceID().String()})
+				return
+			}
+		}
+	}
+	o.Observe(v)
 }

@@ -63,3 +63,29 @@ func clineDiffError(rel, original string) string {
 func clineSearchMissed(search string) string {
 	return "The SEARCH block:\n" + strings.TrimRightFunc(search, unicode.IsSpace) + "\n...does not match anything in the file."
 }
+
+// clineNoFiles is formatFilesList's answer for an empty listing.
+const clineNoFiles = "No files found."
+
+// clineLock is Cline's LOCK_TEXT_SYMBOL (core/ignore/ClineIgnoreController.ts),
+// put before the entries .clineignore excludes.
+const clineLock = "\U0001F512"
+
+// clineFilesList is formatResponse.formatFilesList over entries already in
+// Cline's order.
+func clineFilesList(entries []string, locked func(string) bool, hitLimit bool) string {
+	lines := make([]string, len(entries))
+	for i, e := range entries {
+		if locked(e) {
+			e = clineLock + " " + e
+		}
+		lines[i] = e
+	}
+	if hitLimit {
+		return strings.Join(lines, "\n") + "\n\n(File list truncated. Use list_files on specific subdirectories if you need to explore further.)"
+	}
+	if len(lines) == 0 || len(lines) == 1 && lines[0] == "" {
+		return clineNoFiles
+	}
+	return strings.Join(lines, "\n")
+}

@@ -2,7 +2,7 @@ package handlers
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"strings"
 
 	"github.com/toolgate/toolgate/api"
@@ -33,41 +33,41 @@ func newListFiles(name string, env tool.Env) *tool.Tool {
 	})
 }
 
-// listFiles lists a directory with search.Walk: ripgrep's ignore rules,
-// Cline's excluded directories, breadth-first and capped. Paths are shown
-// relative to the listed directory, as Cline shows them.
+// listFiles lists a directory with search.Walk and answers in Cline's
+// words (ListFilesToolHandler.ts, services/glob/list-files.ts and
+// prompts/responses.ts formatFilesList): paths relative to the listed
+// directory in Cline's order, entries .clineignore excludes shown behind
+// Cline's lock, Cline's note when the limit was hit and "No files found."
+// for an empty or missing directory. A one-level listing applies no
+// .gitignore, as Cline's does; a recursive one follows ripgrep's rules.
 func listFiles(ctx context.Context, ws *tool.Workspace, in *ListFilesInput, exclude excludeFunc) (tool.Result, error) {
 	rel, err := requireDir(ws, in.Path, "use read_file to read it")
+	var te *tool.ToolError
+	if errors.As(err, &te) && te.Code == api.ToolCodeNotFound {
+		return tool.TextResult(clineNoFiles), nil
+	}
 	if err != nil {
 		return tool.Result{}, err
 	}
-	res, err := search.Walk(ctx, ws.Root, search.WalkOptions{Path: rel, Recursive: in.Recursive, Limit: listFilesLimit, Exclude: exclude})
+	res, err := search.Walk(ctx, ws.Root, search.WalkOptions{Path: rel, Recursive: in.Recursive, Limit: listFilesLimit,
+		Exclude: exclude, ShowExcluded: true, NoIgnoreFiles: !in.Recursive})
 	if err != nil {
 		if ctx.Err() != nil {
 			return tool.Result{}, ctx.Err()
 		}
 		return tool.Result{}, fileError(rel, err)
 	}
-	note := excludedNote(res.Excluded)
-	if len(res.Entries) == 0 {
-		return tool.TextResult("No files found." + note), nil
-	}
 	prefix := ""
 	if rel != "." {
 		prefix = rel + "/"
 	}
-	var b strings.Builder
+	shown := make([]string, len(res.Entries))
 	for i, e := range res.Entries {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(strings.TrimPrefix(e, prefix))
+		shown[i] = strings.TrimPrefix(e, prefix)
 	}
-	if res.Truncated {
-		fmt.Fprintf(&b, "\n\n(File list truncated at %d entries. Use list_files on specific subdirectories to explore further.)", listFilesLimit)
-	}
-	b.WriteString(note)
-	return tool.TextResult(b.String()), nil
+	sortClineFiles(shown)
+	locked := func(e string) bool { return res.Locked[prefix+e] }
+	return tool.TextResult(clineFilesList(shown, locked, res.Truncated)), nil
 }
 
 // requireDir resolves a tool's directory argument and checks through the

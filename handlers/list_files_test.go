@@ -26,12 +26,14 @@ func TestListFiles(t *testing.T) {
 		in   ListFilesInput
 		want string
 	}{
-		{"top level", ListFilesInput{Path: "."},
-			".git/\n.gitignore\n.hidden/\nREADME.md\nnode_modules/\nsrc/"},
-		{"recursive breadth-first with nested gitignore and default excludes", ListFilesInput{Path: ".", Recursive: true},
-			".git/\n.gitignore\n.hidden/\nREADME.md\nnode_modules/\nsrc/\nsrc/.gitignore\nsrc/lib/\nsrc/main.go\nsrc/lib/util.go"},
+		// Cline's order (prompts/responses.ts formatFilesList): the files of
+		// a directory before its subdirectories, names by collation.
+		{"top level applies no .gitignore, as Cline's", ListFilesInput{Path: "."},
+			".gitignore\napp.log\nREADME.md\n.git/\n.hidden/\nnode_modules/\nsrc/"},
+		{"recursive with nested gitignore and default excludes", ListFilesInput{Path: ".", Recursive: true},
+			".gitignore\nREADME.md\n.git/\n.hidden/\nnode_modules/\nsrc/\nsrc/.gitignore\nsrc/main.go\nsrc/lib/\nsrc/lib/util.go"},
 		{"subdirectory shown relative to itself", ListFilesInput{Path: "src", Recursive: true},
-			".gitignore\nlib/\nmain.go\nlib/util.go"},
+			".gitignore\nmain.go\nlib/\nlib/util.go"},
 		{"absolute path inside the workspace", ListFilesInput{Path: filepath.Join(ws.Dir, "src", "lib")},
 			"util.go"},
 	}
@@ -55,7 +57,7 @@ func TestListFilesCapNote(t *testing.T) {
 		res, err := listFiles(bg, ws, &ListFilesInput{Path: ".", Recursive: true}, nil)
 		got := okText(t, res, err)
 		body, note, ok := strings.Cut(got, "\n\n")
-		if !ok || !strings.Contains(note, "truncated at 200 entries") {
+		if !ok || note != "(File list truncated. Use list_files on specific subdirectories if you need to explore further.)" {
 			t.Fatalf("note = %q, want the 200-entry truncation note", note)
 		}
 		lines := strings.Split(body, "\n")
@@ -75,7 +77,9 @@ func TestListFilesExclusion(t *testing.T) {
 	ws := workspaceWith(t, map[string]string{"a.txt": "", ".env": "", "secrets/k.pem": ""})
 	res, err := listFiles(bg, ws, &ListFilesInput{Path: ".", Recursive: true}, excludeNames(".env", "secrets"))
 	got := okText(t, res, err)
-	want := "a.txt\n\n(2 entries were left out because .clineignore excludes them.)"
+	// Cline shows what .clineignore excludes behind its lock (formatFilesList);
+	// a locked directory is not entered.
+	want := "🔒 .env\na.txt\n🔒 secrets/"
 	if got != want {
 		t.Errorf("listing = %q, want %q", got, want)
 	}
@@ -93,7 +97,6 @@ func TestListFilesConfinement(t *testing.T) {
 		{"parent directory", "..", "outside_workspace"},
 		{"absolute path outside", out, "outside_workspace"},
 		{"symlink leading outside", "escape", "outside_workspace"},
-		{"missing directory", "nope", "not_found"},
 		{"a file", "f.txt", "not_directory"},
 	}
 	for _, tc := range tests {
@@ -102,6 +105,12 @@ func TestListFilesConfinement(t *testing.T) {
 			wantToolError(t, err, tc.code)
 		})
 	}
+	t.Run("a missing directory has no files, as in Cline", func(t *testing.T) {
+		res, err := listFiles(bg, ws, &ListFilesInput{Path: "nope", Recursive: true}, nil)
+		if got := okText(t, res, err); got != "No files found." {
+			t.Errorf("listing = %q", got)
+		}
+	})
 	t.Run("symlink is not listed as a directory nor entered", func(t *testing.T) {
 		res, err := listFiles(bg, ws, &ListFilesInput{Path: ".", Recursive: true}, nil)
 		if got := okText(t, res, err); got != "a.txt\nf.txt" {

@@ -24,7 +24,7 @@ type editServer struct {
 func newEditServer(t *testing.T, cfg coordinator.Config, files map[string]string) *editServer {
 	t.Helper()
 	cfg.AllowAll = true // these tests are about edits, not approving them
-	f := newFixture(t, fixtureOptions{files: files, config: cfg, server: Config{Token: testToken, SSEWriteTimeout: 2 * time.Second}})
+	f := newFixture(t, fixtureOptions{files: files, config: cfg, server: Config{Token: testToken, SSEStallTimeout: coordinator.Duration(2 * time.Second)}})
 	return &editServer{testServer: &testServer{Server: f.ts, coord: f.coord, reg: f.reg}, dir: f.dir}
 }
 

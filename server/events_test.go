@@ -9,6 +9,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator"
 )
 
 // runMessage posts a message of n echo calls to the default session.
@@ -84,9 +85,10 @@ func TestEventsEndWithSession(t *testing.T) {
 
 // TestStalledReaderIsDropped opens an event stream that never reads while a
 // healthy client reads everything: the calls finish, the healthy client
-// gets every event, and the stalled one is dropped.
+// gets every event, and the stalled one is dropped, counted in
+// toolgate_sse_dropped_total.
 func TestStalledReaderIsDropped(t *testing.T) {
-	ts := newTestServer(t, func(c *Config) { c.SSEWriteTimeout = 300 * time.Millisecond })
+	ts := newTestServer(t, func(c *Config) { c.SSEStallTimeout = coordinator.Duration(300 * time.Millisecond) })
 	stalled, err := net.Dial("tcp", ts.Listener.Addr().String())
 	if err != nil {
 		t.Fatal(err)
@@ -126,6 +128,9 @@ func TestStalledReaderIsDropped(t *testing.T) {
 		t.Errorf("healthy reader got %d tool.finished events, want %d", finished, calls)
 	}
 	waitFor(t, func() bool { return ts.subscribers(t) == 1 })
+	if n := ts.counter(t, "toolgate_sse_dropped_total"); n != 1 {
+		t.Errorf("toolgate_sse_dropped_total = %v, want 1", n)
+	}
 }
 
 // subscribers reads the toolgate_sse_subscribers gauge.
@@ -142,6 +147,22 @@ func (ts *testServer) subscribers(t *testing.T) float64 {
 		}
 	}
 	return -1
+}
+
+// counter reads an unlabelled counter.
+func (ts *testServer) counter(t *testing.T, name string) float64 {
+	t.Helper()
+	mfs, err := ts.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name {
+			return mf.GetMetric()[0].GetCounter().GetValue()
+		}
+	}
+	t.Fatalf("no series %s", name)
+	return 0
 }
 
 // waitFor polls cond until it holds or 10 s pass.

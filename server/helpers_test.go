@@ -62,7 +62,7 @@ type testServer struct {
 
 func newTestServer(t *testing.T, mutate ...func(*Config)) *testServer {
 	t.Helper()
-	cfg := Config{Token: testToken, SSEWriteTimeout: 2 * time.Second}
+	cfg := Config{Token: testToken, SSEStallTimeout: coordinator.Duration(2 * time.Second)}
 	for _, m := range mutate {
 		m(&cfg)
 	}
@@ -167,7 +167,7 @@ func readEvents(t *testing.T, r io.Reader, deadline time.Duration, stop func(sse
 }
 
 // request builds an authorised request without sending it.
-func (ts *testServer) request(t *testing.T, method, path string, body any, hdr ...string) *http.Request {
+func (ts *testServer) request(t testing.TB, method, path string, body any, hdr ...string) *http.Request {
 	t.Helper()
 	var rd io.Reader
 	if body != nil {

@@ -13,6 +13,7 @@ type httpMetrics struct {
 	requests       *prometheus.CounterVec
 	duration       *prometheus.HistogramVec
 	sseSubscribers prometheus.Gauge
+	sseDropped     prometheus.Counter
 	panics         prometheus.Counter
 }
 
@@ -31,6 +32,10 @@ func newHTTPMetrics(reg *prometheus.Registry, version string) *httpMetrics {
 			Name: "toolgate_sse_subscribers",
 			Help: "Server-sent event streams open now.",
 		}),
+		sseDropped: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "toolgate_sse_dropped_total",
+			Help: "Server-sent event streams dropped because the client took nothing for sse_stall_timeout.",
+		}),
 		panics: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "toolgate_http_panics_total",
 			Help: "Route handlers that panicked; each was answered with a 500 and logged with its request id.",
@@ -42,7 +47,7 @@ func newHTTPMetrics(reg *prometheus.Registry, version string) *httpMetrics {
 		ConstLabels: prometheus.Labels{"version": version, "goversion": runtime.Version()},
 	})
 	build.Set(1)
-	reg.MustRegister(m.requests, m.duration, m.sseSubscribers, m.panics, build,
+	reg.MustRegister(m.requests, m.duration, m.sseSubscribers, m.sseDropped, m.panics, build,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -56,7 +56,7 @@ func grepLines(s, prefix string) string {
 // sessions, a call waiting for approval (and its wait once decided), and
 // a command while it runs.
 func TestLiveStateMetrics(t *testing.T) {
-	f := newFixture(t, fixtureOptions{files: map[string]string{"a.txt": "hello\n"}, server: Config{Token: testToken, SSEWriteTimeout: 2 * time.Second}})
+	f := newFixture(t, fixtureOptions{files: map[string]string{"a.txt": "hello\n"}, server: Config{Token: testToken}})
 	ts := &testServer{Server: f.ts, coord: f.coord, reg: f.reg}
 	scrapeUntil(t, ts, 5*time.Second, `toolgate_sessions 1`, `toolgate_approvals_waiting 0`, `toolgate_commands_running 0`,
 		`toolgate_mcp_servers\{state="connected"\} 0`, `toolgate_approval_wait_seconds_count 0`)

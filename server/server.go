@@ -32,11 +32,16 @@ type Config struct {
 	// ReadTimeout bounds the time to receive a request body, from the end
 	// of its headers (default 30s): a slower body gets 408.
 	ReadTimeout coordinator.Duration `json:"read_timeout,omitempty"`
-	// SSEWriteTimeout is how long one event may take to reach a client
-	// before the client is dropped.
-	SSEWriteTimeout time.Duration `json:"-"`
+	// SSEStallTimeout is how long an event stream's client may take
+	// nothing before it is dropped (default 30s): every write to it has
+	// this deadline. Drops are logged and counted in
+	// toolgate_sse_dropped_total.
+	SSEStallTimeout coordinator.Duration `json:"sse_stall_timeout,omitempty"`
 	// SSEHeartbeat is the idle time after which a keep-alive comment is sent.
 	SSEHeartbeat time.Duration `json:"-"`
+	// Tracing says spans are recorded: a request's traceparent then
+	// becomes the parent of its calls' spans.
+	Tracing bool `json:"-"`
 	// Version is reported by toolgate_build_info.
 	Version string `json:"-"`
 }
@@ -46,8 +51,8 @@ func (c *Config) defaults() {
 	if c.MaxBodyBytes <= 0 {
 		c.MaxBodyBytes = 16 << 20
 	}
-	if c.SSEWriteTimeout <= 0 {
-		c.SSEWriteTimeout = 10 * time.Second
+	if c.SSEStallTimeout <= 0 {
+		c.SSEStallTimeout = coordinator.Duration(30 * time.Second)
 	}
 	if c.SSEHeartbeat <= 0 {
 		c.SSEHeartbeat = 15 * time.Second
@@ -93,7 +98,7 @@ func New(logger *slog.Logger, coord *coordinator.Coordinator, reg *prometheus.Re
 		coord:   coord,
 		cfg:     cfg,
 		metrics: m,
-		streams: newEventStreams(cfg.SSEWriteTimeout, cfg.SSEHeartbeat, m.sseSubscribers),
+		streams: newEventStreams(time.Duration(cfg.SSEStallTimeout), cfg.SSEHeartbeat, m.sseSubscribers, m.sseDropped, logger),
 		gather:  reg,
 		origins: compileOrigins(cfg.AllowedOrigins, logger),
 		hosts:   compileHosts(cfg.AllowedHosts),

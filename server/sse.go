@@ -1,11 +1,12 @@
 package server
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -17,30 +18,65 @@ import (
 	"github.com/toolgate/toolgate/coordinator"
 )
 
-// This is the only file that knows r3labs/sse. Its traps decide the shape:
-// its own replay log never shrinks, and one slow subscriber blocks the
-// publisher of its stream. So replay is off; the coordinator's bounded
-// EventLog is the source of truth; every connection gets a stream of its
-// own fed by a pump that reads the log with a cursor (so a slow reader only
-// slows itself, and Last-Event-ID replay is exact); and every write has a
-// deadline, after which the reader is dropped.
+// This is the only file that knows r3labs/sse, and it uses the library's
+// API only. Its traps decide the shape: its own replay log never shrinks,
+// and one slow subscriber blocks the publisher of its stream. So replay is
+// off; the coordinator's bounded EventLog is the source of truth; every
+// connection gets a stream of its own fed by a pump that reads the log
+// with a cursor (so a slow reader only slows itself, and Last-Event-ID
+// replay is exact).
+//
+// Memory per connection stays small whatever the window holds: each event
+// is encoded once, in the log, and every stream publishes those shared
+// bytes; the library queues pointers to them, a bounded number per
+// connection (streamBuffer, plus its own 64 per subscriber), and the pump
+// waits when the queue is full. A reader that takes nothing for the stall
+// timeout is dropped: every write has that deadline.
+
+// streamBuffer is the library's per-stream event buffer (BufferSize).
+const streamBuffer = 16
 
 // eventStreams serves session events over SSE.
 type eventStreams struct {
-	srv          *sse.Server
-	writeTimeout time.Duration
-	heartbeat    time.Duration
-	subscribers  prometheus.Gauge
-	next         atomic.Int64
+	srv         *sse.Server
+	stall       time.Duration
+	heartbeat   time.Duration
+	subscribers prometheus.Gauge
+	dropped     prometheus.Counter
+	logger      *slog.Logger
+	next        atomic.Int64
+	// lifecycles holds each open stream's *streamLifecycle by stream id.
+	lifecycles sync.Map
 }
 
-func newEventStreams(writeTimeout, heartbeat time.Duration, subscribers prometheus.Gauge) *eventStreams {
-	srv := sse.New()
+// streamLifecycle follows the library's subscriber of one stream through
+// its callbacks.
+type streamLifecycle struct {
+	subscribed   chan struct{} // closed when the subscriber is registered
+	unsubscribed chan struct{} // closed when it is deregistered
+}
+
+func newEventStreams(stall, heartbeat time.Duration, subscribers prometheus.Gauge, dropped prometheus.Counter, logger *slog.Logger) *eventStreams {
+	es := &eventStreams{stall: stall, heartbeat: heartbeat, subscribers: subscribers, dropped: dropped, logger: logger}
+	srv := sse.NewWithCallback(es.onSubscribe, es.onUnsubscribe)
 	srv.AutoReplay = false
 	srv.AutoStream = false
-	srv.BufferSize = 16
+	srv.BufferSize = streamBuffer
 	srv.Headers = map[string]string{"X-Accel-Buffering": "no"}
-	return &eventStreams{srv: srv, writeTimeout: writeTimeout, heartbeat: heartbeat, subscribers: subscribers}
+	es.srv = srv
+	return es
+}
+
+func (es *eventStreams) onSubscribe(streamID string, _ *sse.Subscriber) {
+	if lc, ok := es.lifecycles.Load(streamID); ok {
+		close(lc.(*streamLifecycle).subscribed)
+	}
+}
+
+func (es *eventStreams) onUnsubscribe(streamID string, _ *sse.Subscriber) {
+	if lc, ok := es.lifecycles.Load(streamID); ok {
+		close(lc.(*streamLifecycle).unsubscribed)
+	}
 }
 
 // streamSpec says which events of a log one connection gets.
@@ -65,24 +101,45 @@ func (spec streamSpec) read(cursor int64) coordinator.Batch {
 	return spec.log.Read(cursor, batch)
 }
 
-// serve streams events to one client until it leaves, stalls past the write
-// deadline, the last event is written, or the log ends.
+// serve streams events to one client until it leaves, stalls past the
+// stall timeout, the last event is written, or the log ends.
 func (es *eventStreams) serve(w http.ResponseWriter, r *http.Request, spec streamSpec) {
 	id := "c" + strconv.FormatInt(es.next.Add(1), 10)
+	lc := &streamLifecycle{subscribed: make(chan struct{}), unsubscribed: make(chan struct{})}
+	es.lifecycles.Store(id, lc)
+	defer es.lifecycles.Delete(id)
 	es.srv.CreateStream(id)
-	defer es.srv.RemoveStream(id)
 	es.subscribers.Inc()
 	defer es.subscribers.Dec()
 
 	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
-	dw := &deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: es.writeTimeout, drop: cancel,
-		subscribed: make(chan struct{}), lastSent: make(chan struct{})}
+	defer func() {
+		// The library deregisters the subscriber once the request's context
+		// ends; the stream must outlive that, or the deregistration would
+		// wait forever on the stream's stopped goroutine.
+		cancel()
+		select {
+		case <-lc.subscribed:
+			<-lc.unsubscribed
+		default:
+		}
+		es.srv.RemoveStream(id)
+	}()
+	dw := &deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: es.stall}
+	dw.onFail = func(err error) {
+		cancel()
+		if !errors.Is(err, os.ErrDeadlineExceeded) {
+			return // the client left
+		}
+		es.dropped.Inc()
+		es.logger.Warn("event stream dropped: the client took nothing for the stall timeout",
+			"stall_timeout", es.stall.String(), "path", r.URL.Path, "remote", r.RemoteAddr)
+	}
 	// The cursor is taken now, before the client can see the response
 	// begin: "from now on" (an id ahead of the log) then includes every
 	// event the client may cause once it has its 200.
 	spec.after = spec.log.Cursor(spec.after)
-	go es.pump(ctx, id, spec, dw)
+	go es.pump(ctx, id, spec, lc.subscribed)
 
 	// The library picks the stream from the query and parses Last-Event-ID
 	// itself (trusting negative numbers); hand it only what it needs.
@@ -92,15 +149,25 @@ func (es *eventStreams) serve(w http.ResponseWriter, r *http.Request, spec strea
 	es.srv.ServeHTTP(dw, req)
 }
 
-// pump copies events from the log into the connection's stream.
-func (es *eventStreams) pump(ctx context.Context, streamID string, spec streamSpec, dw *deadlineWriter) {
-	defer dw.drop()
+// endOfStream makes the library's subscriber loop return once it has
+// written everything queued before it: it ends on an event with neither
+// data nor comment. Ending by cancelling the request instead could lose
+// the last events, which the library may still hold in its stream buffer.
+var endOfStream = &sse.Event{}
+
+// pump copies events from the log into the connection's stream. Unless
+// the client is gone, it ends the stream with endOfStream.
+func (es *eventStreams) pump(ctx context.Context, streamID string, spec streamSpec, subscribed <-chan struct{}) {
 	// Events published before the library registered the subscriber would
-	// be lost; it flushes the headers right after registering.
+	// be lost.
 	select {
-	case <-dw.subscribed:
+	case <-subscribed:
 	case <-ctx.Done():
 		return
+	}
+	publish := func(ev *sse.Event) bool {
+		es.srv.Publish(streamID, ev) // waits while the connection's queue is full
+		return ctx.Err() == nil
 	}
 	cursor := spec.after
 	var beat <-chan time.Time
@@ -111,25 +178,17 @@ func (es *eventStreams) pump(ctx context.Context, streamID string, spec streamSp
 	}
 	for {
 		b := spec.read(cursor)
-		if b.Missed > 0 {
-			es.srv.Publish(streamID, &sse.Event{Comment: fmt.Appendf(nil, "%d earlier events are no longer kept", b.Missed)})
+		if b.Missed > 0 && !publish(&sse.Event{Comment: fmt.Appendf(nil, "%d earlier events are no longer kept", b.Missed)}) {
+			return
 		}
 		cursor = b.Next
-		for _, ev := range b.Events {
-			data, err := json.Marshal(ev)
-			if err != nil {
-				continue
+		for i, ev := range b.Events {
+			msg := &sse.Event{ID: strconv.AppendInt(nil, ev.ID, 10), Event: []byte(ev.Type), Data: b.JSON[i].Bytes()}
+			if !publish(msg) {
+				return
 			}
-			final := spec.last != nil && spec.last(ev)
-			if final {
-				dw.expectLast(ev.ID)
-			}
-			es.srv.Publish(streamID, &sse.Event{ID: []byte(strconv.FormatInt(ev.ID, 10)), Event: []byte(ev.Type), Data: data})
-			if final {
-				select { // end once the client has the last event
-				case <-dw.lastSent:
-				case <-ctx.Done():
-				}
+			if spec.last != nil && spec.last(ev) {
+				publish(endOfStream)
 				return
 			}
 		}
@@ -137,13 +196,17 @@ func (es *eventStreams) pump(ctx context.Context, streamID string, spec streamSp
 			continue
 		}
 		if b.Closed {
+			publish(endOfStream)
 			return
 		}
 		select {
 		case <-b.Wake:
 		case <-beat:
-			es.srv.Publish(streamID, &sse.Event{Comment: []byte("keep-alive")})
+			if !publish(&sse.Event{Comment: []byte("keep-alive")}) {
+				return
+			}
 		case <-spec.done:
+			publish(endOfStream)
 			return
 		case <-ctx.Done():
 			return
@@ -152,31 +215,17 @@ func (es *eventStreams) pump(ctx context.Context, streamID string, spec streamSp
 }
 
 // deadlineWriter gives every write and flush a deadline. A reader that
-// does not take an event in time is dropped: the request's context is
-// cancelled, which makes the library unsubscribe it, and later writes fail
-// at once so nothing upstream waits on it.
+// takes nothing for that long is dropped: at the first failed write onFail
+// cancels the request's context, which makes the library unsubscribe it,
+// and later writes fail at once so nothing upstream waits on it.
 type deadlineWriter struct {
 	http.ResponseWriter
 	rc      *http.ResponseController
 	timeout time.Duration
-	drop    context.CancelFunc
+	onFail  func(error)
 
-	mu       sync.Mutex
-	failed   bool
-	lastID   []byte // id of the event being written
-	wantLast []byte // id after whose flush lastSent closes
-	lastSent chan struct{}
-	sentOnce sync.Once
-	// subscribed closes at the first flush, which the library does after
-	// registering the subscriber.
-	subscribed chan struct{}
-	subOnce    sync.Once
-}
-
-func (d *deadlineWriter) expectLast(id int64) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.wantLast = []byte(strconv.FormatInt(id, 10))
+	mu     sync.Mutex
+	failed bool
 }
 
 func (d *deadlineWriter) Write(p []byte) (int, error) {
@@ -185,14 +234,10 @@ func (d *deadlineWriter) Write(p []byte) (int, error) {
 	if d.failed {
 		return 0, http.ErrHandlerTimeout
 	}
-	if id, ok := bytes.CutPrefix(p, []byte("id: ")); ok {
-		// p is the caller's buffer (fmt reuses it): keep a copy.
-		d.lastID = bytes.Clone(bytes.TrimSpace(id))
-	}
 	_ = d.rc.SetWriteDeadline(time.Now().Add(d.timeout))
 	n, err := d.ResponseWriter.Write(p)
 	if err != nil {
-		d.failLocked()
+		d.failLocked(err)
 	}
 	return n, err
 }
@@ -205,18 +250,13 @@ func (d *deadlineWriter) Flush() {
 	}
 	_ = d.rc.SetWriteDeadline(time.Now().Add(d.timeout))
 	if err := d.rc.Flush(); err != nil {
-		d.failLocked()
-		return
-	}
-	d.subOnce.Do(func() { close(d.subscribed) })
-	if d.wantLast != nil && bytes.Equal(d.lastID, d.wantLast) {
-		d.sentOnce.Do(func() { close(d.lastSent) })
+		d.failLocked(err)
 	}
 }
 
-func (d *deadlineWriter) failLocked() {
+func (d *deadlineWriter) failLocked(err error) {
 	d.failed = true
-	d.drop()
+	d.onFail(err)
 }
 
 // Unwrap lets http.ResponseController reach the real writer.

@@ -30,6 +30,13 @@ type WalkOptions struct {
 	// Exclude reports workspace-relative paths the caller hides
 	// (.clineignore); they are left out and counted.
 	Exclude func(rel string, isDir bool) bool
+	// ShowExcluded keeps the entries Exclude reports in the listing,
+	// named in WalkResult.Locked, as Cline's list_files shows them behind a
+	// lock; a locked directory is never entered.
+	ShowExcluded bool
+	// NoIgnoreFiles applies no .gitignore, .ignore or .rgignore: Cline's
+	// one-level listing shows every entry.
+	NoIgnoreFiles bool
 }
 
 // WalkResult is a listing: workspace-relative paths, directories with a
@@ -40,6 +47,8 @@ type WalkResult struct {
 	Truncated bool
 	// Excluded counts entries left out by Exclude.
 	Excluded int
+	// Locked holds the entries Exclude reported that ShowExcluded kept.
+	Locked map[string]bool
 }
 
 // Walk lists a workspace directory for list_files with ripgrep's ignore
@@ -62,7 +71,7 @@ func Walk(ctx context.Context, root *os.Root, opts WalkOptions) (*WalkResult, er
 	res := &WalkResult{}
 	level := []levelDir{{rel: start, ign: ign}}
 	for len(level) > 0 && ctx.Err() == nil {
-		listed := listLevel(root, level, opts.Exclude)
+		listed := listLevel(root, level, &opts)
 		level = level[:0:0]
 		for _, l := range listed {
 			res.Excluded += l.excluded
@@ -72,6 +81,12 @@ func Walk(ctx context.Context, root *os.Root, opts WalkOptions) (*WalkResult, er
 					return res, nil
 				}
 				res.Entries = append(res.Entries, e.rel+e.slash())
+				if e.locked {
+					if res.Locked == nil {
+						res.Locked = map[string]bool{}
+					}
+					res.Locked[e.rel+e.slash()] = true
+				}
 				if e.descend && opts.Recursive {
 					level = append(level, levelDir{rel: e.rel, ign: l.ign})
 				}
@@ -91,6 +106,7 @@ type listedEntry struct {
 	rel     string
 	dir     bool
 	descend bool
+	locked  bool // excluded, shown anyway
 }
 
 func (e listedEntry) slash() string {
@@ -108,7 +124,7 @@ type listedDir struct {
 
 // listLevel reads the directories of one breadth-first level in parallel,
 // keeping their order.
-func listLevel(root *os.Root, level []levelDir, exclude func(string, bool) bool) []listedDir {
+func listLevel(root *os.Root, level []levelDir, opts *WalkOptions) []listedDir {
 	out := make([]listedDir, len(level))
 	var next sync.Mutex
 	i := 0
@@ -123,7 +139,7 @@ func listLevel(root *os.Root, level []levelDir, exclude func(string, bool) bool)
 				if k >= len(level) {
 					return
 				}
-				out[k] = listOne(root, level[k], exclude)
+				out[k] = listOne(root, level[k], opts)
 			}
 		})
 	}
@@ -131,7 +147,7 @@ func listLevel(root *os.Root, level []levelDir, exclude func(string, bool) bool)
 	return out
 }
 
-func listOne(root *os.Root, d levelDir, exclude func(string, bool) bool) listedDir {
+func listOne(root *os.Root, d levelDir, opts *WalkOptions) listedDir {
 	entries, err := listDirSorted(root, dotIfEmpty(d.rel))
 	if err != nil && entries == nil {
 		return listedDir{}
@@ -148,15 +164,16 @@ func listOne(root *os.Root, d levelDir, exclude func(string, bool) bool) listedD
 			continue // symlinks and special files
 		}
 		name, rel, isDir := e.Name(), join(d.rel, e.Name()), t.IsDir()
-		if ign.match(rel, isDir) == ignored {
+		if !opts.NoIgnoreFiles && ign.match(rel, isDir) == ignored {
 			continue
 		}
-		if exclude != nil && exclude(rel, isDir) {
+		locked := opts.Exclude != nil && opts.Exclude(rel, isDir)
+		if locked && !opts.ShowExcluded {
 			ld.excluded++
 			continue
 		}
-		descend := isDir && !strings.HasPrefix(name, ".") && !defaultExcluded(rel, name)
-		ld.entries = append(ld.entries, listedEntry{rel: rel, dir: isDir, descend: descend})
+		descend := isDir && !locked && !strings.HasPrefix(name, ".") && !defaultExcluded(rel, name)
+		ld.entries = append(ld.entries, listedEntry{rel: rel, dir: isDir, descend: descend, locked: locked})
 	}
 	return ld
 }

@@ -71,6 +71,11 @@ func newServer(cancelled string) *mcp.Server {
 		func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "echo: " + in.Text}}}, nil, nil
 		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "traceparent", Description: "Answer the traceparent the request's _meta carried.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(_ context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			tp, _ := req.Params.Meta["traceparent"].(string)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "traceparent: " + tp}}}, nil, nil
+		})
 	mcp.AddTool(srv, &mcp.Tool{Name: "slow", Description: "Report progress, then wait until cancelled."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in slowIn) (*mcp.CallToolResult, any, error) {
 			for i := range in.Steps {
