@@ -29,6 +29,10 @@ type Call struct {
 	// Partial marks a preview of a tool_use block that is still streaming
 	// in: its input may be cut anywhere.
 	Partial bool
+	// SessionDone is closed when the call's session ends, for handlers
+	// that keep something per session (browser_action's browser); nil
+	// when the call has no session.
+	SessionDone <-chan struct{}
 
 	rt Runtime
 }
