@@ -205,6 +205,10 @@ func (c *Coordinator) prepare(use api.ToolUse) *callState {
 		cs.stop(failure(api.StatusInvalid, api.ToolCodeInvalid, invalidInputText(err)))
 		return cs
 	}
+	if out := c.mcpUnreachable(tool, raw); out != nil {
+		cs.stop(*out)
+		return cs
+	}
 	cs.input = in
 	return cs
 }
@@ -333,7 +337,7 @@ func (c *Coordinator) record(cs *callState, dur time.Duration) (api.ToolResult, 
 	if cs.tool != nil {
 		metricTool = cs.tool.Name
 	}
-	c.metrics.observe(metricTool, out.status, dur, cs.span)
+	c.metrics.observe(c.metricLabel(cs, metricTool), out.status, dur, cs.span)
 	c.tracer.endCall(cs, out)
 	cs.logger.Info("tool call", "status", out.status, "duration_ms", rec.DurationMS)
 	return res, rec
