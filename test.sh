@@ -7,9 +7,10 @@ cd "$(dirname "$0")"
 # Debian packages: ripgrep (search oracle), prometheus (promtool), git
 # (gitignore oracle), universal-ctags (code definitions), chromium (browser
 # tests), curl (README examples), nodejs (the oracle for Cline's JavaScript
-# list order).
+# list order), bubblewrap (the command sandbox), python3 (the sandbox escape
+# suite).
 need=()
-for pair in rg:ripgrep promtool:prometheus git:git ctags:universal-ctags chromium:chromium curl:curl node:nodejs; do
+for pair in rg:ripgrep promtool:prometheus git:git ctags:universal-ctags chromium:chromium curl:curl node:nodejs bwrap:bubblewrap python3:python3; do
   command -v "${pair%%:*}" >/dev/null 2>&1 || need+=("${pair#*:}")
 done
 if [ ${#need[@]} -gt 0 ]; then

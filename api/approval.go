@@ -30,6 +30,8 @@ type Preview struct {
 	Diff string `json:"diff,omitempty"`
 	// Error says why no diff could be computed (yet).
 	Error string `json:"error,omitempty"`
+	// Sandbox says what the sandbox lets a command do.
+	Sandbox *SandboxPreview `json:"sandbox,omitempty"`
 	// Input is the call's input, for tools without a better preview.
 	Input RawJSON `json:"input,omitempty"`
 }
@@ -82,4 +84,18 @@ type DecisionResponse struct {
 	Decision  string `json:"decision"`
 	// RememberedRules are the allow rules added to the session, if any.
 	RememberedRules []string `json:"remembered_rules,omitempty"`
+}
+
+// SandboxPreview says what the sandbox lets a command do.
+type SandboxPreview struct {
+	// Mode is bwrap, landlock, off or unavailable.
+	Mode string `json:"mode"`
+	// Network is "on" or "off".
+	Network string `json:"network"`
+	// Writable are the paths it may write besides a private /tmp.
+	Writable []string `json:"writable,omitempty"`
+	// Background marks a command that runs on as a session job.
+	Background bool `json:"background,omitempty"`
+	// Summary says it in one line.
+	Summary string `json:"summary"`
 }

@@ -89,6 +89,8 @@ const (
 	ToolCodeInvalidPatch       = "invalid_patch"        // apply_patch's input does not follow the patch format
 	ToolCodeHunkFailed         = "hunk_failed"          // a patch hunk's lines are not in the file
 	ToolCodeFileExists         = "file_exists"          // a patch adds or moves onto a file that exists
+	ToolCodeNoSandbox          = "sandbox_unavailable"  // no sandbox can confine a command here (and it is not turned off)
+	ToolCodeSandboxLimit       = "sandbox_limit"        // a command reached the sandbox's process or memory limit
 	ToolCodeInvalidURL         = "invalid_url"          // web_fetch or browser_action got something that is not a URL
 	ToolCodeURLRefused         = "url_refused"          // a URL, redirect or resolved address the address rules refuse
 	ToolCodeFetchFailed        = "fetch_failed"         // the network or the site failed the fetch
@@ -106,5 +108,5 @@ var AllToolCodes = []string{
 	ToolCodeOutsideRules, ToolCodeDiffFailed, ToolCodeInvalidRegex, ToolCodeInvalidFilePattern,
 	ToolCodeUnavailable, ToolCodeMCPUnavailable, ToolCodeMCPFailed,
 	ToolCodeInvalidPatch, ToolCodeHunkFailed, ToolCodeFileExists, ToolCodeInterrupted, ToolCodeNotRecorded,
-	ToolCodeInvalidURL, ToolCodeURLRefused, ToolCodeFetchFailed, ToolCodeTimeout, ToolCodeBrowserFailed,
+	ToolCodeInvalidURL, ToolCodeURLRefused, ToolCodeFetchFailed, ToolCodeTimeout, ToolCodeBrowserFailed, ToolCodeNoSandbox, ToolCodeSandboxLimit,
 }

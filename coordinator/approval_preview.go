@@ -21,6 +21,7 @@ func (c *Coordinator) preview(ctx context.Context, s *Session, sub *subject, t *
 			p.Parts = append(p.Parts, api.CommandPart{Args: cmd.Args, Dir: cmd.Dir})
 		}
 		p.Risks = blockingRisks(sub.command)
+		p.Sandbox = c.sandboxPreview(sub.background)
 		return p
 	}
 	if t.HasPreview() {

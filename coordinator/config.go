@@ -3,6 +3,7 @@ package coordinator
 import (
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/tool"
+	"github.com/toolgate/toolgate/internal/sandbox"
 )
 
 // Config is the managed side of the coordinator: policy and limits that
@@ -33,6 +34,11 @@ type Config struct {
 	MaxCallsPerSession int `json:"max_calls_per_session"`
 	// Commands configures execute_command.
 	Commands CommandConfig `json:"commands"`
+	// Sandbox confines everything toolgate starts for a model.
+	Sandbox sandbox.Config `json:"sandbox"`
+	// StateFiles are toolgate's own files beyond the config file (the
+	// token file): hidden from every sandboxed run.
+	StateFiles []string `json:"-"`
 	// WebFetch configures web_fetch and the addresses browser_action may
 	// reach.
 	WebFetch WebFetchConfig `json:"web_fetch"`

@@ -9,7 +9,9 @@ import (
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/mcphub"
 	"github.com/toolgate/toolgate/internal/ignore"
+	"github.com/toolgate/toolgate/internal/sandbox"
 	"github.com/toolgate/toolgate/internal/store"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Options are a Coordinator's dependencies.
@@ -27,6 +29,9 @@ type Options struct {
 	MCPAutoApprove func(server, tool string) bool
 	// MCP is the hub use_mcp_tool and access_mcp_resource call; nil means no MCP servers.
 	MCP *mcphub.Hub
+	// Sandbox confines commands, hooks and subagent runners; nil means
+	// one made from Config.Sandbox.
+	Sandbox *sandbox.Sandbox
 	// Store keeps sessions, calls and edits across restarts and is the
 	// audit log; nil means a memory store (nothing survives the process).
 	// Restore loads what it holds.
@@ -34,6 +39,9 @@ type Options struct {
 	// Undo rebuilds the undo of an edit restored from the store; nil means
 	// edits made before a restart cannot be reverted.
 	Undo UndoFunc
+	// Tracing makes a span per call and per stage (tracing.go); nil means
+	// tracing is off.
+	Tracing trace.TracerProvider
 }
 
 // Coordinator runs tool calls for sessions.
@@ -52,8 +60,10 @@ type Coordinator struct {
 	scoped    scopedTokens    // subagents' tokens for their child sessions
 	agents    *subagentSource // nil without an agent directory
 	mcp       *mcphub.Hub
+	sandbox   *sandbox.Sandbox
 	rec       *recorder
 	undo      UndoFunc
+	tracer    *callTracer   // nil when tracing is off
 	stop      chan struct{} // closed by Close
 	stopOnce  sync.Once
 }
@@ -97,11 +107,21 @@ func New(o Options) *Coordinator {
 		metrics:   NewMetrics(o.Registerer),
 		logger:    o.Logger,
 		mcp:       o.MCP,
+		tracer:    newCallTracer(o.Tracing),
+		sandbox:   o.Sandbox,
 		stop:      make(chan struct{}),
 	}
+	if c.sandbox == nil {
+		c.sandbox = sandbox.New(cfg.Sandbox)
+	}
+	registerSandboxInfo(o.Registerer, c.sandbox.Info())
 	o = withMCP(o)
 	c.startPolicy(o)
 	c.hooks = newHookRunner(&cfg, o.Workspace, o.Registerer, o.Logger)
+	c.hooks.confine = func() (*sandbox.Sandbox, sandbox.Run, error) {
+		r, err := c.confine("", c.ignoreMatcher())
+		return c.sandbox, r, err
+	}
 	dynamic := append(append([]DynamicSource(nil), o.Dynamic...), c.subagentSources()...)
 	c.registry = NewRegistry(ToolEnv{Workspace: o.Workspace, Validate: v, Commands: &cfg.Commands, Registerer: o.Registerer, MCP: o.MCP,
 		Web: cfg.webEnv()}, o.Tools, dynamic...)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/toolgate/toolgate/internal/sandbox"
 )
 
 // hookInput is what every hook receives, as JSON on stdin or in the POST
@@ -58,9 +59,11 @@ type hookRunner struct {
 	pre, post []compiledMatcher
 	dir       string // the workspace, hooks' working directory
 	env       func() []string
-	client    *http.Client
-	runs      *prometheus.CounterVec
-	logger    *slog.Logger
+	// confine is the sandbox of a command hook and what it may see.
+	confine func() (*sandbox.Sandbox, sandbox.Run, error)
+	client  *http.Client
+	runs    *prometheus.CounterVec
+	logger  *slog.Logger
 }
 
 type compiledMatcher struct {

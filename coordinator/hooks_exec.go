@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/toolgate/toolgate/internal/process"
+	"github.com/toolgate/toolgate/internal/sandbox"
 )
 
 // hookOutput is what a hook may print on stdout (or answer over HTTP):
@@ -115,7 +116,16 @@ func (h *hookRunner) runCommand(ctx context.Context, spec HookSpec, body []byte)
 	stderr := &cappedBuffer{max: h.cfg.MaxOutputBytes}
 	all := process.NewOutput(process.OutputLimits{Memory: h.cfg.MaxOutputBytes, Tail: 1, Full: int64(h.cfg.MaxOutputBytes)})
 	defer func() { _ = all.Close(); _ = all.Remove() }()
+	var sb *sandbox.Sandbox
+	var confine sandbox.Run
+	if h.confine != nil {
+		var err error
+		if sb, confine, err = h.confine(); err != nil {
+			return failedHook("cannot start hook: " + err.Error()), "error"
+		}
+	}
 	res, err := process.Run(ctx, process.Options{
+		Sandbox: sb, Confine: confine,
 		Command: spec.Command, Dir: h.dir, Env: h.env(), Stdin: bytes.NewReader(body),
 		Timeout: spec.timeout(), Output: all, LiveRate: 1 << 30, LiveBurst: 1 << 30,
 		OnChunk: func(stream, chunk string) {

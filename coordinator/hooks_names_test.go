@@ -79,7 +79,9 @@ func TestHookAskAfterApproval(t *testing.T) {
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			p := newTestPolicy(t, Config{AgentConfig: AgentConfig{Hooks: pre("write_to_file", command(tc.hook))}}, nil)
+			cfg := Config{AgentConfig: AgentConfig{Hooks: pre("write_to_file", command(tc.hook))}}
+			cfg.Sandbox.Writable = []string{scripts} // shows the scripts under the sandbox's private /tmp
+			p := newTestPolicy(t, cfg, nil)
 			s := p.session(t, tc.perms)
 			id := "k" + string(rune('a'+i))
 			res, rec, asked := approveAll(t, p, s, use(id, "write_to_file", map[string]any{"path": "a.txt", "content": "x"}))

@@ -34,6 +34,8 @@ func (c *Coordinator) preHooks(ctx context.Context, cs *callState) {
 	if !cs.running() || c.hooks.idle(HookPreToolUse) {
 		return
 	}
+	ctx, span := c.tracer.stage(ctx, cs, "hooks PreToolUse")
+	defer span.End()
 	v := c.hooks.run(ctx, c.hookInputFor(cs, HookPreToolUse), hookNames(cs)...)
 	if len(v.failed) > 0 && c.cfg.Hooks.FailClosed {
 		cs.stop(failure(api.StatusDenied, api.ToolCodeHookFailed, "Denied: a PreToolUse hook failed and hooks fail closed: "+strings.Join(v.failed, "; ")))
@@ -73,6 +75,8 @@ func (c *Coordinator) postHooks(ctx context.Context, cs *callState) {
 	if out.status != api.StatusSucceeded && out.status != api.StatusFailed || c.hooks.idle(HookPostToolUse) {
 		return
 	}
+	ctx, span := c.tracer.stage(ctx, cs, "hooks PostToolUse")
+	defer span.End()
 	in := c.hookInputFor(cs, HookPostToolUse)
 	in.ToolResponse = api.ToolResult{Type: api.TypeToolResult, ToolUseID: cs.use.ID, Content: out.result.Content, IsError: out.result.IsError}
 	v := c.hooks.run(ctx, in, hookNames(cs)...)

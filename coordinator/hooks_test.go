@@ -30,10 +30,20 @@ func writeHook(t *testing.T, dir, name, body string) string {
 }
 
 // hookCase builds a coordinator whose config has the given hooks; the
-// hooks' scripts live outside the workspace.
+// hooks' scripts live outside the workspace, in directories the sandbox
+// is configured to show them (and let them write, as "record" does).
 func hookCase(t *testing.T, hooks HookConfig, files map[string]string) (*testPolicy, *Session) {
 	t.Helper()
 	cfg := Config{PolicyConfig: PolicyConfig{AllowAll: true}, AgentConfig: AgentConfig{Hooks: hooks}}
+	for _, ms := range [][]HookMatcher{hooks.PreToolUse, hooks.PostToolUse} {
+		for _, m := range ms {
+			for _, h := range m.Hooks {
+				if p := strings.Trim(h.Command, "'"); filepath.IsAbs(p) {
+					cfg.Sandbox.Writable = append(cfg.Sandbox.Writable, filepath.Dir(p))
+				}
+			}
+		}
+	}
 	p := newTestPolicy(t, cfg, files)
 	return p, p.session(t, api.Permissions{})
 }

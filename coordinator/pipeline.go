@@ -9,8 +9,11 @@ import (
 	"runtime/debug"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/internal/ignore"
+	"github.com/toolgate/toolgate/internal/sandbox"
 )
 
 // outcome is how one call ended, before it becomes a tool_result.
@@ -66,6 +69,11 @@ type callState struct {
 	// the handler ran, so post-hooks see its result.
 	end *outcome
 	ran bool
+
+	// tracing (tracing.go): the span of the request that brought the call
+	// in, and the call's own span; both empty when tracing is off.
+	parent trace.SpanContext
+	span   trace.Span
 }
 
 // Execute runs one tool_use in a session and returns its tool_result and
@@ -79,6 +87,7 @@ type callState struct {
 // runCall.
 func (c *Coordinator) Execute(ctx context.Context, s *Session, msgID string, use api.ToolUse) (api.ToolResult, api.CallRecord) {
 	cs := c.prepare(use)
+	cs.parent = c.tracer.parentOf(ctx)
 	cs.requestID = requestIDFrom(ctx)
 	e, fresh := c.enqueue(s, msgID, cs)
 	if !fresh {
@@ -112,6 +121,7 @@ func (c *Coordinator) Execute(ctx context.Context, s *Session, msgID string, use
 func (c *Coordinator) runCall(s *Session, e *callEntry, cs *callState) (api.ToolResult, api.CallRecord) {
 	ctx, start := e.ctx, time.Now()
 	cs.begin(s, e, c.logger)
+	ctx = c.tracer.startCall(ctx, cs)
 	c.checkPolicy(cs)
 	c.approve(ctx, cs)
 	c.preHooks(ctx, cs)
@@ -195,6 +205,10 @@ func (c *Coordinator) prepare(use api.ToolUse) *callState {
 		cs.stop(failure(api.StatusInvalid, api.ToolCodeInvalid, invalidInputText(err)))
 		return cs
 	}
+	if out := c.mcpUnreachable(tool, raw); out != nil {
+		cs.stop(*out)
+		return cs
+	}
 	cs.input = in
 	return cs
 }
@@ -228,6 +242,8 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 	if !cs.running() {
 		return
 	}
+	ctx, span := c.tracer.stage(ctx, cs, "execute")
+	defer span.End()
 	s, e := cs.s, cs.e
 	rec, ok := s.start(e)
 	if !ok {
@@ -241,6 +257,7 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 	s.Events.Append(api.Event{Type: api.EventToolStarted, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Call: &rec})
 	call := &Call{
 		ToolUseID: rec.ToolUseID, Name: cs.tool.Name, SessionID: s.ID, Workspace: c.workspace, Logger: cs.logger, Files: s.Files,
+		SessionDone: s.Done(),
 	}
 	call.Attach(callRuntime{
 		Output: func(stream, chunk string) {
@@ -251,6 +268,12 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 		Await: func(ctx context.Context, req api.InputRequest) (string, error) {
 			return c.awaitInput(ctx, s, e, req)
 		},
+		Confine: func(dir string) (*sandbox.Sandbox, sandbox.Run, error) {
+			r, err := c.confine(dir, cs.ignored)
+			return c.sandbox, r, err
+		},
+		SandboxHint: c.sandboxHint,
+		Jobs:        s.jobs,
 	})
 	out := c.runHandler(ctx, cs.tool, call, cs.input, cs.logger)
 	if cs.feedback != "" {
@@ -314,7 +337,8 @@ func (c *Coordinator) record(cs *callState, dur time.Duration) (api.ToolResult, 
 	if cs.tool != nil {
 		metricTool = cs.tool.Name
 	}
-	c.metrics.observe(metricTool, out.status, dur)
+	c.metrics.observe(c.metricLabel(cs, metricTool), out.status, dur, cs.span)
+	c.tracer.endCall(cs, out)
 	cs.logger.Info("tool call", "status", out.status, "duration_ms", rec.DurationMS)
 	return res, rec
 }

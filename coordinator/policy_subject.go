@@ -64,7 +64,7 @@ func unique[T comparable](xs []T) []T {
 // recorded as such: the policy never approves them silently.
 func (c *Coordinator) addCommand(s *subject, line CommandLine) {
 	a := shellcmd.Analyze(line.Command)
-	s.command, s.line = &a, line.Command
+	s.command, s.line, s.background = &a, line.Command, line.Background
 	cwd := "."
 	if line.Cwd != "" {
 		rel, err := c.workspace.Rel(line.Cwd)

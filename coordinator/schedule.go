@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/toolgate/toolgate/api"
 )
 
@@ -31,9 +33,11 @@ type task struct {
 // call behind a waiting unsafe one waits too. Calls may be added while
 // earlier ones run: that is the streaming executor.
 type scheduler struct {
-	c       *Coordinator
-	s       *Session
-	msgID   string
+	c     *Coordinator
+	s     *Session
+	msgID string
+	// parent is the span of the request that posted the message.
+	parent  trace.SpanContext
 	max     int
 	cascade []string
 	// requestID is the HTTP request that brought the message, for the
@@ -63,6 +67,7 @@ func (c *Coordinator) newScheduler(s *Session, msgID string) *scheduler {
 // allows. It emits tool.queued before returning.
 func (sc *scheduler) add(use api.ToolUse) {
 	p := sc.c.prepare(use)
+	p.parent = sc.parent
 	p.requestID = sc.requestID
 	sc.mu.Lock()
 	defer sc.mu.Unlock()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // Session is one conversation's state: its mode and rules, its calls (by
@@ -36,8 +37,9 @@ type Session struct {
 
 	// open holds the messages whose blocks are still streaming in.
 	open   *openMessages
-	policy sessionPolicy // approvals and the rejection cascade
-	loop   loopGuard     // identical calls in a row
+	policy sessionPolicy  // approvals and the rejection cascade
+	loop   loopGuard      // identical calls in a row
+	jobs   *tool.JobTable // background jobs
 
 	rec *recorder // nil: nothing is stored
 	// stored holds the ids of calls made before a restart: a repeat of
@@ -69,6 +71,7 @@ func newSession(id string, mode api.Mode, perms api.Permissions, cfg *Config) *S
 		calls: map[string]*callEntry{}, maxCalls: cfg.MaxCallsPerSession,
 		open: newOpenMessages(cfg),
 	}
+	s.jobs = tool.NewJobTable(ctx)
 	s.touch(s.Created)
 	return s
 }
@@ -286,6 +289,7 @@ func (s *Session) HasCall(toolUseID string) bool {
 
 func (s *Session) close() {
 	s.cancel()
+	s.jobs.CloseAll()
 	s.mu.Lock()
 	for _, e := range s.calls {
 		e.dropOutputLocked()
@@ -311,3 +315,9 @@ func (s *Session) Call(toolUseID string) (api.CallRecord, *api.ToolResult, bool)
 	res := e.result
 	return e.record, &res, true
 }
+
+// Job finds a background job of the session by id.
+func (s *Session) Job(id string) (*tool.Job, bool) { return s.jobs.Get(id) }
+
+// Jobs lists the session's background jobs, oldest first.
+func (s *Session) Jobs() []*tool.Job { return s.jobs.List() }

@@ -107,7 +107,13 @@ func (c *Coordinator) runCommandSubagent(ctx context.Context, call *Call, j suba
 	if c.workspace != nil {
 		dir = c.workspace.Dir
 	}
-	res, err := process.Run(ctx, process.Options{Command: sc.Command, Dir: dir, Env: env, Stdin: strings.NewReader(j.prompt),
+	confine, err := c.confine(dir, c.ignoreMatcher())
+	if err != nil {
+		return Result{}, err
+	}
+	// The runner is an agent: it must reach its model and toolgate.
+	confine.Network = true
+	res, err := process.Run(ctx, process.Options{Sandbox: c.sandbox, Confine: confine, Command: sc.Command, Dir: dir, Env: env, Stdin: strings.NewReader(j.prompt),
 		Timeout: j.timeout, Output: all, OnChunk: func(stream, chunk string) {
 			if stream == "stdout" {
 				stdout.add(chunk)

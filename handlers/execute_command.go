@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/process"
+	"github.com/toolgate/toolgate/internal/sandbox"
 	"github.com/toolgate/toolgate/internal/shellcmd"
 )
 
@@ -21,6 +23,7 @@ type ExecuteCommandInput struct {
 	RequiresApproval bool   `json:"requires_approval" jsonschema:"true for commands with side effects (installs, deletes, deploys, network)"`
 	Timeout          int    `json:"timeout,omitempty" validate:"omitempty,min=1" jsonschema:"seconds before the command is killed (default 30, or 300 for installs, builds and tests)"`
 	Cwd              string `json:"cwd,omitempty" jsonschema:"directory to run in, relative to the workspace (default: the workspace)"`
+	Background       bool   `json:"background,omitempty" jsonschema:"true to start a long-running process (a dev server, a watcher) as a background job of the session: the call returns at once with the job's id; the job runs until it exits, is killed, or the session ends"`
 }
 
 // Result codes of execute_command.
@@ -80,7 +83,7 @@ func newExecuteCommand(name string, env tool.Env) *tool.Tool {
 		Writes:          true,
 		Paths:           commandPaths,
 		Command: func(in *ExecuteCommandInput) tool.CommandLine {
-			return tool.CommandLine{Command: in.Command, RequiresApproval: in.RequiresApproval, Cwd: in.Cwd}
+			return tool.CommandLine{Command: in.Command, RequiresApproval: in.RequiresApproval, Cwd: in.Cwd, Background: in.Background}
 		},
 	})
 }
@@ -104,6 +107,13 @@ func (r *commandRunner) run(ctx context.Context, call *tool.Call, in *ExecuteCom
 	if err != nil {
 		return tool.Result{}, err
 	}
+	if in.Background {
+		return r.startJob(call, in, dir)
+	}
+	sb, confine, err := call.Confinement(dir)
+	if err != nil {
+		return tool.Result{}, err
+	}
 	timeout := commandTimeout(r.cfg, in)
 	out := process.NewOutput(process.OutputLimits{Full: r.cfg.OutputCap(), Dir: r.cfg.OutputDir})
 	// Kept from the start, so that the output so far can be fetched while
@@ -111,6 +121,7 @@ func (r *commandRunner) run(ctx context.Context, call *tool.Call, in *ExecuteCom
 	call.KeepOutput(out)
 	r.metrics.running.Inc()
 	res, err := process.Run(ctx, process.Options{
+		Sandbox: sb, Confine: confine,
 		Command: in.Command, Dir: dir, Env: r.cfg.ChildEnv(), Timeout: timeout, Output: out,
 		OnChunk: call.Output,
 		OnBytes: func(stream string, n int) { r.metrics.bytes.WithLabelValues(stream).Add(float64(n)) },
@@ -120,6 +131,9 @@ func (r *commandRunner) run(ctx context.Context, call *tool.Call, in *ExecuteCom
 	if err != nil {
 		_ = out.Remove()
 		r.metrics.runs.WithLabelValues("not_started").Inc()
+		if errors.Is(err, sandbox.ErrUnavailable) {
+			return tool.Result{}, tool.Errorf(api.ToolCodeNoSandbox, "The command was not run: %v", err)
+		}
 		return tool.Result{}, tool.Errorf(codeNotStarted, "The command could not start: %v", err)
 	}
 	hint := fmt.Sprintf("full output: GET /v1/sessions/%s/calls/%s/output", call.SessionID, call.ToolUseID)
@@ -137,6 +151,9 @@ func (r *commandRunner) run(ctx context.Context, call *tool.Call, in *ExecuteCom
 	if res.Stray {
 		// toolgate's addition, after Cline's text.
 		result.Content = append(result.Content, api.TextContent("(Background processes that kept the command's output open were stopped.)"))
+	}
+	if hint := call.SandboxHint(output); verdict != nil && hint != "" && res.Limit == "" {
+		result.Content = append(result.Content, api.TextContent(hint))
 	}
 	return result, verdict
 }
@@ -175,6 +192,9 @@ func judge(res process.Result, timeout time.Duration) (string, error) {
 	switch {
 	case res.Cancelled:
 		return "cancelled", tool.Errorf(api.ToolCodeCancelled, "The command was cancelled; its process group was killed.")
+	case res.Limit != "":
+		return "failed", tool.Errorf(api.ToolCodeSandboxLimit,
+			"The command was stopped: it reached %s of the sandbox. Every process it started was killed.", res.Limit)
 	case res.TimedOut:
 		return "timed_out", tool.Errorf(codeTimedOut,
 			"The command timed out after %s; its process group was killed. Pass a larger timeout (seconds) if it needs longer.", timeout)
@@ -200,4 +220,21 @@ func commandDir(ws *tool.Workspace, cwd string) (string, error) {
 		return "", tool.Errorf(api.ToolCodeNotDirectory, "cwd %s is not a directory.", rel)
 	}
 	return filepath.Join(ws.Dir, filepath.FromSlash(rel)), nil
+}
+
+// startJob starts the command as a background job of the session. Any
+// other command dies with its call: nothing it leaves running survives.
+func (r *commandRunner) startJob(call *tool.Call, in *ExecuteCommandInput, dir string) (tool.Result, error) {
+	job, err := call.StartJob(tool.JobSpec{Command: in.Command, Dir: dir, Env: r.cfg.ChildEnv(),
+		MaxOutputBytes: r.cfg.OutputCap(), OutputDir: r.cfg.OutputDir})
+	if err != nil {
+		if errors.Is(err, sandbox.ErrUnavailable) {
+			return tool.Result{}, tool.Errorf(api.ToolCodeNoSandbox, "The command was not run: %v", err)
+		}
+		return tool.Result{}, err
+	}
+	text := fmt.Sprintf("Started in the background as job %[1]s. It runs until it exits, is killed, or the session ends.\n"+
+		"Its output: GET /v1/sessions/%[2]s/jobs/%[1]s/output?offset=0; stop it: DELETE /v1/sessions/%[2]s/jobs/%[1]s.",
+		job.ID(), call.SessionID)
+	return tool.Result{Content: []api.Content{api.TextContent(text)}}, nil
 }

@@ -17,6 +17,7 @@ func Default() []tool.Registration {
 		{Name: "search_files", Factory: newSearchFiles},
 		{Name: "list_code_definition_names", Factory: newListCodeDefinitionNames},
 		{Name: "web_fetch", Factory: newWebFetch},
+		{Name: "browser_action", Factory: newBrowserAction},
 		{Name: "use_mcp_tool", Factory: newUseMCPTool},
 		{Name: "access_mcp_resource", Factory: newAccessMCPResource},
 		{Name: "ask_followup_question", Factory: newAskFollowupQuestion},

@@ -8,7 +8,7 @@ import (
 )
 
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
-	s.encode(w, r, http.StatusOK, map[string]string{"status": "ok"})
+	s.encode(w, r, http.StatusOK, map[string]any{"status": "ok", "sandbox": s.coord.SandboxInfo()})
 }
 
 func (s *Server) handleOpenAPI(w http.ResponseWriter, r *http.Request) {

@@ -18,7 +18,7 @@ func (s *Server) routes() http.Handler {
 	r.MethodNotAllowed(s.handleMethodNotAllowed)
 
 	r.Get("/healthz", s.handleHealth)
-	r.Method(http.MethodGet, "/metrics", promhttp.HandlerFor(s.gather, promhttp.HandlerOpts{}))
+	r.Method(http.MethodGet, "/metrics", promhttp.HandlerFor(s.gather, promhttp.HandlerOpts{EnableOpenMetrics: true}))
 	r.Get("/openapi.yaml", s.handleOpenAPI)
 	r.Get("/", s.handleConsole)
 	r.Get("/console/{file}", s.handleConsoleFile)
@@ -48,6 +48,10 @@ func (s *Server) routes() http.Handler {
 		r.Post("/sessions/{sid}/calls/{tool_use_id}/decision", s.handleDecision)
 		r.Post("/sessions/{sid}/calls/{tool_use_id}/answer", s.handleAnswer)
 		r.Post("/sessions/{sid}/interrupt", s.handleInterrupt)
+		r.Get("/sessions/{sid}/jobs", s.handleListJobs)
+		r.Get("/sessions/{sid}/jobs/{jid}", s.handleGetJob)
+		r.Get("/sessions/{sid}/jobs/{jid}/output", s.handleJobOutput)
+		r.Delete("/sessions/{sid}/jobs/{jid}", s.handleKillJob)
 		r.Post("/sse-tickets", s.handleCreateTicket)
 		r.Get("/mcp/servers", s.handleMCPServers)
 		r.Get("/audit", s.handleAudit)
@@ -61,6 +65,6 @@ func (s *Server) routes() http.Handler {
 // Host/Origin, CORS.
 func (s *Server) middleware() []func(http.Handler) http.Handler {
 	return []func(http.Handler) http.Handler{
-		middleware.RequestID, s.requestLog, s.instrument, s.recoverer, s.bodyDeadline, s.checkHostAndOrigin, s.cors,
+		middleware.RequestID, s.requestLog, s.instrument, s.recoverer, s.bodyDeadline, s.checkHostAndOrigin, s.cors, s.traceContext,
 	}
 }

@@ -53,6 +53,11 @@ func newSubagentServerWith(t *testing.T, sc coordinator.SubagentConfig) (*flowSe
 			sc.Dir, sc.ToolgateURL = agents, url
 			*c = coordinator.Config{PolicyConfig: coordinator.PolicyConfig{AllowAll: true},
 				AgentConfig: coordinator.AgentConfig{Subagents: sc}}
+			if filepath.IsAbs(sc.Command) {
+				// The runner script lives under /tmp, which the sandbox
+				// replaces: show its directory.
+				c.Sandbox.Writable = []string{filepath.Dir(sc.Command)}
+			}
 		}})
 	return &flowServer{url: f.url, dir: f.dir}, agents
 }

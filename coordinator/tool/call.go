@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolgate/toolgate/internal/fdpath"
 	"github.com/toolgate/toolgate/internal/ignore"
+	"github.com/toolgate/toolgate/internal/sandbox"
 )
 
 // Call is what a handler knows of the call it serves beyond its input: who
@@ -28,6 +29,10 @@ type Call struct {
 	// Partial marks a preview of a tool_use block that is still streaming
 	// in: its input may be cut anywhere.
 	Partial bool
+	// SessionDone is closed when the call's session ends, for handlers
+	// that keep something per session (browser_action's browser); nil
+	// when the call has no session.
+	SessionDone <-chan struct{}
 
 	rt Runtime
 }
@@ -45,6 +50,13 @@ type Runtime struct {
 	Keep func(KeptOutput)
 	// Await asks the user and waits for the answer.
 	Await func(ctx context.Context, req api.InputRequest) (string, error)
+	// Confine says how a process the call starts in dir is confined: the
+	// sandbox and what the process may see. Nil runs it unconfined.
+	Confine func(dir string) (*sandbox.Sandbox, sandbox.Run, error)
+	// SandboxHint explains a failure the sandbox caused, "" otherwise.
+	SandboxHint func(output string) string
+	// Jobs are the session's background jobs.
+	Jobs *JobTable
 }
 
 // Attach plugs the pipeline's runtime into the call.
@@ -113,6 +125,25 @@ func IgnoredNote(n int) string {
 		return "(1 entry was left out because .clineignore excludes it.)"
 	}
 	return fmt.Sprintf("(%d entries were left out because .clineignore excludes them.)", n)
+}
+
+// Confinement is the sandbox that must confine a process the call starts
+// in dir (absolute; "" for the workspace) and what that process may see.
+// The error refuses the run (too many ignored paths to hide, say).
+func (c *Call) Confinement(dir string) (*sandbox.Sandbox, sandbox.Run, error) {
+	if c.rt.Confine == nil {
+		return nil, sandbox.Run{Workspace: dir, Dir: dir}, nil
+	}
+	return c.rt.Confine(dir)
+}
+
+// SandboxHint is a line explaining a failure that the output shows the
+// sandbox caused (a read-only file system, no network), "" otherwise.
+func (c *Call) SandboxHint(output string) string {
+	if c.rt.SandboxHint == nil {
+		return ""
+	}
+	return c.rt.SandboxHint(output)
 }
 
 // CheckOpened refuses a file a handler has opened when the ignore rules

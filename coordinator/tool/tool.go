@@ -83,6 +83,8 @@ type CommandLine struct {
 	Command          string
 	RequiresApproval bool
 	Cwd              string
+	// Background marks a command started as a session job.
+	Background bool
 }
 
 // Tool is a registered tool with its input type erased, as the pipeline

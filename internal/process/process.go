@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/toolgate/toolgate/internal/sandbox"
 	"golang.org/x/sys/unix"
 )
 
@@ -43,6 +44,12 @@ type Options struct {
 	LiveRate, LiveBurst int
 	// OnBytes counts every byte read, live or not.
 	OnBytes func(stream string, n int)
+	// Sandbox confines the run as Confine describes; nil runs it
+	// unconfined (toolgate's own tools, tests of this package).
+	Sandbox *sandbox.Sandbox
+	Confine sandbox.Run
+	// OnStart is called once the process has started.
+	OnStart func()
 }
 
 // Result is how a run ended.
@@ -59,6 +66,8 @@ type Result struct {
 	// shell ended; they were killed.
 	Stray    bool
 	Duration time.Duration
+	// Limit names the sandbox limit that ended the run, if one did.
+	Limit string
 }
 
 func (o *Options) defaults() {
@@ -86,8 +95,20 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		t := time.AfterFunc(o.Timeout, func() { cancel(ErrTimedOut) })
 		defer t.Stop()
 	}
-	cmd := exec.CommandContext(runCtx, "bash", "-c", o.Command)
-	cmd.Dir, cmd.Env, cmd.Stdin = o.Dir, o.Env, o.Stdin
+	argv, env := []string{"bash", "-c", o.Command}, o.Env
+	var confined *sandbox.Prepared
+	if o.Sandbox != nil {
+		p, err := o.Sandbox.Prepare(argv, env, o.Confine)
+		if err != nil {
+			return Result{ExitCode: -1}, err
+		}
+		confined, argv, env = p, p.Argv, p.Env
+	}
+	cmd := exec.CommandContext(runCtx, argv[0], argv[1:]...)
+	cmd.Dir, cmd.Env, cmd.Stdin = o.Dir, env, o.Stdin
+	if confined != nil {
+		cmd.ExtraFiles = confined.ExtraFiles
+	}
 	// A session of its own: one group to kill, and no controlling
 	// terminal, so a command that opens /dev/tty fails instead of hanging.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -115,9 +136,13 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		live: bucket{rate: float64(o.LiveRate), burst: float64(o.LiveBurst)}}
 	pipes, err := startWithPipes(cmd, k, o.FlushDelay)
 	if err != nil {
+		confined.Finish()
 		return Result{ExitCode: -1}, err
 	}
 	start := time.Now()
+	if o.OnStart != nil {
+		o.OnStart()
+	}
 	_ = cmd.Wait() // how it ended is in ProcessState
 	// Decided when the shell ended: a timeout firing during the drain
 	// below did not end it.
@@ -125,12 +150,18 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	timedOut := !cancelled && errors.Is(context.Cause(runCtx), ErrTimedOut)
 	stray := pipes.drain(runCtx.Done(), o.Grace, kill)
 	res := Result{ExitCode: cmd.ProcessState.ExitCode(), Stray: stray, Duration: time.Since(start),
-		TimedOut: timedOut, Cancelled: cancelled}
+		TimedOut: timedOut, Cancelled: cancelled, Limit: confined.Finish()}
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		// The signal's name as shells and Node print it (SIGTERM).
 		if res.Signal = unix.SignalName(ws.Signal()); res.Signal == "" {
 			res.Signal = ws.Signal().String()
 		}
+	} else if confined != nil && confined.Relayed && res.ExitCode > 128 && res.ExitCode <= 128+31 {
+		// bubblewrap relays a death by signal as 128+N, as a shell would.
+		if res.Signal = unix.SignalName(syscall.Signal(res.ExitCode - 128)); res.Signal == "" {
+			res.Signal = syscall.Signal(res.ExitCode - 128).String()
+		}
+		res.ExitCode = -1
 	}
 	return res, nil
 }

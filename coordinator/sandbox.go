@@ -1,0 +1,163 @@
+package coordinator
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/internal/ignore"
+	"github.com/toolgate/toolgate/internal/sandbox"
+)
+
+// maxMasks bounds the ignored workspace paths one run masks; past it the
+// run is refused rather than run with some ignored files readable.
+const maxMasks = 20000
+
+// SandboxInfo says which sandbox confines commands, for /healthz and
+// /metrics.
+func (c *Coordinator) SandboxInfo() sandbox.Info { return c.sandbox.Info() }
+
+// Sandbox is the sandbox that confines what the coordinator starts.
+func (c *Coordinator) Sandbox() *sandbox.Sandbox { return c.sandbox }
+
+// confine says what a run started in dir may see: the workspace writable,
+// toolgate's own files and every workspace path the ignore rules m
+// exclude masked. The ignored paths are listed afresh for every run, so
+// files created since and edits of the ignore files both count.
+func (c *Coordinator) confine(dir string, m *ignore.Matcher) (sandbox.Run, error) {
+	if c.workspace == nil {
+		return sandbox.Run{Workspace: dir, Dir: dir, Hide: c.ownFiles()}, nil
+	}
+	if dir == "" {
+		dir = c.workspace.Dir
+	}
+	r := sandbox.Run{Workspace: c.workspace.Dir, Dir: dir, Hide: c.ownFiles()}
+	if c.sandbox.Mode() == sandbox.InForceOff || m == nil || m.Len() == 0 {
+		return r, nil
+	}
+	ignored, err := ignoredPaths(c.workspace, m)
+	if err != nil {
+		return r, err
+	}
+	r.Hide = append(r.Hide, ignored...)
+	return r, nil
+}
+
+// ownFiles are toolgate's config and state files: the config file, the
+// MCP settings, the spilled outputs and the token file.
+func (c *Coordinator) ownFiles() []string {
+	var out []string
+	for _, p := range c.cfg.ProtectedFiles {
+		if filepath.IsAbs(p) {
+			out = append(out, p)
+		}
+	}
+	for _, p := range []string{c.cfg.MCPSettings, c.cfg.Commands.OutputDir} {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return append(out, c.cfg.StateFiles...)
+}
+
+// errTooManyMasks refuses a run whose ignored paths are too many to mask.
+var errTooManyMasks = errors.New("too many ignored files to mask")
+
+// ignoredPaths lists the absolute paths of the workspace entries m
+// excludes; an excluded directory is listed once and not entered.
+func ignoredPaths(ws *Workspace, m *ignore.Matcher) ([]string, error) {
+	var out []string
+	err := fs.WalkDir(ws.Root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == "." {
+			return nil // unreadable: the sandbox cannot read it either
+		}
+		if _, hit := m.Match(p, d.IsDir()); hit {
+			out = append(out, filepath.Join(ws.Dir, filepath.FromSlash(p)))
+			if len(out) > maxMasks {
+				return errTooManyMasks
+			}
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, Errorf(api.ToolCodeFailed, "The command was not run: more than %d workspace paths are excluded by the ignore rules, "+
+			"too many to hide from it. Exclude their directories instead of the files one by one.", maxMasks)
+	}
+	return out, nil
+}
+
+// sandboxPreview says what a command's sandbox allows, for approvals.
+func (c *Coordinator) sandboxPreview(background bool) *api.SandboxPreview {
+	info := c.sandbox.Info()
+	p := &api.SandboxPreview{Mode: info.Mode, Network: info.Network, Background: background}
+	if c.workspace != nil {
+		p.Writable = append(p.Writable, c.workspace.Dir)
+	}
+	if info.Mode == sandbox.InForceBwrap || info.Mode == sandbox.InForceLandlock {
+		p.Writable = append(p.Writable, c.sandbox.Writable()...)
+	}
+	p.Summary = sandboxSummary(info, p.Writable)
+	return p
+}
+
+// sandboxSummary is the one line an approval shows about the sandbox.
+func sandboxSummary(info sandbox.Info, writable []string) string {
+	switch info.Mode {
+	case sandbox.InForceOff:
+		return "Runs without a sandbox (sandbox.mode is off): it can do anything toolgate's user can."
+	case sandbox.InForceUnavailable:
+		return "Will be refused: no sandbox is available (" + info.Reason + ")."
+	}
+	net := "no network"
+	if info.Network == "on" {
+		net = "network allowed"
+	}
+	return fmt.Sprintf("Sandboxed (%s): writes only to %s and a private /tmp; %s; credentials and ignored files hidden.",
+		info.Mode, strings.Join(writable, ", "), net)
+}
+
+// sandboxHint is the line added to a failed command's result when its
+// output shows the sandbox refusing something, "" otherwise.
+func (c *Coordinator) sandboxHint(output string) string {
+	info := c.sandbox.Info()
+	if info.Mode != sandbox.InForceBwrap && info.Mode != sandbox.InForceLandlock {
+		return ""
+	}
+	switch {
+	case strings.Contains(output, "Read-only file system"), strings.Contains(output, "Permission denied") && info.Mode == sandbox.InForceLandlock:
+		return "Note: the sandbox lets commands write only inside the workspace and /tmp. " +
+			"If a write elsewhere is needed (a cache, say), the user can add its path to sandbox.writable in toolgate's config."
+	case containsAny(output, "Network is unreachable", "Could not resolve host", "Temporary failure in name resolution",
+		"Name or service not known", "getaddrinfo"):
+		if info.Network == "on" {
+			return ""
+		}
+		return `Note: the sandbox has no network. If this command needs it, the user can set "sandbox": {"network": "on"} in toolgate's config.`
+	}
+	return ""
+}
+
+func containsAny(s string, subs ...string) bool {
+	return slices.ContainsFunc(subs, func(sub string) bool { return strings.Contains(s, sub) })
+}
+
+// registerSandboxInfo exports toolgate_sandbox_info{mode}: 1 for the mode
+// in force, so a dashboard or an alert sees a server running unconfined.
+func registerSandboxInfo(reg prometheus.Registerer, info sandbox.Info) {
+	g := prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "toolgate_sandbox_info", Help: "The sandbox commands run in: 1 for the mode in force (bwrap, landlock, off, unavailable).",
+	}, []string{"mode"})
+	reg.MustRegister(g)
+	for _, m := range []string{sandbox.InForceBwrap, sandbox.InForceLandlock, sandbox.InForceOff, sandbox.InForceUnavailable} {
+		g.WithLabelValues(m)
+	}
+	g.WithLabelValues(info.Mode).Set(1)
+}

@@ -1,0 +1,45 @@
+package sandbox
+
+import (
+	"os"
+)
+
+// bwrapArgs is the bubblewrap command line up to the program: a read-only
+// root, private /dev, /proc and /tmp, the writable set bound read-write,
+// the hidden paths masked (an empty read-only tmpfs over a directory,
+// /dev/null over a file), its own PID namespace and, unless allowed, its
+// own empty network namespace. No capability is kept, even for root, so
+// nothing inside can unmount a mask.
+func (s *Sandbox) bwrapArgs(ws, dir string, network bool, writable, hidden []string) ([]string, error) {
+	a := []string{s.bwrap,
+		"--die-with-parent", "--new-session", "--unshare-pid", "--cap-drop", "ALL",
+		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+	}
+	if !network {
+		a = append(a, "--unshare-net")
+	}
+	for _, w := range writable {
+		a = append(a, "--bind", w, w)
+	}
+	for _, h := range hidden {
+		if within(h, "/tmp") || within(h, "/dev") || within(h, "/proc") {
+			continue // private in the sandbox already
+		}
+		st, err := os.Lstat(h)
+		if err != nil {
+			continue // gone since: nothing to mask
+		}
+		if st.IsDir() {
+			a = append(a, "--perms", "0000", "--tmpfs", h, "--remount-ro", h)
+		} else {
+			a = append(a, "--ro-bind", "/dev/null", h)
+		}
+	}
+	// The helper binary must be visible inside; a test binary lives under
+	// the private /tmp.
+	if within(s.helper, "/tmp") || within(s.helper, "/dev") {
+		a = append(a, "--ro-bind", s.helper, s.helper)
+	}
+	a = append(a, "--chdir", dir, "--")
+	return a, nil
+}

@@ -1,0 +1,93 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// outcome is how a confined command ended.
+type outcome struct {
+	out   string
+	code  int
+	limit string
+}
+
+// runIn runs a bash script confined by s and waits at most a minute.
+func runIn(t *testing.T, s *Sandbox, r Run, script string) outcome {
+	t.Helper()
+	p, err := s.Prepare([]string{"bash", "-c", script}, os.Environ(), r)
+	if err != nil {
+		t.Fatalf("Prepare: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, p.Argv[0], p.Argv[1:]...)
+	cmd.Env, cmd.Dir, cmd.ExtraFiles = p.Env, r.Workspace, p.ExtraFiles
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	err = cmd.Run()
+	o := outcome{out: buf.String(), limit: p.Finish()}
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		o.code = ee.ExitCode()
+	case err != nil:
+		t.Fatalf("run: %v", err)
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("the command did not end within a minute: %s", o.out)
+	}
+	return o
+}
+
+// onDisk makes a directory on the root file system (not under /tmp, which
+// the sandbox replaces anyway, so that a test there would prove nothing).
+func onDisk(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("/var/tmp", "sandbox-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	return dir
+}
+
+// newTest is a sandbox of the given mode with home as its $HOME; it skips
+// when the machine lacks the mode (CI has both).
+func newTest(t *testing.T, cfg Config, home string) *Sandbox {
+	t.Helper()
+	s := New(cfg)
+	if s.Mode() == InForceUnavailable {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("sandbox unavailable on CI: %s", s.Info().Reason)
+		}
+		t.Skipf("sandbox unavailable: %s", s.Info().Reason)
+	}
+	s.home = home
+	return s
+}
+
+// writeFile writes name under dir, making its parents.
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// modes are the confined modes every escape case runs under.
+var modes = []string{ModeBwrap, ModeLandlock}
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }

@@ -1,0 +1,341 @@
+package sandbox
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Limits on processes and memory go through cgroups where toolgate may
+// make them: cgroup v2 with the pids and memory controllers delegated, or
+// the v1 pids and memory hierarchies. Each run gets a cgroup of its own
+// in each; the helper joins them through fds opened here before it execs
+// the command, so everything the command starts is counted. CPU time is
+// an rlimit, as are the limits no cgroup can take (RLIMIT_DATA for
+// memory; processes are then bounded only for non-root users).
+
+// limitCgroups are the parents of the runs' limit cgroups.
+type limitCgroups struct {
+	limits Limits
+	hiers  []limitHier
+	next   atomic.Int64
+	mu     sync.Mutex
+	busy   []string // run cgroups that still held processes when finished
+}
+
+// limitHier is one hierarchy's parent directory and what it limits.
+type limitHier struct {
+	base   string
+	v2     bool
+	pids   bool
+	memory bool
+}
+
+// runLimits are one run's limit cgroups.
+type runLimits struct {
+	parent *limitCgroups
+	dirs   []string
+	hiers  []limitHier
+	stop   chan struct{} // closed by finish
+	done   chan struct{} // closed when the watch has ended
+}
+
+// pidsPoll is how often a run's pids cgroup is checked for a fork that
+// the limit refused (v1 cannot notify).
+const pidsPoll = 100 * time.Millisecond
+
+// watch ends the run once it has reached the process limit: a command
+// that keeps retrying fork (a fork bomb) would otherwise hold the limit
+// until its timeout. Survivors may still fork between a read of the
+// process list and the kills, so it keeps killing until finish.
+func (r *runLimits) watch(pidsDir string) {
+	defer close(r.done)
+	t := time.NewTicker(pidsPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-r.stop:
+			return
+		case <-t.C:
+		}
+		if eventCount(filepath.Join(pidsDir, "pids.events"), "max") > 0 {
+			for _, d := range r.dirs {
+				killAll(d, r.hierOf(d).v2)
+			}
+		}
+	}
+}
+
+func (r *runLimits) hierOf(dir string) limitHier {
+	for i, d := range r.dirs {
+		if d == dir {
+			return r.hiers[i]
+		}
+	}
+	return limitHier{}
+}
+
+// newLimitCgroups finds where limit cgroups can be made; nil where
+// nowhere, or when no limit asks for one.
+func newLimitCgroups(l Limits) *limitCgroups {
+	if l.Processes <= 0 && l.MemoryBytes <= 0 {
+		return nil
+	}
+	mounts, err := cgroupMounts()
+	if err != nil {
+		return nil
+	}
+	own, err := ownCgroups()
+	if err != nil {
+		return nil
+	}
+	lc := &limitCgroups{limits: l}
+	name := fmt.Sprintf("toolgate-limits-%d", os.Getpid())
+	if m, ok := mounts[""]; ok {
+		if h, ok := v2Hier(filepath.Join(m, own[""], name)); ok {
+			lc.hiers = append(lc.hiers, h)
+		}
+	}
+	for _, ctl := range []string{"pids", "memory"} {
+		m, ok := mounts[ctl]
+		if !ok || lc.has(ctl) {
+			continue
+		}
+		base := filepath.Join(m, own[ctl], name)
+		if err := os.Mkdir(base, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+			continue
+		}
+		lc.hiers = append(lc.hiers, limitHier{base: base, pids: ctl == "pids", memory: ctl == "memory"})
+	}
+	if len(lc.hiers) == 0 {
+		return nil
+	}
+	return lc
+}
+
+func (lc *limitCgroups) has(ctl string) bool {
+	for _, h := range lc.hiers {
+		if (ctl == "pids" && h.pids) || (ctl == "memory" && h.memory) {
+			return true
+		}
+	}
+	return false
+}
+
+// v2Hier makes base and delegates pids and memory to its children, where
+// the parent has them.
+func v2Hier(base string) (limitHier, bool) {
+	if err := os.Mkdir(base, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		return limitHier{}, false
+	}
+	ctls, _ := os.ReadFile(filepath.Join(base, "cgroup.controllers"))
+	h := limitHier{base: base, v2: true}
+	for _, c := range strings.Fields(string(ctls)) {
+		if (c == "pids" || c == "memory") &&
+			os.WriteFile(filepath.Join(base, "cgroup.subtree_control"), []byte("+"+c), 0) == nil {
+			h.pids = h.pids || c == "pids"
+			h.memory = h.memory || c == "memory"
+		}
+	}
+	if !h.pids && !h.memory {
+		_ = os.Remove(base)
+		return limitHier{}, false
+	}
+	return h, true
+}
+
+// make creates a run's cgroups with the limits written and returns their
+// cgroup.procs files, opened for the helper to join.
+func (lc *limitCgroups) make() (*runLimits, []*os.File, error) {
+	lc.sweep()
+	r := &runLimits{parent: lc}
+	var files []*os.File
+	n := lc.next.Add(1)
+	for _, h := range lc.hiers {
+		dir := filepath.Join(h.base, fmt.Sprintf("run-%d", n))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			continue
+		}
+		r.dirs, r.hiers = append(r.dirs, dir), append(r.hiers, h)
+		write := func(name, v string) { _ = os.WriteFile(filepath.Join(dir, name), []byte(v), 0) }
+		if h.pids && lc.limits.Processes > 0 {
+			write("pids.max", strconv.Itoa(lc.limits.Processes))
+		}
+		if h.memory && lc.limits.MemoryBytes > 0 {
+			mem := strconv.FormatInt(lc.limits.MemoryBytes, 10)
+			if h.v2 {
+				write("memory.max", mem)
+				write("memory.swap.max", "0")
+			} else {
+				write("memory.limit_in_bytes", mem)
+			}
+		}
+		f, err := os.OpenFile(filepath.Join(dir, "cgroup.procs"), os.O_WRONLY, 0)
+		if err != nil {
+			continue
+		}
+		files = append(files, f)
+	}
+	if len(files) == 0 {
+		r.finish()
+		return nil, nil, errors.New("no limit cgroup could be made")
+	}
+	for i, h := range r.hiers {
+		if h.pids && lc.limits.Processes > 0 {
+			r.stop, r.done = make(chan struct{}), make(chan struct{})
+			go r.watch(r.dirs[i])
+			break
+		}
+	}
+	return r, files, nil
+}
+
+// rlimitsLeft are the limits the run's cgroups do not enforce.
+func (r *runLimits) rlimitsLeft(l Limits) Limits {
+	for _, h := range r.hiers {
+		if h.pids {
+			l.Processes = 0
+		}
+		if h.memory {
+			l.MemoryBytes = 0
+		}
+	}
+	return l
+}
+
+// finish reads which limit the run hit, kills what is left in its
+// cgroups and removes them.
+func (r *runLimits) finish() string {
+	if r.stop != nil {
+		close(r.stop)
+		<-r.done
+	}
+	var hit []string
+	for i, dir := range r.dirs {
+		h := r.hiers[i]
+		if h.pids && eventCount(filepath.Join(dir, "pids.events"), "max") > 0 {
+			hit = append(hit, fmt.Sprintf("the process limit (%d)", r.parent.limits.Processes))
+		}
+		if h.memory {
+			file := "memory.oom_control"
+			if h.v2 {
+				file = "memory.events"
+			}
+			if eventCount(filepath.Join(dir, file), "oom_kill") > 0 {
+				hit = append(hit, fmt.Sprintf("the memory limit (%d MiB)", r.parent.limits.MemoryBytes>>20))
+			}
+		}
+		killAll(dir, h.v2)
+		if os.Remove(dir) != nil {
+			r.parent.mu.Lock()
+			r.parent.busy = append(r.parent.busy, dir)
+			r.parent.mu.Unlock()
+		}
+	}
+	return strings.Join(hit, " and ")
+}
+
+// sweep removes finished runs' cgroups that have emptied since.
+func (lc *limitCgroups) sweep() {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	busy := lc.busy[:0]
+	for _, d := range lc.busy {
+		if os.Remove(d) != nil {
+			busy = append(busy, d)
+		}
+	}
+	lc.busy = busy
+}
+
+// killAll kills every process still in a run's cgroup.
+func killAll(dir string, v2 bool) {
+	if v2 && os.WriteFile(filepath.Join(dir, "cgroup.kill"), []byte("1"), 0) == nil {
+		return
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+	for _, f := range strings.Fields(string(data)) {
+		if pid, err := strconv.Atoi(f); err == nil && pid > 0 {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// eventCount reads "key N" from a cgroup events file.
+func eventCount(file, key string) int64 {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if k, v, ok := strings.Cut(line, " "); ok && k == key {
+			n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// cgroupMounts maps each v1 controller to its mount point, and "" to the
+// cgroup2 mount.
+func cgroupMounts() (map[string]string, error) {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		// id parent major:minor root mountpoint options ... - fstype source super
+		fields := strings.Fields(sc.Text())
+		for i, fld := range fields {
+			if fld != "-" || i+3 >= len(fields) || len(fields) < 5 {
+				continue
+			}
+			switch fields[i+1] {
+			case "cgroup2":
+				out[""] = fields[4]
+			case "cgroup":
+				for _, o := range strings.Split(fields[i+3], ",") {
+					if o == "pids" || o == "memory" {
+						out[o] = fields[4]
+					}
+				}
+			}
+		}
+	}
+	return out, sc.Err()
+}
+
+// ownCgroups maps each v1 controller, and "" for v2, to this process's
+// cgroup path.
+func ownCgroups() (map[string]string, error) {
+	data, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, line := range strings.Split(string(data), "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		if parts[0] == "0" && parts[1] == "" {
+			out[""] = parts[2]
+			continue
+		}
+		for _, c := range strings.Split(parts[1], ",") {
+			out[c] = parts[2]
+		}
+	}
+	return out, nil
+}

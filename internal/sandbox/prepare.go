@@ -1,0 +1,147 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// Prepared is a run made ready: the program to start instead of the
+// command, and what to clean up after it.
+type Prepared struct {
+	// Argv replaces the command's argv; Env its environment.
+	Argv []string
+	Env  []string
+	// ExtraFiles must be passed to the process (fds 3...): the helper
+	// joins the run's limit cgroups through them.
+	ExtraFiles []*os.File
+	// Relayed is set when the command's status passes through bubblewrap,
+	// which turns death by signal N into exit status 128+N.
+	Relayed bool
+
+	tmp    string     // landlock mode's private temporary directory
+	limits *runLimits // nil without limit cgroups
+}
+
+// Finish releases what the run held and says, when a limit ended it,
+// which one ("" otherwise). Call it once the process has ended.
+func (p *Prepared) Finish() string {
+	if p == nil {
+		return ""
+	}
+	for _, f := range p.ExtraFiles {
+		_ = f.Close()
+	}
+	if p.tmp != "" {
+		_ = os.RemoveAll(p.tmp)
+	}
+	if p.limits != nil {
+		return p.limits.finish()
+	}
+	return ""
+}
+
+// Prepare wraps argv (the command, e.g. bash -c line) so that it runs
+// confined. With the sandbox off it returns argv unchanged; where no
+// sandbox is available it fails with ErrUnavailable and the reason.
+func (s *Sandbox) Prepare(argv, env []string, r Run) (*Prepared, error) {
+	switch s.mode {
+	case InForceOff:
+		return &Prepared{Argv: argv, Env: env}, nil
+	case InForceUnavailable:
+		return nil, fmt.Errorf("%w: %s", ErrUnavailable, s.reason)
+	}
+	ws := resolve(r.Workspace)
+	if ws == "" {
+		return nil, fmt.Errorf("sandbox: workspace %s cannot be resolved", r.Workspace)
+	}
+	dir := ws
+	if r.Dir != "" {
+		if dir = resolve(r.Dir); dir == "" {
+			return nil, fmt.Errorf("sandbox: directory %s cannot be resolved", r.Dir)
+		}
+	}
+	writable := []string{ws}
+	for _, w := range s.Writable() {
+		if err := os.MkdirAll(w, 0o755); err != nil {
+			return nil, fmt.Errorf("sandbox: writable path %s: %w", w, err)
+		}
+		if real := resolve(w); real != "" {
+			writable = append(writable, real)
+		}
+	}
+	p := &Prepared{Env: env}
+	network := s.cfg.NetworkOn() || r.Network
+	spec := helperSpec{Landlock: s.landlock >= 1, Network: network, ABI: s.landlock, Limits: s.limits}
+	if s.cgroups != nil {
+		lim, files, err := s.cgroups.make()
+		if err == nil {
+			p.limits, p.ExtraFiles = lim, files
+			spec.JoinFDs = len(files)
+			spec.Limits = lim.rlimitsLeft(s.limits)
+		}
+	}
+	hidden := s.hidden(ws, r.Hide)
+	switch s.mode {
+	case InForceBwrap:
+		spec.Writable = append(slices.Clone(writable), "/tmp", "/dev")
+		spec.ReadAll = true
+		args, err := s.bwrapArgs(ws, dir, network, writable, hidden)
+		if err != nil {
+			p.Finish()
+			return nil, err
+		}
+		p.Argv = append(args, s.helperArgv(spec, argv)...)
+		p.Relayed = true
+	case InForceLandlock:
+		tmp, err := os.MkdirTemp("", "toolgate-run-")
+		if err != nil {
+			p.Finish()
+			return nil, fmt.Errorf("sandbox: private temporary directory: %w", err)
+		}
+		p.tmp = tmp
+		p.Env = append(slices.Clone(env), "TMPDIR="+tmp)
+		spec.Writable = append(writable, tmp)
+		spec.WritableFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/random", "/dev/urandom"}
+		spec.Hidden = hidden
+		spec.Dir = dir
+		p.Argv = s.helperArgv(spec, argv)
+	}
+	return p, nil
+}
+
+// hidden lists the existing real paths to mask: credential places,
+// sandbox.deny_read and the run's own list. A path that holds the
+// workspace is left out: masking it would hide the workspace itself.
+func (s *Sandbox) hidden(ws string, extra []string) []string {
+	var cand []string
+	if s.home != "" {
+		for _, c := range credentialPlaces {
+			cand = append(cand, filepath.Join(s.home, c))
+		}
+	}
+	for _, d := range s.cfg.DenyRead {
+		cand = append(cand, expandHome(d, s.home))
+	}
+	cand = append(cand, extra...)
+	seen := map[string]bool{}
+	var out []string
+	for _, c := range cand {
+		real := resolve(c)
+		if real == "" || seen[real] || within(ws, real) {
+			continue
+		}
+		seen[real] = true
+		out = append(out, real)
+	}
+	return out
+}
+
+// helperArgv is the helper's command line: toolgate's own binary, the
+// marker, the spec, then the command.
+func (s *Sandbox) helperArgv(spec helperSpec, argv []string) []string {
+	b, _ := json.Marshal(spec) // plain data: cannot fail
+	return append([]string{s.helper, helperMarker, string(b)}, argv...)
+}

@@ -1,0 +1,184 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+)
+
+// Modes in force, as /healthz and toolgate_sandbox_info report them.
+const (
+	// InForceBwrap is bubblewrap with Landlock inside where the kernel has it.
+	InForceBwrap = "bwrap"
+	// InForceLandlock is Landlock alone.
+	InForceLandlock = "landlock"
+	// InForceOff runs commands unconfined, as configured.
+	InForceOff = "off"
+	// InForceUnavailable refuses every command: no layer works here.
+	InForceUnavailable = "unavailable"
+)
+
+// ErrUnavailable is the error of a run that no sandbox could confine.
+var ErrUnavailable = errors.New("no sandbox is available")
+
+// Sandbox confines the runs of one toolgate process.
+type Sandbox struct {
+	cfg      Config
+	mode     string
+	reason   string // why the mode is unavailable, or what is missing
+	bwrap    string // bubblewrap's path
+	helper   string // toolgate's own binary, re-executed as the helper
+	landlock int    // Landlock ABI version, 0 without
+	home     string
+	limits   Limits
+	cgroups  *limitCgroups // nil where no limit cgroup can be made
+}
+
+// Info says what the sandbox is.
+type Info struct {
+	// Mode is bwrap, landlock, off or unavailable.
+	Mode string `json:"mode"`
+	// Landlock is the kernel's Landlock ABI version applied, 0 for none.
+	Landlock int `json:"landlock_abi"`
+	// Network is "on" or "off".
+	Network string `json:"network"`
+	// Limits enforces through "cgroup" or "rlimit".
+	Limits string `json:"limits,omitempty"`
+	// Reason says why commands are refused (mode unavailable).
+	Reason string `json:"reason,omitempty"`
+}
+
+// probe is what this machine offers, found once per process.
+type probe struct {
+	bwrap    string
+	bwrapErr error
+	landlock int
+	helper   string
+}
+
+var machine = sync.OnceValue(probeMachine)
+
+func probeMachine() probe {
+	var p probe
+	if v, err := ll.LandlockGetABIVersion(); err == nil {
+		p.landlock = v
+	}
+	p.helper, _ = os.Executable()
+	p.bwrap, p.bwrapErr = exec.LookPath("bwrap")
+	if p.bwrapErr != nil {
+		p.bwrapErr = errors.New("bubblewrap (bwrap) is not installed")
+		return p
+	}
+	out, err := exec.Command(p.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid",
+		"--unshare-net", "--die-with-parent", "--cap-drop", "ALL", "--", "true").CombinedOutput()
+	if err != nil {
+		p.bwrapErr = fmt.Errorf("bubblewrap cannot create its namespaces here (%v: %s)", err, strings.TrimSpace(string(out)))
+	}
+	return p
+}
+
+// New picks the mode the configuration asks for among those this machine
+// offers. It never fails: where nothing works the sandbox is
+// "unavailable" and every Prepare says why.
+func New(cfg Config) *Sandbox {
+	s := &Sandbox{cfg: cfg, home: homeDir(), limits: cfg.limits()}
+	if cfg.Mode == ModeOff {
+		s.mode = InForceOff
+		return s
+	}
+	m := machine()
+	s.bwrap, s.helper, s.landlock = m.bwrap, m.helper, m.landlock
+	if s.helper == "" {
+		s.mode, s.reason = InForceUnavailable, "toolgate cannot find its own binary to start the sandbox helper"
+		return s
+	}
+	canBwrap := m.bwrapErr == nil
+	canLandlock := m.landlock >= 1
+	switch {
+	case cfg.Mode == ModeLandlock && canLandlock, cfg.Mode != ModeBwrap && !canBwrap && canLandlock:
+		s.mode = InForceLandlock
+	case cfg.Mode != ModeLandlock && canBwrap:
+		s.mode = InForceBwrap
+	default:
+		s.mode = InForceUnavailable
+		var why []string
+		if cfg.Mode != ModeLandlock {
+			why = append(why, fmt.Sprint(m.bwrapErr))
+		}
+		if cfg.Mode != ModeBwrap {
+			why = append(why, "the kernel has no Landlock")
+		}
+		s.reason = strings.Join(why, "; and ") +
+			`. Install bubblewrap (Debian: apt-get install bubblewrap) or set "sandbox": {"mode": "off"} to run commands unconfined`
+	}
+	s.cgroups = newLimitCgroups(s.limits)
+	return s
+}
+
+// Info describes the sandbox in force.
+func (s *Sandbox) Info() Info {
+	i := Info{Mode: s.mode, Network: "off", Reason: s.reason}
+	if s.cfg.NetworkOn() || s.mode == InForceOff {
+		i.Network = "on"
+	}
+	if s.mode == InForceBwrap || s.mode == InForceLandlock {
+		i.Landlock = s.landlock
+		i.Limits = "rlimit"
+		if s.cgroups != nil {
+			i.Limits = "cgroup"
+		}
+	}
+	return i
+}
+
+// Mode is the mode in force.
+func (s *Sandbox) Mode() string { return s.mode }
+
+// Config is the configuration the sandbox was made from.
+func (s *Sandbox) Config() Config { return s.cfg }
+
+// Writable lists the writable paths beyond the workspace, as configured.
+func (s *Sandbox) Writable() []string {
+	var out []string
+	for _, w := range s.cfg.Writable {
+		out = append(out, expandHome(w, s.home))
+	}
+	return out
+}
+
+// Run is what one run may see beyond the configuration.
+type Run struct {
+	// Workspace is writable; Dir is where the command starts.
+	Workspace string
+	Dir       string
+	// Hide are further absolute paths to mask: toolgate's own files and
+	// the workspace files the ignore rules exclude.
+	Hide []string
+	// Network allows the network whatever the configuration says: a
+	// subagent runner must reach its model and toolgate.
+	Network bool
+}
+
+// resolve makes a path absolute and real, "" when it does not exist.
+func resolve(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return ""
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return ""
+	}
+	return real
+}
+
+// within reports whether p is dir or below it.
+func within(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
+}
