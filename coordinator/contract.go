@@ -29,6 +29,10 @@ type (
 	ToolEnv           = tool.Env
 	Factory           = tool.Factory
 	Registration      = tool.Registration
+	Dialect           = tool.Dialect
+	DialectTool       = tool.DialectTool
+	MapEnv            = tool.MapEnv
+	Mapping           = tool.Mapping
 )
 
 // Interrupt behaviors, as in package tool.
