@@ -107,6 +107,8 @@ func (c *Coordinator) approve(ctx context.Context, cs *callState) {
 		v = &verdict{decision: decideAsk, reason: cs.hookAsk}
 	}
 	cs.ask = nil
+	ctx, span := c.tracer.stage(ctx, cs, "approval wait")
+	defer span.End()
 	out, feedback := c.askApproval(ctx, cs.s, cs.e, *v, cs.sub, cs.tool, cs.input, cs.raw)
 	if out != nil {
 		cs.stop(*out)

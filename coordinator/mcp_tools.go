@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"encoding/json"
+	"errors"
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/mcphub"
@@ -30,6 +31,9 @@ func (c *Coordinator) mcpTools(s *Session) []api.ToolInfo {
 			continue
 		}
 		out = append(out, api.ToolInfo{Name: t.Listed, Description: t.Description, InputSchema: mcphub.Schema(t.Tool)})
+		if !c.metrics.known(t.Listed) {
+			c.metrics.addTools(t.Listed) // listed tools' series start at zero
+		}
 	}
 	return out
 }
@@ -70,4 +74,55 @@ func (c *Coordinator) deniedSubject(s *Session, sub *subject) bool {
 		}
 	}
 	return false
+}
+
+// accessMCPResource reads a resource of an MCP server; like use_mcp_tool,
+// it names the server in server_name.
+const accessMCPResource = "access_mcp_resource"
+
+// mcpUnreachable fails, at the prepare step, a call to an MCP server that
+// is not configured or is disabled, or to a tool a connected server does
+// not list: such a call can never succeed, so it must not wait for an
+// approval first.
+func (c *Coordinator) mcpUnreachable(t *Tool, raw json.RawMessage) *outcome {
+	if t.Name != UseMCPTool && t.Name != accessMCPResource {
+		return nil
+	}
+	var m struct {
+		Server string `json:"server_name"`
+		Tool   string `json:"tool_name"`
+	}
+	_ = json.Unmarshal(raw, &m)
+	if t.Name == accessMCPResource {
+		m.Tool = ""
+	}
+	err := c.mcp.Check(m.Server, m.Tool)
+	var out outcome
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, mcphub.ErrDisabled):
+		out = failure(api.StatusFailed, api.ToolCodeMCPUnavailable, err.Error())
+	default:
+		out = failure(api.StatusUnknownTool, api.ToolCodeUnknownTool, err.Error())
+	}
+	return &out
+}
+
+// metricLabel is the tool label a call is counted under. An MCP tool call
+// is counted as mcp__<server>__<tool> when a configured server lists that
+// tool, so the label set stays bounded by the configuration and the
+// servers' lists; a call naming anything else is counted as "other".
+func (c *Coordinator) metricLabel(cs *callState, label string) string {
+	if label != UseMCPTool {
+		return label
+	}
+	listed, ok := c.mcp.Listed(mcpCallNames(cs.raw))
+	if !ok {
+		return otherTool
+	}
+	if !c.metrics.known(listed) {
+		c.metrics.addTools(listed)
+	}
+	return listed
 }

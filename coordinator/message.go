@@ -16,6 +16,7 @@ import (
 func (c *Coordinator) RunMessage(ctx context.Context, s *Session, msgID string, uses []api.ToolUse) api.MessageResponse {
 	uses = c.previewPartials(s, msgID, uses)
 	sc := c.newScheduler(s, msgID)
+	sc.parent = c.tracer.parentOf(ctx)
 	sc.requestID = requestIDFrom(ctx)
 	sc.holding = true
 	for _, use := range uses {

@@ -9,6 +9,8 @@ import (
 	"runtime/debug"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/internal/ignore"
 	"github.com/toolgate/toolgate/internal/sandbox"
@@ -40,6 +42,13 @@ type callState struct {
 	// input; hasProgress says the parameter was there.
 	progress    string
 	hasProgress bool
+	// dialect is how the session's dialect mapped the call at the inbound
+	// edge; nil for Cline's names, which are the registry's own.
+	dialect *dialectCall
+	// repeats is how many identical calls in a row this one completes,
+	// counted when it is queued, so in the order the model emitted them
+	// even when calls run side by side.
+	repeats int
 
 	// requestID is the HTTP request that brought the call, for its logs.
 	requestID string
@@ -67,6 +76,11 @@ type callState struct {
 	// the handler ran, so post-hooks see its result.
 	end *outcome
 	ran bool
+
+	// tracing (tracing.go): the span of the request that brought the call
+	// in, and the call's own span; both empty when tracing is off.
+	parent trace.SpanContext
+	span   trace.Span
 }
 
 // Execute runs one tool_use in a session and returns its tool_result and
@@ -79,7 +93,8 @@ type callState struct {
 // at the two edges: the tool_use before prepare, the tool_result after
 // runCall.
 func (c *Coordinator) Execute(ctx context.Context, s *Session, msgID string, use api.ToolUse) (api.ToolResult, api.CallRecord) {
-	cs := c.prepare(use)
+	cs := c.prepare(s, use)
+	cs.parent = c.tracer.parentOf(ctx)
 	cs.requestID = requestIDFrom(ctx)
 	e, fresh := c.enqueue(s, msgID, cs)
 	if !fresh {
@@ -104,6 +119,7 @@ func (c *Coordinator) Execute(ctx context.Context, s *Session, msgID string, use
 //	approval   again, when that judgement or a hook asks and the user has
 //	           not approved the call as it will run
 //	execute    the handler, with partial output as events
+//	reword     the dialect's outbound edge: the result in its model's words
 //	post-hooks PostToolUse hooks: added context, block
 //	loop guard a warning when the model repeats the same call
 //	record     tool_result, call record, tool.finished, metrics, log line
@@ -113,12 +129,14 @@ func (c *Coordinator) Execute(ctx context.Context, s *Session, msgID string, use
 func (c *Coordinator) runCall(s *Session, e *callEntry, cs *callState) (api.ToolResult, api.CallRecord) {
 	ctx, start := e.ctx, time.Now()
 	cs.begin(s, e, c.logger)
+	ctx = c.tracer.startCall(ctx, cs)
 	c.checkPolicy(cs)
 	c.approve(ctx, cs)
 	c.preHooks(ctx, cs)
 	c.checkPolicy(cs)
 	c.approve(ctx, cs)
 	c.execute(ctx, cs)
+	c.reword(cs)
 	c.postHooks(ctx, cs)
 	c.guardLoop(cs)
 	return c.record(cs, time.Since(start))
@@ -143,8 +161,14 @@ func (cs *callState) stop(out outcome) { cs.end = &out }
 func (c *Coordinator) enqueue(s *Session, msgID string, cs *callState) (*callEntry, bool) {
 	e, fresh := s.claim(cs.use, msgID, cs.interrupt())
 	if fresh {
+		cs.repeats = s.loop.see(loopKey(cs))
 		rec := e.record
 		s.Events.Append(api.Event{Type: api.EventToolQueued, MessageID: msgID, ToolUseID: cs.use.ID, Call: &rec})
+		// Kept in block order, so the session holds the checklist the
+		// model wrote last even when calls run side by side.
+		if cs.hasProgress {
+			s.noteTaskProgress(msgID, cs.use.ID, cs.progress)
+		}
 	}
 	return e, fresh
 }
@@ -164,25 +188,35 @@ func (c *Coordinator) await(ctx context.Context, s *Session, e *callEntry) (api.
 	return e.result, e.record
 }
 
-// prepare is the first stage: lookup (MCP name normalization, then the
-// registry), task_progress taken out, string coercion, decode and
-// validate. A call that fails to prepare ends here and never runs.
-func (c *Coordinator) prepare(use api.ToolUse) *callState {
+// prepare is the first stage: the dialect's inbound edge (which also
+// normalizes MCP names), lookup in the registry, task_progress taken out,
+// string coercion, decode and validate. A call that fails to prepare ends
+// here and never runs.
+func (c *Coordinator) prepare(s *Session, use api.ToolUse) *callState {
 	cs := &callState{use: use}
-	name, raw := normalizeName(use.Name, use.Input)
-	if name == use.Name {
-		// An MCP tool's input is its own arguments; every other tool may
-		// carry the conversation's checklist.
+	d := s.Dialect()
+	name, raw, dc, stop := c.translate(d, use)
+	if stop != nil {
+		cs.stop(*stop)
+		return cs
+	}
+	cs.dialect = dc
+	if dc == nil && name == use.Name {
+		// An MCP tool's input is its own arguments; every other Cline
+		// tool may carry the conversation's checklist.
 		raw, cs.progress, cs.hasProgress = splitTaskProgress(raw)
 	}
 	tool, owned := c.registry.lookup(name)
+	if dc != nil {
+		tool, owned = c.registry.lookupTarget(name)
+	}
 	switch {
 	case !owned:
 		cs.stop(failure(api.StatusFailed, api.ToolCodeNotOwned,
 			fmt.Sprintf("Tool %s is handled by the client, not by toolgate.", name)))
 		return cs
 	case tool == nil:
-		msg := "No handler registered for tool: " + use.Name
+		msg := c.unknownToolMessage(d, use.Name)
 		if name == UseMCPTool {
 			msg += " (no MCP servers are configured on this toolgate)"
 		}
@@ -193,7 +227,15 @@ func (c *Coordinator) prepare(use api.ToolUse) *callState {
 	cs.tool, cs.raw = tool, raw
 	in, err := decodeInput(tool, c.validate, raw)
 	if err != nil {
-		cs.stop(failure(api.StatusInvalid, api.ToolCodeInvalid, invalidInputText(err)))
+		text := err.Error()
+		if dc == nil {
+			text = invalidInputText(err)
+		}
+		cs.stop(failure(api.StatusInvalid, api.ToolCodeInvalid, text))
+		return cs
+	}
+	if out := c.mcpUnreachable(tool, raw); out != nil {
+		cs.stop(*out)
 		return cs
 	}
 	cs.input = in
@@ -229,6 +271,8 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 	if !cs.running() {
 		return
 	}
+	ctx, span := c.tracer.stage(ctx, cs, "execute")
+	defer span.End()
 	s, e := cs.s, cs.e
 	rec, ok := s.start(e)
 	if !ok {
@@ -242,12 +286,14 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 	s.Events.Append(api.Event{Type: api.EventToolStarted, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Call: &rec})
 	call := &Call{
 		ToolUseID: rec.ToolUseID, Name: cs.tool.Name, SessionID: s.ID, Workspace: c.workspace, Logger: cs.logger, Files: s.Files,
+		SessionDone: s.Done(),
 	}
 	call.Attach(callRuntime{
 		Output: func(stream, chunk string) {
 			s.Events.Append(api.Event{Type: api.EventToolOutput, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Stream: stream, Chunk: chunk})
 		},
 		Ignored: cs.ignored,
+		Todos:   s.SetTodos,
 		Keep:    func(o KeptOutput) { s.keepOutput(e, o) },
 		Await: func(ctx context.Context, req api.InputRequest) (string, error) {
 			return c.awaitInput(ctx, s, e, req)
@@ -312,16 +358,14 @@ func (c *Coordinator) record(cs *callState, dur time.Duration) (api.ToolResult, 
 	}
 	rec := s.finish(cs.e, out.status, dur, detail, res)
 	s.Events.Append(api.Event{Type: api.EventToolFinished, MessageID: rec.MessageID, ToolUseID: use.ID, Call: &rec, Result: &res})
-	if cs.hasProgress {
-		s.noteTaskProgress(rec.MessageID, use.ID, cs.progress)
-	}
 	// A call is counted under its registered name; one that resolved to
 	// no tool under the catch-all series.
 	metricTool := ""
 	if cs.tool != nil {
 		metricTool = cs.tool.Name
 	}
-	c.metrics.observe(metricTool, out.status, dur)
+	c.metrics.observe(c.metricLabel(cs, metricTool), out.status, dur, cs.span)
+	c.tracer.endCall(cs, out)
 	cs.logger.Info("tool call", "status", out.status, "duration_ms", rec.DurationMS)
 	return res, rec
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/mcphub"
 )
 
 // fileIn and cmdIn are the inputs of the test tools.
@@ -115,6 +116,17 @@ func policyTools(r *ran) []Registration {
 	}
 }
 
+// policyHub configures the MCP servers the policy tests name, never
+// started: calls to them pass the prepare step's check (their tools are
+// not known yet) and reach the policy.
+func policyHub() *mcphub.Hub {
+	servers := map[string]mcphub.ServerConfig{}
+	for _, name := range []string{"github", "evil", "docs", "s"} {
+		servers[name] = mcphub.ServerConfig{Command: "unused"}
+	}
+	return mcphub.New(mcphub.Settings{MCPServers: servers}, mcphub.Options{})
+}
+
 // testPolicy is a coordinator over a temporary workspace holding files.
 type testPolicy struct {
 	c   *Coordinator
@@ -139,7 +151,7 @@ func newTestPolicy(t *testing.T, cfg Config, files map[string]string) *testPolic
 		t.Fatal(err)
 	}
 	r := &ran{}
-	c := New(Options{Config: cfg, Workspace: ws, Tools: policyTools(r),
+	c := New(Options{Config: cfg, Workspace: ws, Tools: policyTools(r), MCP: policyHub(),
 		MCPAutoApprove: func(server, tool string) bool { return server == "docs" && tool == "search" }})
 	t.Cleanup(func() { c.Close(); ws.Close() })
 	return &testPolicy{c: c, dir: ws.Dir, ran: r}

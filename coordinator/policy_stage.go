@@ -1,6 +1,8 @@
 package coordinator
 
 import (
+	"context"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,6 +34,8 @@ func (c *Coordinator) checkPolicy(cs *callState) {
 		return
 	}
 	cs.judged = true
+	_, span := c.tracer.stage(context.Background(), cs, "policy")
+	defer span.End()
 	if cs.s.policy.wasRejected(cs.e.record.MessageID) {
 		cs.stop(failure(api.StatusSkipped, api.ToolCodeSkipped, skippedMessage))
 		return

@@ -59,7 +59,7 @@ func (r *recorder) session(s *Session) {
 	}
 	v := s.View()
 	rules, _ := json.Marshal(v.Permissions)
-	_ = r.apply(true, store.PutSession{Session: store.Session{ID: v.ID, Mode: string(v.Mode), Rules: rules,
+	_ = r.apply(true, store.PutSession{Session: store.Session{ID: v.ID, Mode: string(v.Mode), Dialect: string(v.Dialect), Rules: rules,
 		CreatedAt: v.CreatedAt, UpdatedAt: time.Now().UTC()}})
 }
 
@@ -86,11 +86,15 @@ func (a *audit) decide(decision, by string) { a.decision, a.decidedBy = decision
 // callStarted records that a call is about to run. For a call with
 // effects, an error means it must not run: after a crash nobody would know
 // it had.
+//
+// A call without effects is not recorded until it ends: running it again
+// after a crash changes nothing, and one write per call keeps the store
+// off the request path's budget.
 func (r *recorder) callStarted(s *Session, e *callEntry) error {
-	if r == nil {
+	if r == nil || !e.audit.effects {
 		return nil
 	}
-	return r.apply(e.audit.effects, store.PutCall{Call: r.row(s, e, nil, false)})
+	return r.apply(true, store.PutCall{Call: r.row(s, e, nil, false)})
 }
 
 // callAwaiting records a call awaiting approval, with its whole input, so

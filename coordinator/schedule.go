@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/toolgate/toolgate/api"
 )
 
@@ -31,9 +33,11 @@ type task struct {
 // call behind a waiting unsafe one waits too. Calls may be added while
 // earlier ones run: that is the streaming executor.
 type scheduler struct {
-	c       *Coordinator
-	s       *Session
-	msgID   string
+	c     *Coordinator
+	s     *Session
+	msgID string
+	// parent is the span of the request that posted the message.
+	parent  trace.SpanContext
 	max     int
 	cascade []string
 	// requestID is the HTTP request that brought the message, for the
@@ -62,7 +66,8 @@ func (c *Coordinator) newScheduler(s *Session, msgID string) *scheduler {
 // add prepares and claims a tool_use and starts it as soon as the order
 // allows. It emits tool.queued before returning.
 func (sc *scheduler) add(use api.ToolUse) {
-	p := sc.c.prepare(use)
+	p := sc.c.prepare(sc.s, use)
+	p.parent = sc.parent
 	p.requestID = sc.requestID
 	sc.mu.Lock()
 	defer sc.mu.Unlock()

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/coordinator/mcphub"
@@ -36,8 +37,9 @@ type fixtureOptions struct {
 	config      coordinator.Config
 	tools       []coordinator.Registration // nil: handlers.Default()
 	mcp         *mcphub.Hub
-	logger      *slog.Logger // nil: discarded
-	server      Config       // the server's config; Token must be set
+	tracing     trace.TracerProvider // nil: tracing off
+	logger      *slog.Logger         // nil: discarded
+	server      Config               // the server's config; Token must be set
 	// before adjusts both configs once the listener's address is known.
 	before func(url string, port int, c *coordinator.Config, s *Config)
 }
@@ -69,14 +71,16 @@ func newFixture(tb testing.TB, o fixtureOptions) *fixture {
 	if o.before != nil {
 		o.before(f.url, f.port, &o.config, &o.server)
 	}
+	var dialects []coordinator.Dialect
 	if o.tools == nil {
-		o.tools = handlers.Default()
+		o.tools, dialects = handlers.Default(), handlers.Dialects()
 	}
 	if o.logger == nil {
 		o.logger = discardLogger()
 	}
-	f.coord = coordinator.New(coordinator.Options{Config: o.config, Workspace: ws, Tools: o.tools,
-		Logger: o.logger, Registerer: f.reg, MCP: o.mcp})
+	f.coord = coordinator.New(coordinator.Options{Config: o.config, Workspace: ws, Tools: o.tools, Dialects: dialects,
+		Logger: o.logger, Registerer: f.reg, MCP: o.mcp, Tracing: o.tracing})
+	o.server.Tracing = o.tracing != nil
 	_, router := loadSpec(tb)
 	check := &conformance{router: router, next: New(o.logger, f.coord, f.reg, o.server)}
 	f.ts.Config.Handler = check

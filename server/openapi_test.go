@@ -24,6 +24,7 @@ import (
 // loadSpec parses and validates openapi.yaml.
 func loadSpec(t testing.TB) (*openapi3.T, routers.Router) {
 	t.Helper()
+	registerConsoleDecoders()
 	loader := openapi3.NewLoader()
 	doc, err := loader.LoadFromData(toolgate.OpenAPI)
 	if err != nil {

@@ -18,7 +18,7 @@ func (s *Server) routes() http.Handler {
 	r.MethodNotAllowed(s.handleMethodNotAllowed)
 
 	r.Get("/healthz", s.handleHealth)
-	r.Method(http.MethodGet, "/metrics", promhttp.HandlerFor(s.gather, promhttp.HandlerOpts{}))
+	r.Method(http.MethodGet, "/metrics", promhttp.HandlerFor(s.gather, promhttp.HandlerOpts{EnableOpenMetrics: true}))
 	r.Get("/openapi.yaml", s.handleOpenAPI)
 	r.Get("/", s.handleConsole)
 	r.Get("/console/{file}", s.handleConsoleFile)
@@ -65,6 +65,6 @@ func (s *Server) routes() http.Handler {
 // Host/Origin, CORS.
 func (s *Server) middleware() []func(http.Handler) http.Handler {
 	return []func(http.Handler) http.Handler{
-		middleware.RequestID, s.requestLog, s.instrument, s.recoverer, s.bodyDeadline, s.checkHostAndOrigin, s.cors,
+		middleware.RequestID, s.requestLog, s.instrument, s.recoverer, s.bodyDeadline, s.checkHostAndOrigin, s.cors, s.traceContext,
 	}
 }

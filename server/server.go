@@ -39,6 +39,9 @@ type Config struct {
 	SSEStallTimeout coordinator.Duration `json:"sse_stall_timeout,omitempty"`
 	// SSEHeartbeat is the idle time after which a keep-alive comment is sent.
 	SSEHeartbeat time.Duration `json:"-"`
+	// Tracing says spans are recorded: a request's traceparent then
+	// becomes the parent of its calls' spans.
+	Tracing bool `json:"-"`
 	// Version is reported by toolgate_build_info.
 	Version string `json:"-"`
 }

@@ -60,9 +60,9 @@ func newWebEnv(t *testing.T, edit func(*Config), files map[string]string) *webEn
 }
 
 // registerConsoleDecoders teaches the contract checker the console's
-// content types, which it cannot decode by itself.
+// content types and OpenMetrics, which it cannot decode by itself.
 var registerConsoleDecoders = sync.OnceFunc(func() {
-	for _, ct := range []string{"text/html", "text/css", "text/javascript"} {
+	for _, ct := range []string{"text/html", "text/css", "text/javascript", "application/openmetrics-text"} {
 		openapi3filter.RegisterBodyDecoder(ct, openapi3filter.PlainBodyDecoder)
 	}
 })

@@ -100,6 +100,13 @@ func (l loadResult) p99() time.Duration {
 // load sends clients x perClient requests, each a fresh tool_use id (a
 // repeated id would be answered from the session's record).
 func load(b *testing.B, url, token string, clients, perClient int, seq *atomic.Int64) loadResult {
+	return loadBodies(b, url, token, clients, perClient, seq, func(n int64) string {
+		return fmt.Sprintf(`{"type":"tool_use","id":"toolu_%d","name":"read_file","input":{"path":"one_kb.txt"}}`, n)
+	})
+}
+
+// loadBodies is load with the request body built from each call's number.
+func loadBodies(b *testing.B, url, token string, clients, perClient int, seq *atomic.Int64, body func(n int64) string) loadResult {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
 	defer client.CloseIdleConnections()
 	lat := make([][]time.Duration, clients)
@@ -110,8 +117,7 @@ func load(b *testing.B, url, token string, clients, perClient int, seq *atomic.I
 		go func() {
 			defer wg.Done()
 			for range perClient {
-				body := fmt.Sprintf(`{"type":"tool_use","id":"toolu_%d","name":"read_file","input":{"path":"one_kb.txt"}}`, seq.Add(1))
-				req, _ := http.NewRequest("POST", url, bytes.NewReader([]byte(body)))
+				req, _ := http.NewRequest("POST", url, bytes.NewReader([]byte(body(seq.Add(1)))))
 				req.Header.Set("Authorization", "Bearer "+token)
 				req.Header.Set("Content-Type", "application/json")
 				t0 := time.Now()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/internal/telemetry"
 	"github.com/toolgate/toolgate/server"
 )
 
@@ -18,6 +19,8 @@ type fileConfig struct {
 	Server      server.Config      `json:"server"`
 	Coordinator coordinator.Config `json:"policy"`
 	Store       storeConfig        `json:"store"`
+	// Telemetry turns OTLP trace export on (see internal/telemetry).
+	Telemetry telemetry.Config `json:"telemetry"`
 }
 
 // loadConfig reads the configuration file; no file means the defaults.

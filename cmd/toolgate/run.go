@@ -17,7 +17,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/handlers"
+	"github.com/toolgate/toolgate/internal/telemetry"
 	"github.com/toolgate/toolgate/server"
+	"go.opentelemetry.io/otel/trace"
 )
 
 const usage = `toolgate executes AI coding agents' tool calls over HTTP.
@@ -147,17 +149,32 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdin
 		// Subagent runners call back on this machine.
 		cfg.Coordinator.Subagents.ToolgateURL = selfURL(ln.Addr())
 	}
+	tracing, err := telemetry.Setup(ctx, cfg.Telemetry, getenv, version)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		flushCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = tracing.Shutdown(flushCtx)
+	}()
+	var tp trace.TracerProvider
+	if tracing.Enabled {
+		tp = tracing.Provider
+		logger.Info("tracing", "exporter", "otlp")
+	}
 	reg := prometheus.NewRegistry()
 	coord := coordinator.New(coordinator.Options{
-		Config: cfg.Coordinator, Workspace: ws, Tools: handlers.Default(), Logger: logger, Registerer: reg, MCP: hub,
-		Store: st, Undo: handlers.RestoreUndo,
+		Config: cfg.Coordinator, Workspace: ws, Tools: handlers.Default(),
+		Dialects: handlers.Dialects(), Logger: logger, Registerer: reg, MCP: hub,
+		Store: st, Undo: handlers.RestoreUndo, Tracing: tp,
 	})
 	if err := coord.Restore(); err != nil {
 		coord.Close()
 		return fmt.Errorf("restore from the store: %w", err)
 	}
 	scfg := cfg.Server
-	scfg.Token, scfg.Port, scfg.Version = token, port, version
+	scfg.Token, scfg.Port, scfg.Version, scfg.Tracing = token, port, version, tracing.Enabled
 	srv := newHTTPServer(server.New(logger, coord, reg, scfg), logger)
 	fmt.Fprintf(stdout, "toolgate listening on http://%s\n", net.JoinHostPort(hostOf(ln.Addr()), strconv.Itoa(port)))
 	logger.Info("serving", "addr", ln.Addr().String(), "workspace", ws.Dir)

@@ -49,6 +49,8 @@ func (s *server) callTool(ctx context.Context, tool string, args map[string]any,
 		defer s.progress.Delete(tok)
 		params.SetProgressToken(tok)
 	}
+	ctx, span := s.traceCall(ctx, t.Name, params)
+	defer span.End()
 	ctx, cancel := s.withTimeout(ctx)
 	defer cancel()
 	res, err := sess.CallTool(ctx, params)

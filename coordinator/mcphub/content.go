@@ -1,7 +1,6 @@
 package mcphub
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -11,7 +10,7 @@ import (
 )
 
 // Blocks maps a tool result's content to tool_result blocks: text stays
-// text, images stay images, and what the Messages API cannot carry in a
+// text, images stay images (as PNG, JPEG, GIF or WebP; see imageBlock), and what the Messages API cannot carry in a
 // tool_result (audio, binary resources, links) becomes a text note. When
 // the result has only structured content, that is given as JSON text.
 func Blocks(res *mcp.CallToolResult) []api.Content {
@@ -32,7 +31,7 @@ func block(c mcp.Content) api.Content {
 	case *mcp.TextContent:
 		return api.TextContent(c.Text)
 	case *mcp.ImageContent:
-		return image(c.MIMEType, c.Data)
+		return imageBlock(c.MIMEType, c.Data)
 	case *mcp.AudioContent:
 		return api.TextContent(fmt.Sprintf("[audio: %s, %d bytes]", c.MIMEType, len(c.Data)))
 	case *mcp.EmbeddedResource:
@@ -52,13 +51,7 @@ func ResourceBlock(r *mcp.ResourceContents) api.Content {
 	case r.Blob == nil:
 		return api.TextContent(r.Text)
 	case strings.HasPrefix(r.MIMEType, "image/"):
-		return image(r.MIMEType, r.Blob)
+		return imageBlock(r.MIMEType, r.Blob)
 	}
 	return api.TextContent(fmt.Sprintf("[resource %s: %s, %d bytes]", r.URI, r.MIMEType, len(r.Blob)))
-}
-
-func image(mime string, data []byte) api.Content {
-	return api.Content{Type: api.TypeImage, Source: &api.ImageSource{
-		Type: "base64", MediaType: mime, Data: base64.StdEncoding.EncodeToString(data),
-	}}
 }

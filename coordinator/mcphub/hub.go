@@ -138,6 +138,21 @@ func (h *Hub) Tools() []Tool {
 	return out
 }
 
+// Listed is the mcp__<server>__<tool> name of a tool the server lists now,
+// given either spelling of the server and tool; false when it lists no
+// such tool.
+func (h *Hub) Listed(server, tool string) (string, bool) {
+	s, err := h.server(server)
+	if err != nil {
+		return "", false
+	}
+	t := s.findTool(tool)
+	if t == nil {
+		return "", false
+	}
+	return ListedName(s.name, t.Name), true
+}
+
 // AutoApprove reports whether a server's autoApprove list names a tool.
 func (h *Hub) AutoApprove(server, tool string) bool {
 	s, err := h.server(server)

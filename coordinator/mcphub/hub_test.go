@@ -69,6 +69,31 @@ func TestHubStdio(t *testing.T) {
 			t.Errorf("media blocks = %+v, want image, audio note, resource text", b)
 		}
 	})
+	t.Run("images the Messages API refuses", func(t *testing.T) {
+		res, err := h.CallTool(ctx, "test", "images", nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := Blocks(res)
+		if len(b) != 4 {
+			t.Fatalf("blocks = %+v, want 4", b)
+		}
+		assertMessageTypes(t, b)
+		if b[0].Type != api.TypeImage || b[0].Source.MediaType != "image/png" {
+			t.Errorf("bmp block = %+v, want a PNG image", b[0])
+		} else if img := decodePNG(t, b[0].Source.Data); img.Bounds().Dx() != 3 || img.Bounds().Dy() != 2 {
+			t.Errorf("converted bmp is %v, want 3x2", img.Bounds())
+		}
+		if b[1].Type != api.TypeText || !strings.Contains(b[1].Text, "<svg") {
+			t.Errorf("svg block = %+v, want its source as text", b[1])
+		}
+		if b[2].Type != api.TypeText || !strings.Contains(b[2].Text, "image/x-icon") {
+			t.Errorf("ico block = %+v, want a note naming the type", b[2])
+		}
+		if b[3].Type != api.TypeImage || b[3].Source.MediaType != "image/png" {
+			t.Errorf("mislabelled png = %+v, want image/png", b[3])
+		}
+	})
 	t.Run("resource", func(t *testing.T) {
 		res, err := h.ReadResource(ctx, "test", "mem://hello")
 		if err != nil {

@@ -2,9 +2,12 @@
 
 package store
 
-import "os"
+import (
+	"os"
+	"time"
+)
 
 // lockFile only creates the lock file where flock does not exist.
-func lockFile(path string) (*os.File, error) {
+func lockFile(path string, _ time.Duration) (*os.File, error) {
 	return os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync/atomic"
+	"time"
 
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, pure Go
 )
@@ -22,6 +23,12 @@ type SQLite struct {
 	seq  atomic.Int64
 	w    *writer
 }
+
+// lockWait is how long Open waits for another process to let go of the
+// lock. A toolgate that was just killed can hold it a moment after its
+// parent saw it exit (the kernel releases its files as it tears the
+// process down), and a supervisor restarts it at once.
+const lockWait = 15 * time.Second
 
 // Options tune Open.
 type Options struct {
@@ -47,7 +54,7 @@ func Open(ctx context.Context, path string, o Options) (*SQLite, error) {
 	}
 	s := &SQLite{}
 	if !o.ReadOnly {
-		lock, err := lockFile(path + ".lock")
+		lock, err := lockFile(path+".lock", lockWait)
 		if err != nil {
 			return nil, err
 		}
@@ -67,7 +74,13 @@ func Open(ctx context.Context, path string, o Options) (*SQLite, error) {
 	if !o.ReadOnly {
 		// The file holds inputs and results: only its owner may read it.
 		_ = os.Chmod(path, 0o600)
-		s.w = startWriter(db, o.OnError)
+		w, err := startWriter(ctx, db, o.OnError)
+		if err != nil {
+			db.Close()
+			s.unlock()
+			return nil, err
+		}
+		s.w = w
 	}
 	return s, nil
 }

@@ -12,7 +12,8 @@ import (
 // busy server pays one commit (and one fsync) for many calls, and no
 // request waits on SQLite unless it asked to be durable.
 type writer struct {
-	db      *sql.DB
+	conn    *sql.Conn // the writer's own connection, its statements prepared once
+	upsert  *sql.Stmt // upsertCall on conn
 	onError func(error)
 	queue   chan request
 	done    chan struct{}
@@ -29,10 +30,19 @@ type request struct {
 // maxBatch bounds how many requests one transaction commits.
 const maxBatch = 512
 
-func startWriter(db *sql.DB, onError func(error)) *writer {
-	w := &writer{db: db, onError: onError, queue: make(chan request, 4096), done: make(chan struct{})}
+func startWriter(ctx context.Context, db *sql.DB, onError func(error)) (*writer, error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	upsert, err := conn.PrepareContext(ctx, upsertCall)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	w := &writer{conn: conn, upsert: upsert, onError: onError, queue: make(chan request, 4096), done: make(chan struct{})}
 	go w.loop()
-	return w
+	return w, nil
 }
 
 func (w *writer) apply(durable bool, ops []Op) error {
@@ -66,6 +76,8 @@ func (w *writer) close() {
 
 func (w *writer) loop() {
 	defer close(w.done)
+	defer w.conn.Close()
+	defer w.upsert.Close()
 	batch := make([]request, 0, maxBatch)
 	for r := range w.queue {
 		batch = append(batch[:0], r)
@@ -96,13 +108,14 @@ func (w *writer) loop() {
 // commit applies a batch in one transaction.
 func (w *writer) commit(batch []request) error {
 	ctx := context.Background()
-	tx, err := w.db.BeginTx(ctx, nil)
+	tx, err := w.conn.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", err)
 	}
+	upsert := tx.StmtContext(ctx, w.upsert)
 	for _, r := range batch {
 		for _, o := range r.ops {
-			if err := exec(ctx, tx, o); err != nil {
+			if err := exec(ctx, tx, upsert, o); err != nil {
 				_ = tx.Rollback()
 				return fmt.Errorf("store: %T: %w", o, err)
 			}
@@ -123,12 +136,12 @@ ON CONFLICT (seq) DO UPDATE SET message_id=excluded.message_id, tool=excluded.to
 	approval_reason=excluded.approval_reason, duration_ms=excluded.duration_ms, result=excluded.result,
 	result_bytes=excluded.result_bytes, discarded=excluded.discarded`
 
-func exec(ctx context.Context, tx *sql.Tx, o Op) error {
+func exec(ctx context.Context, tx *sql.Tx, upsert *sql.Stmt, o Op) error {
 	var err error
 	switch o := o.(type) {
 	case PutCall:
 		c := o.Call
-		_, err = tx.ExecContext(ctx, upsertCall, c.Seq, c.SessionID, c.ToolUseID, c.MessageID, c.Tool, nullBytes(c.Input),
+		_, err = upsert.ExecContext(ctx, c.Seq, c.SessionID, c.ToolUseID, c.MessageID, c.Tool, nullBytes(c.Input),
 			c.InputSHA256, c.InputBytes, c.State, c.Status, c.ErrorCode, c.Decision, c.DecidedBy, c.ApprovalReason,
 			c.StartedAt.UnixNano(), c.DurationMS, nullBytes(c.Result), c.ResultBytes, c.Discarded)
 	case PutSession:

@@ -4,20 +4,25 @@
 //
 // Tools: echo (read-only), slow (progress, then waits to be cancelled;
 // -cancelled names a file it writes when that happens), fail (isError),
-// media (image, audio and resource contents), crash (exits the process),
+// media (image, audio and resource contents), images (BMP, SVG, ICO and a
+// mislabelled PNG), crash (exits the process),
 // grow (adds a tool, which sends list_changed). Resource: mem://hello.
 package main
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
+	"image"
+	"image/png"
 	"log"
 	"net"
 	"net/http"
 	"os"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/image/bmp"
 )
 
 type echoIn struct {
@@ -71,6 +76,11 @@ func newServer(cancelled string) *mcp.Server {
 		func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "echo: " + in.Text}}}, nil, nil
 		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "traceparent", Description: "Answer the traceparent the request's _meta carried.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(_ context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			tp, _ := req.Params.Meta["traceparent"].(string)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "traceparent: " + tp}}}, nil, nil
+		})
 	mcp.AddTool(srv, &mcp.Tool{Name: "slow", Description: "Report progress, then wait until cancelled."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in slowIn) (*mcp.CallToolResult, any, error) {
 			for i := range in.Steps {
@@ -92,9 +102,20 @@ func newServer(cancelled string) *mcp.Server {
 	mcp.AddTool(srv, &mcp.Tool{Name: "media", Description: "Return one of each content kind."},
 		func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, any, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{
-				&mcp.ImageContent{MIMEType: "image/png", Data: []byte("png")},
+				&mcp.ImageContent{MIMEType: "image/png", Data: tinyPNG()},
 				&mcp.AudioContent{MIMEType: "audio/wav", Data: []byte("wav")},
 				&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "mem://r", MIMEType: "text/plain", Text: "inline"}},
+			}}, nil, nil
+		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "images", Description: "Return images the Messages API does not take: BMP, SVG, ICO."},
+		func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, any, error) {
+			var b bytes.Buffer
+			_ = bmp.Encode(&b, image.NewRGBA(image.Rect(0, 0, 3, 2)))
+			return &mcp.CallToolResult{Content: []mcp.Content{
+				&mcp.ImageContent{MIMEType: "image/bmp", Data: b.Bytes()},
+				&mcp.ImageContent{MIMEType: "image/svg+xml", Data: []byte(`<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"><rect width="4" height="4"/></svg>`)},
+				&mcp.ImageContent{MIMEType: "image/x-icon", Data: []byte("\x00\x00\x01\x00\x01\x00")},
+				&mcp.ImageContent{MIMEType: "image/jpeg", Data: tinyPNG()}, // mislabelled
 			}}, nil, nil
 		})
 	mcp.AddTool(srv, &mcp.Tool{Name: "crash", Description: "Exit the server process."},
@@ -115,4 +136,11 @@ func newServer(cancelled string) *mcp.Server {
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "mem://hello", MIMEType: "text/plain", Text: "hello resource"}}}, nil
 		})
 	return srv
+}
+
+// tinyPNG is a real 1x1 PNG.
+func tinyPNG() []byte {
+	var b bytes.Buffer
+	_ = png.Encode(&b, image.NewRGBA(image.Rect(0, 0, 1, 1)))
+	return b.Bytes()
 }

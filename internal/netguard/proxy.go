@@ -1,0 +1,183 @@
+package netguard
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+)
+
+// Proxy is a forward HTTP proxy that reaches only what its guard allows. A
+// browser started with --proxy-server pointing at it sends every request
+// through it (https and WebSockets as CONNECT tunnels), so redirects, links
+// and scripts are held to the same address rules as the first URL, checked
+// where the connection is made, after DNS.
+type Proxy struct {
+	guard    Guard
+	dialer   *net.Dialer
+	ln       net.Listener
+	srv      *http.Server
+	onRefuse func(target string, err error)
+
+	mu      sync.Mutex
+	tunnels map[net.Conn]struct{}
+}
+
+// StartProxy listens on a loopback port. onRefuse, if set, hears about
+// each refused request.
+func StartProxy(g Guard, onRefuse func(target string, err error)) (*Proxy, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	p := &Proxy{guard: g, ln: ln, onRefuse: onRefuse, tunnels: map[net.Conn]struct{}{},
+		dialer: &net.Dialer{Timeout: 30 * time.Second, Control: g.Control}}
+	transport := &http.Transport{Proxy: nil, DialContext: p.dialer.DialContext, MaxIdleConnsPerHost: 4,
+		IdleConnTimeout: 30 * time.Second, ResponseHeaderTimeout: 60 * time.Second}
+	p.srv = &http.Server{Handler: p.handler(transport), ReadHeaderTimeout: 10 * time.Second}
+	go p.srv.Serve(ln)
+	return p, nil
+}
+
+// Addr is the proxy's host:port.
+func (p *Proxy) Addr() string { return p.ln.Addr().String() }
+
+// Close stops the proxy and every tunnel through it.
+func (p *Proxy) Close() error {
+	err := p.srv.Close()
+	p.mu.Lock()
+	for c := range p.tunnels {
+		c.Close()
+	}
+	p.mu.Unlock()
+	return err
+}
+
+func (p *Proxy) handler(transport *http.Transport) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodConnect {
+			p.tunnel(w, r)
+			return
+		}
+		p.forward(w, r, transport)
+	})
+}
+
+// refuse answers a refused request with a page that says why, which is
+// what the browser shows and the screenshot captures.
+func (p *Proxy) refuse(w http.ResponseWriter, target string, err error) {
+	if p.onRefuse != nil {
+		p.onRefuse(target, err)
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(http.StatusForbidden)
+	fmt.Fprintf(w, "toolgate refused to load %s: %v\n", target, err)
+}
+
+// forward relays a plain-http request.
+func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, transport *http.Transport) {
+	if r.URL.Scheme == "" || r.URL.Host == "" {
+		http.Error(w, "not a proxy request", http.StatusBadRequest)
+		return
+	}
+	if err := p.guard.CheckURL(r.URL); err != nil {
+		p.refuse(w, r.URL.Redacted(), err)
+		return
+	}
+	out := r.Clone(r.Context())
+	out.RequestURI = ""
+	for _, h := range []string{"Proxy-Connection", "Proxy-Authorization", "Connection", "Keep-Alive", "Te", "Trailer", "Upgrade"} {
+		out.Header.Del(h)
+	}
+	resp, err := transport.RoundTrip(out)
+	if err != nil {
+		if _, ok := Refused(err); ok {
+			p.refuse(w, r.URL.Redacted(), err)
+			return
+		}
+		http.Error(w, "toolgate proxy: "+err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	for k, vs := range resp.Header {
+		if k == "Connection" || k == "Keep-Alive" {
+			continue
+		}
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
+	w.WriteHeader(resp.StatusCode)
+	io.Copy(w, resp.Body)
+}
+
+// tunnel serves CONNECT: it dials the target through the guard and pipes
+// bytes both ways.
+func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
+	host, port, err := net.SplitHostPort(r.Host)
+	if err != nil {
+		http.Error(w, "bad CONNECT target", http.StatusBadRequest)
+		return
+	}
+	scheme := "https"
+	if port == "80" {
+		scheme = "http"
+	}
+	target := &url.URL{Scheme: scheme, Host: net.JoinHostPort(host, port)}
+	if err := p.guard.CheckURL(target); err != nil {
+		p.refuse(w, r.Host, err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
+	upstream, err := p.dialer.DialContext(ctx, "tcp", r.Host)
+	cancel()
+	if err != nil {
+		if _, ok := Refused(err); ok {
+			p.refuse(w, r.Host, err)
+			return
+		}
+		http.Error(w, "toolgate proxy: "+err.Error(), http.StatusBadGateway)
+		return
+	}
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		upstream.Close()
+		http.Error(w, "tunnels unsupported", http.StatusInternalServerError)
+		return
+	}
+	w.WriteHeader(http.StatusOK)
+	client, buf, err := hj.Hijack()
+	if err != nil {
+		upstream.Close()
+		return
+	}
+	p.track(client, upstream)
+	go func() {
+		defer p.untrack(client, upstream)
+		done := make(chan struct{}, 2)
+		go func() { io.Copy(upstream, buf); done <- struct{}{} }()
+		go func() { io.Copy(client, upstream); done <- struct{}{} }()
+		<-done
+	}()
+}
+
+func (p *Proxy) track(cs ...net.Conn) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range cs {
+		p.tunnels[c] = struct{}{}
+	}
+}
+
+func (p *Proxy) untrack(cs ...net.Conn) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range cs {
+		c.Close()
+		delete(p.tunnels, c)
+	}
+}
