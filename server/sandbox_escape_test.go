@@ -1,6 +1,9 @@
 package server
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -62,7 +65,27 @@ func newSandboxServer(t *testing.T, files map[string]string, mutate func(*coordi
 func (s *sandboxServer) run(t *testing.T, command string) (string, bool) {
 	t.Helper()
 	sid := s.session(t, api.Permissions{})
-	for ev := range s.sseMessage(t, sid, cmdUse("c1", command)) {
+	use := cmdUse("c1", command)
+	b, _ := json.Marshal(map[string]any{"role": "assistant", "content": []api.ToolUse{use}})
+	// A minute and a half: a fork bomb on a loaded machine takes a while to
+	// reach its limit.
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.url+"/v1/sessions/"+sid+"/messages", bytes.NewReader(b))
+	req.Header.Set("Authorization", "Bearer "+flowToken)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := make(chan api.Event, 64)
+	go func() {
+		defer close(events)
+		defer resp.Body.Close()
+		readSSE(resp.Body, events)
+	}()
+	for ev := range events {
 		switch ev.Type {
 		case api.EventToolAwaitingApproval:
 			s.decide(t, sid, "c1", api.DecisionRequest{Decision: "approve"})
