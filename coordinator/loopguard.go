@@ -67,7 +67,8 @@ func loopKey(cs *callState) string {
 
 // guardLoop appends Cline's warning (prompts/responses.ts repeatedToolCall)
 // to the result of a call that repeats the session's previous calls
-// exactly, once it reaches the configured count.
+// exactly, once it reaches the configured count. The count was taken when
+// the call was queued (enqueue).
 func (c *Coordinator) guardLoop(cs *callState) {
 	limit := c.cfg.LoopGuardRepeats
 	if limit < 0 {
@@ -76,7 +77,7 @@ func (c *Coordinator) guardLoop(cs *callState) {
 	if limit == 0 {
 		limit = defaultLoopRepeats
 	}
-	n := cs.s.loop.see(loopKey(cs))
+	n := cs.repeats
 	if n < limit {
 		return
 	}

@@ -42,6 +42,10 @@ type callState struct {
 	// input; hasProgress says the parameter was there.
 	progress    string
 	hasProgress bool
+	// repeats is how many identical calls in a row this one completes,
+	// counted when it is queued, so in the order the model emitted them
+	// even when calls run side by side.
+	repeats int
 
 	// requestID is the HTTP request that brought the call, for its logs.
 	requestID string
@@ -152,8 +156,14 @@ func (cs *callState) stop(out outcome) { cs.end = &out }
 func (c *Coordinator) enqueue(s *Session, msgID string, cs *callState) (*callEntry, bool) {
 	e, fresh := s.claim(cs.use, msgID, cs.interrupt())
 	if fresh {
+		cs.repeats = s.loop.see(loopKey(cs))
 		rec := e.record
 		s.Events.Append(api.Event{Type: api.EventToolQueued, MessageID: msgID, ToolUseID: cs.use.ID, Call: &rec})
+		// Kept in block order, so the session holds the checklist the
+		// model wrote last even when calls run side by side.
+		if cs.hasProgress {
+			s.noteTaskProgress(msgID, cs.use.ID, cs.progress)
+		}
 	}
 	return e, fresh
 }
@@ -328,9 +338,6 @@ func (c *Coordinator) record(cs *callState, dur time.Duration) (api.ToolResult, 
 	}
 	rec := s.finish(cs.e, out.status, dur, detail, res)
 	s.Events.Append(api.Event{Type: api.EventToolFinished, MessageID: rec.MessageID, ToolUseID: use.ID, Call: &rec, Result: &res})
-	if cs.hasProgress {
-		s.noteTaskProgress(rec.MessageID, use.ID, cs.progress)
-	}
 	// A call is counted under its registered name; one that resolved to
 	// no tool under the catch-all series.
 	metricTool := ""

@@ -20,6 +20,9 @@ type attemptCompletionIn struct {
 type planModeRespondIn struct {
 	Response string   `json:"response" validate:"required" jsonschema:"the response to the user in plan mode"`
 	Options  []string `json:"options,omitempty" jsonschema:"answers the user may pick from"`
+	// Cline's escape hatch for a model that realizes mid-answer it must
+	// explore first (PlanModeRespondHandler.ts).
+	NeedsMoreExploration bool `json:"needs_more_exploration,omitempty" jsonschema:"true to go on exploring with tools instead of waiting for the user's reply"`
 }
 
 // The user's answer as Cline passes it to the model, by tool
@@ -39,21 +42,31 @@ func completionAnswered(text string) tool.Result {
 	}}
 }
 
-// planAnswered is PlanModeRespondHandler's "<user_message>" text.
+// planAnswered is PlanModeRespondHandler's "<user_message>" text, or its
+// go-on note when the model asked to explore further (no text).
 func planAnswered(text string) tool.Result {
+	if text == "" {
+		return tool.TextResult("[You have indicated that you need more exploration. Proceed with calling tools to continue the planning process.]")
+	}
 	return tool.TextResult("<user_message>\n" + text + "\n</user_message>")
 }
 
 // interactive is a tool that puts its request before the user and waits
 // for the answer (state awaiting_input); format turns the answer into the
 // result.
-func interactive[In any](description string, format func(string) tool.Result, request func(name string, in *In) api.InputRequest) tool.Factory {
+// A nil request from request means the call answers at once, with
+// format("") and no question put to the user.
+func interactive[In any](description string, format func(string) tool.Result, request func(name string, in *In) *api.InputRequest) tool.Factory {
 	return func(name string, _ tool.Env) *tool.Tool {
 		return tool.NewTool(tool.Spec[In]{
 			Name:        name,
 			Description: description,
 			Run: func(ctx context.Context, call *tool.Call, in *In) (tool.Result, error) {
-				text, err := call.AwaitInput(ctx, request(name, in))
+				req := request(name, in)
+				if req == nil {
+					return format(""), nil
+				}
+				text, err := call.AwaitInput(ctx, *req)
 				if err != nil {
 					return tool.Result{}, err
 				}
@@ -65,15 +78,18 @@ func interactive[In any](description string, format func(string) tool.Result, re
 
 var (
 	newAskFollowupQuestion = interactive("Ask the user a question to gather information needed to complete the task. The call waits for the user's answer.", answered,
-		func(name string, in *askFollowupIn) api.InputRequest {
-			return api.InputRequest{Kind: name, Text: in.Question, Options: in.Options}
+		func(name string, in *askFollowupIn) *api.InputRequest {
+			return &api.InputRequest{Kind: name, Text: in.Question, Options: in.Options}
 		})
 	newAttemptCompletion = interactive("Present the result of the task to the user. The call waits for the user's response: feedback means the task goes on.", completionAnswered,
-		func(name string, in *attemptCompletionIn) api.InputRequest {
-			return api.InputRequest{Kind: name, Text: in.Result, Command: in.Command}
+		func(name string, in *attemptCompletionIn) *api.InputRequest {
+			return &api.InputRequest{Kind: name, Text: in.Result, Command: in.Command}
 		})
 	newPlanModeRespond = interactive("Respond to the user in plan mode, to explore and plan a solution together. The call waits for the user's reply.", planAnswered,
-		func(name string, in *planModeRespondIn) api.InputRequest {
-			return api.InputRequest{Kind: name, Text: in.Response, Options: in.Options}
+		func(name string, in *planModeRespondIn) *api.InputRequest {
+			if in.NeedsMoreExploration {
+				return nil
+			}
+			return &api.InputRequest{Kind: name, Text: in.Response, Options: in.Options}
 		})
 )

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -41,7 +42,18 @@ func newReadFile(name string, env tool.Env) *tool.Tool {
 	})
 }
 
+// readFile is read_file's Run. Its failures start as Cline's do
+// (ReadFileToolHandler.execute): "Error reading file: ...".
 func readFile(ctx context.Context, call *tool.Call, in *ReadFileInput) (tool.Result, error) {
+	res, err := readFileContent(call, in)
+	var te *tool.ToolError
+	if errors.As(err, &te) && !strings.HasPrefix(te.Message, "Error reading file:") {
+		err = &tool.ToolError{Code: te.Code, Message: "Error reading file: " + te.Message}
+	}
+	return res, err
+}
+
+func readFileContent(call *tool.Call, in *ReadFileInput) (tool.Result, error) {
 	rel, f, err := openRegular(call, in.Path)
 	if err != nil {
 		return tool.Result{}, err
