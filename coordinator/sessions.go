@@ -63,6 +63,9 @@ func (s *Sessions) restore(row store.Session) {
 	}
 	sess := s.newSession(row.ID, api.Mode(row.Mode), perms)
 	sess.Created = row.CreatedAt
+	if api.ValidDialect(api.Dialect(row.Dialect)) && row.Dialect != "" {
+		sess.dialect = api.Dialect(row.Dialect)
+	}
 	sess.Events.markRestored()
 	s.byID[row.ID] = sess
 }

@@ -71,13 +71,14 @@ func newFixture(tb testing.TB, o fixtureOptions) *fixture {
 	if o.before != nil {
 		o.before(f.url, f.port, &o.config, &o.server)
 	}
+	var dialects []coordinator.Dialect
 	if o.tools == nil {
-		o.tools = handlers.Default()
+		o.tools, dialects = handlers.Default(), handlers.Dialects()
 	}
 	if o.logger == nil {
 		o.logger = discardLogger()
 	}
-	f.coord = coordinator.New(coordinator.Options{Config: o.config, Workspace: ws, Tools: o.tools,
+	f.coord = coordinator.New(coordinator.Options{Config: o.config, Workspace: ws, Tools: o.tools, Dialects: dialects,
 		Logger: o.logger, Registerer: f.reg, MCP: o.mcp, Tracing: o.tracing})
 	o.server.Tracing = o.tracing != nil
 	_, router := loadSpec(tb)

@@ -88,9 +88,3 @@ func (ts *ticketStore) dropOldestLocked() {
 	}
 	delete(ts.entries, oldest)
 }
-
-func (ts *ticketStore) len() int {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	return len(ts.entries)
-}

@@ -188,3 +188,10 @@ func TestQueryStringsNotLogged(t *testing.T) {
 		}
 	}
 }
+
+// len counts the store's tickets.
+func (ts *ticketStore) len() int {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return len(ts.entries)
+}

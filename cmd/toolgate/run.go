@@ -157,7 +157,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	reg := prometheus.NewRegistry()
 	coord := coordinator.New(coordinator.Options{
-		Config: cfg.Coordinator, Workspace: ws, Tools: handlers.Default(), Logger: logger, Registerer: reg, MCP: hub,
+		Config: cfg.Coordinator, Workspace: ws, Tools: handlers.Default(),
+		Dialects: handlers.Dialects(), Logger: logger, Registerer: reg, MCP: hub,
 		Store: st, Undo: handlers.RestoreUndo, Tracing: tp,
 	})
 	if err := coord.Restore(); err != nil {

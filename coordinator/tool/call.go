@@ -57,6 +57,16 @@ type Runtime struct {
 	SandboxHint func(output string) string
 	// Jobs are the session's background jobs.
 	Jobs *JobTable
+	// Todos replaces the session's todo list.
+	Todos func([]api.Todo)
+}
+
+// SetTodos replaces the session's todo list (Claude Code's TodoWrite);
+// the session announces it with a todos.updated event.
+func (c *Call) SetTodos(todos []api.Todo) {
+	if c.rt.Todos != nil {
+		c.rt.Todos(todos)
+	}
 }
 
 // Attach plugs the pipeline's runtime into the call.
