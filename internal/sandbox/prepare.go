@@ -25,6 +25,16 @@ type Prepared struct {
 	limits *runLimits // nil without limit cgroups
 }
 
+// LimitReached is closed when the run reached one of its limits: the
+// runner should then kill the run (Finish names the limit). It is never
+// closed for a run without limit cgroups.
+func (p *Prepared) LimitReached() <-chan struct{} {
+	if p == nil || p.limits == nil {
+		return nil
+	}
+	return p.limits.hit
+}
+
 // Finish releases what the run held and says, when a limit ended it,
 // which one ("" otherwise). Call it once the process has ended.
 func (p *Prepared) Finish() string {
