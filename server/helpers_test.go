@@ -58,6 +58,8 @@ type testServer struct {
 	*httptest.Server
 	coord *coordinator.Coordinator
 	reg   *prometheus.Registry
+	// workspace is the fixture's workspace directory, where a test set it.
+	workspace string
 }
 
 func newTestServer(t *testing.T, mutate ...func(*Config)) *testServer {
