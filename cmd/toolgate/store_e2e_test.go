@@ -168,6 +168,15 @@ func TestRestartKeepsSessionsApprovalsAndEdits(t *testing.T) {
 	if ran, _ := os.ReadFile(filepath.Join(dir, "ran.log")); string(ran) != "ran\n" {
 		t.Errorf("ran.log = %q, want the command run once", ran)
 	}
+	var log api.AuditResponse
+	inst.getJSON(t, "/v1/audit?session="+sess.ID, &log)
+	who := map[string]string{}
+	for _, c := range log.Calls {
+		who[c.ToolUseID] = string(c.Status) + " " + c.Decision + " by " + c.DecidedBy
+	}
+	if who["c1"] != "succeeded approved by token" || who["w1"] != "succeeded allow by rule: write_to_file(a.txt)" {
+		t.Errorf("audit log after the restart: %v", who)
+	}
 
 	rewrite := message(map[string]any{"id": "w1", "name": "write_to_file", "input": map[string]any{"path": "a.txt", "content": "two\n"}})
 	var repeat api.MessageResponse
