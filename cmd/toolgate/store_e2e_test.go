@@ -33,7 +33,7 @@ func (in *instance) getJSON(t *testing.T, path string, out any) int {
 	t.Helper()
 	req, _ := http.NewRequest("GET", in.url+path, nil)
 	req.Header.Set("Authorization", "Bearer "+in.token)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testHTTP.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func (in *instance) waitForEvent(t *testing.T, sid, lastID, typ, toolUseID strin
 	req, _ := http.NewRequestWithContext(ctx, "GET", in.url+"/v1/sessions/"+sid+"/events", nil)
 	req.Header.Set("Authorization", "Bearer "+in.token)
 	req.Header.Set("Last-Event-ID", lastID)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testHTTP.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,11 @@ func TestRestartKeepsSessionsApprovalsAndEdits(t *testing.T) {
 	if err := inst.stop(); err != nil {
 		t.Fatal(err)
 	}
-	<-pending
+	select {
+	case <-pending:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the pending request was not answered when the server stopped")
+	}
 
 	inst = start(t, dir, args...)
 	var back api.Session
