@@ -22,6 +22,9 @@ import (
 // an rlimit, as are the limits no cgroup can take (RLIMIT_DATA for
 // memory; processes are then bounded only for non-root users).
 
+// parents numbers the limit cgroup parents made by this process.
+var parents atomic.Int64
+
 // limitCgroups are the parents of the runs' limit cgroups.
 type limitCgroups struct {
 	limits Limits
@@ -120,7 +123,9 @@ func newLimitCgroups(l Limits) *limitCgroups {
 		return nil
 	}
 	lc := &limitCgroups{limits: l}
-	name := fmt.Sprintf("toolgate-limits-%d", os.Getpid())
+	// One parent per Sandbox: several in one process (tests) must not
+	// share run cgroup names.
+	name := fmt.Sprintf("toolgate-limits-%d-%d", os.Getpid(), parents.Add(1))
 	if m, ok := mounts[""]; ok {
 		if h, ok := v2Hier(filepath.Join(m, own[""], name)); ok {
 			lc.hiers = append(lc.hiers, h)

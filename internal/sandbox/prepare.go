@@ -86,12 +86,14 @@ func (s *Sandbox) Prepare(argv, env []string, r Run) (*Prepared, error) {
 	network := s.cfg.NetworkOn() || r.Network
 	spec := helperSpec{Landlock: s.landlock >= 1, Network: network, ABI: s.landlock, Limits: s.limits}
 	if s.cgroups != nil {
+		// Limits this machine can enforce are not dropped for one run.
 		lim, files, err := s.cgroups.make()
-		if err == nil {
-			p.limits, p.ExtraFiles = lim, files
-			spec.JoinFDs = len(files)
-			spec.Limits = lim.rlimitsLeft(s.limits)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: cannot make the run's limit cgroups: %w", err)
 		}
+		p.limits, p.ExtraFiles = lim, files
+		spec.JoinFDs = len(files)
+		spec.Limits = lim.rlimitsLeft(s.limits)
 	}
 	hidden := s.hidden(ws, r.Hide)
 	switch s.mode {
