@@ -47,7 +47,7 @@ func (c *Coordinator) preHooks(ctx context.Context, cs *callState) {
 	}
 	cs.hookContext = v.context
 	if v.updated != nil {
-		_, raw := normalizeName(cs.use.Name, v.updated)
+		_, raw := c.normalizeName(cs.use.Name, v.updated)
 		in, err := decodeInput(cs.tool, c.validate, raw)
 		if err != nil {
 			cs.stop(failure(api.StatusInvalid, api.ToolCodeInvalid, "A PreToolUse hook's updatedInput is invalid: "+err.Error()))

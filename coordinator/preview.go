@@ -46,7 +46,7 @@ func (c *Coordinator) previewPartial(s *Session, use api.ToolUse) (p *api.Previe
 			p = &api.Preview{Error: "the preview failed unexpectedly (internal error)"}
 		}
 	}()
-	name, input := normalizeName(use.Name, use.Input)
+	name, input := c.normalizeName(use.Name, use.Input)
 	tool, _ := c.registry.lookup(name)
 	if tool == nil || !tool.HasPreview() {
 		return nil
