@@ -11,6 +11,8 @@ const (
 	EventToolOutput           = "tool.output"
 	EventToolFinished         = "tool.finished"
 	EventMessageFinished      = "message.finished"
+	// EventTodosUpdated carries the session's todo list after TodoWrite.
+	EventTodosUpdated = "todos.updated"
 	// EventTaskProgress carries the model's new task checklist when a
 	// call's task_progress parameter changes it.
 	EventTaskProgress = "task.progress"
@@ -45,4 +47,6 @@ type Event struct {
 	TaskProgress string `json:"task_progress,omitempty"`
 	// Response is set on message.finished: the whole answer to the message.
 	Response *MessageResponse `json:"response,omitempty"`
+	// Todos is set on todos.updated: the whole list as it is now.
+	Todos []Todo `json:"todos,omitempty"`
 }

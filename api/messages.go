@@ -91,6 +91,10 @@ type ToolInfo struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"input_schema"`
+	// APIType is the Messages API type of a built-in client tool
+	// ("text_editor_20250728"), which the Anthropic format declares by
+	// type and name alone; toolgate's own format leaves it out.
+	APIType string `json:"-"`
 }
 
 // ToolsResponse answers GET /v1/tools.

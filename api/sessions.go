@@ -26,6 +26,8 @@ type Permissions struct {
 type CreateSessionRequest struct {
 	Mode        Mode         `json:"mode,omitempty"`
 	Permissions *Permissions `json:"permissions,omitempty"`
+	// Dialect is the tool vocabulary of the session (default cline).
+	Dialect Dialect `json:"dialect,omitempty"`
 }
 
 // UpdateSessionRequest is the body of PATCH /v1/sessions/{sid}; absent
@@ -33,6 +35,7 @@ type CreateSessionRequest struct {
 type UpdateSessionRequest struct {
 	Mode        Mode         `json:"mode,omitempty"`
 	Permissions *Permissions `json:"permissions,omitempty"`
+	Dialect     Dialect      `json:"dialect,omitempty"`
 }
 
 // Session is a session as clients see it.
@@ -40,7 +43,10 @@ type Session struct {
 	ID          string      `json:"id"`
 	Mode        Mode        `json:"mode"`
 	Permissions Permissions `json:"permissions"`
-	CreatedAt   time.Time   `json:"created_at"`
+	Dialect     Dialect     `json:"dialect"`
+	// Todos is the todo list the model keeps with TodoWrite.
+	Todos     []Todo    `json:"todos,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
 	// TaskProgress is the latest task checklist the model sent in a
 	// task_progress parameter (Cline's focus chain); empty until one came.
 	TaskProgress string `json:"task_progress,omitempty"`

@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"log/slog"
+	"strings"
 	"sync"
 
 	"github.com/go-playground/validator/v10"
@@ -20,6 +21,9 @@ type Options struct {
 	Workspace *Workspace
 	// Tools is the static tool set, usually handlers.Default().
 	Tools []Registration
+	// Dialects map other clients' tool vocabularies onto Tools, usually
+	// handlers.Dialects(). Cline's vocabulary is Tools itself.
+	Dialects []Dialect
 	// Dynamic sources create tools lazily by name.
 	Dynamic    []DynamicSource
 	Logger     *slog.Logger
@@ -50,22 +54,28 @@ type Coordinator struct {
 	workspace *Workspace
 	validate  *validator.Validate
 	registry  *Registry
-	sessions  *Sessions
-	metrics   *Metrics
-	logger    *slog.Logger
-	policy    *policy
-	ignore    *ignore.Watcher // nil without a workspace
-	hooks     *hookRunner
-	inputs    pendingInputs   // interactive calls awaiting an answer
-	scoped    scopedTokens    // subagents' tokens for their child sessions
-	agents    *subagentSource // nil without an agent directory
-	mcp       *mcphub.Hub
-	sandbox   *sandbox.Sandbox
-	rec       *recorder
-	undo      UndoFunc
-	tracer    *callTracer   // nil when tracing is off
-	stop      chan struct{} // closed by Close
-	stopOnce  sync.Once
+
+	// dialects index the dialects' tools; dialectList keeps their
+	// declared order for listings.
+	dialects    dialectSet
+	dialectList []Dialect
+
+	sessions *Sessions
+	metrics  *Metrics
+	logger   *slog.Logger
+	policy   *policy
+	ignore   *ignore.Watcher // nil without a workspace
+	hooks    *hookRunner
+	inputs   pendingInputs   // interactive calls awaiting an answer
+	scoped   scopedTokens    // subagents' tokens for their child sessions
+	agents   *subagentSource // nil without an agent directory
+	mcp      *mcphub.Hub
+	sandbox  *sandbox.Sandbox
+	rec      *recorder
+	undo     UndoFunc
+	tracer   *callTracer   // nil when tracing is off
+	stop     chan struct{} // closed by Close
+	stopOnce sync.Once
 }
 
 // New builds the registry from the tool list and starts the "default"
@@ -125,6 +135,7 @@ func New(o Options) *Coordinator {
 	dynamic := append(append([]DynamicSource(nil), o.Dynamic...), c.subagentSources()...)
 	c.registry = NewRegistry(ToolEnv{Workspace: o.Workspace, Validate: v, Commands: &cfg.Commands, Registerer: o.Registerer, MCP: o.MCP,
 		Web: cfg.webEnv()}, o.Tools, dynamic...)
+	c.dialects, c.dialectList = newDialectSet(o.Dialects), o.Dialects
 	c.metrics.start(c.registry.Names())
 	o.Registerer.MustRegister(newStateCollector(c))
 	go c.expireIdleSessions(c.stop)
@@ -141,20 +152,66 @@ func (c *Coordinator) Sessions() *Sessions { return c.sessions }
 // Workspace is the directory calls work in.
 func (c *Coordinator) Workspace() *Workspace { return c.workspace }
 
-// Tools lists the tools a session's model may use: plan mode leaves out the
-// tools that write (a command tool stays, for commands that only read),
-// and a bare deny rule (managed or the session's) leaves out the tool it
-// names.
+// Tools lists the tool pool of a session (nil: the default cline pool).
 func (c *Coordinator) Tools(s *Session) []api.ToolInfo {
+	d := api.DialectCline
+	if s != nil {
+		d = s.Dialect()
+	}
+	return c.Pool(d, s)
+}
+
+// Pool lists the tools a model speaking dialect d may use in session s
+// (nil for none), as Claude Code's assembleToolPool builds it: the
+// dialect's tools, then MCP tools, then subagent tools, minus those a
+// bare deny rule (managed or the session's) removes. Plan mode leaves out
+// the tools that write (a command tool stays, for commands that only
+// read).
+func (c *Coordinator) Pool(d api.Dialect, s *Session) []api.ToolInfo {
 	plan := s != nil && s.Mode() == api.ModePlan
+	hidden := func(t *Tool) bool {
+		return t == nil || plan && t.Writes && !t.RunsCommands() || c.deniedOutright(s, t.Name)
+	}
 	out := []api.ToolInfo{}
-	for _, t := range c.registry.Tools() {
-		if plan && t.Writes && !t.RunsCommands() || c.deniedOutright(s, t.Name) {
+	if d == api.DialectCline || d == "" {
+		for _, t := range c.registry.Tools() {
+			if !hidden(t) {
+				out = append(out, api.ToolInfo{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
+			}
+		}
+		return append(out, c.mcpTools(s)...)
+	}
+	for _, dt := range c.dialectTools(d) {
+		if c.listed(dt, hidden) {
+			out = append(out, api.ToolInfo{Name: dt.Name, Description: dt.Description, InputSchema: dt.InputSchema, APIType: dt.APIType})
+		}
+	}
+	out = append(out, c.mcpTools(s)...)
+	for _, t := range c.registry.dynamicTools() {
+		if !hidden(t) {
+			out = append(out, api.ToolInfo{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
+		}
+	}
+	return out
+}
+
+// listed reports whether any of a dialect tool's targets is in the pool;
+// a target ending in "*" stands for the dynamic tools it prefixes.
+func (c *Coordinator) listed(dt *DialectTool, hidden func(*Tool) bool) bool {
+	for _, name := range dt.Targets {
+		if prefix, ok := strings.CutSuffix(name, "*"); ok {
+			for _, t := range c.registry.dynamicTools() {
+				if strings.HasPrefix(t.Name, prefix) && !hidden(t) {
+					return true
+				}
+			}
 			continue
 		}
-		out = append(out, api.ToolInfo{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
+		if t, _ := c.registry.lookupTarget(name); !hidden(t) {
+			return true
+		}
 	}
-	return append(out, c.mcpTools(s)...)
+	return false
 }
 
 // ClientSide lists the tool names the client runs itself.

@@ -3,6 +3,7 @@ package coordinator
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/toolgate/toolgate/api"
@@ -47,8 +48,20 @@ func (c *Coordinator) preHooks(ctx context.Context, cs *callState) {
 	}
 	cs.hookContext = v.context
 	if v.updated != nil {
-		_, raw := c.normalizeName(cs.use.Name, v.updated)
-		in, err := decodeInput(cs.tool, c.validate, raw)
+		// The hook saw the call as the model named it, so its input is in
+		// the session's dialect and crosses the same edge.
+		name, raw, _, stop := c.translate(cs.s.Dialect(), api.ToolUse{Name: cs.use.Name, Input: v.updated})
+		if stop != nil {
+			out := *stop
+			out.result.Content = append([]api.Content{api.TextContent("A PreToolUse hook's updatedInput cannot be used:")}, out.result.Content...)
+			cs.stop(out)
+			return
+		}
+		var in any
+		err := fmt.Errorf("it maps onto tool %s, not %s", name, cs.tool.Name)
+		if name == cs.tool.Name {
+			in, err = decodeInput(cs.tool, c.validate, raw)
+		}
 		if err != nil {
 			cs.stop(failure(api.StatusInvalid, api.ToolCodeInvalid, "A PreToolUse hook's updatedInput is invalid: "+err.Error()))
 			return

@@ -42,6 +42,9 @@ type callState struct {
 	// input; hasProgress says the parameter was there.
 	progress    string
 	hasProgress bool
+	// dialect is how the session's dialect mapped the call at the inbound
+	// edge; nil for Cline's names, which are the registry's own.
+	dialect *dialectCall
 	// repeats is how many identical calls in a row this one completes,
 	// counted when it is queued, so in the order the model emitted them
 	// even when calls run side by side.
@@ -90,7 +93,7 @@ type callState struct {
 // at the two edges: the tool_use before prepare, the tool_result after
 // runCall.
 func (c *Coordinator) Execute(ctx context.Context, s *Session, msgID string, use api.ToolUse) (api.ToolResult, api.CallRecord) {
-	cs := c.prepare(use)
+	cs := c.prepare(s, use)
 	cs.parent = c.tracer.parentOf(ctx)
 	cs.requestID = requestIDFrom(ctx)
 	e, fresh := c.enqueue(s, msgID, cs)
@@ -116,6 +119,7 @@ func (c *Coordinator) Execute(ctx context.Context, s *Session, msgID string, use
 //	approval   again, when that judgement or a hook asks and the user has
 //	           not approved the call as it will run
 //	execute    the handler, with partial output as events
+//	reword     the dialect's outbound edge: the result in its model's words
 //	post-hooks PostToolUse hooks: added context, block
 //	loop guard a warning when the model repeats the same call
 //	record     tool_result, call record, tool.finished, metrics, log line
@@ -132,6 +136,7 @@ func (c *Coordinator) runCall(s *Session, e *callEntry, cs *callState) (api.Tool
 	c.checkPolicy(cs)
 	c.approve(ctx, cs)
 	c.execute(ctx, cs)
+	c.reword(cs)
 	c.postHooks(ctx, cs)
 	c.guardLoop(cs)
 	return c.record(cs, time.Since(start))
@@ -183,25 +188,35 @@ func (c *Coordinator) await(ctx context.Context, s *Session, e *callEntry) (api.
 	return e.result, e.record
 }
 
-// prepare is the first stage: lookup (MCP name normalization, then the
-// registry), task_progress taken out, string coercion, decode and
-// validate. A call that fails to prepare ends here and never runs.
-func (c *Coordinator) prepare(use api.ToolUse) *callState {
+// prepare is the first stage: the dialect's inbound edge (which also
+// normalizes MCP names), lookup in the registry, task_progress taken out,
+// string coercion, decode and validate. A call that fails to prepare ends
+// here and never runs.
+func (c *Coordinator) prepare(s *Session, use api.ToolUse) *callState {
 	cs := &callState{use: use}
-	name, raw := c.normalizeName(use.Name, use.Input)
-	if name == use.Name {
-		// An MCP tool's input is its own arguments; every other tool may
-		// carry the conversation's checklist.
+	d := s.Dialect()
+	name, raw, dc, stop := c.translate(d, use)
+	if stop != nil {
+		cs.stop(*stop)
+		return cs
+	}
+	cs.dialect = dc
+	if dc == nil && name == use.Name {
+		// An MCP tool's input is its own arguments; every other Cline
+		// tool may carry the conversation's checklist.
 		raw, cs.progress, cs.hasProgress = splitTaskProgress(raw)
 	}
 	tool, owned := c.registry.lookup(name)
+	if dc != nil {
+		tool, owned = c.registry.lookupTarget(name)
+	}
 	switch {
 	case !owned:
 		cs.stop(failure(api.StatusFailed, api.ToolCodeNotOwned,
 			fmt.Sprintf("Tool %s is handled by the client, not by toolgate.", name)))
 		return cs
 	case tool == nil:
-		msg := "No handler registered for tool: " + use.Name
+		msg := c.unknownToolMessage(d, use.Name)
 		if name == UseMCPTool {
 			msg += " (no MCP servers are configured on this toolgate)"
 		}
@@ -212,7 +227,11 @@ func (c *Coordinator) prepare(use api.ToolUse) *callState {
 	cs.tool, cs.raw = tool, raw
 	in, err := decodeInput(tool, c.validate, raw)
 	if err != nil {
-		cs.stop(failure(api.StatusInvalid, api.ToolCodeInvalid, invalidInputText(err)))
+		text := err.Error()
+		if dc == nil {
+			text = invalidInputText(err)
+		}
+		cs.stop(failure(api.StatusInvalid, api.ToolCodeInvalid, text))
 		return cs
 	}
 	if out := c.mcpUnreachable(tool, raw); out != nil {
@@ -274,6 +293,7 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 			s.Events.Append(api.Event{Type: api.EventToolOutput, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Stream: stream, Chunk: chunk})
 		},
 		Ignored: cs.ignored,
+		Todos:   s.SetTodos,
 		Keep:    func(o KeptOutput) { s.keepOutput(e, o) },
 		Await: func(ctx context.Context, req api.InputRequest) (string, error) {
 			return c.awaitInput(ctx, s, e, req)
@@ -284,6 +304,7 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 		},
 		SandboxHint: c.sandboxHint,
 		Jobs:        s.jobs,
+		DeniedURL:   func(u string) error { return c.deniedURL(s, cs.tool.Name, u) },
 	})
 	out := c.runHandler(ctx, cs.tool, call, cs.input, cs.logger)
 	if cs.feedback != "" {

@@ -46,8 +46,14 @@ func (c *Coordinator) previewPartial(s *Session, use api.ToolUse) (p *api.Previe
 			p = &api.Preview{Error: "the preview failed unexpectedly (internal error)"}
 		}
 	}()
-	name, input := c.normalizeName(use.Name, use.Input)
+	name, input, dc, stop := c.translate(s.Dialect(), use)
+	if stop != nil {
+		return nil
+	}
 	tool, _ := c.registry.lookup(name)
+	if dc != nil {
+		tool, _ = c.registry.lookupTarget(name)
+	}
 	if tool == nil || !tool.HasPreview() {
 		return nil
 	}

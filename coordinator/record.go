@@ -59,7 +59,7 @@ func (r *recorder) session(s *Session) {
 	}
 	v := s.View()
 	rules, _ := json.Marshal(v.Permissions)
-	_ = r.apply(true, store.PutSession{Session: store.Session{ID: v.ID, Mode: string(v.Mode), Rules: rules,
+	_ = r.apply(true, store.PutSession{Session: store.Session{ID: v.ID, Mode: string(v.Mode), Dialect: string(v.Dialect), Rules: rules,
 		CreatedAt: v.CreatedAt, UpdatedAt: time.Now().UTC()}})
 }
 

@@ -25,11 +25,13 @@ type DynamicLister interface {
 // Registry maps tool names to tools: a static table filled once at
 // start-up and a dynamic table filled lazily at run time.
 type Registry struct {
-	env     ToolEnv
-	static  map[string]*Tool
-	notOwn  map[string]bool
-	order   []string
-	sources []DynamicSource
+	env    ToolEnv
+	static map[string]*Tool
+	notOwn map[string]bool
+	// internal names the tools only dialects reach.
+	internal map[string]bool
+	order    []string
+	sources  []DynamicSource
 
 	mu      sync.Mutex
 	dynamic map[string]*Tool
@@ -40,7 +42,7 @@ type Registry struct {
 // a validate tag that has no sentence: those are programmer errors to
 // catch at start-up.
 func NewRegistry(env ToolEnv, regs []Registration, sources ...DynamicSource) *Registry {
-	r := &Registry{env: env, static: map[string]*Tool{}, notOwn: map[string]bool{}, sources: sources, dynamic: map[string]*Tool{}}
+	r := &Registry{env: env, static: map[string]*Tool{}, notOwn: map[string]bool{}, internal: map[string]bool{}, sources: sources, dynamic: map[string]*Tool{}}
 	for _, reg := range regs {
 		if _, dup := r.static[reg.Name]; dup || r.notOwn[reg.Name] {
 			panic(fmt.Sprintf("coordinator: tool %q registered twice", reg.Name))
@@ -56,13 +58,26 @@ func NewRegistry(env ToolEnv, regs []Registration, sources ...DynamicSource) *Re
 		checkRuleSentences(t.Name, t.InputType(), map[reflect.Type]bool{})
 		r.static[reg.Name] = t
 		r.order = append(r.order, reg.Name)
+		if reg.Internal {
+			r.internal[reg.Name] = true
+		}
 	}
 	return r
 }
 
-// lookup finds the tool for a name: static table, then dynamic table.
-// owned is false for names the coordinator knows but does not serve.
+// lookup finds the tool for a name a model used: static table, then
+// dynamic table. owned is false for names the coordinator knows but does
+// not serve. Internal tools are not found by their own name.
 func (r *Registry) lookup(name string) (t *Tool, owned bool) {
+	if r.internal[name] {
+		return nil, true
+	}
+	return r.lookupTarget(name)
+}
+
+// lookupTarget finds the tool a dialect mapped a call onto, internal
+// tools included.
+func (r *Registry) lookupTarget(name string) (t *Tool, owned bool) {
 	if t, ok := r.static[name]; ok {
 		return t, true
 	}
@@ -99,7 +114,9 @@ func (r *Registry) lookupDynamic(name string) *Tool {
 func (r *Registry) Tools() []*Tool {
 	out := make([]*Tool, 0, len(r.order))
 	for _, n := range r.order {
-		out = append(out, r.static[n])
+		if !r.internal[n] {
+			out = append(out, r.static[n])
+		}
 	}
 	r.mu.Lock()
 	names := make([]string, 0, len(r.dynamic))
@@ -118,6 +135,24 @@ func (r *Registry) Tools() []*Tool {
 			continue
 		}
 		if t := r.lookupDynamic(n); t != nil {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// has reports whether a name is served, internal tools included.
+func (r *Registry) has(name string) bool {
+	t, _ := r.lookupTarget(name)
+	return t != nil
+}
+
+// dynamicTools lists the tools of the dynamic sources (subagents), which
+// every dialect's pool holds.
+func (r *Registry) dynamicTools() []*Tool {
+	var out []*Tool
+	for _, t := range r.Tools() {
+		if r.static[t.Name] == nil {
 			out = append(out, t)
 		}
 	}

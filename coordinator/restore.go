@@ -88,7 +88,7 @@ func (c *Coordinator) markInterrupted(row store.Call) error {
 // decision and is announced with tool.awaiting_approval.
 func (c *Coordinator) resume(s *Session, row store.Call) {
 	use := api.ToolUse{Type: api.TypeToolUse, ID: row.ToolUseID, Name: row.Tool, Input: row.Input}
-	cs := c.prepare(use)
+	cs := c.prepare(s, use)
 	s.mu.Lock()
 	delete(s.stored, row.ToolUseID)
 	s.mu.Unlock()

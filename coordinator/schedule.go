@@ -66,7 +66,7 @@ func (c *Coordinator) newScheduler(s *Session, msgID string) *scheduler {
 // add prepares and claims a tool_use and starts it as soon as the order
 // allows. It emits tool.queued before returning.
 func (sc *scheduler) add(use api.ToolUse) {
-	p := sc.c.prepare(use)
+	p := sc.c.prepare(sc.s, use)
 	p.parent = sc.parent
 	p.requestID = sc.requestID
 	sc.mu.Lock()

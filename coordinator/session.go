@@ -31,6 +31,8 @@ type Session struct {
 	mu          sync.Mutex
 	mode        api.Mode
 	permissions api.Permissions
+	dialect     api.Dialect
+	todos       []api.Todo
 	calls       map[string]*callEntry
 	callOrder   []string
 	maxCalls    int
@@ -67,7 +69,7 @@ func newSession(id string, mode api.Mode, perms api.Permissions, cfg *Config) *S
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Session{
 		ID: id, Created: time.Now().UTC(), Events: NewEventLog(id, cfg.EventLogSize, cfg.EventLogBytes), Files: NewFileMemory(*cfg),
-		ctx: ctx, cancel: cancel, mode: mode, permissions: perms,
+		ctx: ctx, cancel: cancel, mode: mode, permissions: perms, dialect: api.DialectCline,
 		calls: map[string]*callEntry{}, maxCalls: cfg.MaxCallsPerSession,
 		open: newOpenMessages(cfg),
 	}
@@ -87,7 +89,23 @@ func (s *Session) Mode() api.Mode {
 func (s *Session) View() api.Session {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return api.Session{ID: s.ID, Mode: s.mode, Permissions: s.permissions, CreatedAt: s.Created, TaskProgress: s.taskProgress}
+	return api.Session{ID: s.ID, Mode: s.mode, Permissions: s.permissions, Dialect: s.dialect,
+		Todos: append([]api.Todo(nil), s.todos...), CreatedAt: s.Created, TaskProgress: s.taskProgress}
+}
+
+// Dialect is the tool vocabulary the session's model speaks.
+func (s *Session) Dialect() api.Dialect {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dialect
+}
+
+// SetTodos replaces the session's todo list and announces it.
+func (s *Session) SetTodos(todos []api.Todo) {
+	s.mu.Lock()
+	s.todos = append([]api.Todo(nil), todos...)
+	s.mu.Unlock()
+	s.Events.Append(api.Event{Type: api.EventTodosUpdated, Todos: append([]api.Todo{}, todos...)})
 }
 
 // Update changes the mode and, when given, the session's own rules.
@@ -98,6 +116,9 @@ func (s *Session) Update(req api.UpdateSessionRequest) {
 	}
 	if req.Permissions != nil {
 		s.permissions = *req.Permissions
+	}
+	if req.Dialect != "" {
+		s.dialect = req.Dialect
 	}
 	s.mu.Unlock()
 	s.rec.session(s)

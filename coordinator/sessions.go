@@ -1,14 +1,13 @@
 package coordinator
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"sort"
 	"sync"
 	"time"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/internal/randid"
 	"github.com/toolgate/toolgate/internal/store"
 )
 
@@ -63,6 +62,9 @@ func (s *Sessions) restore(row store.Session) {
 	}
 	sess := s.newSession(row.ID, api.Mode(row.Mode), perms)
 	sess.Created = row.CreatedAt
+	if api.ValidDialect(api.Dialect(row.Dialect)) && row.Dialect != "" {
+		sess.dialect = api.Dialect(row.Dialect)
+	}
 	sess.Events.markRestored()
 	s.byID[row.ID] = sess
 }
@@ -154,8 +156,4 @@ func (s *Sessions) closeAll() {
 }
 
 // NewID returns prefix plus 16 random bytes in hex.
-func NewID(prefix string) string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return prefix + hex.EncodeToString(b[:])
-}
+func NewID(prefix string) string { return prefix + randid.Hex(16) }

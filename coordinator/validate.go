@@ -54,20 +54,31 @@ func (e *InputError) Error() string {
 // silently dropped.
 func decodeInput(t *Tool, v *validator.Validate, raw json.RawMessage) (any, error) {
 	in := t.NewInput()
-	if len(raw) == 0 || string(raw) == "null" {
-		raw = json.RawMessage("{}")
-	}
-	raw = coerceStrings(raw, t.ParamTypes())
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(in); err != nil {
-		return nil, decodeError(t.Name, err)
-	}
-	if err := v.Struct(in); err != nil {
-		return nil, validationError(t.Name, t.InputType(), err)
+	if err := decodeInto(t.Name, in, v, coerceStrings(raw, t.ParamTypes())); err != nil {
+		return nil, err
 	}
 	return in, nil
 }
+
+// decodeInto decodes raw JSON into in, a pointer to a tool's input
+// struct, refusing unknown fields, and validates it.
+func decodeInto(tool string, in any, v *validator.Validate, raw json.RawMessage) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = json.RawMessage("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(in); err != nil {
+		return decodeError(tool, err)
+	}
+	if err := v.Struct(in); err != nil {
+		return validationError(tool, reflect.TypeOf(in).Elem(), err)
+	}
+	return nil
+}
+
+// asError is errors.As for the error types a mapping may return.
+func asError[T error](err error, target *T) bool { return errors.As(err, target) }
 
 func decodeError(tool string, err error) error {
 	var typeErr *json.UnmarshalTypeError
@@ -151,6 +162,7 @@ var ruleSentences = map[string]func(param string, kind reflect.Kind) string{
 	"gt":       func(p string, k reflect.Kind) string { return "must be more than " + p + sizeUnit(k) },
 	"lt":       func(p string, k reflect.Kind) string { return "must be less than " + p + sizeUnit(k) },
 	"len":      func(p string, k reflect.Kind) string { return "must be exactly " + p + sizeUnit(k) },
+	"url":      func(string, reflect.Kind) string { return "must be a URL" },
 	"oneof": func(p string, _ reflect.Kind) string {
 		return "must be one of: " + strings.Join(strings.Fields(p), ", ")
 	},

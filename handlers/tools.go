@@ -33,7 +33,24 @@ func Default() []tool.Registration {
 		{Name: "act_mode_respond", Factory: clientSide},
 		{Name: "load_mcp_documentation", Factory: clientSide},
 		{Name: "generate_explanation", Factory: clientSide},
+
+		// Tools only dialects reach (Claude Code's, the Messages API's).
+		{Name: "read_lines", Factory: newReadLines, Internal: true},
+		{Name: "write_file", Factory: newWriteFileReadFirst, Internal: true},
+		{Name: "edit_text", Factory: newEditText, Internal: true},
+		{Name: "glob_files", Factory: newGlobFiles, Internal: true},
+		{Name: "grep_files", Factory: newGrepFiles, Internal: true},
+		{Name: "list_tree", Factory: newListTree, Internal: true},
+		{Name: "todo_write", Factory: newTodoWrite, Internal: true},
+		{Name: "notebook_edit", Factory: newNotebookEdit, Internal: true},
+		{Name: "shell_output", Factory: newShellOutput, Internal: true},
+		{Name: "kill_shell", Factory: newKillShell, Internal: true},
 	}
+}
+
+// Dialects are the tool vocabularies besides Cline's, mapped onto Default.
+func Dialects() []tool.Dialect {
+	return []tool.Dialect{claudeCode()}
 }
 
 // clientSide marks a tool the client runs itself.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/trace"
@@ -71,19 +72,23 @@ func newFixture(tb testing.TB, o fixtureOptions) *fixture {
 	if o.before != nil {
 		o.before(f.url, f.port, &o.config, &o.server)
 	}
+	var dialects []coordinator.Dialect
 	if o.tools == nil {
-		o.tools = handlers.Default()
+		o.tools, dialects = handlers.Default(), handlers.Dialects()
 	}
 	if o.logger == nil {
 		o.logger = discardLogger()
 	}
-	f.coord = coordinator.New(coordinator.Options{Config: o.config, Workspace: ws, Tools: o.tools,
+	f.coord = coordinator.New(coordinator.Options{Config: o.config, Workspace: ws, Tools: o.tools, Dialects: dialects,
 		Logger: o.logger, Registerer: f.reg, MCP: o.mcp, Tracing: o.tracing})
 	o.server.Tracing = o.tracing != nil
 	_, router := loadSpec(tb)
 	check := &conformance{router: router, next: New(o.logger, f.coord, f.reg, o.server)}
 	f.ts.Config.Handler = check
 	f.ts.Start()
+	// Every request of the server's client has a deadline: a server that
+	// never answers fails the test in a minute instead of hanging the suite.
+	f.ts.Client().Timeout = 60 * time.Second
 	tb.Cleanup(func() {
 		// The coordinator first: it cancels calls still waiting (for an
 		// approval, say), whose requests the server's Close waits for.

@@ -24,6 +24,12 @@ func modeError() error {
 	return &api.Error{Code: api.CodeValidation, Message: "mode must be act or plan", Fields: map[string]string{"mode": "must be act or plan"}}
 }
 
+// dialectError refuses a dialect toolgate does not speak.
+func dialectError() error {
+	return &api.Error{Code: api.CodeValidation, Message: "unknown dialect",
+		Fields: map[string]string{"dialect": "must be cline, claude_code or anthropic"}}
+}
+
 func (s *Server) handleCreateSession(w http.ResponseWriter, r *http.Request) {
 	var req api.CreateSessionRequest
 	if err := s.decode(w, r, &req); err != nil {
@@ -32,6 +38,10 @@ func (s *Server) handleCreateSession(w http.ResponseWriter, r *http.Request) {
 	}
 	if !validMode(req.Mode) {
 		s.writeError(w, r, modeError())
+		return
+	}
+	if !api.ValidDialect(req.Dialect) {
+		s.writeError(w, r, dialectError())
 		return
 	}
 	var perms api.Permissions
@@ -47,6 +57,7 @@ func (s *Server) handleCreateSession(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	sess.Update(api.UpdateSessionRequest{Dialect: req.Dialect})
 	w.Header().Set("Location", "/v1/sessions/"+sess.ID)
 	s.encode(w, r, http.StatusCreated, sess.View())
 }
@@ -69,6 +80,15 @@ func (s *Server) handleUpdateSession(w http.ResponseWriter, r *http.Request) {
 	}
 	if !validMode(req.Mode) {
 		s.writeError(w, r, modeError())
+		return
+	}
+	if !api.ValidDialect(req.Dialect) {
+		s.writeError(w, r, dialectError())
+		return
+	}
+	if req.Dialect != "" && req.Dialect != api.DialectCline && sess.ID == api.DefaultSessionID {
+		s.writeError(w, r, &api.Error{Code: api.CodeValidation, Message: `the "default" session speaks cline; create a session for another dialect`,
+			Fields: map[string]string{"dialect": "the default session keeps cline"}})
 		return
 	}
 	if req.Permissions != nil {

@@ -7,16 +7,47 @@ import (
 	"github.com/toolgate/toolgate/coordinator"
 )
 
+// handleListTools lists a tool pool: a session's (?session=), a
+// dialect's (?dialect=), else the default cline pool, in toolgate's own
+// format or the one ?format= names.
 func (s *Server) handleListTools(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	format, d := q.Get("format"), api.Dialect(q.Get("dialect"))
+	if !validFormat(format) {
+		s.writeError(w, r, &api.Error{Code: api.CodeValidation, Message: "unknown tool list format",
+			Fields: map[string]string{"format": "must be anthropic, openai or openai-responses"}})
+		return
+	}
+	if !api.ValidDialect(d) {
+		s.writeError(w, r, dialectError())
+		return
+	}
 	var sess *coordinator.Session
-	if id := r.URL.Query().Get("session"); id != "" {
+	if id := q.Get("session"); id != "" {
 		var err error
 		if sess, err = s.coord.Sessions().Get(id); err != nil {
 			s.writeError(w, r, err)
 			return
 		}
+		if d != "" && d != sess.Dialect() {
+			s.writeError(w, r, &api.Error{Code: api.CodeValidation, Message: "the session speaks another dialect",
+				Fields: map[string]string{"dialect": "must be the session's dialect, " + string(sess.Dialect())}})
+			return
+		}
 	}
-	s.encode(w, r, http.StatusOK, api.ToolsResponse{Tools: s.coord.Tools(sess), ClientSide: s.coord.ClientSide()})
+	var tools []api.ToolInfo
+	dialect := d
+	if sess != nil {
+		tools, dialect = s.coord.Tools(sess), sess.Dialect()
+	} else {
+		tools = s.coord.Pool(d, nil)
+	}
+	// Cline's client-side tools belong to its vocabulary only.
+	clientSide := []string{}
+	if dialect == "" || dialect == api.DialectCline {
+		clientSide = s.coord.ClientSide()
+	}
+	s.encode(w, r, http.StatusOK, formatTools(tools, clientSide, format))
 }
 
 // handleToolUse runs one tool_use block in the default session.

@@ -2,15 +2,14 @@ package server
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/base64"
-	"encoding/hex"
 	"net/http"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/internal/randid"
 )
 
 // mcpFacade serves toolgate's own tools to MCP clients over the streamable
@@ -22,6 +21,9 @@ type mcpFacade struct {
 	s       *Server
 	mu      sync.Mutex
 	servers map[string]*facadeServer // by toolgate session id
+	// byDialect holds the session /mcp?dialect=X runs in when no session
+	// is named.
+	byDialect map[api.Dialect]string
 }
 
 // facadeServer is the MCP server of one toolgate session and the tool
@@ -35,7 +37,7 @@ type facadeServer struct {
 // token are the router's middleware, so the SDK's own localhost check is
 // left off: it would refuse the extra hosts the config allows.
 func (s *Server) mcpHandler() http.Handler {
-	f := &mcpFacade{s: s, servers: map[string]*facadeServer{}}
+	f := &mcpFacade{s: s, servers: map[string]*facadeServer{}, byDialect: map[api.Dialect]string{}}
 	return mcp.NewStreamableHTTPHandler(f.server, &mcp.StreamableHTTPOptions{
 		Logger:                     s.logger,
 		DisableLocalhostProtection: true,
@@ -47,7 +49,13 @@ func (s *Server) mcpHandler() http.Handler {
 // to date (mode, deny rules, MCP servers that came and went); the SDK
 // tells connected clients when the list changes.
 func (f *mcpFacade) server(r *http.Request) *mcp.Server {
-	id := r.URL.Query().Get("session")
+	id, d := r.URL.Query().Get("session"), api.Dialect(r.URL.Query().Get("dialect"))
+	if !api.ValidDialect(d) {
+		return nil
+	}
+	if id == "" && d != "" && d != api.DialectCline {
+		id = f.dialectSession(d)
+	}
 	if id == "" {
 		id = api.DefaultSessionID
 	}
@@ -58,6 +66,9 @@ func (f *mcpFacade) server(r *http.Request) *mcp.Server {
 		delete(f.servers, id)
 		return nil
 	}
+	if d != "" && sess.Dialect() != d {
+		return nil
+	}
 	fs, ok := f.servers[id]
 	if !ok {
 		fs = &facadeServer{srv: mcp.NewServer(&mcp.Implementation{Name: "toolgate", Version: f.s.cfg.Version}, nil), tools: map[string]string{}}
@@ -65,6 +76,26 @@ func (f *mcpFacade) server(r *http.Request) *mcp.Server {
 	}
 	f.sync(fs, sess)
 	return fs.srv
+}
+
+// dialectSession is the session that /mcp?dialect=X serves when no session
+// is named: one per dialect, created on first use and again when it was
+// deleted or expired. "" when no session can be created.
+func (f *mcpFacade) dialectSession(d api.Dialect) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if id, ok := f.byDialect[d]; ok {
+		if _, err := f.s.coord.Sessions().Get(id); err == nil {
+			return id
+		}
+	}
+	sess, err := f.s.coord.Sessions().Create(api.ModeAct, api.Permissions{})
+	if err != nil {
+		return ""
+	}
+	sess.Update(api.UpdateSessionRequest{Dialect: d})
+	f.byDialect[d] = sess.ID
+	return sess.ID
 }
 
 // sync adds, replaces and removes tools so the server offers exactly what
@@ -93,35 +124,39 @@ func (f *mcpFacade) sync(fs *facadeServer, sess *coordinator.Session) {
 }
 
 // call runs one MCP tools/call as a tool_use in the session, as a message
-// of its own named by the call's id (so that its progress is read from
-// that message's events alone). Cancelling
-// the MCP request cancels the call. A request carrying a progressToken
-// gets the call's partial output as progress notifications.
+// of its own named by the call's id (so that its events are read from that
+// message alone). Cancelling the MCP request (notifications/cancelled)
+// cancels the call in whatever state it is. A request carrying a
+// progressToken gets the call's partial output as progress notifications;
+// a client that declared the elicitation capability gets each approval
+// the call needs as an elicitation/create request.
 func (f *mcpFacade) call(sess *coordinator.Session, name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		use := api.ToolUse{Type: api.TypeToolUse, ID: facadeCallID(), Name: name, Input: req.Params.Arguments}
-		if req.Params.GetProgressToken() == nil {
+		over := make(chan struct{})
+		defer close(over)
+		defer cancelOnDone(ctx, sess, use.ID, over)()
+		fl := follower{progress: req.Params.GetProgressToken() != nil, elicit: elicits(req)}
+		if !fl.progress && !fl.elicit {
 			res, _ := f.s.coord.Execute(ctx, sess, use.ID, use)
 			return mcpResult(res), nil
 		}
-		stop, forwarded := make(chan struct{}), make(chan struct{})
+		stop, followed := make(chan struct{}), make(chan struct{})
 		after := sess.Events.LastID()
 		go func() {
-			defer close(forwarded)
-			forwardProgress(ctx, req, sess, use.ID, after, stop)
+			defer close(followed)
+			f.follow(ctx, req, sess, use.ID, after, stop, fl)
 		}()
 		res, _ := f.s.coord.Execute(ctx, sess, use.ID, use)
 		close(stop)
-		<-forwarded
+		<-followed
 		return mcpResult(res), nil
 	}
 }
 
 // facadeCallID names an MCP call in the session's records and events.
 func facadeCallID() string {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return "mcp_" + hex.EncodeToString(b[:])
+	return "mcp_" + randid.Hex(12)
 }
 
 // mcpResult maps a tool_result to an MCP result.

@@ -32,4 +32,8 @@ type Factory func(name string, env Env) *Tool
 type Registration struct {
 	Name    string
 	Factory Factory
+	// Internal marks a tool that only dialects reach (Claude Code's Edit
+	// runs edit_text): it is in no tool list and no model may call it by
+	// its own name.
+	Internal bool
 }

@@ -1,0 +1,104 @@
+package tool
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/toolgate/toolgate/api"
+)
+
+// Dialect is a client's tool vocabulary mapped onto the registry's tools:
+// Claude Code's Read, Edit and Bash, or the Messages API's client tools.
+// Cline's vocabulary is the registry's own and needs no Dialect value.
+// Handlers declare dialects; the coordinator applies them.
+//
+// A dialect works at the edges of the pipeline only: its tools decode and
+// check their own input, then name a registry tool and that tool's input
+// (before prepare); after execute they may reword the result. Handlers
+// never learn which dialect called them.
+type Dialect struct {
+	Name  api.Dialect
+	Tools []*DialectTool
+}
+
+// DialectTool is one tool of a dialect.
+type DialectTool struct {
+	Name        string
+	Description string
+	// InputSchema is the JSON Schema of the dialect's own input, derived
+	// from the same struct that decodes it.
+	InputSchema json.RawMessage
+	// Targets are the registry tools the tool's calls may map onto. They
+	// decide whether the tool is listed: a bare deny rule or plan mode
+	// that removes every target removes the tool.
+	Targets []string
+	// APIType is the "type" of a Messages API built-in client tool
+	// (text_editor_20250728), which clients declare by type and name
+	// only; empty for tools declared with a schema.
+	APIType string
+
+	inputType reflect.Type
+	mapIn     func(env MapEnv, in any) (Mapping, error)
+}
+
+// NewInput returns a pointer to a fresh zero input of the dialect tool.
+func (t *DialectTool) NewInput() any { return reflect.New(t.inputType).Interface() }
+
+// InputType is the dialect tool's input struct type.
+func (t *DialectTool) InputType() reflect.Type { return t.inputType }
+
+// Map translates a decoded, validated input for the registry.
+func (t *DialectTool) Map(env MapEnv, in any) (Mapping, error) { return t.mapIn(env, in) }
+
+// MapEnv is what a dialect's mapping may consult.
+type MapEnv struct {
+	Workspace *Workspace
+	// Has reports whether the registry serves a tool name (web_fetch
+	// exists only when configured).
+	Has func(name string) bool
+}
+
+// Mapping is a dialect call translated for the registry: the tool to run,
+// its input, and how to word its result for the dialect's model.
+type Mapping struct {
+	Tool  string
+	Input any
+	// Result rewords the tool's result; nil keeps it. code is the
+	// call's error code, "" when it succeeded.
+	Result func(res Result, code string) Result
+}
+
+// DialectSpec declares a dialect tool with a typed input, as Spec declares
+// a registry tool.
+type DialectSpec[In any] struct {
+	Name        string
+	Description string
+	Targets     []string
+	APIType     string
+	// Map translates a decoded, validated input. A *ToolError refuses the
+	// call with its code (invalid_input marks the input invalid).
+	Map func(env MapEnv, in *In) (Mapping, error)
+}
+
+// NewDialectTool erases a DialectSpec's input type. Like NewTool it panics
+// on a programmer error, since dialects are built at start-up.
+func NewDialectTool[In any](s DialectSpec[In]) *DialectTool {
+	if s.Name == "" || s.Map == nil || len(s.Targets) == 0 {
+		panic("coordinator: dialect tool spec needs a Name, Targets and a Map")
+	}
+	schema, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic(fmt.Sprintf("coordinator: dialect tool %s: %v", s.Name, err))
+	}
+	raw, err := json.Marshal(schema)
+	if err != nil {
+		panic(fmt.Sprintf("coordinator: dialect tool %s schema: %v", s.Name, err))
+	}
+	return &DialectTool{
+		Name: s.Name, Description: s.Description, InputSchema: raw, Targets: s.Targets, APIType: s.APIType,
+		inputType: reflect.TypeFor[In](),
+		mapIn:     func(env MapEnv, in any) (Mapping, error) { return s.Map(env, in.(*In)) },
+	}
+}

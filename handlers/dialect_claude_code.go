@@ -1,0 +1,493 @@
+package handlers
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
+)
+
+// Claude Code's tools, with the parameters and result texts its tool docs
+// give (docs.anthropic.com/en/docs/claude-code/settings#tools-available-to-claude
+// and the tools' own prompts), mapped onto toolgate's handlers.
+
+// ReadInput is Claude Code's Read.
+type ReadInput struct {
+	FilePath string `json:"file_path" validate:"required" jsonschema:"The absolute path to the file to read"`
+	Offset   int    `json:"offset,omitempty" validate:"omitempty,min=1" jsonschema:"The line number to start reading from. Only provide if the file is too large to read at once"`
+	Limit    int    `json:"limit,omitempty" validate:"omitempty,min=1" jsonschema:"The number of lines to read. Only provide if the file is too large to read at once."`
+}
+
+// WriteInput is Claude Code's Write.
+type WriteInput struct {
+	FilePath string `json:"file_path" validate:"required" jsonschema:"The absolute path to the file to write (must be absolute, not relative)"`
+	Content  string `json:"content" jsonschema:"The content to write to the file"`
+}
+
+// EditInput is Claude Code's Edit.
+type EditInput struct {
+	FilePath   string `json:"file_path" validate:"required" jsonschema:"The absolute path to the file to modify"`
+	OldString  string `json:"old_string" jsonschema:"The text to replace"`
+	NewString  string `json:"new_string" jsonschema:"The text to replace it with (must be different from old_string)"`
+	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"Replace all occurences of old_string (default false)"`
+}
+
+// MultiEditInput is Claude Code's MultiEdit.
+type MultiEditInput struct {
+	FilePath string     `json:"file_path" validate:"required" jsonschema:"The absolute path to the file to modify"`
+	Edits    []TextEdit `json:"edits" validate:"required,min=1,dive" jsonschema:"Array of edit operations to perform sequentially on the file"`
+}
+
+// BashInput is Claude Code's Bash.
+type BashInput struct {
+	Command         string `json:"command" validate:"required" jsonschema:"The command to execute"`
+	Timeout         int    `json:"timeout,omitempty" validate:"omitempty,min=1,max=600000" jsonschema:"Optional timeout in milliseconds (max 600000)"`
+	Description     string `json:"description,omitempty" jsonschema:"Clear, concise description of what this command does in 5-10 words"`
+	RunInBackground bool   `json:"run_in_background,omitempty" jsonschema:"Set to true to run this command in the background. Use BashOutput to read the output later."`
+}
+
+// GlobInput is Claude Code's Glob.
+type GlobInput struct {
+	Pattern string `json:"pattern" validate:"required" jsonschema:"The glob pattern to match files against"`
+	Path    string `json:"path,omitempty" jsonschema:"The directory to search in. If not specified, the current working directory will be used."`
+}
+
+// LSInput is Claude Code's LS.
+type LSInput struct {
+	Path   string   `json:"path" validate:"required" jsonschema:"The absolute path to the directory to list (must be absolute, not relative)"`
+	Ignore []string `json:"ignore,omitempty" jsonschema:"List of glob patterns to ignore"`
+}
+
+// NotebookEditInput is Claude Code's NotebookEdit.
+type ClaudeNotebookEditInput struct {
+	NotebookPath string `json:"notebook_path" validate:"required" jsonschema:"The absolute path to the Jupyter notebook file to edit (must be absolute, not relative)"`
+	CellID       string `json:"cell_id,omitempty" jsonschema:"The ID of the cell to edit. When inserting a new cell, the new cell will be inserted after the cell with this ID, or at the beginning if not specified."`
+	NewSource    string `json:"new_source" jsonschema:"The new source for the cell"`
+	CellType     string `json:"cell_type,omitempty" validate:"omitempty,oneof=code markdown" jsonschema:"The type of the cell (code or markdown). Required for edit_mode=insert."`
+	EditMode     string `json:"edit_mode,omitempty" validate:"omitempty,oneof=replace insert delete" jsonschema:"The type of edit to make (replace, insert, delete). Defaults to replace."`
+}
+
+// TaskInput is Claude Code's Task.
+type TaskInput struct {
+	Description  string `json:"description" validate:"required" jsonschema:"A short (3-5 word) description of the task"`
+	Prompt       string `json:"prompt" validate:"required" jsonschema:"The task for the agent to perform"`
+	SubagentType string `json:"subagent_type" validate:"required" jsonschema:"The type of specialized agent to use for this task"`
+}
+
+// ClaudeWebFetchInput is Claude Code's WebFetch.
+type ClaudeWebFetchInput struct {
+	URL    string `json:"url" validate:"required,url" jsonschema:"The URL to fetch content from"`
+	Prompt string `json:"prompt" validate:"required" jsonschema:"The prompt to run on the fetched content"`
+}
+
+// WebSearchInput is Claude Code's WebSearch.
+type WebSearchInput struct {
+	Query          string   `json:"query" validate:"required,min=2" jsonschema:"The search query to use"`
+	AllowedDomains []string `json:"allowed_domains,omitempty" jsonschema:"Only include search results from these domains"`
+	BlockedDomains []string `json:"blocked_domains,omitempty" jsonschema:"Never include search results from these domains"`
+}
+
+// claudeCodeAbs checks a Claude Code path parameter: Claude Code's file
+// tools take absolute paths, and toolgate serves only its workspace.
+func claudeCodeAbs(env tool.MapEnv, param, p string) (string, error) {
+	if !filepath.IsAbs(filepath.FromSlash(p)) {
+		return "", tool.Errorf(api.ToolCodeOutside, "%s must be an absolute path inside the workspace %s; got %q.", param, env.Workspace.Dir, p)
+	}
+	if _, err := env.Workspace.Rel(p); err != nil {
+		return "", err
+	}
+	return p, nil
+}
+
+// claudeCodeErrors words toolgate's refusals as Claude Code's tools do.
+func claudeCodeErrors(res tool.Result, code string) tool.Result {
+	text := ""
+	switch code {
+	case api.ToolCodeReadRequired:
+		text = "File has not been read yet. Read it first before writing to it."
+	case api.ToolCodeFileChanged:
+		text = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it."
+	case api.ToolCodeNotFound:
+		text = "File does not exist."
+	default:
+		return res
+	}
+	return tool.Result{Content: []api.Content{api.TextContent(text)}, IsError: true}
+}
+
+var occurrences = regexp.MustCompile(`occurs (\d+) times`)
+
+// editErrors words edit_text's refusals as Claude Code's Edit does.
+func editErrors(res tool.Result, code, oldString string) tool.Result {
+	text := ""
+	switch code {
+	case CodeNoMatch:
+		text = "String to replace not found in file.\nString: " + oldString
+	case CodeMultipleMatches:
+		n := "several"
+		if m := occurrences.FindStringSubmatch(lastText(res)); m != nil {
+			n = m[1]
+		}
+		text = fmt.Sprintf("Found %s matches of the string to replace, but replace_all is false. To replace all occurrences, set replace_all to true. "+
+			"To replace only one occurrence, please provide more context to uniquely identify the instance.\nString: %s", n, oldString)
+	case CodeFileExists:
+		text = "Cannot create new file - file already exists."
+	default:
+		return claudeCodeErrors(res, code)
+	}
+	return tool.Result{Content: []api.Content{api.TextContent(text)}, IsError: true}
+}
+
+func lastText(res tool.Result) string {
+	for i := len(res.Content) - 1; i >= 0; i-- {
+		if res.Content[i].Type == api.TypeText {
+			return res.Content[i].Text
+		}
+	}
+	return ""
+}
+
+// editedSnippet is Claude Code's answer to a successful edit.
+func editedSnippet(abs string, res tool.Result) tool.Result {
+	return tool.TextResult(fmt.Sprintf("The file %s has been updated. Here's the result of running `cat -n` on a snippet of the edited file:\n%s",
+		abs, lastText(res)))
+}
+
+// noChange refuses an edit whose replacement equals its original, before
+// anything is read, as Claude Code's Edit validates it.
+func noChange(edits []TextEdit) error {
+	for _, e := range edits {
+		if e.OldString == e.NewString {
+			return tool.Errorf(CodeNoChange, "No changes to make: old_string and new_string are exactly the same.")
+		}
+	}
+	return nil
+}
+
+func claudeRead() *tool.DialectTool {
+	return tool.NewDialectTool(tool.DialectSpec[ReadInput]{
+		Name: "Read",
+		Description: "Reads a file from the local filesystem. The file_path parameter must be an absolute path. By default, it reads up to 2000 lines " +
+			"starting from the beginning of the file; offset and limit read further. Lines longer than 2000 characters are truncated. " +
+			"Results are returned using cat -n format, with line numbers starting at 1. Images (PNG, JPG, GIF, WebP) are shown as images; " +
+			"Jupyter notebooks (.ipynb) as their cells with outputs.",
+		Targets: []string{"read_lines"},
+		Map: func(env tool.MapEnv, in *ReadInput) (tool.Mapping, error) {
+			p, err := claudeCodeAbs(env, "file_path", in.FilePath)
+			return tool.Mapping{Tool: "read_lines", Input: ReadLinesInput{Path: p, Offset: in.Offset, Limit: in.Limit},
+				Result: claudeCodeErrors}, err
+		},
+	})
+}
+
+func claudeWrite() *tool.DialectTool {
+	return tool.NewDialectTool(tool.DialectSpec[WriteInput]{
+		Name: "Write",
+		Description: "Writes a file to the local filesystem, overwriting an existing file. An existing file must have been read with Read first. " +
+			"The file_path parameter must be an absolute path.",
+		Targets: []string{"write_file"},
+		Map: func(env tool.MapEnv, in *WriteInput) (tool.Mapping, error) {
+			p, err := claudeCodeAbs(env, "file_path", in.FilePath)
+			return tool.Mapping{Tool: "write_file", Input: WriteToFileInput{Path: p, Content: in.Content},
+				Result: func(res tool.Result, code string) tool.Result {
+					switch text := lastText(res); {
+					case code != "":
+						return claudeCodeErrors(res, code)
+					case strings.HasPrefix(text, "Created "):
+						return tool.TextResult("File created successfully at: " + p)
+					default:
+						return tool.TextResult(fmt.Sprintf("The file %s has been updated.%s", p, afterSummary(text)))
+					}
+				}}, err
+		},
+	})
+}
+
+// afterSummary is what a write's result holds after its summary line:
+// the diff, when there is one.
+func afterSummary(text string) string {
+	if _, rest, ok := strings.Cut(text, "\n\n"); ok {
+		return " Here's the diff of the change:\n\n" + rest
+	}
+	return ""
+}
+
+func claudeEdit() *tool.DialectTool {
+	return tool.NewDialectTool(tool.DialectSpec[EditInput]{
+		Name: "Edit",
+		Description: "Performs exact string replacements in files. The file must have been read with Read in this conversation first. " +
+			"The edit fails if old_string is not unique in the file unless replace_all is set; old_string and new_string must differ.",
+		Targets: []string{"edit_text"},
+		Map: func(env tool.MapEnv, in *EditInput) (tool.Mapping, error) {
+			p, err := claudeCodeAbs(env, "file_path", in.FilePath)
+			edit := TextEdit{OldString: in.OldString, NewString: in.NewString, ReplaceAll: in.ReplaceAll}
+			if err == nil {
+				err = noChange([]TextEdit{edit})
+			}
+			return tool.Mapping{Tool: "edit_text", Input: EditTextInput{Path: p, Edits: []TextEdit{edit}, RequireRead: true},
+				Result: func(res tool.Result, code string) tool.Result {
+					if code != "" {
+						return editErrors(res, code, in.OldString)
+					}
+					return editedSnippet(p, res)
+				}}, err
+		},
+	})
+}
+
+func claudeMultiEdit() *tool.DialectTool {
+	return tool.NewDialectTool(tool.DialectSpec[MultiEditInput]{
+		Name: "MultiEdit",
+		Description: "Makes several edits to a single file in one operation, in order, each on the result of the previous one. " +
+			"All edits succeed or none are applied. Each edit follows Edit's rules.",
+		Targets: []string{"edit_text"},
+		Map: func(env tool.MapEnv, in *MultiEditInput) (tool.Mapping, error) {
+			p, err := claudeCodeAbs(env, "file_path", in.FilePath)
+			if err == nil {
+				err = noChange(in.Edits)
+			}
+			return tool.Mapping{Tool: "edit_text", Input: EditTextInput{Path: p, Edits: in.Edits, RequireRead: true},
+				Result: func(res tool.Result, code string) tool.Result {
+					if code != "" {
+						old := ""
+						if m := regexp.MustCompile(`^Edit (\d+):`).FindStringSubmatch(lastText(res)); m != nil {
+							var i int
+							fmt.Sscan(m[1], &i)
+							old = in.Edits[i-1].OldString
+						}
+						return editErrors(res, code, old)
+					}
+					var b strings.Builder
+					fmt.Fprintf(&b, "Applied %d %s to %s:", len(in.Edits), pluralWord(len(in.Edits), "edit"), p)
+					for i, e := range in.Edits {
+						fmt.Fprintf(&b, "\n%d. Replaced %q with %q", i+1, clip(e.OldString), clip(e.NewString))
+					}
+					return tool.TextResult(b.String())
+				}}, err
+		},
+	})
+}
+
+// clip shortens a string for a one-line summary.
+func clip(s string) string {
+	if len(s) > 50 {
+		return cutUTF8(s, 50) + "..."
+	}
+	return s
+}
+
+func claudeBash() *tool.DialectTool {
+	return tool.NewDialectTool(tool.DialectSpec[BashInput]{
+		Name: "Bash",
+		Description: "Executes a bash command in the workspace with an optional timeout (milliseconds, up to 600000; default 120000). " +
+			"run_in_background starts it as a background shell of the session: read its output with BashOutput and stop it with KillShell.",
+		Targets: []string{"execute_command"},
+		Map: func(env tool.MapEnv, in *BashInput) (tool.Mapping, error) {
+			if in.RunInBackground {
+				return tool.Mapping{Tool: "execute_command", Input: ExecuteCommandInput{Command: in.Command, Background: true},
+					Result: backgroundStarted}, nil
+			}
+			timeout := 120
+			if in.Timeout > 0 {
+				timeout = (in.Timeout + 999) / 1000
+			}
+			return tool.Mapping{Tool: "execute_command", Input: ExecuteCommandInput{Command: in.Command, Timeout: timeout},
+				Result: bashResult}, nil
+		},
+	})
+}
+
+// bashResult is a command's output as Claude Code's Bash shows it: the
+// output alone when the command succeeded, the output then "Exit code N"
+// when it failed. execute_command words its result as Cline does (a
+// sentence on the exit status, then "Output:"), which this undoes.
+func bashResult(res tool.Result, code string) tool.Result {
+	if len(res.Content) == 0 || res.Content[0].Type != api.TypeText {
+		return res
+	}
+	head, body, _ := strings.Cut(res.Content[0].Text, "\n")
+	output := strings.TrimPrefix(body, "Output:\n")
+	var exit int
+	switch {
+	case head == "Command executed successfully (exit code 0).":
+		res.Content[0].Text = output
+	case fmtScan(head, "Command failed with exit code %d.", &exit):
+		res.Content[0].Text = strings.TrimSuffix(output+"\nExit code "+fmt.Sprint(exit), "\n")
+		res.Content[0].Text = strings.TrimPrefix(res.Content[0].Text, "\n")
+	}
+	return res
+}
+
+// startedJob finds the job id in execute_command's answer to a
+// background start.
+var startedJob = regexp.MustCompile(`^Started in the background as job (\S+)\.`)
+
+// backgroundStarted is Claude Code's answer to run_in_background.
+func backgroundStarted(res tool.Result, code string) tool.Result {
+	if m := startedJob.FindStringSubmatch(lastText(res)); code == "" && m != nil {
+		return tool.TextResult("Command running in background with ID: " + m[1])
+	}
+	return res
+}
+
+// fmtScan reports whether s is format filled in (one verb).
+func fmtScan(s, format string, arg any) bool {
+	n, err := fmt.Sscanf(s, format, arg)
+	return err == nil && n == 1
+}
+
+func claudeGlob() *tool.DialectTool {
+	return tool.NewDialectTool(tool.DialectSpec[GlobInput]{
+		Name: "Glob",
+		Description: "Fast file pattern matching: glob patterns like \"**/*.js\" or \"src/**/*.ts\". " +
+			"Returns matching absolute file paths sorted by modification time, newest first, at most 100.",
+		Targets: []string{"glob_files"},
+		Map: func(env tool.MapEnv, in *GlobInput) (tool.Mapping, error) {
+			return tool.Mapping{Tool: "glob_files", Input: GlobFilesInput(*in)}, nil
+		},
+	})
+}
+
+func claudeGrep() *tool.DialectTool {
+	return tool.NewDialectTool(tool.DialectSpec[GrepInput]{
+		Name: "Grep",
+		Description: "A powerful search tool built on ripgrep. Supports full regex syntax; filter files with glob or type. " +
+			"Output modes: \"content\" shows matching lines (with -A/-B/-C context and -n line numbers), \"files_with_matches\" shows only file paths (default), " +
+			"\"count\" shows match counts. multiline: true lets patterns span lines. head_limit keeps the first N lines or entries.",
+		Targets: []string{"grep_files"},
+		Map: func(env tool.MapEnv, in *GrepInput) (tool.Mapping, error) {
+			return tool.Mapping{Tool: "grep_files", Input: in}, nil
+		},
+	})
+}
+
+func claudeLS() *tool.DialectTool {
+	return tool.NewDialectTool(tool.DialectSpec[LSInput]{
+		Name:        "LS",
+		Description: "Lists files and directories in a given path. The path parameter must be an absolute path. ignore takes glob patterns to leave out.",
+		Targets:     []string{"list_tree"},
+		Map: func(env tool.MapEnv, in *LSInput) (tool.Mapping, error) {
+			p, err := claudeCodeAbs(env, "path", in.Path)
+			return tool.Mapping{Tool: "list_tree", Input: ListTreeInput{Path: p, Ignore: in.Ignore}}, err
+		},
+	})
+}
+
+func claudeTodoWrite() *tool.DialectTool {
+	return tool.NewDialectTool(tool.DialectSpec[TodoWriteInput]{
+		Name: "TodoWrite",
+		Description: "Create and manage a structured task list for the session: the whole list each time, every task with content, " +
+			"status (pending, in_progress, completed) and activeForm. The list is shown to the user.",
+		Targets: []string{"todo_write"},
+		Map: func(env tool.MapEnv, in *TodoWriteInput) (tool.Mapping, error) {
+			return tool.Mapping{Tool: "todo_write", Input: in}, nil
+		},
+	})
+}
+
+func claudeNotebookEdit() *tool.DialectTool {
+	return tool.NewDialectTool(tool.DialectSpec[ClaudeNotebookEditInput]{
+		Name: "NotebookEdit",
+		Description: "Replaces the contents of a specific cell in a Jupyter notebook (.ipynb file) with new source, inserts a new cell " +
+			"(edit_mode=insert) or deletes one (edit_mode=delete). notebook_path must be absolute; the notebook must have been read first.",
+		Targets: []string{"notebook_edit"},
+		Map: func(env tool.MapEnv, in *ClaudeNotebookEditInput) (tool.Mapping, error) {
+			p, err := claudeCodeAbs(env, "notebook_path", in.NotebookPath)
+			return tool.Mapping{Tool: "notebook_edit", Result: claudeCodeErrors, Input: NotebookEditInput{
+				Path: p, CellID: in.CellID, NewSource: in.NewSource, CellType: in.CellType, EditMode: in.EditMode}}, err
+		},
+	})
+}
+
+func claudeTask() *tool.DialectTool {
+	return tool.NewDialectTool(tool.DialectSpec[TaskInput]{
+		Name: "Task",
+		Description: "Launch a new agent to handle a complex, multi-step task autonomously. subagent_type names one of the agents " +
+			"configured for this toolgate (its use_subagent_<name> tool).",
+		Targets: []string{subagentPrefix + "*"},
+		Map: func(env tool.MapEnv, in *TaskInput) (tool.Mapping, error) {
+			name := subagentPrefix + in.SubagentType
+			if !env.Has(name) {
+				return tool.Mapping{}, tool.Errorf(api.ToolCodeNotFound, "Agent type '%s' not found: no agent of that name is configured.", in.SubagentType)
+			}
+			return tool.Mapping{Tool: name, Input: map[string]string{"prompt": in.Prompt}}, nil
+		},
+	})
+}
+
+// subagentPrefix starts the names of the configured agents' tools
+// (use_subagent_<name>), which Task runs.
+const subagentPrefix = "use_subagent_"
+
+// webFetchTool is the registry tool WebFetch maps onto when it exists.
+const webFetchTool = "web_fetch"
+
+func claudeWebFetch() *tool.DialectTool {
+	return tool.NewDialectTool(tool.DialectSpec[ClaudeWebFetchInput]{
+		Name:        "WebFetch",
+		Description: "Fetches content from a URL and answers the prompt about it.",
+		Targets:     []string{webFetchTool},
+		Map: func(env tool.MapEnv, in *ClaudeWebFetchInput) (tool.Mapping, error) {
+			if !env.Has(webFetchTool) {
+				return tool.Mapping{}, tool.Errorf(api.ToolCodeNotOwned, "Tool WebFetch is handled by the client, not by toolgate (no web_fetch is configured).")
+			}
+			return tool.Mapping{Tool: webFetchTool, Input: WebFetchInput{URL: in.URL, Prompt: in.Prompt}}, nil
+		},
+	})
+}
+
+func claudeWebSearch() *tool.DialectTool {
+	return tool.NewDialectTool(tool.DialectSpec[WebSearchInput]{
+		Name:        "WebSearch",
+		Description: "Searches the web.",
+		Targets:     []string{"web_search"},
+		Map: func(env tool.MapEnv, in *WebSearchInput) (tool.Mapping, error) {
+			return tool.Mapping{}, tool.Errorf(api.ToolCodeNotOwned, "Tool WebSearch is handled by the client, not by toolgate.")
+		},
+	})
+}
+
+// claudeCode is Claude Code's tool set.
+func claudeCode() tool.Dialect {
+	return tool.Dialect{Name: api.DialectClaudeCode, Tools: []*tool.DialectTool{
+		claudeTask(), claudeBash(), claudeGlob(), claudeGrep(), claudeLS(), claudeRead(), claudeEdit(), claudeMultiEdit(),
+		claudeWrite(), claudeNotebookEdit(), claudeWebFetch(), claudeTodoWrite(), claudeWebSearch(),
+		claudeBashOutput(), claudeKillShell(),
+	}}
+}
+
+// BashOutputInput is Claude Code's BashOutput.
+type BashOutputInput struct {
+	BashID string `json:"bash_id" validate:"required" jsonschema:"The ID of the background shell to retrieve output from"`
+	Filter string `json:"filter,omitempty" jsonschema:"Optional regular expression to filter the output lines. Only lines matching this regex will be included in the result. Any lines that do not match will no longer be available to read."`
+}
+
+// KillShellClaudeInput is Claude Code's KillShell.
+type KillShellClaudeInput struct {
+	ShellID string `json:"shell_id" validate:"required" jsonschema:"The ID of the background shell to kill"`
+}
+
+func claudeBashOutput() *tool.DialectTool {
+	return tool.NewDialectTool(tool.DialectSpec[BashOutputInput]{
+		Name:        "BashOutput",
+		Description: "Retrieves output from a running or completed background bash shell: only the output written since the last check, with the shell's status.",
+		Targets:     []string{"shell_output"},
+		Map: func(env tool.MapEnv, in *BashOutputInput) (tool.Mapping, error) {
+			return tool.Mapping{Tool: "shell_output", Input: ShellOutputInput{ID: in.BashID, Filter: in.Filter}}, nil
+		},
+	})
+}
+
+func claudeKillShell() *tool.DialectTool {
+	return tool.NewDialectTool(tool.DialectSpec[KillShellClaudeInput]{
+		Name:        "KillShell",
+		Description: "Kills a running background bash shell by its ID.",
+		Targets:     []string{"kill_shell"},
+		Map: func(env tool.MapEnv, in *KillShellClaudeInput) (tool.Mapping, error) {
+			return tool.Mapping{Tool: "kill_shell", Input: KillShellInput{ID: in.ShellID}}, nil
+		},
+	})
+}

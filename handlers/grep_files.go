@@ -1,0 +1,266 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/toolgate/toolgate/coordinator/tool"
+	"github.com/toolgate/toolgate/handlers/search"
+)
+
+// GrepInput is grep_files's input, Claude Code's Grep parameters (ripgrep's
+// flags by their names).
+type GrepInput struct {
+	Pattern    string `json:"pattern" validate:"required" jsonschema:"regular expression to search file contents for (ripgrep syntax)"`
+	Path       string `json:"path,omitempty" jsonschema:"file or directory to search (default: the workspace)"`
+	Glob       string `json:"glob,omitempty" jsonschema:"glob selecting files, e.g. *.js or *.{ts,tsx} (rg --glob)"`
+	Type       string `json:"type,omitempty" jsonschema:"file type to search, e.g. js, py, rust, go (rg --type)"`
+	OutputMode string `json:"output_mode,omitempty" validate:"omitempty,oneof=content files_with_matches count" jsonschema:"content shows matching lines, files_with_matches (default) the files, count the matches per file"`
+	IgnoreCase bool   `json:"-i,omitempty" jsonschema:"case insensitive search (rg -i)"`
+	LineNumber *bool  `json:"-n,omitempty" jsonschema:"show line numbers (rg -n); content mode only, default true"`
+	After      int    `json:"-A,omitempty" validate:"min=0,max=1000" jsonschema:"lines of context after each match (rg -A); content mode only"`
+	Before     int    `json:"-B,omitempty" validate:"min=0,max=1000" jsonschema:"lines of context before each match (rg -B); content mode only"`
+	Context    int    `json:"-C,omitempty" validate:"min=0,max=1000" jsonschema:"lines of context before and after each match (rg -C); content mode only"`
+	Multiline  bool   `json:"multiline,omitempty" jsonschema:"let patterns span lines and . match newlines (rg -U --multiline-dotall)"`
+	HeadLimit  int    `json:"head_limit,omitempty" validate:"min=0" jsonschema:"keep only the first N lines or entries of the output"`
+}
+
+// grepMaxFileBytes bounds a file Grep reads whole.
+const grepMaxFileBytes = maxEditBytes
+
+func newGrepFiles(name string, env tool.Env) *tool.Tool {
+	return tool.NewTool(tool.Spec[GrepInput]{
+		Name: name,
+		Description: "Search file contents for a regular expression (ripgrep syntax), in files chosen as ripgrep chooses them. " +
+			"output_mode: files_with_matches (default, newest first), content (matching lines, with -A/-B/-C context and -n numbers) or count.",
+		Run:             grepFiles,
+		ConcurrencySafe: func(*GrepInput) bool { return true },
+		Paths:           func(in *GrepInput) []string { return []string{orDot(in.Path)} },
+	})
+}
+
+// grepFile is one searched file's answer.
+type grepFile struct {
+	path    string // absolute, as Claude Code shows paths
+	found   search.FoundFile
+	lines   []string
+	matched []bool // by line index
+	count   int
+}
+
+func grepFiles(ctx context.Context, call *tool.Call, in *GrepInput) (tool.Result, error) {
+	re, err := grepRegexp(in)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	files, excluded, err := grepSelection(ctx, call, in)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	var hits []grepFile
+	for _, f := range files {
+		if ctx.Err() != nil {
+			return tool.Result{}, ctx.Err()
+		}
+		if g, ok := grepOne(call, f, re, in.Multiline); ok {
+			hits = append(hits, g)
+		}
+	}
+	var text string
+	switch in.OutputMode {
+	case "content":
+		text = grepContent(hits, in)
+	case "count":
+		text = grepCount(hits, in.HeadLimit)
+	default:
+		text = grepFilesWithMatches(hits, in.HeadLimit)
+	}
+	return tool.TextResult(text + excludedNote(excluded)), nil
+}
+
+// grepRegexp compiles the pattern with the search engine's translation of
+// Rust syntax, adding -i and multiline's flags.
+func grepRegexp(in *GrepInput) (*regexp.Regexp, error) {
+	flags := ""
+	if in.IgnoreCase {
+		flags += "i"
+	}
+	if in.Multiline {
+		flags += "s"
+	}
+	pattern := in.Pattern
+	if flags != "" {
+		pattern = "(?" + flags + ")" + pattern
+	}
+	re, err := search.CompilePattern(pattern)
+	if err != nil {
+		return nil, tool.Errorf("invalid_regex", "%v", err)
+	}
+	return re, nil
+}
+
+// grepSelection lists the files to search: the path itself when it names
+// a file, else the engine's selection below it.
+func grepSelection(ctx context.Context, call *tool.Call, in *GrepInput) ([]search.FoundFile, int, error) {
+	rel, err := call.Workspace.Rel(orDot(in.Path))
+	if err != nil {
+		return nil, 0, err
+	}
+	st, err := call.Workspace.Root.Stat(rel)
+	if err != nil {
+		return nil, 0, fileError(rel, err)
+	}
+	if !st.IsDir() {
+		return []search.FoundFile{{Path: rel, ModTime: st.ModTime(), Size: st.Size()}}, 0, nil
+	}
+	var patterns []string
+	if in.Glob != "" {
+		patterns = append(patterns, in.Glob)
+	}
+	if in.Type != "" {
+		g, ok := search.TypeGlob(in.Type)
+		if !ok {
+			return nil, 0, tool.Errorf("invalid_type", "unrecognized file type: %s", in.Type)
+		}
+		patterns = append(patterns, g)
+	}
+	res, err := search.Files(ctx, call.Workspace.Root, search.FilesOptions{Path: rel, FilePatterns: patterns, Exclude: callExclude(call)})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, 0, ctx.Err()
+		}
+		return nil, 0, tool.Errorf("invalid_file_pattern", "%v", err)
+	}
+	return res.Files, res.Excluded, nil
+}
+
+// grepOne searches one text file; binary and oversized files are skipped,
+// as ripgrep skips binary files.
+func grepOne(call *tool.Call, f search.FoundFile, re *regexp.Regexp, multiline bool) (grepFile, bool) {
+	if f.Size > grepMaxFileBytes {
+		return grepFile{}, false
+	}
+	file, err := call.Workspace.Root.Open(f.Path)
+	if err != nil {
+		return grepFile{}, false
+	}
+	data, err := io.ReadAll(io.LimitReader(file, grepMaxFileBytes))
+	file.Close()
+	if err != nil || isBinary(data[:min(len(data), 8192)]) {
+		return grepFile{}, false
+	}
+	text := string(data)
+	g := grepFile{path: filepath.Join(call.Workspace.Dir, filepath.FromSlash(f.Path)), found: f}
+	g.lines = strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	g.matched = make([]bool, len(g.lines))
+	if multiline {
+		for _, m := range re.FindAllStringIndex(text, -1) {
+			g.count++
+			first := strings.Count(text[:m[0]], "\n")
+			last := first + strings.Count(text[m[0]:max(m[1]-1, m[0])], "\n")
+			for i := first; i <= last && i < len(g.lines); i++ {
+				g.matched[i] = true
+			}
+		}
+	} else {
+		for i, l := range g.lines {
+			if n := len(re.FindAllStringIndex(strings.TrimSuffix(l, "\r"), -1)); n > 0 {
+				g.matched[i] = true
+				g.count += n
+			}
+		}
+	}
+	return g, g.count > 0
+}
+
+// grepFilesWithMatches lists matching files newest first, as Claude Code's
+// Grep does.
+func grepFilesWithMatches(hits []grepFile, limit int) string {
+	if len(hits) == 0 {
+		return "No files found"
+	}
+	slices.SortStableFunc(hits, func(a, b grepFile) int { return b.found.ModTime.Compare(a.found.ModTime) })
+	paths := make([]string, 0, len(hits))
+	for _, h := range hits {
+		paths = append(paths, h.path)
+	}
+	paths = headOf(paths, limit)
+	return fmt.Sprintf("Found %d %s\n%s", len(paths), pluralWord(len(paths), "file"), strings.Join(paths, "\n"))
+}
+
+// grepCount answers path:count lines and a total.
+func grepCount(hits []grepFile, limit int) string {
+	if len(hits) == 0 {
+		return "No matches found"
+	}
+	var lines []string
+	total := 0
+	for _, h := range hits {
+		lines = append(lines, fmt.Sprintf("%s:%d", h.path, h.count))
+		total += h.count
+	}
+	lines = headOf(lines, limit)
+	return fmt.Sprintf("%s\n\nFound %d total %s across %d %s.", strings.Join(lines, "\n"),
+		total, pluralWord(total, "occurrence"), len(hits), pluralWord(len(hits), "file"))
+}
+
+// grepContent shows matching lines as ripgrep does: path:line:text for a
+// match, path-line-text for context, "--" between separate groups.
+func grepContent(hits []grepFile, in *GrepInput) string {
+	before, after := in.Before, in.After
+	if in.Context > 0 {
+		before, after = in.Context, in.Context
+	}
+	numbers := in.LineNumber == nil || *in.LineNumber
+	var out []string
+	context := before > 0 || after > 0
+	for _, h := range hits {
+		last := -2
+		for i := range h.lines {
+			if !h.matched[i] {
+				continue
+			}
+			from, to := max(i-before, 0), min(i+after, len(h.lines)-1)
+			// ripgrep separates groups of context, within a file and
+			// between files.
+			if context && len(out) > 0 && (last < 0 || from > last+1) {
+				out = append(out, "--")
+			}
+			for j := max(from, last+1); j <= to; j++ {
+				sep := "-"
+				if h.matched[j] {
+					sep = ":"
+				}
+				line := h.path + sep
+				if numbers {
+					line += fmt.Sprint(j+1) + sep
+				}
+				out = append(out, line+strings.TrimSuffix(h.lines[j], "\r"))
+			}
+			last = max(last, to)
+		}
+	}
+	if len(out) == 0 {
+		return "No matches found"
+	}
+	return strings.Join(headOf(out, in.HeadLimit), "\n")
+}
+
+func headOf(xs []string, limit int) []string {
+	if limit > 0 && len(xs) > limit {
+		return xs[:limit]
+	}
+	return xs
+}
+
+func pluralWord(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}

@@ -1,0 +1,161 @@
+package handlers
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// grepTree is a small repository: a .gitignore'd file, a hidden file and
+// a binary file that ripgrep and Grep both skip.
+var grepTree = map[string]string{
+	".gitignore":     "ignored.txt\n",
+	"ignored.txt":    "needle\n",
+	".hidden.txt":    "needle\n",
+	"bin.dat":        "needle\x00\x01",
+	"a.go":           "package a\n\n// Needle finds.\nfunc Needle() {}\n\nvar x = \"needle\"\n",
+	"src/b.ts":       "const needle = 1;\nconst hay = 2;\n\n\n\nexport { needle };\n",
+	"src/c.py":       "def f():\n    return 'NEEDLE'\n",
+	"docs/notes.md":  "no match here\n",
+	"src/deep/d.txt": "struct {\n  field int\n}\n",
+}
+
+// TestGrepAgainstRipgrep runs Claude Code's Grep modes (its tool prompt:
+// tools/GrepTool/prompt.ts, "A powerful search tool built on ripgrep")
+// and the same search with rg itself, which must agree.
+func TestGrepAgainstRipgrep(t *testing.T) {
+	requireTool(t, "rg", "ripgrep")
+	ws := workspaceWith(t, grepTree)
+	if err := exec.Command("git", "-C", ws.Dir, "init", "-q").Run(); err != nil {
+		t.Skip("git is needed for .gitignore to count, as in a repository")
+	}
+	rg := func(args ...string) []string {
+		cmd := exec.Command("rg", append([]string{"--no-heading", "--with-filename", "--no-config"}, args...)...)
+		cmd.Dir = ws.Dir
+		out, _ := cmd.Output()
+		var lines []string
+		for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			switch l {
+			case "":
+			case "--":
+				lines = append(lines, l)
+			default:
+				lines = append(lines, ws.Dir+"/"+strings.TrimPrefix(l, "./"))
+			}
+		}
+		return lines
+	}
+	grep := func(in GrepInput) []string {
+		res, err := grepFiles(context.Background(), editCall(ws, "t"), &in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Split(resultText(res), "\n")
+	}
+	sorted := func(xs []string) []string { xs = slices.Clone(xs); sort.Strings(xs); return xs }
+	t.Run("files_with_matches", func(t *testing.T) {
+		got := grep(GrepInput{Pattern: "needle", IgnoreCase: true})
+		if want := sorted(rg("-l", "-i", "needle")); !slices.Equal(sorted(got[1:]), want) || got[0] != "Found 3 files" {
+			t.Errorf("got %q\nrg  %q", got, want)
+		}
+	})
+	t.Run("content with context", func(t *testing.T) {
+		got := grep(GrepInput{Pattern: "needle", Path: "src", OutputMode: "content", Context: 1})
+		if want := rg("-n", "-C", "1", "needle", "src"); !slices.Equal(got, want) {
+			t.Errorf("got %q\nrg  %q", got, want)
+		}
+	})
+	t.Run("content, glob and -A", func(t *testing.T) {
+		got := grep(GrepInput{Pattern: "Needle", OutputMode: "content", Glob: "*.go", After: 1})
+		if want := rg("-n", "-A", "1", "--glob", "*.go", "Needle"); !slices.Equal(got, want) {
+			t.Errorf("got %q\nrg  %q", got, want)
+		}
+	})
+	t.Run("count and type", func(t *testing.T) {
+		got := grep(GrepInput{Pattern: "needle", OutputMode: "count", Type: "ts"})
+		if want := rg("-c", "--type", "ts", "needle"); !slices.Equal(got[:len(want)], want) || got[len(got)-1] != "Found 2 total occurrences across 1 file." {
+			t.Errorf("got %q\nrg  %q", got, want)
+		}
+	})
+	t.Run("multiline", func(t *testing.T) {
+		got := grep(GrepInput{Pattern: `struct \{[\s\S]*?field`, OutputMode: "content", Multiline: true})
+		if want := rg("-n", "-U", "--multiline-dotall", `struct \{[\s\S]*?field`); !slices.Equal(got, want) {
+			t.Errorf("got %q\nrg  %q", got, want)
+		}
+	})
+	t.Run("head_limit", func(t *testing.T) {
+		got := grep(GrepInput{Pattern: "needle", OutputMode: "content", HeadLimit: 2, IgnoreCase: true})
+		if len(got) != 2 {
+			t.Errorf("got %d lines, want 2: %q", len(got), got)
+		}
+	})
+	t.Run("no line numbers", func(t *testing.T) {
+		no := false
+		got := grep(GrepInput{Pattern: "hay", OutputMode: "content", LineNumber: &no})
+		if want := []string{filepath.Join(ws.Dir, "src/b.ts") + ":const hay = 2;"}; !slices.Equal(got, want) {
+			t.Errorf("got %q, want %q", got, want)
+		}
+	})
+	t.Run("unknown type", func(t *testing.T) {
+		_, err := grepFiles(context.Background(), editCall(ws, "t"), &GrepInput{Pattern: "x", Type: "cobol"})
+		wantToolError(t, err, "invalid_type")
+	})
+}
+
+// TestGlobNewestFirst follows Claude Code's Glob (tools/GlobTool/prompt.ts):
+// matching paths sorted by modification time, newest first.
+func TestGlobNewestFirst(t *testing.T) {
+	ws := workspaceWith(t, map[string]string{"a.go": "", "sub/b.go": "", "sub/c.txt": "", "top.json": "", "sub/x.json": ""})
+	old := time.Now().Add(-time.Hour)
+	for i, name := range []string{"sub/b.go", "a.go"} {
+		ts := old.Add(time.Duration(i) * time.Minute)
+		if err := os.Chtimes(filepath.Join(ws.Dir, name), ts, ts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		in   GlobFilesInput
+		want []string
+	}{
+		{GlobFilesInput{Pattern: "**/*.go"}, []string{"a.go", "sub/b.go"}},
+		{GlobFilesInput{Pattern: "*.json"}, []string{"top.json"}},
+		{GlobFilesInput{Pattern: "*.go", Path: "sub"}, []string{"sub/b.go"}},
+		{GlobFilesInput{Pattern: "**/*.{txt,json}", Path: filepath.Join(ws.Dir, "sub")}, nil},
+		{GlobFilesInput{Pattern: "*.rs"}, nil},
+	} {
+		t.Run(tc.in.Pattern, func(t *testing.T) {
+			res, err := globFiles(context.Background(), editCall(ws, "t"), &tc.in)
+			got := okText(t, res, err)
+			if tc.want == nil {
+				if tc.in.Pattern == "*.rs" && got != "No files found" {
+					t.Errorf("got %q", got)
+				}
+				return
+			}
+			var want []string
+			for _, w := range tc.want {
+				want = append(want, filepath.Join(ws.Dir, w))
+			}
+			if got != strings.Join(want, "\n") {
+				t.Errorf("got %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// TestListTree follows Claude Code's LS: a tree under the absolute path,
+// with ignore globs.
+func TestListTree(t *testing.T) {
+	ws := workspaceWith(t, map[string]string{"a.txt": "", "a/b.go": "", "a/c.md": "", "z.md": ""})
+	res, err := listTree(context.Background(), editCall(ws, "t"), &ListTreeInput{Path: ws.Dir, Ignore: []string{"*.md"}})
+	want := "- " + ws.Dir + "/\n  - a/\n    - b.go\n  - a.txt"
+	if got := okText(t, res, err); got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

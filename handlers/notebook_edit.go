@@ -1,0 +1,115 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
+	"github.com/toolgate/toolgate/internal/randid"
+)
+
+// NotebookEditInput is notebook_edit's input (Claude Code's NotebookEdit).
+type NotebookEditInput struct {
+	Path      string `json:"path" validate:"required" jsonschema:"the .ipynb file to edit"`
+	CellID    string `json:"cell_id,omitempty" jsonschema:"the cell to replace or delete, or after which to insert (insert without it: at the top)"`
+	NewSource string `json:"new_source" jsonschema:"the new source of the cell"`
+	CellType  string `json:"cell_type,omitempty" validate:"omitempty,oneof=code markdown" jsonschema:"code or markdown; required to insert"`
+	EditMode  string `json:"edit_mode,omitempty" validate:"omitempty,oneof=replace insert delete" jsonschema:"replace (default), insert or delete"`
+}
+
+func newNotebookEdit(name string, env tool.Env) *tool.Tool {
+	return tool.NewTool(tool.Spec[NotebookEditInput]{
+		Name:        name,
+		Description: "Replace, insert or delete one cell of a Jupyter notebook (.ipynb). The notebook must have been read in this session.",
+		Run:         notebookEdit,
+		Interrupt:   tool.InterruptBlock,
+		Writes:      true,
+		Paths:       func(in *NotebookEditInput) []string { return []string{in.Path} },
+	})
+}
+
+func notebookEdit(ctx context.Context, call *tool.Call, in *NotebookEditInput) (tool.Result, error) {
+	var msg string
+	fe, err := editFile(call, in.Path, func(t *editTarget) ([]byte, error) {
+		if !t.exists {
+			return nil, tool.Errorf(api.ToolCodeNotFound, "Notebook file does not exist: %s", t.rel)
+		}
+		if _, seen := call.Files.Seen(t.rel); !seen {
+			return nil, tool.Errorf(api.ToolCodeReadRequired,
+				"%s has not been read in this session; read it before editing it. No changes were made.", t.rel)
+		}
+		content, m, err := editNotebook(t, in)
+		msg = m
+		return content, err
+	})
+	if err != nil {
+		return tool.Result{}, err
+	}
+	return tool.TextResult(msg + fe.note), nil
+}
+
+// newCellID is a random id for an inserted cell, in the 8 hex digits
+// Jupyter uses.
+func newCellID() string {
+	return randid.Hex(4)
+}
+
+// editNotebook applies one cell edit to the notebook's JSON, keeping every
+// field it does not touch.
+func editNotebook(t *editTarget, in *NotebookEditInput) ([]byte, string, error) {
+	var nb map[string]any
+	if err := json.Unmarshal(t.old, &nb); err != nil {
+		return nil, "", tool.Errorf("invalid_notebook", "%s is not a valid Jupyter notebook: %v", t.rel, err)
+	}
+	cells, _ := nb["cells"].([]any)
+	at := -1
+	for i, c := range cells {
+		cell, _ := c.(map[string]any)
+		id, _ := cell["id"].(string)
+		if in.CellID != "" && (id == in.CellID || id == "" && fmt.Sprintf("cell-%d", i) == in.CellID) {
+			at = i
+		}
+	}
+	mode := in.EditMode
+	if mode == "" {
+		mode = "replace"
+	}
+	if at < 0 && (mode != "insert" || in.CellID != "") {
+		return nil, "", tool.Errorf("cell_not_found", "Cell with ID %q not found in notebook %s.", in.CellID, t.rel)
+	}
+	var msg string
+	switch mode {
+	case "delete":
+		cells = slices.Delete(cells, at, at+1)
+		msg = "Deleted cell " + in.CellID
+	case "insert":
+		if in.CellType == "" {
+			return nil, "", tool.Errorf(api.ToolCodeInvalid, "cell_type is required when inserting a cell.")
+		}
+		cell := map[string]any{"cell_type": in.CellType, "id": newCellID(), "metadata": map[string]any{}, "source": in.NewSource}
+		if in.CellType == "code" {
+			cell["outputs"], cell["execution_count"] = []any{}, nil
+		}
+		cells = slices.Insert(cells, at+1, any(cell))
+		msg = "Inserted cell " + cell["id"].(string)
+	default:
+		cell, _ := cells[at].(map[string]any)
+		cell["source"] = in.NewSource
+		if in.CellType != "" {
+			cell["cell_type"] = in.CellType
+		}
+		if cell["cell_type"] == "code" {
+			cell["outputs"], cell["execution_count"] = []any{}, nil
+		}
+		msg = "Updated cell " + in.CellID + " with " + in.NewSource
+	}
+	nb["cells"] = cells
+	out, err := json.MarshalIndent(nb, "", " ")
+	if err != nil {
+		return nil, "", err
+	}
+	return append(out, '\n'), msg, nil
+}

@@ -1,0 +1,226 @@
+package handlers
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+
+	"github.com/toolgate/toolgate/coordinator/tool"
+)
+
+// ReadLinesInput is read_lines's input: a window of a file shown with
+// line numbers. Claude Code's Read and the Messages API text editor's view
+// map onto it.
+type ReadLinesInput struct {
+	Path   string `json:"path" validate:"required" jsonschema:"path of the file, relative to the workspace or absolute inside it"`
+	Offset int    `json:"offset,omitempty" validate:"omitempty,min=1" jsonschema:"first line to read, 1-based (default 1)"`
+	Limit  int    `json:"limit,omitempty" validate:"omitempty,min=1" jsonschema:"how many lines to read (default 2000)"`
+}
+
+// Limits of one read_lines answer, as Claude Code's Read documents them.
+const (
+	readLinesDefault = 2000
+	readLineMaxChars = 2000
+	readLinesBytes   = 400 << 10
+)
+
+func newReadLines(name string, env tool.Env) *tool.Tool {
+	return tool.NewTool(tool.Spec[ReadLinesInput]{
+		Name: name,
+		Description: "Read a file in the workspace in `cat -n` form: each line prefixed by its number, 2000 lines from offset " +
+			"by default, lines over 2000 characters cut. Images come back as images, Jupyter notebooks as their cells.",
+		Run:             readLines,
+		ConcurrencySafe: func(*ReadLinesInput) bool { return true },
+		Paths:           func(in *ReadLinesInput) []string { return []string{in.Path} },
+	})
+}
+
+func readLines(ctx context.Context, call *tool.Call, in *ReadLinesInput) (tool.Result, error) {
+	rel, f, err := openRegular(call, in.Path)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	defer f.Close()
+	h := newStateHasher(f)
+	head := make([]byte, 512)
+	n, err := io.ReadFull(h, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return tool.Result{}, fileError(rel, err)
+	}
+	head = head[:n]
+	var res tool.Result
+	switch mt := imageType(head); {
+	case mt != "":
+		res, err = readImage(h, rel, head, mt)
+	case isBinary(head):
+		return tool.Result{}, tool.Errorf("binary_file", "Cannot read %s: it is a binary file, not text.", rel)
+	case strings.EqualFold(path.Ext(rel), ".ipynb"):
+		res, err = readNotebook(io.MultiReader(bytes.NewReader(head), h), rel)
+	default:
+		res, err = numberedWindow(io.MultiReader(bytes.NewReader(head), h), rel, in)
+	}
+	if err == nil {
+		h.remember(call.Files, rel)
+	}
+	return res, err
+}
+
+// numberedWindow renders lines offset..offset+limit-1 as `cat -n` does:
+// the number right-aligned in six columns, a tab, the line.
+func numberedWindow(r io.Reader, rel string, in *ReadLinesInput) (tool.Result, error) {
+	start, limit := max(in.Offset, 1), in.Limit
+	if limit == 0 {
+		limit = readLinesDefault
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	var b strings.Builder
+	line, last, more := 0, 0, false
+	for {
+		text, err := br.ReadString('\n')
+		if text == "" && err != nil {
+			if err != io.EOF {
+				return tool.Result{}, fileError(rel, err)
+			}
+			break
+		}
+		line++
+		if line < start {
+			continue
+		}
+		if line >= start+limit || b.Len() > readLinesBytes {
+			more = true
+			break
+		}
+		text = strings.TrimSuffix(strings.TrimSuffix(text, "\n"), "\r")
+		if len(text) > readLineMaxChars {
+			text = cutUTF8(text, readLineMaxChars)
+		}
+		fmt.Fprintf(&b, "%6d\t%s\n", line, text)
+		last = line
+	}
+	switch {
+	case line == 0:
+		return tool.TextResult("<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"), nil
+	case line < start:
+		return tool.TextResult(fmt.Sprintf("<system-reminder>Warning: the file exists but is shorter than the provided offset (%d). "+
+			"The file has %d lines.</system-reminder>", start, line)), nil
+	}
+	text := b.String()
+	if more {
+		text += fmt.Sprintf("\n[Showing lines %d-%d. Read on with offset=%d.]", start, last, last+1)
+	}
+	return tool.TextResult(text), nil
+}
+
+// cutUTF8 cuts s to at most n bytes without splitting a character.
+func cutUTF8(s string, n int) string {
+	if n >= len(s) {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}
+
+// notebook is the part of a Jupyter notebook (.ipynb) that is shown.
+type notebook struct {
+	Cells []notebookCell `json:"cells"`
+}
+
+type notebookCell struct {
+	ID       string            `json:"id,omitempty"`
+	CellType string            `json:"cell_type"`
+	Source   notebookText      `json:"source"`
+	Outputs  []json.RawMessage `json:"outputs,omitempty"`
+}
+
+// notebookText is a cell's source or an output's text: a string or a
+// list of lines.
+type notebookText string
+
+func (t *notebookText) UnmarshalJSON(b []byte) error {
+	var lines []string
+	if err := json.Unmarshal(b, &lines); err == nil {
+		*t = notebookText(strings.Join(lines, ""))
+		return nil
+	}
+	var s string
+	err := json.Unmarshal(b, &s)
+	*t = notebookText(s)
+	return err
+}
+
+// maxNotebookBytes bounds a notebook read whole.
+const maxNotebookBytes = maxEditBytes
+
+// readNotebook shows a notebook as its cells, each with its id, type,
+// source and text outputs, as Claude Code's Read shows notebooks.
+func readNotebook(r io.Reader, rel string) (tool.Result, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxNotebookBytes+1))
+	if err != nil {
+		return tool.Result{}, fileError(rel, err)
+	}
+	if len(data) > maxNotebookBytes {
+		return tool.Result{}, tooLarge(rel, int64(len(data)))
+	}
+	var nb notebook
+	if err := json.Unmarshal(data, &nb); err != nil {
+		return tool.Result{}, tool.Errorf("invalid_notebook", "%s is not a valid Jupyter notebook: %v", rel, err)
+	}
+	var b strings.Builder
+	for i, c := range nb.Cells {
+		id := cellID(c, i)
+		fmt.Fprintf(&b, "<cell id=%q>", id)
+		if c.CellType != "code" {
+			fmt.Fprintf(&b, "<cell_type>%s</cell_type>", c.CellType)
+		}
+		b.WriteString(string(c.Source))
+		for _, o := range c.Outputs {
+			if text := outputText(o); text != "" {
+				b.WriteString("\n<output>" + text + "</output>")
+			}
+		}
+		fmt.Fprintf(&b, "</cell id=%q>\n", id)
+	}
+	if len(nb.Cells) == 0 {
+		return tool.TextResult("<system-reminder>Warning: the notebook has no cells.</system-reminder>"), nil
+	}
+	return tool.TextResult(b.String()), nil
+}
+
+// cellID is a cell's id, or "cell-N" for notebooks (nbformat < 4.5) whose
+// cells have none, as Claude Code names them.
+func cellID(c notebookCell, i int) string {
+	if c.ID != "" {
+		return c.ID
+	}
+	return fmt.Sprintf("cell-%d", i)
+}
+
+// outputText is the text of a stream, result or error output.
+func outputText(raw json.RawMessage) string {
+	var o struct {
+		Text   notebookText            `json:"text"`
+		Data   map[string]notebookText `json:"data"`
+		Ename  string                  `json:"ename"`
+		Evalue string                  `json:"evalue"`
+	}
+	if json.Unmarshal(raw, &o) != nil {
+		return ""
+	}
+	switch {
+	case o.Text != "":
+		return string(o.Text)
+	case o.Data["text/plain"] != "":
+		return string(o.Data["text/plain"])
+	case o.Ename != "":
+		return o.Ename + ": " + o.Evalue
+	}
+	return ""
+}

@@ -1,0 +1,88 @@
+package server
+
+import (
+	"encoding/json"
+
+	"github.com/toolgate/toolgate/api"
+)
+
+// Tool list formats of GET /v1/tools?format=: toolgate's own (the
+// default), the Messages API's `tools` entries, Chat Completions function
+// definitions and Responses API function tools.
+const (
+	formatToolgate        = ""
+	formatAnthropic       = "anthropic"
+	formatOpenAI          = "openai"
+	formatOpenAIResponses = "openai-responses"
+)
+
+func validFormat(f string) bool {
+	switch f {
+	case formatToolgate, formatAnthropic, formatOpenAI, formatOpenAIResponses:
+		return true
+	}
+	return false
+}
+
+// anthropicTool is one entry of the Messages API's `tools`: a built-in
+// client tool by type and name (the API supplies its schema), or a custom
+// tool with its schema.
+type anthropicTool struct {
+	Type        string          `json:"type,omitempty"`
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"input_schema,omitempty"`
+}
+
+// openAIFunction is a Chat Completions tool: {"type":"function","function":{...}}.
+type openAIFunction struct {
+	Type     string             `json:"type"`
+	Function openAIFunctionSpec `json:"function"`
+}
+
+type openAIFunctionSpec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// openAIResponsesTool is a Responses API function tool: the function's
+// fields sit beside "type".
+type openAIResponsesTool struct {
+	Type        string          `json:"type"`
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+	Strict      bool            `json:"strict"`
+}
+
+// formatTools renders a tool list in one of the formats. clientSide
+// names the tools the client runs itself, which only toolgate's format
+// lists.
+func formatTools(tools []api.ToolInfo, clientSide []string, format string) any {
+	switch format {
+	case formatAnthropic:
+		out := make([]anthropicTool, 0, len(tools))
+		for _, t := range tools {
+			if t.APIType != "" {
+				out = append(out, anthropicTool{Type: t.APIType, Name: t.Name})
+				continue
+			}
+			out = append(out, anthropicTool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
+		}
+		return map[string]any{"tools": out}
+	case formatOpenAI:
+		out := make([]openAIFunction, 0, len(tools))
+		for _, t := range tools {
+			out = append(out, openAIFunction{Type: "function", Function: openAIFunctionSpec{Name: t.Name, Description: t.Description, Parameters: t.InputSchema}})
+		}
+		return map[string]any{"tools": out}
+	case formatOpenAIResponses:
+		out := make([]openAIResponsesTool, 0, len(tools))
+		for _, t := range tools {
+			out = append(out, openAIResponsesTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: t.InputSchema})
+		}
+		return map[string]any{"tools": out}
+	}
+	return api.ToolsResponse{Tools: tools, ClientSide: clientSide}
+}
