@@ -2,15 +2,14 @@ package server
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/base64"
-	"encoding/hex"
 	"net/http"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/internal/randid"
 )
 
 // mcpFacade serves toolgate's own tools to MCP clients over the streamable
@@ -157,9 +156,7 @@ func (f *mcpFacade) call(sess *coordinator.Session, name string) mcp.ToolHandler
 
 // facadeCallID names an MCP call in the session's records and events.
 func facadeCallID() string {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return "mcp_" + hex.EncodeToString(b[:])
+	return "mcp_" + randid.Hex(12)
 }
 
 // mcpResult maps a tool_result to an MCP result.
