@@ -33,7 +33,7 @@ func (in *instance) getJSON(t *testing.T, path string, out any) int {
 	t.Helper()
 	req, _ := http.NewRequest("GET", in.url+path, nil)
 	req.Header.Set("Authorization", "Bearer "+in.token)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testHTTP.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func (in *instance) waitForEvent(t *testing.T, sid, lastID, typ, toolUseID strin
 	req, _ := http.NewRequestWithContext(ctx, "GET", in.url+"/v1/sessions/"+sid+"/events", nil)
 	req.Header.Set("Authorization", "Bearer "+in.token)
 	req.Header.Set("Last-Event-ID", lastID)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testHTTP.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,11 @@ func TestRestartKeepsSessionsApprovalsAndEdits(t *testing.T) {
 	if err := inst.stop(); err != nil {
 		t.Fatal(err)
 	}
-	<-pending
+	select {
+	case <-pending:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the pending request was not answered when the server stopped")
+	}
 
 	inst = start(t, dir, args...)
 	var back api.Session
@@ -167,6 +171,15 @@ func TestRestartKeepsSessionsApprovalsAndEdits(t *testing.T) {
 	}
 	if ran, _ := os.ReadFile(filepath.Join(dir, "ran.log")); string(ran) != "ran\n" {
 		t.Errorf("ran.log = %q, want the command run once", ran)
+	}
+	var log api.AuditResponse
+	inst.getJSON(t, "/v1/audit?session="+sess.ID, &log)
+	who := map[string]string{}
+	for _, c := range log.Calls {
+		who[c.ToolUseID] = string(c.Status) + " " + c.Decision + " by " + c.DecidedBy
+	}
+	if who["c1"] != "succeeded approved by token" || who["w1"] != "succeeded allow by rule: write_to_file(a.txt)" {
+		t.Errorf("audit log after the restart: %v", who)
 	}
 
 	rewrite := message(map[string]any{"id": "w1", "name": "write_to_file", "input": map[string]any{"path": "a.txt", "content": "two\n"}})
