@@ -201,3 +201,48 @@ func TestRestartKeepsSessionsApprovalsAndEdits(t *testing.T) {
 		t.Errorf("a.txt still exists after the revert: %v", err)
 	}
 }
+
+// TestRestartInterruptsRunningCall stops toolgate while a command runs
+// (no grace: the command is cut short) and starts it again: the call is
+// recorded interrupted, and re-posting it says so instead of running the
+// command a second time.
+func TestRestartInterruptsRunningCall(t *testing.T) {
+	dir := t.TempDir()
+	args := append(sqliteArgs(t, `, "policy": {"allow_all": true}`), "--shutdown-grace", "0s")
+	inst := start(t, dir, args...)
+	command := message(map[string]any{"id": "long1", "name": "execute_command",
+		"input": map[string]any{"command": "echo started >> ran.log; sleep 30", "requires_approval": false}})
+	answered := make(chan struct{})
+	go func() {
+		defer close(answered)
+		resp := inst.post(t, "/v1/sessions/default/messages", command)
+		resp.Body.Close()
+	}()
+	inst.waitForState(t, "default", "long1", api.StateRunning)
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		if ran, _ := os.ReadFile(filepath.Join(dir, "ran.log")); len(ran) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the command never started")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := inst.stop(); err != nil {
+		t.Fatal(err)
+	}
+	<-answered
+
+	inst = start(t, dir, args...)
+	var again api.MessageResponse
+	if code := inst.postJSON(t, "/v1/sessions/default/messages", command, &again); code != 200 {
+		t.Fatalf("re-post: %d", code)
+	}
+	if c := again.Calls[0]; c.Status != api.StatusInterrupted || c.Error == nil || c.Error.Code != api.ToolCodeInterrupted ||
+		!strings.Contains(again.Message.Content[0].Content[0].Text, "not run again") {
+		t.Errorf("re-posted running call = %+v %+v, want interrupted", c, again.Message.Content[0])
+	}
+	if ran, _ := os.ReadFile(filepath.Join(dir, "ran.log")); string(ran) != "started\n" {
+		t.Errorf("ran.log = %q, want the command started once", ran)
+	}
+}
