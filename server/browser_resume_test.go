@@ -55,7 +55,7 @@ func TestBrowserEventSourceResumes(t *testing.T) {
 
 	waitFinished(post(1))
 	env.srv.CloseClientConnections() // the connection drops
-	missed := post(2)                 // published while the browser is away
+	missed := post(2)                // published while the browser is away
 	waitInPage(t, ctx, "the EventSource to reconnect", `window.opens === 2`)
 	waitFinished(missed)
 	waitFinished(post(3))
