@@ -21,4 +21,24 @@ fi
 
 go mod download
 go vet ./...
+
+# Static checks: staticcheck with no findings, and no function that only
+# tests reach (deadcode lists what main cannot reach; .deadcode-allow names
+# the few kept on purpose). Each tool is installed at its pinned version
+# when missing.
+gobin="$(go env GOPATH)/bin"
+install_go_tool() { # name module/path version
+  if ! go version -m "$gobin/$1" 2>/dev/null | grep -q "mod.*$3"; then
+    go install "$2@$3"
+  fi
+}
+install_go_tool staticcheck honnef.co/go/tools/cmd/staticcheck v0.8.2
+install_go_tool deadcode golang.org/x/tools/cmd/deadcode v0.52.0
+"$gobin/staticcheck" ./...
+dead="$("$gobin/deadcode" ./... | grep -v -F -f <(grep -v '^#' .deadcode-allow | grep .) || true)"
+if [ -n "$dead" ]; then
+  echo "functions that only tests call (remove them, move them into a _test.go file, or list them in .deadcode-allow):" >&2
+  echo "$dead" >&2
+  exit 1
+fi
 CI="${CI:-1}" go test -race -count=1 -timeout 30m "$@" ./...

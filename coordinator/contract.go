@@ -58,17 +58,11 @@ func TextResult(text string) Result { return tool.TextResult(text) }
 // OpenWorkspace is tool.OpenWorkspace.
 func OpenWorkspace(dir string) (*Workspace, error) { return tool.OpenWorkspace(dir) }
 
-// Display is tool.Display.
-func Display(rel string) string { return tool.Display(rel) }
-
 // StateOf is tool.StateOf.
 func StateOf(data []byte, modTime time.Time) FileState { return tool.StateOf(data, modTime) }
 
 // IgnoredNote is tool.IgnoredNote.
 func IgnoredNote(n int) string { return tool.IgnoredNote(n) }
-
-// SecretName is tool.SecretName.
-func SecretName(name string) bool { return tool.SecretName(name) }
 
 // NewFileMemory returns an empty file memory governed by cfg's read
 // requirement and revert bounds.

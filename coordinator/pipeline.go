@@ -304,6 +304,7 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 		},
 		SandboxHint: c.sandboxHint,
 		Jobs:        s.jobs,
+		DeniedURL:   func(u string) error { return c.deniedURL(s, cs.tool.Name, u) },
 	})
 	out := c.runHandler(ctx, cs.tool, call, cs.input, cs.logger, cs.dialect == nil)
 	if cs.feedback != "" {

@@ -58,6 +58,22 @@ func newGateCoordinator(t *testing.T, g *gateTool, extra ...coordinator.Registra
 	return c, s
 }
 
+// execute runs one call and waits for its answer with a deadline: a call
+// that never answers fails its test in seconds instead of hanging the
+// suite (the call's own context is the session's, not ctx, so ctx alone
+// cannot bound it).
+func execute(t *testing.T, c *coordinator.Coordinator, ctx context.Context, s *coordinator.Session, use api.ToolUse) (api.ToolResult, api.CallRecord) {
+	t.Helper()
+	type answer struct {
+		res api.ToolResult
+		rec api.CallRecord
+	}
+	ch := make(chan answer, 1)
+	go func() { r, rec := c.Execute(ctx, s, "", use); ch <- answer{r, rec} }()
+	a := receive(t, ch)
+	return a.res, a.rec
+}
+
 var gateUse = api.ToolUse{Type: api.TypeToolUse, ID: "toolu_same", Name: "gate", Input: json.RawMessage(`{}`)}
 
 func TestRepost(t *testing.T) {
@@ -70,7 +86,7 @@ func TestRepost(t *testing.T) {
 		}
 		first, second := make(chan answer, 1), make(chan answer, 1)
 		go func() { r, rec := c.Execute(t.Context(), s, "", gateUse); first <- answer{r, rec} }()
-		<-g.started
+		receive(t, g.started)
 		go func() { r, rec := c.Execute(t.Context(), s, "", gateUse); second <- answer{r, rec} }()
 		// The re-post must be waiting, not answered, while the call runs.
 		waitState(t, s, gateUse.ID, api.StateRunning)
@@ -80,7 +96,7 @@ func TestRepost(t *testing.T) {
 		default:
 		}
 		close(g.release)
-		a, b := <-first, <-second
+		a, b := receive(t, first), receive(t, second)
 		if a.res.Content[0].Text != "run 1" || b.res.Content[0].Text != "run 1" {
 			t.Errorf("results %q and %q, want both %q", a.res.Content[0].Text, b.res.Content[0].Text, "run 1")
 		}
@@ -95,9 +111,9 @@ func TestRepost(t *testing.T) {
 		g := newGate()
 		close(g.release)
 		c, s := newGateCoordinator(t, g)
-		r1, _ := c.Execute(t.Context(), s, "", gateUse)
-		r2, rec := c.Execute(t.Context(), s, "", gateUse)
-		resp := c.RunMessage(t.Context(), s, "msg_2", []api.ToolUse{gateUse})
+		r1, _ := execute(t, c, t.Context(), s, gateUse)
+		r2, rec := execute(t, c, t.Context(), s, gateUse)
+		resp := receive(t, runAsync(c, s, "msg_2", gateUse))
 		if r1.Content[0].Text != "run 1" || r2.Content[0].Text != "run 1" || resp.Message.Content[0].Content[0].Text != "run 1" {
 			t.Errorf("results %q, %q, %q, want all %q", r1.Content[0].Text, r2.Content[0].Text, resp.Message.Content[0].Content[0].Text, "run 1")
 		}
@@ -113,15 +129,15 @@ func TestRepost(t *testing.T) {
 		c, s := newGateCoordinator(t, g)
 		done := make(chan struct{})
 		go func() { c.Execute(t.Context(), s, "", gateUse); close(done) }()
-		<-g.started
+		receive(t, g.started)
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
-		res, rec := c.Execute(ctx, s, "", gateUse)
+		res, rec := execute(t, c, ctx, s, gateUse)
 		if rec.State != api.StateRunning || !res.IsError {
 			t.Errorf("gave-up waiter got state %s is_error %v, want running true", rec.State, res.IsError)
 		}
 		close(g.release)
-		<-done
+		receive(t, done)
 		if _, res, _ := s.Call(gateUse.ID); res == nil || res.Content[0].Text != "run 1" {
 			t.Errorf("call result %+v, want run 1", res)
 		}
@@ -168,7 +184,7 @@ func TestKeptOutput(t *testing.T) {
 	use := func(id string) api.ToolUse {
 		return api.ToolUse{Type: api.TypeToolUse, ID: id, Name: "keeper", Input: json.RawMessage(`{"name":"` + id + `"}`)}
 	}
-	c.Execute(t.Context(), s, "", use("a"))
+	execute(t, c, t.Context(), s, use("a"))
 	t.Run("fetched after the call", func(t *testing.T) {
 		o, state, found := s.Output("a")
 		if !found || state != api.StateDone || o == nil {

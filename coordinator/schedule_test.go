@@ -1,6 +1,7 @@
 package coordinator_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -234,4 +235,43 @@ func TestCancelQueuedCall(t *testing.T) {
 	r.release("w1")
 	resp := receive(t, done)
 	checkAnswer(t, resp, map[string]api.CallStatus{"w1": api.StatusSucceeded, "w2": api.StatusCancelled, "w3": api.StatusSucceeded}, "w1", "w2", "w3")
+}
+
+// TestScheduleMaxConcurrencyStreaming posts concurrency-safe blocks one by
+// one, as a model streams them, under max_concurrency 2 read from a
+// config file's JSON: no more than two run at once, and every one runs.
+func TestScheduleMaxConcurrencyStreaming(t *testing.T) {
+	var cfg coordinator.Config
+	if err := json.Unmarshal([]byte(`{"max_concurrency": 2}`), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	c, s, r := newProbeCoordinator(t, cfg)
+	tags := ids(4, "st")
+	for _, tag := range tags {
+		if err := c.AddBlock(s, "m1", use("probe", tag, probeIn{Safe: true, Hold: true})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.waitStarted(t, tags[0], tags[1])
+	if r.hasStarted(tags[2]) {
+		t.Fatalf("a third call started while two ran (max_concurrency 2)")
+	}
+	m, err := c.CompleteMessage(s, "m1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	answered := make(chan api.MessageResponse, 1)
+	go func() { answered <- m.Wait(t.Context()) }()
+	for i, tag := range tags {
+		if i+2 < len(tags) {
+			r.release(tag)
+			r.waitStarted(t, tags[i+2])
+		} else {
+			r.release(tag)
+		}
+	}
+	checkAnswer(t, receive(t, answered), nil, tags...)
+	if got := r.maxRunning(); got != 2 {
+		t.Errorf("at most %d calls ran at once, want 2", got)
+	}
 }

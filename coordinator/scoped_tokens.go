@@ -1,10 +1,11 @@
 package coordinator
 
 import (
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"sync"
+
+	"github.com/toolgate/toolgate/internal/randid"
 )
 
 // scopedTokens are bearer tokens that admit their holder to one child
@@ -18,9 +19,7 @@ type scopedTokens struct {
 
 // issue makes a token for a session; revoke ends it.
 func (s *scopedTokens) issue(sid string) (token string, revoke func()) {
-	b := make([]byte, 32)
-	_, _ = rand.Read(b)
-	token = "tgs_" + hex.EncodeToString(b)
+	token = "tgs_" + randid.Hex(32)
 	sum := tokenSum(token)
 	s.mu.Lock()
 	if s.bySum == nil {

@@ -1,14 +1,13 @@
 package coordinator
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"sort"
 	"sync"
 	"time"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/internal/randid"
 	"github.com/toolgate/toolgate/internal/store"
 )
 
@@ -157,8 +156,4 @@ func (s *Sessions) closeAll() {
 }
 
 // NewID returns prefix plus 16 random bytes in hex.
-func NewID(prefix string) string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return prefix + hex.EncodeToString(b[:])
-}
+func NewID(prefix string) string { return prefix + randid.Hex(16) }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"errors"
 	"image"
 	"image/png"
 	"net/http"
@@ -19,6 +20,7 @@ import (
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/netguard"
+	"github.com/toolgate/toolgate/internal/sandbox"
 )
 
 // requireChromium skips without Debian's chromium, except under CI, where
@@ -308,5 +310,79 @@ func waitNoProcesses(t *testing.T, dir string) {
 			t.Fatalf("chromium processes still running: %v", left)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestBrowserInSandbox: with the command sandbox in force, chromium runs
+// inside it (a PID namespace of its own under bubblewrap) and still works:
+// the page loads through the proxy and a click changes it.
+func TestBrowserInSandbox(t *testing.T) {
+	requireChromium(t)
+	sbx := sandbox.New(sandbox.Config{})
+	if sbx.Mode() != sandbox.InForceBwrap {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("sandbox mode %s, want bwrap (test.sh installs bubblewrap)", sbx.Mode())
+		}
+		t.Skipf("sandbox mode %s; this test needs bubblewrap", sbx.Mode())
+	}
+	s, pageURL, _ := browserFixture(t)
+	r := newBrowserRun(t, s)
+	ws := t.TempDir()
+	r.call.Attach(tool.Runtime{Confine: func(string) (*sandbox.Sandbox, sandbox.Run, error) {
+		return sbx, sandbox.Run{Workspace: ws, Dir: ws}, nil
+	}})
+	text, img := r.act(t, BrowserActionInput{Action: "launch", URL: pageURL})
+	if logs := logsOf(text); !strings.Contains(logs, "page loaded") {
+		t.Fatalf("launch in the sandbox: logs %q\n%s", logs, text)
+	}
+	if p := pixel(img, 800, 550); p != [3]uint8{255, 0, 0} {
+		t.Errorf("page %v, want red", p)
+	}
+	if _, img := r.act(t, BrowserActionInput{Action: "click", Coordinate: "150,50"}); pixel(img, 800, 550) != [3]uint8{0, 255, 0} {
+		t.Errorf("after the click the page is %v, want green", pixel(img, 800, 550))
+	}
+	sb, err := r.bs.get("sess-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := sb.b.dataDir
+	own, _ := os.Readlink("/proc/self/ns/pid")
+	inside := 0
+	for _, pid := range processesWith(t, dir) {
+		if ns, err := os.Readlink("/proc/" + pid + "/ns/pid"); err == nil && ns != own {
+			inside++
+		}
+	}
+	if inside == 0 {
+		t.Error("no chromium process runs in a PID namespace of its own")
+	}
+	r.act(t, BrowserActionInput{Action: "close"})
+	waitNoProcesses(t, dir)
+}
+
+// TestBrowserNavigationDenyRules: a page the browser reaches by itself is
+// held to the call's deny rules (the pipeline's DeniedURL), through the
+// proxy.
+func TestBrowserNavigationDenyRules(t *testing.T) {
+	requireChromium(t)
+	s, _, blocked := browserFixture(t)
+	s.guard = netguard.Guard{AllowPrivate: true}
+	denied := strings.Replace(blocked, "127.0.0.1", "localhost", 1)
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(strings.Replace(testPage, "BLOCKED", denied, 1)))
+	}))
+	t.Cleanup(page.Close)
+	r := newBrowserRun(t, s)
+	r.call.Attach(tool.Runtime{DeniedURL: func(u string) error {
+		if strings.Contains(u, "//localhost") {
+			return errors.New(`localhost is denied by deny rule "browser_action(domain:localhost)"`)
+		}
+		return nil
+	}})
+	r.act(t, BrowserActionInput{Action: "launch", URL: page.URL + "/"})
+	text, _ := r.act(t, BrowserActionInput{Action: "click", Coordinate: "40,420"})
+	if logs := logsOf(text); !strings.Contains(logs, "[Blocked]") || !strings.Contains(logs, "deny rule") {
+		t.Errorf("following the link: logs %q, want the deny rule's refusal", logs)
 	}
 }

@@ -6,15 +6,19 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/remote"
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/netguard"
+	"github.com/toolgate/toolgate/internal/sandbox"
 )
 
 // browserSettings are browser_action's settings with defaults filled in.
@@ -64,12 +68,40 @@ type browser struct {
 	logs    []string
 	logSeen chan struct{} // signalled (non-blocking) on each message
 
+	jail *sandbox.Prepared // the sandbox run chromium is in; nil outside one
+
 	closeOnce sync.Once
 }
 
+// confineCmd makes chromedp's command start inside a prepared sandbox run:
+// the sandbox's argv ends with the program, which chromedp's own argv
+// (the program and its flags) replaces.
+func confineCmd(cmd *exec.Cmd, jail *sandbox.Prepared) {
+	argv := append(append([]string(nil), jail.Argv[:len(jail.Argv)-1]...), cmd.Args...)
+	if p, err := exec.LookPath(argv[0]); err == nil {
+		cmd.Path = p
+	}
+	cmd.ExtraFiles = append(cmd.ExtraFiles, jail.ExtraFiles...)
+	// Where the sandbox gives the run a private temporary directory of
+	// its own (Landlock alone), the profile and home go there.
+	for _, kv := range jail.Env {
+		if tmp, ok := strings.CutPrefix(kv, "TMPDIR="); ok {
+			for i, a := range argv {
+				if strings.HasPrefix(a, "--user-data-dir=") {
+					argv[i] = "--user-data-dir=" + filepath.Join(tmp, "profile")
+				}
+			}
+			cmd.Env = append(cmd.Env, kv, "HOME="+tmp)
+		}
+	}
+	cmd.Args = argv
+}
+
 // startBrowser starts chromium with a fresh profile, every request through
-// a guarded proxy, and collects the page's console.
-func startBrowser(s browserSettings) (*browser, error) {
+// a guarded proxy, and collects the page's console. With a sandbox (the
+// one commands run in) chromium runs inside it; it still reaches the
+// network, but only through the proxy.
+func startBrowser(s browserSettings, sb *sandbox.Sandbox, confine sandbox.Run) (*browser, error) {
 	exe, err := s.findChromium()
 	if err != nil {
 		return nil, err
@@ -78,7 +110,18 @@ func startBrowser(s browserSettings) (*browser, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &browser{dataDir: dir, logSeen: make(chan struct{}, 1)}
+	var jail *sandbox.Prepared
+	if sb != nil {
+		confine.Network = true // to the proxy on the loopback; the proxy applies the rules
+		if jail, err = sb.Prepare([]string{exe}, nil, confine); err != nil {
+			os.RemoveAll(dir)
+			return nil, tool.Errorf(api.ToolCodeBrowserFailed, "The browser cannot run in the sandbox: %v", err)
+		}
+		if jail.Argv[len(jail.Argv)-1] == exe && len(jail.Argv) == 1 {
+			jail = nil // the sandbox is off: chromium runs as it is
+		}
+	}
+	b := &browser{dataDir: dir, logSeen: make(chan struct{}, 1), jail: jail}
 	b.proxy, err = netguard.StartProxy(s.guard, func(target string, err error) {
 		b.addLog(fmt.Sprintf("[Blocked] %s: %v", target, err))
 	})
@@ -111,11 +154,20 @@ func startBrowser(s browserSettings) (*browser, error) {
 		chromedp.NoInheritEnv,
 		chromedp.Env("HOME="+dir, "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8"),
 		chromedp.ModifyCmdFunc(func(cmd *exec.Cmd) {
+			if jail != nil {
+				confineCmd(cmd, jail)
+			}
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 			cmdMu.Lock()
 			b.cmd = cmd
 			cmdMu.Unlock()
 		}),
+	}
+	if jail != nil {
+		// Inside the sandbox chromium is driven over a loopback WebSocket:
+		// the pipe chromedp uses otherwise would take the file descriptors
+		// the sandbox helper reads its cgroups from.
+		opts = append(opts, remote.WebSocket)
 	}
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	tab, cancelTab := chromedp.NewContext(allocCtx)
@@ -224,6 +276,7 @@ func (b *browser) close() {
 		b.cancel()
 		b.proxy.Close()
 		os.RemoveAll(b.dataDir)
+		b.jail.Finish()
 	})
 }
 
@@ -252,7 +305,13 @@ func newBrowsers(s browserSettings) *browsers {
 // session ends or sits idle.
 func (bs *browsers) launch(call *tool.Call) (*sessionBrowser, error) {
 	bs.closeSession(call.SessionID)
-	b, err := startBrowser(bs.settings)
+	sbx, confine, err := call.Confinement("")
+	if err != nil {
+		return nil, tool.Errorf(api.ToolCodeBrowserFailed, "The browser cannot run in the sandbox: %v", err)
+	}
+	settings := bs.settings
+	settings.guard.Rules = urlRules(call)
+	b, err := startBrowser(settings, sbx, confine)
 	if err != nil {
 		return nil, err
 	}

@@ -2,14 +2,13 @@ package handlers
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/tool"
+	"github.com/toolgate/toolgate/internal/randid"
 )
 
 // NotebookEditInput is notebook_edit's input (Claude Code's NotebookEdit).
@@ -55,9 +54,7 @@ func notebookEdit(ctx context.Context, call *tool.Call, in *NotebookEditInput) (
 // newCellID is a random id for an inserted cell, in the 8 hex digits
 // Jupyter uses.
 func newCellID() string {
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
+	return randid.Hex(4)
 }
 
 // editNotebook applies one cell edit to the notebook's JSON, keeping every

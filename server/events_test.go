@@ -1,6 +1,8 @@
 package server
 
 import (
+	"bufio"
+	"context"
 	"fmt"
 	"net"
 	"strings"
@@ -174,5 +176,30 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not met within 10s")
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestEventsKeepAlive leaves an event stream idle: the server sends a
+// keep-alive comment every heartbeat, so proxies and clients with idle
+// timeouts do not cut a stream that is only waiting.
+func TestEventsKeepAlive(t *testing.T) {
+	ts := newTestServer(t, func(c *Config) { c.SSEHeartbeat = 20 * time.Millisecond })
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	req := ts.request(t, "GET", "/v1/sessions/default/events", nil).WithContext(ctx)
+	resp, err := ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	beats := 0
+	for beats < 2 && sc.Scan() {
+		if sc.Text() == ": keep-alive" {
+			beats++
+		}
+	}
+	if beats < 2 {
+		t.Fatalf("got %d keep-alive comments before the stream ended or the deadline (%v), want 2", beats, sc.Err())
 	}
 }

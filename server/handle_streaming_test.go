@@ -73,10 +73,16 @@ func newStreamingServer(t *testing.T, cfg coordinator.Config) (*httptest.Server,
 	return f.ts, g
 }
 
+// requestDeadline bounds every request of these tests: a call that never
+// answers fails its test in seconds instead of hanging the suite.
+const requestDeadline = 10 * time.Second
+
 // call sends a request and decodes a JSON answer into out (when not nil).
 func call(t *testing.T, srv *httptest.Server, method, path, body string, out any) int {
 	t.Helper()
-	req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+	ctx, cancel := context.WithTimeout(t.Context(), requestDeadline)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, srv.URL+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,6 +101,23 @@ func call(t *testing.T, srv *httptest.Server, method, path, body string, out any
 		}
 	}
 	return resp.StatusCode
+}
+
+// waitCallState polls a call's record until it reaches state want, with a
+// deadline.
+func waitCallState(t *testing.T, srv *httptest.Server, sid, id string, want api.CallState) {
+	t.Helper()
+	deadline := time.Now().Add(requestDeadline)
+	for {
+		var got api.CallResponse
+		if call(t, srv, http.MethodGet, "/v1/sessions/"+sid+"/calls/"+id, "", &got) == http.StatusOK && got.Call.State == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("call %s did not reach state %s (last %q)", id, want, got.Call.State)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
 }
 
 func block(id string, in gateIn, partial bool) string {
@@ -137,6 +160,9 @@ func TestStreamingBlocksAndComplete(t *testing.T) {
 	})
 	call(t, srv, http.MethodPost, base+"/blocks", block("b", gateIn{Safe: true}, false), nil)
 	g.waitStarted(t, "b") // beside a
+	// Started is not finished: b's record turns done a moment after its
+	// handler returns.
+	waitCallState(t, srv, sid, "b", api.StateDone)
 	t.Run("state", func(t *testing.T) {
 		var calls api.CallsResponse
 		call(t, srv, http.MethodGet, "/v1/sessions/"+sid+"/calls?state=running", "", &calls)

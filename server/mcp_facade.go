@@ -2,15 +2,14 @@ package server
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/base64"
-	"encoding/hex"
 	"net/http"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/internal/randid"
 )
 
 // mcpFacade serves toolgate's own tools to MCP clients over the streamable
@@ -125,35 +124,39 @@ func (f *mcpFacade) sync(fs *facadeServer, sess *coordinator.Session) {
 }
 
 // call runs one MCP tools/call as a tool_use in the session, as a message
-// of its own named by the call's id (so that its progress is read from
-// that message's events alone). Cancelling
-// the MCP request cancels the call. A request carrying a progressToken
-// gets the call's partial output as progress notifications.
+// of its own named by the call's id (so that its events are read from that
+// message alone). Cancelling the MCP request (notifications/cancelled)
+// cancels the call in whatever state it is. A request carrying a
+// progressToken gets the call's partial output as progress notifications;
+// a client that declared the elicitation capability gets each approval
+// the call needs as an elicitation/create request.
 func (f *mcpFacade) call(sess *coordinator.Session, name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		use := api.ToolUse{Type: api.TypeToolUse, ID: facadeCallID(), Name: name, Input: req.Params.Arguments}
-		if req.Params.GetProgressToken() == nil {
+		over := make(chan struct{})
+		defer close(over)
+		defer cancelOnDone(ctx, sess, use.ID, over)()
+		fl := follower{progress: req.Params.GetProgressToken() != nil, elicit: elicits(req)}
+		if !fl.progress && !fl.elicit {
 			res, _ := f.s.coord.Execute(ctx, sess, use.ID, use)
 			return mcpResult(res), nil
 		}
-		stop, forwarded := make(chan struct{}), make(chan struct{})
+		stop, followed := make(chan struct{}), make(chan struct{})
 		after := sess.Events.LastID()
 		go func() {
-			defer close(forwarded)
-			forwardProgress(ctx, req, sess, use.ID, after, stop)
+			defer close(followed)
+			f.follow(ctx, req, sess, use.ID, after, stop, fl)
 		}()
 		res, _ := f.s.coord.Execute(ctx, sess, use.ID, use)
 		close(stop)
-		<-forwarded
+		<-followed
 		return mcpResult(res), nil
 	}
 }
 
 // facadeCallID names an MCP call in the session's records and events.
 func facadeCallID() string {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return "mcp_" + hex.EncodeToString(b[:])
+	return "mcp_" + randid.Hex(12)
 }
 
 // mcpResult maps a tool_result to an MCP result.

@@ -29,7 +29,7 @@ func newMCPTestServer(t *testing.T) (*testServer, *coordinator.Coordinator) {
 	cfg.Permissions = api.Permissions{Deny: []string{"read_file(secret.txt)"}}
 	f := newFixture(t, fixtureOptions{files: map[string]string{"a.txt": "hello from a\n", "secret.txt": "s3cret\n"},
 		config: cfg, mcp: hub, server: Config{Token: testToken}})
-	return &testServer{Server: f.ts, coord: f.coord, reg: f.reg}, f.coord
+	return &testServer{Server: f.ts, coord: f.coord, reg: f.reg, workspace: f.dir}, f.coord
 }
 
 func TestMCPServersRoute(t *testing.T) {
@@ -179,7 +179,7 @@ func TestMCPFacadeGuards(t *testing.T) {
 		req.Header.Set("Authorization", "Bearer "+testToken)
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Origin", "https://evil.example")
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := testHTTP.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,11 +1,11 @@
 package server
 
 import (
-	"crypto/rand"
 	"crypto/sha256"
-	"encoding/base64"
 	"sync"
 	"time"
+
+	"github.com/toolgate/toolgate/internal/randid"
 )
 
 // Tickets let EventSource clients, which cannot send an Authorization
@@ -40,9 +40,7 @@ func newTicketStore(ttl time.Duration, max int, now func() time.Time) *ticketSto
 
 // mint returns a new ticket for session.
 func (ts *ticketStore) mint(session string) string {
-	var b [32]byte
-	_, _ = rand.Read(b[:]) // crypto/rand does not fail on supported systems
-	ticket := base64.RawURLEncoding.EncodeToString(b[:])
+	ticket := randid.Base64URL(32)
 	now := ts.now()
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
@@ -87,10 +85,4 @@ func (ts *ticketStore) dropOldestLocked() {
 		}
 	}
 	delete(ts.entries, oldest)
-}
-
-func (ts *ticketStore) len() int {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	return len(ts.entries)
 }

@@ -36,7 +36,7 @@ func openEvents(t *testing.T, env *webEnv, session, ticket string) int {
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", env.URL+"/v1/sessions/"+session+"/events?ticket="+ticket, nil)
 	req.Header.Set("Accept", "text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testHTTP.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,4 +187,11 @@ func TestQueryStringsNotLogged(t *testing.T) {
 			}
 		}
 	}
+}
+
+// len counts the store's tickets.
+func (ts *ticketStore) len() int {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return len(ts.entries)
 }

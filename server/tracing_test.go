@@ -105,7 +105,7 @@ func TestCallSpans(t *testing.T) {
 	attr := func(s tracetest.SpanStub, key string) string {
 		for _, a := range s.Attributes {
 			if string(a.Key) == key {
-				return a.Value.Emit()
+				return a.Value.String()
 			}
 		}
 		return ""

@@ -87,7 +87,7 @@ func (e *webEnv) do(t *testing.T, method, path, body string, headers map[string]
 		}
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testHTTP.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, path, err)
 	}

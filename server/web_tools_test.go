@@ -6,8 +6,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
@@ -74,4 +76,61 @@ func TestWebFetchHTTP(t *testing.T) {
 	if !strings.Contains(string(body), `toolgate_tool_call_duration_seconds_count{tool="web_fetch"} 1`) {
 		t.Errorf("metrics lack web_fetch's call:\n%s", grepLines(string(body), "toolgate_tool_call_duration_seconds_count"))
 	}
+}
+
+// TestBrowserActionHTTP: browser_action through the whole server: the
+// launch answers with Cline's text, the page's console and a screenshot
+// block; deleting the session closes its browser, processes and all.
+func TestBrowserActionHTTP(t *testing.T) {
+	chromiumPath(t)
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, `<!doctype html><p>hi</p><script>console.log("hi from the page")</script>`)
+	}))
+	t.Cleanup(page.Close)
+	cfg := coordinator.DefaultConfig()
+	cfg.WebFetch.AllowAddresses = []netip.AddrPort{netip.MustParseAddrPort(page.Listener.Addr().String())}
+	// An odd viewport marks this test's chromium among other tests' ones.
+	cfg.Browser.ViewportWidth, cfg.Browser.ViewportHeight = 901, 601
+	marker := "--window-size=901,601"
+	f := newFixture(t, fixtureOptions{config: cfg, server: Config{Token: testToken}})
+	s := &testServer{Server: f.ts, coord: f.coord, reg: f.reg}
+	sess := decodeBody[api.Session](t, s.do(t, "POST", "/v1/sessions", api.CreateSessionRequest{
+		Permissions: &api.Permissions{Allow: []string{"browser_action"}}}), http.StatusCreated)
+	resp := decodeBody[api.MessageResponse](t, s.do(t, "POST", "/v1/sessions/"+sess.ID+"/messages",
+		assistant(toolUse("toolu_br1", "browser_action", map[string]any{"action": "launch", "url": page.URL + "/"}))), http.StatusOK)
+	res := resp.Message.Content[0]
+	if resp.Calls[0].Status != api.StatusSucceeded || len(res.Content) != 2 || res.Content[1].Type != api.TypeImage ||
+		res.Content[1].Source.MediaType != "image/png" || !strings.Contains(res.Content[0].Text, "hi from the page") {
+		t.Fatalf("launch: %+v %+v", resp.Calls[0], res.Content)
+	}
+	if len(pidsWith(t, marker)) == 0 {
+		t.Fatal("no chromium process found for this test")
+	}
+	if r := s.do(t, "DELETE", "/v1/sessions/"+sess.ID, nil); r.StatusCode != http.StatusNoContent {
+		t.Fatalf("delete session: %d", r.StatusCode)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for len(pidsWith(t, marker)) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("chromium still running after the session ended: %v", pidsWith(t, marker))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// pidsWith lists the processes whose command line holds s.
+func pidsWith(t *testing.T, s string) []string {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		if b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && strings.Contains(string(b), s) {
+			out = append(out, e.Name())
+		}
+	}
+	return out
 }

@@ -157,7 +157,7 @@ func TestClaudeCodeTranscript(t *testing.T) {
 	// (edited), util.go.
 	golden(t, "claude_code_transcript.golden", got)
 
-	resp, err := http.DefaultClient.Do(authed(t, inst, "GET", "/v1/sessions/"+sid))
+	resp, err := testHTTP.Do(authed(t, inst, "GET", "/v1/sessions/"+sid))
 	if err != nil {
 		t.Fatal(err)
 	}

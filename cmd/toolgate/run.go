@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -17,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/handlers"
+	"github.com/toolgate/toolgate/internal/randid"
 	"github.com/toolgate/toolgate/internal/telemetry"
 	"github.com/toolgate/toolgate/server"
 	"go.opentelemetry.io/otel/trace"
@@ -226,11 +225,7 @@ func selfURL(a net.Addr) string {
 
 // randomToken is 32 random bytes in hex.
 func randomToken() string {
-	var b [32]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic(err) // crypto/rand does not fail on supported systems
-	}
-	return hex.EncodeToString(b[:])
+	return randid.Hex(32)
 }
 
 // newHTTPServer wraps the handler in the HTTP server with its connection

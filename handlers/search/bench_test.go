@@ -27,7 +27,7 @@ var benchPatterns = []struct{ name, regex string }{
 }
 
 func BenchmarkSearchGoTree(b *testing.B) {
-	src := filepath.Join(runtime.GOROOT(), "src")
+	src := filepath.Join(goRoot(b), "src")
 	rg := requireTool(b, "rg")
 	root := openRoot(b, src)
 	for _, p := range benchPatterns {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"regexp"
 	"regexp/syntax"
-	"slices"
 )
 
 // matcher finds matching lines in a buffer. It prefers a literal prefilter
@@ -157,10 +156,4 @@ func lineEnd(buf []byte, at int) int {
 		return at + i
 	}
 	return len(buf)
-}
-
-// sortLits puts longer literals first; a longer needle gives fewer false
-// candidates and bytes.Index skips faster on it.
-func sortLits(lits [][]byte) {
-	slices.SortFunc(lits, func(a, b []byte) int { return len(b) - len(a) })
 }

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -27,6 +26,17 @@ func requireTool(t testing.TB, name string) string {
 		t.Fatalf("%s not installed (Debian package ripgrep)", name)
 	}
 	return p
+}
+
+// goRoot is the root of the Go installation that runs the tests, whose
+// source tree the oracle and benchmarks search.
+func goRoot(tb testing.TB) string {
+	tb.Helper()
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		tb.Fatalf("go env GOROOT: %v", err)
+	}
+	return strings.TrimSpace(string(out))
 }
 
 // rgMatches runs ripgrep in dir and returns its matching "path:line" pairs.
@@ -170,7 +180,7 @@ var goSubtrees = []string{"regexp", "unicode", "strings", "go/scanner", "cmd/go/
 
 func TestOracleGoTree(t *testing.T) {
 	requireTool(t, "rg")
-	src := filepath.Join(runtime.GOROOT(), "src")
+	src := filepath.Join(goRoot(t), "src")
 	root, err := os.OpenRoot(src)
 	if err != nil {
 		t.Skipf("no Go source tree: %v", err)

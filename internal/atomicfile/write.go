@@ -1,8 +1,6 @@
 package atomicfile
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/internal/fdpath"
+	"github.com/toolgate/toolgate/internal/randid"
 )
 
 // ErrEscapes is returned, inside an *fs.PathError, for names or symlinks
@@ -222,9 +221,7 @@ func fill(f *os.File, data []byte, old fs.FileInfo, inject fault) error {
 // tempName is hidden, unique and recognisable by CleanTemps. The base is cut
 // so the name stays under the usual 255-byte limit.
 func tempName(base string) string {
-	var b [8]byte
-	_, _ = rand.Read(b[:]) // never fails on supported platforms
-	return "." + truncBase(base) + tempInfix + hex.EncodeToString(b[:]) + tempSuffix
+	return "." + truncBase(base) + tempInfix + randid.Hex(8) + tempSuffix
 }
 
 // syncDir makes the rename itself durable. Windows cannot sync a directory

@@ -412,3 +412,54 @@ func TestStaleCgroupsSwept(t *testing.T) {
 		t.Errorf("this process's cgroup: %v", err)
 	}
 }
+
+// TestCancelKillsGroupWithoutCgroups runs with cgroups turned off, as on a
+// system without cgroup v2 write access: cancelling must still end the
+// shell's children and grandchildren, through the process group alone.
+// Where cgroups are available, cgroup.kill would hide a broken group kill
+// from the other tests.
+func TestCancelKillsGroupWithoutCgroups(t *testing.T) {
+	saved := cgroups
+	cgroups = func() *cgroupParent { return nil }
+	t.Cleanup(func() { cgroups = saved })
+	c := newChunks()
+	ctx, cancel := context.WithCancel(t.Context())
+	type ended struct {
+		res Result
+		out *Output
+	}
+	done := make(chan ended, 1)
+	go func() {
+		out := NewOutput(OutputLimits{Dir: t.TempDir()})
+		res, _ := Run(ctx, Options{Command: "sleep 999 & echo child=$!; sh -c 'sleep 999 & echo grandchild=$!; sleep 999'",
+			OnChunk: c.add, Output: out, Grace: 200 * time.Millisecond})
+		out.Close()
+		done <- ended{res, out}
+	}()
+	c.waitFor(t, "grandchild=")
+	cancel()
+	var e ended
+	select {
+	case e = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the cancelled run did not end")
+	}
+	if !e.res.Cancelled {
+		t.Errorf("Cancelled = false, want true")
+	}
+	got := text(t, e.out)
+	for _, key := range []string{"child=", "grandchild="} {
+		_, rest, ok := strings.Cut(got, key)
+		if !ok {
+			t.Fatalf("output %q lacks %s", got, key)
+		}
+		pid, err := strconv.Atoi(strings.Fields(rest)[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		gone(t, pid)
+	}
+	if e.res.Stray {
+		t.Errorf("the group kill left processes holding the output (Stray)")
+	}
+}

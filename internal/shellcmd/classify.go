@@ -112,7 +112,7 @@ func allowedRedirect(src string, r *syntax.Redirect) bool {
 	switch r.Op {
 	case syntax.DplOut:
 		return target.value == "1" || target.value == "2"
-	case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.ClbOut:
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob:
 		return target.value == "/dev/null"
 	case syntax.RdrIn:
 		return r.N == nil && target.value == "/dev/null"

@@ -17,7 +17,7 @@ type Memory struct {
 
 	mu     sync.Mutex
 	calls  map[int64]Call
-	order  []int64 // seqs, oldest first
+	order  []int64 // seqs, ascending
 	closed bool
 }
 
@@ -46,7 +46,10 @@ func (m *Memory) Apply(_ bool, ops ...Op) error {
 			c := o.Call
 			c.Input = slices.Clone(c.Input)
 			if _, ok := m.calls[c.Seq]; !ok {
-				m.order = append(m.order, c.Seq)
+				// Kept in seq order (the order calls arrived), whatever
+				// order they end in.
+				i, _ := slices.BinarySearch(m.order, c.Seq)
+				m.order = slices.Insert(m.order, i, c.Seq)
 			}
 			m.calls[c.Seq] = c
 		case DiscardCalls:

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -43,6 +45,15 @@ func TestSQLiteKeepsAcrossReopen(t *testing.T) {
 	}
 	if err := s.Apply(true, ops...); err != nil {
 		t.Fatal(err)
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm", filepath.Dir(path)} {
+		info, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if perm := info.Mode().Perm(); perm&0o077 != 0 {
+			t.Errorf("%s has mode %v: others may read the calls it holds", p, perm)
+		}
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
@@ -90,12 +101,18 @@ func TestAuditPagesAndFilters(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			defer s.Close()
 			base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-			for i := range 25 {
+			// Written in an order other than their seqs, as calls that
+			// run side by side end: the log still lists them by seq.
+			seqs := make([]int64, 25)
+			for i := range seqs {
+				seqs[i] = s.NextSeq()
+			}
+			for _, i := range rand.Perm(25) {
 				tool, status := "read_file", "succeeded"
 				if i%5 == 0 {
 					tool, status = "execute_command", "failed"
 				}
-				err := s.Apply(false, PutCall{Call{Seq: s.NextSeq(), SessionID: fmt.Sprintf("ses_%d", i%2), ToolUseID: fmt.Sprintf("t%02d", i),
+				err := s.Apply(false, PutCall{Call{Seq: seqs[i], SessionID: fmt.Sprintf("ses_%d", i%2), ToolUseID: fmt.Sprintf("t%02d", i),
 					Tool: tool, State: "done", Status: status, StartedAt: base.Add(time.Duration(i) * time.Minute)}})
 				if err != nil {
 					t.Fatal(err)

@@ -39,13 +39,3 @@ func InjectMeta(ctx context.Context, meta map[string]any) map[string]any {
 	}
 	return meta
 }
-
-// TraceID is the trace id of ctx's span, or "" when it has none; metrics
-// attach it to observations as an exemplar.
-func TraceID(ctx context.Context) string {
-	sc := trace.SpanContextFromContext(ctx)
-	if !sc.IsSampled() {
-		return ""
-	}
-	return sc.TraceID().String()
-}

@@ -104,6 +104,7 @@ async function connect() {
     openStream();
     loadProgress(state.session);
     refreshMetrics();
+    refreshAudit();
   } catch (e) {
     if (e.status !== 401) setStatus(e.message, "bad");
   }

@@ -1,11 +1,11 @@
-package coordinator_test
+package tool_test
 
 import (
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 func TestSecretName(t *testing.T) {
@@ -15,7 +15,7 @@ func TestSecretName(t *testing.T) {
 		"PATH": false, "HOME": false, "GOPATH": false, "TOOLGATE_TOKEN": true,
 	} {
 		t.Run(name, func(t *testing.T) {
-			if got := coordinator.SecretName(name); got != want {
+			if got := tool.SecretName(name); got != want {
 				t.Errorf("SecretName(%q) = %v, want %v", name, got, want)
 			}
 		})
@@ -23,7 +23,7 @@ func TestSecretName(t *testing.T) {
 }
 
 func TestChildEnv(t *testing.T) {
-	cfg := coordinator.CommandConfig{
+	cfg := tool.CommandConfig{
 		Environ: func() []string {
 			return []string{"PATH=/bin", "TOOLGATE_TOKEN=t", "A_KEY=1", "B_KEY=2", "NOEQUALS", "PAGER=less"}
 		},
@@ -38,11 +38,11 @@ func TestChildEnv(t *testing.T) {
 }
 
 func TestCommandTimeout(t *testing.T) {
-	def := coordinator.CommandConfig{}
-	set := coordinator.CommandConfig{DefaultTimeoutSeconds: 5, LongTimeoutSeconds: 50, MaxTimeoutSeconds: 60}
+	def := tool.CommandConfig{}
+	set := tool.CommandConfig{DefaultTimeoutSeconds: 5, LongTimeoutSeconds: 50, MaxTimeoutSeconds: 60}
 	for _, tc := range []struct {
 		name string
-		cfg  coordinator.CommandConfig
+		cfg  tool.CommandConfig
 		req  int
 		long bool
 		want time.Duration
