@@ -130,7 +130,7 @@ func shellRun(ctx context.Context, sh *tool.Job, command string) (tool.Result, e
 			status, _ := strconv.Atoi(strings.TrimSpace(strings.SplitN(out[i+len(mark):], "\n", 2)[0]))
 			text := strings.TrimSuffix(out[:i], "\n")
 			if status != 0 {
-				return tool.Result{Content: []api.Content{api.TextContent(text)}}, tool.Errorf(codeExitStatus, "Exit code %d", status)
+				return tool.Result{Content: []api.Content{api.TextContent(text)}}, tool.Errorf(api.ToolCodeExitStatus, "Exit code %d", status)
 			}
 			return tool.TextResult(text), nil
 		}
@@ -144,7 +144,7 @@ func shellRun(ctx context.Context, sh *tool.Job, command string) (tool.Result, e
 		}
 		if time.Now().After(deadline) {
 			go endShell(sh)
-			return tool.Result{Content: []api.Content{api.TextContent(out)}}, tool.Errorf(codeTimedOut,
+			return tool.Result{Content: []api.Content{api.TextContent(out)}}, tool.Errorf(api.ToolCodeTimedOut,
 				"the command did not finish within %s; the shell was killed and the next call starts a fresh one.", shellCommandTimeout)
 		}
 	}
