@@ -387,12 +387,19 @@ func cancelled(ctx context.Context, res Result) outcome {
 	return outcome{status: api.StatusCancelled, code: api.ToolCodeCancelled, result: res}
 }
 
-// normalizeName routes mcp__<server>__<tool> to use_mcp_tool, moving the
-// server and tool names into the input.
-func normalizeName(name string, input json.RawMessage) (string, json.RawMessage) {
+// normalizeName routes mcp__<server>__<tool>, and Cline's
+// <key>0mcp0<tool> (key: the server's uid or name, resolved by the hub),
+// to use_mcp_tool, moving the server and tool names into the input.
+func (c *Coordinator) normalizeName(name string, input json.RawMessage) (string, json.RawMessage) {
 	server, tool, ok := ParseMCPName(name)
 	if !ok {
-		return name, input
+		var key string
+		if key, tool, ok = ParseClineMCPName(name); !ok {
+			return name, input
+		}
+		if server, ok = c.mcp.ServerByKey(key); !ok {
+			server = key
+		}
 	}
 	if len(input) == 0 {
 		input = json.RawMessage("{}")

@@ -145,7 +145,7 @@ func (r *commandRunner) run(ctx context.Context, call *tool.Call, in *ExecuteCom
 		// toolgate's addition, after Cline's text.
 		result.Content = append(result.Content, api.TextContent("(Background processes that kept the command's output open were stopped.)"))
 	}
-	if hint := call.SandboxHint(output); verdict != nil && hint != "" && res.Limit == "" {
+	if hint := call.SandboxHint(output); hint != "" && res.Limit == "" {
 		result.Content = append(result.Content, api.TextContent(hint))
 	}
 	return result, verdict

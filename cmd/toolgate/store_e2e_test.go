@@ -246,3 +246,42 @@ func TestRestartInterruptsRunningCall(t *testing.T) {
 		t.Errorf("ran.log = %q, want the command started once", ran)
 	}
 }
+
+// TestRestartForgetsDiscardedMessage discards a streaming message after
+// its call ran: its id may be used again, after a restart too.
+func TestRestartForgetsDiscardedMessage(t *testing.T) {
+	dir := t.TempDir()
+	args := sqliteArgs(t, `, "policy": {"allow_all": true}`)
+	inst := start(t, dir, args...)
+	use := map[string]any{"type": "tool_use", "id": "d1", "name": "execute_command",
+		"input": map[string]any{"command": "echo d1 >> ran.log", "requires_approval": false}}
+	base := "/v1/sessions/default/messages/m1"
+	if code := inst.postJSON(t, base+"/blocks", use, nil); code != 202 {
+		t.Fatalf("post block: %d", code)
+	}
+	inst.waitForState(t, "default", "d1", api.StateDone)
+	req, _ := http.NewRequest("DELETE", inst.url+base, nil)
+	req.Header.Set("Authorization", "Bearer "+inst.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 204 {
+		t.Fatalf("discard: %v %v", err, resp)
+	}
+	resp.Body.Close()
+	if err := inst.stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	inst = start(t, dir, args...)
+	var again api.MessageResponse
+	if code := inst.postJSON(t, "/v1/sessions/default/messages", message(use), &again); code != 200 || again.Calls[0].Status != api.StatusSucceeded {
+		t.Fatalf("re-post after discard: %d %+v", code, again)
+	}
+	if ran, _ := os.ReadFile(filepath.Join(dir, "ran.log")); string(ran) != "d1\nd1\n" {
+		t.Errorf("ran.log = %q, want the discarded call run again", ran)
+	}
+	var log api.AuditResponse
+	inst.getJSON(t, "/v1/audit?tool=execute_command", &log)
+	if len(log.Calls) != 2 || !log.Calls[1].Discarded || log.Calls[0].Discarded {
+		t.Errorf("audit = %+v, want the discarded run kept and marked", log.Calls)
+	}
+}
