@@ -8,9 +8,9 @@ cd "$(dirname "$0")"
 # (gitignore oracle), universal-ctags (code definitions), chromium (browser
 # tests), curl (README examples), nodejs (the oracle for Cline's JavaScript
 # list order), bubblewrap (the command sandbox), python3 (the sandbox escape
-# suite).
+# suite), npm (the generated TypeScript client check).
 need=()
-for pair in rg:ripgrep promtool:prometheus git:git ctags:universal-ctags chromium:chromium curl:curl node:nodejs bwrap:bubblewrap python3:python3; do
+for pair in rg:ripgrep promtool:prometheus git:git ctags:universal-ctags chromium:chromium curl:curl node:nodejs bwrap:bubblewrap python3:python3 npm:npm; do
   command -v "${pair%%:*}" >/dev/null 2>&1 || need+=("${pair#*:}")
 done
 if [ ${#need[@]} -gt 0 ]; then
@@ -41,4 +41,21 @@ if [ -n "$dead" ]; then
   echo "$dead" >&2
   exit 1
 fi
+# Generated clients: types generated from openapi.yaml by openapi-typescript
+# must let clients/typescript/tool_call.ts, which builds a tool call from an
+# @anthropic-ai/sdk Message and hands toolgate's answer back as the SDK's
+# MessageParam and ToolResultBlockParam, pass tsc --strict with no error.
+# The npm packages go into a scratch directory, installed when missing.
+ts_dir="${TOOLGATE_TS_DIR:-${TMPDIR:-/tmp}/toolgate-ts-check}"
+ts_pkgs=(openapi-typescript@7.13.0 typescript@5.9.3 @anthropic-ai/sdk@1.14.0)
+mkdir -p "$ts_dir"
+if [ "$(cat "$ts_dir/.installed" 2>/dev/null)" != "${ts_pkgs[*]}" ]; then
+  (cd "$ts_dir" && npm install --no-audit --no-fund --silent --no-save "${ts_pkgs[@]}")
+  echo "${ts_pkgs[*]}" > "$ts_dir/.installed"
+fi
+"$ts_dir/node_modules/.bin/openapi-typescript" openapi.yaml -o "$ts_dir/toolgate.d.ts" --silent
+cp clients/typescript/tool_call.ts "$ts_dir/tool_call.ts"
+(cd "$ts_dir" && node_modules/.bin/tsc --strict --noEmit --module nodenext --moduleResolution nodenext \
+  --target es2022 --skipLibCheck tool_call.ts)
+
 CI="${CI:-1}" go test -race -count=1 -timeout 30m "$@" ./...

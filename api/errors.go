@@ -96,6 +96,12 @@ const (
 	ToolCodeFetchFailed        = "fetch_failed"         // the network or the site failed the fetch
 	ToolCodeTimeout            = "timeout"              // the tool's time cap passed
 	ToolCodeBrowserFailed      = "browser_failed"       // the browser could not start or do the action
+	ToolCodeExitStatus         = "exit_status"          // a command exited non-zero
+	ToolCodeTimedOut           = "timed_out"            // a command outlived its timeout
+	ToolCodeNotStarted         = "not_started"          // a command could not start
+	ToolCodeInvalidType        = "invalid_type"         // an unknown file type name
+	ToolCodeInvalidNotebook    = "invalid_notebook"     // a file that is not a Jupyter notebook
+	ToolCodeCellNotFound       = "cell_not_found"       // no notebook cell with that id
 )
 
 // AllToolCodes lists every tool error code, for the contract's enum.
@@ -107,6 +113,7 @@ var AllToolCodes = []string{
 	ToolCodeNotDirectory, ToolCodeNotRegular, ToolCodeBinaryFile, ToolCodeTooLarge, ToolCodeOutOfRange,
 	ToolCodeOutsideRules, ToolCodeDiffFailed, ToolCodeInvalidRegex, ToolCodeInvalidFilePattern,
 	ToolCodeUnavailable, ToolCodeMCPUnavailable, ToolCodeMCPFailed,
+	ToolCodeExitStatus, ToolCodeTimedOut, ToolCodeNotStarted, ToolCodeInvalidType, ToolCodeInvalidNotebook, ToolCodeCellNotFound,
 	ToolCodeInvalidPatch, ToolCodeHunkFailed, ToolCodeFileExists, ToolCodeInterrupted, ToolCodeNotRecorded,
 	ToolCodeInvalidURL, ToolCodeURLRefused, ToolCodeFetchFailed, ToolCodeTimeout, ToolCodeBrowserFailed, ToolCodeNoSandbox, ToolCodeSandboxLimit,
 }

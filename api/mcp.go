@@ -10,7 +10,10 @@ const (
 
 // MCPServer is one configured MCP server as GET /v1/mcp/servers shows it.
 type MCPServer struct {
-	Name      string `json:"name"`
+	Name string `json:"name"`
+	// UID is the server's short stable key for Cline's MCP tool names,
+	// "<uid>0mcp0<tool>" (the name works as the key too).
+	UID       string `json:"uid"`
 	Transport string `json:"transport"`
 	// State is connecting, connected, disconnected or disabled.
 	State string `json:"state"`

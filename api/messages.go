@@ -103,6 +103,17 @@ type ToolsResponse struct {
 	// ClientSide names the tools the client runs itself; a call to one
 	// is answered with error code not_owned.
 	ClientSide []string `json:"client_side"`
+	// Errors names the tool sources (agent files) that give no tool, and why.
+	Errors []ToolLoadError `json:"errors"`
+}
+
+// ToolLoadError is a tool source that could not be used.
+type ToolLoadError struct {
+	// Source is the file, relative to its directory (an agent file).
+	Source string `json:"source"`
+	// Tool is the tool it would have given, when known.
+	Tool  string `json:"tool,omitempty"`
+	Error string `json:"error"`
 }
 
 // CallResponse answers GET /v1/sessions/{sid}/calls/{tool_use_id}. Result

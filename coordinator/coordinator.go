@@ -214,6 +214,9 @@ func (c *Coordinator) listed(dt *DialectTool, hidden func(*Tool) bool) bool {
 	return false
 }
 
+// ToolErrors lists the tool sources (agent files) that give no tool.
+func (c *Coordinator) ToolErrors() []api.ToolLoadError { return c.registry.Errors() }
+
 // ClientSide lists the tool names the client runs itself.
 func (c *Coordinator) ClientSide() []string { return c.registry.ClientSide() }
 

@@ -22,7 +22,7 @@ type dialectCall struct {
 // outcome.
 func (c *Coordinator) translate(d api.Dialect, use api.ToolUse) (string, json.RawMessage, *dialectCall, *outcome) {
 	if _, _, ok := ParseMCPName(use.Name); ok || d == "" || d == api.DialectCline {
-		name, raw := normalizeName(use.Name, use.Input)
+		name, raw := c.normalizeName(use.Name, use.Input)
 		return name, raw, nil, nil
 	}
 	dt := c.dialects[d][use.Name]

@@ -18,10 +18,19 @@ func TestNormalizeName(t *testing.T) {
 		{name: "html in arguments", tool: "mcp__s__t", input: `{"q":"<a>&"}`, wantTool: UseMCPTool,
 			want: `{"arguments":{"q":"\u003ca\u003e\u0026"},"server_name":"s","tool_name":"t"}`},
 		{name: "invalid arguments", tool: "mcp__s__t", input: `{"q":`, wantTool: UseMCPTool, want: `{"q":`},
+		// Cline's names (shared/mcp.ts CLINE_MCP_TOOL_IDENTIFIER); with no hub
+		// the key stays the server name.
+		{name: "cline mcp name", tool: "github0mcp0list_issues", input: `{"repo":"x/y"}`, wantTool: UseMCPTool,
+			want: `{"arguments":{"repo":"x/y"},"server_name":"github","tool_name":"list_issues"}`},
+		{name: "cline mark twice keeps the tool whole", tool: "s0mcp0a0mcp0b", input: `{}`, wantTool: UseMCPTool,
+			want: `{"arguments":{},"server_name":"s","tool_name":"a0mcp0b"}`},
+		{name: "cline mark without a key", tool: "0mcp0t", input: `{}`, wantTool: "0mcp0t", want: `{}`},
+		{name: "cline mark without a tool", tool: "s0mcp0", input: `{}`, wantTool: "s0mcp0", want: `{}`},
 	}
+	c := &Coordinator{}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			gotTool, got := normalizeName(tt.tool, json.RawMessage(tt.input))
+			gotTool, got := c.normalizeName(tt.tool, json.RawMessage(tt.input))
 			if gotTool != tt.wantTool || string(got) != tt.want {
 				t.Errorf("normalizeName(%q, %s) = %q, %s; want %q, %s", tt.tool, tt.input, gotTool, got, tt.wantTool, tt.want)
 			}

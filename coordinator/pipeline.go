@@ -304,8 +304,9 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 		},
 		SandboxHint: c.sandboxHint,
 		Jobs:        s.jobs,
+		DeniedURL:   func(u string) error { return c.deniedURL(s, cs.tool.Name, u) },
 	})
-	out := c.runHandler(ctx, cs.tool, call, cs.input, cs.logger)
+	out := c.runHandler(ctx, cs.tool, call, cs.input, cs.logger, cs.dialect == nil)
 	if cs.feedback != "" {
 		out.result.Content = append(out.result.Content, approvalFeedback(cs.feedback))
 	}
@@ -314,7 +315,9 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 
 // runHandler runs the handler, turning a panic into a failed result so one bad
 // handler never takes the server down.
-func (c *Coordinator) runHandler(ctx context.Context, tool *Tool, call *Call, in any, logger *slog.Logger) (out outcome) {
+// Cline's calls see a failure in Cline's tool-error wrapping; a dialect's
+// see the plain message, which the dialect words its own way.
+func (c *Coordinator) runHandler(ctx context.Context, tool *Tool, call *Call, in any, logger *slog.Logger, cline bool) (out outcome) {
 	defer func() {
 		if p := recover(); p != nil {
 			logger.Error("tool handler panicked", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
@@ -334,8 +337,10 @@ func (c *Coordinator) runHandler(ctx context.Context, tool *Tool, call *Call, in
 		// A handler that already said everything in its result (Cline's
 		// "Command failed with exit code N." for a command) returns an
 		// error with no message, for its code only.
-		if msg := err.Error(); msg != "" {
+		if msg := err.Error(); msg != "" && cline {
 			res.Content = append(res.Content, api.TextContent(ClineToolError(msg)))
+		} else if msg != "" {
+			res.Content = append(res.Content, api.TextContent(msg))
 		}
 		res.IsError = true
 		return outcome{status: api.StatusFailed, code: code, result: res}
@@ -382,12 +387,19 @@ func cancelled(ctx context.Context, res Result) outcome {
 	return outcome{status: api.StatusCancelled, code: api.ToolCodeCancelled, result: res}
 }
 
-// normalizeName routes mcp__<server>__<tool> to use_mcp_tool, moving the
-// server and tool names into the input.
-func normalizeName(name string, input json.RawMessage) (string, json.RawMessage) {
+// normalizeName routes mcp__<server>__<tool>, and Cline's
+// <key>0mcp0<tool> (key: the server's uid or name, resolved by the hub),
+// to use_mcp_tool, moving the server and tool names into the input.
+func (c *Coordinator) normalizeName(name string, input json.RawMessage) (string, json.RawMessage) {
 	server, tool, ok := ParseMCPName(name)
 	if !ok {
-		return name, input
+		var key string
+		if key, tool, ok = ParseClineMCPName(name); !ok {
+			return name, input
+		}
+		if server, ok = c.mcp.ServerByKey(key); !ok {
+			server = key
+		}
 	}
 	if len(input) == 0 {
 		input = json.RawMessage("{}")

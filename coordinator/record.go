@@ -78,6 +78,10 @@ type audit struct {
 	decision  string
 	decidedBy string
 	reason    string // why a call awaiting approval asks
+	// waited marks a call recorded awaiting approval: its end is recorded
+	// durably too, so a crash cannot bring back as awaiting a call whose
+	// rejection a client has seen.
+	waited bool
 }
 
 // decide notes the permission stage's decision and who made it.
@@ -101,7 +105,7 @@ func (r *recorder) callStarted(s *Session, e *callEntry) error {
 // that after a restart it comes back awaiting.
 func (r *recorder) callAwaiting(s *Session, e *callEntry) {
 	if r != nil {
-		_ = r.apply(true, store.PutCall{Call: r.row(s, e, nil, true)})
+		e.audit.waited = r.apply(true, store.PutCall{Call: r.row(s, e, nil, true)}) == nil
 	}
 }
 
@@ -110,7 +114,7 @@ func (r *recorder) callFinished(s *Session, e *callEntry, res *api.ToolResult) {
 	if r == nil || r.stopping.Load() && e.record.Status == api.StatusCancelled {
 		return
 	}
-	_ = r.apply(e.audit.effects, store.PutCall{Call: r.row(s, e, res, false)})
+	_ = r.apply(e.audit.effects || e.audit.waited, store.PutCall{Call: r.row(s, e, res, false)})
 }
 
 // discard marks forgotten calls, so their ids may run again after a

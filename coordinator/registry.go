@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"fmt"
+	"github.com/toolgate/toolgate/api"
 	"reflect"
 	"sort"
 	"sync"
@@ -154,6 +155,23 @@ func (r *Registry) dynamicTools() []*Tool {
 	for _, t := range r.Tools() {
 		if r.static[t.Name] == nil {
 			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// DynamicErrors is a DynamicSource that can say which of its sources
+// give no tool, and why.
+type DynamicErrors interface {
+	Errors() []api.ToolLoadError
+}
+
+// Errors lists what the dynamic sources could not turn into tools.
+func (r *Registry) Errors() []api.ToolLoadError {
+	out := []api.ToolLoadError{}
+	for _, s := range r.sources {
+		if e, ok := s.(DynamicErrors); ok {
+			out = append(out, e.Errors()...)
 		}
 	}
 	return out

@@ -136,7 +136,7 @@ func (c *Coordinator) sandboxHint(output string) string {
 		return "Note: the sandbox lets commands write only inside the workspace and /tmp. " +
 			"If a write elsewhere is needed (a cache, say), the user can add its path to sandbox.writable in toolgate's config."
 	case containsAny(output, "Network is unreachable", "Could not resolve host", "Temporary failure in name resolution",
-		"Name or service not known", "getaddrinfo"):
+		"Name or service not known", "getaddrinfo", "Couldn't connect to server", "Connection refused", "ECONNREFUSED", "ENETUNREACH"):
 		if info.Network == "on" {
 			return ""
 		}

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
+	"unicode"
 
 	"go.yaml.in/yaml/v4"
 )
@@ -26,13 +26,14 @@ type agentFile struct {
 	Description  string   `yaml:"description"`
 	Tools        []string `yaml:"tools"`
 	SystemPrompt string   `yaml:"-"`
+	// ToolName is the agent's tool, named as Cline names it
+	// (SubagentToolName).
+	ToolName string `yaml:"-"`
 
 	path  string
 	size  int64
 	mtime time.Time
 }
-
-var agentName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 
 // readAgentFile parses an agent file. tools may be a YAML list or a
 // comma-separated string, as both forms are common.
@@ -80,17 +81,19 @@ func readAgentFile(path string) (*agentFile, error) {
 	if a.Name == "" {
 		a.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
-	if !agentName.MatchString(a.Name) {
-		return nil, fmt.Errorf("%s: agent name %q must be lower-case letters, digits, _ and -", path, a.Name)
+	a.Name = strings.TrimSpace(a.Name)
+	if a.Name == "" || strings.ContainsFunc(a.Name, unicode.IsControl) {
+		return nil, fmt.Errorf("agent name %q is empty or holds control characters", a.Name)
 	}
+	a.ToolName = SubagentToolName(a.Name)
 	_, body, _ = bytes.Cut(body, []byte("\n"))
 	a.SystemPrompt = strings.TrimSpace(string(body))
 	return a, nil
 }
 
-// findAgent returns the agent file of a name in dir: the file whose
-// front-matter names it, or else <name>.md.
-func findAgent(dir, name string) (*agentFile, error) {
+// findAgent returns the agent file in dir whose tool is toolName; when
+// several agents' names give the same tool, the first file by name.
+func findAgent(dir, toolName string) (*agentFile, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
@@ -100,7 +103,7 @@ func findAgent(dir, name string) (*agentFile, error) {
 			continue
 		}
 		a, err := readAgentFile(filepath.Join(dir, e.Name()))
-		if err == nil && a.Name == name {
+		if err == nil && a.ToolName == toolName {
 			return a, nil
 		}
 	}

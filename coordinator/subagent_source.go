@@ -3,6 +3,7 @@ package coordinator
 import (
 	"context"
 	"fmt"
+	"github.com/toolgate/toolgate/api"
 	"os"
 	"path/filepath"
 	"sort"
@@ -120,11 +121,10 @@ func (src *subagentSource) Tool(name string, _ ToolEnv) *Tool {
 		src.remember(t, genericAgent, gen)
 		return t
 	}
-	agent, ok := strings.CutPrefix(name, SubagentPrefix)
-	if !ok || agent == "" {
+	if agent, ok := strings.CutPrefix(name, SubagentPrefix); !ok || agent == "" {
 		return nil
 	}
-	a, err := findAgent(src.dir, agent)
+	a, err := findAgent(src.dir, name)
 	if err != nil {
 		return nil
 	}
@@ -190,8 +190,8 @@ func (src *subagentSource) Names() []string {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".md") {
 			continue
 		}
-		if a, err := readAgentFile(filepath.Join(src.dir, e.Name())); err == nil && !contains(names, SubagentPrefix+a.Name) {
-			names = append(names, SubagentPrefix+a.Name)
+		if a, err := readAgentFile(filepath.Join(src.dir, e.Name())); err == nil && !contains(names, a.ToolName) {
+			names = append(names, a.ToolName)
 		}
 	}
 	sort.Strings(names)
@@ -201,4 +201,28 @@ func (src *subagentSource) Names() []string {
 		src.mu.Unlock()
 	}
 	return names
+}
+
+// Errors names each agent file that gives no tool, and why: it cannot be
+// read or parsed, or its agent's tool name is already another file's.
+func (src *subagentSource) Errors() []api.ToolLoadError {
+	out := []api.ToolLoadError{}
+	entries, _ := os.ReadDir(src.dir)
+	owner := map[string]string{}
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".md") {
+			continue
+		}
+		a, err := readAgentFile(filepath.Join(src.dir, e.Name()))
+		switch {
+		case err != nil:
+			out = append(out, api.ToolLoadError{Source: e.Name(), Error: strings.TrimPrefix(err.Error(), filepath.Join(src.dir, e.Name())+": ")})
+		case owner[a.ToolName] != "":
+			out = append(out, api.ToolLoadError{Source: e.Name(), Tool: a.ToolName,
+				Error: fmt.Sprintf("agent %q gives the tool name %s, which %s already has", a.Name, a.ToolName, owner[a.ToolName])})
+		default:
+			owner[a.ToolName] = e.Name()
+		}
+	}
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"errors"
 	"image"
 	"image/png"
 	"net/http"
@@ -357,4 +358,31 @@ func TestBrowserInSandbox(t *testing.T) {
 	}
 	r.act(t, BrowserActionInput{Action: "close"})
 	waitNoProcesses(t, dir)
+}
+
+// TestBrowserNavigationDenyRules: a page the browser reaches by itself is
+// held to the call's deny rules (the pipeline's DeniedURL), through the
+// proxy.
+func TestBrowserNavigationDenyRules(t *testing.T) {
+	requireChromium(t)
+	s, _, blocked := browserFixture(t)
+	s.guard = netguard.Guard{AllowPrivate: true}
+	denied := strings.Replace(blocked, "127.0.0.1", "localhost", 1)
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(strings.Replace(testPage, "BLOCKED", denied, 1)))
+	}))
+	t.Cleanup(page.Close)
+	r := newBrowserRun(t, s)
+	r.call.Attach(tool.Runtime{DeniedURL: func(u string) error {
+		if strings.Contains(u, "//localhost") {
+			return errors.New(`localhost is denied by deny rule "browser_action(domain:localhost)"`)
+		}
+		return nil
+	}})
+	r.act(t, BrowserActionInput{Action: "launch", URL: page.URL + "/"})
+	text, _ := r.act(t, BrowserActionInput{Action: "click", Coordinate: "40,420"})
+	if logs := logsOf(text); !strings.Contains(logs, "[Blocked]") || !strings.Contains(logs, "deny rule") {
+		t.Errorf("following the link: logs %q, want the deny rule's refusal", logs)
+	}
 }

@@ -309,7 +309,9 @@ func (bs *browsers) launch(call *tool.Call) (*sessionBrowser, error) {
 	if err != nil {
 		return nil, tool.Errorf(api.ToolCodeBrowserFailed, "The browser cannot run in the sandbox: %v", err)
 	}
-	b, err := startBrowser(bs.settings, sbx, confine)
+	settings := bs.settings
+	settings.guard.Rules = urlRules(call)
+	b, err := startBrowser(settings, sbx, confine)
 	if err != nil {
 		return nil, err
 	}

@@ -97,7 +97,7 @@ func editText(ctx context.Context, call *tool.Call, in *EditTextInput) (tool.Res
 // edits touched, without writing.
 func applyTextEdits(t *editTarget, in *EditTextInput) (string, int, error) {
 	if !isText(t.old) {
-		return "", 0, tool.Errorf("binary_file", "Cannot edit %s: it is a binary file, not text.", t.rel)
+		return "", 0, tool.Errorf(api.ToolCodeBinaryFile, "Cannot edit %s: it is a binary file, not text.", t.rel)
 	}
 	content := string(t.old)
 	crlf := strings.Count(content, "\r\n") > strings.Count(content, "\n")/2

@@ -26,13 +26,6 @@ type ExecuteCommandInput struct {
 	Background       bool   `json:"background,omitempty" jsonschema:"true to start a long-running process (a dev server, a watcher) as a background job of the session: the call returns at once with the job's id; the job runs until it exits, is killed, or the session ends"`
 }
 
-// Result codes of execute_command.
-const (
-	codeTimedOut   = "timed_out"
-	codeExitStatus = "exit_status"
-	codeNotStarted = "not_started"
-)
-
 // commandMetrics are execute_command's own series.
 type commandMetrics struct {
 	running prometheus.Gauge
@@ -134,7 +127,7 @@ func (r *commandRunner) run(ctx context.Context, call *tool.Call, in *ExecuteCom
 		if errors.Is(err, sandbox.ErrUnavailable) {
 			return tool.Result{}, tool.Errorf(api.ToolCodeNoSandbox, "The command was not run: %v", err)
 		}
-		return tool.Result{}, tool.Errorf(codeNotStarted, "The command could not start: %v", err)
+		return tool.Result{}, tool.Errorf(api.ToolCodeNotStarted, "The command could not start: %v", err)
 	}
 	hint := fmt.Sprintf("full output: GET /v1/sessions/%s/calls/%s/output", call.SessionID, call.ToolUseID)
 	output := strings.TrimSuffix(out.Summary(process.SummaryLimits{Hint: hint}), "\n")
@@ -152,7 +145,7 @@ func (r *commandRunner) run(ctx context.Context, call *tool.Call, in *ExecuteCom
 		// toolgate's addition, after Cline's text.
 		result.Content = append(result.Content, api.TextContent("(Background processes that kept the command's output open were stopped.)"))
 	}
-	if hint := call.SandboxHint(output); verdict != nil && hint != "" && res.Limit == "" {
+	if hint := call.SandboxHint(output); hint != "" && res.Limit == "" {
 		result.Content = append(result.Content, api.TextContent(hint))
 	}
 	return result, verdict
@@ -196,10 +189,10 @@ func judge(res process.Result, timeout time.Duration) (string, error) {
 		return "failed", tool.Errorf(api.ToolCodeSandboxLimit,
 			"The command was stopped: it reached %s of the sandbox. Every process it started was killed.", res.Limit)
 	case res.TimedOut:
-		return "timed_out", tool.Errorf(codeTimedOut,
+		return "timed_out", tool.Errorf(api.ToolCodeTimedOut,
 			"The command timed out after %s; its process group was killed. Pass a larger timeout (seconds) if it needs longer.", timeout)
 	case res.Signal != "" || res.ExitCode != 0:
-		return "failed", &tool.ToolError{Code: codeExitStatus}
+		return "failed", &tool.ToolError{Code: api.ToolCodeExitStatus}
 	}
 	return "succeeded", nil
 }

@@ -77,9 +77,9 @@ func TestExecuteCommandExitCodes(t *testing.T) {
 	}{
 		// Cline's texts: integrations/terminal/CommandOrchestrator.ts.
 		{"success", "echo hello", false, api.StatusSucceeded, "", []string{"Command executed successfully (exit code 0).\nOutput:\nhello"}},
-		{"failure keeps output", "echo partial; echo oops >&2; exit 4", true, api.StatusFailed, codeExitStatus, []string{"Command failed with exit code 4.\nOutput:\n", "partial", "oops"}},
+		{"failure keeps output", "echo partial; echo oops >&2; exit 4", true, api.StatusFailed, api.ToolCodeExitStatus, []string{"Command failed with exit code 4.\nOutput:\n", "partial", "oops"}},
 		{"no output", "true", false, api.StatusSucceeded, "", []string{"Command executed successfully (exit code 0)."}},
-		{"signal", "kill -KILL $$", true, api.StatusFailed, codeExitStatus, []string{"Command terminated by signal SIGKILL."}},
+		{"signal", "kill -KILL $$", true, api.StatusFailed, api.ToolCodeExitStatus, []string{"Command terminated by signal SIGKILL."}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, rec := e.exec(t, map[string]any{"command": tc.cmd, "requires_approval": false})
@@ -179,8 +179,8 @@ func TestExecuteCommandTimeout(t *testing.T) {
 	e := newCommandEnv(t, coordinator.CommandConfig{})
 	res, rec := e.exec(t, map[string]any{"command": "echo before; sleep 30", "timeout": 1})
 	got := cmdText(res)
-	if rec.Status != api.StatusFailed || rec.Error == nil || rec.Error.Code != codeTimedOut {
-		t.Errorf("status %s error %+v, want failed %s", rec.Status, rec.Error, codeTimedOut)
+	if rec.Status != api.StatusFailed || rec.Error == nil || rec.Error.Code != api.ToolCodeTimedOut {
+		t.Errorf("status %s error %+v, want failed %s", rec.Status, rec.Error, api.ToolCodeTimedOut)
 	}
 	if !strings.Contains(got, "before\n") || !strings.Contains(got, "timed out after 1s") {
 		t.Errorf("result %q lacks the output so far or the timeout", got)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/handlers/search"
 )
@@ -44,7 +45,7 @@ func globFiles(ctx context.Context, call *tool.Call, in *GlobFilesInput) (tool.R
 	}
 	match, err := search.CompilePathGlob(in.Pattern)
 	if err != nil {
-		return tool.Result{}, tool.Errorf("invalid_file_pattern", "%v", err)
+		return tool.Result{}, tool.Errorf(api.ToolCodeInvalidFilePattern, "%v", err)
 	}
 	prefix := ""
 	if rel != "." {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/handlers/search"
 )
@@ -99,7 +100,7 @@ func grepRegexp(in *GrepInput) (*regexp.Regexp, error) {
 	}
 	re, err := search.CompilePattern(pattern)
 	if err != nil {
-		return nil, tool.Errorf("invalid_regex", "%v", err)
+		return nil, tool.Errorf(api.ToolCodeInvalidRegex, "%v", err)
 	}
 	return re, nil
 }
@@ -125,7 +126,7 @@ func grepSelection(ctx context.Context, call *tool.Call, in *GrepInput) ([]searc
 	if in.Type != "" {
 		g, ok := search.TypeGlob(in.Type)
 		if !ok {
-			return nil, 0, tool.Errorf("invalid_type", "unrecognized file type: %s", in.Type)
+			return nil, 0, tool.Errorf(api.ToolCodeInvalidType, "unrecognized file type: %s", in.Type)
 		}
 		patterns = append(patterns, g)
 	}
@@ -134,7 +135,7 @@ func grepSelection(ctx context.Context, call *tool.Call, in *GrepInput) ([]searc
 		if ctx.Err() != nil {
 			return nil, 0, ctx.Err()
 		}
-		return nil, 0, tool.Errorf("invalid_file_pattern", "%v", err)
+		return nil, 0, tool.Errorf(api.ToolCodeInvalidFilePattern, "%v", err)
 	}
 	return res.Files, res.Excluded, nil
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/handlers/search"
 )
@@ -42,7 +43,7 @@ func listTree(ctx context.Context, call *tool.Call, in *ListTreeInput) (tool.Res
 	for _, p := range in.Ignore {
 		m, err := search.CompilePathGlob(p)
 		if err != nil {
-			return tool.Result{}, tool.Errorf("invalid_file_pattern", "%v", err)
+			return tool.Result{}, tool.Errorf(api.ToolCodeInvalidFilePattern, "%v", err)
 		}
 		ignores = append(ignores, m)
 	}

@@ -62,7 +62,7 @@ func newCellID() string {
 func editNotebook(t *editTarget, in *NotebookEditInput) ([]byte, string, error) {
 	var nb map[string]any
 	if err := json.Unmarshal(t.old, &nb); err != nil {
-		return nil, "", tool.Errorf("invalid_notebook", "%s is not a valid Jupyter notebook: %v", t.rel, err)
+		return nil, "", tool.Errorf(api.ToolCodeInvalidNotebook, "%s is not a valid Jupyter notebook: %v", t.rel, err)
 	}
 	cells, _ := nb["cells"].([]any)
 	at := -1
@@ -78,7 +78,7 @@ func editNotebook(t *editTarget, in *NotebookEditInput) ([]byte, string, error) 
 		mode = "replace"
 	}
 	if at < 0 && (mode != "insert" || in.CellID != "") {
-		return nil, "", tool.Errorf("cell_not_found", "Cell with ID %q not found in notebook %s.", in.CellID, t.rel)
+		return nil, "", tool.Errorf(api.ToolCodeCellNotFound, "Cell with ID %q not found in notebook %s.", in.CellID, t.rel)
 	}
 	var msg string
 	switch mode {

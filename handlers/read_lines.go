@@ -10,6 +10,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
@@ -58,7 +59,7 @@ func readLines(ctx context.Context, call *tool.Call, in *ReadLinesInput) (tool.R
 	case mt != "":
 		res, err = readImage(h, rel, head, mt)
 	case isBinary(head):
-		return tool.Result{}, tool.Errorf("binary_file", "Cannot read %s: it is a binary file, not text.", rel)
+		return tool.Result{}, tool.Errorf(api.ToolCodeBinaryFile, "Cannot read %s: it is a binary file, not text.", rel)
 	case strings.EqualFold(path.Ext(rel), ".ipynb"):
 		res, err = readNotebook(io.MultiReader(bytes.NewReader(head), h), rel)
 	default:
@@ -171,7 +172,7 @@ func readNotebook(r io.Reader, rel string) (tool.Result, error) {
 	}
 	var nb notebook
 	if err := json.Unmarshal(data, &nb); err != nil {
-		return tool.Result{}, tool.Errorf("invalid_notebook", "%s is not a valid Jupyter notebook: %v", rel, err)
+		return tool.Result{}, tool.Errorf(api.ToolCodeInvalidNotebook, "%s is not a valid Jupyter notebook: %v", rel, err)
 	}
 	var b strings.Builder
 	for i, c := range nb.Cells {

@@ -45,12 +45,13 @@ func Default() []tool.Registration {
 		{Name: "notebook_edit", Factory: newNotebookEdit, Internal: true},
 		{Name: "shell_output", Factory: newShellOutput, Internal: true},
 		{Name: "kill_shell", Factory: newKillShell, Internal: true},
+		{Name: "shell_session", Factory: newShellSession, Internal: true},
 	}
 }
 
 // Dialects are the tool vocabularies besides Cline's, mapped onto Default.
 func Dialects() []tool.Dialect {
-	return []tool.Dialect{claudeCode()}
+	return []tool.Dialect{claudeCode(), anthropic()}
 }
 
 // clientSide marks a tool the client runs itself.

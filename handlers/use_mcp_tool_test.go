@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -170,4 +171,55 @@ func waitEvent(t *testing.T, sess *coordinator.Session, match func(api.Event) bo
 	if _, err := sess.Events.WaitFor(ctx, 0, match); err != nil {
 		t.Fatalf("waiting for the event: %v", err)
 	}
+}
+
+// TestClineMCPNames calls MCP tools by the names Cline gives them
+// (core/prompts/system-prompt/registry/ClineToolSet.ts: server.uid +
+// "0mcp0" + tool; StreamResponseHandler.ts splits them back), against the
+// real test server.
+func TestClineMCPNames(t *testing.T) {
+	coord, sess := mcpFixture(t, api.Permissions{Allow: []string{"mcp__test"}})
+	ctx := context.Background()
+	var uid string
+	for _, s := range coord.MCP().Servers() {
+		if s.Name == "test" {
+			uid = s.UID
+		}
+	}
+	if len(uid) != 6 || uid[0] != 'c' || uid != mcphub.UID("test") {
+		t.Fatalf("uid of test = %q, want c and five characters, stable", uid)
+	}
+	for _, name := range []string{uid + "0mcp0echo", "test0mcp0echo"} {
+		t.Run(name, func(t *testing.T) {
+			res, rec := coord.Execute(ctx, sess, "", mcpUse("toolu_"+name, name, map[string]any{"text": "hi"}))
+			if rec.Status != api.StatusSucceeded || text(res) != "echo: hi" {
+				t.Errorf("call = %s %q, want succeeded %q", rec.Status, text(res), "echo: hi")
+			}
+		})
+	}
+	t.Run("an unknown key reaches no server", func(t *testing.T) {
+		res, rec := coord.Execute(ctx, sess, "", mcpUse("toolu_c9", "czzzzz0mcp0echo", map[string]any{"text": "hi"}))
+		if rec.Status == api.StatusSucceeded || !strings.Contains(text(res), "czzzzz") {
+			t.Errorf("call = %s %q, want a failure naming the key", rec.Status, text(res))
+		}
+	})
+	t.Run("the loop guard counts the real tool", func(t *testing.T) {
+		// Three different tools with the same empty input are no loop;
+		// the same tool under three name forms is.
+		const warning = "has been called 3 times consecutively"
+		for i, name := range []string{"mcp__test__fail", uid + "0mcp0traceparent", "test0mcp0fail"} {
+			res, _ := coord.Execute(ctx, sess, "", mcpUse(fmt.Sprintf("toolu_d%d", i), name, map[string]any{}))
+			if strings.Contains(text(res), warning) {
+				t.Errorf("call %d (%s) warned: %q", i, name, text(res))
+			}
+		}
+		var last string
+		for i, name := range []string{"mcp__test__echo", uid + "0mcp0echo", "test0mcp0echo"} {
+			res, _ := coord.Execute(ctx, sess, "", mcpUse(fmt.Sprintf("toolu_s%d", i), name, map[string]any{"text": "same"}))
+			last = text(res)
+		}
+		if !strings.Contains(last, warning) {
+			t.Errorf("third identical call = %q, want the loop warning", last)
+		}
+	})
 }

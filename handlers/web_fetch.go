@@ -39,7 +39,9 @@ func newWebFetch(name string, env tool.Env) *tool.Tool {
 			"Pages over %d MiB or slower than %s are refused. Addresses on this machine or its private network are refused "+
 			"unless the server's policy allows them.", maxBytes>>20, timeout),
 		Run: func(ctx context.Context, call *tool.Call, in *WebFetchInput) (tool.Result, error) {
-			return webFetch(ctx, guard, maxBytes, timeout, in)
+			g := guard
+			g.Rules = urlRules(call)
+			return webFetch(ctx, g, maxBytes, timeout, in)
 		},
 		ConcurrencySafe: func(*WebFetchInput) bool { return true },
 		URL:             func(in *WebFetchInput) string { return in.URL },
@@ -54,6 +56,12 @@ func webEnv(env tool.Env) tool.Web {
 	}
 	return tool.Web{MaxBytes: 5 << 20, Timeout: 30 * time.Second,
 		Browser: tool.Browser{Width: 900, Height: 600, Idle: 5 * time.Minute, Action: 30 * time.Second}}
+}
+
+// urlRules asks the call's deny rules about each address it reaches
+// after the policy check: a redirect to a denied host is refused.
+func urlRules(call *tool.Call) func(*url.URL) error {
+	return func(u *url.URL) error { return call.CheckURL(u.String()) }
 }
 
 // userAgent names the fetcher to the sites it visits.

@@ -203,3 +203,25 @@ func TestWebFetchRefusesPrivate(t *testing.T) {
 		}
 	})
 }
+
+// TestWebFetchRedirectToDeniedHost: a redirect is judged by the deny
+// rules too, though only the first URL was shown to the policy.
+func TestWebFetchRedirectToDeniedHost(t *testing.T) {
+	s := site(t)
+	port := s.Listener.Addr().(*net.TCPAddr).Port
+	hop := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://localhost:"+itoa(port)+"/page", http.StatusFound)
+	}))
+	t.Cleanup(hop.Close)
+	f := newFixtureConfig(t, nil, func(c *coordinator.Config) {
+		c.WebFetch.AllowPrivate = true
+		c.Permissions.Deny = []string{"web_fetch(domain:localhost)"}
+	})
+	got, code := f.fetch(t, hop.URL+"/go")
+	if code != api.ToolCodeURLRefused || !strings.Contains(got, `deny rule "web_fetch(domain:localhost)"`) {
+		t.Errorf("got %s %q, want url_refused naming the deny rule", code, got)
+	}
+	if got, code := f.fetch(t, s.URL+"/page"); code != "" {
+		t.Errorf("the same page at 127.0.0.1: %s %q, want it fetched", code, got)
+	}
+}

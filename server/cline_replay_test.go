@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/mcphub"
 )
 
 var updateReplay = flag.Bool("update-replay", false, "rewrite the result sections of testdata/cline/*.txtar with what the server answers")
@@ -30,6 +31,8 @@ var updateReplay = flag.Bool("update-replay", false, "rewrite the result section
 // Sections:
 //
 //	-- config.json --            coordinator config (default: allow_all)
+//	-- mcp --                    the hub's test MCP server runs as "test"
+//	                             (uid mcphub.UID("test") = c2fc1e)
 //	-- files/<path> --           a workspace file
 //	-- crlf/<path> --            a workspace file written with CRLF line ends
 //	-- message.json --           the assistant message
@@ -66,11 +69,24 @@ func replayCase(t *testing.T, path string) {
 	files := map[string]string{}
 	answers := map[string]string{}
 	var message json.RawMessage
+	var hub *mcphub.Hub
 	for _, f := range ar.files {
 		switch name := f.name; {
 		case name == "config.json":
 			if err := json.Unmarshal([]byte(f.data), &cfg); err != nil {
 				t.Fatalf("config.json: %v", err)
+			}
+		case name == "mcp":
+			hub = mcphub.New(mcphub.Settings{MCPServers: map[string]mcphub.ServerConfig{"test": {Command: mcpTestServerBin(t), Timeout: 10}}},
+				mcphub.Options{MinBackoff: 20 * time.Millisecond})
+			hub.Start(t.Context())
+			t.Cleanup(hub.Close)
+			deadline := time.Now().Add(15 * time.Second)
+			for len(hub.Tools()) == 0 {
+				if time.Now().After(deadline) {
+					t.Fatalf("the test MCP server never connected: %+v", hub.Servers())
+				}
+				time.Sleep(10 * time.Millisecond)
 			}
 		case name == "message.json":
 			message = json.RawMessage(f.data)
@@ -82,7 +98,7 @@ func replayCase(t *testing.T, path string) {
 			answers[strings.TrimPrefix(name, "answer ")] = strings.TrimSuffix(f.data, "\n")
 		}
 	}
-	fx := newFixture(t, fixtureOptions{files: files, config: cfg, server: Config{Token: testToken}})
+	fx := newFixture(t, fixtureOptions{files: files, config: cfg, mcp: hub, server: Config{Token: testToken}})
 	ts := &testServer{Server: fx.ts, coord: fx.coord, reg: fx.reg}
 	sess := decodeBody[api.Session](t, ts.do(t, "POST", "/v1/sessions", map[string]any{}), http.StatusCreated)
 

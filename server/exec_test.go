@@ -55,7 +55,7 @@ func (s *execServer) request(tb testing.TB, ctx context.Context, method, path st
 	if accept != "" {
 		req.Header.Set("Accept", accept)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testHTTP.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil

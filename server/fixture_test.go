@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/trace"
@@ -85,6 +86,9 @@ func newFixture(tb testing.TB, o fixtureOptions) *fixture {
 	check := &conformance{router: router, next: New(o.logger, f.coord, f.reg, o.server)}
 	f.ts.Config.Handler = check
 	f.ts.Start()
+	// Every request of the server's client has a deadline: a server that
+	// never answers fails the test in a minute instead of hanging the suite.
+	f.ts.Client().Timeout = 60 * time.Second
 	tb.Cleanup(func() {
 		// The coordinator first: it cancels calls still waiting (for an
 		// approval, say), whose requests the server's Close waits for.

@@ -17,9 +17,20 @@ func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var msg api.AssistantMessage
-	if err := s.decode(w, r, &msg); err != nil {
+	var body json.RawMessage
+	if err := s.decode(w, r, &body); err != nil {
 		s.writeError(w, r, err)
+		return
+	}
+	if format := openAIBody(body); format != "" {
+		s.runOpenAI(w, r, sess, format, body)
+		return
+	}
+	var msg api.AssistantMessage
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&msg); err != nil {
+		s.writeError(w, r, decodeError(err))
 		return
 	}
 	uses, err := toolUses(msg)

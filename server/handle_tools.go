@@ -47,7 +47,7 @@ func (s *Server) handleListTools(w http.ResponseWriter, r *http.Request) {
 	if dialect == "" || dialect == api.DialectCline {
 		clientSide = s.coord.ClientSide()
 	}
-	s.encode(w, r, http.StatusOK, formatTools(tools, clientSide, format))
+	s.encode(w, r, http.StatusOK, formatTools(api.ToolsResponse{Tools: tools, ClientSide: clientSide, Errors: s.coord.ToolErrors()}, format))
 }
 
 // handleToolUse runs one tool_use block in the default session.

@@ -196,3 +196,8 @@ func (ts *testServer) request(t testing.TB, method, path string, body any, hdr .
 type nopCloser struct{ io.Reader }
 
 func (nopCloser) Close() error { return nil }
+
+// testHTTP is the client of requests built by hand: every request has a
+// deadline, so a server that never answers fails a test in a minute
+// instead of hanging the suite.
+var testHTTP = &http.Client{Timeout: 60 * time.Second}

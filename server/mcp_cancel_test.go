@@ -54,8 +54,7 @@ func facadeCall(t *testing.T, ts *testServer, sid string, state api.CallState) a
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		var got api.CallsResponse
-		got = decodeBody[api.CallsResponse](t, ts.do(t, http.MethodGet, "/v1/sessions/"+sid+"/calls?state="+string(state), nil), http.StatusOK)
+		got := decodeBody[api.CallsResponse](t, ts.do(t, http.MethodGet, "/v1/sessions/"+sid+"/calls?state="+string(state), nil), http.StatusOK)
 		for _, c := range got.Calls {
 			if strings.HasPrefix(c.ToolUseID, "mcp_") {
 				return c

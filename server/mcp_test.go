@@ -179,7 +179,7 @@ func TestMCPFacadeGuards(t *testing.T) {
 		req.Header.Set("Authorization", "Bearer "+testToken)
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Origin", "https://evil.example")
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := testHTTP.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

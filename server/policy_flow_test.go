@@ -81,7 +81,7 @@ func (f *flowServer) call(t *testing.T, method, path string, body, out any) int 
 	req, _ := http.NewRequest(method, f.url+path, bytes.NewReader(b))
 	req.Header.Set("Authorization", "Bearer "+flowToken)
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testHTTP.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func (f *flowServer) sseMessage(t *testing.T, sid string, uses ...api.ToolUse) <
 	req.Header.Set("Authorization", "Bearer "+flowToken)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testHTTP.Do(req)
 	if err != nil {
 		cancel()
 		t.Fatal(err)

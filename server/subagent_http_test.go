@@ -95,7 +95,7 @@ func callBack(in runnerRequest) string {
 	req, _ := http.NewRequest(http.MethodPost, in.ToolgateURL+"/v1/sessions/"+in.SessionID+"/messages", strings.NewReader(msg))
 	req.Header.Set("Authorization", "Bearer "+in.Token)
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testHTTP.Do(req)
 	if err != nil {
 		return "callback failed: " + err.Error()
 	}

@@ -10,9 +10,13 @@ import (
 
 // Tickets let EventSource clients, which cannot send an Authorization
 // header, open an event stream without the token ever appearing in a URL.
-// A ticket is minted with the token, names one session, works once, and
-// expires soon; the store keeps only its hash, so a memory dump or a debug
-// print leaks nothing usable.
+// A ticket is minted with the token, names one session and expires soon;
+// the store keeps only its hash, so a memory dump or a debug print leaks
+// nothing usable. Until it expires it admits its session's event stream
+// again: a browser's EventSource reconnects with the same URL after a
+// dropped connection, sending Last-Event-ID, and resumes where the stream
+// stopped. A single-use ticket made that reconnect a 401, and EventSource
+// then gives up for good, losing every later event.
 
 const (
 	ticketTTL = 60 * time.Second
@@ -52,9 +56,9 @@ func (ts *ticketStore) mint(session string) string {
 	return ticket
 }
 
-// redeem spends ticket and reports whether it was valid for session. A
-// ticket presented for the wrong session is spent all the same: whoever
-// holds a leaked ticket gets one guess.
+// redeem reports whether ticket admits session's event stream now. A
+// ticket presented for the wrong session, or after it expired, is
+// revoked: whoever holds a leaked ticket gets one guess.
 func (ts *ticketStore) redeem(ticket, session string) bool {
 	key := sha256.Sum256([]byte(ticket))
 	now := ts.now()
@@ -64,8 +68,11 @@ func (ts *ticketStore) redeem(ticket, session string) bool {
 	if !ok {
 		return false
 	}
-	delete(ts.entries, key)
-	return e.session == session && now.Before(e.expires)
+	if e.session != session || !now.Before(e.expires) {
+		delete(ts.entries, key)
+		return false
+	}
+	return true
 }
 
 func (ts *ticketStore) pruneLocked(now time.Time) {

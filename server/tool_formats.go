@@ -56,10 +56,10 @@ type openAIResponsesTool struct {
 	Strict      bool            `json:"strict"`
 }
 
-// formatTools renders a tool list in one of the formats. clientSide
-// names the tools the client runs itself, which only toolgate's format
-// lists.
-func formatTools(tools []api.ToolInfo, clientSide []string, format string) any {
+// formatTools renders a tool list in one of the formats. The client-side
+// names and the load errors appear in toolgate's own format only.
+func formatTools(list api.ToolsResponse, format string) any {
+	tools := list.Tools
 	switch format {
 	case formatAnthropic:
 		out := make([]anthropicTool, 0, len(tools))
@@ -84,5 +84,5 @@ func formatTools(tools []api.ToolInfo, clientSide []string, format string) any {
 		}
 		return map[string]any{"tools": out}
 	}
-	return api.ToolsResponse{Tools: tools, ClientSide: clientSide}
+	return list
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,6 +24,8 @@ type webEnv struct {
 	Port int
 	Dir  string
 	logs *lockedBuffer
+	// srv is the server, for tests that cut its connections.
+	srv *httptest.Server
 }
 
 type lockedBuffer struct {
@@ -56,7 +59,7 @@ func newWebEnv(t *testing.T, edit func(*Config), files map[string]string) *webEn
 				edit(s)
 			}
 		}})
-	return &webEnv{URL: "http://127.0.0.1:" + strconv.Itoa(f.port), Port: f.port, Dir: f.dir, logs: logs}
+	return &webEnv{URL: "http://127.0.0.1:" + strconv.Itoa(f.port), Port: f.port, Dir: f.dir, logs: logs, srv: f.ts}
 }
 
 // registerConsoleDecoders teaches the contract checker the console's
@@ -87,7 +90,7 @@ func (e *webEnv) do(t *testing.T, method, path, body string, headers map[string]
 		}
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testHTTP.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, path, err)
 	}

@@ -5,12 +5,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/internal/store"
 )
 
 // TestAuditExport makes calls on a toolgate with the SQLite store, then
@@ -114,3 +117,42 @@ func TestStatePath(t *testing.T) {
 
 // waitABit is a poll's pause.
 func waitABit() { <-time.After(10 * time.Millisecond) }
+
+// TestRetentionPrunesOldCalls starts toolgate on a store holding a call
+// older than store.retention and one inside it: the old one leaves the
+// audit log, the other stays.
+func TestRetentionPrunesOldCalls(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state", "state.db")
+	cfg := filepath.Join(dir, "toolgate.json")
+	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(`{"store": {"path": %q, "retention": "30d"}}`, path)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--config", cfg, "--store", "sqlite"}
+	st, err := store.Open(t.Context(), path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	for id, age := range map[string]time.Duration{"old": 31 * 24 * time.Hour, "recent": 29 * 24 * time.Hour} {
+		if err := st.Apply(true, store.PutCall{Call: store.Call{Seq: st.NextSeq(), SessionID: "default", ToolUseID: id, Tool: "read_file",
+			State: "done", Status: "succeeded", StartedAt: now.Add(-age)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+
+	inst := start(t, t.TempDir(), args...)
+	for range 500 {
+		var page api.AuditResponse
+		inst.getJSON(t, "/v1/audit", &page)
+		if len(page.Calls) == 1 {
+			if page.Calls[0].ToolUseID != "recent" {
+				t.Fatalf("kept %s, want recent", page.Calls[0].ToolUseID)
+			}
+			return
+		}
+		waitABit()
+	}
+	t.Fatal("the call older than the retention was never pruned")
+}

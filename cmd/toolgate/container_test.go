@@ -134,7 +134,7 @@ func TestContainerImage(t *testing.T) {
 		}
 		defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
 		for {
-			resp, err := http.Get("http://" + addr + "/healthz")
+			resp, err := testHTTP.Get("http://" + addr + "/healthz")
 			if err == nil {
 				resp.Body.Close()
 				if resp.StatusCode != http.StatusOK {

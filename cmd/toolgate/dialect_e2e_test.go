@@ -157,7 +157,7 @@ func TestClaudeCodeTranscript(t *testing.T) {
 	// (edited), util.go.
 	golden(t, "claude_code_transcript.golden", got)
 
-	resp, err := http.DefaultClient.Do(authed(t, inst, "GET", "/v1/sessions/"+sid))
+	resp, err := testHTTP.Do(authed(t, inst, "GET", "/v1/sessions/"+sid))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,4 +180,56 @@ func authed(t *testing.T, inst *instance, method, path string) *http.Request {
 	}
 	req.Header.Set("Authorization", "Bearer "+inst.token)
 	return req
+}
+
+// TestAnthropicTranscript replays a Messages API conversation that
+// declares Anthropic's two client tools (the text editor,
+// text_editor_20250728, and bash, bash_20250124, as
+// docs.anthropic.com/en/docs/agents-and-tools/tool-use/text-editor-tool
+// and bash-tool define them) against the real server, and checks the
+// tools entries a client sends to the API.
+func TestAnthropicTranscript(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"app.py": "def f():\n    return 1\n\nprint(f())\n", "lib/util.py": "X = 1\nX = 1\n"})
+	inst := start(t, dir, "--config", allowAllConfig(t))
+
+	resp, err := http.DefaultClient.Do(authed(t, inst, "GET", "/v1/tools?dialect=anthropic&format=anthropic"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tools struct{ Tools []map[string]any }
+	decodeJSON(t, resp, http.StatusOK, &tools)
+	want := []map[string]any{{"type": "text_editor_20250728", "name": "str_replace_based_edit_tool"}, {"type": "bash_20250124", "name": "bash"}}
+	if got, _ := json.Marshal(tools.Tools); string(got) != mustJSON(t, want) {
+		t.Errorf("tools = %s, want %s", got, mustJSON(t, want))
+	}
+
+	ed := func(id string, in map[string]any) map[string]any { return use(id, "str_replace_based_edit_tool", in) }
+	got, _ := replay(t, inst, "anthropic", []transcriptStep{
+		{ed("toolu_01", map[string]any{"command": "view", "path": "."})},
+		{ed("toolu_02", map[string]any{"command": "view", "path": "app.py", "view_range": []int{2, -1}})},
+		{ed("toolu_03", map[string]any{"command": "str_replace", "path": "app.py", "old_str": "return 1", "new_str": "return 2"})},
+		{ed("toolu_04", map[string]any{"command": "str_replace", "path": "lib/util.py", "old_str": "X = 1", "new_str": "X = 2"})},
+		{ed("toolu_05", map[string]any{"command": "str_replace", "path": "app.py", "old_str": "nothing", "new_str": "x"})},
+		{ed("toolu_06", map[string]any{"command": "insert", "path": "app.py", "insert_line": 0, "insert_text": "import os"})},
+		{ed("toolu_07", map[string]any{"command": "create", "path": "new.txt", "file_text": "hello\n"})},
+		{use("toolu_08", "bash", map[string]any{"command": "cd lib && export GREETING=hi"})},
+		{use("toolu_09", "bash", map[string]any{"command": "pwd | sed 's#.*/##'; echo $GREETING; python3 -c 'print(1)' >/dev/null 2>&1; false"})},
+		{use("toolu_10", "bash", map[string]any{"restart": true})},
+		{use("toolu_11", "bash", map[string]any{"command": "echo \"[$GREETING]\"; ls new.txt"})},
+		{use("toolu_12", "Read", map[string]any{"file_path": filepath.Join(inst.dir, "app.py")})},
+	})
+	golden(t, "anthropic_transcript.golden", got)
+	if data, _ := os.ReadFile(filepath.Join(dir, "app.py")); string(data) != "import os\ndef f():\n    return 2\n\nprint(f())\n" {
+		t.Errorf("app.py = %q", data)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -27,7 +27,7 @@ func TestStopLetsRunningCallsFinish(t *testing.T) {
 	running := func() string {
 		req, _ := http.NewRequest("GET", inst.url+"/v1/sessions/default/calls?state=running", nil)
 		req.Header.Set("Authorization", "Bearer "+inst.token)
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := testHTTP.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,7 +65,7 @@ func TestStopLetsRunningCallsFinish(t *testing.T) {
 	go func() { stopped <- inst.stop() }()
 	// New requests are refused once the stop began.
 	for {
-		resp, err := http.Get(inst.url + "/healthz")
+		resp, err := testHTTP.Get(inst.url + "/healthz")
 		if err != nil {
 			break
 		}

@@ -10,6 +10,12 @@ import (
 )
 
 func main() {
+	// Before anything else: the token must leave the environment that
+	// /proc shows (this re-executes toolgate when it is there).
+	if err := reexecWithoutToken(os.Args); err != nil {
+		fmt.Fprintln(os.Stderr, "toolgate:", err)
+		os.Exit(1)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args, os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {

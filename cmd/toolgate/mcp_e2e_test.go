@@ -78,7 +78,7 @@ func awaitMCPConnected(t *testing.T, inst *instance, name string) api.MCPServer 
 	for time.Now().Before(deadline) {
 		req, _ := http.NewRequest(http.MethodGet, inst.url+"/v1/mcp/servers", nil)
 		req.Header.Set("Authorization", "Bearer "+inst.token)
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := testHTTP.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -46,7 +46,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	}
 	switch args[1] {
 	case "serve":
-		return serve(ctx, args[2:], getenv, stdout, stderr)
+		return serve(ctx, args[2:], getenv, stdin, stdout, stderr)
 	case "audit":
 		return audit(ctx, args[2:], getenv, stdout, stderr)
 	case "version":
@@ -64,6 +64,7 @@ type serveOptions struct {
 	logFormat string
 	logLevel  string
 	store     string
+	tokenFile string
 	// shutdownGrace bounds how long a stop waits for running calls.
 	shutdownGrace time.Duration
 }
@@ -78,11 +79,12 @@ func serveFlags(out io.Writer) (*flag.FlagSet, *serveOptions) {
 	fs.StringVar(&o.logFormat, "log-format", "auto", "log format: auto (text on a terminal, else JSON), text or json")
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.StringVar(&o.store, "store", "", `where sessions and the audit log live: "sqlite" or "memory" (default: the config's store.mode, else sqlite)`)
+	fs.StringVar(&o.tokenFile, "token-file", "", `read the bearer token from this file ("-": a line of stdin) instead of TOOLGATE_TOKEN`)
 	fs.DurationVar(&o.shutdownGrace, "shutdown-grace", 30*time.Second, "on SIGTERM or SIGINT, how long running calls may take to finish")
 	return fs, o
 }
 
-func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+func serve(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs, o := serveFlags(stderr)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -120,7 +122,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		}
 	}
 
-	token := getenv("TOOLGATE_TOKEN")
+	token, tokenFile, err := serverToken(o.tokenFile, getenv, stdin)
+	if err != nil {
+		return err
+	}
+	if tokenFile != "" {
+		cfg.Coordinator.StateFiles = append(cfg.Coordinator.StateFiles, tokenFile)
+	}
 	if token == "" {
 		token = randomToken()
 		fmt.Fprintf(stdout, "toolgate token: %s\n", token)

@@ -97,7 +97,7 @@ func (in *instance) post(t testing.TB, path string, body any, hdr ...string) *ht
 	for i := 0; i+1 < len(hdr); i += 2 {
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testHTTP.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,3 +242,8 @@ func TestRunErrors(t *testing.T) {
 		}
 	})
 }
+
+// testHTTP is the client of these tests: every request has a deadline, so
+// a server that never answers fails a test in a minute instead of hanging
+// the suite.
+var testHTTP = &http.Client{Timeout: 60 * time.Second}

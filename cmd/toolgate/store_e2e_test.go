@@ -33,7 +33,7 @@ func (in *instance) getJSON(t *testing.T, path string, out any) int {
 	t.Helper()
 	req, _ := http.NewRequest("GET", in.url+path, nil)
 	req.Header.Set("Authorization", "Bearer "+in.token)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testHTTP.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func (in *instance) waitForEvent(t *testing.T, sid, lastID, typ, toolUseID strin
 	req, _ := http.NewRequestWithContext(ctx, "GET", in.url+"/v1/sessions/"+sid+"/events", nil)
 	req.Header.Set("Authorization", "Bearer "+in.token)
 	req.Header.Set("Last-Event-ID", lastID)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testHTTP.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,11 @@ func TestRestartKeepsSessionsApprovalsAndEdits(t *testing.T) {
 	if err := inst.stop(); err != nil {
 		t.Fatal(err)
 	}
-	<-pending
+	select {
+	case <-pending:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the pending request was not answered when the server stopped")
+	}
 
 	inst = start(t, dir, args...)
 	var back api.Session
@@ -168,6 +172,15 @@ func TestRestartKeepsSessionsApprovalsAndEdits(t *testing.T) {
 	if ran, _ := os.ReadFile(filepath.Join(dir, "ran.log")); string(ran) != "ran\n" {
 		t.Errorf("ran.log = %q, want the command run once", ran)
 	}
+	var log api.AuditResponse
+	inst.getJSON(t, "/v1/audit?session="+sess.ID, &log)
+	who := map[string]string{}
+	for _, c := range log.Calls {
+		who[c.ToolUseID] = string(c.Status) + " " + c.Decision + " by " + c.DecidedBy
+	}
+	if who["c1"] != "succeeded approved by token" || who["w1"] != "succeeded allow by rule: write_to_file(a.txt)" {
+		t.Errorf("audit log after the restart: %v", who)
+	}
 
 	rewrite := message(map[string]any{"id": "w1", "name": "write_to_file", "input": map[string]any{"path": "a.txt", "content": "two\n"}})
 	var repeat api.MessageResponse
@@ -186,5 +199,89 @@ func TestRestartKeepsSessionsApprovalsAndEdits(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "a.txt")); !os.IsNotExist(err) {
 		t.Errorf("a.txt still exists after the revert: %v", err)
+	}
+}
+
+// TestRestartInterruptsRunningCall stops toolgate while a command runs
+// (no grace: the command is cut short) and starts it again: the call is
+// recorded interrupted, and re-posting it says so instead of running the
+// command a second time.
+func TestRestartInterruptsRunningCall(t *testing.T) {
+	dir := t.TempDir()
+	args := append(sqliteArgs(t, `, "policy": {"allow_all": true}`), "--shutdown-grace", "0s")
+	inst := start(t, dir, args...)
+	command := message(map[string]any{"id": "long1", "name": "execute_command",
+		"input": map[string]any{"command": "echo started >> ran.log; sleep 30", "requires_approval": false}})
+	answered := make(chan struct{})
+	go func() {
+		defer close(answered)
+		resp := inst.post(t, "/v1/sessions/default/messages", command)
+		resp.Body.Close()
+	}()
+	inst.waitForState(t, "default", "long1", api.StateRunning)
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		if ran, _ := os.ReadFile(filepath.Join(dir, "ran.log")); len(ran) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the command never started")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := inst.stop(); err != nil {
+		t.Fatal(err)
+	}
+	<-answered
+
+	inst = start(t, dir, args...)
+	var again api.MessageResponse
+	if code := inst.postJSON(t, "/v1/sessions/default/messages", command, &again); code != 200 {
+		t.Fatalf("re-post: %d", code)
+	}
+	if c := again.Calls[0]; c.Status != api.StatusInterrupted || c.Error == nil || c.Error.Code != api.ToolCodeInterrupted ||
+		!strings.Contains(again.Message.Content[0].Content[0].Text, "not run again") {
+		t.Errorf("re-posted running call = %+v %+v, want interrupted", c, again.Message.Content[0])
+	}
+	if ran, _ := os.ReadFile(filepath.Join(dir, "ran.log")); string(ran) != "started\n" {
+		t.Errorf("ran.log = %q, want the command started once", ran)
+	}
+}
+
+// TestRestartForgetsDiscardedMessage discards a streaming message after
+// its call ran: its id may be used again, after a restart too.
+func TestRestartForgetsDiscardedMessage(t *testing.T) {
+	dir := t.TempDir()
+	args := sqliteArgs(t, `, "policy": {"allow_all": true}`)
+	inst := start(t, dir, args...)
+	use := map[string]any{"type": "tool_use", "id": "d1", "name": "execute_command",
+		"input": map[string]any{"command": "echo d1 >> ran.log", "requires_approval": false}}
+	base := "/v1/sessions/default/messages/m1"
+	if code := inst.postJSON(t, base+"/blocks", use, nil); code != 202 {
+		t.Fatalf("post block: %d", code)
+	}
+	inst.waitForState(t, "default", "d1", api.StateDone)
+	req, _ := http.NewRequest("DELETE", inst.url+base, nil)
+	req.Header.Set("Authorization", "Bearer "+inst.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 204 {
+		t.Fatalf("discard: %v %v", err, resp)
+	}
+	resp.Body.Close()
+	if err := inst.stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	inst = start(t, dir, args...)
+	var again api.MessageResponse
+	if code := inst.postJSON(t, "/v1/sessions/default/messages", message(use), &again); code != 200 || again.Calls[0].Status != api.StatusSucceeded {
+		t.Fatalf("re-post after discard: %d %+v", code, again)
+	}
+	if ran, _ := os.ReadFile(filepath.Join(dir, "ran.log")); string(ran) != "d1\nd1\n" {
+		t.Errorf("ran.log = %q, want the discarded call run again", ran)
+	}
+	var log api.AuditResponse
+	inst.getJSON(t, "/v1/audit?tool=execute_command", &log)
+	if len(log.Calls) != 2 || !log.Calls[1].Discarded || log.Calls[0].Discarded {
+		t.Errorf("audit = %+v, want the discarded run kept and marked", log.Calls)
 	}
 }

@@ -50,7 +50,7 @@ func (s *server) status() api.MCPServer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rec := max(s.connects-1, 0)
-	st := api.MCPServer{Name: s.name, Transport: s.cfg.transport(), State: s.state, Tools: len(s.tools), LastError: s.lastErr, Reconnects: rec}
+	st := api.MCPServer{Name: s.name, UID: UID(s.name), Transport: s.cfg.transport(), State: s.state, Tools: len(s.tools), LastError: s.lastErr, Reconnects: rec}
 	if s.exit != nil {
 		code := s.exit.code
 		st.ExitCode, st.StderrTail = &code, s.exit.stderr

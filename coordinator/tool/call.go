@@ -59,6 +59,18 @@ type Runtime struct {
 	Jobs *JobTable
 	// Todos replaces the session's todo list.
 	Todos func([]api.Todo)
+	// DeniedURL refuses a web address the call reaches on its own (a
+	// redirect, a page the browser navigates to) that a deny rule covers.
+	DeniedURL func(url string) error
+}
+
+// CheckURL refuses a web address a call reaches after its policy check
+// when the session's or the managed deny rules cover it; nil otherwise.
+func (c *Call) CheckURL(url string) error {
+	if c.rt.DeniedURL == nil {
+		return nil
+	}
+	return c.rt.DeniedURL(url)
 }
 
 // SetTodos replaces the session's todo list (Claude Code's TodoWrite);

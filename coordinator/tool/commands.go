@@ -118,6 +118,7 @@ func (c *CommandConfig) ChildEnv() []string {
 		vars[k] = v
 	}
 	delete(vars, ServerTokenVar)
+	delete(vars, "TOOLGATE_TOKEN_FD") // a re-executed server's token pipe: closed, but nobody's business
 	out := make([]string, 0, len(vars))
 	for k, v := range vars {
 		out = append(out, k+"="+v)

@@ -262,8 +262,15 @@ func (j *Job) Info() api.Job {
 	return info
 }
 
-// Kill ends the job and everything it started; it returns at once.
-func (j *Job) Kill() { j.cancel() }
+// Kill ends the job and everything it started; it returns at once. A
+// job's open standard input is closed first: the copy into the process
+// would otherwise keep its Wait from returning.
+func (j *Job) Kill() {
+	if j.stdin != nil {
+		_ = j.stdin.Close()
+	}
+	j.cancel()
+}
 
 // Write sends input to the job's stdin (a job started with Stdin).
 func (j *Job) Write(p []byte) (int, error) {

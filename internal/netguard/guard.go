@@ -17,6 +17,9 @@ type Guard struct {
 	// AllowAddresses are exact ip:port pairs reachable even when private
 	// addresses are not (a local development server, say).
 	AllowAddresses []netip.AddrPort
+	// Rules, if set, is asked about every URL after the address checks
+	// (the permission rules' deny list for the host, say).
+	Rules func(u *url.URL) error
 }
 
 // RefusedError says why an address may not be reached.
@@ -76,6 +79,11 @@ func (g Guard) CheckURL(u *url.URL) error {
 	}
 	if u.User != nil {
 		return &RefusedError{What: u.Redacted(), Class: "scheme", Why: "URLs with a user name or password are refused"}
+	}
+	if g.Rules != nil {
+		if err := g.Rules(u); err != nil {
+			return &RefusedError{What: u.Redacted(), Class: "rule", Why: err.Error()}
+		}
 	}
 	host := strings.TrimSuffix(u.Hostname(), ".")
 	ip, err := netip.ParseAddr(host)

@@ -17,6 +17,9 @@ import (
 // ErrTimedOut is the cause of a run's context when its timeout passed.
 var ErrTimedOut = errors.New("timed out")
 
+// errLimit is the cause of a run's context when it reached a sandbox limit.
+var errLimit = errors.New("sandbox limit reached")
+
 // Options describe one run.
 type Options struct {
 	// Command is a bash command line.
@@ -131,6 +134,16 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 	cmd.Cancel = kill
 	cmd.WaitDelay = o.Grace
+	if limit := confined.LimitReached(); limit != nil {
+		// A run that reached a sandbox limit is ended as a whole.
+		go func() {
+			select {
+			case <-limit:
+				cancel(errLimit)
+			case <-runCtx.Done():
+			}
+		}()
+	}
 
 	k := &sink{out: o.Output, onChunk: o.OnChunk, onBytes: o.OnBytes,
 		live: bucket{rate: float64(o.LiveRate), burst: float64(o.LiveBurst)}}

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"os"
+	"slices"
 )
 
 // bwrapArgs is the bubblewrap command line up to the program: a read-only
@@ -22,8 +23,8 @@ func (s *Sandbox) bwrapArgs(ws, dir string, network bool, writable, hidden []str
 		a = append(a, "--bind", w, w)
 	}
 	for _, h := range hidden {
-		if within(h, "/tmp") || within(h, "/dev") || within(h, "/proc") {
-			continue // private in the sandbox already
+		if (within(h, "/tmp") || within(h, "/dev") || within(h, "/proc")) && !slices.ContainsFunc(writable, func(w string) bool { return within(h, w) }) {
+			continue // private in the sandbox already, unless bound in from outside
 		}
 		st, err := os.Lstat(h)
 		if err != nil {

@@ -39,28 +39,38 @@ func TestWritesOutsideTheWorkspaceLeaveNothing(t *testing.T) {
 }
 
 func TestCredentialsAndHiddenFilesCannotBeRead(t *testing.T) {
-	for _, mode := range modes {
-		t.Run(mode, func(t *testing.T) {
-			base := onDisk(t)
-			ws, home := filepath.Join(base, "ws"), filepath.Join(base, "home")
-			writeFile(t, home, ".ssh/id_ed25519", "SSH-SECRET-KEY")
-			writeFile(t, home, ".netrc", "NETRC-SECRET")
-			secret := writeFile(t, ws, "conf/.env", "ENV-SECRET")
-			writeFile(t, ws, "conf/public.txt", "public")
-			s := newTest(t, Config{Mode: mode}, home)
-			script := fmt.Sprintf(`cat %[1]s/.ssh/id_ed25519 %[1]s/.netrc; cat conf/*; grep -r SECRET . ; `+
-				`find . -type f -exec cat {} \; ; python3 -c 'print(open("conf/.env").read())'; `+
-				`command -v rg >/dev/null && rg --no-ignore --hidden SECRET; cat %[1]s/.ssh/*; true`, home)
-			o := runIn(t, s, Run{Workspace: ws, Hide: []string{secret}}, script)
-			for _, leak := range []string{"SSH-SECRET-KEY", "NETRC-SECRET", "ENV-SECRET"} {
-				if contains(o.out, leak) {
-					t.Errorf("%s leaked:\n%s", leak, o.out)
-				}
-			}
-			if !contains(o.out, "public") {
-				t.Errorf("an ordinary workspace file could not be read:\n%s", o.out)
-			}
-		})
+	for _, where := range []string{"workspace on disk", "workspace under /tmp"} {
+		for _, mode := range modes {
+			t.Run(mode+"/"+where, func(t *testing.T) { hiddenCase(t, mode, where == "workspace under /tmp") })
+		}
+	}
+}
+
+// hiddenCase tries to read credentials and a hidden workspace file; the
+// workspace may live under /tmp, which bubblewrap replaces but binds the
+// workspace back into.
+func hiddenCase(t *testing.T, mode string, underTmp bool) {
+	base := onDisk(t)
+	ws, home := filepath.Join(base, "ws"), filepath.Join(base, "home")
+	if underTmp {
+		ws = t.TempDir()
+	}
+	writeFile(t, home, ".ssh/id_ed25519", "SSH-SECRET-KEY")
+	writeFile(t, home, ".netrc", "NETRC-SECRET")
+	secret := writeFile(t, ws, "conf/.env", "ENV-SECRET")
+	writeFile(t, ws, "conf/public.txt", "public")
+	s := newTest(t, Config{Mode: mode}, home)
+	script := fmt.Sprintf(`cat %[1]s/.ssh/id_ed25519 %[1]s/.netrc; cat conf/*; grep -r SECRET . ; `+
+		`find . -type f -exec cat {} \; ; python3 -c 'print(open("conf/.env").read())'; `+
+		`command -v rg >/dev/null && rg --no-ignore --hidden SECRET; cat %[1]s/.ssh/*; true`, home)
+	o := runIn(t, s, Run{Workspace: ws, Hide: []string{secret}}, script)
+	for _, leak := range []string{"SSH-SECRET-KEY", "NETRC-SECRET", "ENV-SECRET"} {
+		if contains(o.out, leak) {
+			t.Errorf("%s leaked:\n%s", leak, o.out)
+		}
+	}
+	if !contains(o.out, "public") {
+		t.Errorf("an ordinary workspace file could not be read:\n%s", o.out)
 	}
 }
 

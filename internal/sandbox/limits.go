@@ -22,6 +22,9 @@ import (
 // an rlimit, as are the limits no cgroup can take (RLIMIT_DATA for
 // memory; processes are then bounded only for non-root users).
 
+// parents numbers the limit cgroup parents made by this process.
+var parents atomic.Int64
+
 // limitCgroups are the parents of the runs' limit cgroups.
 type limitCgroups struct {
 	limits Limits
@@ -46,41 +49,63 @@ type runLimits struct {
 	hiers  []limitHier
 	stop   chan struct{} // closed by finish
 	done   chan struct{} // closed when the watch has ended
+	hit    chan struct{} // closed when a limit was reached
 }
 
 // pidsPoll is how often a run's pids cgroup is checked for a fork that
 // the limit refused (v1 cannot notify).
 const pidsPoll = 100 * time.Millisecond
 
-// watch ends the run once it has reached the process limit: a command
-// that keeps retrying fork (a fork bomb) would otherwise hold the limit
-// until its timeout. Survivors may still fork between a read of the
-// process list and the kills, so it keeps killing until finish.
-func (r *runLimits) watch(pidsDir string) {
+// watch ends the run once it has reached a limit: a command that keeps
+// retrying fork (a fork bomb) would otherwise hold the process limit, and
+// one whose processes the OOM killer picks off one by one would go on,
+// until its timeout. It signals hit, so that the runner kills the whole
+// run, and kills what is in the cgroups itself; survivors may still fork
+// between a read of the process list and the kills, so it keeps killing
+// until finish.
+func (r *runLimits) watch() {
 	defer close(r.done)
 	t := time.NewTicker(pidsPoll)
 	defer t.Stop()
+	tripped := false
 	for {
 		select {
 		case <-r.stop:
 			return
 		case <-t.C:
 		}
-		if eventCount(filepath.Join(pidsDir, "pids.events"), "max") > 0 {
-			for _, d := range r.dirs {
-				killAll(d, r.hierOf(d).v2)
-			}
+		if !tripped && r.reached() == "" {
+			continue
+		}
+		if !tripped {
+			tripped = true
+			close(r.hit)
+		}
+		for i, d := range r.dirs {
+			killAll(d, r.hiers[i].v2)
 		}
 	}
 }
 
-func (r *runLimits) hierOf(dir string) limitHier {
-	for i, d := range r.dirs {
-		if d == dir {
-			return r.hiers[i]
+// reached names the limits the run has reached, "" for none.
+func (r *runLimits) reached() string {
+	var hit []string
+	for i, dir := range r.dirs {
+		h := r.hiers[i]
+		if h.pids && eventCount(filepath.Join(dir, "pids.events"), "max") > 0 {
+			hit = append(hit, fmt.Sprintf("the process limit (%d)", r.parent.limits.Processes))
+		}
+		if h.memory {
+			file := "memory.oom_control"
+			if h.v2 {
+				file = "memory.events"
+			}
+			if eventCount(filepath.Join(dir, file), "oom_kill") > 0 {
+				hit = append(hit, fmt.Sprintf("the memory limit (%d MiB)", r.parent.limits.MemoryBytes>>20))
+			}
 		}
 	}
-	return limitHier{}
+	return strings.Join(hit, " and ")
 }
 
 // newLimitCgroups finds where limit cgroups can be made; nil where
@@ -98,7 +123,9 @@ func newLimitCgroups(l Limits) *limitCgroups {
 		return nil
 	}
 	lc := &limitCgroups{limits: l}
-	name := fmt.Sprintf("toolgate-limits-%d", os.Getpid())
+	// One parent per Sandbox: several in one process (tests) must not
+	// share run cgroup names.
+	name := fmt.Sprintf("toolgate-limits-%d-%d", os.Getpid(), parents.Add(1))
 	if m, ok := mounts[""]; ok {
 		if h, ok := v2Hier(filepath.Join(m, own[""], name)); ok {
 			lc.hiers = append(lc.hiers, h)
@@ -188,13 +215,8 @@ func (lc *limitCgroups) make() (*runLimits, []*os.File, error) {
 		r.finish()
 		return nil, nil, errors.New("no limit cgroup could be made")
 	}
-	for i, h := range r.hiers {
-		if h.pids && lc.limits.Processes > 0 {
-			r.stop, r.done = make(chan struct{}), make(chan struct{})
-			go r.watch(r.dirs[i])
-			break
-		}
-	}
+	r.stop, r.done, r.hit = make(chan struct{}), make(chan struct{}), make(chan struct{})
+	go r.watch()
 	return r, files, nil
 }
 
@@ -218,29 +240,16 @@ func (r *runLimits) finish() string {
 		close(r.stop)
 		<-r.done
 	}
-	var hit []string
+	hit := r.reached()
 	for i, dir := range r.dirs {
-		h := r.hiers[i]
-		if h.pids && eventCount(filepath.Join(dir, "pids.events"), "max") > 0 {
-			hit = append(hit, fmt.Sprintf("the process limit (%d)", r.parent.limits.Processes))
-		}
-		if h.memory {
-			file := "memory.oom_control"
-			if h.v2 {
-				file = "memory.events"
-			}
-			if eventCount(filepath.Join(dir, file), "oom_kill") > 0 {
-				hit = append(hit, fmt.Sprintf("the memory limit (%d MiB)", r.parent.limits.MemoryBytes>>20))
-			}
-		}
-		killAll(dir, h.v2)
+		killAll(dir, r.hiers[i].v2)
 		if os.Remove(dir) != nil {
 			r.parent.mu.Lock()
 			r.parent.busy = append(r.parent.busy, dir)
 			r.parent.mu.Unlock()
 		}
 	}
-	return strings.Join(hit, " and ")
+	return hit
 }
 
 // sweep removes finished runs' cgroups that have emptied since.

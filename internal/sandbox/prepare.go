@@ -25,6 +25,16 @@ type Prepared struct {
 	limits *runLimits // nil without limit cgroups
 }
 
+// LimitReached is closed when the run reached one of its limits: the
+// runner should then kill the run (Finish names the limit). It is never
+// closed for a run without limit cgroups.
+func (p *Prepared) LimitReached() <-chan struct{} {
+	if p == nil || p.limits == nil {
+		return nil
+	}
+	return p.limits.hit
+}
+
 // Finish releases what the run held and says, when a limit ended it,
 // which one ("" otherwise). Call it once the process has ended.
 func (p *Prepared) Finish() string {
@@ -76,12 +86,14 @@ func (s *Sandbox) Prepare(argv, env []string, r Run) (*Prepared, error) {
 	network := s.cfg.NetworkOn() || r.Network
 	spec := helperSpec{Landlock: s.landlock >= 1, Network: network, ABI: s.landlock, Limits: s.limits}
 	if s.cgroups != nil {
+		// Limits this machine can enforce are not dropped for one run.
 		lim, files, err := s.cgroups.make()
-		if err == nil {
-			p.limits, p.ExtraFiles = lim, files
-			spec.JoinFDs = len(files)
-			spec.Limits = lim.rlimitsLeft(s.limits)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: cannot make the run's limit cgroups: %w", err)
 		}
+		p.limits, p.ExtraFiles = lim, files
+		spec.JoinFDs = len(files)
+		spec.Limits = lim.rlimitsLeft(s.limits)
 	}
 	hidden := s.hidden(ws, r.Hide)
 	switch s.mode {

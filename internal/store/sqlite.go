@@ -60,6 +60,15 @@ func Open(ctx context.Context, path string, o Options) (*SQLite, error) {
 		}
 		s.lock = lock
 	}
+	if !o.ReadOnly {
+		// The file holds inputs and results: only its owner may read it.
+		// Created here, before SQLite opens it, as SQLite gives the
+		// -wal and -shm files it creates the database file's mode.
+		if err := createPrivate(path); err != nil {
+			s.unlock()
+			return nil, err
+		}
+	}
 	db, err := sql.Open("sqlite", dsn(path, o.ReadOnly))
 	if err != nil {
 		s.unlock()
@@ -72,8 +81,6 @@ func Open(ctx context.Context, path string, o Options) (*SQLite, error) {
 		return nil, fmt.Errorf("state database %s: %w", path, err)
 	}
 	if !o.ReadOnly {
-		// The file holds inputs and results: only its owner may read it.
-		_ = os.Chmod(path, 0o600)
 		w, err := startWriter(ctx, db, o.OnError)
 		if err != nil {
 			db.Close()
@@ -83,6 +90,22 @@ func Open(ctx context.Context, path string, o Options) (*SQLite, error) {
 		s.w = w
 	}
 	return s, nil
+}
+
+// createPrivate creates the database file readable by its owner only, or
+// makes an existing one so (with its -wal and -shm files).
+func createPrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("state database: %w", err)
+	}
+	f.Close()
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		if err := os.Chmod(p, 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("state database: %w", err)
+		}
+	}
+	return nil
 }
 
 // dsn sets the pragmas on every connection the pool opens. FULL makes a

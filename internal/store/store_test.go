@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -44,6 +45,15 @@ func TestSQLiteKeepsAcrossReopen(t *testing.T) {
 	}
 	if err := s.Apply(true, ops...); err != nil {
 		t.Fatal(err)
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm", filepath.Dir(path)} {
+		info, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if perm := info.Mode().Perm(); perm&0o077 != 0 {
+			t.Errorf("%s has mode %v: others may read the calls it holds", p, perm)
+		}
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)

@@ -85,7 +85,20 @@ function newToolUseID() {
 
 function resultText(result) {
   if (!result || !Array.isArray(result.content)) return "";
-  return result.content.map((c) => (c.type === "text" ? c.text : JSON.stringify(c))).join("\n");
+  return result.content.map((c) => {
+    if (c.type === "text") return c.text;
+    if (c.type === "image" && c.source) return "[image " + c.source.media_type + "]";
+    return JSON.stringify(c);
+  }).join("\n");
+}
+
+// resultImages renders a result's image blocks (browser_action's
+// screenshots, read_file's images) as <img> elements.
+function resultImages(result) {
+  if (!result || !Array.isArray(result.content)) return [];
+  return result.content
+    .filter((c) => c.type === "image" && c.source && c.source.type === "base64" && /^image\/(png|jpeg|gif|webp)$/.test(c.source.media_type))
+    .map((c) => el("img", { class: "shot", alt: "screenshot", src: "data:" + c.source.media_type + ";base64," + c.source.data }));
 }
 
 // ---- connecting --------------------------------------------------------
@@ -220,8 +233,10 @@ async function postMessage(msg) {
   showResult("running…");
   try {
     const res = await api("POST", "/v1/sessions/" + encodeURIComponent(state.session) + "/messages", msg);
-    const texts = (res.message && res.message.content || []).map((r) => (r.is_error ? "[error] " : "") + resultText(r));
+    const results = (res.message && res.message.content) || [];
+    const texts = results.map((r) => (r.is_error ? "[error] " : "") + resultText(r));
     showResult(texts.join("\n---\n") || res);
+    for (const r of results) $("result").append(...resultImages(r));
   } catch (e) {
     showResult("request failed: " + e.message);
   }
@@ -372,6 +387,7 @@ function showFinished(card, ev) {
   if (text && !card.querySelector("pre.output")) {
     card.append(el("pre", { class: "result" }, text.length > 4000 ? text.slice(0, 4000) + "\n…" : text));
   }
+  card.append(...resultImages(ev.result));
 }
 
 // ---- latency from /metrics -------------------------------------------------

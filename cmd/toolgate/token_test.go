@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// buildToolgate builds the real binary once per test.
+func buildToolgate(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "toolgate")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startBinary starts the built binary with extra environment and stdin,
+// and returns its URL and process.
+func startBinary(t *testing.T, bin string, env []string, stdin string, args ...string) (string, *exec.Cmd) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	t.Cleanup(cancel)
+	cmd := exec.CommandContext(ctx, bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--workspace", t.TempDir(),
+		"--store", "memory", "--log-format", "json"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdin = strings.NewReader(stdin)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		if u, ok := strings.CutPrefix(sc.Text(), "toolgate listening on "); ok {
+			go func() {
+				for sc.Scan() {
+				}
+			}()
+			return u, cmd
+		}
+	}
+	t.Fatalf("the server did not start: %v", sc.Err())
+	return "", nil
+}
+
+func authorized(t *testing.T, url, token string) int {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(t.Context(), "GET", url+"/v1/tools", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestTokenNotInProc: the token given in TOOLGATE_TOKEN, by file or on
+// stdin works, and is in neither the server's environ nor its argv.
+func TestTokenNotInProc(t *testing.T) {
+	bin := buildToolgate(t)
+	const token = "proc-check-token-5f1c2e9a"
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte(token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name  string
+		env   []string
+		stdin string
+		args  []string
+	}{
+		{"environment", []string{"TOOLGATE_TOKEN=" + token}, "", nil},
+		{"token file", nil, "", []string{"--token-file", tokenFile}},
+		{"stdin", nil, token + "\n", []string{"--token-file", "-"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			url, cmd := startBinary(t, bin, tc.env, tc.stdin, tc.args...)
+			if got := authorized(t, url, token); got != http.StatusOK {
+				t.Fatalf("GET /v1/tools with the token: %d", got)
+			}
+			if got := authorized(t, url, "wrong"); got != http.StatusUnauthorized {
+				t.Fatalf("GET /v1/tools with a wrong token: %d", got)
+			}
+			pid := strconv.Itoa(cmd.Process.Pid)
+			for _, f := range []string{"environ", "cmdline"} {
+				data, err := os.ReadFile(filepath.Join("/proc", pid, f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if strings.Contains(string(data), token) {
+					t.Errorf("/proc/%s/%s holds the token", pid, f)
+				}
+			}
+		})
+	}
+}

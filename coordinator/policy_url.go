@@ -1,0 +1,32 @@
+package coordinator
+
+import (
+	"net/url"
+	"strings"
+
+	"github.com/toolgate/toolgate/api"
+)
+
+// deniedURL refuses a web address that a call reaches on its own after
+// its policy check (a redirect, a link the browser follows) when a deny
+// rule of either layer covers its host for the call's tool. Such an
+// address was never shown for approval, so only deny rules can judge it.
+func (c *Coordinator) deniedURL(s *Session, toolName, raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return err
+	}
+	sub := &subject{tool: toolName, url: raw, host: strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))}
+	layers := [][]*permRule{c.policy.managed}
+	if s != nil {
+		layers = append(layers, sessionRules(s.sessionPermissions()))
+	}
+	for _, rules := range layers {
+		for _, r := range rules {
+			if r.list == listDeny && r.domain != "" && r.matchesAny(sub) {
+				return Errorf(api.ToolCodeDenied, "%s is denied by %s", sub.host, r)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,151 @@
+package handlers
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
+)
+
+// ShellSessionInput is shell_session's input: a command for the session's
+// persistent shell, or a restart of it (the Messages API's bash tool).
+type ShellSessionInput struct {
+	Command string `json:"command,omitempty" validate:"max=131072" jsonschema:"the command line to run in the persistent shell"`
+	Restart bool   `json:"restart,omitempty" jsonschema:"end the shell and start a fresh one"`
+}
+
+// persistentShell is the command line of a session's persistent shell: a
+// bash reading commands from its standard input, as a background job so
+// that cd and variables carry over between calls until a restart.
+const persistentShell = "exec bash --noprofile --norc 2>&1"
+
+// Limits of one command in the persistent shell.
+const (
+	shellCommandTimeout = 120 * time.Second
+	shellPoll           = 10 * time.Millisecond
+	shellMaxOutput      = 512 << 10
+)
+
+func newShellSession(name string, env tool.Env) *tool.Tool {
+	cfg := env.Commands
+	return tool.NewTool(tool.Spec[ShellSessionInput]{
+		Name: name,
+		Description: "Run a command in the session's persistent bash shell: the working directory and variables carry over " +
+			"between calls until restart. Output is stdout and stderr together.",
+		Run: func(ctx context.Context, call *tool.Call, in *ShellSessionInput) (tool.Result, error) {
+			return runInShell(ctx, call, cfg, in)
+		},
+		Writes: true,
+		Command: func(in *ShellSessionInput) tool.CommandLine {
+			return tool.CommandLine{Command: in.Command}
+		},
+		ConcurrencySafe: func(in *ShellSessionInput) bool { return false },
+	})
+}
+
+// sessionShell finds the session's running persistent shell, the newest
+// when an ended one is still winding down.
+func sessionShell(call *tool.Call) *tool.Job {
+	jobs := call.Jobs()
+	for i := len(jobs) - 1; i >= 0; i-- {
+		j := jobs[i]
+		if j.Info().Command == persistentShell && j.State() == api.JobRunning {
+			return j
+		}
+	}
+	return nil
+}
+
+func runInShell(ctx context.Context, call *tool.Call, cfg *tool.CommandConfig, in *ShellSessionInput) (tool.Result, error) {
+	sh := sessionShell(call)
+	if in.Restart {
+		if sh != nil {
+			endShell(sh)
+		}
+		if _, err := startShell(call, cfg); err != nil {
+			return tool.Result{}, err
+		}
+		return tool.TextResult("tool has been restarted."), nil
+	}
+	if strings.TrimSpace(in.Command) == "" {
+		return tool.Result{}, tool.Errorf(api.ToolCodeInvalid, "no command provided.")
+	}
+	if sh == nil {
+		var err error
+		if sh, err = startShell(call, cfg); err != nil {
+			return tool.Result{}, err
+		}
+	}
+	return shellRun(ctx, sh, in.Command)
+}
+
+// endShell ends a shell: asked to exit first, so that its input pipe is
+// closed from its side, then killed; it waits a bounded time either way.
+func endShell(sh *tool.Job) {
+	_, _ = fmt.Fprint(sh, "\nexit\n")
+	select {
+	case <-sh.Done():
+		return
+	case <-time.After(2 * time.Second):
+	}
+	sh.Kill()
+	select {
+	case <-sh.Done():
+	case <-time.After(5 * time.Second):
+	}
+}
+
+func startShell(call *tool.Call, cfg *tool.CommandConfig) (*tool.Job, error) {
+	return call.StartJob(tool.JobSpec{Command: persistentShell, Env: cfg.ChildEnv(), Stdin: true,
+		MaxOutputBytes: cfg.OutputCap(), OutputDir: cfg.OutputDir})
+}
+
+// shellRun writes the command and a sentinel carrying its exit status to
+// the shell, and reads the shell's output up to the sentinel. A command
+// that does not finish in time leaves the shell busy: it is killed, and
+// the next call starts a fresh one.
+func shellRun(ctx context.Context, sh *tool.Job, command string) (tool.Result, error) {
+	var nonce [8]byte
+	_, _ = rand.Read(nonce[:])
+	mark := "__toolgate_done_" + hex.EncodeToString(nonce[:]) + "__"
+	start := sh.Info().OutputBytes
+	// The command runs in the shell itself (cd and exports stay); the
+	// sentinel follows on a line of its own whatever the command printed.
+	if _, err := fmt.Fprintf(sh, "%s\n__tg_status=$?; printf '\\n%s%%s\\n' \"$__tg_status\"\n", command, mark); err != nil {
+		return tool.Result{}, tool.Errorf(api.ToolCodeFailed, "the shell has ended; restart it: %v", err)
+	}
+	deadline := time.Now().Add(shellCommandTimeout)
+	for {
+		out, _, err := sh.Read(start, shellMaxOutput+len(mark)+16)
+		if err != nil {
+			return tool.Result{}, err
+		}
+		if i := strings.Index(out, mark); i >= 0 {
+			status, _ := strconv.Atoi(strings.TrimSpace(strings.SplitN(out[i+len(mark):], "\n", 2)[0]))
+			text := strings.TrimSuffix(out[:i], "\n")
+			if status != 0 {
+				return tool.Result{Content: []api.Content{api.TextContent(text)}}, tool.Errorf(api.ToolCodeExitStatus, "Exit code %d", status)
+			}
+			return tool.TextResult(text), nil
+		}
+		select {
+		case <-sh.Done():
+			return tool.Result{Content: []api.Content{api.TextContent(out)}}, tool.Errorf(api.ToolCodeFailed, "the shell exited; the next call starts a fresh one.")
+		case <-ctx.Done():
+			go endShell(sh)
+			return tool.Result{}, ctx.Err()
+		case <-time.After(shellPoll):
+		}
+		if time.Now().After(deadline) {
+			go endShell(sh)
+			return tool.Result{Content: []api.Content{api.TextContent(out)}}, tool.Errorf(api.ToolCodeTimedOut,
+				"the command did not finish within %s; the shell was killed and the next call starts a fresh one.", shellCommandTimeout)
+		}
+	}
+}

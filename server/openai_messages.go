@@ -1,0 +1,193 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator"
+)
+
+// OpenAI's wire formats for tool calls, as the API reference gives them
+// (platform.openai.com/docs/api-reference/chat/create: an assistant
+// message's tool_calls, arguments a JSON string, answered by role "tool"
+// messages; /responses/create: function_call items answered by
+// function_call_output items). They run as tool_use blocks.
+
+// openAIChatMessage is a Chat Completions assistant message.
+type openAIChatMessage struct {
+	Role      string           `json:"role"`
+	Content   json.RawMessage  `json:"content,omitempty"`
+	ToolCalls []openAIToolCall `json:"tool_calls"`
+	Refusal   json.RawMessage  `json:"refusal,omitempty"`
+	Name      string           `json:"name,omitempty"`
+}
+
+type openAIToolCall struct {
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+// openAIResponsesItem is a Responses API output item; only function_call
+// items are calls, the others (message, reasoning) are passed over.
+type openAIResponsesItem struct {
+	Type      string `json:"type"`
+	ID        string `json:"id,omitempty"`
+	CallID    string `json:"call_id,omitempty"`
+	Name      string `json:"name,omitempty"`
+	Arguments string `json:"arguments,omitempty"`
+}
+
+// openAIToolMessage answers one tool call in Chat Completions.
+type openAIToolMessage struct {
+	Role       string `json:"role"`
+	ToolCallID string `json:"tool_call_id"`
+	Content    string `json:"content"`
+}
+
+// openAIChatResponse answers an assistant message with tool_calls.
+type openAIChatResponse struct {
+	MessageID string              `json:"message_id"`
+	Messages  []openAIToolMessage `json:"messages"`
+	Calls     []api.CallRecord    `json:"calls"`
+}
+
+// openAIFunctionOutput answers one function_call item.
+type openAIFunctionOutput struct {
+	Type   string `json:"type"`
+	CallID string `json:"call_id"`
+	Output string `json:"output"`
+}
+
+// openAIResponsesResponse answers a list of function_call items.
+type openAIResponsesResponse struct {
+	MessageID string                 `json:"message_id"`
+	Output    []openAIFunctionOutput `json:"output"`
+	Calls     []api.CallRecord       `json:"calls"`
+}
+
+// openAIBody tells the OpenAI forms of a posted message from the
+// Messages API's: a JSON array is Responses items, an object with
+// tool_calls a Chat Completions message.
+func openAIBody(body []byte) string {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		return formatOpenAIResponses
+	}
+	var probe struct {
+		ToolCalls json.RawMessage `json:"tool_calls"`
+	}
+	if json.Unmarshal(trimmed, &probe) == nil && len(probe.ToolCalls) > 0 {
+		return formatOpenAI
+	}
+	return ""
+}
+
+// openAIArguments is a call's arguments as a tool input: the JSON object
+// the string holds, or, when it holds none, the string itself, which the
+// tool then refuses as invalid input (the model's mistake is answered as
+// a result).
+func openAIArguments(args string) json.RawMessage {
+	if strings.TrimSpace(args) == "" {
+		return json.RawMessage("{}")
+	}
+	if json.Valid([]byte(args)) {
+		return json.RawMessage(args)
+	}
+	quoted, _ := json.Marshal(args)
+	return quoted
+}
+
+// runOpenAI runs an OpenAI-form message and answers in the same form.
+func (s *Server) runOpenAI(w http.ResponseWriter, r *http.Request, sess *coordinator.Session, format string, body []byte) {
+	var uses []api.ToolUse
+	var ids []string
+	switch format {
+	case formatOpenAI:
+		var msg openAIChatMessage
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&msg); err != nil {
+			s.writeError(w, r, decodeError(err))
+			return
+		}
+		if msg.Role != "assistant" {
+			s.writeError(w, r, &api.Error{Code: api.CodeValidation, Message: `role must be "assistant"`, Fields: map[string]string{"role": `must be "assistant"`}})
+			return
+		}
+		for i, tc := range msg.ToolCalls {
+			if tc.Type != "" && tc.Type != "function" {
+				s.writeError(w, r, &api.Error{Code: api.CodeValidation, Message: "only function tool calls can be run",
+					Fields: map[string]string{fmt.Sprintf("tool_calls[%d].type", i): `must be "function"`}})
+				return
+			}
+			uses = append(uses, api.ToolUse{Type: api.TypeToolUse, ID: tc.ID, Name: tc.Function.Name, Input: openAIArguments(tc.Function.Arguments)})
+			ids = append(ids, tc.ID)
+		}
+	default:
+		var items []openAIResponsesItem
+		if err := json.Unmarshal(body, &items); err != nil {
+			s.writeError(w, r, decodeError(err))
+			return
+		}
+		for _, it := range items {
+			if it.Type != "function_call" {
+				continue
+			}
+			uses = append(uses, api.ToolUse{Type: api.TypeToolUse, ID: it.CallID, Name: it.Name, Input: openAIArguments(it.Arguments)})
+			ids = append(ids, it.CallID)
+		}
+	}
+	seen := map[string]bool{}
+	for i, use := range uses {
+		if err := checkToolUse(use, fmt.Sprintf("calls[%d].", i)); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		if seen[use.ID] {
+			s.writeError(w, r, &api.Error{Code: api.CodeValidation, Message: "two calls share one id",
+				Fields: map[string]string{fmt.Sprintf("calls[%d].id", i): "is used twice"}})
+			return
+		}
+		seen[use.ID] = true
+	}
+	msgID := newMessageID()
+	res := s.coord.RunMessage(r.Context(), sess, msgID, uses)
+	if format == formatOpenAI {
+		out := openAIChatResponse{MessageID: res.MessageID, Messages: []openAIToolMessage{}, Calls: res.Calls}
+		for i, tr := range res.Message.Content {
+			out.Messages = append(out.Messages, openAIToolMessage{Role: "tool", ToolCallID: ids[i], Content: openAIResultText(tr)})
+		}
+		s.encode(w, r, http.StatusOK, out)
+		return
+	}
+	out := openAIResponsesResponse{MessageID: res.MessageID, Output: []openAIFunctionOutput{}, Calls: res.Calls}
+	for i, tr := range res.Message.Content {
+		out.Output = append(out.Output, openAIFunctionOutput{Type: "function_call_output", CallID: ids[i], Output: openAIResultText(tr)})
+	}
+	s.encode(w, r, http.StatusOK, out)
+}
+
+// openAIResultText is a tool_result as the one string OpenAI's formats carry:
+// its texts joined, an image as a note saying what it was.
+func openAIResultText(tr api.ToolResult) string {
+	var parts []string
+	for _, c := range tr.Content {
+		switch {
+		case c.Type == api.TypeText:
+			parts = append(parts, c.Text)
+		case c.Source != nil:
+			parts = append(parts, fmt.Sprintf("[An image (%s, %d bytes base64) was returned; this format cannot carry images.]", c.Source.MediaType, len(c.Source.Data)))
+		default:
+			parts = append(parts, fmt.Sprintf("[A %s block was returned; this format cannot carry it.]", c.Type))
+		}
+	}
+	return strings.Join(parts, "\n")
+}
