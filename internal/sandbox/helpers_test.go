@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -30,6 +31,14 @@ func runIn(t *testing.T, s *Sandbox, r Run, script string) outcome {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, p.Argv[0], p.Argv[1:]...)
 	cmd.Env, cmd.Dir, cmd.ExtraFiles = p.Env, r.Workspace, p.ExtraFiles
+	// A group of its own, killed afterwards: without bubblewrap's PID
+	// namespace nothing else ends what the command left behind.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	defer func() {
+		if cmd.Process != nil {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		}
+	}()
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	err = cmd.Run()

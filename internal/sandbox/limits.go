@@ -242,7 +242,13 @@ func (r *runLimits) finish() string {
 	}
 	hit := r.reached()
 	for i, dir := range r.dirs {
-		killAll(dir, r.hiers[i].v2)
+		// Survivors may fork between a read of the list and the kills:
+		// kill until the cgroup is empty (or give up and leave it busy).
+		for range 100 {
+			if !killAll(dir, r.hiers[i].v2) {
+				break
+			}
+		}
 		if os.Remove(dir) != nil {
 			r.parent.mu.Lock()
 			r.parent.busy = append(r.parent.busy, dir)
@@ -265,17 +271,23 @@ func (lc *limitCgroups) sweep() {
 	lc.busy = busy
 }
 
-// killAll kills every process still in a run's cgroup.
-func killAll(dir string, v2 bool) {
-	if v2 && os.WriteFile(filepath.Join(dir, "cgroup.kill"), []byte("1"), 0) == nil {
-		return
-	}
+// killAll kills every process still in a run's cgroup and reports
+// whether there were any.
+func killAll(dir string, v2 bool) bool {
 	data, _ := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
-	for _, f := range strings.Fields(string(data)) {
+	pids := strings.Fields(string(data))
+	if len(pids) == 0 {
+		return false
+	}
+	if v2 && os.WriteFile(filepath.Join(dir, "cgroup.kill"), []byte("1"), 0) == nil {
+		return true
+	}
+	for _, f := range pids {
 		if pid, err := strconv.Atoi(f); err == nil && pid > 0 {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
+	return true
 }
 
 // eventCount reads "key N" from a cgroup events file.
