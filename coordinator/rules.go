@@ -158,7 +158,34 @@ func (r *permRule) matchesName(s *subject) bool {
 		}
 		return !hasTool || glob(tool, s.mcpTool)
 	}
+	for _, t := range claudeCodeRuleTools[r.tool] {
+		if t == s.tool {
+			return true
+		}
+	}
 	return glob(r.tool, s.tool)
+}
+
+// claudeCodeRuleTools maps the tool names of Claude Code's rule syntax
+// (docs.anthropic.com/en/docs/claude-code/iam, "Tool-specific permission
+// rules") onto the registry tools every dialect's calls run as, so that
+// Bash(npm run test:*) or Edit(src/**) is the same policy whichever
+// dialect the model speaks. As Claude Code documents, Read rules cover
+// every tool that reads files and Edit rules every tool that edits them.
+var claudeCodeRuleTools = map[string][]string{
+	"Bash":         {"execute_command", "shell_session"},
+	"Read":         {"read_file", "read_lines", "list_files", "search_files", "list_code_definition_names", "glob_files", "grep_files", "list_tree"},
+	"Edit":         {"replace_in_file", "write_to_file", "new_rule", "write_file", "edit_text", "notebook_edit", "apply_patch"},
+	"Write":        {"write_to_file", "new_rule", "write_file"},
+	"MultiEdit":    {"edit_text"},
+	"NotebookEdit": {"notebook_edit"},
+	"Glob":         {"glob_files"},
+	"Grep":         {"grep_files"},
+	"LS":           {"list_tree"},
+	"WebFetch":     {"web_fetch"},
+	"TodoWrite":    {"todo_write"},
+	"BashOutput":   {"shell_output"},
+	"KillShell":    {"kill_shell"},
 }
 
 // matchesAny reports whether the rule covers any part of the call: any

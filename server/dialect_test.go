@@ -283,3 +283,34 @@ func TestBackgroundShells(t *testing.T) {
 		t.Fatal("the background shell outlived its session")
 	}
 }
+
+// TestClaudeCodeRulesInEveryDialect: rules in Claude Code's syntax
+// (docs.anthropic.com/en/docs/claude-code/iam) are the same policy for
+// every dialect's calls.
+func TestClaudeCodeRulesInEveryDialect(t *testing.T) {
+	cfg := coordinator.Config{PolicyConfig: coordinator.PolicyConfig{AllowAll: true}}
+	cfg.Permissions.Deny = []string{"Bash(rm:*)", "Read(secret.txt)", "Edit(locked/**)"}
+	ts, dir := newDialectServer(t, cfg, map[string]string{"secret.txt": "s3cret\n", "locked/a.txt": "a\n", "x.txt": "x\n"})
+	cc := newSessionOf(t, ts, map[string]any{"dialect": "claude_code"})
+	for i, tc := range []struct {
+		session, tool string
+		input         map[string]any
+		want          api.CallStatus
+	}{
+		{cc.ID, "Bash", map[string]any{"command": "rm -f x.txt"}, api.StatusDenied},
+		{cc.ID, "Bash", map[string]any{"command": "echo ok"}, api.StatusSucceeded},
+		{cc.ID, "Read", map[string]any{"file_path": filepath.Join(dir, "secret.txt")}, api.StatusDenied},
+		{cc.ID, "Grep", map[string]any{"pattern": "s3cret", "path": "secret.txt"}, api.StatusDenied},
+		{cc.ID, "Write", map[string]any{"file_path": filepath.Join(dir, "locked", "b.txt"), "content": "b"}, api.StatusDenied},
+		{"default", "read_file", map[string]any{"path": "secret.txt"}, api.StatusDenied},
+		{"default", "execute_command", map[string]any{"command": "rm x.txt", "requires_approval": false}, api.StatusDenied},
+		{"default", "write_to_file", map[string]any{"path": "locked/c.txt", "content": "c"}, api.StatusDenied},
+	} {
+		t.Run(tc.tool+" "+tc.session, func(t *testing.T) {
+			out, st := callIn(t, ts, tc.session, fmt.Sprintf("toolu_rule%d", i), tc.tool, tc.input)
+			if st != tc.want {
+				t.Errorf("status = %s (%q), want %s", st, out, tc.want)
+			}
+		})
+	}
+}
