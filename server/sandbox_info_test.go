@@ -1,0 +1,53 @@
+package server
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator"
+)
+
+// TestSandboxModeReported: /healthz and /metrics say which sandbox is in
+// force, and a command's approval preview says what it allows.
+func TestSandboxModeReported(t *testing.T) {
+	for _, mode := range []string{"", "off"} {
+		t.Run("config mode "+mode, func(t *testing.T) {
+			cfg := coordinator.DefaultConfig()
+			cfg.Sandbox.Mode = mode
+			f := newFixture(t, fixtureOptions{config: cfg, server: Config{Token: flowToken}})
+			want := f.coord.SandboxInfo().Mode
+			if mode == "off" && want != "off" || mode == "" && want != "bwrap" && want != "landlock" {
+				t.Fatalf("mode in force = %q for config mode %q", want, mode)
+			}
+			var health struct {
+				Sandbox api.SandboxPreview `json:"sandbox"`
+			}
+			fs := &flowServer{url: f.url, dir: f.dir}
+			if code := fs.call(t, http.MethodGet, "/healthz", nil, &health); code != http.StatusOK || health.Sandbox.Mode != want {
+				t.Errorf("healthz: %d, sandbox mode %q, want %q", code, health.Sandbox.Mode, want)
+			}
+			resp, err := http.Get(f.url + "/metrics")
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if !strings.Contains(string(body), `toolgate_sandbox_info{mode="`+want+`"} 1`) {
+				t.Errorf("metrics lack toolgate_sandbox_info for %s", want)
+			}
+			sid := fs.session(t, api.Permissions{})
+			ev := next(t, fs.sseMessage(t, sid, cmdUse("c1", "rm -rf build")), api.EventToolAwaitingApproval)
+			p := ev.Approval.Preview.Sandbox
+			if p == nil || p.Mode != want || p.Summary == "" {
+				t.Fatalf("preview sandbox = %+v", p)
+			}
+			if mode == "" && (p.Network != "off" || len(p.Writable) == 0 || !strings.Contains(p.Summary, "no network")) {
+				t.Errorf("preview sandbox = %+v", p)
+			}
+			fs.decide(t, sid, "c1", api.DecisionRequest{Decision: "reject"})
+		})
+	}
+}
