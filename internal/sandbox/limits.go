@@ -136,6 +136,7 @@ func newLimitCgroups(l Limits) *limitCgroups {
 		if !ok || lc.has(ctl) {
 			continue
 		}
+		sweepStale(filepath.Join(m, own[ctl]))
 		base := filepath.Join(m, own[ctl], name)
 		if err := os.Mkdir(base, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 			continue
@@ -359,4 +360,21 @@ func ownCgroups() (map[string]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// sweepStale removes the limit cgroups that toolgate processes which have
+// ended left in dir (only empty cgroups can go).
+func sweepStale(dir string) {
+	olds, _ := filepath.Glob(filepath.Join(dir, "toolgate-limits-*"))
+	for _, old := range olds {
+		pid, err := strconv.Atoi(strings.SplitN(strings.TrimPrefix(filepath.Base(old), "toolgate-limits-"), "-", 2)[0])
+		if err != nil || pid == os.Getpid() || syscall.Kill(pid, 0) == nil {
+			continue
+		}
+		runs, _ := filepath.Glob(filepath.Join(old, "run-*"))
+		for _, r := range runs {
+			_ = os.Remove(r)
+		}
+		_ = os.Remove(old)
+	}
 }
