@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolgate/toolgate/api"
 )
@@ -127,6 +128,14 @@ func TestClaudeCodeTranscript(t *testing.T) {
 		"util/util.go": "package util\n\n// Double doubles.\nfunc Double(x int) int { return 2 * x }\n",
 		"notes.md":     "# Notes\nTODO: write more\n",
 	})
+	// The files start an hour old, so that newest-first orders are fixed
+	// whatever the file system's timestamp granularity.
+	old := time.Now().Add(-time.Hour)
+	for _, name := range []string{"main.go", "util/util.go", "notes.md"} {
+		if err := os.Chtimes(filepath.Join(dir, name), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
 	inst := start(t, dir, "--config", allowAllConfig(t))
 	main := filepath.Join(inst.dir, "main.go")
 	got, sid := replay(t, inst, "claude_code", []transcriptStep{
@@ -142,10 +151,10 @@ func TestClaudeCodeTranscript(t *testing.T) {
 		{use("toolu_07", "Write", map[string]any{"file_path": filepath.Join(inst.dir, "util", "util_test.go"), "content": "package util\n"})},
 		{use("toolu_08", "Bash", map[string]any{"command": "grep -c Print main.go", "description": "Count prints"})},
 		{use("toolu_08b", "Bash", map[string]any{"command": "echo out; exit 3"})},
-		{use("toolu_08c", "Grep", map[string]any{"pattern": "package"})},
+		{use("toolu_08c", "Grep", map[string]any{"pattern": "^package util"})},
 		{use("toolu_09", "Grep", map[string]any{"pattern": "print", "-i": true, "output_mode": "content", "-C": 1, "glob": "*.go"})},
 		{use("toolu_10", "Grep", map[string]any{"pattern": "TODO|Double", "output_mode": "count"})},
-		{use("toolu_11", "Glob", map[string]any{"pattern": "**/*.go"})},
+		{use("toolu_11", "Glob", map[string]any{"pattern": "util/*.go"})},
 		{use("toolu_12", "LS", map[string]any{"path": inst.dir, "ignore": []any{"*.md"}})},
 		{use("toolu_13", "TodoWrite", map[string]any{"todos": []any{
 			map[string]any{"content": "Run the tests", "status": "in_progress", "activeForm": "Running the tests"},
@@ -153,8 +162,7 @@ func TestClaudeCodeTranscript(t *testing.T) {
 		}})},
 		{use("toolu_14", "read_file", map[string]any{"path": "main.go"})},
 	})
-	// Glob lists newest first: util_test.go (written last), main.go
-	// (edited), util.go.
+	// Glob and Grep list newest first: util_test.go (written), util.go.
 	golden(t, "claude_code_transcript.golden", got)
 
 	resp, err := testHTTP.Do(authed(t, inst, "GET", "/v1/sessions/"+sid))
