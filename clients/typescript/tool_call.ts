@@ -9,7 +9,11 @@ import type { components, operations } from './toolgate';
 
 type PostMessage = operations['postMessage'];
 type AssistantMessage = PostMessage['requestBody']['content']['application/json'];
-type MessageResponse = PostMessage['responses'][200]['content']['application/json'];
+// The route answers in the request's own wire format (Anthropic blocks
+// here; OpenAI clients get theirs), so its 200 is a union: a client in the
+// Messages API's shape narrows it to that shape.
+type PostMessageAnswer = PostMessage['responses'][200]['content']['application/json'];
+type MessageResponse = components['schemas']['MessageResponse'];
 type ToolUse = components['schemas']['ToolUse'];
 type ToolErrorCode = components['schemas']['ToolErrorCode'];
 type Event = operations['streamEvents']['responses'][200]['content']['text/event-stream'][number];
@@ -44,6 +48,12 @@ export function nextTurn(msg: Anthropic.Message, resp: MessageResponse): Anthrop
   const assistant: Anthropic.MessageParam = { role: 'assistant', content: msg.content };
   const user: Anthropic.MessageParam = { role: resp.message.role, content: results };
   return [assistant, user];
+}
+
+// asMessagesAPI narrows the route's answer to the Messages API shape, the
+// one a request of Anthropic blocks gets; undefined for the other formats.
+export function asMessagesAPI(answer: PostMessageAnswer): MessageResponse | undefined {
+  return !Array.isArray(answer) && 'message' in answer ? answer : undefined;
 }
 
 // retryable reads a failed call's stable error code.
