@@ -188,11 +188,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdin
 	}
 	// Stop taking requests at once, let running calls finish within the
 	// grace, then end the sessions: that cancels what is left and ends
-	// their event streams, which Shutdown would otherwise wait on.
+	// their event streams, which Shutdown would otherwise wait on. The
+	// requests of cancelled calls still get their answers: Shutdown waits
+	// a little past the grace for them.
 	graceCtx, cancel := context.WithTimeout(context.Background(), o.shutdownGrace)
 	defer cancel()
+	answerCtx, cancelAnswers := context.WithTimeout(context.Background(), o.shutdownGrace+finalAnswers)
+	defer cancelAnswers()
 	shut := make(chan error, 1)
-	go func() { shut <- srv.Shutdown(graceCtx) }()
+	go func() { shut <- srv.Shutdown(answerCtx) }()
 	if left := coord.Drain(graceCtx); left > 0 {
 		logger.Warn("stopping with calls still running", "calls", left, "grace", o.shutdownGrace)
 	}
@@ -206,6 +210,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdin
 	logger.Info("stopped")
 	return nil
 }
+
+// finalAnswers is how long, after the grace, a stop waits for the answers
+// of the calls it cancelled to be written.
+const finalAnswers = 5 * time.Second
 
 func hostOf(a net.Addr) string {
 	if t, ok := a.(*net.TCPAddr); ok {
