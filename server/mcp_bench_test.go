@@ -10,7 +10,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -36,10 +35,7 @@ import (
 //
 //	go test -run '^$' -bench MCPThroughToolgate -benchtime 2000x -count 3 ./server
 func BenchmarkMCPThroughToolgate(b *testing.B) {
-	bin := filepath.Join(b.TempDir(), "testserver")
-	if out, err := exec.Command("go", "build", "-o", bin, "../coordinator/mcphub/testdata/testserver").CombinedOutput(); err != nil {
-		b.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := mcpTestServerBin(b)
 	url := benchToolgate(b, bin)
 	direct := benchDirect(b, bin)
 	floor := benchFloor(b, bin)

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,16 +18,6 @@ import (
 	"github.com/toolgate/toolgate/coordinator/mcphub"
 )
 
-// buildMCPTestServer builds the go-sdk test server the hub tests use.
-func buildMCPTestServer(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "testserver")
-	if out, err := exec.Command("go", "build", "-o", bin, "../coordinator/mcphub/testdata/testserver").CombinedOutput(); err != nil {
-		t.Fatalf("build the MCP test server: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // TestCallSpans: a message with two parallel reads, a read that waits for
 // approval and an MCP call, posted with the client's traceparent, gives
 // one execute_tool span per call under the client's span, stage spans
@@ -38,7 +26,7 @@ func buildMCPTestServer(t *testing.T) string {
 // exemplar in OpenMetrics.
 func TestCallSpans(t *testing.T) {
 	hub := mcphub.New(mcphub.Settings{MCPServers: map[string]mcphub.ServerConfig{
-		"test": {Command: buildMCPTestServer(t), AutoApprove: []string{"traceparent"}},
+		"test": {Command: mcpTestServerBin(t), AutoApprove: []string{"traceparent"}},
 	}}, mcphub.Options{})
 	hub.Start(context.Background())
 	t.Cleanup(hub.Close)

@@ -46,8 +46,8 @@ func Setup(ctx context.Context, cfg Config, getenv func(string) string, version 
 	// URL is used as it is; a base URL gets the signal's path (HTTP).
 	traceURL := getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
 	base := firstNonEmpty(cfg.OTLPEndpoint, getenv("OTEL_EXPORTER_OTLP_ENDPOINT"))
-	if cfg.OTLPEndpoint != "" || traceURL == "" {
-		traceURL = ""
+	if cfg.OTLPEndpoint != "" {
+		traceURL = "" // the config file's endpoint wins over the environment
 	}
 	if base == "" && traceURL == "" {
 		return Off(), nil
