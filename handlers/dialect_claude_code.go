@@ -287,14 +287,14 @@ func claudeBash() *tool.DialectTool {
 		Targets: []string{"execute_command"},
 		Map: func(env tool.MapEnv, in *BashInput) (tool.Mapping, error) {
 			if in.RunInBackground {
-				return tool.Mapping{Tool: "execute_command", Input: ExecuteCommandInput{Command: in.Command, Background: true},
+				return tool.Mapping{Tool: "execute_command", Input: ExecuteCommandInput{Command: in.Command, RequiresApproval: new(false), Background: true},
 					Result: backgroundStarted}, nil
 			}
 			timeout := 120
 			if in.Timeout > 0 {
 				timeout = (in.Timeout + 999) / 1000
 			}
-			return tool.Mapping{Tool: "execute_command", Input: ExecuteCommandInput{Command: in.Command, Timeout: timeout},
+			return tool.Mapping{Tool: "execute_command", Input: ExecuteCommandInput{Command: in.Command, RequiresApproval: new(false), Timeout: timeout},
 				Result: bashResult}, nil
 		},
 	})
