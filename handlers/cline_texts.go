@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"fmt"
+	"path"
 	"strings"
 	"unicode"
 )
@@ -27,8 +28,10 @@ func clineFileSaved(rel, final string) string {
 
 // clineFinalContent is the file as Cline shows it in final_file_content
 // (DiffViewProvider.saveChanges): line ends as the model wrote them,
-// trailing white space trimmed, then one line end; no byte order mark.
-func clineFinalContent(written []byte, modelContent string) string {
+// trailing white space trimmed, then one line end; no byte order mark. A
+// notebook's outputs are left out, as its sanitizeNotebookForLLM(…, true)
+// leaves them out.
+func clineFinalContent(rel string, written []byte, modelContent string) string {
 	s := strings.TrimPrefix(string(written), "\uFEFF")
 	eol := "\n"
 	if strings.Contains(modelContent, "\r\n") {
@@ -38,6 +41,9 @@ func clineFinalContent(written []byte, modelContent string) string {
 	s = strings.TrimRightFunc(s, unicode.IsSpace)
 	if eol != "\n" {
 		s = strings.ReplaceAll(s, "\n", eol)
+	}
+	if strings.EqualFold(path.Ext(rel), ".ipynb") {
+		return clineNotebookText([]byte(s + eol))
 	}
 	return s + eol
 }

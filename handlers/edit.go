@@ -182,7 +182,7 @@ func editResult(rel string, written []byte, modelContent, summary, diff, note st
 		text += "\n\n" + diff
 	}
 	return tool.Result{Content: []api.Content{
-		api.TextContent(clineFileSaved(rel, clineFinalContent(written, modelContent))),
+		api.TextContent(clineFileSaved(rel, clineFinalContent(rel, written, modelContent))),
 		api.TextContent(text + note),
 	}}
 }

@@ -35,7 +35,8 @@ func newReadFile(name string, env tool.Env) *tool.Tool {
 	return tool.NewTool(tool.Spec[ReadFileInput]{
 		Name: name,
 		Description: "Read a file in the workspace. Text comes back as is, at most 1000 lines or 400 KB at a time " +
-			"(use start_line and end_line to read further); PNG, JPEG, GIF and WebP images come back as images.",
+			"(use start_line and end_line to read further); PNG, JPEG, GIF and WebP images come back as images; " +
+			"PDF and Word (.docx) files come back as their text, Jupyter notebooks (.ipynb) without their outputs.",
 		Run:             readFile,
 		ConcurrencySafe: func(*ReadFileInput) bool { return true },
 		Paths:           func(in *ReadFileInput) []string { return []string{in.Path} },
@@ -68,6 +69,14 @@ func readFileContent(call *tool.Call, in *ReadFileInput) (tool.Result, error) {
 		return tool.Result{}, fileError(rel, err)
 	}
 	head = head[:n]
+	if extract := documentExtractor(rel); extract != nil {
+		text, err := readDocument(f, rel, in, extract)
+		if err != nil {
+			return tool.Result{}, err
+		}
+		h.remember(call.Files, rel)
+		return tool.TextResult(text), nil
+	}
 	if isBinary(head) && imageType(head) == "" {
 		return tool.Result{}, tool.Errorf(api.ToolCodeBinaryFile, "Cannot read %s: it is a binary file, not text.", rel)
 	}
