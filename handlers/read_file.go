@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,6 +42,7 @@ func newReadFile(name string, env tool.Env) *tool.Tool {
 			"PDF and Word (.docx) files come back as their text, Jupyter notebooks (.ipynb) without their outputs.",
 		Run:             readFile,
 		ConcurrencySafe: func(*ReadFileInput) bool { return true },
+		CountsReads:     true,
 		Paths:           func(in *ReadFileInput) []string { return []string{in.Path} },
 	})
 }
@@ -47,7 +50,7 @@ func newReadFile(name string, env tool.Env) *tool.Tool {
 // readFile is read_file's Run. Its failures start as Cline's do
 // (ReadFileToolHandler.execute): "Error reading file: ...".
 func readFile(ctx context.Context, call *tool.Call, in *ReadFileInput) (tool.Result, error) {
-	res, err := readFileContent(call, in)
+	res, err := readFileContent(ctx, call, in)
 	var te *tool.ToolError
 	if errors.As(err, &te) && !strings.HasPrefix(te.Message, "Error reading file:") {
 		err = &tool.ToolError{Code: te.Code, Message: "Error reading file: " + te.Message}
@@ -55,12 +58,40 @@ func readFile(ctx context.Context, call *tool.Call, in *ReadFileInput) (tool.Res
 	return res, err
 }
 
-func readFileContent(call *tool.Call, in *ReadFileInput) (tool.Result, error) {
+func readFileContent(ctx context.Context, call *tool.Call, in *ReadFileInput) (tool.Result, error) {
 	rel, f, err := openRegular(call, in.Path)
 	if err != nil {
 		return tool.Result{}, err
 	}
 	defer f.Close()
+	res, err := readOpenFile(call, in, rel, f)
+	if err != nil {
+		return res, err
+	}
+	if st, serr := f.Stat(); serr == nil {
+		n := call.Files.CountRead(ctx, call.ReadTurn, clineReadKey(rel), st.ModTime())
+		if note := clineRepeatedRead(in.Path, n); note != "" {
+			res = prefixResult(res, note)
+		}
+	}
+	return res, nil
+}
+
+// prefixResult puts note before a result, on a line of its own as Cline's
+// buildReadResponse does ("prefix\ntext"); before an image it is a block
+// of its own.
+func prefixResult(res tool.Result, note string) tool.Result {
+	if len(res.Content) > 0 && res.Content[0].Type == api.TypeText {
+		c := slices.Clone(res.Content)
+		c[0].Text = note + "\n" + c[0].Text
+		res.Content = c
+		return res
+	}
+	res.Content = append([]api.Content{api.TextContent(note)}, res.Content...)
+	return res
+}
+
+func readOpenFile(call *tool.Call, in *ReadFileInput, rel string, f *os.File) (tool.Result, error) {
 	// Everything read goes through the hash, so the session can remember
 	// what it saw of the file for the stale-file guard.
 	h := newStateHasher(f)
