@@ -162,6 +162,9 @@ func (c *Coordinator) enqueue(s *Session, msgID string, cs *callState) (*callEnt
 	e, fresh := s.claim(cs.use, msgID, cs.interrupt())
 	if fresh {
 		cs.repeats = s.loop.see(loopKey(cs))
+		if cs.tool != nil && cs.tool.CountsReads {
+			e.readTurn = s.Files.QueueRead()
+		}
 		rec := e.record
 		s.Events.Append(api.Event{Type: api.EventToolQueued, MessageID: msgID, ToolUseID: cs.use.ID, Call: &rec})
 		// Kept in block order, so the session holds the checklist the
@@ -286,7 +289,7 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 	s.Events.Append(api.Event{Type: api.EventToolStarted, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Call: &rec})
 	call := &Call{
 		ToolUseID: rec.ToolUseID, Name: cs.tool.Name, SessionID: s.ID, Workspace: c.workspace, Logger: cs.logger, Files: s.Files,
-		SessionDone: s.Done(),
+		SessionDone: s.Done(), ReadTurn: e.readTurn,
 	}
 	call.Attach(callRuntime{
 		Output: func(stream, chunk string) {

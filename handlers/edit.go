@@ -94,6 +94,7 @@ func commit(call *tool.Call, t *editTarget, content []byte) (string, error) {
 	}
 	after := stateOnDisk(root, t.rel, content)
 	call.Files.Remember(t.rel, after)
+	call.Files.ForgetRead(clineReadKey(t.rel))
 	kept := call.Files.KeepPrior(tool.Prior{
 		ToolUseID: call.ToolUseID, Path: t.rel, Existed: t.exists, Content: t.old, After: after, Undo: t.undo(root),
 	})
@@ -182,7 +183,7 @@ func editResult(rel string, written []byte, modelContent, summary, diff, note st
 		text += "\n\n" + diff
 	}
 	return tool.Result{Content: []api.Content{
-		api.TextContent(clineFileSaved(rel, clineFinalContent(written, modelContent))),
+		api.TextContent(clineFileSaved(rel, clineFinalContent(rel, written, modelContent))),
 		api.TextContent(text + note),
 	}}
 }

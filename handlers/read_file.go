@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -35,9 +37,11 @@ func newReadFile(name string, env tool.Env) *tool.Tool {
 	return tool.NewTool(tool.Spec[ReadFileInput]{
 		Name: name,
 		Description: "Read a file in the workspace. Text comes back as is, at most 1000 lines or 400 KB at a time " +
-			"(use start_line and end_line to read further); PNG, JPEG, GIF and WebP images come back as images.",
+			"(use start_line and end_line to read further); PNG, JPEG, GIF and WebP images come back as images; " +
+			"PDF and Word (.docx) files come back as their text, Jupyter notebooks (.ipynb) without their outputs.",
 		Run:             readFile,
 		ConcurrencySafe: func(*ReadFileInput) bool { return true },
+		CountsReads:     true,
 		Paths:           func(in *ReadFileInput) []string { return []string{in.Path} },
 	})
 }
@@ -45,7 +49,7 @@ func newReadFile(name string, env tool.Env) *tool.Tool {
 // readFile is read_file's Run. Its failures start as Cline's do
 // (ReadFileToolHandler.execute): "Error reading file: ...".
 func readFile(ctx context.Context, call *tool.Call, in *ReadFileInput) (tool.Result, error) {
-	res, err := readFileContent(call, in)
+	res, err := readFileContent(ctx, call, in)
 	var te *tool.ToolError
 	if errors.As(err, &te) && !strings.HasPrefix(te.Message, "Error reading file:") {
 		err = &tool.ToolError{Code: te.Code, Message: "Error reading file: " + te.Message}
@@ -53,12 +57,40 @@ func readFile(ctx context.Context, call *tool.Call, in *ReadFileInput) (tool.Res
 	return res, err
 }
 
-func readFileContent(call *tool.Call, in *ReadFileInput) (tool.Result, error) {
+func readFileContent(ctx context.Context, call *tool.Call, in *ReadFileInput) (tool.Result, error) {
 	rel, f, err := openRegular(call, in.Path)
 	if err != nil {
 		return tool.Result{}, err
 	}
 	defer f.Close()
+	res, err := readOpenFile(call, in, rel, f)
+	if err != nil {
+		return res, err
+	}
+	if st, serr := f.Stat(); serr == nil {
+		n := call.Files.CountRead(ctx, call.ReadTurn, clineReadKey(rel), st.ModTime())
+		if note := clineRepeatedRead(in.Path, n); note != "" {
+			res = prefixResult(res, note)
+		}
+	}
+	return res, nil
+}
+
+// prefixResult puts note before a result, on a line of its own as Cline's
+// buildReadResponse does ("prefix\ntext"); before an image it is a block
+// of its own.
+func prefixResult(res tool.Result, note string) tool.Result {
+	if len(res.Content) > 0 && res.Content[0].Type == api.TypeText {
+		c := slices.Clone(res.Content)
+		c[0].Text = note + "\n" + c[0].Text
+		res.Content = c
+		return res
+	}
+	res.Content = append([]api.Content{api.TextContent(note)}, res.Content...)
+	return res
+}
+
+func readOpenFile(call *tool.Call, in *ReadFileInput, rel string, f *os.File) (tool.Result, error) {
 	// Everything read goes through the hash, so the session can remember
 	// what it saw of the file for the stale-file guard.
 	h := newStateHasher(f)
@@ -68,6 +100,14 @@ func readFileContent(call *tool.Call, in *ReadFileInput) (tool.Result, error) {
 		return tool.Result{}, fileError(rel, err)
 	}
 	head = head[:n]
+	if extract := documentExtractor(rel); extract != nil {
+		text, err := readDocument(f, rel, in, extract)
+		if err != nil {
+			return tool.Result{}, err
+		}
+		h.remember(call.Files, rel)
+		return tool.TextResult(text), nil
+	}
 	if isBinary(head) && imageType(head) == "" {
 		return tool.Result{}, tool.Errorf(api.ToolCodeBinaryFile, "Cannot read %s: it is a binary file, not text.", rel)
 	}

@@ -33,6 +33,9 @@ type Call struct {
 	// that keep something per session (browser_action's browser); nil
 	// when the call has no session.
 	SessionDone <-chan struct{}
+	// ReadTurn is the call's turn among the session's reads (FileMemory
+	// QueueRead) when its tool counts reads, 0 otherwise.
+	ReadTurn uint64
 
 	rt Runtime
 }
