@@ -30,6 +30,12 @@ func ccHook(t *testing.T, dir, name, body string) coordinator.HookSpec {
 // approval reasons it was asked.
 func runApproving(t *testing.T, ts *testServer, sid, id, name string, input any) (string, api.CallStatus, []string) {
 	t.Helper()
+	return runDeciding(t, ts, sid, id, name, input, api.DecisionApprove)
+}
+
+// runDeciding is runApproving with the given decision on each prompt.
+func runDeciding(t *testing.T, ts *testServer, sid, id, name string, input any, decision string) (string, api.CallStatus, []string) {
+	t.Helper()
 	sess, err := ts.coord.Sessions().Get(sid)
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +82,7 @@ func runApproving(t *testing.T, ts *testServer, sid, id, name string, input any)
 			after = ev.ID
 			reasons = append(reasons, ev.Approval.Reason)
 			decodeBody[api.DecisionResponse](t, ts.do(t, http.MethodPost, "/v1/sessions/"+sid+"/calls/"+id+"/decision",
-				api.DecisionRequest{Decision: api.DecisionApprove}), http.StatusOK)
+				api.DecisionRequest{Decision: decision}), http.StatusOK)
 		case <-ctx.Done():
 			stop()
 			t.Fatalf("%s did not end within a minute", id)

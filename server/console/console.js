@@ -311,6 +311,10 @@ function renderEvent(ev) {
     showProgress(ev.task_progress || "");
     return;
   }
+  if (ev.type === "todos.updated") {
+    showTodos(ev.todos || []);
+    return;
+  }
   if (!ev.tool_use_id) {
     if (ev.type === "message.finished") {
       const n = ev.response && ev.response.calls ? ev.response.calls.length : 0;
@@ -469,11 +473,27 @@ function showProgress(text) {
   $("progress-box").hidden = items.length === 0;
 }
 
+// showTodos renders the list the model keeps with Claude Code's TodoWrite
+// ({content, status: pending | in_progress | completed, activeForm}), as
+// Claude Code shows it: completed items struck through, the item in
+// progress marked with what is being done. Text only.
+function showTodos(todos) {
+  const items = todos.map((t) => {
+    const box = el("input", { type: "checkbox", disabled: "" });
+    box.checked = t.status === "completed";
+    const li = el("li", { class: t.status || "pending" }, box, " ", t.content || "");
+    if (t.status === "in_progress" && t.activeForm) li.append(" ", el("span", { class: "active" }, "(" + t.activeForm + ")"));
+    return li;
+  });
+  $("todos").replaceChildren(...items);
+  $("todos-box").hidden = items.length === 0;
+}
+
 async function loadProgress(id) {
   try {
     const s = await api("GET", "/v1/sessions/" + encodeURIComponent(id));
-    if (id === state.session) showProgress(s.task_progress || "");
-  } catch (_) { showProgress(""); }
+    if (id === state.session) { showProgress(s.task_progress || ""); showTodos(s.todos || []); }
+  } catch (_) { showProgress(""); showTodos([]); }
 }
 
 // ---- wiring -----------------------------------------------------------------
@@ -486,6 +506,7 @@ function watchSession(id) {
   state.cards.clear();
   $("timeline").replaceChildren();
   showProgress("");
+  showTodos([]);
   if (state.token) { openStream(); loadProgress(state.session); }
 }
 
