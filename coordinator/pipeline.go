@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/internal/ignore"
+	"github.com/toolgate/toolgate/internal/logattrs"
 	"github.com/toolgate/toolgate/internal/sandbox"
 )
 
@@ -145,10 +146,11 @@ func (c *Coordinator) runCall(s *Session, e *callEntry, cs *callState) (api.Tool
 // begin binds a prepared call to its session entry and its log fields.
 func (cs *callState) begin(s *Session, e *callEntry, logger *slog.Logger) {
 	cs.s, cs.e = s, e
-	cs.logger = logger.With("session_id", s.ID, "tool_use_id", cs.use.ID, "tool", cs.use.Name)
+	attrs := []slog.Attr{slog.String("session_id", s.ID), slog.String("tool_use_id", cs.use.ID), slog.String("tool", cs.use.Name)}
 	if cs.requestID != "" {
-		cs.logger = cs.logger.With("request_id", cs.requestID)
+		attrs = append(attrs, slog.String("request_id", cs.requestID))
 	}
+	cs.logger = logattrs.With(logger, attrs...)
 }
 
 // running reports whether no stage has ended the call yet.
@@ -374,7 +376,9 @@ func (c *Coordinator) record(cs *callState, dur time.Duration) (api.ToolResult, 
 	}
 	c.metrics.observe(c.metricLabel(cs, metricTool), out.status, dur, cs.span)
 	c.tracer.endCall(cs, out)
-	cs.logger.Info("tool call", "status", out.status, "duration_ms", rec.DurationMS)
+	// At debug level: the audit log keeps every call, and one more line
+	// per call beside the request's was a fifth of a small call's cost.
+	cs.logger.Debug("tool call", "status", out.status, "duration_ms", rec.DurationMS)
 	return res, rec
 }
 

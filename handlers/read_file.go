@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -191,22 +192,36 @@ func readTextWindow(r io.Reader, in *ReadFileInput) (string, error) {
 	sc.Reset(r)
 	defer func() { sc.Reset(nil); lineReaders.Put(sc) }()
 	var b strings.Builder
+	var label [20]byte // a line's number, formatted
+	var long []byte    // a line longer than the reader's buffer, gathered
 	line, last := 0, start-1
 	for {
-		text, err := sc.ReadString('\n')
-		if text == "" && err != nil {
+		// ReadSlice, not ReadString: no allocation per line, the line is
+		// copied once, into the answer.
+		text, err := sc.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			long = append(long, text...)
+			continue
+		}
+		if len(long) > 0 {
+			long = append(long, text...)
+			text = long
+		}
+		if len(text) == 0 && err != nil {
 			if err != io.EOF {
 				return "", err
 			}
 			break
 		}
 		line++
+		long = long[:0]
 		if line < start {
 			continue
 		}
-		text = strings.TrimSuffix(strings.TrimSuffix(text, "\n"), "\r")
-		entry := fmt.Sprintf("%d | %s", line, text)
-		if line > end || b.Len()+len(entry) > readWindowBytes && last >= start {
+		text = bytes.TrimSuffix(bytes.TrimSuffix(text, []byte("\n")), []byte("\r"))
+		num := strconv.AppendInt(label[:0], int64(line), 10)
+		entry := len(num) + len(" | ") + len(text)
+		if line > end || b.Len()+entry > readWindowBytes && last >= start {
 			// The window is full: only count what is left.
 			n, err := countRemainingLines(sc)
 			if err != nil {
@@ -218,7 +233,9 @@ func readTextWindow(r io.Reader, in *ReadFileInput) (string, error) {
 		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}
-		b.WriteString(entry)
+		b.Write(num)
+		b.WriteString(" | ")
+		b.Write(text)
 		last = line
 	}
 	if line == 0 {
@@ -229,9 +246,11 @@ func readTextWindow(r io.Reader, in *ReadFileInput) (string, error) {
 			// Past the end: nothing shown, as Cline shows nothing.
 			return fmt.Sprintf("\n\n(File has %d lines total.)", line), nil
 		}
-		return b.String() + fmt.Sprintf("\n\n(Showing lines %d-%d of %d total. Use start_line=%d to continue reading.)", start, last, line, last+1), nil
+		fmt.Fprintf(&b, "\n\n(Showing lines %d-%d of %d total. Use start_line=%d to continue reading.)", start, last, line, last+1)
+		return b.String(), nil
 	}
-	return b.String() + fmt.Sprintf("\n\n(File has %d lines total.)", line), nil
+	fmt.Fprintf(&b, "\n\n(File has %d lines total.)", line)
+	return b.String(), nil
 }
 
 // lineRange is Cline's reading of start_line and end_line

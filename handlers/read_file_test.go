@@ -34,6 +34,8 @@ func TestReadFile(t *testing.T) {
 	f.write(t, "latin1.txt", "caf\xe9\n")
 	f.write(t, "utf8.txt", "héllo → wörld\n")
 	f.write(t, "crlf.txt", "one\r\ntwo\r\n")
+	longLine := strings.Repeat("L", 150<<10) // longer than the 64 KiB line reader
+	f.write(t, "longline.txt", longLine+"\r\nend")
 	cases := []struct {
 		name    string
 		input   map[string]any
@@ -45,6 +47,7 @@ func TestReadFile(t *testing.T) {
 		{"whole small file", map[string]any{"path": "small.txt"}, false, "1 | a\n2 | b\n3 | c\n\n(File has 3 lines total.)", false},
 		{"unicode", map[string]any{"path": "utf8.txt"}, false, "1 | héllo → wörld\n\n(File has 1 lines total.)", false},
 		{"CRLF lines come back with LF", map[string]any{"path": "crlf.txt"}, false, "1 | one\n2 | two\n\n(File has 2 lines total.)", false},
+		{"a line longer than the read buffer", map[string]any{"path": "longline.txt"}, false, "1 | " + longLine + "\n2 | end\n\n(File has 2 lines total.)", false},
 		{"empty", map[string]any{"path": "empty.txt"}, false, "(tool did not return anything)", false},
 		{"range", map[string]any{"path": "long.txt", "start_line": 10, "end_line": 12}, false,
 			"10 | line 10\n11 | line 11\n12 | line 12\n\n(Showing lines 10-12 of 2500 total. Use start_line=13 to continue reading.)", false},
