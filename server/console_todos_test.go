@@ -40,7 +40,7 @@ func TestConsoleShowsTodos(t *testing.T) {
 	waitInPage(t, ctx, "the live stream", `document.getElementById("stream").textContent.startsWith("live")`)
 	evalAsync[bool](t, ctx, js(`(document.getElementById("session").value = {{SID}}, true)`, map[string]string{"SID": sess.ID}))
 	do(t, ctx, "watch the claude_code session", chromedp.Click(chromedp.CSS("#session-form button")))
-	waitInPage(t, ctx, "the session's stream", js(`sessionStorage.getItem("toolgate.session") === {{SID}} && document.getElementById("stream").textContent.startsWith("live")`, map[string]string{"SID": sess.ID}))
+	waitInPage(t, ctx, "the session's stream", js(`document.getElementById("stream").textContent === "live: " + {{SID}}`, map[string]string{"SID": sess.ID}))
 	if !evalAsync[bool](t, ctx, `document.getElementById("todos-box").hidden`) {
 		t.Error("the todo box shows before any TodoWrite")
 	}

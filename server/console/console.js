@@ -15,6 +15,7 @@ const state = {
   lastEventId: 0,
   cards: new Map(),  // tool_use_id -> timeline card
   metricsTimer: 0,
+  todosSeen: 0,      // todos.updated events received
 };
 
 // ---- HTTP ------------------------------------------------------------
@@ -312,6 +313,7 @@ function renderEvent(ev) {
     return;
   }
   if (ev.type === "todos.updated") {
+    state.todosSeen++;
     showTodos(ev.todos || []);
     return;
   }
@@ -490,10 +492,15 @@ function showTodos(todos) {
 }
 
 async function loadProgress(id) {
+  // A todos.updated event that arrives while the session is being read
+  // is newer than what the read returns.
+  const seen = state.todosSeen;
   try {
     const s = await api("GET", "/v1/sessions/" + encodeURIComponent(id));
-    if (id === state.session) { showProgress(s.task_progress || ""); showTodos(s.todos || []); }
-  } catch (_) { showProgress(""); showTodos([]); }
+    if (id !== state.session) return;
+    showProgress(s.task_progress || "");
+    if (seen === state.todosSeen) showTodos(s.todos || []);
+  } catch (_) { showProgress(""); }
 }
 
 // ---- wiring -----------------------------------------------------------------
