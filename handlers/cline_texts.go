@@ -95,3 +95,23 @@ func clineFilesList(entries []string, locked func(string) bool, hitLimit bool) s
 	}
 	return strings.Join(lines, "\n")
 }
+
+// clineReadKey is the key of Cline's fileReadCache (ReadFileToolHandler.ts):
+// the path in lower case, so one file read under two spellings counts once.
+func clineReadKey(rel string) string { return strings.ToLower(rel) }
+
+// clineRepeatedRead is the note Cline's ReadFileToolHandler (v4.0.12,
+// execute) puts before the content of a file read again unchanged in the
+// same task: "[File already read]" the second time, "[DUPLICATE READ]"
+// from the third on, naming the path as the model wrote it. It is empty
+// for a first read.
+func clineRepeatedRead(path string, count int) string {
+	switch {
+	case count >= 3:
+		return fmt.Sprintf("[DUPLICATE READ] You have already read '%s' %d times in this conversation. "+
+			"The content has not changed since your last read. Please use the information you already have and proceed with your task.", path, count)
+	case count == 2:
+		return fmt.Sprintf("[File already read] The file '%s' was already read earlier in this conversation. Returning content:", path)
+	}
+	return ""
+}

@@ -94,6 +94,7 @@ func commit(call *tool.Call, t *editTarget, content []byte) (string, error) {
 	}
 	after := stateOnDisk(root, t.rel, content)
 	call.Files.Remember(t.rel, after)
+	call.Files.ForgetRead(clineReadKey(t.rel))
 	kept := call.Files.KeepPrior(tool.Prior{
 		ToolUseID: call.ToolUseID, Path: t.rel, Existed: t.exists, Content: t.old, After: after, Undo: t.undo(root),
 	})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/tool"
+	"github.com/toolgate/toolgate/handlers/search"
 )
 
 // openRegular opens a regular file of the workspace for reading, and
@@ -58,6 +59,13 @@ func fileError(rel string, err error) error {
 		return tool.Errorf(api.ToolCodeNotFound, "File not found: %s (a parent is not a directory)", tool.Display(rel))
 	case errors.Is(err, syscall.ELOOP):
 		return tool.Errorf(api.ToolCodeOutside, "Path %s goes through too many symlinks.", tool.Display(rel))
+	}
+	var xe *search.ExcludedError
+	if errors.As(err, &xe) {
+		// The words Cline uses for a blocked path (formatResponse.clineIgnoreError).
+		return tool.Errorf(api.ToolCodeIgnored, "Access to %s (a link to %s) is blocked by the .clineignore file settings. "+
+			"You must try to continue in the task without using this file, or ask the user to update the .clineignore file.",
+			tool.Display(rel), xe.Real)
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {

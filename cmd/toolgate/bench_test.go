@@ -53,15 +53,23 @@ func BenchmarkToolUseVsBare(b *testing.B) {
 			return `{"role":"assistant","content":[` + readFileBody(n) + `]}`
 		}},
 	}
-	const calls = 3200 // per round and side, shared by the connections
+	// Each iteration alternates the two sides several times, on
+	// connections kept open across rounds, so load from elsewhere on the
+	// machine falls on both alike.
+	const rounds, calls = 8, 960 // calls per round and side, shared by the connections
 	var seq atomic.Int64
 	for _, rt := range routes {
 		for _, conns := range []int{1, 16, 64} {
 			b.Run(fmt.Sprintf("route=%s/conns=%d", rt.name, conns), func(b *testing.B) {
+				tgClient, bareClient := benchClient(conns), benchClient(conns)
+				defer tgClient.CloseIdleConnections()
+				defer bareClient.CloseIdleConnections()
 				var tg, base loadResult
 				for range b.N {
-					tg = tg.add(loadBodies(b, inst.url+rt.path, inst.token, conns, calls/conns, &seq, rt.body))
-					base = base.add(loadBodies(b, bare.URL+rt.barePath, inst.token, conns, calls/conns, &seq, rt.body))
+					for range rounds {
+						tg = tg.add(loadBodies(b, tgClient, inst.url+rt.path, inst.token, conns, calls/conns, &seq, rt.body))
+						base = base.add(loadBodies(b, bareClient, bare.URL+rt.barePath, inst.token, conns, calls/conns, &seq, rt.body))
+					}
 				}
 				b.ReportMetric(tg.rps(), "toolgate_req/s")
 				b.ReportMetric(base.rps(), "bare_req/s")
@@ -153,12 +161,15 @@ func (l loadResult) p99() time.Duration {
 	return s[len(s)*99/100]
 }
 
+// benchClient keeps up to conns connections open between loads.
+func benchClient(conns int) *http.Client {
+	return &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conns}}
+}
+
 // loadBodies sends clients x perClient requests, the body of each built
 // from a fresh call number (a repeated tool_use id would be answered from
 // the session's record).
-func loadBodies(b *testing.B, url, token string, clients, perClient int, seq *atomic.Int64, body func(n int64) string) loadResult {
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
-	defer client.CloseIdleConnections()
+func loadBodies(b *testing.B, client *http.Client, url, token string, clients, perClient int, seq *atomic.Int64, body func(n int64) string) loadResult {
 	lat := make([][]time.Duration, clients)
 	var wg sync.WaitGroup
 	start := time.Now()
