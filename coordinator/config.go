@@ -47,6 +47,12 @@ type Config struct {
 	// RequireReadBeforeEdit refuses edits of existing files the session
 	// has not read (or written) first.
 	RequireReadBeforeEdit bool `json:"require_read_before_edit"`
+	// OmitFinalFileContent leaves the whole file out of the answers of
+	// write_to_file, replace_in_file and new_rule: the body of Cline's
+	// <final_file_content> becomes the note Cline's context management
+	// puts there when it drops an old file read. The unified diff of the
+	// change still follows.
+	OmitFinalFileContent bool `json:"omit_final_file_content"`
 	// RevertMaxCount and RevertMaxBytes bound the prior file contents a
 	// session keeps for reverts; the oldest go first.
 	RevertMaxCount int   `json:"revert_max_count"`

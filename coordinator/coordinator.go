@@ -134,7 +134,7 @@ func New(o Options) *Coordinator {
 	}
 	dynamic := append(append([]DynamicSource(nil), o.Dynamic...), c.subagentSources()...)
 	c.registry = NewRegistry(ToolEnv{Workspace: o.Workspace, Validate: v, Commands: &cfg.Commands, Registerer: o.Registerer, MCP: o.MCP,
-		Web: cfg.webEnv()}, o.Tools, dynamic...)
+		Web: cfg.webEnv(), OmitFinalFileContent: cfg.OmitFinalFileContent}, o.Tools, dynamic...)
 	c.dialects, c.dialectList = newDialectSet(o.Dialects), o.Dialects
 	c.metrics.start(c.registry.Names())
 	o.Registerer.MustRegister(newStateCollector(c))

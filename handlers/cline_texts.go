@@ -3,6 +3,7 @@ package handlers
 import (
 	"fmt"
 	"path"
+	"regexp"
 	"strings"
 	"unicode"
 )
@@ -115,3 +116,24 @@ func clineRepeatedRead(path string, count int) string {
 	}
 	return ""
 }
+
+// finalContentBlock matches the <final_file_content> element of an edit's
+// answer, as Cline's ContextManager matches it.
+var finalContentBlock = regexp.MustCompile(`(<final_file_content path="[^"]*">)[\s\S]*?(</final_file_content>)`)
+
+// clineDroppedContent is an edit's answer without the file's body, as
+// Cline's ContextManager (core/context/context-management/ContextManager.ts,
+// v4.0.12, handlePotentialFileChangeToolCalls) leaves an old edit's answer
+// when it makes room in the context: the element keeps its tags and holds
+// formatResponse.duplicateFileReadNotice.
+func clineDroppedContent(saved string) string {
+	m := finalContentBlock.FindStringSubmatchIndex(saved)
+	if m == nil {
+		return saved
+	}
+	return saved[:m[0]] + saved[m[2]:m[3]] + " " + clineDuplicateFileReadNotice + " " + saved[m[4]:m[5]] + saved[m[1]:]
+}
+
+// clineDuplicateFileReadNotice is formatResponse.duplicateFileReadNotice.
+const clineDuplicateFileReadNotice = "[[NOTE] This file read has been removed to save space in the context window. " +
+	"Refer to the latest file read for the most up to date version of this file.]"
