@@ -43,7 +43,7 @@ type Options struct {
 	// Undo rebuilds the undo of an edit restored from the store; nil means
 	// edits made before a restart cannot be reverted.
 	Undo UndoFunc
-	// Tracing makes a span per call and per stage (tracing.go); nil means
+	// Tracing makes a span per call and per stage (metrics_tracing.go); nil means
 	// tracing is off.
 	Tracing trace.TracerProvider
 }
