@@ -140,7 +140,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdin
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 
-	hub, err := startMCP(ctx, &cfg.Coordinator, logger)
+	hub, err := loadMCP(&cfg.Coordinator, logger)
 	if err != nil {
 		return err
 	}
@@ -175,6 +175,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdin
 		coord.Close()
 		return fmt.Errorf("config: %w %v", err, err.(*api.Error).Fields)
 	}
+	hub.Start(ctx) // after New: it gives the hub the sandbox for "sandbox": true servers
 	if err := coord.Restore(); err != nil {
 		coord.Close()
 		return fmt.Errorf("restore from the store: %w", err)
