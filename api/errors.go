@@ -102,6 +102,7 @@ const (
 	ToolCodeInvalidType        = "invalid_type"         // an unknown file type name
 	ToolCodeInvalidNotebook    = "invalid_notebook"     // a file that is not a Jupyter notebook
 	ToolCodeCellNotFound       = "cell_not_found"       // no notebook cell with that id
+	ToolCodeInvalidDocument    = "invalid_document"     // a PDF or .docx whose text cannot be extracted
 )
 
 // AllToolCodes lists every tool error code, for the contract's enum.
@@ -113,7 +114,7 @@ var AllToolCodes = []string{
 	ToolCodeNotDirectory, ToolCodeNotRegular, ToolCodeBinaryFile, ToolCodeTooLarge, ToolCodeOutOfRange,
 	ToolCodeOutsideRules, ToolCodeDiffFailed, ToolCodeInvalidRegex, ToolCodeInvalidFilePattern,
 	ToolCodeUnavailable, ToolCodeMCPUnavailable, ToolCodeMCPFailed,
-	ToolCodeExitStatus, ToolCodeTimedOut, ToolCodeNotStarted, ToolCodeInvalidType, ToolCodeInvalidNotebook, ToolCodeCellNotFound,
+	ToolCodeExitStatus, ToolCodeTimedOut, ToolCodeNotStarted, ToolCodeInvalidType, ToolCodeInvalidNotebook, ToolCodeCellNotFound, ToolCodeInvalidDocument,
 	ToolCodeInvalidPatch, ToolCodeHunkFailed, ToolCodeFileExists, ToolCodeInterrupted, ToolCodeNotRecorded,
 	ToolCodeInvalidURL, ToolCodeURLRefused, ToolCodeFetchFailed, ToolCodeTimeout, ToolCodeBrowserFailed, ToolCodeNoSandbox, ToolCodeSandboxLimit,
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/internal/ignore"
+	"github.com/toolgate/toolgate/internal/logattrs"
 	"github.com/toolgate/toolgate/internal/sandbox"
 )
 
@@ -77,7 +78,7 @@ type callState struct {
 	end *outcome
 	ran bool
 
-	// tracing (tracing.go): the span of the request that brought the call
+	// tracing (metrics_tracing.go): the span of the request that brought the call
 	// in, and the call's own span; both empty when tracing is off.
 	parent trace.SpanContext
 	span   trace.Span
@@ -145,10 +146,11 @@ func (c *Coordinator) runCall(s *Session, e *callEntry, cs *callState) (api.Tool
 // begin binds a prepared call to its session entry and its log fields.
 func (cs *callState) begin(s *Session, e *callEntry, logger *slog.Logger) {
 	cs.s, cs.e = s, e
-	cs.logger = logger.With("session_id", s.ID, "tool_use_id", cs.use.ID, "tool", cs.use.Name)
+	attrs := []slog.Attr{slog.String("session_id", s.ID), slog.String("tool_use_id", cs.use.ID), slog.String("tool", cs.use.Name)}
 	if cs.requestID != "" {
-		cs.logger = cs.logger.With("request_id", cs.requestID)
+		attrs = append(attrs, slog.String("request_id", cs.requestID))
 	}
+	cs.logger = logattrs.With(logger, attrs...)
 }
 
 // running reports whether no stage has ended the call yet.
@@ -162,6 +164,9 @@ func (c *Coordinator) enqueue(s *Session, msgID string, cs *callState) (*callEnt
 	e, fresh := s.claim(cs.use, msgID, cs.interrupt())
 	if fresh {
 		cs.repeats = s.loop.see(loopKey(cs))
+		if cs.tool != nil && cs.tool.CountsReads {
+			e.readTurn = s.Files.QueueRead()
+		}
 		rec := e.record
 		s.Events.Append(api.Event{Type: api.EventToolQueued, MessageID: msgID, ToolUseID: cs.use.ID, Call: &rec})
 		// Kept in block order, so the session holds the checklist the
@@ -286,7 +291,7 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 	s.Events.Append(api.Event{Type: api.EventToolStarted, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Call: &rec})
 	call := &Call{
 		ToolUseID: rec.ToolUseID, Name: cs.tool.Name, SessionID: s.ID, Workspace: c.workspace, Logger: cs.logger, Files: s.Files,
-		SessionDone: s.Done(),
+		SessionDone: s.Done(), ReadTurn: e.readTurn, Dialect: s.Dialect(),
 	}
 	call.Attach(callRuntime{
 		Output: func(stream, chunk string) {
@@ -371,7 +376,9 @@ func (c *Coordinator) record(cs *callState, dur time.Duration) (api.ToolResult, 
 	}
 	c.metrics.observe(c.metricLabel(cs, metricTool), out.status, dur, cs.span)
 	c.tracer.endCall(cs, out)
-	cs.logger.Info("tool call", "status", out.status, "duration_ms", rec.DurationMS)
+	// At debug level: the audit log keeps every call, and one more line
+	// per call beside the request's was a fifth of a small call's cost.
+	cs.logger.Debug("tool call", "status", out.status, "duration_ms", rec.DurationMS)
 	return res, rec
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/internal/ignore"
@@ -79,6 +80,14 @@ func (c *Coordinator) authorize(s *Session, t *Tool, in any, raw json.RawMessage
 	}
 	g := gate{sub: sub, ignored: m}
 	v := c.policy.decide(sub, t, sessionRules(s.sessionPermissions()), line.RequiresApproval)
+	if v.decision != decideDeny {
+		if reason, ask := c.gitHistoryAsk(sub, m); ask {
+			if v.decision == decideAsk {
+				reason = v.reason + "; also " + strings.TrimPrefix(reason, "approval required: ")
+			}
+			v = verdict{decision: decideAsk, reason: reason}
+		}
+	}
 	switch v.decision {
 	case decideDeny:
 		out := failure(api.StatusDenied, api.ToolCodeDenied, "Denied: "+v.reason+".")

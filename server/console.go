@@ -26,23 +26,21 @@ var consoleFiles, _ = fs.Sub(consoleRoot, "console")
 const consoleCSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; " +
 	"img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
-func (s *Server) handleConsole(w http.ResponseWriter, r *http.Request) {
-	s.serveConsoleFile(w, r, "index.html")
+func (s *Server) handleConsole(w http.ResponseWriter, r *http.Request) error {
+	return s.serveConsoleFile(w, r, "index.html")
 }
 
-func (s *Server) handleConsoleFile(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleConsoleFile(w http.ResponseWriter, r *http.Request) error {
 	name := chi.URLParam(r, "file")
 	if name == "index.html" || !fs.ValidPath(name) {
-		s.writeError(w, r, errorf(api.CodeNotFound, "no console file "+r.URL.Path))
-		return
+		return errorf(api.CodeNotFound, "no console file "+r.URL.Path)
 	}
-	s.serveConsoleFile(w, r, name)
+	return s.serveConsoleFile(w, r, name)
 }
 
-func (s *Server) serveConsoleFile(w http.ResponseWriter, r *http.Request, name string) {
+func (s *Server) serveConsoleFile(w http.ResponseWriter, r *http.Request, name string) error {
 	if _, err := fs.Stat(consoleFiles, name); err != nil {
-		s.writeError(w, r, errorf(api.CodeNotFound, "no console file "+r.URL.Path))
-		return
+		return errorf(api.CodeNotFound, "no console file "+r.URL.Path)
 	}
 	h := w.Header()
 	h.Set("Content-Security-Policy", consoleCSP)
@@ -51,4 +49,5 @@ func (s *Server) serveConsoleFile(w http.ResponseWriter, r *http.Request, name s
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cache-Control", "no-cache")
 	http.ServeFileFS(w, r, consoleFiles, name)
+	return nil
 }

@@ -29,6 +29,22 @@ var statusOf = map[string]int{
 	api.CodeRequestTimeout:   http.StatusRequestTimeout,
 }
 
+// handlerFunc is the shape of every route handler: it writes its own
+// success answer and returns an error for anything else. An *api.Error is
+// answered with its code's status; any other error is a 500 whose detail
+// only the log sees.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// handle adapts a handlerFunc to net/http: the one place a handler's error
+// becomes the problem response, so no handler writes errors itself.
+func (s *Server) handle(h handlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			s.writeError(w, r, err)
+		}
+	}
+}
+
 // writeError answers with the error shape. An error that is not an
 // *api.Error is internal: the client learns only that, the log gets it all.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {

@@ -8,20 +8,19 @@ import (
 )
 
 // handleAnswer answers an interactive call in state awaiting_input.
-func (s *Server) handleAnswer(w http.ResponseWriter, r *http.Request) {
-	sess, ok := s.session(w, r)
-	if !ok {
-		return
+func (s *Server) handleAnswer(w http.ResponseWriter, r *http.Request) error {
+	sess, err := s.session(r)
+	if err != nil {
+		return err
 	}
 	var req api.AnswerRequest
 	if err := s.decode(w, r, &req); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	resp, err := s.coord.Answer(sess, chi.URLParam(r, "tool_use_id"), req)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	s.encode(w, r, http.StatusOK, resp)
+	return nil
 }

@@ -11,18 +11,17 @@ import (
 
 // handleAudit pages through every call the store recorded, newest first:
 // GET /v1/audit?since=&until=&session=&tool=&status=&limit=&cursor=.
-func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request) error {
 	q, err := auditQuery(r)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	resp, err := s.coord.Audit(q)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	s.encode(w, r, http.StatusOK, resp)
+	return nil
 }
 
 // auditQuery reads the filters; every malformed one is named.

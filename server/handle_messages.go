@@ -12,31 +12,27 @@ import (
 	"github.com/toolgate/toolgate/coordinator"
 )
 
-func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) {
-	sess, ok := s.session(w, r)
-	if !ok {
-		return
+func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) error {
+	sess, err := s.session(r)
+	if err != nil {
+		return err
 	}
 	var body json.RawMessage
 	if err := s.decode(w, r, &body); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	if format := openAIBody(body); format != "" {
-		s.runOpenAI(w, r, sess, format, body)
-		return
+		return s.runOpenAI(w, r, sess, format, body)
 	}
 	var msg api.AssistantMessage
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&msg); err != nil {
-		s.writeError(w, r, decodeError(err))
-		return
+		return decodeError(err)
 	}
 	uses, err := toolUses(msg)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	msgID := msg.ID
 	if msgID == "" {
@@ -44,13 +40,14 @@ func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) {
 	}
 	if !wantsEventStream(r) {
 		s.encode(w, r, http.StatusOK, s.coord.RunMessage(r.Context(), sess, msgID, uses))
-		return
+		return nil
 	}
 	// The calls run whether or not this client stays: they belong to the
 	// session.
 	after := sess.Events.LastID()
 	go s.coord.RunMessage(coordinator.WithRequestID(sess.Context(), middleware.GetReqID(r.Context())), sess, msgID, uses)
 	s.streamMessage(w, r, sess, msgID, after)
+	return nil
 }
 
 // streamMessage answers a message as SSE: its events after the given id,

@@ -16,10 +16,10 @@ func (s *Server) handleOpenAPI(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(toolgate.OpenAPI)
 }
 
-func (s *Server) handleNotFound(w http.ResponseWriter, r *http.Request) {
-	s.writeError(w, r, errorf(api.CodeNotFound, "no route for "+r.Method+" "+r.URL.Path))
+func (s *Server) handleNotFound(w http.ResponseWriter, r *http.Request) error {
+	return errorf(api.CodeNotFound, "no route for "+r.Method+" "+r.URL.Path)
 }
 
-func (s *Server) handleMethodNotAllowed(w http.ResponseWriter, r *http.Request) {
-	s.writeError(w, r, errorf(api.CodeMethodNotAllowed, "method "+r.Method+" is not allowed on "+r.URL.Path))
+func (s *Server) handleMethodNotAllowed(w http.ResponseWriter, r *http.Request) error {
+	return errorf(api.CodeMethodNotAllowed, "method "+r.Method+" is not allowed on "+r.URL.Path)
 }

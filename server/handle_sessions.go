@@ -8,14 +8,9 @@ import (
 	"github.com/toolgate/toolgate/coordinator"
 )
 
-// session finds the {sid} session or answers 404.
-func (s *Server) session(w http.ResponseWriter, r *http.Request) (*coordinator.Session, bool) {
-	sess, err := s.coord.Sessions().Get(chi.URLParam(r, "sid"))
-	if err != nil {
-		s.writeError(w, r, err)
-		return nil, false
-	}
-	return sess, true
+// session finds the {sid} session; its error is a 404.
+func (s *Server) session(r *http.Request) (*coordinator.Session, error) {
+	return s.coord.Sessions().Get(chi.URLParam(r, "sid"))
 }
 
 func validMode(m api.Mode) bool { return m == "" || m == api.ModeAct || m == api.ModePlan }
@@ -30,81 +25,76 @@ func dialectError() error {
 		Fields: map[string]string{"dialect": "must be cline, claude_code or anthropic"}}
 }
 
-func (s *Server) handleCreateSession(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleCreateSession(w http.ResponseWriter, r *http.Request) error {
 	var req api.CreateSessionRequest
 	if err := s.decode(w, r, &req); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	if !validMode(req.Mode) {
-		s.writeError(w, r, modeError())
-		return
+		return modeError()
 	}
 	if !api.ValidDialect(req.Dialect) {
-		s.writeError(w, r, dialectError())
-		return
+		return dialectError()
 	}
 	var perms api.Permissions
 	if req.Permissions != nil {
 		perms = *req.Permissions
 	}
 	if err := s.coord.CheckSessionPermissions(perms); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	sess, err := s.coord.Sessions().Create(req.Mode, perms)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	sess.Update(api.UpdateSessionRequest{Dialect: req.Dialect})
 	w.Header().Set("Location", "/v1/sessions/"+sess.ID)
 	s.encode(w, r, http.StatusCreated, sess.View())
+	return nil
 }
 
-func (s *Server) handleGetSession(w http.ResponseWriter, r *http.Request) {
-	if sess, ok := s.session(w, r); ok {
-		s.encode(w, r, http.StatusOK, sess.View())
+func (s *Server) handleGetSession(w http.ResponseWriter, r *http.Request) error {
+	sess, err := s.session(r)
+	if err != nil {
+		return err
 	}
+	s.encode(w, r, http.StatusOK, sess.View())
+	return nil
 }
 
-func (s *Server) handleUpdateSession(w http.ResponseWriter, r *http.Request) {
-	sess, ok := s.session(w, r)
-	if !ok {
-		return
+func (s *Server) handleUpdateSession(w http.ResponseWriter, r *http.Request) error {
+	sess, err := s.session(r)
+	if err != nil {
+		return err
 	}
 	var req api.UpdateSessionRequest
 	if err := s.decode(w, r, &req); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	if !validMode(req.Mode) {
-		s.writeError(w, r, modeError())
-		return
+		return modeError()
 	}
 	if !api.ValidDialect(req.Dialect) {
-		s.writeError(w, r, dialectError())
-		return
+		return dialectError()
 	}
 	if req.Dialect != "" && req.Dialect != api.DialectCline && sess.ID == api.DefaultSessionID {
-		s.writeError(w, r, &api.Error{Code: api.CodeValidation, Message: `the "default" session speaks cline; create a session for another dialect`,
-			Fields: map[string]string{"dialect": "the default session keeps cline"}})
-		return
+		return &api.Error{Code: api.CodeValidation, Message: `the "default" session speaks cline; create a session for another dialect`,
+			Fields: map[string]string{"dialect": "the default session keeps cline"}}
 	}
 	if req.Permissions != nil {
 		if err := s.coord.CheckSessionPermissions(*req.Permissions); err != nil {
-			s.writeError(w, r, err)
-			return
+			return err
 		}
 	}
 	sess.Update(req)
 	s.encode(w, r, http.StatusOK, sess.View())
+	return nil
 }
 
-func (s *Server) handleDeleteSession(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleDeleteSession(w http.ResponseWriter, r *http.Request) error {
 	if err := s.coord.Sessions().Delete(chi.URLParam(r, "sid")); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
+	return nil
 }

@@ -18,75 +18,71 @@ func messageID(r *http.Request) (string, error) {
 	return mid, nil
 }
 
-// streamingMessage finds the {sid} session and reads {mid}, answering the
-// error itself when either is wrong.
-func (s *Server) streamingMessage(w http.ResponseWriter, r *http.Request) (*coordinator.Session, string, bool) {
-	sess, ok := s.session(w, r)
-	if !ok {
-		return nil, "", false
+// streamingMessage finds the {sid} session and reads {mid}.
+func (s *Server) streamingMessage(r *http.Request) (*coordinator.Session, string, error) {
+	sess, err := s.session(r)
+	if err != nil {
+		return nil, "", err
 	}
 	mid, err := messageID(r)
 	if err != nil {
-		s.writeError(w, r, err)
-		return nil, "", false
+		return nil, "", err
 	}
-	return sess, mid, true
+	return sess, mid, nil
 }
 
 // handlePostBlock takes one tool_use block of a message still streaming
 // from the model; its call starts as soon as the ordering rules allow.
-func (s *Server) handlePostBlock(w http.ResponseWriter, r *http.Request) {
-	sess, mid, ok := s.streamingMessage(w, r)
-	if !ok {
-		return
+func (s *Server) handlePostBlock(w http.ResponseWriter, r *http.Request) error {
+	sess, mid, err := s.streamingMessage(r)
+	if err != nil {
+		return err
 	}
 	var use api.ToolUse
 	if err := s.decode(w, r, &use); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	if err := checkToolUse(use, ""); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	if err := s.coord.AddBlock(sess, mid, use); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	s.encode(w, r, http.StatusAccepted, api.BlockAccepted{MessageID: mid, ToolUseID: use.ID, Partial: use.Partial})
+	return nil
 }
 
 // handleCompleteMessage ends a streaming message's input and answers as
 // POST /messages does, as JSON or, with Accept text/event-stream, as the
 // message's events from its first one to message.finished.
-func (s *Server) handleCompleteMessage(w http.ResponseWriter, r *http.Request) {
-	sess, mid, ok := s.streamingMessage(w, r)
-	if !ok {
-		return
+func (s *Server) handleCompleteMessage(w http.ResponseWriter, r *http.Request) error {
+	sess, mid, err := s.streamingMessage(r)
+	if err != nil {
+		return err
 	}
 	m, err := s.coord.CompleteMessage(sess, mid)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	if !wantsEventStream(r) {
 		s.encode(w, r, http.StatusOK, m.Wait(r.Context()))
-		return
+		return nil
 	}
 	go m.Wait(sess.Context())
 	s.streamMessage(w, r, sess, mid, m.EventsAfter())
+	return nil
 }
 
 // handleDiscardMessage drops a streaming message: its calls are cancelled
 // (block-kind ones finish) and forgotten.
-func (s *Server) handleDiscardMessage(w http.ResponseWriter, r *http.Request) {
-	sess, mid, ok := s.streamingMessage(w, r)
-	if !ok {
-		return
+func (s *Server) handleDiscardMessage(w http.ResponseWriter, r *http.Request) error {
+	sess, mid, err := s.streamingMessage(r)
+	if err != nil {
+		return err
 	}
 	if err := s.coord.DiscardMessage(r.Context(), sess, mid); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
+	return nil
 }

@@ -6,22 +6,19 @@ import (
 	"github.com/toolgate/toolgate/api"
 )
 
-// handleCreateTicket mints a single-use ticket for one session's event
+// handleCreateTicket mints a short-lived ticket for one session's event
 // stream. The session must exist, so a ticket never outlives the check.
-func (s *Server) handleCreateTicket(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleCreateTicket(w http.ResponseWriter, r *http.Request) error {
 	var req api.SSETicketRequest
 	if err := s.decode(w, r, &req); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	if req.Session == "" {
-		s.writeError(w, r, &api.Error{Code: api.CodeValidation, Message: "session is required",
-			Fields: map[string]string{"session": "is required"}})
-		return
+		return &api.Error{Code: api.CodeValidation, Message: "session is required",
+			Fields: map[string]string{"session": "is required"}}
 	}
 	if _, err := s.coord.Sessions().Get(req.Session); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	s.encode(w, r, http.StatusCreated, api.SSETicket{
@@ -29,4 +26,5 @@ func (s *Server) handleCreateTicket(w http.ResponseWriter, r *http.Request) {
 		Session:   req.Session,
 		ExpiresIn: int(ticketTTL.Seconds()),
 	})
+	return nil
 }

@@ -10,29 +10,25 @@ import (
 // handleListTools lists a tool pool: a session's (?session=), a
 // dialect's (?dialect=), else the default cline pool, in toolgate's own
 // format or the one ?format= names.
-func (s *Server) handleListTools(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleListTools(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	format, d := q.Get("format"), api.Dialect(q.Get("dialect"))
 	if !validFormat(format) {
-		s.writeError(w, r, &api.Error{Code: api.CodeValidation, Message: "unknown tool list format",
-			Fields: map[string]string{"format": "must be anthropic, openai or openai-responses"}})
-		return
+		return &api.Error{Code: api.CodeValidation, Message: "unknown tool list format",
+			Fields: map[string]string{"format": "must be anthropic, openai or openai-responses"}}
 	}
 	if !api.ValidDialect(d) {
-		s.writeError(w, r, dialectError())
-		return
+		return dialectError()
 	}
 	var sess *coordinator.Session
 	if id := q.Get("session"); id != "" {
 		var err error
 		if sess, err = s.coord.Sessions().Get(id); err != nil {
-			s.writeError(w, r, err)
-			return
+			return err
 		}
 		if d != "" && d != sess.Dialect() {
-			s.writeError(w, r, &api.Error{Code: api.CodeValidation, Message: "the session speaks another dialect",
-				Fields: map[string]string{"dialect": "must be the session's dialect, " + string(sess.Dialect())}})
-			return
+			return &api.Error{Code: api.CodeValidation, Message: "the session speaks another dialect",
+				Fields: map[string]string{"dialect": "must be the session's dialect, " + string(sess.Dialect())}}
 		}
 	}
 	var tools []api.ToolInfo
@@ -48,26 +44,25 @@ func (s *Server) handleListTools(w http.ResponseWriter, r *http.Request) {
 		clientSide = s.coord.ClientSide()
 	}
 	s.encode(w, r, http.StatusOK, formatTools(api.ToolsResponse{Tools: tools, ClientSide: clientSide, Errors: s.coord.ToolErrors()}, format))
+	return nil
 }
 
 // handleToolUse runs one tool_use block in the default session.
-func (s *Server) handleToolUse(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleToolUse(w http.ResponseWriter, r *http.Request) error {
 	var use api.ToolUse
 	if err := s.decode(w, r, &use); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	if err := checkToolUse(use, ""); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	sess, err := s.coord.Sessions().Get(api.DefaultSessionID)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	res, rec := s.coord.Execute(r.Context(), sess, "", use)
 	s.encode(w, r, http.StatusOK, api.ToolUseResponse{Result: res, Call: rec})
+	return nil
 }
 
 // checkToolUse refuses blocks that cannot be answered at all: without an id

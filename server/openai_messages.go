@@ -106,7 +106,7 @@ func openAIArguments(args string) json.RawMessage {
 }
 
 // runOpenAI runs an OpenAI-form message and answers in the same form.
-func (s *Server) runOpenAI(w http.ResponseWriter, r *http.Request, sess *coordinator.Session, format string, body []byte) {
+func (s *Server) runOpenAI(w http.ResponseWriter, r *http.Request, sess *coordinator.Session, format string, body []byte) error {
 	var uses []api.ToolUse
 	var ids []string
 	switch format {
@@ -115,18 +115,15 @@ func (s *Server) runOpenAI(w http.ResponseWriter, r *http.Request, sess *coordin
 		dec := json.NewDecoder(bytes.NewReader(body))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&msg); err != nil {
-			s.writeError(w, r, decodeError(err))
-			return
+			return decodeError(err)
 		}
 		if msg.Role != "assistant" {
-			s.writeError(w, r, &api.Error{Code: api.CodeValidation, Message: `role must be "assistant"`, Fields: map[string]string{"role": `must be "assistant"`}})
-			return
+			return &api.Error{Code: api.CodeValidation, Message: `role must be "assistant"`, Fields: map[string]string{"role": `must be "assistant"`}}
 		}
 		for i, tc := range msg.ToolCalls {
 			if tc.Type != "" && tc.Type != "function" {
-				s.writeError(w, r, &api.Error{Code: api.CodeValidation, Message: "only function tool calls can be run",
-					Fields: map[string]string{fmt.Sprintf("tool_calls[%d].type", i): `must be "function"`}})
-				return
+				return &api.Error{Code: api.CodeValidation, Message: "only function tool calls can be run",
+					Fields: map[string]string{fmt.Sprintf("tool_calls[%d].type", i): `must be "function"`}}
 			}
 			uses = append(uses, api.ToolUse{Type: api.TypeToolUse, ID: tc.ID, Name: tc.Function.Name, Input: openAIArguments(tc.Function.Arguments)})
 			ids = append(ids, tc.ID)
@@ -134,8 +131,7 @@ func (s *Server) runOpenAI(w http.ResponseWriter, r *http.Request, sess *coordin
 	default:
 		var items []openAIResponsesItem
 		if err := json.Unmarshal(body, &items); err != nil {
-			s.writeError(w, r, decodeError(err))
-			return
+			return decodeError(err)
 		}
 		for _, it := range items {
 			if it.Type != "function_call" {
@@ -148,13 +144,11 @@ func (s *Server) runOpenAI(w http.ResponseWriter, r *http.Request, sess *coordin
 	seen := map[string]bool{}
 	for i, use := range uses {
 		if err := checkToolUse(use, fmt.Sprintf("calls[%d].", i)); err != nil {
-			s.writeError(w, r, err)
-			return
+			return err
 		}
 		if seen[use.ID] {
-			s.writeError(w, r, &api.Error{Code: api.CodeValidation, Message: "two calls share one id",
-				Fields: map[string]string{fmt.Sprintf("calls[%d].id", i): "is used twice"}})
-			return
+			return &api.Error{Code: api.CodeValidation, Message: "two calls share one id",
+				Fields: map[string]string{fmt.Sprintf("calls[%d].id", i): "is used twice"}}
 		}
 		seen[use.ID] = true
 	}
@@ -166,13 +160,14 @@ func (s *Server) runOpenAI(w http.ResponseWriter, r *http.Request, sess *coordin
 			out.Messages = append(out.Messages, openAIToolMessage{Role: "tool", ToolCallID: ids[i], Content: openAIResultText(tr)})
 		}
 		s.encode(w, r, http.StatusOK, out)
-		return
+		return nil
 	}
 	out := openAIResponsesResponse{MessageID: res.MessageID, Output: []openAIFunctionOutput{}, Calls: res.Calls}
 	for i, tr := range res.Message.Content {
 		out.Output = append(out.Output, openAIFunctionOutput{Type: "function_call_output", CallID: ids[i], Output: openAIResultText(tr)})
 	}
 	s.encode(w, r, http.StatusOK, out)
+	return nil
 }
 
 // openAIResultText is a tool_result as the one string OpenAI's formats carry:

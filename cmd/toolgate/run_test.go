@@ -112,7 +112,7 @@ func TestEndToEnd(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "hello.txt"), []byte("hello, world\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	inst := start(t, dir)
+	inst := start(t, dir, "--log-level", "debug") // the per-call line is a debug line
 	msg := map[string]any{"role": "assistant", "content": []any{
 		map[string]any{"type": "text", "text": "Reading."},
 		map[string]any{"type": "tool_use", "id": "toolu_a", "name": "read_file", "input": map[string]any{"path": "hello.txt"}},

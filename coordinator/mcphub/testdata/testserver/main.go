@@ -4,7 +4,8 @@
 //
 // Tools: echo (read-only), slow (progress, then waits to be cancelled;
 // -cancelled names a file it writes when that happens), fail (isError),
-// media (image, audio and resource contents), images (BMP, SVG, ICO and a
+// media (image, audio and resource contents), parts (several texts, a
+// resource, audio and an image; isError or no content when asked), images (BMP, SVG, ICO and a
 // mislabelled PNG), crash (exits the process),
 // grow (adds a tool, which sends list_changed). Resource: mem://hello.
 package main
@@ -70,6 +71,12 @@ func serveHTTP(addr, path string, h http.Handler) {
 	log.Fatal(http.Serve(ln, h))
 }
 
+// partsIn is the parts tool's input.
+type partsIn struct {
+	Error bool `json:"error,omitempty"`
+	None  bool `json:"none,omitempty"`
+}
+
 func newServer(cancelled string) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "testserver", Version: "1"}, nil)
 	mcp.AddTool(srv, &mcp.Tool{Name: "echo", Description: "Echo text back.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
@@ -105,6 +112,20 @@ func newServer(cancelled string) *mcp.Server {
 				&mcp.ImageContent{MIMEType: "image/png", Data: tinyPNG()},
 				&mcp.AudioContent{MIMEType: "audio/wav", Data: []byte("wav")},
 				&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "mem://r", MIMEType: "text/plain", Text: "inline"}},
+			}}, nil, nil
+		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "parts", Description: "Return several parts; isError when asked; nothing when none is set."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in partsIn) (*mcp.CallToolResult, any, error) {
+			if in.None {
+				return &mcp.CallToolResult{Content: []mcp.Content{}, IsError: in.Error}, nil, nil
+			}
+			return &mcp.CallToolResult{IsError: in.Error, Content: []mcp.Content{
+				&mcp.TextContent{Text: "first"},
+				&mcp.TextContent{Text: ""},
+				&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "mem://r", MIMEType: "text/plain", Text: "a <b> & c", Blob: nil}},
+				&mcp.AudioContent{MIMEType: "audio/wav", Data: []byte("wav")},
+				&mcp.TextContent{Text: "second"},
+				&mcp.ImageContent{MIMEType: "image/png", Data: tinyPNG()},
 			}}, nil, nil
 		})
 	mcp.AddTool(srv, &mcp.Tool{Name: "images", Description: "Return images the Messages API does not take: BMP, SVG, ICO."},
