@@ -1,6 +1,10 @@
 package coordinator
 
 import (
+	"encoding/json"
+	"fmt"
+	"time"
+
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/sandbox"
@@ -95,4 +99,26 @@ func (c *Config) orchestrationDefaults(def Config) {
 	if c.OpenMessageIdleSeconds <= 0 {
 		c.OpenMessageIdleSeconds = def.OpenMessageIdleSeconds
 	}
+}
+
+// Duration is a time.Duration written in config files as "10m" or "500ms".
+type Duration time.Duration
+
+// MarshalJSON writes the duration as a string such as "10m0s".
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return json.Marshal(time.Duration(d).String())
+}
+
+// UnmarshalJSON reads "10m", "1h30m" or "500ms".
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("duration must be a string such as \"10m\": %w", err)
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	*d = Duration(v)
+	return nil
 }

@@ -78,7 +78,7 @@ type callState struct {
 	end *outcome
 	ran bool
 
-	// tracing (tracing.go): the span of the request that brought the call
+	// tracing (metrics_tracing.go): the span of the request that brought the call
 	// in, and the call's own span; both empty when tracing is off.
 	parent trace.SpanContext
 	span   trace.Span

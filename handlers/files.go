@@ -12,35 +12,37 @@ import (
 )
 
 // openRegular opens a regular file of the workspace for reading, and
-// refuses it when the ignore rules cover the file actually opened.
-func openRegular(call *tool.Call, p string) (string, *os.File, error) {
+// refuses it when the ignore rules cover the file actually opened. It
+// returns the file's relative path, the file and what Stat said of it on
+// opening.
+func openRegular(call *tool.Call, p string) (string, *os.File, fs.FileInfo, error) {
 	ws := call.Workspace
 	rel, err := ws.Rel(p)
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	f, err := ws.Root.Open(rel)
 	if err != nil {
-		return rel, nil, fileError(rel, err)
+		return rel, nil, nil, fileError(rel, err)
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return rel, nil, fileError(rel, err)
+		return rel, nil, nil, fileError(rel, err)
 	}
 	if st.IsDir() {
 		f.Close()
-		return rel, nil, tool.Errorf(api.ToolCodeIsDirectory, "%s is a directory; use list_files to see what it holds.", rel)
+		return rel, nil, nil, tool.Errorf(api.ToolCodeIsDirectory, "%s is a directory; use list_files to see what it holds.", rel)
 	}
 	if !st.Mode().IsRegular() {
 		f.Close()
-		return rel, nil, tool.Errorf(api.ToolCodeNotRegular, "%s is not a regular file.", rel)
+		return rel, nil, nil, tool.Errorf(api.ToolCodeNotRegular, "%s is not a regular file.", rel)
 	}
 	if err := call.CheckOpened(f, rel, false); err != nil {
 		f.Close()
-		return rel, nil, err
+		return rel, nil, nil, err
 	}
-	return rel, f, nil
+	return rel, f, st, nil
 }
 
 // fileError turns a file system error into a message the model can act on,

@@ -57,7 +57,7 @@ func readDocument(f *os.File, rel string, in *ReadFileInput, extract func(*os.Fi
 		}
 		return "", tool.Errorf(api.ToolCodeInvalidDocument, "Cannot extract the text of %s: %v", rel, err)
 	}
-	out, err := readTextWindow(strings.NewReader(text), in)
+	out, err := readTextWindow(strings.NewReader(text), in, int64(len(text)))
 	if err != nil {
 		return "", fileError(rel, err)
 	}

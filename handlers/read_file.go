@@ -59,12 +59,12 @@ func readFile(ctx context.Context, call *tool.Call, in *ReadFileInput) (tool.Res
 }
 
 func readFileContent(ctx context.Context, call *tool.Call, in *ReadFileInput) (tool.Result, error) {
-	rel, f, err := openRegular(call, in.Path)
+	rel, f, st, err := openRegular(call, in.Path)
 	if err != nil {
 		return tool.Result{}, err
 	}
 	defer f.Close()
-	res, err := readOpenFile(call, in, rel, f)
+	res, err := readOpenFile(call, in, rel, f, st.Size())
 	if err != nil {
 		return res, err
 	}
@@ -91,7 +91,7 @@ func prefixResult(res tool.Result, note string) tool.Result {
 	return res
 }
 
-func readOpenFile(call *tool.Call, in *ReadFileInput, rel string, f *os.File) (tool.Result, error) {
+func readOpenFile(call *tool.Call, in *ReadFileInput, rel string, f *os.File, size int64) (tool.Result, error) {
 	// Everything read goes through the hash, so the session can remember
 	// what it saw of the file for the stale-file guard.
 	h := newStateHasher(f)
@@ -109,15 +109,16 @@ func readOpenFile(call *tool.Call, in *ReadFileInput, rel string, f *os.File) (t
 		h.remember(call.Files, rel)
 		return tool.TextResult(text), nil
 	}
-	if isBinary(head) && imageType(head) == "" {
+	mt := imageType(head)
+	if mt == "" && isBinary(head) {
 		return tool.Result{}, tool.Errorf(api.ToolCodeBinaryFile, "Cannot read %s: it is a binary file, not text.", rel)
 	}
 	var res tool.Result
-	if mt := imageType(head); mt != "" {
+	if mt != "" {
 		res, err = readImage(h, rel, head, mt)
 	} else {
 		var text string
-		text, err = readTextWindow(io.MultiReader(bytes.NewReader(head), h), in)
+		text, err = readTextWindow(io.MultiReader(bytes.NewReader(head), h), in, size)
 		if err != nil {
 			err = fileError(rel, err)
 		}
@@ -186,12 +187,20 @@ func readImage(f io.Reader, rel string, head []byte, mediaType string) (tool.Res
 // show what lies beyond, the window here stops at 400 KB of lines and the
 // same note says where to read on. It streams, so huge files cost only the
 // window (the rest is only counted).
-func readTextWindow(r io.Reader, in *ReadFileInput) (string, error) {
+//
+// size is about how many bytes r holds: the answer to a small file is
+// allocated once, with room for the line numbers, rather than grown by
+// doubling (a big file's window may be a small part of it, so its answer
+// still grows).
+func readTextWindow(r io.Reader, in *ReadFileInput, size int64) (string, error) {
 	start, end := lineRange(in.StartLine, in.EndLine)
 	sc := lineReaders.Get().(*bufio.Reader)
 	sc.Reset(r)
 	defer func() { sc.Reset(nil); lineReaders.Put(sc) }()
 	var b strings.Builder
+	if start == 1 {
+		b.Grow(int(min(size+size/4+64, 64<<10)))
+	}
 	var label [20]byte // a line's number, formatted
 	var long []byte    // a line longer than the reader's buffer, gathered
 	line, last := 0, start-1

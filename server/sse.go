@@ -100,6 +100,9 @@ type streamSpec struct {
 	last func(api.Event) bool
 	// done ends the stream early (session deleted, server stopping).
 	done <-chan struct{}
+	// sent, when set, is told the id of each event once it was written
+	// and flushed to the connection.
+	sent func(id int64)
 }
 
 // read takes the next batch of the connection's events after the cursor.
@@ -145,6 +148,13 @@ func (es *eventStreams) serve(w http.ResponseWriter, r *http.Request, spec strea
 		return
 	}
 	spec.after = cursor
+	var handed *deliveries
+	if spec.sent != nil {
+		handed = &deliveries{sent: spec.sent}
+		dw.mu.Lock()
+		dw.flushed = handed.flushed
+		dw.mu.Unlock()
+	}
 
 	es.lifecycles.Store(id, lc)
 	defer es.lifecycles.Delete(id)
@@ -161,7 +171,7 @@ func (es *eventStreams) serve(w http.ResponseWriter, r *http.Request, spec strea
 		}
 		es.srv.RemoveStream(id)
 	}()
-	go es.pump(ctx, id, spec, lc.subscribed)
+	go es.pump(ctx, id, spec, handed, lc.subscribed)
 
 	// The library picks the stream from the query and parses Last-Event-ID
 	// itself (trusting negative numbers); hand it only what it needs.
@@ -217,9 +227,49 @@ func replay(ctx context.Context, w *deadlineWriter, spec streamSpec) (cursor int
 		if len(b.Events) == 0 {
 			return cursor, b.Closed || ctx.Err() != nil
 		}
-		w.Flush()
+		if w.Flush(); spec.sent != nil && !w.hasFailed() {
+			spec.sent(b.Events[len(b.Events)-1].ID)
+		}
 	}
 	return cursor, true
+}
+
+// deliveries tells which event the library has written to the connection:
+// it flushes once after the response header, then once after each frame,
+// in the order the pump handed them over (r3labs/sse v2.10.0 http.go).
+type deliveries struct {
+	sent func(id int64)
+
+	mu     sync.Mutex
+	header bool    // the header's flush was seen
+	queue  []int64 // ids handed over and not yet flushed; 0 for comments
+}
+
+// hand records a frame given to the library; id is its event id, empty
+// for a comment.
+func (d *deliveries) hand(id []byte) {
+	n, _ := strconv.ParseInt(string(id), 10, 64)
+	d.mu.Lock()
+	d.queue = append(d.queue, n)
+	d.mu.Unlock()
+}
+
+// flushed is called after each successful flush of the library.
+func (d *deliveries) flushed() {
+	d.mu.Lock()
+	if !d.header {
+		d.header = true
+		d.mu.Unlock()
+		return
+	}
+	var id int64
+	if len(d.queue) > 0 {
+		id, d.queue = d.queue[0], d.queue[1:]
+	}
+	d.mu.Unlock()
+	if id > 0 {
+		d.sent(id)
+	}
 }
 
 // endOfStream makes the library's subscriber loop return once it has
@@ -230,7 +280,7 @@ var endOfStream = &sse.Event{}
 
 // pump copies events from the log into the connection's stream. Unless
 // the client is gone, it ends the stream with endOfStream.
-func (es *eventStreams) pump(ctx context.Context, streamID string, spec streamSpec, subscribed <-chan struct{}) {
+func (es *eventStreams) pump(ctx context.Context, streamID string, spec streamSpec, handed *deliveries, subscribed <-chan struct{}) {
 	// Events published before the library registered the subscriber would
 	// be lost.
 	select {
@@ -239,6 +289,9 @@ func (es *eventStreams) pump(ctx context.Context, streamID string, spec streamSp
 		return
 	}
 	publish := func(ev *sse.Event) bool {
+		if handed != nil && ev != endOfStream {
+			handed.hand(ev.ID)
+		}
 		es.srv.Publish(streamID, ev) // waits while the connection's queue is full
 		return ctx.Err() == nil
 	}
@@ -300,6 +353,8 @@ type deadlineWriter struct {
 	mu          sync.Mutex
 	failed      bool
 	wroteHeader bool
+	// flushed, when set, runs after each successful flush.
+	flushed func()
 }
 
 // WriteHeader sends the status once: the replay sends it, and the library
@@ -337,7 +392,17 @@ func (d *deadlineWriter) Flush() {
 	_ = d.rc.SetWriteDeadline(time.Now().Add(d.timeout))
 	if err := d.rc.Flush(); err != nil {
 		d.failLocked(err)
+		return
 	}
+	if d.flushed != nil {
+		d.flushed()
+	}
+}
+
+func (d *deadlineWriter) hasFailed() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.failed
 }
 
 func (d *deadlineWriter) failLocked(err error) {

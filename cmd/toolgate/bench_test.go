@@ -170,6 +170,11 @@ func benchClient(conns int) *http.Client {
 // from a fresh call number (a repeated tool_use id would be answered from
 // the session's record).
 func loadBodies(b *testing.B, client *http.Client, url, token string, clients, perClient int, seq *atomic.Int64, body func(n int64) string) loadResult {
+	return loadEach(b, client, []string{url}, token, clients, perClient, seq, body)
+}
+
+// loadEach is loadBodies with client c posting to urls[c%len(urls)].
+func loadEach(b *testing.B, client *http.Client, urls []string, token string, clients, perClient int, seq *atomic.Int64, body func(n int64) string) loadResult {
 	lat := make([][]time.Duration, clients)
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -178,7 +183,7 @@ func loadBodies(b *testing.B, client *http.Client, url, token string, clients, p
 		go func() {
 			defer wg.Done()
 			for range perClient {
-				req, _ := http.NewRequest("POST", url, bytes.NewReader([]byte(body(seq.Add(1)))))
+				req, _ := http.NewRequest("POST", urls[c%len(urls)], bytes.NewReader([]byte(body(seq.Add(1)))))
 				req.Header.Set("Authorization", "Bearer "+token)
 				req.Header.Set("Content-Type", "application/json")
 				t0 := time.Now()
