@@ -139,7 +139,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdin
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 
-	hub, err := startMCP(ctx, &cfg.Coordinator, logger)
+	hub, err := loadMCP(&cfg.Coordinator, logger)
 	if err != nil {
 		return err
 	}
@@ -168,6 +168,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdin
 		Dialects: handlers.Dialects(), Logger: logger, Registerer: reg, MCP: hub,
 		Store: st, Undo: handlers.RestoreUndo, Tracing: tp,
 	})
+	hub.Start(ctx) // after New: it gives the hub the sandbox for "sandbox": true servers
 	if err := coord.Restore(); err != nil {
 		coord.Close()
 		return fmt.Errorf("restore from the store: %w", err)

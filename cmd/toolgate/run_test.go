@@ -234,7 +234,7 @@ func TestRunErrors(t *testing.T) {
 			time.Sleep(5 * time.Millisecond)
 		}
 		cancel()
-		<-done
+		receive(t, done)
 		lines := strings.Split(out.String(), "\n")
 		tok, ok := strings.CutPrefix(lines[0], "toolgate token: ")
 		if !ok || len(tok) != 64 || strings.Count(out.String(), tok) != 1 {
