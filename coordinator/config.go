@@ -1,6 +1,10 @@
 package coordinator
 
 import (
+	"encoding/json"
+	"fmt"
+	"time"
+
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/sandbox"
@@ -47,6 +51,12 @@ type Config struct {
 	// RequireReadBeforeEdit refuses edits of existing files the session
 	// has not read (or written) first.
 	RequireReadBeforeEdit bool `json:"require_read_before_edit"`
+	// OmitFinalFileContent leaves the whole file out of the answers of
+	// write_to_file, replace_in_file and new_rule: the body of Cline's
+	// <final_file_content> becomes the note Cline's context management
+	// puts there when it drops an old file read. The unified diff of the
+	// change still follows.
+	OmitFinalFileContent bool `json:"omit_final_file_content"`
 	// RevertMaxCount and RevertMaxBytes bound the prior file contents a
 	// session keeps for reverts; the oldest go first.
 	RevertMaxCount int   `json:"revert_max_count"`
@@ -89,4 +99,26 @@ func (c *Config) orchestrationDefaults(def Config) {
 	if c.OpenMessageIdleSeconds <= 0 {
 		c.OpenMessageIdleSeconds = def.OpenMessageIdleSeconds
 	}
+}
+
+// Duration is a time.Duration written in config files as "10m" or "500ms".
+type Duration time.Duration
+
+// MarshalJSON writes the duration as a string such as "10m0s".
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return json.Marshal(time.Duration(d).String())
+}
+
+// UnmarshalJSON reads "10m", "1h30m" or "500ms".
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("duration must be a string such as \"10m\": %w", err)
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	*d = Duration(v)
+	return nil
 }

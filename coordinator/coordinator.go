@@ -43,7 +43,7 @@ type Options struct {
 	// Undo rebuilds the undo of an edit restored from the store; nil means
 	// edits made before a restart cannot be reverted.
 	Undo UndoFunc
-	// Tracing makes a span per call and per stage (tracing.go); nil means
+	// Tracing makes a span per call and per stage (metrics_tracing.go); nil means
 	// tracing is off.
 	Tracing trace.TracerProvider
 }
@@ -132,9 +132,10 @@ func New(o Options) *Coordinator {
 		r, err := c.confine("", c.ignoreMatcher())
 		return c.sandbox, r, err
 	}
+	c.mcp.SetConfine(c.confineMCP)
 	dynamic := append(append([]DynamicSource(nil), o.Dynamic...), c.subagentSources()...)
 	c.registry = NewRegistry(ToolEnv{Workspace: o.Workspace, Validate: v, Commands: &cfg.Commands, Registerer: o.Registerer, MCP: o.MCP,
-		Web: cfg.webEnv()}, o.Tools, dynamic...)
+		Web: cfg.webEnv(), OmitFinalFileContent: cfg.OmitFinalFileContent}, o.Tools, dynamic...)
 	c.dialects, c.dialectList = newDialectSet(o.Dialects), o.Dialects
 	c.metrics.start(c.registry.Names())
 	o.Registerer.MustRegister(newStateCollector(c))

@@ -12,4 +12,25 @@
 // -> record. State travels in one carrier, callState. Each stage is a named
 // function in the file of its concept: policy in policy_stage.go, approval
 // in approval.go, hooks in hooks_stage.go.
+//
+// Files are named by concern, one package, each type in the file of its
+// concept:
+//
+//	pipeline*.go  the stages of one call: prepare, coerce, validate, loop
+//	              guard, task_progress, request id
+//	policy*.go    rules, subjects, session rules, ignore files, protected
+//	              files, git history, the policy stage
+//	approval*.go  asking the user and remembering answers
+//	hooks*.go     PreToolUse/PostToolUse hooks: config, runner, stage
+//	record*.go    the tool_result, the store, the audit log, restore
+//	session*.go   sessions, their table, kept output, answers, drain, revert
+//	events_*.go   a session's bounded event log
+//	message*.go   assistant messages, streaming and partial previews
+//	schedule.go   the order and concurrency of a message's calls
+//	subagent*.go  subagent tools, their files, HTTP runs and scoped tokens
+//	mcp_*.go      MCP servers as tools and their names
+//	tools_*.go    the registry and the tool contract re-exported
+//	dialect*.go   client dialects' names and texts
+//	config*.go    the managed config and its sections
+//	metrics*.go   metrics and tracing
 package coordinator

@@ -1,8 +1,6 @@
 package coordinator
 
 import (
-	"encoding/json"
-	"fmt"
 	"time"
 )
 
@@ -16,6 +14,11 @@ type PolicyConfig struct {
 	// ForbidSessionAllow refuses allow rules from sessions, including the
 	// rules "remember" would add: only the managed policy may allow.
 	ForbidSessionAllow bool `json:"forbid_session_allow,omitempty"`
+	// AllowBypassPermissions lets sessions take Claude Code's
+	// bypassPermissions mode, in which every call runs that no deny or ask
+	// rule, ignore rule, protected file or path outside the workspace
+	// stops. Off by default: a session asking for it gets a 400.
+	AllowBypassPermissions bool `json:"allow_bypass_permissions,omitempty"`
 	// ApprovalTimeout is how long a call waits for a decision before it is
 	// denied; default 10 minutes.
 	ApprovalTimeout Duration `json:"approval_timeout,omitempty"`
@@ -36,26 +39,4 @@ func (p PolicyConfig) approvalTimeout() time.Duration {
 		return defaultApprovalTimeout
 	}
 	return time.Duration(p.ApprovalTimeout)
-}
-
-// Duration is a time.Duration written in config files as "10m" or "500ms".
-type Duration time.Duration
-
-// MarshalJSON writes the duration as a string such as "10m0s".
-func (d Duration) MarshalJSON() ([]byte, error) {
-	return json.Marshal(time.Duration(d).String())
-}
-
-// UnmarshalJSON reads "10m", "1h30m" or "500ms".
-func (d *Duration) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf("duration must be a string such as \"10m\": %w", err)
-	}
-	v, err := time.ParseDuration(s)
-	if err != nil {
-		return err
-	}
-	*d = Duration(v)
-	return nil
 }

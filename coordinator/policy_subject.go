@@ -164,3 +164,27 @@ func (c *Coordinator) realPath(rel string) (string, bool) {
 		full = parent
 	}
 }
+
+// subject is a call as rules see it.
+type subject struct {
+	// badCwd says why a command's working directory cannot be used
+	// (outside the workspace, or not a valid path): no approval can make
+	// a command run there, so the call is refused.
+	badCwd     error
+	tool       string // registry name: read_file, execute_command, use_mcp_tool
+	mcpServer  string // for use_mcp_tool
+	mcpTool    string
+	paths      []pathRef          // workspace paths the call touches
+	url        string             // the web address the call reaches
+	host       string             // its host name, lower case
+	command    *shellcmd.Analysis // for execute_command
+	line       string             // the command line
+	background bool               // a command started as a session job
+	outside    []string           // command words naming paths outside the workspace
+}
+
+// pathRef is a workspace-relative path and whether it names a directory.
+type pathRef struct {
+	rel   string
+	isDir bool
+}

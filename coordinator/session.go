@@ -63,6 +63,7 @@ type callEntry struct {
 	interrupt InterruptBehavior
 	output    KeptOutput // full output, when the tool kept one
 	audit     audit      // what the store records beyond record
+	readTurn  uint64     // its turn among the session's reads, 0 for none
 }
 
 func newSession(id string, mode api.Mode, perms api.Permissions, cfg *Config) *Session {
@@ -215,6 +216,9 @@ func (s *Session) finish(e *callEntry, status api.CallStatus, dur time.Duration,
 	// Recorded before anyone is woken: an answer is never sent for a call
 	// with effects whose result a crash could still lose.
 	s.rec.callFinished(s, e, &res)
+	// A read that ended before counting (refused, failed, cancelled)
+	// must not hold up the reads queued after it.
+	s.Files.EndRead(e.readTurn)
 	cancel(nil)
 	close(e.done)
 	return rec

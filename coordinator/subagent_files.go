@@ -27,7 +27,8 @@ type agentFile struct {
 	Tools        []string `yaml:"tools"`
 	SystemPrompt string   `yaml:"-"`
 	// ToolName is the agent's tool, named as Cline names it
-	// (SubagentToolName).
+	// (SubagentToolName, with a suffix when another agent's name gives the
+	// same tool name: loadAgentTable).
 	ToolName string `yaml:"-"`
 
 	path  string
@@ -91,21 +92,11 @@ func readAgentFile(path string) (*agentFile, error) {
 	return a, nil
 }
 
-// findAgent returns the agent file in dir whose tool is toolName; when
-// several agents' names give the same tool, the first file by name.
+// findAgent returns the agent file in dir whose tool is toolName
+// (loadAgentTable names the tools).
 func findAgent(dir, toolName string) (*agentFile, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".md") {
-			continue
-		}
-		a, err := readAgentFile(filepath.Join(dir, e.Name()))
-		if err == nil && a.ToolName == toolName {
-			return a, nil
-		}
+	if a := loadAgentTable(dir).byTool[toolName]; a != nil {
+		return a, nil
 	}
 	return nil, os.ErrNotExist
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"github.com/toolgate/toolgate/api"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -184,16 +183,7 @@ func (src *subagentSource) Names() []string {
 			return names
 		}
 	}
-	names := []string{UseSubagents}
-	entries, _ := os.ReadDir(src.dir)
-	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".md") {
-			continue
-		}
-		if a, err := readAgentFile(filepath.Join(src.dir, e.Name())); err == nil && !contains(names, a.ToolName) {
-			names = append(names, a.ToolName)
-		}
-	}
+	names := append([]string{UseSubagents}, loadAgentTable(src.dir).names...)
 	sort.Strings(names)
 	if src.fsw != nil {
 		src.mu.Lock()
@@ -204,25 +194,7 @@ func (src *subagentSource) Names() []string {
 }
 
 // Errors names each agent file that gives no tool, and why: it cannot be
-// read or parsed, or its agent's tool name is already another file's.
+// read or parsed, or its agent's name is already another file's.
 func (src *subagentSource) Errors() []api.ToolLoadError {
-	out := []api.ToolLoadError{}
-	entries, _ := os.ReadDir(src.dir)
-	owner := map[string]string{}
-	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".md") {
-			continue
-		}
-		a, err := readAgentFile(filepath.Join(src.dir, e.Name()))
-		switch {
-		case err != nil:
-			out = append(out, api.ToolLoadError{Source: e.Name(), Error: strings.TrimPrefix(err.Error(), filepath.Join(src.dir, e.Name())+": ")})
-		case owner[a.ToolName] != "":
-			out = append(out, api.ToolLoadError{Source: e.Name(), Tool: a.ToolName,
-				Error: fmt.Sprintf("agent %q gives the tool name %s, which %s already has", a.Name, a.ToolName, owner[a.ToolName])})
-		default:
-			owner[a.ToolName] = e.Name()
-		}
-	}
-	return out
+	return loadAgentTable(src.dir).errors
 }

@@ -3,6 +3,7 @@ package handlers
 import (
 	"fmt"
 	"path"
+	"regexp"
 	"strings"
 	"unicode"
 )
@@ -95,3 +96,44 @@ func clineFilesList(entries []string, locked func(string) bool, hitLimit bool) s
 	}
 	return strings.Join(lines, "\n")
 }
+
+// clineReadKey is the key of Cline's fileReadCache (ReadFileToolHandler.ts):
+// the path in lower case, so one file read under two spellings counts once.
+func clineReadKey(rel string) string { return strings.ToLower(rel) }
+
+// clineRepeatedRead is the note Cline's ReadFileToolHandler (v4.0.12,
+// execute) puts before the content of a file read again unchanged in the
+// same task: "[File already read]" the second time, "[DUPLICATE READ]"
+// from the third on, naming the path as the model wrote it. It is empty
+// for a first read.
+func clineRepeatedRead(path string, count int) string {
+	switch {
+	case count >= 3:
+		return fmt.Sprintf("[DUPLICATE READ] You have already read '%s' %d times in this conversation. "+
+			"The content has not changed since your last read. Please use the information you already have and proceed with your task.", path, count)
+	case count == 2:
+		return fmt.Sprintf("[File already read] The file '%s' was already read earlier in this conversation. Returning content:", path)
+	}
+	return ""
+}
+
+// finalContentBlock matches the <final_file_content> element of an edit's
+// answer, as Cline's ContextManager matches it.
+var finalContentBlock = regexp.MustCompile(`(<final_file_content path="[^"]*">)[\s\S]*?(</final_file_content>)`)
+
+// clineDroppedContent is an edit's answer without the file's body, as
+// Cline's ContextManager (core/context/context-management/ContextManager.ts,
+// v4.0.12, handlePotentialFileChangeToolCalls) leaves an old edit's answer
+// when it makes room in the context: the element keeps its tags and holds
+// formatResponse.duplicateFileReadNotice.
+func clineDroppedContent(saved string) string {
+	m := finalContentBlock.FindStringSubmatchIndex(saved)
+	if m == nil {
+		return saved
+	}
+	return saved[:m[0]] + saved[m[2]:m[3]] + " " + clineDuplicateFileReadNotice + " " + saved[m[4]:m[5]] + saved[m[1]:]
+}
+
+// clineDuplicateFileReadNotice is formatResponse.duplicateFileReadNotice.
+const clineDuplicateFileReadNotice = "[[NOTE] This file read has been removed to save space in the context window. " +
+	"Refer to the latest file read for the most up to date version of this file.]"

@@ -94,6 +94,7 @@ func commit(call *tool.Call, t *editTarget, content []byte) (string, error) {
 	}
 	after := stateOnDisk(root, t.rel, content)
 	call.Files.Remember(t.rel, after)
+	call.Files.ForgetRead(clineReadKey(t.rel))
 	kept := call.Files.KeepPrior(tool.Prior{
 		ToolUseID: call.ToolUseID, Path: t.rel, Existed: t.exists, Content: t.old, After: after, Undo: t.undo(root),
 	})
@@ -175,14 +176,19 @@ func isText(b []byte) bool { return bytes.IndexByte(b, 0) < 0 && utf8.Valid(b) }
 
 // editResult is the confirmation a successful edit returns: Cline's
 // saved-content text with the whole file (clineFileSaved), then toolgate's
-// own block: one line, the diff of what changed, and any note.
-func editResult(rel string, written []byte, modelContent, summary, diff, note string) tool.Result {
+// own block: one line, the diff of what changed, and any note. With
+// omitBody the file's body is left out (clineDroppedContent).
+func editResult(rel string, written []byte, modelContent string, omitBody bool, summary, diff, note string) tool.Result {
 	text := summary
 	if diff != "" {
 		text += "\n\n" + diff
 	}
+	saved := clineFileSaved(rel, clineFinalContent(rel, written, modelContent))
+	if omitBody {
+		saved = clineDroppedContent(saved)
+	}
 	return tool.Result{Content: []api.Content{
-		api.TextContent(clineFileSaved(rel, clineFinalContent(rel, written, modelContent))),
+		api.TextContent(saved),
 		api.TextContent(text + note),
 	}}
 }

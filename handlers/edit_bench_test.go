@@ -46,7 +46,7 @@ func BenchmarkReplaceInFile(b *testing.B) {
 	diffs := []string{block("line 5000\n", "LINE 5000\n"), block("LINE 5000\n", "line 5000\n")}
 	i := 0
 	for b.Loop() {
-		if _, err := replaceInFile(context.Background(), call, &ReplaceInFileInput{Path: "f.txt", Diff: diffs[i%2]}); err != nil {
+		if _, err := replaceInFile(call, &ReplaceInFileInput{Path: "f.txt", Diff: diffs[i%2]}, false); err != nil {
 			b.Fatal(err)
 		}
 		i++

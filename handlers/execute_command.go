@@ -98,6 +98,9 @@ func commandPaths(in *ExecuteCommandInput) []string {
 }
 
 func (r *commandRunner) run(ctx context.Context, call *tool.Call, in *ExecuteCommandInput) (tool.Result, error) {
+	// A command may change any file: reads after it count as first reads
+	// again, as Cline's ExecuteCommandToolHandler clears its fileReadCache.
+	defer call.Files.ForgetReads()
 	dir, err := commandDir(call.Workspace, in.Cwd)
 	if err != nil {
 		return tool.Result{}, err

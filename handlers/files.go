@@ -8,38 +8,41 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/tool"
+	"github.com/toolgate/toolgate/handlers/search"
 )
 
 // openRegular opens a regular file of the workspace for reading, and
-// refuses it when the ignore rules cover the file actually opened.
-func openRegular(call *tool.Call, p string) (string, *os.File, error) {
+// refuses it when the ignore rules cover the file actually opened. It
+// returns the file's relative path, the file and what Stat said of it on
+// opening.
+func openRegular(call *tool.Call, p string) (string, *os.File, fs.FileInfo, error) {
 	ws := call.Workspace
 	rel, err := ws.Rel(p)
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	f, err := ws.Root.Open(rel)
 	if err != nil {
-		return rel, nil, fileError(rel, err)
+		return rel, nil, nil, fileError(rel, err)
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return rel, nil, fileError(rel, err)
+		return rel, nil, nil, fileError(rel, err)
 	}
 	if st.IsDir() {
 		f.Close()
-		return rel, nil, tool.Errorf(api.ToolCodeIsDirectory, "%s is a directory; use list_files to see what it holds.", rel)
+		return rel, nil, nil, tool.Errorf(api.ToolCodeIsDirectory, "%s is a directory; use list_files to see what it holds.", rel)
 	}
 	if !st.Mode().IsRegular() {
 		f.Close()
-		return rel, nil, tool.Errorf(api.ToolCodeNotRegular, "%s is not a regular file.", rel)
+		return rel, nil, nil, tool.Errorf(api.ToolCodeNotRegular, "%s is not a regular file.", rel)
 	}
 	if err := call.CheckOpened(f, rel, false); err != nil {
 		f.Close()
-		return rel, nil, err
+		return rel, nil, nil, err
 	}
-	return rel, f, nil
+	return rel, f, st, nil
 }
 
 // fileError turns a file system error into a message the model can act on,
@@ -58,6 +61,13 @@ func fileError(rel string, err error) error {
 		return tool.Errorf(api.ToolCodeNotFound, "File not found: %s (a parent is not a directory)", tool.Display(rel))
 	case errors.Is(err, syscall.ELOOP):
 		return tool.Errorf(api.ToolCodeOutside, "Path %s goes through too many symlinks.", tool.Display(rel))
+	}
+	var xe *search.ExcludedError
+	if errors.As(err, &xe) {
+		// The words Cline uses for a blocked path (formatResponse.clineIgnoreError).
+		return tool.Errorf(api.ToolCodeIgnored, "Access to %s (a link to %s) is blocked by the .clineignore file settings. "+
+			"You must try to continue in the task without using this file, or ask the user to update the .clineignore file.",
+			tool.Display(rel), xe.Real)
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {

@@ -92,6 +92,17 @@ func (f *fixture) call(t *testing.T, name string, input any) (api.ToolResult, ap
 	return f.coord.Execute(context.Background(), f.sess, "", use)
 }
 
+// newSession makes later calls run in a new session of the same
+// workspace, which has read nothing yet.
+func (f *fixture) newSession(t *testing.T) {
+	t.Helper()
+	s, err := f.coord.Sessions().Create(api.ModeAct, api.Permissions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.sess = s
+}
+
 func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)

@@ -9,6 +9,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -39,6 +42,7 @@ func newReadFile(name string, env tool.Env) *tool.Tool {
 			"PDF and Word (.docx) files come back as their text, Jupyter notebooks (.ipynb) without their outputs.",
 		Run:             readFile,
 		ConcurrencySafe: func(*ReadFileInput) bool { return true },
+		CountsReads:     true,
 		Paths:           func(in *ReadFileInput) []string { return []string{in.Path} },
 	})
 }
@@ -46,7 +50,7 @@ func newReadFile(name string, env tool.Env) *tool.Tool {
 // readFile is read_file's Run. Its failures start as Cline's do
 // (ReadFileToolHandler.execute): "Error reading file: ...".
 func readFile(ctx context.Context, call *tool.Call, in *ReadFileInput) (tool.Result, error) {
-	res, err := readFileContent(call, in)
+	res, err := readFileContent(ctx, call, in)
 	var te *tool.ToolError
 	if errors.As(err, &te) && !strings.HasPrefix(te.Message, "Error reading file:") {
 		err = &tool.ToolError{Code: te.Code, Message: "Error reading file: " + te.Message}
@@ -54,12 +58,40 @@ func readFile(ctx context.Context, call *tool.Call, in *ReadFileInput) (tool.Res
 	return res, err
 }
 
-func readFileContent(call *tool.Call, in *ReadFileInput) (tool.Result, error) {
-	rel, f, err := openRegular(call, in.Path)
+func readFileContent(ctx context.Context, call *tool.Call, in *ReadFileInput) (tool.Result, error) {
+	rel, f, st, err := openRegular(call, in.Path)
 	if err != nil {
 		return tool.Result{}, err
 	}
 	defer f.Close()
+	res, err := readOpenFile(call, in, rel, f, st.Size())
+	if err != nil {
+		return res, err
+	}
+	if st, serr := f.Stat(); serr == nil {
+		n := call.Files.CountRead(ctx, call.ReadTurn, clineReadKey(rel), st.ModTime())
+		if note := clineRepeatedRead(in.Path, n); note != "" {
+			res = prefixResult(res, note)
+		}
+	}
+	return res, nil
+}
+
+// prefixResult puts note before a result, on a line of its own as Cline's
+// buildReadResponse does ("prefix\ntext"); before an image it is a block
+// of its own.
+func prefixResult(res tool.Result, note string) tool.Result {
+	if len(res.Content) > 0 && res.Content[0].Type == api.TypeText {
+		c := slices.Clone(res.Content)
+		c[0].Text = note + "\n" + c[0].Text
+		res.Content = c
+		return res
+	}
+	res.Content = append([]api.Content{api.TextContent(note)}, res.Content...)
+	return res
+}
+
+func readOpenFile(call *tool.Call, in *ReadFileInput, rel string, f *os.File, size int64) (tool.Result, error) {
 	// Everything read goes through the hash, so the session can remember
 	// what it saw of the file for the stale-file guard.
 	h := newStateHasher(f)
@@ -77,15 +109,16 @@ func readFileContent(call *tool.Call, in *ReadFileInput) (tool.Result, error) {
 		h.remember(call.Files, rel)
 		return tool.TextResult(text), nil
 	}
-	if isBinary(head) && imageType(head) == "" {
+	mt := imageType(head)
+	if mt == "" && isBinary(head) {
 		return tool.Result{}, tool.Errorf(api.ToolCodeBinaryFile, "Cannot read %s: it is a binary file, not text.", rel)
 	}
 	var res tool.Result
-	if mt := imageType(head); mt != "" {
+	if mt != "" {
 		res, err = readImage(h, rel, head, mt)
 	} else {
 		var text string
-		text, err = readTextWindow(io.MultiReader(bytes.NewReader(head), h), in)
+		text, err = readTextWindow(io.MultiReader(bytes.NewReader(head), h), in, size)
 		if err != nil {
 			err = fileError(rel, err)
 		}
@@ -154,28 +187,50 @@ func readImage(f io.Reader, rel string, head []byte, mediaType string) (tool.Res
 // show what lies beyond, the window here stops at 400 KB of lines and the
 // same note says where to read on. It streams, so huge files cost only the
 // window (the rest is only counted).
-func readTextWindow(r io.Reader, in *ReadFileInput) (string, error) {
+//
+// size is about how many bytes r holds: the answer to a small file is
+// allocated once, with room for the line numbers, rather than grown by
+// doubling (a big file's window may be a small part of it, so its answer
+// still grows).
+func readTextWindow(r io.Reader, in *ReadFileInput, size int64) (string, error) {
 	start, end := lineRange(in.StartLine, in.EndLine)
 	sc := lineReaders.Get().(*bufio.Reader)
 	sc.Reset(r)
 	defer func() { sc.Reset(nil); lineReaders.Put(sc) }()
 	var b strings.Builder
+	if start == 1 {
+		b.Grow(int(min(size+size/4+64, 64<<10)))
+	}
+	var label [20]byte // a line's number, formatted
+	var long []byte    // a line longer than the reader's buffer, gathered
 	line, last := 0, start-1
 	for {
-		text, err := sc.ReadString('\n')
-		if text == "" && err != nil {
+		// ReadSlice, not ReadString: no allocation per line, the line is
+		// copied once, into the answer.
+		text, err := sc.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			long = append(long, text...)
+			continue
+		}
+		if len(long) > 0 {
+			long = append(long, text...)
+			text = long
+		}
+		if len(text) == 0 && err != nil {
 			if err != io.EOF {
 				return "", err
 			}
 			break
 		}
 		line++
+		long = long[:0]
 		if line < start {
 			continue
 		}
-		text = strings.TrimSuffix(strings.TrimSuffix(text, "\n"), "\r")
-		entry := fmt.Sprintf("%d | %s", line, text)
-		if line > end || b.Len()+len(entry) > readWindowBytes && last >= start {
+		text = bytes.TrimSuffix(bytes.TrimSuffix(text, []byte("\n")), []byte("\r"))
+		num := strconv.AppendInt(label[:0], int64(line), 10)
+		entry := len(num) + len(" | ") + len(text)
+		if line > end || b.Len()+entry > readWindowBytes && last >= start {
 			// The window is full: only count what is left.
 			n, err := countRemainingLines(sc)
 			if err != nil {
@@ -187,7 +242,9 @@ func readTextWindow(r io.Reader, in *ReadFileInput) (string, error) {
 		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}
-		b.WriteString(entry)
+		b.Write(num)
+		b.WriteString(" | ")
+		b.Write(text)
 		last = line
 	}
 	if line == 0 {
@@ -198,9 +255,11 @@ func readTextWindow(r io.Reader, in *ReadFileInput) (string, error) {
 			// Past the end: nothing shown, as Cline shows nothing.
 			return fmt.Sprintf("\n\n(File has %d lines total.)", line), nil
 		}
-		return b.String() + fmt.Sprintf("\n\n(Showing lines %d-%d of %d total. Use start_line=%d to continue reading.)", start, last, line, last+1), nil
+		fmt.Fprintf(&b, "\n\n(Showing lines %d-%d of %d total. Use start_line=%d to continue reading.)", start, last, line, last+1)
+		return b.String(), nil
 	}
-	return b.String() + fmt.Sprintf("\n\n(File has %d lines total.)", line), nil
+	fmt.Fprintf(&b, "\n\n(File has %d lines total.)", line)
+	return b.String(), nil
 }
 
 // lineRange is Cline's reading of start_line and end_line

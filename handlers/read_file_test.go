@@ -7,8 +7,11 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolgate/toolgate/api"
 )
@@ -31,6 +34,8 @@ func TestReadFile(t *testing.T) {
 	f.write(t, "latin1.txt", "caf\xe9\n")
 	f.write(t, "utf8.txt", "héllo → wörld\n")
 	f.write(t, "crlf.txt", "one\r\ntwo\r\n")
+	longLine := strings.Repeat("L", 150<<10) // longer than the 64 KiB line reader
+	f.write(t, "longline.txt", longLine+"\r\nend")
 	cases := []struct {
 		name    string
 		input   map[string]any
@@ -42,6 +47,7 @@ func TestReadFile(t *testing.T) {
 		{"whole small file", map[string]any{"path": "small.txt"}, false, "1 | a\n2 | b\n3 | c\n\n(File has 3 lines total.)", false},
 		{"unicode", map[string]any{"path": "utf8.txt"}, false, "1 | héllo → wörld\n\n(File has 1 lines total.)", false},
 		{"CRLF lines come back with LF", map[string]any{"path": "crlf.txt"}, false, "1 | one\n2 | two\n\n(File has 2 lines total.)", false},
+		{"a line longer than the read buffer", map[string]any{"path": "longline.txt"}, false, "1 | " + longLine + "\n2 | end\n\n(File has 2 lines total.)", false},
 		{"empty", map[string]any{"path": "empty.txt"}, false, "(tool did not return anything)", false},
 		{"range", map[string]any{"path": "long.txt", "start_line": 10, "end_line": 12}, false,
 			"10 | line 10\n11 | line 11\n12 | line 12\n\n(Showing lines 10-12 of 2500 total. Use start_line=13 to continue reading.)", false},
@@ -59,6 +65,7 @@ func TestReadFile(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			f.newSession(t) // a first read each time: no repeated-read note
 			res, _ := f.call(t, "read_file", c.input)
 			got := text(res)
 			if res.IsError != c.wantErr {
@@ -101,5 +108,64 @@ func TestReadImage(t *testing.T) {
 	data, err := base64.StdEncoding.DecodeString(c.Source.Data)
 	if err != nil || !bytes.Equal(data, buf.Bytes()) {
 		t.Errorf("image data differs from the file")
+	}
+}
+
+// TestRepeatedReadNotes follows Cline's ReadFileToolHandler.execute
+// (v4.0.12, "File Read Deduplication"): a file read again unchanged gets
+// "[File already read] ..." before its content, from the third read on
+// "[DUPLICATE READ] ... N times ..."; a change of the file's mtime, an edit
+// by a tool (WriteToFileToolHandler, ApplyPatchHandler) or any command
+// (ExecuteCommandToolHandler) starts the count over.
+func TestRepeatedReadNotes(t *testing.T) {
+	f := newFixture(t)
+	f.write(t, "a.txt", "one\ntwo\n")
+	const body = "1 | one\n2 | two\n\n(File has 2 lines total.)"
+	already := "[File already read] The file 'a.txt' was already read earlier in this conversation. Returning content:\n"
+	dup := func(n int) string {
+		return fmt.Sprintf("[DUPLICATE READ] You have already read 'a.txt' %d times in this conversation. The content has not changed "+
+			"since your last read. Please use the information you already have and proceed with your task.\n", n)
+	}
+	read := func(t *testing.T, want string) {
+		t.Helper()
+		res, _ := f.call(t, "read_file", map[string]any{"path": "a.txt"})
+		// The first block: the loop guard's warning may follow.
+		if got := res.Content[0].Text; got != want {
+			t.Fatalf("read = %q\nwant %q", got, want)
+		}
+	}
+	read(t, body)
+	read(t, already+body)
+	read(t, dup(3)+body)
+	read(t, dup(4)+body)
+	// Another window of the file counts too, as in Cline.
+	res, _ := f.call(t, "read_file", map[string]any{"path": "a.txt", "start_line": 2})
+	if got := text(res); !strings.HasPrefix(got, dup(5)+"2 | two") {
+		t.Fatalf("windowed read = %q", got)
+	}
+
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(filepath.Join(f.dir, "a.txt"), later, later); err != nil {
+		t.Fatal(err)
+	}
+	read(t, body)
+	read(t, already+body)
+
+	for _, step := range []struct {
+		tool  string
+		input map[string]any
+	}{
+		{"write_to_file", map[string]any{"path": "a.txt", "content": "one\ntwo\n"}},
+		{"replace_in_file", map[string]any{"path": "a.txt", "diff": "------- SEARCH\none\n=======\none\n+++++++ REPLACE"}},
+		{"execute_command", map[string]any{"command": "true", "requires_approval": false}},
+		{"apply_patch", map[string]any{"input": "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+two\n*** End Patch"}},
+	} {
+		t.Run(step.tool, func(t *testing.T) {
+			if res, _ := f.call(t, step.tool, step.input); res.IsError {
+				t.Fatalf("%s failed: %q", step.tool, text(res))
+			}
+			read(t, body)
+			read(t, already+body)
+		})
 	}
 }

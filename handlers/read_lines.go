@@ -42,7 +42,7 @@ func newReadLines(name string, env tool.Env) *tool.Tool {
 }
 
 func readLines(ctx context.Context, call *tool.Call, in *ReadLinesInput) (tool.Result, error) {
-	rel, f, err := openRegular(call, in.Path)
+	rel, f, _, err := openRegular(call, in.Path)
 	if err != nil {
 		return tool.Result{}, err
 	}

@@ -26,7 +26,9 @@ func newReplaceInFile(name string, env tool.Env) *tool.Tool {
 			"a block that does not match leaves the file untouched and the error shows the closest text. " +
 			"Line endings and a byte order mark are kept. The result shows a diff of what changed. " +
 			"If the file changed on disk since you last read or wrote it, nothing is written: read it again first.",
-		Run:       replaceInFile,
+		Run: func(ctx context.Context, call *tool.Call, in *ReplaceInFileInput) (tool.Result, error) {
+			return replaceInFile(call, in, env.OmitFinalFileContent)
+		},
 		Preview:   previewReplace,
 		Interrupt: tool.InterruptBlock,
 		Writes:    true,
@@ -34,7 +36,7 @@ func newReplaceInFile(name string, env tool.Env) *tool.Tool {
 	})
 }
 
-func replaceInFile(ctx context.Context, call *tool.Call, in *ReplaceInFileInput) (tool.Result, error) {
+func replaceInFile(call *tool.Call, in *ReplaceInFileInput, omitBody bool) (tool.Result, error) {
 	blocks := 0
 	var target *editTarget
 	var missed *editdiff.ApplyError
@@ -49,13 +51,13 @@ func replaceInFile(ctx context.Context, call *tool.Call, in *ReplaceInFileInput)
 	}
 	t := ed.target
 	if ed.unchanged {
-		return editResult(t.rel, ed.content, "", fmt.Sprintf("No changes: the REPLACE text of every block equals its SEARCH text; %s is unchanged.", t.rel), "", ""), nil
+		return editResult(t.rel, ed.content, "", omitBody, fmt.Sprintf("No changes: the REPLACE text of every block equals its SEARCH text; %s is unchanged.", t.rel), "", ""), nil
 	}
 	summary := fmt.Sprintf("Edited %s: %s applied (%s).", t.rel, plural(blocks, "block"), describeSize(ed.content))
 	if !t.exists {
 		summary = fmt.Sprintf("Created %s (%s).", t.rel, describeSize(ed.content))
 	}
-	return editResult(t.rel, ed.content, "", summary, diffText(t.rel, t.old, ed.content), ed.note), nil
+	return editResult(t.rel, ed.content, "", omitBody, summary, diffText(t.rel, t.old, ed.content), ed.note), nil
 }
 
 // diffFailure answers a diff that could not be applied as Cline does

@@ -48,7 +48,7 @@ func TestReplaceInFile(t *testing.T) {
 				files["f.txt"] = tc.file
 			}
 			ws := workspaceWith(t, files)
-			res, err := replaceInFile(context.Background(), editCall(ws, "toolu_1"), &ReplaceInFileInput{Path: tc.path, Diff: tc.diff})
+			res, err := replaceInFile(editCall(ws, "toolu_1"), &ReplaceInFileInput{Path: tc.path, Diff: tc.diff}, false)
 			if got := toolCode(t, err); got != tc.wantCode {
 				t.Fatalf("code = %q, want %q (err %v)", got, tc.wantCode, err)
 			}
@@ -76,7 +76,7 @@ func TestReplaceInFileStaleGuard(t *testing.T) {
 			t.Fatal(err)
 		}
 		writeFileT(t, ws, "f.txt", "a\nb\nc\n")
-		_, err := replaceInFile(context.Background(), call, &ReplaceInFileInput{Path: "f.txt", Diff: block("a\n", "A\n")})
+		_, err := replaceInFile(call, &ReplaceInFileInput{Path: "f.txt", Diff: block("a\n", "A\n")}, false)
 		if got := toolCode(t, err); got != "file_changed" {
 			t.Fatalf("code = %q, want file_changed (err %v)", got, err)
 		}
@@ -88,7 +88,7 @@ func TestReplaceInFileStaleGuard(t *testing.T) {
 		ws := workspaceWith(t, map[string]string{"f.txt": "a\nb\n"})
 		call := editCall(ws, "toolu_1")
 		for _, d := range []string{block("a\n", "A\n"), block("b\n", "B\n")} {
-			if _, err := replaceInFile(context.Background(), call, &ReplaceInFileInput{Path: "f.txt", Diff: d}); err != nil {
+			if _, err := replaceInFile(call, &ReplaceInFileInput{Path: "f.txt", Diff: d}, false); err != nil {
 				t.Fatalf("edit: %v", err)
 			}
 		}

@@ -1,9 +1,14 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/mcphub"
@@ -46,7 +51,64 @@ func useMCPTool(ctx context.Context, hub *mcphub.Hub, call *tool.Call, in *UseMC
 	if err != nil {
 		return tool.Result{}, tool.Errorf(api.ToolCodeMCPFailed, "%s", err.Error())
 	}
+	if call.Dialect == "" || call.Dialect == api.DialectCline {
+		return tool.Result{Content: clineMCPResult(res), IsError: res.IsError}, nil
+	}
 	return tool.Result{Content: mcphub.Blocks(res), IsError: res.IsError}, nil
+}
+
+// clineMCPResult is an MCP tool's result as Cline's UseMcpToolHandler
+// (v4.0.12, execute) gives it to the model: one text, "Error:\n" first when
+// the server flagged an error, then the texts of the text blocks and of
+// embedded resources (their JSON, indented by two, without any blob),
+// joined by blank lines; "(No response)" when that is empty; then the
+// images as image blocks (formatResponse.toolResult). Other blocks (audio,
+// resource links) give no text, as in Cline. Where Cline would answer
+// "(No response)" to a result that has only structured content, the
+// structured content's JSON is the text.
+func clineMCPResult(res *mcp.CallToolResult) []api.Content {
+	var texts []string
+	var images []api.Content
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case *mcp.TextContent:
+			texts = append(texts, c.Text)
+		case *mcp.EmbeddedResource:
+			if c.Resource == nil {
+				continue
+			}
+			r := *c.Resource
+			r.Blob = nil
+			texts = append(texts, jsonIndented(&r))
+		case *mcp.ImageContent:
+			images = append(images, mcphub.Blocks(&mcp.CallToolResult{Content: []mcp.Content{c}})...)
+		}
+	}
+	texts = slices.DeleteFunc(texts, func(s string) bool { return s == "" })
+	text := strings.Join(texts, "\n\n")
+	if res.IsError {
+		text = "Error:\n" + text
+	}
+	if text == "" && len(res.Content) == 0 && res.StructuredContent != nil {
+		text = jsonIndented(res.StructuredContent)
+	}
+	if text == "" {
+		text = "(No response)"
+	}
+	return append([]api.Content{api.TextContent(text)}, images...)
+}
+
+// jsonIndented is v as JSON.stringify(v, null, 2) prints it: indented by
+// two, "<", ">" and "&" left as they are.
+func jsonIndented(v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return ""
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // mcpArguments accepts the arguments as an object or, as Cline sends

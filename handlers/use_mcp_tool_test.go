@@ -149,7 +149,7 @@ func TestUseMCPTool(t *testing.T) {
 		if !sess.Cancel("toolu_slow", nil) {
 			t.Fatal("Cancel found no running call")
 		}
-		if rec := <-done; rec.Status != api.StatusCancelled {
+		if rec := receive(t, done); rec.Status != api.StatusCancelled {
 			t.Errorf("status = %s, want cancelled", rec.Status)
 		}
 	})
@@ -220,6 +220,53 @@ func TestClineMCPNames(t *testing.T) {
 		}
 		if !strings.Contains(last, warning) {
 			t.Errorf("third identical call = %q, want the loop warning", last)
+		}
+	})
+}
+
+// TestClineMCPResultText follows Cline's UseMcpToolHandler.execute
+// (apps/vscode/src/core/task/tools/handlers/UseMcpToolHandler.ts, v4.0.12):
+// "Error:\n" before a result the server flagged, the texts of text blocks
+// and embedded resources (JSON.stringify(resource without blob, null, 2))
+// joined by "\n\n", empty ones and audio left out, "(No response)" for
+// nothing, images as blocks after the text (formatResponse.toolResult). A
+// session in another dialect gets the server's blocks as they are.
+func TestClineMCPResultText(t *testing.T) {
+	coord, sess := mcpFixture(t, api.Permissions{Allow: []string{"mcp__test__parts"}})
+	ctx := context.Background()
+	const joined = "first\n\n{\n  \"uri\": \"mem://r\",\n  \"mimeType\": \"text/plain\",\n  \"text\": \"a <b> & c\"\n}\n\nsecond"
+	cases := []struct {
+		name    string
+		input   map[string]any
+		want    string
+		isError bool
+		images  int
+	}{
+		{"parts joined", map[string]any{}, joined, false, 1},
+		{"error", map[string]any{"error": true}, "Error:\n" + joined, true, 1},
+		{"no content", map[string]any{"none": true}, "(No response)", false, 0},
+		{"error without content", map[string]any{"none": true, "error": true}, "Error:\n", true, 0},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, _ := coord.Execute(ctx, sess, "", mcpUse(fmt.Sprintf("toolu_p%d", i), "use_mcp_tool",
+				map[string]any{"server_name": "test", "tool_name": "parts", "arguments": c.input}))
+			if len(res.Content) != 1+c.images || res.Content[0].Text != c.want || res.IsError != c.isError {
+				t.Fatalf("result = %+v (is_error %v), want %q (is_error %v) and %d image(s)", res.Content, res.IsError, c.want, c.isError, c.images)
+			}
+			for _, img := range res.Content[1:] {
+				if img.Type != api.TypeImage {
+					t.Errorf("block after the text = %+v, want an image", img)
+				}
+			}
+		})
+	}
+	t.Run("other dialects keep the blocks", func(t *testing.T) {
+		sess.Update(api.UpdateSessionRequest{Dialect: api.DialectClaudeCode})
+		defer sess.Update(api.UpdateSessionRequest{Dialect: api.DialectCline})
+		res, _ := coord.Execute(ctx, sess, "", mcpUse("toolu_pc", "mcp__test__parts", map[string]any{"error": true}))
+		if len(res.Content) < 4 || res.Content[0].Text != "first" || strings.HasPrefix(text(res), "Error:") || !res.IsError {
+			t.Errorf("result = %+v, want the server's blocks, first one %q", res.Content, "first")
 		}
 	})
 }

@@ -36,7 +36,7 @@ func newWriteFile(name string, env tool.Env) *tool.Tool {
 		Name:        name,
 		Description: desc,
 		Run: func(ctx context.Context, call *tool.Call, in *WriteToFileInput) (tool.Result, error) {
-			return writeToFile(call, in, rulesOnly)
+			return writeToFile(call, in, rulesOnly, env.OmitFinalFileContent)
 		},
 		Preview: func(ctx context.Context, call *tool.Call, in *WriteToFileInput) (string, error) {
 			t, content, err := planWrite(call, in, rulesOnly)
@@ -75,20 +75,20 @@ func writeContent(t *editTarget, in *WriteToFileInput, rulesOnly bool) ([]byte, 
 	return content, nil
 }
 
-func writeToFile(call *tool.Call, in *WriteToFileInput, rulesOnly bool) (tool.Result, error) {
+func writeToFile(call *tool.Call, in *WriteToFileInput, rulesOnly, omitBody bool) (tool.Result, error) {
 	ed, err := editFile(call, in.Path, func(t *editTarget) ([]byte, error) { return writeContent(t, in, rulesOnly) })
 	if err != nil {
 		return tool.Result{}, err
 	}
 	t := ed.target
 	if ed.unchanged {
-		return editResult(t.rel, ed.content, *in.Content, fmt.Sprintf("No changes: %s already has this content (%s).", t.rel, describeSize(ed.content)), "", ""), nil
+		return editResult(t.rel, ed.content, *in.Content, omitBody, fmt.Sprintf("No changes: %s already has this content (%s).", t.rel, describeSize(ed.content)), "", ""), nil
 	}
 	verb := "Updated"
 	if !t.exists {
 		verb = "Created"
 	}
-	return editResult(t.rel, ed.content, *in.Content, fmt.Sprintf("%s %s (%s).", verb, t.rel, describeSize(ed.content)), diffText(t.rel, t.old, ed.content), ed.note), nil
+	return editResult(t.rel, ed.content, *in.Content, omitBody, fmt.Sprintf("%s %s (%s).", verb, t.rel, describeSize(ed.content)), diffText(t.rel, t.old, ed.content), ed.note), nil
 }
 
 // matchStyle keeps an existing file's byte order mark and CRLF line

@@ -47,7 +47,7 @@ func TestWriteToFile(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			ws := workspaceWith(t, tc.existing)
-			res, err := writeToFile(editCall(ws, "toolu_1"), &WriteToFileInput{Path: tc.path, Content: new(tc.content)}, tc.tool == "new_rule")
+			res, err := writeToFile(editCall(ws, "toolu_1"), &WriteToFileInput{Path: tc.path, Content: new(tc.content)}, tc.tool == "new_rule", false)
 			if got := toolCode(t, err); got != tc.wantCode {
 				t.Fatalf("code = %q, want %q (err %v)", got, tc.wantCode, err)
 			}
@@ -70,7 +70,7 @@ func TestWriteToFileKeepsMode(t *testing.T) {
 	if err := os.Chmod(p, 0o750); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := writeToFile(editCall(ws, "toolu_1"), &WriteToFileInput{Path: "s.sh", Content: new("new\n")}, false); err != nil {
+	if _, err := writeToFile(editCall(ws, "toolu_1"), &WriteToFileInput{Path: "s.sh", Content: new("new\n")}, false, false); err != nil {
 		t.Fatal(err)
 	}
 	st, err := os.Stat(p)
@@ -88,7 +88,7 @@ func TestWriteToFileRequireRead(t *testing.T) {
 	ws := workspaceWith(t, map[string]string{"f.txt": "a\n"})
 	call := &coordinator.Call{ToolUseID: "toolu_1", Workspace: ws, Files: coordinator.NewFileMemory(cfg)}
 	t.Run("unread existing file refused", func(t *testing.T) {
-		_, err := writeToFile(call, &WriteToFileInput{Path: "f.txt", Content: new("b\n")}, false)
+		_, err := writeToFile(call, &WriteToFileInput{Path: "f.txt", Content: new("b\n")}, false, false)
 		if got := toolCode(t, err); got != "read_required" {
 			t.Fatalf("code = %q, want read_required", got)
 		}
@@ -97,7 +97,7 @@ func TestWriteToFileRequireRead(t *testing.T) {
 		}
 	})
 	t.Run("new file allowed", func(t *testing.T) {
-		if _, err := writeToFile(call, &WriteToFileInput{Path: "g.txt", Content: new("b\n")}, false); err != nil {
+		if _, err := writeToFile(call, &WriteToFileInput{Path: "g.txt", Content: new("b\n")}, false, false); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -105,7 +105,7 @@ func TestWriteToFileRequireRead(t *testing.T) {
 		if _, err := readFile(context.Background(), call, &ReadFileInput{Path: "f.txt"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := writeToFile(call, &WriteToFileInput{Path: "f.txt", Content: new("b\n")}, false); err != nil {
+		if _, err := writeToFile(call, &WriteToFileInput{Path: "f.txt", Content: new("b\n")}, false, false); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -135,4 +135,35 @@ func assertNoTemps(t *testing.T, ws *coordinator.Workspace) {
 		}
 		return nil
 	})
+}
+
+// TestOmitFinalFileContent: with omit_final_file_content the edit tools'
+// answer keeps Cline's fileEditWithoutUserChanges text but its
+// <final_file_content> holds what Cline's ContextManager
+// (handlePotentialFileChangeToolCalls, v4.0.12) leaves there when it drops
+// an old edit's content: formatResponse.duplicateFileReadNotice between the
+// tags. toolgate's diff still follows.
+func TestOmitFinalFileContent(t *testing.T) {
+	f := newFixtureConfig(t, nil, func(c *coordinator.Config) { c.OmitFinalFileContent = true })
+	dropped := "<final_file_content path=\"a.txt\"> [[NOTE] This file read has been removed to save space in the context window. " +
+		"Refer to the latest file read for the most up to date version of this file.] </final_file_content>"
+	for _, step := range []struct {
+		tool  string
+		input map[string]any
+	}{
+		{"write_to_file", map[string]any{"path": "a.txt", "content": "secret body\n"}},
+		{"replace_in_file", map[string]any{"path": "a.txt", "diff": "------- SEARCH\nsecret body\n=======\nother body\n+++++++ REPLACE"}},
+	} {
+		res, _ := f.call(t, step.tool, step.input)
+		if res.IsError || len(res.Content) != 2 {
+			t.Fatalf("%s = %+v", step.tool, res)
+		}
+		want := "The content was successfully saved to a.txt.\n\nHere is the full, updated content of the file that was saved:\n\n" + dropped + "\n\nIMPORTANT: "
+		if got := res.Content[0].Text; !strings.HasPrefix(got, want) || strings.Contains(got, " body") {
+			t.Errorf("%s saved text = %q, want it to start %q and hold no body", step.tool, got, want)
+		}
+		if !strings.Contains(res.Content[1].Text, "+") || !strings.Contains(res.Content[1].Text, "body") {
+			t.Errorf("%s diff block = %q, want the diff", step.tool, res.Content[1].Text)
+		}
+	}
 }

@@ -15,7 +15,10 @@ import (
 // ticket loses its connection (the server cuts it) and reconnects by
 // itself with the same URL and Last-Event-ID, as the HTML standard's
 // EventSource does; every event of the session arrives exactly once,
-// those published while it was away included.
+// those published while it was away included. Then the page replaces its
+// EventSource with a new one on the same URL, which sends no
+// Last-Event-ID: the server remembers where the ticket's stream stopped,
+// so the new one does not get the window again.
 func TestBrowserEventSourceResumes(t *testing.T) {
 	env := newWebEnv(t, nil, map[string]string{"a.txt": "a\n"})
 	ctx := newBrowser(t, 90*time.Second)
@@ -25,14 +28,18 @@ func TestBrowserEventSourceResumes(t *testing.T) {
 		api.EventToolStarted, api.EventToolOutput, api.EventToolFinished, api.EventMessageFinished, api.EventTodosUpdated, api.EventTaskProgress})
 	evalAsync[bool](t, ctx, js(`(() => {
 		window.got = []; window.opens = 0; window.finished = [];
-		const es = new EventSource({{URL}});
-		es.onopen = () => { window.opens++; };
-		for (const type of `+string(types)+`) {
-			es.addEventListener(type, (e) => {
-				window.got.push(Number(e.lastEventId));
-				if (type === "message.finished") window.finished.push(JSON.parse(e.data).message_id);
-			});
-		}
+		window.connect = () => {
+			const es = new EventSource({{URL}});
+			es.onopen = () => { window.opens++; };
+			for (const type of `+string(types)+`) {
+				es.addEventListener(type, (e) => {
+					window.got.push(Number(e.lastEventId));
+					if (type === "message.finished") window.finished.push(JSON.parse(e.data).message_id);
+				});
+			}
+			window.es = es;
+		};
+		window.connect();
 		return true;
 	})()`, map[string]string{"URL": "/v1/sessions/default/events?ticket=" + tk}))
 	waitInPage(t, ctx, "the stream to open", `window.opens === 1`)
@@ -60,14 +67,20 @@ func TestBrowserEventSourceResumes(t *testing.T) {
 	waitFinished(missed)
 	waitFinished(post(3))
 
+	// A new EventSource on the same ticket, as a page makes after its
+	// EventSource gave up; it sends no Last-Event-ID.
+	evalAsync[bool](t, ctx, `(() => { window.es.close(); window.connect(); return true; })()`)
+	waitInPage(t, ctx, "the new EventSource to open", `window.opens === 3`)
+	waitFinished(post(4))
+
 	got := evalAsync[[]int64](t, ctx, `window.got`)
 	for i := 1; i < len(got); i++ {
 		if got[i] != got[i-1]+1 {
 			t.Fatalf("event ids %v: want each id once, in order, none missing", got)
 		}
 	}
-	if len(got) < 9 { // queued, started, finished and message.finished, three times
-		t.Errorf("got %d events %v, want every event of three messages", len(got), got)
+	if len(got) < 12 { // queued, started, finished and message.finished, four times
+		t.Errorf("got %d events %v, want every event of four messages", len(got), got)
 	}
 }
 

@@ -6,7 +6,7 @@ import (
 	"github.com/toolgate/toolgate/api"
 )
 
-// handleCreateTicket mints a single-use ticket for one session's event
+// handleCreateTicket mints a short-lived ticket for one session's event
 // stream. The session must exist, so a ticket never outlives the check.
 func (s *Server) handleCreateTicket(w http.ResponseWriter, r *http.Request) error {
 	var req api.SSETicketRequest

@@ -18,16 +18,23 @@ import (
 // TestIgnoreCheckedOnOpenedFile swaps a symlink in between the policy's
 // check of a path and the handler's open, while the call waits for its
 // approval: the ignore rules must judge the file actually opened or
-// written, so the ignored file stays unread and unchanged.
+// written, so the ignored file stays unread and unchanged. The walking
+// tools (list_files, search_files, list_code_definition_names) judge the
+// directory they opened, not the name they were given.
 func TestIgnoreCheckedOnOpenedFile(t *testing.T) {
 	cfg := coordinator.DefaultConfig()
-	cfg.Permissions = api.Permissions{Ask: []string{"read_file", "write_to_file", "replace_in_file"}}
+	cfg.Permissions = api.Permissions{Ask: []string{"read_file", "write_to_file", "replace_in_file",
+		"list_files", "search_files", "list_code_definition_names"}}
 	f := newFixture(t, fixtureOptions{config: cfg, server: Config{Token: testToken}, files: map[string]string{
 		".clineignore":       "private/\n",
 		"private/secret.txt": "s3cret\n",
 		"innocent.txt":       "hello\n",
 		"plain.txt":          "hello\n",
+		"private/s3cret.go":  "package p\n\nfunc s3cret() {}\n",
 		"docs/readme.txt":    "docs\n",
+		"notes/readme.txt":   "notes\n",
+		"src/main.go":        "package main\n",
+		"lib/lib.go":         "package lib\n\nfunc Lib() {}\n",
 	}})
 	ts := &testServer{Server: f.ts, coord: f.coord, reg: f.reg}
 	sess, err := f.coord.Sessions().Get(api.DefaultSessionID)
@@ -48,18 +55,27 @@ func TestIgnoreCheckedOnOpenedFile(t *testing.T) {
 		use   api.ToolUse
 		swap  func()
 		check func(t *testing.T)
+		// mayAnswer: the tool may answer without the ignored files
+		// instead of refusing (it leaves excluded files out silently).
+		mayAnswer bool
 	}{
 		{"read_file", toolUse("toolu_swap_read", "read_file", map[string]any{"path": "innocent.txt"}),
-			func() { swap("innocent.txt", "private/secret.txt") }, nil},
+			func() { swap("innocent.txt", "private/secret.txt") }, nil, false},
 		{"replace_in_file", toolUse("toolu_swap_edit", "replace_in_file", map[string]any{"path": "plain.txt", "diff": searchReplace("s3cret\n", "leaked\n")}),
-			func() { swap("plain.txt", "private/secret.txt") }, nil},
+			func() { swap("plain.txt", "private/secret.txt") }, nil, false},
 		{"write_to_file into a swapped directory", toolUse("toolu_swap_write", "write_to_file", map[string]any{"path": "docs/new.txt", "content": "planted\n"}),
 			func() { swap("docs", "private") },
 			func(t *testing.T) {
 				if _, err := os.Stat(filepath.Join(f.dir, "private", "new.txt")); !os.IsNotExist(err) {
 					t.Errorf("private/new.txt was written (stat: %v)", err)
 				}
-			}},
+			}, false},
+		{"list_files of a swapped directory", toolUse("toolu_swap_list", "list_files", map[string]any{"path": "notes", "recursive": true}),
+			func() { swap("notes", "private") }, nil, false},
+		{"search_files in a swapped directory", toolUse("toolu_swap_search", "search_files", map[string]any{"path": "src", "regex": "s3cret"}),
+			func() { swap("src", "private") }, nil, false},
+		{"list_code_definition_names of a swapped directory", toolUse("toolu_swap_defs", "list_code_definition_names", map[string]any{"path": "lib"}),
+			func() { swap("lib", "private") }, nil, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -83,13 +99,13 @@ func TestIgnoreCheckedOnOpenedFile(t *testing.T) {
 			if _, err := f.coord.Decide(sess, tc.use.ID, api.DecisionRequest{Decision: api.DecisionApprove}); err != nil {
 				t.Fatal(err)
 			}
-			resp := <-answered
+			resp := receive(t, answered)
 			if resp == nil {
 				t.Fatal("request failed")
 			}
 			out := decodeBody[api.MessageResponse](t, resp, http.StatusOK)
 			rec, text := out.Calls[0], out.Message.Content[0].Content[0].Text
-			if rec.Error == nil || rec.Error.Code != api.ToolCodeIgnored {
+			if (rec.Error == nil && !tc.mayAnswer) || (rec.Error != nil && rec.Error.Code != api.ToolCodeIgnored) {
 				t.Errorf("call = %+v %q, want refused with code ignored", rec, text)
 			}
 			if strings.Contains(text, "s3cret") {

@@ -32,6 +32,7 @@ import (
 // the floor, is a bare net/http handler that decodes the block, calls the
 // hub and encodes the result: what any HTTP hop in front of the server
 // costs ("floor-ratio"), the part of the ratio that is not toolgate's.
+// "vs-floor" and "msg-vs-floor" set toolgate's two ways against the floor.
 //
 //	go test -run '^$' -bench MCPThroughToolgate -benchtime 2000x -count 3 ./server
 func BenchmarkMCPThroughToolgate(b *testing.B) {
@@ -115,6 +116,9 @@ func BenchmarkMCPThroughToolgate(b *testing.B) {
 			b.ReportMetric(float64(took[2])/float64(took[0]), "msg-ratio")
 			b.ReportMetric(float64(took[3].Microseconds())/calls, "floor-µs/call")
 			b.ReportMetric(float64(took[3])/float64(took[0]), "floor-ratio")
+			// toolgate against the floor: what toolgate adds beyond an HTTP hop.
+			b.ReportMetric(float64(took[1])/float64(took[3]), "vs-floor")
+			b.ReportMetric(float64(took[2])/float64(took[3]), "msg-vs-floor")
 		})
 	}
 }

@@ -10,9 +10,15 @@ import (
 	"github.com/toolgate/toolgate/api"
 )
 
-// ticketSessionKey marks a request let in by an SSE ticket; its value is the
-// session the ticket was for.
+// ticketSessionKey marks a request let in by an SSE ticket; its value is a
+// ticketGrant.
 type ticketSessionKey struct{}
+
+// ticketGrant is what a redeemed ticket admits.
+type ticketGrant struct {
+	session string // the session the ticket was minted for
+	ticket  string // the ticket, for its stream to resume where it stopped
+}
 
 // requireToken refuses requests without the bearer token. Both sides are
 // hashed first so the comparison takes the same time whatever the length.
@@ -32,8 +38,8 @@ func (s *Server) requireToken(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if sid, ok := s.ticketFor(r); ok {
-			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ticketSessionKey{}, sid)))
+		if g, ok := s.ticketFor(r); ok {
+			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ticketSessionKey{}, g)))
 			return
 		}
 		w.Header().Set("WWW-Authenticate", `Bearer realm="toolgate"`)
@@ -45,10 +51,10 @@ func (s *Server) requireToken(next http.Handler) http.Handler {
 // /v1/sessions/{sid}/events, and reports the session it admits. The path is
 // read the way chi routes it (the raw path when there is one), so the
 // session named here is the one the events handler serves.
-func (s *Server) ticketFor(r *http.Request) (string, bool) {
+func (s *Server) ticketFor(r *http.Request) (ticketGrant, bool) {
 	ticket := r.URL.Query().Get("ticket")
 	if ticket == "" || r.Method != http.MethodGet {
-		return "", false
+		return ticketGrant{}, false
 	}
 	path := r.URL.RawPath
 	if path == "" {
@@ -56,11 +62,11 @@ func (s *Server) ticketFor(r *http.Request) (string, bool) {
 	}
 	rest, ok := strings.CutPrefix(path, "/v1/sessions/")
 	if !ok {
-		return "", false
+		return ticketGrant{}, false
 	}
 	sid, ok := strings.CutSuffix(rest, "/events")
 	if !ok || sid == "" || strings.Contains(sid, "/") {
-		return "", false
+		return ticketGrant{}, false
 	}
-	return sid, s.tickets.redeem(ticket, sid)
+	return ticketGrant{session: sid, ticket: ticket}, s.tickets.redeem(ticket, sid)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/internal/logattrs"
 )
 
 type loggerKey struct{}
@@ -27,7 +28,7 @@ func (s *Server) requestLog(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := middleware.GetReqID(r.Context())
-		l := s.logger.With("request_id", id)
+		l := logattrs.With(s.logger, slog.String("request_id", id))
 		ctx := coordinator.WithRequestID(context.WithValue(r.Context(), loggerKey{}, l), id)
 		r = r.WithContext(ctx)
 		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)

@@ -34,7 +34,7 @@ func logLines(t *testing.T, l *lockedBuffer) []map[string]any {
 func TestRequestIDReachesCallLog(t *testing.T) {
 	var logs lockedBuffer
 	f := newFixture(t, fixtureOptions{tools: testTools(), server: Config{Token: testToken},
-		logger: slog.New(slog.NewJSONHandler(&logs, nil)),
+		logger: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})), // "tool call" is a debug line
 		config: coordinator.Config{PolicyConfig: coordinator.PolicyConfig{AllowAll: true}}})
 	ts := &testServer{Server: f.ts, coord: f.coord, reg: f.reg}
 

@@ -27,11 +27,21 @@ import (
 // replay is exact).
 //
 // Memory per connection stays small whatever the window holds: each event
-// is encoded once, in the log, and every stream publishes those shared
-// bytes; the library queues pointers to them, a bounded number per
-// connection (streamBuffer, plus its own 64 per subscriber), and the pump
-// waits when the queue is full. A reader that takes nothing for the stall
-// timeout is dropped: every write has that deadline.
+// is encoded once, in the log, and every stream sends those shared bytes.
+// The library queues pointers to them, a bounded number per connection
+// (streamBuffer, plus its own 64 per subscriber), and the pump waits when
+// the queue is full. A reader that takes nothing for the stall timeout is
+// dropped: every write has that deadline.
+//
+// The replay of what the log already holds when a client comes is written
+// here, not by the library: the library formats every event with
+// fmt.Fprintf, which copies the data into a buffer that fmt does not reuse
+// above 64 KiB, so each reader replaying a window of large events made a
+// throwaway copy of each (150 readers of an 8 MiB window: about 1.2 GB of
+// garbage, and a peak heap 40 MB over its live size). Here each frame's
+// data goes from the shared encoding straight to the connection. Once the
+// client has caught up, the library streams the rest, at the pace events
+// are made.
 
 // streamBuffer is the library's per-stream event buffer (BufferSize).
 const streamBuffer = 16
@@ -62,7 +72,7 @@ func newEventStreams(stall, heartbeat time.Duration, subscribers prometheus.Gaug
 	srv.AutoReplay = false
 	srv.AutoStream = false
 	srv.BufferSize = streamBuffer
-	srv.Headers = map[string]string{"X-Accel-Buffering": "no"}
+	srv.Headers = map[string]string{"X-Accel-Buffering": streamHeaders["X-Accel-Buffering"]}
 	es.srv = srv
 	return es
 }
@@ -90,6 +100,9 @@ type streamSpec struct {
 	last func(api.Event) bool
 	// done ends the stream early (session deleted, server stopping).
 	done <-chan struct{}
+	// sent, when set, is told the id of each event once it was written
+	// and flushed to the connection.
+	sent func(id int64)
 }
 
 // read takes the next batch of the connection's events after the cursor.
@@ -106,25 +119,11 @@ func (spec streamSpec) read(cursor int64) coordinator.Batch {
 func (es *eventStreams) serve(w http.ResponseWriter, r *http.Request, spec streamSpec) {
 	id := "c" + strconv.FormatInt(es.next.Add(1), 10)
 	lc := &streamLifecycle{subscribed: make(chan struct{}), unsubscribed: make(chan struct{})}
-	es.lifecycles.Store(id, lc)
-	defer es.lifecycles.Delete(id)
-	es.srv.CreateStream(id)
 	es.subscribers.Inc()
 	defer es.subscribers.Dec()
 
 	ctx, cancel := context.WithCancel(r.Context())
-	defer func() {
-		// The library deregisters the subscriber once the request's context
-		// ends; the stream must outlive that, or the deregistration would
-		// wait forever on the stream's stopped goroutine.
-		cancel()
-		select {
-		case <-lc.subscribed:
-			<-lc.unsubscribed
-		default:
-		}
-		es.srv.RemoveStream(id)
-	}()
+	defer cancel()
 	dw := &deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: es.stall}
 	dw.onFail = func(err error) {
 		cancel()
@@ -139,7 +138,40 @@ func (es *eventStreams) serve(w http.ResponseWriter, r *http.Request, spec strea
 	// begin: "from now on" (an id ahead of the log) then includes every
 	// event the client may cause once it has its 200.
 	spec.after = spec.log.Cursor(spec.after)
-	go es.pump(ctx, id, spec, lc.subscribed)
+	for k, v := range streamHeaders {
+		w.Header().Set(k, v)
+	}
+	dw.WriteHeader(http.StatusOK)
+	dw.Flush()
+	cursor, ended := replay(ctx, dw, spec)
+	if ended {
+		return
+	}
+	spec.after = cursor
+	var handed *deliveries
+	if spec.sent != nil {
+		handed = &deliveries{sent: spec.sent}
+		dw.mu.Lock()
+		dw.flushed = handed.flushed
+		dw.mu.Unlock()
+	}
+
+	es.lifecycles.Store(id, lc)
+	defer es.lifecycles.Delete(id)
+	es.srv.CreateStream(id)
+	defer func() {
+		// The library deregisters the subscriber once the request's context
+		// ends; the stream must outlive that, or the deregistration would
+		// wait forever on the stream's stopped goroutine.
+		cancel()
+		select {
+		case <-lc.subscribed:
+			<-lc.unsubscribed
+		default:
+		}
+		es.srv.RemoveStream(id)
+	}()
+	go es.pump(ctx, id, spec, handed, lc.subscribed)
 
 	// The library picks the stream from the query and parses Last-Event-ID
 	// itself (trusting negative numbers); hand it only what it needs.
@@ -147,6 +179,97 @@ func (es *eventStreams) serve(w http.ResponseWriter, r *http.Request, spec strea
 	req.Header.Del("Last-Event-ID")
 	req.URL.RawQuery = "stream=" + id
 	es.srv.ServeHTTP(dw, req)
+}
+
+// streamHeaders are the headers the library sends with a stream (its own
+// and the server's Headers); the replay sends them first.
+var streamHeaders = map[string]string{
+	"Content-Type":  "text/event-stream",
+	"Cache-Control": "no-cache",
+	"Connection":    "keep-alive",
+	// Proxies such as nginx must not buffer the stream.
+	"X-Accel-Buffering": "no",
+}
+
+// replay writes the events the log holds after spec.after, in the frames
+// the library writes (id, data, event, blank line), each frame's data
+// straight from the event's shared encoding. It returns the cursor after
+// the last event written, and ended when the stream is over: the last
+// event was written, the log closed, or the client failed.
+func replay(ctx context.Context, w *deadlineWriter, spec streamSpec) (cursor int64, ended bool) {
+	cursor = spec.after
+	var frame []byte
+	for ctx.Err() == nil {
+		b := spec.read(cursor)
+		if b.Missed > 0 {
+			frame = fmt.Appendf(frame[:0], ": %d earlier events are no longer kept\n\n", b.Missed)
+			w.Write(frame)
+		}
+		cursor = b.Next
+		for i, ev := range b.Events {
+			frame = append(frame[:0], "id: "...)
+			frame = strconv.AppendInt(frame, ev.ID, 10)
+			frame = append(frame, "\ndata: "...)
+			w.Write(frame)
+			w.Write(b.JSON[i].Bytes()) // one line: JSON escapes newlines
+			frame = frame[:0]
+			if ev.Type != "" {
+				frame = append(frame, "\nevent: "...)
+				frame = append(frame, ev.Type...)
+			}
+			frame = append(frame, "\n\n"...)
+			w.Write(frame)
+			if spec.last != nil && spec.last(ev) {
+				w.Flush()
+				return cursor, true
+			}
+		}
+		if len(b.Events) == 0 {
+			return cursor, b.Closed || ctx.Err() != nil
+		}
+		if w.Flush(); spec.sent != nil && !w.hasFailed() {
+			spec.sent(b.Events[len(b.Events)-1].ID)
+		}
+	}
+	return cursor, true
+}
+
+// deliveries tells which event the library has written to the connection:
+// it flushes once after the response header, then once after each frame,
+// in the order the pump handed them over (r3labs/sse v2.10.0 http.go).
+type deliveries struct {
+	sent func(id int64)
+
+	mu     sync.Mutex
+	header bool    // the header's flush was seen
+	queue  []int64 // ids handed over and not yet flushed; 0 for comments
+}
+
+// hand records a frame given to the library; id is its event id, empty
+// for a comment.
+func (d *deliveries) hand(id []byte) {
+	n, _ := strconv.ParseInt(string(id), 10, 64)
+	d.mu.Lock()
+	d.queue = append(d.queue, n)
+	d.mu.Unlock()
+}
+
+// flushed is called after each successful flush of the library.
+func (d *deliveries) flushed() {
+	d.mu.Lock()
+	if !d.header {
+		d.header = true
+		d.mu.Unlock()
+		return
+	}
+	var id int64
+	if len(d.queue) > 0 {
+		id, d.queue = d.queue[0], d.queue[1:]
+	}
+	d.mu.Unlock()
+	if id > 0 {
+		d.sent(id)
+	}
 }
 
 // endOfStream makes the library's subscriber loop return once it has
@@ -157,7 +280,7 @@ var endOfStream = &sse.Event{}
 
 // pump copies events from the log into the connection's stream. Unless
 // the client is gone, it ends the stream with endOfStream.
-func (es *eventStreams) pump(ctx context.Context, streamID string, spec streamSpec, subscribed <-chan struct{}) {
+func (es *eventStreams) pump(ctx context.Context, streamID string, spec streamSpec, handed *deliveries, subscribed <-chan struct{}) {
 	// Events published before the library registered the subscriber would
 	// be lost.
 	select {
@@ -166,6 +289,9 @@ func (es *eventStreams) pump(ctx context.Context, streamID string, spec streamSp
 		return
 	}
 	publish := func(ev *sse.Event) bool {
+		if handed != nil && ev != endOfStream {
+			handed.hand(ev.ID)
+		}
 		es.srv.Publish(streamID, ev) // waits while the connection's queue is full
 		return ctx.Err() == nil
 	}
@@ -224,8 +350,23 @@ type deadlineWriter struct {
 	timeout time.Duration
 	onFail  func(error)
 
-	mu     sync.Mutex
-	failed bool
+	mu          sync.Mutex
+	failed      bool
+	wroteHeader bool
+	// flushed, when set, runs after each successful flush.
+	flushed func()
+}
+
+// WriteHeader sends the status once: the replay sends it, and the library
+// sends it again when it takes over.
+func (d *deadlineWriter) WriteHeader(code int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.wroteHeader {
+		return
+	}
+	d.wroteHeader = true
+	d.ResponseWriter.WriteHeader(code)
 }
 
 func (d *deadlineWriter) Write(p []byte) (int, error) {
@@ -251,7 +392,17 @@ func (d *deadlineWriter) Flush() {
 	_ = d.rc.SetWriteDeadline(time.Now().Add(d.timeout))
 	if err := d.rc.Flush(); err != nil {
 		d.failLocked(err)
+		return
 	}
+	if d.flushed != nil {
+		d.flushed()
+	}
+}
+
+func (d *deadlineWriter) hasFailed() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.failed
 }
 
 func (d *deadlineWriter) failLocked(err error) {

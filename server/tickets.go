@@ -17,6 +17,15 @@ import (
 // dropped connection, sending Last-Event-ID, and resumes where the stream
 // stopped. A single-use ticket made that reconnect a 401, and EventSource
 // then gives up for good, losing every later event.
+//
+// A ticket also remembers where its streams stopped: the last event
+// written to the connection. A client that connects again without
+// Last-Event-ID (a page that replaces a failed EventSource with a new one
+// on the same URL) resumes there instead of getting the window again.
+// Last-Event-ID, when sent, wins: only the client knows what reached it.
+// A ticket does not expire while a stream it opened is open, and stays
+// good for its lifetime after the last one closes, so a reconnect after a
+// long stream is admitted too.
 
 const (
 	ticketTTL = 60 * time.Second
@@ -36,6 +45,10 @@ type ticketStore struct {
 type ticketEntry struct {
 	session string
 	expires time.Time
+	// position is the last event id written to a stream of the ticket.
+	position int64
+	// open counts the ticket's streams now open.
+	open int
 }
 
 func newTicketStore(ttl time.Duration, max int, now func() time.Time) *ticketStore {
@@ -68,16 +81,61 @@ func (ts *ticketStore) redeem(ticket, session string) bool {
 	if !ok {
 		return false
 	}
-	if e.session != session || !now.Before(e.expires) {
+	if e.session != session || e.open == 0 && !now.Before(e.expires) {
 		delete(ts.entries, key)
 		return false
 	}
 	return true
 }
 
+// attach records a stream the ticket opened and returns where the
+// ticket's streams stopped (0: nowhere yet). False: the ticket is gone.
+func (ts *ticketStore) attach(ticket string) (int64, bool) {
+	key := sha256.Sum256([]byte(ticket))
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	e, ok := ts.entries[key]
+	if !ok {
+		return 0, false
+	}
+	e.open++
+	ts.entries[key] = e
+	return e.position, true
+}
+
+// advance records that a stream of the ticket wrote the event id.
+func (ts *ticketStore) advance(ticket string, id int64) {
+	key := sha256.Sum256([]byte(ticket))
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if e, ok := ts.entries[key]; ok && id > e.position {
+		e.position = id
+		ts.entries[key] = e
+	}
+}
+
+// detach records that a stream attach counted has ended; the ticket then
+// stays good for its lifetime from now.
+func (ts *ticketStore) detach(ticket string) {
+	key := sha256.Sum256([]byte(ticket))
+	now := ts.now()
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	e, ok := ts.entries[key]
+	if !ok {
+		return
+	}
+	if e.open--; e.open == 0 {
+		if later := now.Add(ts.ttl); later.After(e.expires) {
+			e.expires = later
+		}
+	}
+	ts.entries[key] = e
+}
+
 func (ts *ticketStore) pruneLocked(now time.Time) {
 	for k, e := range ts.entries {
-		if !now.Before(e.expires) {
+		if e.open == 0 && !now.Before(e.expires) {
 			delete(ts.entries, k)
 		}
 	}
@@ -87,6 +145,9 @@ func (ts *ticketStore) dropOldestLocked() {
 	var oldest [32]byte
 	var at time.Time
 	for k, e := range ts.entries {
+		if e.open > 0 && len(ts.entries) > 1 {
+			continue // dropping it would break its open stream's resume
+		}
 		if at.IsZero() || e.expires.Before(at) {
 			oldest, at = k, e.expires
 		}

@@ -148,6 +148,30 @@ func TestTicketStore(t *testing.T) {
 			t.Error("the oldest ticket survived past the bound")
 		}
 	})
+	t.Run("good while its stream is open, and a lifetime after", func(t *testing.T) {
+		ts := newTicketStore(ticketTTL, 2, clock)
+		tk := ts.mint("s")
+		if _, ok := ts.attach(tk); !ok {
+			t.Fatal("attach of a fresh ticket failed")
+		}
+		ts.advance(tk, 41)
+		now = now.Add(3 * ticketTTL) // a long stream
+		ts.mint("s")
+		ts.mint("s") // past the bound: the open one must stay
+		if !ts.redeem(tk, "s") {
+			t.Fatal("a ticket whose stream is open expired or was dropped")
+		}
+		ts.detach(tk)
+		now = now.Add(ticketTTL - time.Millisecond)
+		if pos, ok := ts.attach(tk); !ok || pos != 41 {
+			t.Fatalf("attach after the stream = %d, %v; want the position 41", pos, ok)
+		}
+		ts.detach(tk)
+		now = now.Add(ticketTTL)
+		if ts.redeem(tk, "s") {
+			t.Error("redeem a lifetime after the last stream closed = true, want false")
+		}
+	})
 	t.Run("expired tickets are pruned", func(t *testing.T) {
 		ts := newTicketStore(ticketTTL, 100, clock)
 		for range 10 {

@@ -19,10 +19,16 @@ import (
 	"github.com/toolgate/toolgate/api"
 )
 
-// BenchmarkToolUseVsBare posts read_file of a 1 KB file to /v1/tool_use of
-// a real toolgate over loopback and, in the same run, the same request to
-// a bare net/http handler that reads the file and writes the same JSON.
-// It reports both throughputs, both p99 latencies and the ratio.
+// BenchmarkToolUseVsBare posts read_file of a 1 KB file to a real toolgate
+// over loopback and, in the same run, alternating round by round, the same
+// request to a bare net/http handler that decodes the block, reads the
+// file and encodes the same response shape. Every call has a fresh
+// tool_use id (a repeated id is answered from the session's record without
+// running the tool). Two routes: POST /v1/tool_use, and POST
+// /v1/sessions/{sid}/messages with a one-block assistant message (the bare
+// handler then decodes the message and answers a user message). It reports
+// both throughputs, both p99 latencies and the throughput ratio at 1, 16
+// and 64 connections.
 //
 //	go test -run '^$' -bench ToolUseVsBare -benchtime 3x ./cmd/toolgate/
 func BenchmarkToolUseVsBare(b *testing.B) {
@@ -34,49 +40,107 @@ func BenchmarkToolUseVsBare(b *testing.B) {
 	inst := start(b, dir, benchLogArgs()...)
 	bare := httptest.NewServer(bareReadFile(b, dir))
 	defer bare.Close()
-
-	const clients, perClient = 8, 400
-	var seq atomic.Int64
-	var tg, base loadResult
-	for range b.N {
-		tg = tg.add(load(b, inst.url+"/v1/tool_use", inst.token, clients, perClient, &seq))
-		base = base.add(load(b, bare.URL+"/v1/tool_use", inst.token, clients, perClient, &seq))
+	var sess api.Session
+	if code := inst.postJSON(b, "/v1/sessions", map[string]any{}, &sess); code != http.StatusCreated && code != http.StatusOK {
+		b.Fatalf("create session: %d", code)
 	}
-	b.ReportMetric(tg.rps(), "toolgate_req/s")
-	b.ReportMetric(base.rps(), "bare_req/s")
-	b.ReportMetric(tg.rps()/base.rps(), "throughput_ratio")
-	b.ReportMetric(tg.p99().Seconds()*1000, "toolgate_p99_ms")
-	b.ReportMetric(base.p99().Seconds()*1000, "bare_p99_ms")
+	routes := []struct {
+		name, path, barePath string
+		body                 func(n int64) string
+	}{
+		{"tool_use", "/v1/tool_use", "/v1/tool_use", readFileBody},
+		{"messages", "/v1/sessions/" + sess.ID + "/messages", "/messages", func(n int64) string {
+			return `{"role":"assistant","content":[` + readFileBody(n) + `]}`
+		}},
+	}
+	// Each iteration alternates the two sides several times, on
+	// connections kept open across rounds, so load from elsewhere on the
+	// machine falls on both alike.
+	const rounds, calls = 8, 960 // calls per round and side, shared by the connections
+	var seq atomic.Int64
+	for _, rt := range routes {
+		for _, conns := range []int{1, 16, 64} {
+			b.Run(fmt.Sprintf("route=%s/conns=%d", rt.name, conns), func(b *testing.B) {
+				tgClient, bareClient := benchClient(conns), benchClient(conns)
+				defer tgClient.CloseIdleConnections()
+				defer bareClient.CloseIdleConnections()
+				var tg, base loadResult
+				for range b.N {
+					for range rounds {
+						tg = tg.add(loadBodies(b, tgClient, inst.url+rt.path, inst.token, conns, calls/conns, &seq, rt.body))
+						base = base.add(loadBodies(b, bareClient, bare.URL+rt.barePath, inst.token, conns, calls/conns, &seq, rt.body))
+					}
+				}
+				b.ReportMetric(tg.rps(), "toolgate_req/s")
+				b.ReportMetric(base.rps(), "bare_req/s")
+				b.ReportMetric(tg.rps()/base.rps(), "throughput_ratio")
+				b.ReportMetric(tg.p99().Seconds()*1000, "toolgate_p99_ms")
+				b.ReportMetric(base.p99().Seconds()*1000, "bare_p99_ms")
+			})
+		}
+	}
 }
 
-// bareReadFile is the baseline: decode the block, read the file, answer
-// with the same response shape, nothing else.
-func bareReadFile(b *testing.B, dir string) http.Handler {
+// readFileBody is a read_file tool_use of the 1 KB file with the id toolu_n.
+func readFileBody(n int64) string {
+	return fmt.Sprintf(`{"type":"tool_use","id":"toolu_%d","name":"read_file","input":{"path":"one_kb.txt"}}`, n)
+}
+
+// bareReadFile is the baseline: decode the block (or the one-block
+// message), read the file, answer with the same response shape, nothing
+// else.
+func bareReadFile(b testing.TB, dir string) http.Handler {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { root.Close() })
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	read := func(use api.ToolUse) (api.ToolResult, api.CallRecord, error) {
+		var in struct{ Path string }
+		_ = json.Unmarshal(use.Input, &in)
+		data, err := root.ReadFile(in.Path)
+		if err != nil {
+			return api.ToolResult{}, api.CallRecord{}, err
+		}
+		return api.NewToolResult(use.ID, string(data), false),
+			api.CallRecord{ToolUseID: use.ID, Name: use.Name, State: api.StateDone, Status: api.StatusSucceeded}, nil
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/v1/tool_use", func(w http.ResponseWriter, r *http.Request) {
 		var use api.ToolUse
 		if err := json.NewDecoder(r.Body).Decode(&use); err != nil {
 			http.Error(w, err.Error(), 400)
 			return
 		}
-		var in struct{ Path string }
-		_ = json.Unmarshal(use.Input, &in)
-		data, err := root.ReadFile(in.Path)
+		res, rec, err := read(use)
 		if err != nil {
 			http.Error(w, err.Error(), 500)
 			return
 		}
-		resp := api.ToolUseResponse{
-			Result: api.NewToolResult(use.ID, string(data), false),
-			Call:   api.CallRecord{ToolUseID: use.ID, Name: use.Name, State: api.StateDone, Status: api.StatusSucceeded},
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(api.ToolUseResponse{Result: res, Call: rec})
+	})
+	mux.HandleFunc("/messages", func(w http.ResponseWriter, r *http.Request) {
+		var msg api.AssistantMessage
+		if err := json.NewDecoder(r.Body).Decode(&msg); err != nil || len(msg.Content) != 1 {
+			http.Error(w, fmt.Sprint("bad message: ", err), 400)
+			return
+		}
+		var use api.ToolUse
+		if err := json.Unmarshal(msg.Content[0], &use); err != nil {
+			http.Error(w, err.Error(), 400)
+			return
+		}
+		res, rec, err := read(use)
+		if err != nil {
+			http.Error(w, err.Error(), 500)
+			return
 		}
 		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(resp)
+		_ = json.NewEncoder(w).Encode(api.MessageResponse{MessageID: "msg_1",
+			Message: api.UserMessage{Role: "user", Content: []api.ToolResult{res}}, Calls: []api.CallRecord{rec}})
 	})
+	return mux
 }
 
 type loadResult struct {
@@ -97,18 +161,20 @@ func (l loadResult) p99() time.Duration {
 	return s[len(s)*99/100]
 }
 
-// load sends clients x perClient requests, each a fresh tool_use id (a
-// repeated id would be answered from the session's record).
-func load(b *testing.B, url, token string, clients, perClient int, seq *atomic.Int64) loadResult {
-	return loadBodies(b, url, token, clients, perClient, seq, func(n int64) string {
-		return fmt.Sprintf(`{"type":"tool_use","id":"toolu_%d","name":"read_file","input":{"path":"one_kb.txt"}}`, n)
-	})
+// benchClient keeps up to conns connections open between loads.
+func benchClient(conns int) *http.Client {
+	return &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conns}}
 }
 
-// loadBodies is load with the request body built from each call's number.
-func loadBodies(b *testing.B, url, token string, clients, perClient int, seq *atomic.Int64, body func(n int64) string) loadResult {
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
-	defer client.CloseIdleConnections()
+// loadBodies sends clients x perClient requests, the body of each built
+// from a fresh call number (a repeated tool_use id would be answered from
+// the session's record).
+func loadBodies(b *testing.B, client *http.Client, url, token string, clients, perClient int, seq *atomic.Int64, body func(n int64) string) loadResult {
+	return loadEach(b, client, []string{url}, token, clients, perClient, seq, body)
+}
+
+// loadEach is loadBodies with client c posting to urls[c%len(urls)].
+func loadEach(b *testing.B, client *http.Client, urls []string, token string, clients, perClient int, seq *atomic.Int64, body func(n int64) string) loadResult {
 	lat := make([][]time.Duration, clients)
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -117,7 +183,7 @@ func loadBodies(b *testing.B, url, token string, clients, perClient int, seq *at
 		go func() {
 			defer wg.Done()
 			for range perClient {
-				req, _ := http.NewRequest("POST", url, bytes.NewReader([]byte(body(seq.Add(1)))))
+				req, _ := http.NewRequest("POST", urls[c%len(urls)], bytes.NewReader([]byte(body(seq.Add(1)))))
 				req.Header.Set("Authorization", "Bearer "+token)
 				req.Header.Set("Content-Type", "application/json")
 				t0 := time.Now()

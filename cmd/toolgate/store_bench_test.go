@@ -48,10 +48,13 @@ func BenchmarkStoreVsMemory(b *testing.B) {
 			sqlite, memory := start("sqlite"), start("memory")
 			const clients, perClient = 8, 400
 			var seq atomic.Int64
+			sqliteClient, memoryClient := benchClient(clients), benchClient(clients)
+			defer sqliteClient.CloseIdleConnections()
+			defer memoryClient.CloseIdleConnections()
 			var withStore, base loadResult
 			for range b.N {
-				withStore = withStore.add(loadBodies(b, sqlite.url+"/v1/tool_use", sqlite.token, clients, perClient, &seq, tc.body))
-				base = base.add(loadBodies(b, memory.url+"/v1/tool_use", memory.token, clients, perClient, &seq, tc.body))
+				withStore = withStore.add(loadBodies(b, sqliteClient, sqlite.url+"/v1/tool_use", sqlite.token, clients, perClient, &seq, tc.body))
+				base = base.add(loadBodies(b, memoryClient, memory.url+"/v1/tool_use", memory.token, clients, perClient, &seq, tc.body))
 			}
 			b.ReportMetric(withStore.rps(), "sqlite_req/s")
 			b.ReportMetric(base.rps(), "memory_req/s")

@@ -46,7 +46,7 @@ func (in *instance) getJSON(t *testing.T, path string, out any) int {
 	return resp.StatusCode
 }
 
-func (in *instance) postJSON(t *testing.T, path string, body, out any) int {
+func (in *instance) postJSON(t testing.TB, path string, body, out any) int {
 	t.Helper()
 	resp := in.post(t, path, body)
 	defer resp.Body.Close()
@@ -231,7 +231,7 @@ func TestRestartInterruptsRunningCall(t *testing.T) {
 	if err := inst.stop(); err != nil {
 		t.Fatal(err)
 	}
-	<-answered
+	receive(t, answered)
 
 	inst = start(t, dir, args...)
 	var again api.MessageResponse

@@ -33,6 +33,13 @@ type Call struct {
 	// that keep something per session (browser_action's browser); nil
 	// when the call has no session.
 	SessionDone <-chan struct{}
+	// Dialect is the session's dialect ("" is Cline's), for the results
+	// that every dialect reaches by one tool but words its own way (MCP
+	// tool results).
+	Dialect api.Dialect
+	// ReadTurn is the call's turn among the session's reads (FileMemory
+	// QueueRead) when its tool counts reads, 0 otherwise.
+	ReadTurn uint64
 
 	rt Runtime
 }

@@ -53,6 +53,12 @@ type FileMemory struct {
 	seen    map[string]seenFile
 	seq     uint64
 	history *editHistory
+	// reads counts the reads of each file, for Cline's duplicate-read
+	// notes (readcount.go).
+	reads map[string]readCount
+	// readTurns are the turns of queued reads not yet counted.
+	readTurns map[uint64]chan struct{}
+	turnSeq   uint64
 }
 
 type seenFile struct {

@@ -20,6 +20,9 @@ type Env struct {
 	// Web configures the tools that reach the network; nil means the
 	// defaults.
 	Web *Web
+	// OmitFinalFileContent leaves the file's body out of the edit tools'
+	// <final_file_content> (config omit_final_file_content).
+	OmitFinalFileContent bool
 }
 
 // Factory builds the tool for one name. It returns nil when the coordinator

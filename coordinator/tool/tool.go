@@ -59,6 +59,9 @@ type Spec[In any] struct {
 	Interrupt InterruptBehavior
 	// Writes marks a tool that changes the workspace: plan mode refuses it.
 	Writes bool
+	// CountsReads marks a tool that counts the session's reads of a file
+	// (FileMemory.CountRead): its calls get read turns in block order.
+	CountsReads bool
 	// Paths lists the workspace paths an input touches, for ignore rules
 	// and permission rules.
 	Paths func(in *In) []string
@@ -95,6 +98,8 @@ type Tool struct {
 	InputSchema json.RawMessage
 	Interrupt   InterruptBehavior
 	Writes      bool
+	// CountsReads: see Spec.
+	CountsReads bool
 
 	inputType       reflect.Type
 	paramTypes      map[string]string // for ParamTypes
@@ -120,6 +125,7 @@ func NewTool[In any](s Spec[In]) *Tool {
 		InputSchema: raw,
 		Interrupt:   s.Interrupt,
 		Writes:      s.Writes,
+		CountsReads: s.CountsReads,
 		inputType:   reflect.TypeFor[In](),
 		paramTypes:  paramTypes(schema),
 		run: func(ctx context.Context, call *Call, in any) (Result, error) {

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/toolgate/toolgate/internal/fdpath"
 )
 
 // source is one workspace file selected for parsing.
@@ -38,7 +40,7 @@ func (l *Lister) readSources(root *os.Root, dir string, exclude func(string) boo
 		return nil, nil, fmt.Errorf("list_code_definition_names: directory %q does not exist or cannot be read: %w", dir, err)
 	}
 	defer sub.Close()
-	names, err := candidates(sub, rel, exclude)
+	names, err := candidates(sub, realRel(root, sub, rel), exclude)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list_code_definition_names: directory %q cannot be listed: %w", dir, err)
 	}
@@ -72,8 +74,39 @@ func (l *Lister) readSources(root *os.Root, dir string, exclude func(string) boo
 	return srcs, notes, nil
 }
 
+// realRel is the path of sub from root where sub's directory really is,
+// from the open handles: the directory named rel may have been swapped for
+// a link to another one after the caller judged the name, and the exclude
+// rules protect files where they are. rel when the system cannot tell.
+func realRel(root, sub *os.Root, rel string) string {
+	top, real := handlePath(root), handlePath(sub)
+	if top == "" || real == "" {
+		return rel
+	}
+	r, err := filepath.Rel(top, real)
+	if err != nil || !filepath.IsLocal(r) {
+		return rel
+	}
+	return filepath.ToSlash(r)
+}
+
+// handlePath is the real path of r's directory, "" when unknown.
+func handlePath(r *os.Root) string {
+	f, err := r.Open(".")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	p, err := fdpath.Of(f)
+	if err != nil {
+		return ""
+	}
+	return p
+}
+
 // candidates returns the names of the regular source files directly in sub,
-// sorted, without those exclude rejects. rel is sub's path from the root.
+// sorted, without those exclude rejects. rel is sub's real path from the
+// root. readRegular makes sure each file read is the entry listed here.
 func candidates(sub *os.Root, rel string, exclude func(string) bool) ([]string, error) {
 	d, err := sub.Open(".")
 	if err != nil {

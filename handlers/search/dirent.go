@@ -1,6 +1,7 @@
 package search
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"slices"
@@ -20,14 +21,21 @@ func (d dirent) Name() string { return d.name }
 // regular file).
 func (d dirent) Type() fs.FileMode { return d.typ }
 
+// errNotAt refuses a directory opened through a link swapped in for it.
+var errNotAt = errors.New("not the directory listed")
+
 // listDirSorted lists the directory name of r sorted by name; an
-// unreadable directory is empty, as ripgrep skips it.
-func listDirSorted(r *os.Root, name string) ([]dirent, error) {
+// unreadable directory is empty, as ripgrep skips it. want is the real
+// path the opened directory must have ("" for any), else errNotAt.
+func listDirSorted(r *os.Root, name, want string) ([]dirent, error) {
 	f, err := r.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if !isAt(f, want) {
+		return nil, errNotAt
+	}
 	entries, err := readDirTyped(f)
 	slices.SortFunc(entries, func(a, b dirent) int { return strings.Compare(a.name, b.name) })
 	return entries, err

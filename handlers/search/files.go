@@ -53,10 +53,14 @@ func Files(ctx context.Context, root *os.Root, opts FilesOptions) (*FilesResult,
 	if err != nil {
 		return nil, err
 	}
+	sd, err := openStart(root, start, opts.Exclude)
+	if err != nil {
+		return nil, err
+	}
 	c := newCollector(Options{})
 	var mu sync.Mutex
 	var found []FoundFile
-	cfg := selection(start, nil, opts.Exclude, c)
+	cfg := selection(start, nil, sd.judge(start, opts.Exclude), c)
 	cfg.prune = func(string) bool { return false }
 	cfg.visit = func(_ int, d *dirNode, names []string) {
 		for _, name := range names {
@@ -73,7 +77,7 @@ func Files(ctx context.Context, root *os.Root, opts FilesOptions) (*FilesResult,
 			mu.Unlock()
 		}
 	}
-	if err := parallelWalk(ctx, root, start, cfg); err != nil {
+	if err := parallelWalk(ctx, root, start, sd, cfg); err != nil {
 		return nil, err
 	}
 	slices.SortFunc(found, func(a, b FoundFile) int { return comparePaths(a.Path, b.Path) })

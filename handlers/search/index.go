@@ -109,11 +109,11 @@ func (ix *Index) search(ctx context.Context, root *os.Root, start string, m *mat
 	if err != nil {
 		return err
 	}
-	r, err := root.OpenRoot(dotIfEmpty(start))
+	sd, err := openStart(root, start, exclude)
 	if err != nil {
 		return err
 	}
-	return ix.refresh(ctx, r, t, searchJob{m: m, c: c, sel: selection(start, glob, exclude, c)})
+	return ix.refresh(ctx, sd, t, searchJob{m: m, c: c, sel: selection(start, glob, sd.judge(start, exclude), c)})
 }
 
 // tree finds or makes the tree of start, dropping it when the ignore files

@@ -60,6 +60,12 @@ func Walk(ctx context.Context, root *os.Root, opts WalkOptions) (*WalkResult, er
 	if err != nil {
 		return nil, err
 	}
+	sd, err := openStart(root, start, opts.Exclude)
+	if err != nil {
+		return nil, err
+	}
+	sd.root.Close() // each level is opened by name and checked against its real path
+	opts.Exclude = sd.judge(start, opts.Exclude)
 	ign, err := parentState(root, start)
 	if err != nil {
 		return nil, err
@@ -69,7 +75,7 @@ func Walk(ctx context.Context, root *os.Root, opts WalkOptions) (*WalkResult, er
 		limit = DefaultListLimit
 	}
 	res := &WalkResult{}
-	level := []levelDir{{rel: start, ign: ign}}
+	level := []levelDir{{rel: start, real: sd.real, ign: ign}}
 	for len(level) > 0 && ctx.Err() == nil {
 		listed := listLevel(root, level, &opts)
 		level = level[:0:0]
@@ -88,7 +94,7 @@ func Walk(ctx context.Context, root *os.Root, opts WalkOptions) (*WalkResult, er
 					res.Locked[e.rel+e.slash()] = true
 				}
 				if e.descend && opts.Recursive {
-					level = append(level, levelDir{rel: e.rel, ign: l.ign})
+					level = append(level, levelDir{rel: e.rel, real: e.real, ign: l.ign})
 				}
 			}
 		}
@@ -98,12 +104,14 @@ func Walk(ctx context.Context, root *os.Root, opts WalkOptions) (*WalkResult, er
 }
 
 type levelDir struct {
-	rel string
-	ign *ignoreState
+	rel  string
+	real string // where the directory must really be; "" when unknown
+	ign  *ignoreState
 }
 
 type listedEntry struct {
 	rel     string
+	real    string
 	dir     bool
 	descend bool
 	locked  bool // excluded, shown anyway
@@ -148,10 +156,11 @@ func listLevel(root *os.Root, level []levelDir, opts *WalkOptions) []listedDir {
 }
 
 func listOne(root *os.Root, d levelDir, opts *WalkOptions) listedDir {
-	entries, err := listDirSorted(root, dotIfEmpty(d.rel))
+	entries, err := listDirSorted(root, dotIfEmpty(d.rel), d.real)
 	if err != nil && entries == nil {
 		return listedDir{}
 	}
+	listed(d.rel)
 	names := make(map[string]bool, len(entries))
 	for _, e := range entries {
 		names[e.Name()] = true
@@ -173,7 +182,7 @@ func listOne(root *os.Root, d levelDir, opts *WalkOptions) listedDir {
 			continue
 		}
 		descend := isDir && !locked && !strings.HasPrefix(name, ".") && !defaultExcluded(rel, name)
-		ld.entries = append(ld.entries, listedEntry{rel: rel, dir: isDir, descend: descend, locked: locked})
+		ld.entries = append(ld.entries, listedEntry{rel: rel, real: childOf(d.real, name), dir: isDir, descend: descend, locked: locked})
 	}
 	return ld
 }

@@ -22,14 +22,15 @@ type searchJob struct {
 type idxTask struct {
 	d    *idxDir
 	root *os.Root
+	real string // where the directory must really be; "" when unknown
 	pign *ignoreState
 }
 
 // refresh walks the cached tree from top (an open handle on its directory)
 // with one worker per CPU, bringing every visited directory up to date and
 // searching its files.
-func (ix *Index) refresh(ctx context.Context, top *os.Root, t *indexTree, job searchJob) error {
-	q := newWorkQueue(ctx, idxTask{d: t.top, root: top, pign: t.parentIgn})
+func (ix *Index) refresh(ctx context.Context, top *startDir, t *indexTree, job searchJob) error {
+	q := newWorkQueue(ctx, idxTask{d: t.top, root: top.root, real: top.real, pign: t.parentIgn})
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
@@ -63,6 +64,10 @@ func (ix *Index) visitDir(ctx context.Context, it idxTask, job searchJob, scratc
 		return nil
 	}
 	defer dirf.Close()
+	if !isAt(dirf, it.real) {
+		d.listed = false // a link swapped in for the directory: relist next time
+		return nil
+	}
 	fi, err := dirf.Stat()
 	if err != nil {
 		d.listed = false
@@ -73,6 +78,7 @@ func (ix *Index) visitDir(ctx context.Context, it idxTask, job searchJob, scratc
 	if !d.listed || st != d.stamp || d.parentIgn != it.pign || st.racy(d.listedAt, ix.racy) || ix.ignoreFilesMoved(it.root, d) {
 		ix.relist(it.root, d, it.pign, st, now)
 	}
+	listed(d.rel)
 	for _, f := range d.files {
 		if ctx.Err() != nil {
 			return nil
@@ -81,7 +87,7 @@ func (ix *Index) visitDir(ctx context.Context, it idxTask, job searchJob, scratc
 		if job.sel.prune(rel) || !job.sel.keepFile(rel) {
 			continue
 		}
-		ix.visitFile(it.root, dirf, d, f, rel, job, scratch, now)
+		ix.visitFile(it.root, dirf, childOf(it.real, f.name), d, f, rel, job, scratch, now)
 	}
 	var tasks []idxTask
 	for _, sub := range d.dirs {
@@ -93,7 +99,7 @@ func (ix *Index) visitDir(ctx context.Context, it idxTask, job searchJob, scratc
 			d.listed = false // replaced or removed: relist next time
 			continue
 		}
-		tasks = append(tasks, idxTask{d: sub, root: r, pign: d.ign})
+		tasks = append(tasks, idxTask{d: sub, root: r, real: childOf(it.real, sub.name), pign: d.ign})
 	}
 	slices.Reverse(tasks)
 	return tasks
@@ -101,8 +107,8 @@ func (ix *Index) visitDir(ctx context.Context, it idxTask, job searchJob, scratc
 
 // visitFile searches one file unless its unchanged stamp and its summary
 // prove it cannot match. The summary is built on the second read of an
-// unchanged, settled file.
-func (ix *Index) visitFile(root *os.Root, dirf *os.File, d *idxDir, f *idxFile, rel string, job searchJob, scratch *[]byte, now time.Time) {
+// unchanged, settled file. real is where the file must really be.
+func (ix *Index) visitFile(root *os.Root, dirf *os.File, real string, d *idxDir, f *idxFile, rel string, job searchJob, scratch *[]byte, now time.Time) {
 	fst, err := statAt(root, dirf, f.name)
 	if err != nil || !fst.regular() {
 		d.listed = false
@@ -119,7 +125,7 @@ func (ix *Index) visitFile(root *os.Root, dirf *os.File, d *idxDir, f *idxFile, 
 	if fst.size+1 > chunkSize {
 		ix.dropSummary(f) // large files are streamed, never summarised
 		ix.reads.Add(1)
-		if lines, n, err := scanFileIn(root, f.name, job.m, scratch); err == nil && n > 0 {
+		if lines, n, err := scanFileIn(root, f.name, real, job.m, scratch); err == nil && n > 0 {
 			job.c.add(FileMatches{Path: rel, Lines: lines, Count: n})
 		}
 		return
@@ -130,6 +136,9 @@ func (ix *Index) visitFile(root *os.Root, dirf *os.File, d *idxDir, f *idxFile, 
 		return
 	}
 	defer fh.Close()
+	if !isAt(fh, real) {
+		return
+	}
 	hfi, err := fh.Stat()
 	if err != nil || !hfi.Mode().IsRegular() {
 		return
@@ -164,7 +173,7 @@ func (ix *Index) ignoreFilesMoved(root *os.Root, d *idxDir) bool {
 // relist reads d again: its entries, its ignore files and the entries that
 // pass them. Files and subdirectories that stay keep their cached state.
 func (ix *Index) relist(root *os.Root, d *idxDir, pign *ignoreState, st stamp, now time.Time) {
-	entries := listDir(root)
+	entries, _ := listDirSorted(root, ".", "") // visitDir checked the handle
 	names := make(map[string]bool, len(entries))
 	for _, e := range entries {
 		names[e.Name()] = true

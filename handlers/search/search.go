@@ -89,21 +89,25 @@ func Search(ctx context.Context, root *os.Root, opts Options) (*Result, error) {
 
 // coldSearch walks start and reads every selected file.
 func coldSearch(ctx context.Context, root *os.Root, start string, m *matcher, glob *fileGlob, c *collector, exclude func(string, bool) bool) error {
+	sd, err := openStart(root, start, exclude)
+	if err != nil {
+		return err
+	}
 	scratch := make([][]byte, runtime.GOMAXPROCS(0))
-	cfg := selection(start, glob, exclude, c)
+	cfg := selection(start, glob, sd.judge(start, exclude), c)
 	cfg.visit = func(w int, d *dirNode, names []string) {
 		for _, name := range names {
 			rel := join(d.rel, name)
 			if c.pruned(rel) || ctx.Err() != nil {
 				continue
 			}
-			lines, n, err := scanFileIn(d.root, name, m, &scratch[w])
+			lines, n, err := scanFileIn(d.root, name, childOf(d.real, name), m, &scratch[w])
 			if err == nil && n > 0 {
 				c.add(FileMatches{Path: rel, Lines: lines, Count: n})
 			}
 		}
 	}
-	return parallelWalk(ctx, root, start, cfg)
+	return parallelWalk(ctx, root, start, sd, cfg)
 }
 
 // selection builds the walk filters shared by cold and indexed searches.
@@ -130,13 +134,18 @@ func selection(start string, glob *fileGlob, exclude func(string, bool) bool, c 
 	}
 }
 
-func scanFileIn(dir *os.Root, name string, m *matcher, scratch *[]byte) ([]Line, int, error) {
+// scanFileIn searches the file name of dir, which must really be at want
+// (see isAt).
+func scanFileIn(dir *os.Root, name, want string, m *matcher, scratch *[]byte) ([]Line, int, error) {
 	// O_NONBLOCK: an entry swapped for a FIFO after listing must not hang.
 	f, err := dir.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer f.Close()
+	if !isAt(f, want) {
+		return nil, 0, errNotAt
+	}
 	st, err := f.Stat()
 	if err != nil || !st.Mode().IsRegular() {
 		return nil, 0, err

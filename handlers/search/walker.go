@@ -18,6 +18,7 @@ type dirNode struct {
 	name   string
 	parent *dirNode
 	root   *os.Root
+	real   string // where the directory must really be; "" when unknown
 	ign    *ignoreState
 	refs   atomic.Int32
 }
@@ -50,19 +51,17 @@ type walkConfig struct {
 	visit func(worker int, d *dirNode, names []string)
 }
 
-// parallelWalk walks start (workspace-relative) with one worker per CPU.
-// Ignore files above start are honoured; start itself is walked even if
-// ignored, as ripgrep does for a path it is given.
-func parallelWalk(ctx context.Context, root *os.Root, start string, cfg walkConfig) error {
+// parallelWalk walks start (workspace-relative, opened as sd) with one
+// worker per CPU, and closes sd. Ignore files above start are honoured;
+// start itself is walked even if ignored, as ripgrep does for a path it is
+// given.
+func parallelWalk(ctx context.Context, root *os.Root, start string, sd *startDir, cfg walkConfig) error {
 	ign, err := parentState(root, start)
 	if err != nil {
+		sd.root.Close()
 		return err
 	}
-	r, err := root.OpenRoot(dotIfEmpty(start))
-	if err != nil {
-		return err
-	}
-	top := &dirNode{rel: start, root: r, ign: ign}
+	top := &dirNode{rel: start, root: sd.root, real: sd.real, ign: ign}
 	top.refs.Store(1)
 	q := newWorkQueue(ctx, walkItem{dir: top})
 	var wg sync.WaitGroup
@@ -106,7 +105,11 @@ func readDir(d *dirNode, cfg walkConfig) []walkItem {
 		}
 		d.root = r
 	}
-	entries := listDir(d.root)
+	entries, ok := listDirAt(d.root, d.real)
+	if !ok {
+		return nil // a link swapped in for the directory after it was listed
+	}
+	listed(d.rel)
 	names := make(map[string]bool, len(entries))
 	for _, e := range entries {
 		names[e.Name()] = true
@@ -136,7 +139,7 @@ func readDir(d *dirNode, cfg walkConfig) []walkItem {
 				continue
 			}
 			flush()
-			child := &dirNode{rel: rel, name: name, parent: d, ign: d.ign}
+			child := &dirNode{rel: rel, name: name, parent: d, real: childOf(d.real, name), ign: d.ign}
 			child.refs.Store(1)
 			d.refs.Add(1)
 			items = append(items, walkItem{dir: child})
@@ -154,11 +157,12 @@ func readDir(d *dirNode, cfg walkConfig) []walkItem {
 	return items
 }
 
-// listDir returns a directory's entries sorted by name; an unreadable
-// directory is empty, as ripgrep skips it.
-func listDir(r *os.Root) []dirent {
-	entries, _ := listDirSorted(r, ".")
-	return entries
+// listDirAt returns a directory's entries sorted by name; an unreadable
+// directory is empty, as ripgrep skips it. False: the opened directory is
+// not at real (see isAt).
+func listDirAt(r *os.Root, real string) ([]dirent, bool) {
+	entries, err := listDirSorted(r, ".", real)
+	return entries, err != errNotAt
 }
 
 // comparePaths orders slash-separated paths as a depth-first walk with

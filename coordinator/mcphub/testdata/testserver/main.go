@@ -4,9 +4,11 @@
 //
 // Tools: echo (read-only), slow (progress, then waits to be cancelled;
 // -cancelled names a file it writes when that happens), fail (isError),
-// media (image, audio and resource contents), images (BMP, SVG, ICO and a
+// media (image, audio and resource contents), parts (several texts, a
+// resource, audio and an image; isError or no content when asked), images (BMP, SVG, ICO and a
 // mislabelled PNG), crash (exits the process),
-// grow (adds a tool, which sends list_changed). Resource: mem://hello.
+// grow (adds a tool, which sends list_changed), readfile and writefile
+// (what a server may touch, for the sandbox's tests). Resource: mem://hello.
 package main
 
 import (
@@ -34,6 +36,11 @@ type slowIn struct {
 }
 
 type empty struct{}
+
+type fileIn struct {
+	Path string `json:"path"`
+	Text string `json:"text,omitempty"`
+}
 
 func main() {
 	httpAddr := flag.String("http", "", "serve streamable HTTP on this address instead of stdio")
@@ -68,6 +75,12 @@ func serveHTTP(addr, path string, h http.Handler) {
 	}
 	fmt.Printf("http://%s%s\n", ln.Addr(), path)
 	log.Fatal(http.Serve(ln, h))
+}
+
+// partsIn is the parts tool's input.
+type partsIn struct {
+	Error bool `json:"error,omitempty"`
+	None  bool `json:"none,omitempty"`
 }
 
 func newServer(cancelled string) *mcp.Server {
@@ -107,6 +120,20 @@ func newServer(cancelled string) *mcp.Server {
 				&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "mem://r", MIMEType: "text/plain", Text: "inline"}},
 			}}, nil, nil
 		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "parts", Description: "Return several parts; isError when asked; nothing when none is set."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in partsIn) (*mcp.CallToolResult, any, error) {
+			if in.None {
+				return &mcp.CallToolResult{Content: []mcp.Content{}, IsError: in.Error}, nil, nil
+			}
+			return &mcp.CallToolResult{IsError: in.Error, Content: []mcp.Content{
+				&mcp.TextContent{Text: "first"},
+				&mcp.TextContent{Text: ""},
+				&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "mem://r", MIMEType: "text/plain", Text: "a <b> & c", Blob: nil}},
+				&mcp.AudioContent{MIMEType: "audio/wav", Data: []byte("wav")},
+				&mcp.TextContent{Text: "second"},
+				&mcp.ImageContent{MIMEType: "image/png", Data: tinyPNG()},
+			}}, nil, nil
+		})
 	mcp.AddTool(srv, &mcp.Tool{Name: "images", Description: "Return images the Messages API does not take: BMP, SVG, ICO."},
 		func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, any, error) {
 			var b bytes.Buffer
@@ -130,6 +157,21 @@ func newServer(cancelled string) *mcp.Server {
 					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "late"}}}, nil, nil
 				})
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "grown"}}}, nil, nil
+		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "readfile", Description: "Answer a file's contents, or the error reading it."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in fileIn) (*mcp.CallToolResult, any, error) {
+			data, err := os.ReadFile(in.Path)
+			if err != nil {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "error: " + err.Error()}}}, nil, nil
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "read: " + string(data)}}}, nil, nil
+		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "writefile", Description: "Write text to a file, answering the error if any."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in fileIn) (*mcp.CallToolResult, any, error) {
+			if err := os.WriteFile(in.Path, []byte(in.Text), 0o644); err != nil {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "error: " + err.Error()}}}, nil, nil
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "wrote"}}}, nil, nil
 		})
 	srv.AddResource(&mcp.Resource{URI: "mem://hello", Name: "hello", MIMEType: "text/plain"},
 		func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -124,7 +125,7 @@ func TestEventLogWaitFor(t *testing.T) {
 			got <- ev
 		}()
 		l.Append(api.Event{Type: "y", ToolUseID: "want"})
-		if ev := <-got; ev.ToolUseID != "want" || ev.ID != 2 {
+		if ev := receive(t, got); ev.ToolUseID != "want" || ev.ID != 2 {
 			t.Errorf("got %+v, want the second event", ev)
 		}
 	})
@@ -143,4 +144,54 @@ func TestEventLogWaitFor(t *testing.T) {
 			t.Errorf("err = %v, want context.Canceled", err)
 		}
 	})
+}
+
+// The window grows as events arrive, including while the byte bound has
+// already moved its start: every event kept is still read back in order.
+func TestEventLogGrowsInOrder(t *testing.T) {
+	l := coordinator.NewEventLog("s", 64, 20<<10)
+	big := strings.Repeat("x", 4<<10)
+	total := 0
+	for i := range 200 {
+		ev := api.Event{Type: api.EventToolOutput, ToolUseID: fmt.Sprint(i)}
+		if i < 20 || i%50 == 0 {
+			ev.Chunk = big // few fit: the start moves before the ring is full
+		}
+		l.Append(ev)
+		total++
+		b := l.Read(0, 1000)
+		if int(b.Missed)+len(b.Events) != total {
+			t.Fatalf("after %d appends: %d missed + %d kept", total, b.Missed, len(b.Events))
+		}
+		for j, ev := range b.Events {
+			if want := b.Missed + int64(j) + 1; ev.ID != want || ev.ToolUseID != fmt.Sprint(want-1) {
+				t.Fatalf("after %d appends: event %d is id %d (%s), want %d", total, j, ev.ID, ev.ToolUseID, want)
+			}
+		}
+		if len(b.Events) > 64 {
+			t.Fatalf("kept %d events, the bound is 64", len(b.Events))
+		}
+	}
+	if b := l.Read(0, 1000); len(b.Events) != 64 {
+		t.Errorf("kept %d small events, want the full window of 64", len(b.Events))
+	}
+}
+
+// A log costs what its events hold, not its whole window up front: a
+// thousand sessions with a few events each must not hold a thousand
+// full windows.
+func TestEventLogAllocatesAsEventsArrive(t *testing.T) {
+	const logs, size = 100, 100_000 // a full window of pointers is 800 KB
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	kept := make([]*coordinator.EventLog, logs)
+	for i := range kept {
+		kept[i] = coordinator.NewEventLog("s", size, 0)
+		kept[i].Append(api.Event{Type: "x"})
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / logs; per > 16<<10 {
+		t.Errorf("a log with one event allocated %d bytes; want it to grow as events arrive", per)
+	}
+	runtime.KeepAlive(kept)
 }

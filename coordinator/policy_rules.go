@@ -122,30 +122,6 @@ func ValidatePermissions(p api.Permissions) error {
 	return nil
 }
 
-// subject is a call as rules see it.
-type subject struct {
-	// badCwd says why a command's working directory cannot be used
-	// (outside the workspace, or not a valid path): no approval can make
-	// a command run there, so the call is refused.
-	badCwd     error
-	tool       string // registry name: read_file, execute_command, use_mcp_tool
-	mcpServer  string // for use_mcp_tool
-	mcpTool    string
-	paths      []pathRef          // workspace paths the call touches
-	url        string             // the web address the call reaches
-	host       string             // its host name, lower case
-	command    *shellcmd.Analysis // for execute_command
-	line       string             // the command line
-	background bool               // a command started as a session job
-	outside    []string           // command words naming paths outside the workspace
-}
-
-// pathRef is a workspace-relative path and whether it names a directory.
-type pathRef struct {
-	rel   string
-	isDir bool
-}
-
 // matchesName reports whether the rule's tool part names the call's tool.
 func (r *permRule) matchesName(s *subject) bool {
 	if rest, ok := strings.CutPrefix(r.tool, mcpPrefix); ok {
@@ -159,7 +135,7 @@ func (r *permRule) matchesName(s *subject) bool {
 		return !hasTool || glob(tool, s.mcpTool)
 	}
 	for _, t := range claudeCodeRuleTools[r.tool] {
-		if t == s.tool {
+		if glob(t, s.tool) {
 			return true
 		}
 	}
@@ -186,6 +162,11 @@ var claudeCodeRuleTools = map[string][]string{
 	"TodoWrite":    {"todo_write"},
 	"BashOutput":   {"shell_output"},
 	"KillShell":    {"kill_shell"},
+	"Task":         {SubagentPrefix + "*"},
+	"WebSearch":    {"web_search"},
+	// The Messages API's client tools, by the names its models call them.
+	"bash":                        {"shell_session", "execute_command"},
+	"str_replace_based_edit_tool": {"read_lines", "list_tree", "write_to_file", "edit_text"},
 }
 
 // matchesAny reports whether the rule covers any part of the call: any

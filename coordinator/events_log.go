@@ -22,8 +22,12 @@ import (
 type EventLog struct {
 	sessionID string
 
-	mu     sync.Mutex
+	mu sync.Mutex
+	// ring holds the window. It grows as events arrive, up to size: most
+	// sessions see a few dozen events, and a thousand sessions each
+	// holding a full window of empty slots cost most of a gigabyte.
 	ring   []*loggedEvent
+	size   int // bound on the events kept
 	start  int // index of the oldest event in ring
 	count  int
 	bytes  int // sum of the kept events' sizes
@@ -93,8 +97,24 @@ func NewEventLog(sessionID string, size, maxBytes int) *EventLog {
 	if size < 1 {
 		size = 1
 	}
-	return &EventLog{sessionID: sessionID, ring: make([]*loggedEvent, size), max: maxBytes,
+	return &EventLog{sessionID: sessionID, size: size, max: maxBytes,
 		nextID: 1, wakeMessage: map[string]chan struct{}{}}
+}
+
+// minRing is the first allocation of a ring that grows.
+const minRing = 16
+
+// growLocked makes room for one more event below the bound: the ring
+// doubles (up to size), its events laid out again from index 0.
+func (l *EventLog) growLocked() {
+	if l.count < len(l.ring) || len(l.ring) >= l.size {
+		return
+	}
+	grown := make([]*loggedEvent, min(l.size, max(minRing, 2*len(l.ring))))
+	for i := range l.count {
+		grown[i] = l.ring[(l.start+i)%len(l.ring)]
+	}
+	l.ring, l.start = grown, 0
 }
 
 // Append stamps ev with the next id, the session and the time, and keeps
@@ -110,9 +130,10 @@ func (l *EventLog) Append(ev api.Event) api.Event {
 	ev.SessionID = l.sessionID
 	ev.Time = time.Now().UTC()
 	size := eventSize(&ev)
-	for l.count == len(l.ring) || l.count > 0 && l.max > 0 && l.bytes+size > l.max {
+	for l.count == l.size || l.count > 0 && l.max > 0 && l.bytes+size > l.max {
 		l.dropOldestLocked()
 	}
+	l.growLocked()
 	i := (l.start + l.count) % len(l.ring)
 	le := &loggedEvent{ev: ev, size: size}
 	le.json.ev = &le.ev

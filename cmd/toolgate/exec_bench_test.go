@@ -1,0 +1,74 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+
+	"github.com/toolgate/toolgate/api"
+)
+
+// BenchmarkExecuteTrueVsBash runs execute_command of `true` through
+// toolgate (a fresh tool_use id per call, sandbox off, calls allowed) and,
+// alternating round by round in the same run, spawns `bash -c true`
+// directly from as many goroutines, and reports both rates and toolgate's
+// ratio. Each caller posts one-block messages to a session of its own: a
+// session runs commands that may write one at a time, as the model emitted
+// them, so callers sharing one would measure that order, not the spawn.
+//
+//	go test -run '^$' -bench ExecuteTrueVsBash -benchtime 3x ./cmd/toolgate/
+func BenchmarkExecuteTrueVsBash(b *testing.B) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		b.Skip("needs bash")
+	}
+	dir := b.TempDir()
+	cfg := filepath.Join(b.TempDir(), "toolgate.json")
+	if err := os.WriteFile(cfg, []byte(`{"policy": {"allow_all": true, "sandbox": {"mode": "off"}}}`), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	inst := start(b, dir, append(benchLogArgs(), "--config", cfg)...)
+	body := func(n int64) string {
+		return fmt.Sprintf(`{"role":"assistant","content":[{"type":"tool_use","id":"toolu_x%d","name":"execute_command","input":{"command":"true","requires_approval":false}}]}`, n)
+	}
+	var urls []string
+	for range 8 {
+		var s api.Session
+		if code := inst.postJSON(b, "/v1/sessions", map[string]any{}, &s); code != http.StatusCreated {
+			b.Fatalf("create session: %d", code)
+		}
+		urls = append(urls, inst.url+"/v1/sessions/"+s.ID+"/messages")
+	}
+	spawn := func() error {
+		cmd := exec.Command(bash, "-c", "true")
+		cmd.Dir = dir
+		return cmd.Run()
+	}
+	var first api.MessageResponse
+	if code := inst.postJSON(b, urls[0][len(inst.url):], jsonRaw(body(0)), &first); code != http.StatusOK ||
+		len(first.Calls) != 1 || first.Calls[0].Status != api.StatusSucceeded {
+		b.Fatalf("execute_command of true: %d %+v", code, first)
+	}
+	const rounds, calls = 4, 96
+	var seq atomic.Int64
+	for _, callers := range []int{1, 8} {
+		b.Run(fmt.Sprintf("callers=%d", callers), func(b *testing.B) {
+			client := benchClient(callers)
+			defer client.CloseIdleConnections()
+			var tg, base loadResult
+			for range b.N {
+				for range rounds {
+					tg = tg.add(loadEach(b, client, urls[:callers], inst.token, callers, calls/callers, &seq, body))
+					base = base.add(callsFrom(b, callers, calls/callers, spawn))
+				}
+			}
+			b.ReportMetric(tg.rps(), "toolgate_calls/s")
+			b.ReportMetric(base.rps(), "bash_spawns/s")
+			b.ReportMetric(tg.rps()/base.rps(), "ratio")
+		})
+	}
+}

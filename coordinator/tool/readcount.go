@@ -1,0 +1,129 @@
+package tool
+
+import (
+	"context"
+	"time"
+)
+
+// readTurnWait bounds how long a read waits for the reads queued before
+// it to be counted: a safety net only, since every queued call ends.
+const readTurnWait = time.Minute
+
+// maxReadCounts bounds the files whose reads one session counts; past it
+// the counts start over.
+const maxReadCounts = 10000
+
+// readCount is what Cline's ReadFileToolHandler (v4.0.12) keeps of each
+// file in its fileReadCache: how often it was read, and its mtime then.
+type readCount struct {
+	n     int
+	mtime time.Time
+}
+
+// QueueRead gives a call that counts reads its turn, in the order the
+// calls were queued (the model's block order). Cline runs one call after
+// the other; toolgate runs reads side by side, and the turns keep the
+// counts what Cline's order gives. Every turn must end with EndRead.
+func (m *FileMemory) QueueRead() uint64 {
+	if m == nil {
+		return 0
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.readTurns == nil {
+		m.readTurns = map[uint64]chan struct{}{}
+	}
+	m.turnSeq++
+	m.readTurns[m.turnSeq] = make(chan struct{})
+	return m.turnSeq
+}
+
+// EndRead ends a turn QueueRead gave; ending it twice does nothing.
+func (m *FileMemory) EndRead(turn uint64) {
+	if m == nil || turn == 0 {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if ch, ok := m.readTurns[turn]; ok {
+		close(ch)
+		delete(m.readTurns, turn)
+	}
+}
+
+// waitTurn waits until every turn before turn has ended.
+func (m *FileMemory) waitTurn(ctx context.Context, turn uint64) {
+	m.mu.Lock()
+	var earlier []chan struct{}
+	for t, ch := range m.readTurns {
+		if t < turn {
+			earlier = append(earlier, ch)
+		}
+	}
+	m.mu.Unlock()
+	if len(earlier) == 0 {
+		return // the usual case: no timer to make
+	}
+	timer := time.NewTimer(readTurnWait)
+	defer timer.Stop()
+	for _, ch := range earlier {
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+			return
+		}
+	}
+}
+
+// CountRead records a successful read of a file (key is Cline's cache key,
+// the path in lower case) whose mtime is mtime, and returns how often the
+// session has now read it unchanged: 1 the first time and after the file
+// changed, was edited by a tool, or a command ran. A read with a turn
+// (QueueRead) is counted after the reads queued before it, and ends its
+// turn.
+func (m *FileMemory) CountRead(ctx context.Context, turn uint64, key string, mtime time.Time) int {
+	if m == nil {
+		return 1
+	}
+	if turn != 0 {
+		m.waitTurn(ctx, turn)
+		defer m.EndRead(turn)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.reads == nil || len(m.reads) >= maxReadCounts {
+		m.reads = map[string]readCount{}
+	}
+	c, ok := m.reads[key]
+	if ok && c.mtime.Equal(mtime) {
+		c.n++
+	} else {
+		c = readCount{n: 1, mtime: mtime}
+	}
+	m.reads[key] = c
+	return c.n
+}
+
+// ForgetRead starts a file's read count over, as Cline does after its own
+// edit of the file.
+func (m *FileMemory) ForgetRead(key string) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.reads, key)
+}
+
+// ForgetReads starts every read count over, as Cline does after a command
+// ran: a command may change any file.
+func (m *FileMemory) ForgetReads() {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.reads = nil
+}
