@@ -132,6 +132,7 @@ func New(o Options) *Coordinator {
 		r, err := c.confine("", c.ignoreMatcher())
 		return c.sandbox, r, err
 	}
+	c.mcp.SetConfine(c.confineMCP)
 	dynamic := append(append([]DynamicSource(nil), o.Dynamic...), c.subagentSources()...)
 	c.registry = NewRegistry(ToolEnv{Workspace: o.Workspace, Validate: v, Commands: &cfg.Commands, Registerer: o.Registerer, MCP: o.MCP,
 		Web: cfg.webEnv(), OmitFinalFileContent: cfg.OmitFinalFileContent}, o.Tools, dynamic...)

@@ -48,6 +48,17 @@ func (c *Coordinator) confine(dir string, m *ignore.Matcher) (sandbox.Run, error
 	return r, nil
 }
 
+// confineMCP prepares the command of an MCP stdio server whose entry asks
+// for the sandbox: the same confinement as a command run in dir (the
+// workspace when ""), with the ignore rules in force when it starts.
+func (c *Coordinator) confineMCP(argv, env []string, dir string) (*sandbox.Prepared, error) {
+	r, err := c.confine(dir, c.ignoreMatcher())
+	if err != nil {
+		return nil, err
+	}
+	return c.sandbox.Prepare(argv, env, r)
+}
+
 // ownFiles are toolgate's config and state files: the config file, the
 // MCP settings, the spilled outputs and the token file.
 func (c *Coordinator) ownFiles() []string {

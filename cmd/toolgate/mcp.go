@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"log/slog"
 	"path/filepath"
 
@@ -9,10 +8,11 @@ import (
 	"github.com/toolgate/toolgate/coordinator/mcphub"
 )
 
-// startMCP loads the MCP settings the config names and connects to the
-// servers in the background; nil when none are named. The settings file
-// joins the protected files: a write to it would change what runs.
-func startMCP(ctx context.Context, cfg *coordinator.Config, logger *slog.Logger) (*mcphub.Hub, error) {
+// loadMCP loads the MCP settings the config names into a hub, nil when
+// none are named; Start connects it once the coordinator has given it its
+// sandbox. The settings file joins the protected files: a write to it
+// would change what runs.
+func loadMCP(cfg *coordinator.Config, logger *slog.Logger) (*mcphub.Hub, error) {
 	if cfg.MCPSettings == "" {
 		return nil, nil
 	}
@@ -26,7 +26,5 @@ func startMCP(ctx context.Context, cfg *coordinator.Config, logger *slog.Logger)
 		}
 		cfg.ProtectedFiles = append(cfg.ProtectedFiles, abs)
 	}
-	hub := mcphub.New(settings, mcphub.Options{Logger: logger, Version: version})
-	hub.Start(ctx)
-	return hub, nil
+	return mcphub.New(settings, mcphub.Options{Logger: logger, Version: version}), nil
 }

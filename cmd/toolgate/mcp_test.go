@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -10,7 +9,7 @@ import (
 	"github.com/toolgate/toolgate/coordinator"
 )
 
-func TestStartMCP(t *testing.T) {
+func TestLoadMCP(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, content string) string {
 		t.Helper()
@@ -21,15 +20,15 @@ func TestStartMCP(t *testing.T) {
 		return p
 	}
 	t.Run("none named", func(t *testing.T) {
-		hub, err := startMCP(context.Background(), &coordinator.Config{}, slog.New(slog.DiscardHandler))
+		hub, err := loadMCP(&coordinator.Config{}, slog.New(slog.DiscardHandler))
 		if hub != nil || err != nil {
-			t.Errorf("startMCP = %v, %v; want no hub and no error", hub, err)
+			t.Errorf("loadMCP = %v, %v; want no hub and no error", hub, err)
 		}
 	})
 	t.Run("settings protected and servers listed", func(t *testing.T) {
 		p := write("mcp.json", `{"mcpServers": {"off": {"command": "x", "disabled": true}}}`)
 		cfg := &coordinator.Config{MCPConfig: coordinator.MCPConfig{MCPSettings: p}}
-		hub, err := startMCP(context.Background(), cfg, slog.New(slog.DiscardHandler))
+		hub, err := loadMCP(cfg, slog.New(slog.DiscardHandler))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,14 +43,15 @@ func TestStartMCP(t *testing.T) {
 	})
 	t.Run("bad entries refused", func(t *testing.T) {
 		for name, content := range map[string]string{
-			"no-command.json": `{"mcpServers": {"a": {"type": "stdio"}}}`,
-			"no-url.json":     `{"mcpServers": {"a": {"type": "sse"}}}`,
-			"bad-type.json":   `{"mcpServers": {"a": {"type": "carrier-pigeon", "url": "x"}}}`,
-			"not-json.json":   `{`,
+			"no-command.json":    `{"mcpServers": {"a": {"type": "stdio"}}}`,
+			"no-url.json":        `{"mcpServers": {"a": {"type": "sse"}}}`,
+			"bad-type.json":      `{"mcpServers": {"a": {"type": "carrier-pigeon", "url": "x"}}}`,
+			"not-json.json":      `{`,
+			"sandboxed-url.json": `{"mcpServers": {"a": {"url": "http://127.0.0.1:1/mcp", "sandbox": true}}}`,
 		} {
 			cfg := &coordinator.Config{MCPConfig: coordinator.MCPConfig{MCPSettings: write(name, content)}}
-			if _, err := startMCP(context.Background(), cfg, slog.New(slog.DiscardHandler)); err == nil {
-				t.Errorf("%s: startMCP succeeded, want an error", name)
+			if _, err := loadMCP(cfg, slog.New(slog.DiscardHandler)); err == nil {
+				t.Errorf("%s: loadMCP succeeded, want an error", name)
 			}
 		}
 	})

@@ -17,9 +17,12 @@ type processExit struct {
 // server failed to start. Other transports' errors pass unchanged.
 func (s *server) exited(err error) error {
 	s.mu.Lock()
-	cmd := s.proc
-	s.proc = nil
+	cmd, prepared := s.proc, s.prepared
+	s.proc, s.prepared = nil, nil
 	s.mu.Unlock()
+	if limit := prepared.Finish(); limit != "" {
+		err = fmt.Errorf("%w (the sandbox ended the server at %s)", err, limit)
+	}
 	if cmd == nil || cmd.ProcessState == nil {
 		return err
 	}

@@ -8,10 +8,12 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/internal/sandbox"
 )
 
 // Options tune a Hub; zero values take the defaults.
@@ -21,7 +23,15 @@ type Options struct {
 	MinBackoff, MaxBackoff time.Duration
 	// Version is announced to servers as the client version.
 	Version string
+	// Confine wraps the command of a stdio server whose entry says
+	// "sandbox": true (argv, environment and working directory, "" for
+	// the workspace); without it such a server is not started. The
+	// coordinator sets it (SetConfine) when the hub is given to it.
+	Confine ConfineFunc
 }
+
+// ConfineFunc prepares a command to run in the sandbox.
+type ConfineFunc func(argv, env []string, dir string) (*sandbox.Prepared, error)
 
 // Hub holds one connection per configured server. A nil *Hub is an empty
 // hub: it lists nothing and refuses every call.
@@ -32,8 +42,17 @@ type Hub struct {
 	byClean map[string]*server // cleaned name -> server, for listed names
 	names   []string
 
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	confine atomic.Pointer[ConfineFunc]
+}
+
+// SetConfine sets how sandboxed stdio servers are confined, for servers
+// started from now on.
+func (h *Hub) SetConfine(f ConfineFunc) {
+	if h != nil && f != nil {
+		h.confine.Store(&f)
+	}
 }
 
 // New builds a hub for the settings; Start connects it.
@@ -58,6 +77,7 @@ func New(s Settings, o Options) *Hub {
 		h.names = append(h.names, name)
 	}
 	sort.Strings(h.names)
+	h.SetConfine(o.Confine)
 	return h
 }
 

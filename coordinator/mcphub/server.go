@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/internal/sandbox"
 )
 
 // server is one configured server and its current connection.
@@ -32,6 +33,7 @@ type server struct {
 	// one ended (its exit code and the tail of its stderr).
 	proc       *exec.Cmd
 	exit       *processExit
+	prepared   *sandbox.Prepared // the sandboxed process's run, released once it ended
 	refreshing atomic.Bool
 
 	progress sync.Map // progress token -> func(string)

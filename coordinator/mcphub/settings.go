@@ -43,6 +43,10 @@ type ServerConfig struct {
 	AutoApprove []string `json:"autoApprove,omitempty"`
 	// Timeout bounds one call, in seconds; 0 means 60.
 	Timeout int `json:"timeout,omitempty"`
+	// Sandbox runs a stdio server inside toolgate's command sandbox (see
+	// policy.sandbox): read-only root, only the workspace writable,
+	// credentials and ignored files hidden, the network as configured.
+	Sandbox bool `json:"sandbox,omitempty"`
 }
 
 // transport resolves the entry's transport kind.
@@ -76,6 +80,9 @@ func (c ServerConfig) check(name string) error {
 	case TransportStreamableHTTP, TransportSSE:
 		if c.URL == "" {
 			return fmt.Errorf("mcp server %q: %s needs a url", name, c.transport())
+		}
+		if c.Sandbox {
+			return fmt.Errorf("mcp server %q: \"sandbox\" applies to stdio servers only (toolgate does not start a %s server)", name, c.transport())
 		}
 	default:
 		return fmt.Errorf("mcp server %q: unknown type %q", name, c.transport())

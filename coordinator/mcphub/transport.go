@@ -1,6 +1,7 @@
 package mcphub
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolgate/toolgate/internal/sandbox"
 )
 
 // inherited are the only variables a stdio server gets from toolgate's own
@@ -20,7 +22,10 @@ var inherited = []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LA
 func (s *server) transport() (mcp.Transport, error) {
 	switch s.cfg.transport() {
 	case TransportStdio:
-		cmd := s.command()
+		cmd, err := s.command()
+		if err != nil {
+			return nil, err
+		}
 		s.mu.Lock()
 		s.proc = cmd
 		s.mu.Unlock()
@@ -34,21 +39,47 @@ func (s *server) transport() (mcp.Transport, error) {
 }
 
 // command is the stdio server's process, in its own process group so that
-// stopping it also stops what it started.
-func (s *server) command() *exec.Cmd {
-	cmd := exec.Command(s.cfg.Command, s.cfg.Args...)
-	cmd.Dir = s.cfg.Cwd
+// stopping it also stops what it started. A server whose entry asks for
+// the sandbox is wrapped by it, and is not started at all when it cannot
+// be confined.
+func (s *server) command() (*exec.Cmd, error) {
+	argv := append([]string{s.cfg.Command}, s.cfg.Args...)
+	var env []string
 	for _, k := range inherited {
 		if v, ok := os.LookupEnv(k); ok {
-			cmd.Env = append(cmd.Env, k+"="+v)
+			env = append(env, k+"="+v)
 		}
 	}
 	for k, v := range s.cfg.Env {
-		cmd.Env = append(cmd.Env, k+"="+v)
+		env = append(env, k+"="+v)
 	}
+	var prepared *sandbox.Prepared
+	if s.cfg.Sandbox {
+		confine := s.hub.confine.Load()
+		if confine == nil {
+			return nil, errors.New(`the entry asks for "sandbox": true, but this hub has no sandbox to run it in`)
+		}
+		p, err := (*confine)(argv, env, s.cfg.Cwd)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: %w", err)
+		}
+		prepared, argv, env = p, p.Argv, p.Env
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = s.cfg.Cwd
+	cmd.Env = env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Stderr = &logWriter{logger: s.logger}
-	return cmd
+	if prepared != nil {
+		cmd.Dir = "" // the sandbox starts it in Cwd (or the workspace)
+		cmd.ExtraFiles = prepared.ExtraFiles
+		// A run that reaches a limit is killed by the sandbox itself; the
+		// server then reconnects like one that crashed.
+		s.mu.Lock()
+		s.prepared = prepared
+		s.mu.Unlock()
+	}
+	return cmd, nil
 }
 
 // httpClient adds the entry's headers to every request.

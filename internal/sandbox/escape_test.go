@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -102,5 +103,39 @@ func TestNetworkIsOffUnlessAllowed(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestOutsideProcessesCannotBeSignalled checks that a confined command
+// cannot signal a process outside the sandbox (toolgate, say), with the
+// network off or on: bubblewrap's PID namespace does not show it, and in
+// Landlock-only mode, which has no PID namespace, Landlock's signal scope
+// refuses it. An unconfined kill -0 of the same process succeeds.
+func TestOutsideProcessesCannotBeSignalled(t *testing.T) {
+	victim := exec.Command("sleep", "60")
+	if err := victim.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = victim.Process.Kill(); _ = victim.Wait() }()
+	script := "kill -0 " + strconv.Itoa(victim.Process.Pid) + " && echo SIGNALLED"
+	if out, _ := exec.Command("bash", "-c", script).CombinedOutput(); !contains(string(out), "SIGNALLED") {
+		t.Fatalf("the unconfined control could not signal the process: %s", out)
+	}
+	for _, mode := range modes {
+		for _, network := range []string{"off", "on"} {
+			t.Run(mode+"/"+network, func(t *testing.T) {
+				s := newTest(t, Config{Mode: mode, Network: network}, "")
+				if s.Mode() == InForceLandlock && s.landlock < 6 {
+					t.Skipf("Landlock ABI %d has no signal scope", s.landlock)
+				}
+				o := runIn(t, s, Run{Workspace: t.TempDir()}, script)
+				if contains(o.out, "SIGNALLED") {
+					t.Errorf("the confined command signalled a process outside the sandbox:\n%s", o.out)
+				}
+			})
+		}
+	}
+	if victim.ProcessState != nil {
+		t.Fatal("the process outside ended: a confined command killed it")
 	}
 }

@@ -134,7 +134,9 @@ func applyLandlock(spec helperSpec) error {
 	}
 	cfg := landlock.V7.BestEffort()
 	if spec.Network {
-		return cfg.RestrictPaths(rules...)
+		// TCP stays open; files and the IPC scopes (signals and abstract
+		// sockets to processes outside the sandbox) are still restricted.
+		cfg.HandledAccessNet = 0
 	}
 	return cfg.Restrict(rules...)
 }

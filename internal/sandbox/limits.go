@@ -195,7 +195,18 @@ func (lc *limitCgroups) make() (*runLimits, []*os.File, error) {
 		r.dirs, r.hiers = append(r.dirs, dir), append(r.hiers, h)
 		write := func(name, v string) { _ = os.WriteFile(filepath.Join(dir, name), []byte(v), 0) }
 		if h.pids && lc.limits.Processes > 0 {
-			write("pids.max", strconv.Itoa(lc.limits.Processes))
+			// A process limit that did not take would let a fork bomb
+			// fill the machine: read it back, and refuse the run if it
+			// is not what was written.
+			want := strconv.Itoa(lc.limits.Processes)
+			write("pids.max", want)
+			if got, err := os.ReadFile(filepath.Join(dir, "pids.max")); err != nil || strings.TrimSpace(string(got)) != want {
+				for _, f := range files {
+					_ = f.Close()
+				}
+				r.finish()
+				return nil, nil, fmt.Errorf("the process limit could not be set in %s (pids.max reads %q)", dir, strings.TrimSpace(string(got)))
+			}
 		}
 		if h.memory && lc.limits.MemoryBytes > 0 {
 			mem := strconv.FormatInt(lc.limits.MemoryBytes, 10)

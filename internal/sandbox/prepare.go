@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 )
@@ -57,6 +58,9 @@ func (p *Prepared) Finish() string {
 // confined. With the sandbox off it returns argv unchanged; where no
 // sandbox is available it fails with ErrUnavailable and the reason.
 func (s *Sandbox) Prepare(argv, env []string, r Run) (*Prepared, error) {
+	if len(argv) == 0 {
+		return nil, fmt.Errorf("sandbox: no command to run")
+	}
 	switch s.mode {
 	case InForceOff:
 		return &Prepared{Argv: argv, Env: env}, nil
@@ -100,7 +104,7 @@ func (s *Sandbox) Prepare(argv, env []string, r Run) (*Prepared, error) {
 	case InForceBwrap:
 		spec.Writable = append(slices.Clone(writable), "/tmp", "/dev")
 		spec.ReadAll = true
-		args, err := s.bwrapArgs(ws, dir, network, writable, hidden)
+		args, err := s.bwrapArgs(ws, dir, programPath(argv[0]), network, writable, hidden)
 		if err != nil {
 			p.Finish()
 			return nil, err
@@ -149,6 +153,16 @@ func (s *Sandbox) hidden(ws string, extra []string) []string {
 		out = append(out, real)
 	}
 	return out
+}
+
+// programPath is the real path of the program argv[0] names, "" when it
+// cannot be found (the helper then reports that inside).
+func programPath(name string) string {
+	p, err := exec.LookPath(name)
+	if err != nil {
+		return ""
+	}
+	return resolve(p)
 }
 
 // helperArgv is the helper's command line: toolgate's own binary, the

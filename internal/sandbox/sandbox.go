@@ -52,6 +52,11 @@ type Info struct {
 	Limits string `json:"limits,omitempty"`
 	// Reason says why commands are refused (mode unavailable).
 	Reason string `json:"reason,omitempty"`
+	// PIDNamespace says whether commands run in a PID namespace of their
+	// own (bwrap mode only).
+	PIDNamespace bool `json:"pid_namespace"`
+	// Caveats are what this mode does not confine, in words.
+	Caveats []string `json:"caveats,omitempty"`
 }
 
 // probe is what this machine offers, found once per process.
@@ -133,8 +138,31 @@ func (s *Sandbox) Info() Info {
 		if s.cgroups != nil {
 			i.Limits = "cgroup"
 		}
+		i.PIDNamespace = s.mode == InForceBwrap
+		i.Caveats = s.caveats()
 	}
 	return i
+}
+
+// caveats says what the mode in force leaves open.
+func (s *Sandbox) caveats() []string {
+	var out []string
+	if s.mode == InForceLandlock {
+		out = append(out,
+			"no PID namespace: commands can list other processes in /proc (Landlock refuses signals and ptrace to them)",
+			"a new file cannot be made in a directory that holds a hidden (ignored) path",
+		)
+		if s.cgroups == nil {
+			out = append(out, "without a limit cgroup, a process that leaves the command's process group (setsid, then a double fork) can outlive its call")
+		}
+		if s.landlock < 6 {
+			out = append(out, "Landlock ABI below 6: commands can signal toolgate and other processes of its user")
+		}
+	}
+	if s.cgroups == nil && os.Getuid() == 0 && s.limits.Processes > 0 {
+		out = append(out, "no pids cgroup: the process limit is not enforced for root (RLIMIT_NPROC does not bind root)")
+	}
+	return out
 }
 
 // Mode is the mode in force.

@@ -7,7 +7,8 @@
 // media (image, audio and resource contents), parts (several texts, a
 // resource, audio and an image; isError or no content when asked), images (BMP, SVG, ICO and a
 // mislabelled PNG), crash (exits the process),
-// grow (adds a tool, which sends list_changed). Resource: mem://hello.
+// grow (adds a tool, which sends list_changed), readfile and writefile
+// (what a server may touch, for the sandbox's tests). Resource: mem://hello.
 package main
 
 import (
@@ -35,6 +36,11 @@ type slowIn struct {
 }
 
 type empty struct{}
+
+type fileIn struct {
+	Path string `json:"path"`
+	Text string `json:"text,omitempty"`
+}
 
 func main() {
 	httpAddr := flag.String("http", "", "serve streamable HTTP on this address instead of stdio")
@@ -151,6 +157,21 @@ func newServer(cancelled string) *mcp.Server {
 					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "late"}}}, nil, nil
 				})
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "grown"}}}, nil, nil
+		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "readfile", Description: "Answer a file's contents, or the error reading it."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in fileIn) (*mcp.CallToolResult, any, error) {
+			data, err := os.ReadFile(in.Path)
+			if err != nil {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "error: " + err.Error()}}}, nil, nil
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "read: " + string(data)}}}, nil, nil
+		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "writefile", Description: "Write text to a file, answering the error if any."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in fileIn) (*mcp.CallToolResult, any, error) {
+			if err := os.WriteFile(in.Path, []byte(in.Text), 0o644); err != nil {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "error: " + err.Error()}}}, nil, nil
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "wrote"}}}, nil, nil
 		})
 	srv.AddResource(&mcp.Resource{URI: "mem://hello", Name: "hello", MIMEType: "text/plain"},
 		func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
