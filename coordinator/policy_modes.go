@@ -45,9 +45,10 @@ func permissionModeName(m api.Mode) string {
 }
 
 // modeAllows reports whether the session's mode lets a call run that the
-// rules and defaults would put before the user. Only asks
-// the mode may waive are waived: acceptEdits waives the default prompt of
-// a tool that edits workspace files; bypassPermissions waives the default
+// rules and defaults would put before the user. Only asks the mode may
+// waive are waived: acceptEdits waives the default prompt of a tool that
+// edits workspace files and of a line of filesystem commands (mkdir,
+// touch, mv, cp) in the workspace; bypassPermissions waives the default
 // prompt and a risky command line's, as allow_all does, but never an ask
 // rule, a protected file or a path outside the workspace.
 func modeAllows(m api.Mode, v verdict, t *Tool, sub *subject) bool {
@@ -57,9 +58,30 @@ func modeAllows(m api.Mode, v verdict, t *Tool, sub *subject) bool {
 	case m == api.ModeBypassPermissions:
 		return v.kind != askHard
 	case m == api.ModeAcceptEdits:
-		return v.kind == askDefault && editsWorkspaceFiles(t, sub)
+		return v.kind == askDefault && (editsWorkspaceFiles(t, sub) || onlyFileCommands(sub))
 	}
 	return false
+}
+
+// acceptEditsCommands are the filesystem commands Claude Code's acceptEdits
+// mode runs without asking (code.claude.com/docs/en/permission-modes:
+// "common filesystem commands (mkdir, touch, mv, cp)").
+var acceptEditsCommands = map[string]bool{"mkdir": true, "touch": true, "mv": true, "cp": true}
+
+// onlyFileCommands reports whether a command line is made only of those
+// commands, each run inside the workspace. Its words naming paths outside
+// the workspace, protected files and risky constructs ask before a mode is
+// consulted (policy.mustAsk), so they never reach here as a default ask.
+func onlyFileCommands(sub *subject) bool {
+	if sub.command == nil || len(sub.command.Commands) == 0 || sub.background {
+		return false
+	}
+	for _, c := range sub.command.Commands {
+		if len(c.Args) == 0 || !acceptEditsCommands[c.Args[0]] || strings.HasPrefix(c.Dir, "/") {
+			return false
+		}
+	}
+	return true
 }
 
 // editsWorkspaceFiles reports whether a call is a file edit: a tool that

@@ -11,7 +11,8 @@ import (
 // TestPermissionModes: Claude Code's permission modes
 // (code.claude.com/docs/en/permission-modes) on top of the rules. default
 // (Cline's act) asks for edits; acceptEdits lets edits of workspace files
-// run without a prompt but still asks for commands; bypassPermissions
+// and the filesystem commands mkdir, touch, mv and cp run without a prompt
+// but still asks for other commands; bypassPermissions
 // runs what the defaults and risky command lines would ask for; plan
 // refuses edits. In every mode deny and ask rules, and protected files,
 // decide as before.
@@ -28,6 +29,14 @@ func TestPermissionModes(t *testing.T) {
 			map[api.Mode]string{api.ModeDefault: "allow", api.ModeAcceptEdits: "allow", api.ModeBypassPermissions: "allow", api.ModePlan: "allow"}},
 		{"command", use("", "execute_command", cmd("make build")),
 			map[api.Mode]string{api.ModeDefault: "ask", api.ModeAcceptEdits: "ask", api.ModeBypassPermissions: "allow", api.ModePlan: "deny"}},
+		{"filesystem commands", use("", "execute_command", cmd("mkdir -p build/out && touch build/out/.keep && cp src/a.txt build/ && mv build/a.txt build/b.txt")),
+			map[api.Mode]string{api.ModeDefault: "ask", api.ModeAcceptEdits: "allow", api.ModeBypassPermissions: "allow"}},
+		{"a filesystem command beside another", use("", "execute_command", cmd("mkdir build && make")),
+			map[api.Mode]string{api.ModeAcceptEdits: "ask"}},
+		{"a filesystem command outside the workspace", use("", "execute_command", cmd("cp src/a.txt /etc/a.txt")),
+			map[api.Mode]string{api.ModeAcceptEdits: "ask", api.ModeBypassPermissions: "ask"}},
+		{"a filesystem command onto a protected file", use("", "execute_command", cmd("cp src/a.txt .vscode/tasks.json")),
+			map[api.Mode]string{api.ModeAcceptEdits: "ask"}},
 		{"risky command line", use("", "execute_command", cmd(`eval "$CMD"`)),
 			map[api.Mode]string{api.ModeDefault: "ask", api.ModeAcceptEdits: "ask", api.ModeBypassPermissions: "allow"}},
 		{"MCP tool", use("", UseMCPTool, map[string]any{"server_name": "github", "tool_name": "create_issue"}),
