@@ -125,7 +125,7 @@ func TestEventLogWaitFor(t *testing.T) {
 			got <- ev
 		}()
 		l.Append(api.Event{Type: "y", ToolUseID: "want"})
-		if ev := <-got; ev.ToolUseID != "want" || ev.ID != 2 {
+		if ev := receive(t, got); ev.ToolUseID != "want" || ev.ID != 2 {
 			t.Errorf("got %+v, want the second event", ev)
 		}
 	})

@@ -262,7 +262,7 @@ func TestHTTPHook(t *testing.T) {
 	if rec.Status != api.StatusDenied || !strings.Contains(resultText(res), "the IDE says no") {
 		t.Fatalf("got %s %q, want denied by the HTTP hook", rec.Status, resultText(res))
 	}
-	if in := <-bodies; in["tool_name"] != "write_to_file" || in["hook_event_name"] != "PreToolUse" {
+	if in := receive(t, bodies); in["tool_name"] != "write_to_file" || in["hook_event_name"] != "PreToolUse" {
 		t.Errorf("hook body = %v, want the PreToolUse input of write_to_file", in)
 	}
 }

@@ -191,7 +191,7 @@ func (p *testPolicy) decideOnly(t *testing.T, s *Session, u api.ToolUse) (string
 		if _, err := p.c.Decide(s, u.ID, api.DecisionRequest{Decision: api.DecisionReject}); err != nil {
 			t.Fatalf("reject %s: %v", u.ID, err)
 		}
-		<-done
+		receive(t, done)
 		return "ask", rec, resultText(res)
 	}
 	switch {

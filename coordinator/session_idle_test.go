@@ -81,12 +81,12 @@ func TestSessionsExpireIdle(t *testing.T) {
 			defer close(done)
 			c.RunMessage(context.Background(), s, "m1", []api.ToolUse{use1("gate", "toolu_1", `{}`)})
 		}()
-		<-g.started
+		receive(t, g.started)
 		if got := c.Sessions().ExpireIdle(time.Now().Add(2 * time.Hour)); len(got) != 0 {
 			t.Errorf("expired %v with a call running", got)
 		}
 		close(g.release)
-		<-done
+		receive(t, done)
 		if got := c.Sessions().ExpireIdle(time.Now().Add(2 * time.Hour)); len(got) != 1 {
 			t.Errorf("expired %v after the call ended, want the session", got)
 		}

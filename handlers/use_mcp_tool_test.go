@@ -149,7 +149,7 @@ func TestUseMCPTool(t *testing.T) {
 		if !sess.Cancel("toolu_slow", nil) {
 			t.Fatal("Cancel found no running call")
 		}
-		if rec := <-done; rec.Status != api.StatusCancelled {
+		if rec := receive(t, done); rec.Status != api.StatusCancelled {
 			t.Errorf("status = %s, want cancelled", rec.Status)
 		}
 	})

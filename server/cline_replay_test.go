@@ -107,7 +107,7 @@ func replayCase(t *testing.T, path string) {
 	go func() { answered <- answerCalls(ts, sess.ID, answers, stop) }()
 	resp := decodeBody[api.MessageResponse](t, ts.do(t, "POST", "/v1/sessions/"+sess.ID+"/messages", message), http.StatusOK)
 	close(stop)
-	if err := <-answered; err != nil {
+	if err := receive(t, answered); err != nil {
 		t.Error(err)
 	}
 

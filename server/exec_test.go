@@ -277,7 +277,7 @@ func TestDisconnectKeepsTheCall(t *testing.T) {
 	}()
 	waitOutput(t, sess, "toolu_dc", "a")
 	cancel() // the client goes away mid-command
-	<-gone
+	receive(t, gone)
 	if err := os.WriteFile(gate, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +311,7 @@ func TestRepostCommand(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(s.dir, "gate"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	a, b := <-first, <-second
+	a, b := receive(t, first), receive(t, second)
 	c := decodeJSON[api.ToolUseResponse](t, s.request(t, t.Context(), "POST", "/v1/tool_use", use, ""), http.StatusOK)
 	for name, r := range map[string]api.ToolUseResponse{"running": b, "finished": c} {
 		t.Run(name, func(t *testing.T) {

@@ -99,7 +99,7 @@ func TestIgnoreCheckedOnOpenedFile(t *testing.T) {
 			if _, err := f.coord.Decide(sess, tc.use.ID, api.DecisionRequest{Decision: api.DecisionApprove}); err != nil {
 				t.Fatal(err)
 			}
-			resp := <-answered
+			resp := receive(t, answered)
 			if resp == nil {
 				t.Fatal("request failed")
 			}

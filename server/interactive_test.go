@@ -86,7 +86,7 @@ func TestAnswerThroughBlockingAPI(t *testing.T) {
 		}
 	})
 	f.call(t, http.MethodPost, "/v1/sessions/"+sid+"/calls/b1/answer", api.AnswerRequest{Text: "yes"}, nil)
-	resp := <-done
+	resp := receive(t, done)
 	if len(resp.Message.Content) != 1 || !strings.Contains(texts(resp.Message.Content[0]), "<answer>\nyes\n</answer>") {
 		t.Fatalf("message response = %+v, want the answer", resp)
 	}

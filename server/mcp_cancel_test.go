@@ -96,7 +96,7 @@ func TestMCPFacadeCancel(t *testing.T) {
 		}()
 		facadeCall(t, ts, sid, api.StateAwaitingApproval)
 		cancel()
-		if err := <-errc; !errors.Is(err, context.Canceled) {
+		if err := receive(t, errc); !errors.Is(err, context.Canceled) {
 			t.Errorf("CallTool = %v, want cancelled", err)
 		}
 		rec := facadeCall(t, ts, sid, api.StateDone)

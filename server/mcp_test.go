@@ -142,7 +142,7 @@ func TestMCPFacade(t *testing.T) {
 		if _, err := coord.Decide(sess, id, api.DecisionRequest{Decision: api.DecisionApprove}); err != nil {
 			t.Fatal(err)
 		}
-		a := <-done
+		a := receive(t, done)
 		if a.err != nil || a.res.IsError {
 			t.Fatalf("approved write = %v %+v, want success", a.err, a.res)
 		}

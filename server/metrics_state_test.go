@@ -75,7 +75,7 @@ func TestLiveStateMetrics(t *testing.T) {
 	}()
 	scrapeUntil(t, ts, 5*time.Second, `toolgate_approvals_waiting 1`)
 	decodeBody[map[string]any](t, ts.do(t, "POST", "/v1/sessions/"+sess.ID+"/calls/m1/decision", map[string]any{"decision": "approve"}), 200)
-	<-done
+	receive(t, done)
 	scrapeUntil(t, ts, 5*time.Second, `toolgate_approvals_waiting 0`, `toolgate_approval_wait_seconds_count 1`)
 
 	// A command that waits on a pipe nobody writes runs until cancelled.

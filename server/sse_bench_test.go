@@ -105,9 +105,9 @@ func benchFanOut(b *testing.B, chunk, fillCalls int) {
 		peak := make(chan uint64, 1)
 		go func() { peak <- samplePeakHeap(readAll, 10*time.Millisecond) }()
 		during := timeCalls(readAll, 5)
-		peakHeap := <-peak
+		peakHeap := receive(b, peak)
 		for range subscribers {
-			if err := <-errs; err != nil {
+			if err := receive(b, errs); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -138,7 +138,7 @@ func TestHTTPSubagentRunner(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(f.dir, "b.txt")); !os.IsNotExist(err) {
 			t.Errorf("the subagent wrote b.txt (stat err %v)", err)
 		}
-		req, h := <-hr.requests, <-hr.headers
+		req, h := receive(t, hr.requests), receive(t, hr.headers)
 		if req.Agent != "reader" || req.Prompt != "work" || req.ToolgateURL != f.url || !strings.HasPrefix(req.Token, "tgs_") || req.SessionID == "" {
 			t.Errorf("runner request = %+v, want agent reader, prompt work, toolgate_url %s, a scoped token and a session", req, f.url)
 		}
@@ -161,8 +161,8 @@ func TestHTTPSubagentRunner(t *testing.T) {
 				break
 			}
 		}
-		<-hr.requests
-		<-hr.headers
+		receive(t, hr.requests)
+		receive(t, hr.headers)
 		if got, want := strings.Join(outputs, "|"), "thinking|still\nthinking"; got != want {
 			t.Errorf("outputs = %q, want %q", got, want)
 		}
@@ -172,8 +172,8 @@ func TestHTTPSubagentRunner(t *testing.T) {
 	})
 	t.Run("an error status fails the call", func(t *testing.T) {
 		ev := next(t, ask(t, "h3", "fail"), api.EventToolFinished)
-		<-hr.requests
-		<-hr.headers
+		receive(t, hr.requests)
+		receive(t, hr.headers)
 		if ev.Call.Status != api.StatusFailed || !strings.Contains(texts(*ev.Result), "runner broke") {
 			t.Errorf("got %s %q, want failed with the runner's message", ev.Call.Status, texts(*ev.Result))
 		}
@@ -181,8 +181,8 @@ func TestHTTPSubagentRunner(t *testing.T) {
 	t.Run("a redirect is not followed", func(t *testing.T) {
 		// Following it would turn the POST into a GET without the job.
 		ev := next(t, ask(t, "h5", "redirect"), api.EventToolFinished)
-		<-hr.requests
-		<-hr.headers
+		receive(t, hr.requests)
+		receive(t, hr.headers)
 		if ev.Call.Status != api.StatusFailed || !strings.Contains(texts(*ev.Result), "302") {
 			t.Errorf("got %s %q, want failed naming the 302", ev.Call.Status, texts(*ev.Result))
 		}
@@ -199,9 +199,9 @@ func TestHTTPSubagentRunner(t *testing.T) {
 			t.Fatalf("interrupt: got %d, want 200", code)
 		}
 		ev := next(t, ch, api.EventToolFinished)
-		<-hr.requests
-		<-hr.headers
-		<-hr.ended
+		receive(t, hr.requests)
+		receive(t, hr.headers)
+		receive(t, hr.ended)
 		if ev.Call.Status != api.StatusCancelled || !strings.Contains(texts(*ev.Result), "started") {
 			t.Errorf("got %s %q, want cancelled keeping the output so far", ev.Call.Status, texts(*ev.Result))
 		}
@@ -214,7 +214,7 @@ func TestHTTPSubagentRunnerTimeout(t *testing.T) {
 	writeAgent(t, agents, "reader.md", "name: reader", "")
 	sid := f.session(t, api.Permissions{})
 	ev := next(t, f.sseMessage(t, sid, toolUse("t1", "use_subagent_reader", map[string]any{"prompt": "hang"})), api.EventToolFinished)
-	<-hr.ended
+	receive(t, hr.ended)
 	if ev.Call.Status != api.StatusFailed || !strings.Contains(texts(*ev.Result), "timed out after 200ms") {
 		t.Errorf("got %s %q, want failed by the timeout", ev.Call.Status, texts(*ev.Result))
 	}

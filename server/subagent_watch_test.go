@@ -64,8 +64,8 @@ func TestAgentDirectoryWatched(t *testing.T) {
 		t.Helper()
 		ev := next(t, f.sseMessage(t, sid, toolUse(id, "use_subagent_reader", map[string]any{"prompt": "echo"})), api.EventToolFinished)
 		if ev.Call.Status != api.StatusUnknownTool {
-			<-hr.requests
-			<-hr.headers
+			receive(t, hr.requests)
+			receive(t, hr.headers)
 		}
 		return ev
 	}

@@ -95,7 +95,7 @@ func TestStopLetsRunningCallsFinish(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("no answer")
 	}
-	if err := <-stopped; err != nil {
+	if err := receive(t, stopped); err != nil {
 		t.Errorf("run: %v", err)
 	}
 }

@@ -231,7 +231,7 @@ func TestRestartInterruptsRunningCall(t *testing.T) {
 	if err := inst.stop(); err != nil {
 		t.Fatal(err)
 	}
-	<-answered
+	receive(t, answered)
 
 	inst = start(t, dir, args...)
 	var again api.MessageResponse

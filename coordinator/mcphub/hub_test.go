@@ -121,12 +121,12 @@ func TestHubStdio(t *testing.T) {
 			errc <- err
 		}()
 		for _, want := range []string{"step 1", "step 2"} {
-			if got := <-progress; got != want {
+			if got := receive(t, progress); got != want {
 				t.Errorf("progress = %q, want %q", got, want)
 			}
 		}
 		cancel()
-		if err := <-errc; err == nil || !strings.Contains(err.Error(), "cancelled") {
+		if err := receive(t, errc); err == nil || !strings.Contains(err.Error(), "cancelled") {
 			t.Errorf("cancelled call error = %v, want a cancellation", err)
 		}
 		waitFor(t, "the server to see notifications/cancelled", func() bool {
@@ -237,11 +237,11 @@ func TestHubStreamableHTTP(t *testing.T) {
 			_, err := h.CallTool(ctx, "web", "slow", map[string]any{"steps": 1}, func(m string) { progress <- m })
 			errc <- err
 		}()
-		if got := <-progress; got != "step 1" {
+		if got := receive(t, progress); got != "step 1" {
 			t.Errorf("progress = %q, want %q", got, "step 1")
 		}
 		cancel()
-		if err := <-errc; !errors.Is(err, context.Canceled) && !strings.Contains(err.Error(), "cancelled") {
+		if err := receive(t, errc); !errors.Is(err, context.Canceled) && !strings.Contains(err.Error(), "cancelled") {
 			t.Errorf("cancelled call error = %v", err)
 		}
 	})

@@ -139,7 +139,7 @@ func TestIndexConcurrentSearches(t *testing.T) {
 		}()
 	}
 	for range 4 {
-		diffSets(t, "concurrent", <-done, want)
+		diffSets(t, "concurrent", receive(t, done), want)
 	}
 }
 

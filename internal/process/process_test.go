@@ -154,7 +154,7 @@ func TestOutput(t *testing.T) {
 		}()
 		c.waitFor(t, "prompt> ")
 		cancel()
-		if res := <-done; !res.Cancelled {
+		if res := receive(t, done); !res.Cancelled {
 			t.Errorf("Cancelled = false, want true")
 		}
 	})
@@ -211,7 +211,7 @@ func TestCancel(t *testing.T) {
 	}()
 	c.waitFor(t, "started")
 	cancel()
-	e := <-done
+	e := receive(t, done)
 	if !e.res.Cancelled || e.res.TimedOut {
 		t.Errorf("Cancelled %v TimedOut %v, want true false", e.res.Cancelled, e.res.TimedOut)
 	}
