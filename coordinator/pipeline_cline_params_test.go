@@ -56,6 +56,7 @@ func TestStringParamsAreCoercedToTheSchemaType(t *testing.T) {
 		{"an empty string is an absent parameter", `{"path":"a","line":"","recursive":""}`, true, `{"path":"a"}`},
 		{"typed values stay as they are", `{"path":"a","recursive":true,"line":3}`, true, `{"path":"a","recursive":true,"line":3}`},
 		{"a string parameter is never parsed", `{"path":"10"}`, true, `{"path":"10"}`},
+		{"a key spelled with an escape is still coerced", `{"path":"a","li\u006ee":"4"}`, true, `{"path":"a","line":4}`},
 		{"a string that is no boolean keeps the type error", `{"path":"a","recursive":"yes"}`, false, "recursive: must be a boolean, got string"},
 		{"a string that is no integer keeps the type error", `{"path":"a","line":"ten"}`, false, "line: must be an integer, got string"},
 		{"a fraction is no integer", `{"path":"a","line":"1.5"}`, false, "line: must be an integer"},

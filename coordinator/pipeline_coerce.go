@@ -16,7 +16,7 @@ import (
 // typed parameter means the parameter was not given (Cline's handlers
 // treat it so). Input that is not a JSON object is returned unchanged.
 func coerceStrings(raw json.RawMessage, types map[string]string) json.RawMessage {
-	if len(types) == 0 || !bytes.Contains(raw, []byte(`"`)) {
+	if len(types) == 0 || !bytes.Contains(raw, []byte(`"`)) || !namesAny(raw, types) {
 		return raw
 	}
 	var obj map[string]json.RawMessage
@@ -51,6 +51,22 @@ func coerceStrings(raw json.RawMessage, types map[string]string) json.RawMessage
 		return raw
 	}
 	return out
+}
+
+// namesAny reports whether raw may hold one of the typed parameters: a
+// key is its name in quotes, unless escapes spell it otherwise (then the
+// full decode decides). Most calls carry none of them (read_file's path
+// alone), and skip decoding and re-encoding the input.
+func namesAny(raw json.RawMessage, types map[string]string) bool {
+	if bytes.IndexByte(raw, '\\') >= 0 {
+		return true
+	}
+	for name := range types {
+		if bytes.Contains(raw, []byte(`"`+name+`"`)) {
+			return true
+		}
+	}
+	return false
 }
 
 // coerceString parses one string as a JSON type; ok is false when it is

@@ -61,6 +61,9 @@ func (m *FileMemory) waitTurn(ctx context.Context, turn uint64) {
 		}
 	}
 	m.mu.Unlock()
+	if len(earlier) == 0 {
+		return // the usual case: no timer to make
+	}
 	timer := time.NewTimer(readTurnWait)
 	defer timer.Stop()
 	for _, ch := range earlier {
