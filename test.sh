@@ -58,4 +58,17 @@ cp clients/typescript/tool_call.ts "$ts_dir/tool_call.ts"
 (cd "$ts_dir" && node_modules/.bin/tsc --strict --noEmit --module nodenext --moduleResolution nodenext \
   --target es2022 --skipLibCheck tool_call.ts)
 
+# The libraries Cline reads documents with (pdf-parse for PDF, mammoth for
+# .docx), run under node as oracles for read_file's document text
+# (handlers TestDocumentTextMatchesClineLibraries), in a scratch directory,
+# installed when missing.
+js_dir="${TOOLGATE_JS_ORACLES_DIR:-${TMPDIR:-/tmp}/toolgate-js-oracles}"
+js_pkgs=(pdf-parse@1.1.1 mammoth@1.11.0)
+mkdir -p "$js_dir"
+if [ "$(cat "$js_dir/.installed" 2>/dev/null)" != "${js_pkgs[*]}" ]; then
+  (cd "$js_dir" && npm install --no-audit --no-fund --silent --no-save "${js_pkgs[@]}")
+  echo "${js_pkgs[*]}" > "$js_dir/.installed"
+fi
+export TOOLGATE_JS_ORACLES="$js_dir/node_modules"
+
 CI="${CI:-1}" go test -race -count=1 -timeout 30m "$@" ./...

@@ -76,10 +76,8 @@ func notebookFileText(f *os.File, size int64) (string, error) {
 	return clineNotebookText(data), nil
 }
 
-// pdfText is pdf-parse's text (its default render_page): on each page the
-// text pieces in drawing order, a line break wherever a piece sits at
-// another height than the one before, and every page preceded by a blank
-// line ("\n\n"), the first one included.
+// pdfText is pdf-parse's text: each page's (pdfPageText) preceded by a
+// blank line ("\n\n"), the first one included.
 func pdfText(f *os.File, size int64) (text string, err error) {
 	// The PDF reader panics on some malformed files; that is a bad file,
 	// not a crash.
@@ -99,16 +97,7 @@ func pdfText(f *os.File, size int64) (text string, err error) {
 			break
 		}
 		b.WriteString("\n\n")
-		var lastY float64
-		for _, t := range p.Content().Text {
-			// pdf-parse starts a new line when the height changes; a height
-			// of 0 counts as none, as its "!lastY" does.
-			if lastY != 0 && t.Y != lastY {
-				b.WriteByte('\n')
-			}
-			b.WriteString(t.S)
-			lastY = t.Y
-		}
+		b.WriteString(pdfPageText(p))
 		if b.Len() > maxDocumentTextBytes {
 			return "", tool.Errorf(api.ToolCodeTooLarge, "The text of the PDF is larger than %d MB.", maxDocumentTextBytes>>20)
 		}

@@ -3,6 +3,7 @@ package handlers
 import (
 	"archive/zip"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,20 +17,7 @@ import (
 // samplePDF writes a small PDF by hand: one page per entry, each line of a
 // page drawn 14 points below the one before with the base Helvetica font.
 func samplePDF(pages [][]string) []byte {
-	var b bytes.Buffer
-	var offsets []int
-	obj := func(body string) {
-		offsets = append(offsets, b.Len())
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", len(offsets), body)
-	}
-	b.WriteString("%PDF-1.4\n")
-	kids := make([]string, len(pages))
-	for i := range pages {
-		kids[i] = fmt.Sprintf("%d 0 R", 4+2*i)
-	}
-	obj("<< /Type /Catalog /Pages 2 0 R >>")
-	obj(fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(pages)))
-	obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+	streams := make([]string, len(pages))
 	for i, lines := range pages {
 		var content strings.Builder
 		content.WriteString("BT /F1 12 Tf 14 TL 72 720 Td")
@@ -40,8 +28,31 @@ func samplePDF(pages [][]string) []byte {
 			fmt.Fprintf(&content, " (%s) Tj", l)
 		}
 		content.WriteString(" ET")
+		streams[i] = content.String()
+	}
+	return pdfWithPages(streams)
+}
+
+// pdfWithPages writes a PDF whose pages draw the given content streams,
+// with the base Helvetica font as /F1.
+func pdfWithPages(streams []string) []byte {
+	var b bytes.Buffer
+	var offsets []int
+	obj := func(body string) {
+		offsets = append(offsets, b.Len())
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", len(offsets), body)
+	}
+	b.WriteString("%PDF-1.4\n")
+	kids := make([]string, len(streams))
+	for i := range streams {
+		kids[i] = fmt.Sprintf("%d 0 R", 4+2*i)
+	}
+	obj("<< /Type /Catalog /Pages 2 0 R >>")
+	obj(fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(streams)))
+	obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+	for i, content := range streams {
 		obj(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>", 5+2*i))
-		obj(fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", content.Len(), content.String()))
+		obj(fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content))
 	}
 	xref := b.Len()
 	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offsets)+1)
@@ -226,5 +237,85 @@ func TestEditedNotebookContentHasNoOutputs(t *testing.T) {
 	}
 	if on, err := os.ReadFile(filepath.Join(f.dir, "n.ipynb")); err != nil || string(on) != nb {
 		t.Errorf("file = %q, want what was written", on)
+	}
+}
+
+// TestDocumentTextMatchesClineLibraries runs the libraries Cline v4.0.12
+// uses (extract-text.ts: pdf-parse 1.1.1 through pdf-parse/lib/pdf-parse,
+// mammoth 1.11 extractRawText) under node on generated files and compares
+// their text with toolgate's. test.sh installs them and names their
+// node_modules in TOOLGATE_JS_ORACLES.
+func TestDocumentTextMatchesClineLibraries(t *testing.T) {
+	modules := os.Getenv("TOOLGATE_JS_ORACLES")
+	if modules == "" {
+		t.Skip("TOOLGATE_JS_ORACLES is not set: test.sh installs pdf-parse and mammoth and sets it")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatal("node is needed (test.sh installs nodejs)")
+	}
+	dir := t.TempDir()
+	pdfFile := filepath.Join(dir, "sample.pdf")
+	docxFile := filepath.Join(dir, "sample.docx")
+	write := func(p string, data []byte) {
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(pdfFile, pdfWithPages([]string{
+		"BT /F1 12 Tf 14 TL 72 720 Td (Title line) Tj T* (Second) Tj ( and more on it) Tj ET",
+		"BT /F1 10 Tf 72 700 Td [(Kerned) -250 (words)] TJ 0 -30 Td (Lower) Tj ET BT /F1 10 Tf 300 700 Td (Same height) Tj ET",
+		"",
+		"q 1 0 0 1 0 -50 cm BT /F1 12 Tf 72 720 Td (Shifted) Tj ET Q BT /F1 12 Tf 72 670 Td (Same height as shifted) Tj ET",
+		"BT /F1 12 Tf 5 Tw 14 TL 72 600 Td (a b) Tj T* (next) ' 1 2 (quoted) \" [(far) -2000 (gap) -600 (two)] TJ 3 Ts (risen) Tj 0 Ts " +
+			"1 0 0 1 72 500 Tm (matrix) Tj ET",
+		"BT /F1 12 Tf 72 720 Td (Last page) Tj ET",
+	}))
+	write(docxFile, sampleDocx(t,
+		`<w:p><w:pPr><w:tabs><w:tab w:val="left" w:pos="720"/></w:tabs></w:pPr><w:r><w:rPr><w:b/></w:rPr><w:t>Dear</w:t></w:r><w:r><w:t xml:space="preserve"> reader,</w:t></w:r></w:p>`+
+			`<w:p><w:r><w:t>Name</w:t><w:tab/><w:t>Value</w:t></w:r></w:p>`+
+			`<w:p/>`+
+			`<w:p><w:hyperlink><w:r><w:t>link text</w:t></w:r></w:hyperlink><w:r><w:delText>deleted</w:delText></w:r><w:r><w:instrText>PAGE</w:instrText></w:r></w:p>`+
+			`<w:tbl><w:tr><w:tc><w:p><w:r><w:t>cell 1</w:t></w:r></w:p></w:tc><w:tc><w:p><w:r><w:t>cell 2</w:t></w:r></w:p></w:tc></w:tr></w:tbl>`+
+			`<w:p><mc:AlternateContent><mc:Choice Requires="wps"><w:r><w:t>choice</w:t></w:r></mc:Choice><mc:Fallback><w:r><w:t>fallback</w:t></w:r></mc:Fallback></mc:AlternateContent></w:p>`+
+			`<w:sectPr><w:pgSz w:w="12240"/></w:sectPr>`))
+
+	// pdf-parse is given a fresh Uint8Array: pdf.js 1.10 reads a pooled
+	// Node Buffer's whole ArrayBuffer, which breaks on files this small.
+	const js = `const fs = require("fs");
+		const pdf = require("pdf-parse/lib/pdf-parse");
+		const mammoth = require("mammoth");
+		(async () => {
+			const p = await pdf(new Uint8Array(fs.readFileSync(process.argv[1])));
+			const d = await mammoth.extractRawText({path: process.argv[2]});
+			process.stdout.write(JSON.stringify({pdf: p.text, docx: d.value}));
+		})().catch(e => { console.error(e); process.exit(1); });`
+	cmd := exec.CommandContext(t.Context(), node, "-e", js, pdfFile, docxFile)
+	cmd.Env = append(os.Environ(), "NODE_PATH="+modules)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node: %v", err)
+	}
+	var want struct{ PDF, Docx string }
+	if err := json.Unmarshal(out, &want); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, path, want string
+		extract          func(*os.File, int64) (string, error)
+	}{{"pdf", pdfFile, want.PDF, pdfText}, {"docx", docxFile, want.Docx, docxText}} {
+		f, err := os.Open(c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, _ := f.Stat()
+		got, err := c.extract(f, st.Size())
+		f.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got != c.want {
+			t.Errorf("%s text = %q\nCline's library gives %q", c.name, got, c.want)
+		}
 	}
 }
