@@ -2,6 +2,8 @@ package server
 
 import (
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -99,4 +101,33 @@ func TestSessionPermissionModes(t *testing.T) {
 			t.Errorf("mode = %s", b.Mode)
 		}
 	})
+}
+
+// TestAcceptEditsOverHTTP: a claude_code session in acceptEdits mode runs
+// Write and filesystem commands in the workspace without a prompt, and
+// still asks for other commands (Claude Code's permission-modes page).
+func TestAcceptEditsOverHTTP(t *testing.T) {
+	ts, dir := newDialectServer(t, coordinator.Config{}, nil)
+	s := newSessionOf(t, ts, map[string]any{"dialect": "claude_code", "mode": "acceptEdits"})
+	for _, tc := range []struct {
+		name      string
+		tool      string
+		input     map[string]any
+		want      api.CallStatus
+		wantAsked int
+	}{
+		{"Write a new file", "Write", map[string]any{"file_path": filepath.Join(dir, "new.txt"), "content": "x\n"}, api.StatusSucceeded, 0},
+		{"mkdir and touch", "Bash", map[string]any{"command": "mkdir -p out && touch out/keep"}, api.StatusSucceeded, 0},
+		{"another command asks", "Bash", map[string]any{"command": "ls -R > listing.txt"}, api.StatusDenied, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text, st, asked := runDeciding(t, ts, s.ID, "toolu_ae"+strings.ReplaceAll(tc.name, " ", "_"), tc.tool, tc.input, api.DecisionReject)
+			if st != tc.want || len(asked) != tc.wantAsked {
+				t.Errorf("status %s, asked %q (%s); want %s, asked %d times", st, asked, text, tc.want, tc.wantAsked)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out", "keep")); err != nil {
+		t.Errorf("mkdir/touch did not run: %v", err)
+	}
 }
