@@ -98,6 +98,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdin
 	if err != nil {
 		return err
 	}
+	for _, w := range cfg.Warnings {
+		logger.Warn(w, "config", o.config)
+	}
 	ws, err := coordinator.OpenWorkspace(o.workspace)
 	if err != nil {
 		return err
