@@ -117,4 +117,5 @@ var AllToolCodes = []string{
 	ToolCodeExitStatus, ToolCodeTimedOut, ToolCodeNotStarted, ToolCodeInvalidType, ToolCodeInvalidNotebook, ToolCodeCellNotFound, ToolCodeInvalidDocument,
 	ToolCodeInvalidPatch, ToolCodeHunkFailed, ToolCodeFileExists, ToolCodeInterrupted, ToolCodeNotRecorded,
 	ToolCodeInvalidURL, ToolCodeURLRefused, ToolCodeFetchFailed, ToolCodeTimeout, ToolCodeBrowserFailed, ToolCodeNoSandbox, ToolCodeSandboxLimit,
+	ToolCodeHookBlocked, ToolCodeHookFailed,
 }

@@ -2,14 +2,27 @@ package api
 
 import "time"
 
-// Mode is a session's working mode.
+// Mode is a session's working mode: Cline's act and plan, and Claude
+// Code's permission modes.
 type Mode string
 
-// Modes. Plan mode refuses every tool that writes.
+// Modes. Plan mode refuses every tool that writes. Act and default are the
+// same mode under Cline's and Claude Code's names: the rules and defaults
+// decide. AcceptEdits lets edits of workspace files run without a prompt;
+// bypassPermissions lets everything run that no deny or ask rule (or
+// protected file) stops, and only when the config allows it.
 const (
-	ModeAct  Mode = "act"
-	ModePlan Mode = "plan"
+	ModeAct               Mode = "act"
+	ModePlan              Mode = "plan"
+	ModeDefault           Mode = "default"
+	ModeAcceptEdits       Mode = "acceptEdits"
+	ModeBypassPermissions Mode = "bypassPermissions"
 )
+
+// Modes lists every mode a session may take.
+func Modes() []Mode {
+	return []Mode{ModeAct, ModePlan, ModeDefault, ModeAcceptEdits, ModeBypassPermissions}
+}
 
 // DefaultSessionID is the session that always exists; POST /v1/tool_use uses it.
 const DefaultSessionID = "default"

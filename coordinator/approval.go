@@ -91,21 +91,15 @@ func contains(list []string, s string) bool {
 }
 
 // approve is the pipeline stage that puts the call before the user when
-// the policy asked for approval, or a PreToolUse hook did and the user
-// has not yet approved the call as it will run: nobody is asked twice for
-// one input. A rejection, the deadline or the call's end stop the call;
-// an approval lets it run with the user's comment.
+// the policy, or a PreToolUse hook, asked for approval. It runs once, on
+// the input that will run (hooks have already replaced it): nobody is
+// asked twice for one call. A rejection, the deadline or the call's end
+// stop the call; an approval lets it run with the user's comment.
 func (c *Coordinator) approve(ctx context.Context, cs *callState) {
-	if !cs.running() {
+	if !cs.running() || cs.ask == nil {
 		return
 	}
 	v := cs.ask
-	if v == nil {
-		if cs.hookAsk == "" || cs.approved {
-			return
-		}
-		v = &verdict{decision: decideAsk, reason: cs.hookAsk}
-	}
 	cs.ask = nil
 	ctx, span := c.tracer.stage(ctx, cs, "approval wait")
 	defer span.End()
@@ -114,7 +108,7 @@ func (c *Coordinator) approve(ctx context.Context, cs *callState) {
 		cs.stop(*out)
 		return
 	}
-	cs.approved, cs.feedback = true, orDefault(feedback, cs.feedback)
+	cs.approved, cs.feedback = true, feedback
 }
 
 // askApproval puts the call in state awaiting_approval, announces it with

@@ -113,7 +113,7 @@ func (d Duration) MarshalJSON() ([]byte, error) {
 func (d *Duration) UnmarshalJSON(b []byte) error {
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf("duration must be a string such as \"10m\": %w", err)
+		return fmt.Errorf("duration must be a string such as \"10m\", not %s", b)
 	}
 	v, err := time.ParseDuration(s)
 	if err != nil {

@@ -13,26 +13,24 @@ import (
 // the model sent it, so hooks see what the model asked for.
 func (c *Coordinator) hookInputFor(cs *callState, event string) hookInput {
 	in := hookInput{SessionID: cs.s.ID, HookEventName: event, ToolName: cs.use.Name, ToolInput: cs.use.Input,
-		ToolUseID: cs.use.ID, PermissionMode: "default"}
+		ToolUseID: cs.use.ID, PermissionMode: permissionModeName(cs.s.Mode())}
 	if len(in.ToolInput) == 0 {
 		in.ToolInput = json.RawMessage("{}")
 	}
 	if c.workspace != nil {
 		in.Cwd = c.workspace.Dir
 	}
-	if cs.s.Mode() == api.ModePlan {
-		in.PermissionMode = "plan"
-	}
 	return in
 }
 
-// preHooks is the pipeline stage that runs the PreToolUse hooks of a call
-// the policy let through: a deny ends the call; an ask is kept for the
-// approval stage; an updatedInput is decoded, validated and replaces the
-// input, which the policy then judges as a new call; added context is
-// kept for the result.
+// preHooks is the pipeline stage that runs the PreToolUse hooks of a
+// prepared call, before the policy judges it: a deny ends the call; an
+// allow or ask is kept for the policy (checkPolicy); an updatedInput is
+// decoded, validated and replaces the input the policy then judges; added
+// context is kept for the result. A call whose message already had a call
+// rejected is left to the policy's rejection cascade, unseen by hooks.
 func (c *Coordinator) preHooks(ctx context.Context, cs *callState) {
-	if !cs.running() || c.hooks.idle(HookPreToolUse) {
+	if !cs.running() || c.hooks.idle(HookPreToolUse) || cs.s.policy.wasRejected(cs.e.record.MessageID) {
 		return
 	}
 	ctx, span := c.tracer.stage(ctx, cs, "hooks PreToolUse")
@@ -67,11 +65,8 @@ func (c *Coordinator) preHooks(ctx context.Context, cs *callState) {
 			return
 		}
 		cs.input, cs.raw = in, raw
-		cs.judged, cs.approved = false, false
 	}
-	if v.decision == hookAsk {
-		cs.hookAsk = "approval required by a PreToolUse hook: " + orDefault(v.reason, "no reason given")
-	}
+	cs.hook, cs.hookReason = v.decision, v.reason
 }
 
 // postHooks is the pipeline stage after execute: it appends the PreToolUse

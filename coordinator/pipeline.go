@@ -37,7 +37,7 @@ type callState struct {
 	tool *Tool
 	raw  json.RawMessage // the input after MCP name normalization and coercion
 	// input is the decoded, validated input (replaced by a PreToolUse
-	// hook's updatedInput).
+	// hook's updatedInput before the policy judges it).
 	input any
 	// progress is the call's task_progress checklist, taken out of its
 	// input; hasProgress says the parameter was there.
@@ -59,19 +59,19 @@ type callState struct {
 	e      *callEntry
 	logger *slog.Logger
 
+	// pre-hooks
+	hook        hookDecision // what the PreToolUse hooks decided
+	hookReason  string       // and why
+	hookContext []string     // what PreToolUse hooks add to the tool_result
+
 	// policy
-	judged  bool // the policy has judged the current input
 	sub     *subject
 	ignored *ignore.Matcher // the ignore rules the call runs under
 	ask     *verdict        // the policy asks for approval (until asked)
 
 	// approval
-	approved bool   // the user approved the call as it will run
+	approved bool   // the user approved the call
 	feedback string // the user's comment on an approval
-
-	// pre-hooks
-	hookAsk     string   // why a PreToolUse hook asks for approval
-	hookContext []string // what PreToolUse hooks add to the tool_result
 
 	// end is set by the stage that ends the call, or by execute; ran says
 	// the handler ran, so post-hooks see its result.
@@ -112,27 +112,26 @@ func (c *Coordinator) Execute(ctx context.Context, s *Session, msgID string, use
 //	prepare    lookup, MCP name normalization, coercion, decode, validate
 //	           (done before scheduling: the scheduler asks the decoded
 //	           input whether it is concurrency safe)
+//	pre-hooks  PreToolUse hooks: deny, ask, allow, updatedInput, added
+//	           context
 //	policy     rejection cascade, ignore rules, cwd, plan mode, permission
-//	           rules
-//	approval   the user's decision when the policy asks
-//	pre-hooks  PreToolUse hooks: deny, ask, updatedInput, added context
-//	policy     again, only for an input a PreToolUse hook replaced
-//	approval   again, when that judgement or a hook asks and the user has
-//	           not approved the call as it will run
+//	           rules, the session's permission mode and the hooks' decision
+//	approval   the user's decision when the policy or a hook asks
 //	execute    the handler, with partial output as events
 //	reword     the dialect's outbound edge: the result in its model's words
 //	post-hooks PostToolUse hooks: added context, block
 //	loop guard a warning when the model repeats the same call
 //	record     tool_result, call record, tool.finished, metrics, log line
 //
-// PreToolUse hooks run after the user's approval, so a hook sees only
-// calls that may run and a hook's deny wins over an approval.
+// PreToolUse hooks run before the policy and the permission prompt, as in
+// Claude Code (code.claude.com/docs/en/hooks, "PreToolUse": it runs after
+// the model builds the tool input and before the permission check). So
+// the policy judges, and the user approves, the input that will run: an
+// updatedInput is never put before the user a second time.
 func (c *Coordinator) runCall(s *Session, e *callEntry, cs *callState) (api.ToolResult, api.CallRecord) {
 	ctx, start := e.ctx, time.Now()
 	cs.begin(s, e, c.logger)
 	ctx = c.tracer.startCall(ctx, cs)
-	c.checkPolicy(cs)
-	c.approve(ctx, cs)
 	c.preHooks(ctx, cs)
 	c.checkPolicy(cs)
 	c.approve(ctx, cs)

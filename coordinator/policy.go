@@ -27,7 +27,24 @@ type verdict struct {
 	decision decision
 	reason   string
 	rule     *permRule // the deciding rule, if a rule decided
+	kind     askKind   // for an ask: what may waive it
 }
+
+// askKind says what may let a call run without the prompt a verdict asks
+// for. The zero kind waives nothing, so an ask nobody classified stays.
+type askKind int
+
+const (
+	// askHard: an ask rule, a protected file, a path outside the
+	// workspace. Nothing but the user approves it.
+	askHard askKind = iota
+	// askRisky: a command line with constructs no rule can approve;
+	// bypassPermissions waives it, as allow_all does.
+	askRisky
+	// askDefault: toolgate's defaults; the permission modes and a
+	// PreToolUse hook's allow waive it, as allow rules do.
+	askDefault
+)
 
 // policy evaluates permission rules: the managed rules from the config and
 // a session's rules merged beneath them.
@@ -112,7 +129,7 @@ func (p *policy) mustAsk(s *subject, t *Tool) (verdict, bool) {
 			return verdict{}, false
 		}
 		if risks := blockingRisks(s.command); len(risks) > 0 {
-			return verdict{decision: decideAsk, reason: "approval required: the command line has constructs no rule can approve: " + strings.Join(risks, ", ")}, true
+			return verdict{decision: decideAsk, kind: askRisky, reason: "approval required: the command line has constructs no rule can approve: " + strings.Join(risks, ", ")}, true
 		}
 		return verdict{}, false
 	}
@@ -184,21 +201,21 @@ func (p *policy) defaults(s *subject, t *Tool, requiresApproval bool) verdict {
 	switch {
 	case s.command != nil:
 		if requiresApproval {
-			return verdict{decision: decideAsk, reason: "approval required: the model marked the command as requiring approval"}
+			return verdict{decision: decideAsk, kind: askDefault, reason: "approval required: the model marked the command as requiring approval"}
 		}
 		if !s.command.ReadOnly() {
-			return verdict{decision: decideAsk, reason: "approval required: the command is not on the read-only list (default)"}
+			return verdict{decision: decideAsk, kind: askDefault, reason: "approval required: the command is not on the read-only list (default)"}
 		}
 		return verdict{decision: decideAllow, reason: "allowed: read-only command (default)"}
 	case s.tool == UseMCPTool:
 		if p.mcpAutoApprove != nil && p.mcpAutoApprove(s.mcpServer, s.mcpTool) {
 			return verdict{decision: decideAllow, reason: "allowed: listed in the MCP server's autoApprove"}
 		}
-		return verdict{decision: decideAsk, reason: "approval required: MCP tools ask unless the server's autoApprove lists them (default)"}
+		return verdict{decision: decideAsk, kind: askDefault, reason: "approval required: MCP tools ask unless the server's autoApprove lists them (default)"}
 	case t.Writes:
-		return verdict{decision: decideAsk, reason: "approval required: edits ask (default)"}
+		return verdict{decision: decideAsk, kind: askDefault, reason: "approval required: edits ask (default)"}
 	case s.url != "":
-		return verdict{decision: decideAsk, reason: "approval required: reaching a web address asks unless a rule such as " +
+		return verdict{decision: decideAsk, kind: askDefault, reason: "approval required: reaching a web address asks unless a rule such as " +
 			t.Name + "(domain:" + s.host + ") allows it (default)"}
 	}
 	return verdict{decision: decideAllow, reason: "allowed: reads inside the workspace (default)"}

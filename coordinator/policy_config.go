@@ -14,6 +14,11 @@ type PolicyConfig struct {
 	// ForbidSessionAllow refuses allow rules from sessions, including the
 	// rules "remember" would add: only the managed policy may allow.
 	ForbidSessionAllow bool `json:"forbid_session_allow,omitempty"`
+	// AllowBypassPermissions lets sessions take Claude Code's
+	// bypassPermissions mode, in which every call runs that no deny or ask
+	// rule, ignore rule, protected file or path outside the workspace
+	// stops. Off by default: a session asking for it gets a 400.
+	AllowBypassPermissions bool `json:"allow_bypass_permissions,omitempty"`
 	// ApprovalTimeout is how long a call waits for a decision before it is
 	// denied; default 10 minutes.
 	ApprovalTimeout Duration `json:"approval_timeout,omitempty"`

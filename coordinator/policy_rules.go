@@ -135,7 +135,7 @@ func (r *permRule) matchesName(s *subject) bool {
 		return !hasTool || glob(tool, s.mcpTool)
 	}
 	for _, t := range claudeCodeRuleTools[r.tool] {
-		if t == s.tool {
+		if glob(t, s.tool) {
 			return true
 		}
 	}
@@ -162,6 +162,11 @@ var claudeCodeRuleTools = map[string][]string{
 	"TodoWrite":    {"todo_write"},
 	"BashOutput":   {"shell_output"},
 	"KillShell":    {"kill_shell"},
+	"Task":         {SubagentPrefix + "*"},
+	"WebSearch":    {"web_search"},
+	// The Messages API's client tools, by the names its models call them.
+	"bash":                        {"shell_session", "execute_command"},
+	"str_replace_based_edit_tool": {"read_lines", "list_tree", "write_to_file", "edit_text"},
 }
 
 // matchesAny reports whether the rule covers any part of the call: any

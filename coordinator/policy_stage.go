@@ -24,17 +24,23 @@ type gate struct {
 	decision, decidedBy string
 }
 
-// checkPolicy is the pipeline stage that judges the call's input: it ends
-// the call when the rules refuse it and notes when they ask for approval.
-// A call whose message already had a call rejected is skipped (Cline's
+// checkPolicy is the pipeline stage that judges the call's input (after
+// the PreToolUse hooks, so an updatedInput is what it judges): it ends the
+// call when the rules refuse it and notes when they ask for approval. A
+// call whose message already had a call rejected is skipped (Cline's
 // rejection cascade: the model gets the user's "no" before anything else
-// of that turn runs). An input already judged passes; one a PreToolUse
-// hook replaced is judged again.
+// of that turn runs).
+//
+// The hooks' decision weighs in as Claude Code documents it
+// (code.claude.com/docs/en/hooks, PreToolUse decision control): "ask"
+// puts the call before the user even when a rule allows it; "allow" skips
+// the prompt the defaults would show, but not a deny or ask rule, nor the
+// checks no allow rule may override (protected files, risky command lines,
+// paths outside the workspace).
 func (c *Coordinator) checkPolicy(cs *callState) {
-	if !cs.running() || cs.judged {
+	if !cs.running() {
 		return
 	}
-	cs.judged = true
 	_, span := c.tracer.stage(context.Background(), cs, "policy")
 	defer span.End()
 	if cs.s.policy.wasRejected(cs.e.record.MessageID) {
@@ -42,6 +48,9 @@ func (c *Coordinator) checkPolicy(cs *callState) {
 		return
 	}
 	stop, g := c.authorize(cs.s, cs.tool, cs.input, cs.raw)
+	if stop == nil {
+		g = withHookDecision(g, cs.hook, cs.hookReason)
+	}
 	if g.decision != "" {
 		cs.e.audit.decide(g.decision, g.decidedBy)
 	}
@@ -50,6 +59,23 @@ func (c *Coordinator) checkPolicy(cs *callState) {
 		return
 	}
 	cs.sub, cs.ignored, cs.ask = g.sub, g.ignored, g.ask
+}
+
+// decidedByHook names a PreToolUse hook's allow in the audit log.
+const decidedByHook = "PreToolUse hook"
+
+// withHookDecision weighs the PreToolUse hooks' allow or ask into the
+// policy's gate (see checkPolicy).
+func withHookDecision(g gate, d hookDecision, reason string) gate {
+	switch {
+	case d == hookAsk && g.ask == nil:
+		g.ask = &verdict{decision: decideAsk, reason: "approval required by a PreToolUse hook: " + orDefault(reason, "no reason given")}
+		g.decision, g.decidedBy = "", ""
+	case d == hookAllow && g.ask != nil && g.ask.kind == askDefault:
+		g.ask = nil
+		g.decision, g.decidedBy = "allow", decidedByHook
+	}
+	return g
 }
 
 // authorize applies the policy to a decoded input: ignore rules on every
@@ -93,6 +119,10 @@ func (c *Coordinator) authorize(s *Session, t *Tool, in any, raw json.RawMessage
 		out := failure(api.StatusDenied, api.ToolCodeDenied, "Denied: "+v.reason+".")
 		return &out, gate{decision: "deny", decidedBy: decidedByRule(v)}
 	case decideAsk:
+		if m := s.Mode(); modeAllows(m, v, t, sub) {
+			g.decision, g.decidedBy = "allow", "mode: "+string(m)
+			return nil, g
+		}
 		g.ask = &v
 	}
 	if g.ask == nil {

@@ -36,9 +36,13 @@ func (c *Coordinator) startPolicy(o Options) {
 }
 
 // CheckSessionPermissions validates rules a client gives a session: their
-// syntax, and no allow rules when the managed policy forbids them.
+// syntax, tool names some dialect has, and no allow rules when the
+// managed policy forbids them.
 func (c *Coordinator) CheckSessionPermissions(p api.Permissions) error {
 	if err := ValidatePermissions(p); err != nil {
+		return err
+	}
+	if err := c.CheckRuleTools(p); err != nil {
 		return err
 	}
 	if c.cfg.ForbidSessionAllow && len(p.Allow) > 0 {

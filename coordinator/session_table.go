@@ -48,11 +48,16 @@ func (s *Sessions) newSession(id string, mode api.Mode, perms api.Permissions) *
 func (s *Sessions) restore(row store.Session) {
 	var perms api.Permissions
 	_ = json.Unmarshal(row.Rules, &perms)
+	mode := api.Mode(row.Mode)
+	if mode == api.ModeBypassPermissions && !s.cfg.AllowBypassPermissions {
+		// The config no longer allows it: the session comes back asking.
+		mode = api.ModeDefault
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if sess, ok := s.byID[row.ID]; ok {
 		sess.mu.Lock()
-		sess.mode, sess.permissions = api.Mode(row.Mode), perms
+		sess.mode, sess.permissions = mode, perms
 		sess.mu.Unlock()
 		sess.Events.markRestored()
 		return
@@ -60,7 +65,7 @@ func (s *Sessions) restore(row store.Session) {
 	if len(s.byID) >= s.cfg.MaxSessions {
 		return
 	}
-	sess := s.newSession(row.ID, api.Mode(row.Mode), perms)
+	sess := s.newSession(row.ID, mode, perms)
 	sess.Created = row.CreatedAt
 	if api.ValidDialect(api.Dialect(row.Dialect)) && row.Dialect != "" {
 		sess.dialect = api.Dialect(row.Dialect)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -28,16 +29,18 @@ type editAttempt struct {
 	other   string // any other outcome, for the failure message
 }
 
-// TestConcurrentEditsLoseNothing has many sessions, half over /v1 and half
-// over /mcp, each read the shared counter and replace its line with the
-// next value, as a model would, with replace_in_file, write_to_file or
-// apply_patch. Every edit reported as a success must be
-// in the final value, and every loser must be told file_changed: the
-// stale-file check and the write are one step per path across sessions
-// and entry points.
+// TestConcurrentEditsLoseNothing has many sessions, over /v1 and over
+// /mcp, each read the shared counter and replace its line with the next
+// value, as a model would, with Cline's replace_in_file, write_to_file or
+// apply_patch, or with Claude Code's Read and Edit (in claude_code
+// sessions: Edit's old_string/new_string, tools/FileEditTool). Every edit
+// reported as a success must be in the final value, and every loser must
+// be told file_changed: the stale-file check and the write are one step
+// per path across sessions, entry points and dialects.
 func TestConcurrentEditsLoseNothing(t *testing.T) {
 	const (
 		httpSessions = 8
+		ccSessions   = 4
 		mcpSessions  = 8
 		rounds       = 6
 	)
@@ -50,7 +53,20 @@ func TestConcurrentEditsLoseNothing(t *testing.T) {
 		sid := decodeBody[api.Session](t, s.do(t, http.MethodPost, "/v1/sessions", map[string]any{"mode": "act"}), http.StatusCreated).ID
 		edit := counterEdits[i%len(counterEdits)]
 		workers = append(workers, func(round int) editAttempt {
-			return httpCounterEdit(ctx, s, sid, fmt.Sprintf("toolu_h%d_%d", i, round), edit)
+			return httpCounterEdit(ctx, s, sid, fmt.Sprintf("toolu_h%d_%d", i, round), clineRead, edit)
+		})
+	}
+	counter := filepath.Join(s.dir, "counter.txt")
+	for i := range ccSessions {
+		sid := decodeBody[api.Session](t, s.do(t, http.MethodPost, "/v1/sessions", map[string]any{"dialect": "claude_code"}), http.StatusCreated).ID
+		read := func() (string, map[string]any) { return "Read", map[string]any{"file_path": counter} }
+		edit := func(read string) (string, map[string]any, error) {
+			n, err := readCounter(read)
+			return "Edit", map[string]any{"file_path": counter,
+				"old_string": fmt.Sprintf("count: %d\n", n), "new_string": fmt.Sprintf("count: %d\n", n+1)}, err
+		}
+		workers = append(workers, func(round int) editAttempt {
+			return httpCounterEdit(ctx, s, sid, fmt.Sprintf("toolu_c%d_%d", i, round), read, edit)
 		})
 	}
 	for i := range mcpSessions {
@@ -138,7 +154,10 @@ func readCounter(read string) (int, error) {
 	return strconv.Atoi(m[1])
 }
 
-func httpCounterEdit(ctx context.Context, s *editServer, sid, id string, edit counterEdit) editAttempt {
+// clineRead is the read_file call of the counter.
+func clineRead() (string, map[string]any) { return "read_file", map[string]any{"path": "counter.txt"} }
+
+func httpCounterEdit(ctx context.Context, s *editServer, sid, id string, read func() (string, map[string]any), edit counterEdit) editAttempt {
 	call := func(id, name string, input map[string]any) (api.CallRecord, string, error) {
 		body, _ := json.Marshal(assistant(toolUse(id, name, input)))
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+"/v1/sessions/"+sid+"/messages", bytes.NewReader(body))
@@ -165,7 +184,8 @@ func httpCounterEdit(ctx context.Context, s *editServer, sid, id string, edit co
 		}
 		return out.Calls[0], text, nil
 	}
-	rec, text, err := call(id+"_read", "read_file", map[string]any{"path": "counter.txt"})
+	readName, readInput := read()
+	rec, text, err := call(id+"_read", readName, readInput)
 	if err != nil || rec.Status != api.StatusSucceeded {
 		return editAttempt{other: fmt.Sprintf("read: %v %+v %s", err, rec, text)}
 	}

@@ -13,12 +13,6 @@ func (s *Server) session(r *http.Request) (*coordinator.Session, error) {
 	return s.coord.Sessions().Get(chi.URLParam(r, "sid"))
 }
 
-func validMode(m api.Mode) bool { return m == "" || m == api.ModeAct || m == api.ModePlan }
-
-func modeError() error {
-	return &api.Error{Code: api.CodeValidation, Message: "mode must be act or plan", Fields: map[string]string{"mode": "must be act or plan"}}
-}
-
 // dialectError refuses a dialect toolgate does not speak.
 func dialectError() error {
 	return &api.Error{Code: api.CodeValidation, Message: "unknown dialect",
@@ -30,8 +24,8 @@ func (s *Server) handleCreateSession(w http.ResponseWriter, r *http.Request) err
 	if err := s.decode(w, r, &req); err != nil {
 		return err
 	}
-	if !validMode(req.Mode) {
-		return modeError()
+	if err := s.coord.CheckMode(req.Mode); err != nil {
+		return err
 	}
 	if !api.ValidDialect(req.Dialect) {
 		return dialectError()
@@ -71,8 +65,8 @@ func (s *Server) handleUpdateSession(w http.ResponseWriter, r *http.Request) err
 	if err := s.decode(w, r, &req); err != nil {
 		return err
 	}
-	if !validMode(req.Mode) {
-		return modeError()
+	if err := s.coord.CheckMode(req.Mode); err != nil {
+		return err
 	}
 	if !api.ValidDialect(req.Dialect) {
 		return dialectError()

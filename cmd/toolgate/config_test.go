@@ -21,7 +21,7 @@ func TestLoadConfigMCPSettingsPath(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(dir, "toolgate.json")
-			body := `{"policy": {"mcp_settings": ` + quote(tt.settings) + `}}`
+			body := `{"mcp": {"settings": ` + quote(tt.settings) + `}}`
 			if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
 				t.Fatal(err)
 			}
@@ -40,7 +40,7 @@ func TestLoadConfigMCPSettingsPath(t *testing.T) {
 		if err := os.MkdirAll(filepath.Join(dir, "etc"), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, "etc", "toolgate.json"), []byte(`{"policy": {"mcp_settings": "mcp.json"}}`), 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, "etc", "toolgate.json"), []byte(`{"mcp": {"settings": "mcp.json"}}`), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		t.Chdir(dir)
@@ -59,7 +59,7 @@ func quote(s string) string {
 	return string(b)
 }
 
-// TestLoadConfigWebFetch: policy.web_fetch is read at start-up, and an
+// TestLoadConfigWebFetch: tools.web_fetch is read at start-up, and an
 // allow_addresses entry that is not ip:port stops it there.
 func TestLoadConfigWebFetch(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "toolgate.json")
@@ -68,7 +68,7 @@ func TestLoadConfigWebFetch(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write(`{"policy": {"web_fetch": {"allow_private": true, "allow_addresses": ["127.0.0.1:3000", "[::1]:8080"], "max_bytes": 1024, "timeout": "2s"}}}`)
+	write(`{"tools": {"web_fetch": {"allow_private": true, "allow_addresses": ["127.0.0.1:3000", "[::1]:8080"], "max_bytes": 1024, "timeout": "2s"}}}`)
 	cfg, err := loadConfig(path)
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +77,7 @@ func TestLoadConfigWebFetch(t *testing.T) {
 	if size, timeout := w.Limits(); !w.AllowPrivate || len(w.AllowAddresses) != 2 || w.AllowAddresses[1].Port() != 8080 || size != 1024 || timeout.String() != "2s" {
 		t.Errorf("web_fetch = %+v, want the file's values", w)
 	}
-	write(`{"policy": {"web_fetch": {"allow_addresses": ["localhost:3000"]}}}`)
+	write(`{"tools": {"web_fetch": {"allow_addresses": ["localhost:3000"]}}}`)
 	if _, err := loadConfig(path); err == nil {
 		t.Error("allow_addresses with a host name accepted, want an error at start-up")
 	}

@@ -28,7 +28,7 @@ func BenchmarkExecuteTrueVsBash(b *testing.B) {
 	}
 	dir := b.TempDir()
 	cfg := filepath.Join(b.TempDir(), "toolgate.json")
-	if err := os.WriteFile(cfg, []byte(`{"policy": {"allow_all": true, "sandbox": {"mode": "off"}}}`), 0o600); err != nil {
+	if err := os.WriteFile(cfg, []byte(`{"policy": {"allow_all": true}, "sandbox": {"mode": "off"}}`), 0o600); err != nil {
 		b.Fatal(err)
 	}
 	inst := start(b, dir, append(benchLogArgs(), "--config", cfg)...)

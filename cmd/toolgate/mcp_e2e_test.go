@@ -28,7 +28,7 @@ func TestEndToEndMCP(t *testing.T) {
 		t.Fatal(err)
 	}
 	config := filepath.Join(confDir, "toolgate.json")
-	if err := os.WriteFile(config, []byte(`{"policy": {"mcp_settings": "mcp.json"}}`), 0o600); err != nil {
+	if err := os.WriteFile(config, []byte(`{"mcp": {"settings": "mcp.json"}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	// The process starts elsewhere: the settings must be found next to

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/handlers"
 	"github.com/toolgate/toolgate/internal/randid"
@@ -97,6 +98,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdin
 	if err != nil {
 		return err
 	}
+	for _, w := range cfg.Warnings {
+		logger.Warn(w, "config", o.config)
+	}
 	ws, err := coordinator.OpenWorkspace(o.workspace)
 	if err != nil {
 		return err
@@ -168,6 +172,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdin
 		Dialects: handlers.Dialects(), Logger: logger, Registerer: reg, MCP: hub,
 		Store: st, Undo: handlers.RestoreUndo, Tracing: tp,
 	})
+	// The config's rules were checked for syntax when it was read; the
+	// tool names they use can only be checked against the tools built.
+	if err := coord.CheckRuleTools(cfg.Coordinator.Permissions); err != nil {
+		coord.Close()
+		return fmt.Errorf("config: %w %v", err, err.(*api.Error).Fields)
+	}
 	hub.Start(ctx) // after New: it gives the hub the sandbox for "sandbox": true servers
 	if err := coord.Restore(); err != nil {
 		coord.Close()

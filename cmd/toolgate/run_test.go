@@ -201,12 +201,19 @@ func TestRunErrors(t *testing.T) {
 	if err := os.WriteFile(badOrigins, []byte(`{"server": {"allowed_origins": ["https://*"]}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A rule whose tool no dialect has would never match: refused at start.
+	badRule := filepath.Join(t.TempDir(), "rules.json")
+	if err := os.WriteFile(badRule, []byte(`{"policy": {"permissions": {"deny": ["Bsh(rm:*)"]}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name string
 		args []string
 		want string
 	}{
 		{"unknown command", []string{"toolgate", "fly"}, "unknown command"},
+		{"rule naming no tool", []string{"toolgate", "serve", "--config", badRule, "--workspace", t.TempDir(), "--store", "memory", "--addr", "127.0.0.1:0"},
+			`no tool is named Bsh in any dialect (did you mean Bash`},
 		{"bad flag", []string{"toolgate", "serve", "--nope"}, "flag provided but not defined"},
 		{"missing workspace", []string{"toolgate", "serve", "--workspace", "/does/not/exist"}, "open workspace"},
 		{"missing config", []string{"toolgate", "serve", "--config", "/does/not/exist.json"}, "read config"},

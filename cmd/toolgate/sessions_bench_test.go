@@ -38,7 +38,7 @@ func BenchmarkManySessionsMemory(b *testing.B) {
 		b.Fatal(err)
 	}
 	cfg := filepath.Join(b.TempDir(), "toolgate.json")
-	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(`{"policy": {"max_sessions": %d}}`, sessions+10)), 0o600); err != nil {
+	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(`{"sessions": {"max": %d}}`, sessions+10)), 0o600); err != nil {
 		b.Fatal(err)
 	}
 	inst := start(b, dir, append(benchLogArgs(), "--config", cfg)...)

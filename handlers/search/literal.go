@@ -14,6 +14,9 @@ type matcher struct {
 	buf  *regexp.Regexp // (?m) form, run over a buffer when no literal helps
 	// lits holds alternatives of which every match must contain one.
 	lits [][]byte
+	// fold says lits are lowered and are looked for in lowered text (see
+	// fold.go): the pattern has case-insensitive parts.
+	fold bool
 	// pure says a hit on lits[0] is itself a match (the pattern is a literal).
 	pure bool
 }
@@ -32,22 +35,41 @@ func newMatcher(pattern string) (*matcher, error) {
 		return m, nil
 	}
 	tree = tree.Simplify()
-	if tree.Op == syntax.OpLiteral && tree.Flags&syntax.FoldCase == 0 {
-		m.lits, m.pure = [][]byte{[]byte(string(tree.Rune))}, true
-		return m, nil
+	if tree.Op == syntax.OpLiteral {
+		if tree.Flags&syntax.FoldCase == 0 {
+			m.lits, m.pure = [][]byte{[]byte(string(tree.Rune))}, true
+			return m, nil
+		}
+		// A folded literal with no rune cut out is matched wherever its
+		// lowered form occurs in lowered text.
+		if pieces, whole := foldedPieces(tree.Rune); whole {
+			m.lits, m.fold, m.pure = pieces, true, true
+			return m, nil
+		}
 	}
-	m.lits = required(tree)
+	m.lits, m.fold = required(tree)
 	return m, nil
 }
 
-// required returns literals one of which occurs in every match, or nil.
-func required(re *syntax.Regexp) [][]byte {
+// required returns literals one of which occurs in every match, or nil;
+// fold says they are lowered, for lowered text.
+func required(re *syntax.Regexp) (lits [][]byte, fold bool) {
 	switch re.Op {
 	case syntax.OpLiteral:
-		if re.Flags&syntax.FoldCase != 0 {
-			return nil
+		if re.Flags&syntax.FoldCase == 0 {
+			return [][]byte{[]byte(string(re.Rune))}, false
 		}
-		return [][]byte{[]byte(string(re.Rune))}
+		pieces, _ := foldedPieces(re.Rune)
+		var best []byte
+		for _, p := range pieces {
+			if len(p) > len(best) {
+				best = p
+			}
+		}
+		if best == nil {
+			return nil, false
+		}
+		return [][]byte{best}, true
 	case syntax.OpCapture, syntax.OpPlus:
 		return required(re.Sub[0])
 	case syntax.OpRepeat:
@@ -57,26 +79,40 @@ func required(re *syntax.Regexp) [][]byte {
 	case syntax.OpConcat:
 		var best [][]byte
 		for _, sub := range re.Sub {
-			if cand := required(sub); cand != nil && shortest(cand) > shortest(best) {
-				best = cand
+			if cand, f := required(sub); cand != nil && shortest(cand) > shortest(best) {
+				best, fold = cand, f
 			}
 		}
-		return best
+		return best, fold
 	case syntax.OpAlternate:
 		var all [][]byte
+		var folds []bool
 		for _, sub := range re.Sub {
-			cand := required(sub)
+			cand, f := required(sub)
 			if cand == nil {
-				return nil
+				return nil, false
+			}
+			for range cand {
+				folds = append(folds, f)
 			}
 			all = append(all, cand...)
+			fold = fold || f
 		}
 		if len(all) > maxLiteralAlternatives {
-			return nil
+			return nil, false
 		}
-		return all
+		if fold {
+			// Lowered text holds a lowered copy of every exact literal.
+			for i, lit := range all {
+				if !folds[i] {
+					all[i] = make([]byte, len(lit))
+					lowerASCII(all[i], lit)
+				}
+			}
+		}
+		return all, fold
 	}
-	return nil
+	return nil, false
 }
 
 func shortest(lits [][]byte) int {
@@ -97,9 +133,15 @@ func (m *matcher) matchLines(buf []byte, yield func(start, end int)) {
 		m.scanRegexp(buf, yield)
 		return
 	}
+	next := func(pos int) int { return indexLiterals(buf, pos, m.lits) }
+	if m.fold {
+		f := newFoldScan(buf, m.lits)
+		defer f.release()
+		next = f.next
+	}
 	pos := 0
 	for pos < len(buf) {
-		hit := m.nextLiteral(buf, pos)
+		hit := next(pos)
 		if hit < 0 {
 			return
 		}
@@ -112,10 +154,10 @@ func (m *matcher) matchLines(buf []byte, yield func(start, end int)) {
 	}
 }
 
-// nextLiteral is the earliest offset >= pos where any literal occurs.
-func (m *matcher) nextLiteral(buf []byte, pos int) int {
+// indexLiterals is the earliest offset >= pos where any of lits occurs.
+func indexLiterals(buf []byte, pos int, lits [][]byte) int {
 	best := -1
-	for _, lit := range m.lits {
+	for _, lit := range lits {
 		limit := len(buf)
 		if best >= 0 {
 			limit = min(len(buf), best+len(lit))

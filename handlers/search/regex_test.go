@@ -75,15 +75,27 @@ func TestCompilePatternTranslates(t *testing.T) {
 
 func TestRequiredLiterals(t *testing.T) {
 	tests := []struct {
-		pattern string
-		want    []string
+		pattern    string
+		want       []string
+		fold, pure bool
 	}{
-		{`hello`, []string{"hello"}},
-		{`func \w+Error\(`, []string{"Error("}},
-		{`foo|barbaz`, []string{"foo", "barbaz"}},
-		{`(?i)hello`, nil},
-		{`[a-z]+`, nil},
-		{`x*`, nil},
+		{pattern: `hello`, want: []string{"hello"}, pure: true},
+		{pattern: `func \w+Error\(`, want: []string{"Error("}},
+		{pattern: `foo|barbaz`, want: []string{"foo", "barbaz"}},
+		{pattern: `(?i)HeLLo`, want: []string{"hello"}, fold: true, pure: true},
+		{pattern: `(?i)deadline exceeded`, want: []string{"deadline exceeded"}, fold: true, pure: true},
+		// Runes with case variants that lowering leaves apart cut the literal.
+		{pattern: `(?i)école`, want: []string{"cole"}, fold: true},
+		{pattern: `(?i)kelvin`, want: []string{"elvin"}, fold: true},
+		{pattern: `(?i)statuses`, want: []string{"tatu"}, fold: true},
+		{pattern: `(?i)kks`, want: nil},
+		// Dotless and dotted i fold with nothing in Go's regexp: kept as is.
+		{pattern: `(?i)ıd`, want: []string{"ıd"}, fold: true, pure: true},
+		{pattern: `(?i)İD`, want: []string{"İd"}, fold: true, pure: true},
+		{pattern: `(?i:foo)|Bar`, want: []string{"foo", "bar"}, fold: true},
+		{pattern: `(?i)func \w+Error\(`, want: []string{"error("}, fold: true},
+		{pattern: `[a-z]+`, want: nil},
+		{pattern: `x*`, want: nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.pattern, func(t *testing.T) {
@@ -95,8 +107,8 @@ func TestRequiredLiterals(t *testing.T) {
 			for _, l := range m.lits {
 				got = append(got, string(l))
 			}
-			if strings.Join(got, ",") != strings.Join(tt.want, ",") {
-				t.Errorf("literals = %q, want %q", got, tt.want)
+			if strings.Join(got, ",") != strings.Join(tt.want, ",") || m.fold != tt.fold || m.pure != tt.pure {
+				t.Errorf("literals = %q fold %v pure %v, want %q fold %v pure %v", got, m.fold, m.pure, tt.want, tt.fold, tt.pure)
 			}
 		})
 	}

@@ -21,6 +21,12 @@ func writeTree(t testing.TB, dir string, files map[string]string) {
 	}
 }
 
+// foldText spells words in the case variants (?i) patterns must find:
+// Unicode simple folds to ASCII (KELVIN SIGN, LONG S), accented capitals,
+// and Turkish dotted and dotless i, which fold with nothing.
+const foldText = "École\nÉCOLE\nécole\nECOLE\n\u212Aelvin\nKELVIN kelvin\n\u017Ftatus\nSTATUS Status\n" +
+	"ıd\nİD\nId id\nDEADLINE EXCEEDED\ncontext deadline exceeded\nDeprecated: use X\n\u212A\u212A\u017F\n"
+
 // generatedTree builds a workspace exercising every selection rule: nested
 // .gitignore files in a repository and in a nested repository, .ignore
 // overriding .gitignore, .git/info/exclude, hidden entries, binary files,
@@ -64,6 +70,8 @@ func generatedTree(t testing.TB) string {
 		"code.go":           "package main\n\nfunc main() {\n\tfor i := 0; i < 3; i++ {\n\t\tprintln(i)\n\t}\n}\n",
 		"empty.txt":         "",
 		"adjacent.txt":      "hello 1\nhello 2\nx\nhello 4\ny\nz\nhello 7\n",
+		// Case variants, also past the first fold window (fold.go).
+		"fold.txt": foldText + bigText + foldText + strings.Repeat("x", foldWindow-3) + "DEPRECATED\n" + foldText,
 	})
 	if err := os.Symlink("a.txt", filepath.Join(dir, "link.txt")); err != nil {
 		t.Fatal(err)

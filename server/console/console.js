@@ -15,6 +15,7 @@ const state = {
   lastEventId: 0,
   cards: new Map(),  // tool_use_id -> timeline card
   metricsTimer: 0,
+  todosSeen: 0,      // todos.updated events received
 };
 
 // ---- HTTP ------------------------------------------------------------
@@ -311,6 +312,11 @@ function renderEvent(ev) {
     showProgress(ev.task_progress || "");
     return;
   }
+  if (ev.type === "todos.updated") {
+    state.todosSeen++;
+    showTodos(ev.todos || []);
+    return;
+  }
   if (!ev.tool_use_id) {
     if (ev.type === "message.finished") {
       const n = ev.response && ev.response.calls ? ev.response.calls.length : 0;
@@ -469,10 +475,31 @@ function showProgress(text) {
   $("progress-box").hidden = items.length === 0;
 }
 
+// showTodos renders the list the model keeps with Claude Code's TodoWrite
+// ({content, status: pending | in_progress | completed, activeForm}), as
+// Claude Code shows it: completed items struck through, the item in
+// progress marked with what is being done. Text only.
+function showTodos(todos) {
+  const items = todos.map((t) => {
+    const box = el("input", { type: "checkbox", disabled: "" });
+    box.checked = t.status === "completed";
+    const li = el("li", { class: t.status || "pending" }, box, " ", t.content || "");
+    if (t.status === "in_progress" && t.activeForm) li.append(" ", el("span", { class: "active" }, "(" + t.activeForm + ")"));
+    return li;
+  });
+  $("todos").replaceChildren(...items);
+  $("todos-box").hidden = items.length === 0;
+}
+
 async function loadProgress(id) {
+  // A todos.updated event that arrives while the session is being read
+  // is newer than what the read returns.
+  const seen = state.todosSeen;
   try {
     const s = await api("GET", "/v1/sessions/" + encodeURIComponent(id));
-    if (id === state.session) showProgress(s.task_progress || "");
+    if (id !== state.session) return;
+    showProgress(s.task_progress || "");
+    if (seen === state.todosSeen) showTodos(s.todos || []);
   } catch (_) { showProgress(""); }
 }
 
@@ -486,6 +513,7 @@ function watchSession(id) {
   state.cards.clear();
   $("timeline").replaceChildren();
   showProgress("");
+  showTodos([]);
   if (state.token) { openStream(); loadProgress(state.session); }
 }
 

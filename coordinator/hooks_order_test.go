@@ -1,0 +1,123 @@
+package coordinator
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/toolgate/toolgate/api"
+)
+
+// approveAll runs a call, approves every approval it asks for and
+// returns the approvals it was asked.
+func approveAll(t *testing.T, p *testPolicy, s *Session, u api.ToolUse) (api.ToolResult, api.CallRecord, []*api.Approval) {
+	t.Helper()
+	ctx, done := context.WithCancel(context.Background())
+	var res api.ToolResult
+	var rec api.CallRecord
+	go func() {
+		defer done()
+		res, rec = p.c.Execute(context.Background(), s, "", u)
+	}()
+	var asked []*api.Approval
+	var after int64
+	for {
+		ev, err := s.Events.WaitFor(ctx, after, func(ev api.Event) bool {
+			return ev.ToolUseID == u.ID && ev.Type == api.EventToolAwaitingApproval
+		})
+		if err != nil {
+			return res, rec, asked
+		}
+		after = ev.ID
+		asked = append(asked, ev.Approval)
+		if _, err := p.c.Decide(s, u.ID, api.DecisionRequest{Decision: api.DecisionApprove}); err != nil {
+			t.Fatalf("approve %s: %v", u.ID, err)
+		}
+	}
+}
+
+// ccPreToolUse is a PreToolUse hook's stdout in Claude Code's shape
+// (code.claude.com/docs/en/hooks, "PreToolUse decision control").
+func ccPreToolUse(decision, reason, updatedInput string) string {
+	out := `{"hookSpecificOutput":{"hookEventName":"PreToolUse"`
+	if decision != "" {
+		out += `,"permissionDecision":"` + decision + `","permissionDecisionReason":"` + reason + `"`
+	}
+	if updatedInput != "" {
+		out += `,"updatedInput":` + updatedInput
+	}
+	return "echo '" + out + "}}'"
+}
+
+// TestPreToolUseBeforeThePrompt: PreToolUse hooks run before the
+// permission prompt, as Claude Code documents (code.claude.com/docs/en/hooks:
+// PreToolUse "runs after Claude creates tool parameters and before
+// processing the tool call"; permissionDecision "allow" bypasses the
+// permission prompt, "deny" prevents the call, "ask" asks the user to
+// confirm; the SDK's permission order puts hooks first, then deny rules,
+// then ask rules, so a hook's allow does not pass a deny or ask rule).
+// Until this order, hooks ran after the approval, so a hook's deny came
+// after the user had been asked, and an updatedInput was asked twice.
+func TestPreToolUseBeforeThePrompt(t *testing.T) {
+	scripts := t.TempDir()
+	write := map[string]any{"path": "a.txt", "content": "x"}
+	cases := []struct {
+		name       string
+		hook       string
+		perms      api.Permissions
+		wantStatus api.CallStatus
+		wantAsked  int
+		wantText   string // in the result
+		wantReason string // in the (one) approval's reason
+	}{
+		{"no decision: the default prompt", ccPreToolUse("", "", ""), api.Permissions{}, api.StatusSucceeded, 1, "ok a.txt", "edits ask"},
+		{"allow skips the default prompt", ccPreToolUse("allow", "trusted path", ""), api.Permissions{}, api.StatusSucceeded, 0, "ok a.txt", ""},
+		{"allow does not pass an ask rule", ccPreToolUse("allow", "trusted path", ""), api.Permissions{Ask: []string{"write_to_file"}},
+			api.StatusSucceeded, 1, "ok a.txt", `ask rule "write_to_file"`},
+		{"allow does not pass a deny rule", ccPreToolUse("allow", "trusted path", ""), api.Permissions{Deny: []string{"write_to_file(a.txt)"}},
+			api.StatusDenied, 0, "deny rule", ""},
+		{"ask forces the prompt over an allow rule", ccPreToolUse("ask", "double-check", ""), api.Permissions{Allow: []string{"write_to_file"}},
+			api.StatusSucceeded, 1, "ok a.txt", "double-check"},
+		{"ask and the default ask make one prompt", ccPreToolUse("ask", "double-check", ""), api.Permissions{}, api.StatusSucceeded, 1, "ok a.txt", "edits ask"},
+		{"deny blocks before any prompt", ccPreToolUse("deny", "frozen", ""), api.Permissions{}, api.StatusDenied, 0, "frozen", ""},
+		{"exit 2 blocks with stderr before any prompt", `echo "no writes today" >&2; exit 2`, api.Permissions{}, api.StatusDenied, 0, "no writes today", ""},
+		// The user approves the input that will run, once.
+		{"updatedInput is asked once", ccPreToolUse("", "", `{"path":"b.txt","content":"y"}`), api.Permissions{}, api.StatusSucceeded, 1, "ok b.txt", "edits ask"},
+		{"updatedInput with allow runs without a prompt", ccPreToolUse("allow", "rewritten", `{"path":"b.txt","content":"y"}`), api.Permissions{},
+			api.StatusSucceeded, 0, "ok b.txt", ""},
+		{"updatedInput meets the rules", ccPreToolUse("allow", "rewritten", `{"path":"locked/b.txt","content":"y"}`), api.Permissions{Deny: []string{"write_to_file(locked/**)"}},
+			api.StatusDenied, 0, "locked/**", ""},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			hook := writeHook(t, scripts, "h"+string(rune('a'+i)), tc.hook)
+			cfg := Config{AgentConfig: AgentConfig{Hooks: pre("write_to_file", command(hook))}}
+			cfg.Sandbox.Writable = []string{scripts} // shows the scripts under the sandbox's private /tmp
+			p := newTestPolicy(t, cfg, nil)
+			s := p.session(t, tc.perms)
+			id := "k" + string(rune('a'+i))
+			res, rec, asked := approveAll(t, p, s, use(id, "write_to_file", write))
+			if rec.Status != tc.wantStatus {
+				t.Fatalf("status = %s (%q), want %s", rec.Status, resultText(res), tc.wantStatus)
+			}
+			if len(asked) != tc.wantAsked {
+				t.Fatalf("asked %d times, want %d", len(asked), tc.wantAsked)
+			}
+			if !strings.Contains(resultText(res), tc.wantText) {
+				t.Errorf("result = %q, want it to contain %q", resultText(res), tc.wantText)
+			}
+			if tc.wantAsked == 0 {
+				return
+			}
+			if !strings.Contains(asked[0].Reason, tc.wantReason) {
+				t.Errorf("approval reason = %q, want it to contain %q", asked[0].Reason, tc.wantReason)
+			}
+			// The user is shown the input that runs.
+			want := strings.TrimPrefix(tc.wantText, "ok ")
+			if pv := asked[0].Preview; !slices.Contains(pv.Paths, want) {
+				t.Errorf("approval preview = %+v, want path %s", pv, want)
+			}
+		})
+	}
+}

@@ -1,0 +1,83 @@
+package search
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestLowerASCII(t *testing.T) {
+	all := make([]byte, 256)
+	for i := range all {
+		all[i] = byte(i)
+	}
+	// Every byte value at every alignment, through the eight-byte path and
+	// the tail.
+	for shift := range 9 {
+		src := append(bytes.Repeat([]byte{'Q'}, shift), all...)
+		dst := make([]byte, len(src))
+		lowerASCII(dst, src)
+		for i, c := range src {
+			want := c
+			if 'A' <= c && c <= 'Z' {
+				want = c + 32
+			}
+			if dst[i] != want {
+				t.Fatalf("shift %d: byte %#x lowered to %#x, want %#x", shift, c, dst[i], want)
+			}
+		}
+	}
+}
+
+// TestFoldedMatchesAtWindowEdges puts case variants of the pattern's
+// literal across every offset around the edges of the lowered window and
+// checks the matched lines against the regexp run on each line.
+func TestFoldedMatchesAtWindowEdges(t *testing.T) {
+	for _, pattern := range []string{`(?i)deadline exceeded`, `(?i)kelvin \w+`, `(?i:dead)line|STATUS`} {
+		m, err := newMatcher(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !m.fold {
+			t.Fatalf("%s: no folded literal", pattern)
+		}
+		variants := []string{"DEADLINE EXCEEDED", "Deadline exceeded", "\u212Aelvin one", "KELVIN two", "deadLINE", "status", "kelvi"}
+		for _, v := range variants {
+			for pad := foldWindow - 24; pad < foldWindow+4; pad++ {
+				text := strings.Repeat("y", pad) + v + "\nfiller\n" + v + "\n" + strings.Repeat("z", foldWindow) + " " + v
+				var want, got []string
+				for i, line := range strings.Split(text, "\n") {
+					if m.line.MatchString(line) {
+						want = append(want, fmt.Sprint(i))
+					}
+				}
+				buf := []byte(text)
+				m.matchLines(buf, func(start, end int) {
+					got = append(got, fmt.Sprint(bytes.Count(buf[:start], []byte{'\n'})))
+				})
+				if strings.Join(got, ",") != strings.Join(want, ",") {
+					t.Fatalf("%s, %q after %d bytes: lines %v, want %v", pattern, v, pad, got, want)
+				}
+			}
+		}
+	}
+}
+
+func TestIndexSkipsFilesForCaseInsensitivePatterns(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"a.txt": "alpha beta\n", "b.txt": "Gamma DELTA\n", "c/d.txt": "alpha gamma\n"})
+	root := openRoot(t, dir)
+	ix := settledIndex(0)
+	for range 2 {
+		indexed(t, root, ix, Options{Regex: "alpha"})
+	}
+	before := ix.reads.Load()
+	got := indexed(t, root, ix, Options{Regex: "(?i)gamma delta"})
+	if reads := ix.reads.Load() - before; reads != 1 {
+		t.Errorf("search read %d files, want 1 (the only one whose summary allows the literal in any case)", reads)
+	}
+	if want := []string{"b.txt:1"}; strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("matches = %v, want %v", got, want)
+	}
+}
