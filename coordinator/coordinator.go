@@ -232,4 +232,5 @@ func (c *Coordinator) Close() {
 	if c.agents != nil {
 		c.agents.close()
 	}
+	c.sandbox.Close()
 }
