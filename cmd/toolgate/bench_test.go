@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -28,7 +29,8 @@ import (
 // /v1/sessions/{sid}/messages with a one-block assistant message (the bare
 // handler then decodes the message and answers a user message). It reports
 // both throughputs, both p99 latencies and the throughput ratio at 1, 16
-// and 64 connections.
+// and 64 connections, and the CPU time per call of each side with their
+// ratio (cpu_ratio), which other load on the machine disturbs less.
 //
 //	go test -run '^$' -bench ToolUseVsBare -benchtime 3x ./cmd/toolgate/
 func BenchmarkToolUseVsBare(b *testing.B) {
@@ -65,12 +67,23 @@ func BenchmarkToolUseVsBare(b *testing.B) {
 				defer tgClient.CloseIdleConnections()
 				defer bareClient.CloseIdleConnections()
 				var tg, base loadResult
+				var tgCPU, baseCPU time.Duration
 				for range b.N {
 					for range rounds {
+						c0 := processCPU()
 						tg = tg.add(loadBodies(b, tgClient, inst.url+rt.path, inst.token, conns, calls/conns, &seq, rt.body))
+						c1 := processCPU()
 						base = base.add(loadBodies(b, bareClient, bare.URL+rt.barePath, inst.token, conns, calls/conns, &seq, rt.body))
+						tgCPU, baseCPU = tgCPU+c1-c0, baseCPU+processCPU()-c1
 					}
 				}
+				// The CPU time of the process (client and server alike) per
+				// call: steadier than throughput when other processes load
+				// the machine. Their ratio is what throughput would be where
+				// the CPU is the limit.
+				b.ReportMetric(float64(tgCPU.Microseconds())/float64(tg.n), "toolgate_cpu_µs/call")
+				b.ReportMetric(float64(baseCPU.Microseconds())/float64(base.n), "bare_cpu_µs/call")
+				b.ReportMetric((float64(baseCPU)/float64(base.n))/(float64(tgCPU)/float64(tg.n)), "cpu_ratio")
 				b.ReportMetric(tg.rps(), "toolgate_req/s")
 				b.ReportMetric(base.rps(), "bare_req/s")
 				b.ReportMetric(tg.rps()/base.rps(), "throughput_ratio")
@@ -79,6 +92,15 @@ func BenchmarkToolUseVsBare(b *testing.B) {
 			})
 		}
 	}
+}
+
+// processCPU is the user and system CPU time the process has used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // readFileBody is a read_file tool_use of the 1 KB file with the id toolu_n.
