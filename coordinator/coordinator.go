@@ -219,4 +219,5 @@ func (c *Coordinator) Close() {
 	if c.agents != nil {
 		c.agents.close()
 	}
+	c.sandbox.Close()
 }
