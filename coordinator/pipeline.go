@@ -313,7 +313,7 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 		Ignored: cs.ignored,
 		Todos:   s.SetTodos,
 		Keep:    func(o KeptOutput) { s.keepOutput(e, o) },
-		Await: func(ctx context.Context, req api.InputRequest) (string, error) {
+		Await: func(ctx context.Context, req api.InputRequest) (api.AnswerRequest, error) {
 			return c.awaitInput(ctx, s, e, req)
 		},
 		Confine: func(dir string) (*sandbox.Sandbox, sandbox.Run, error) {

@@ -285,7 +285,7 @@ func TestEscapeLimits(t *testing.T) {
 					t.Errorf("read_file during the %s: %+v", name, r)
 				}
 			}
-			wg.Wait()
+			waitAll(t, &wg)
 			if !failed || !strings.Contains(out, tc.want) {
 				t.Errorf("%s: failed=%v, want a failure naming %q:\n%.2000s", name, failed, tc.want, out)
 			}
