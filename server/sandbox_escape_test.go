@@ -65,7 +65,7 @@ func newSandboxServer(t *testing.T, files map[string]string, mutate func(*coordi
 func (s *sandboxServer) run(t *testing.T, command string) (string, bool) {
 	t.Helper()
 	sid := s.session(t, api.Permissions{})
-	use := cmdUse("c1", command)
+	use := realCmdUse("c1", command)
 	b, _ := json.Marshal(map[string]any{"role": "assistant", "content": []api.ToolUse{use}})
 	// A minute and a half: a fork bomb on a loaded machine takes a while to
 	// reach its limit.
