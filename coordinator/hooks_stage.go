@@ -59,7 +59,7 @@ func (c *Coordinator) preHooks(ctx context.Context, cs *callState) {
 		var in any
 		err := fmt.Errorf("it maps onto tool %s, not %s", name, cs.tool.Name)
 		if name == cs.tool.Name {
-			in, err = decodeInput(cs.tool, c.validate, raw)
+			in, err = DecodeInput(cs.tool, c.validate, raw)
 		}
 		if err != nil {
 			cs.stop(failure(api.StatusInvalid, api.ToolCodeInvalid, "A PreToolUse hook's updatedInput is invalid: "+err.Error()))

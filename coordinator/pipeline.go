@@ -244,7 +244,7 @@ func (c *Coordinator) prepare(s *Session, use api.ToolUse) *callState {
 	}
 	raw = coerceStrings(raw, tool.ParamTypes())
 	cs.tool, cs.raw = tool, raw
-	in, err := decodeInput(tool, c.validate, raw)
+	in, err := DecodeInput(tool, c.validate, raw)
 	if err != nil {
 		text := err.Error()
 		if dc == nil {
