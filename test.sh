@@ -46,8 +46,10 @@ fi
 # @anthropic-ai/sdk Message and hands toolgate's answer back as the SDK's
 # MessageParam and ToolResultBlockParam, pass tsc --strict with no error.
 # The npm packages go into a scratch directory, installed when missing.
+# @modelcontextprotocol/sdk is the TypeScript MCP client that
+# server/mcp_typescript_test.go drives against /mcp (TOOLGATE_NODE_MODULES).
 ts_dir="${TOOLGATE_TS_DIR:-${TMPDIR:-/tmp}/toolgate-ts-check}"
-ts_pkgs=(openapi-typescript@7.13.0 typescript@5.9.3 @anthropic-ai/sdk@1.14.0)
+ts_pkgs=(openapi-typescript@7.13.0 typescript@5.9.3 @anthropic-ai/sdk@1.14.0 @modelcontextprotocol/sdk@1.32.2)
 mkdir -p "$ts_dir"
 if [ "$(cat "$ts_dir/.installed" 2>/dev/null)" != "${ts_pkgs[*]}" ]; then
   (cd "$ts_dir" && npm install --no-audit --no-fund --silent --no-save "${ts_pkgs[@]}")
@@ -58,6 +60,7 @@ cp clients/typescript/tool_call.ts "$ts_dir/tool_call.ts"
 (cd "$ts_dir" && node_modules/.bin/tsc --strict --noEmit --module nodenext --moduleResolution nodenext \
   --target es2022 --skipLibCheck tool_call.ts)
 
+export TOOLGATE_NODE_MODULES="$ts_dir/node_modules"
 # The libraries Cline reads documents with (pdf-parse for PDF, mammoth for
 # .docx), run under node as oracles for read_file's document text
 # (handlers TestDocumentTextMatchesClineLibraries), in a scratch directory,

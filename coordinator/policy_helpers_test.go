@@ -193,6 +193,8 @@ func (p *testPolicy) decideOnly(t *testing.T, s *Session, u api.ToolUse) (string
 		}
 		receive(t, done)
 		return "ask", rec, resultText(res)
+	case <-time.After(receiveLimit):
+		t.Fatalf("%s neither finished nor waited for approval within %v", u.ID, receiveLimit)
 	}
 	switch {
 	case rec.Status == api.StatusDenied:
