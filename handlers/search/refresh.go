@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -125,29 +124,25 @@ func (ix *Index) visitFile(root *os.Root, dirf *os.File, real string, d *idxDir,
 	if fst.size+1 > chunkSize {
 		ix.dropSummary(f) // large files are streamed, never summarised
 		ix.reads.Add(1)
-		if lines, n, err := scanFileIn(root, f.name, real, job.m, scratch); err == nil && n > 0 {
+		if lines, n, err := scanFileIn(root, dirf, f.name, real, job.m, scratch); err == nil && n > 0 {
 			job.c.add(FileMatches{Path: rel, Lines: lines, Count: n})
 		}
 		return
 	}
 	ix.reads.Add(1)
-	fh, err := root.OpenFile(f.name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	fh, err := openEntry(root, dirf, f.name, real)
 	if err != nil {
 		return
 	}
 	defer fh.Close()
-	if !isAt(fh, real) {
+	if !fh.st.regular() {
 		return
 	}
-	hfi, err := fh.Stat()
-	if err != nil || !hfi.Mode().IsRegular() {
-		return
-	}
-	buf, err := readWhole(fh, hfi.Size(), scratch)
+	buf, err := readWhole(fh, fh.st.size, scratch)
 	if err != nil {
 		return
 	}
-	if known && f.sum == nil && stampOf(hfi) == fst {
+	if known && f.sum == nil && fh.st == fst {
 		ix.keepSummary(f, buf[:rgCut(buf)])
 	}
 	if lines, n := scanWhole(buf, job.m); n > 0 {

@@ -35,6 +35,8 @@ type fileScan struct {
 	// its after-context line.
 	wantAfter bool
 	base      int // line number of the chunk's first line
+	// whole says the chunk is the whole file: nothing carries over.
+	whole bool
 }
 
 func (s *fileScan) add(l Line) {
@@ -80,7 +82,9 @@ func (s *fileScan) chunk(buf []byte) {
 		e := lineEnd(buf, 0)
 		s.add(Line{Number: s.base, Text: string(buf[:e])})
 	}
-	s.finishChunk(buf, lastEnd)
+	if !s.whole {
+		s.finishChunk(buf, lastEnd)
+	}
 }
 
 // finishChunk remembers the chunk's last line for the next chunk.
@@ -160,7 +164,7 @@ func scanReader(r io.Reader, size int64, m *matcher, scratch *[]byte) (lines []L
 // scanWhole searches a whole file's content (as ripgrep would, up to its
 // binary cut).
 func scanWhole(buf []byte, m *matcher) ([]Line, int) {
-	s := &fileScan{m: m, base: 1}
+	s := &fileScan{m: m, base: 1, whole: true}
 	s.chunk(buf[:rgCut(buf)])
 	return dedupe(s.lines), s.matches
 }

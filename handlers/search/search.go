@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 )
 
 // Options describes one search_files call.
@@ -101,7 +100,7 @@ func coldSearch(ctx context.Context, root *os.Root, start string, m *matcher, gl
 			if c.pruned(rel) || ctx.Err() != nil {
 				continue
 			}
-			lines, n, err := scanFileIn(d.root, name, childOf(d.real, name), m, &scratch[w])
+			lines, n, err := scanFileIn(d.root, d.dirf, name, childOf(d.real, name), m, &scratch[w])
 			if err == nil && n > 0 {
 				c.add(FileMatches{Path: rel, Lines: lines, Count: n})
 			}
@@ -134,23 +133,18 @@ func selection(start string, glob *fileGlob, exclude func(string, bool) bool, c 
 	}
 }
 
-// scanFileIn searches the file name of dir, which must really be at want
-// (see isAt).
-func scanFileIn(dir *os.Root, name, want string, m *matcher, scratch *[]byte) ([]Line, int, error) {
-	// O_NONBLOCK: an entry swapped for a FIFO after listing must not hang.
-	f, err := dir.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+// scanFileIn searches the file name of the directory root (opened as
+// dir), which must really be at want (see openEntry).
+func scanFileIn(root *os.Root, dir *os.File, name, want string, m *matcher, scratch *[]byte) ([]Line, int, error) {
+	f, err := openEntry(root, dir, name, want)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer f.Close()
-	if !isAt(f, want) {
-		return nil, 0, errNotAt
+	if !f.st.regular() {
+		return nil, 0, nil
 	}
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() {
-		return nil, 0, err
-	}
-	return scanReader(f, st.Size(), m, scratch)
+	return scanReader(f, f.st.size, m, scratch)
 }
 
 // cleanRel validates a workspace-relative directory.

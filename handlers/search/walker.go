@@ -18,13 +18,17 @@ type dirNode struct {
 	name   string
 	parent *dirNode
 	root   *os.Root
-	real   string // where the directory must really be; "" when unknown
+	dirf   *os.File // the directory itself, once listed
+	real   string   // where the directory must really be; "" when unknown
 	ign    *ignoreState
 	refs   atomic.Int32
 }
 
 func (d *dirNode) release() {
 	if d.refs.Add(-1) == 0 && d.root != nil {
+		if d.dirf != nil {
+			d.dirf.Close()
+		}
 		d.root.Close()
 	}
 }
@@ -105,10 +109,11 @@ func readDir(d *dirNode, cfg walkConfig) []walkItem {
 		}
 		d.root = r
 	}
-	entries, ok := listDirAt(d.root, d.real)
-	if !ok {
+	dirf, entries, err := openDirAt(d.root, ".", d.real)
+	if err == errNotAt {
 		return nil // a link swapped in for the directory after it was listed
 	}
+	d.dirf = dirf
 	listed(d.rel)
 	names := make(map[string]bool, len(entries))
 	for _, e := range entries {
@@ -155,14 +160,6 @@ func readDir(d *dirNode, cfg walkConfig) []walkItem {
 	flush()
 	slices.Reverse(items)
 	return items
-}
-
-// listDirAt returns a directory's entries sorted by name; an unreadable
-// directory is empty, as ripgrep skips it. False: the opened directory is
-// not at real (see isAt).
-func listDirAt(r *os.Root, real string) ([]dirent, bool) {
-	entries, err := listDirSorted(r, ".", real)
-	return entries, err != errNotAt
 }
 
 // comparePaths orders slash-separated paths as a depth-first walk with

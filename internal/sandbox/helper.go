@@ -29,6 +29,9 @@ type helperSpec struct {
 	Network bool `json:"network,omitempty"`
 	// JoinFDs is how many fds from 3 on are cgroup.procs files to join.
 	JoinFDs int `json:"join_fds,omitempty"`
+	// InCgroups are the cgroups ("controller:path") the helper must
+	// already be in: the command was forked into them (prejoin.go).
+	InCgroups []string `json:"in_cgroups,omitempty"`
 	// Limits left to rlimits.
 	Limits Limits `json:"limits"`
 	// Dir is the directory to start in (landlock mode; bubblewrap sets it).
@@ -53,6 +56,9 @@ func runHelper(specJSON string, argv []string) error {
 	var spec helperSpec
 	if err := json.Unmarshal([]byte(specJSON), &spec); err != nil {
 		return fmt.Errorf("bad helper spec: %w", err)
+	}
+	if err := checkCgroups(spec.InCgroups); err != nil {
+		return err
 	}
 	for i := range spec.JoinFDs {
 		f := os.NewFile(uintptr(3+i), "cgroup.procs")

@@ -165,6 +165,16 @@ func (s *Sandbox) caveats() []string {
 	return out
 }
 
+// Close releases what the sandbox holds between runs (a thread waiting in
+// the next run's limit cgroups). Runs prepared afterwards still work,
+// without that head start.
+func (s *Sandbox) Close() {
+	if s.cgroups != nil {
+		s.cgroups.closed.Store(true)
+		s.cgroups.drain()
+	}
+}
+
 // Mode is the mode in force.
 func (s *Sandbox) Mode() string { return s.mode }
 
@@ -191,6 +201,10 @@ type Run struct {
 	// Network allows the network whatever the configuration says: a
 	// subagent runner must reach its model and toolgate.
 	Network bool
+	// StartOnThread says the caller starts the command with
+	// Prepared.Start, which lets it begin inside its limit cgroups
+	// instead of moving into them (faster; see prejoin.go).
+	StartOnThread bool
 }
 
 // resolve makes a path absolute and real, "" when it does not exist.

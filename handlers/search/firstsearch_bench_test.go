@@ -1,0 +1,129 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// firstSearchCopies of Go's source tree make the 1.4 GB tree of
+// BenchmarkFirstSearch.
+const firstSearchCopies = 9
+
+// BenchmarkFirstSearch is search_files's first call after toolgate starts,
+// on a 1.4 GB tree (copies of Go's source tree, written once under the
+// temporary directory and kept for later runs): each iteration starts a
+// fresh process that searches once through a new index, and rg, side by
+// side, and reports the time ratio and both peak resident sets.
+//
+//	go test -run '^$' -bench FirstSearch -benchtime 3x -timeout 30m ./handlers/search/
+func BenchmarkFirstSearch(b *testing.B) {
+	if dir := os.Getenv("TOOLGATE_FIRST_SEARCH_DIR"); dir != "" {
+		firstSearchChild(b, dir, os.Getenv("TOOLGATE_FIRST_SEARCH_REGEX"))
+		return
+	}
+	rg := requireTool(b, "rg")
+	dir := copiesOfGoTree(b, firstSearchCopies)
+	self, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, p := range benchPatterns {
+		b.Run(p.name, func(b *testing.B) {
+			var s sideBySide
+			var oursRSS, rgRSS int64
+			s.add("ours", func() {
+				cmd := exec.Command(self, "-test.run=^$", "-test.bench=^BenchmarkFirstSearch$", "-test.benchtime=1x")
+				cmd.Env = append(os.Environ(), "TOOLGATE_FIRST_SEARCH_DIR="+dir, "TOOLGATE_FIRST_SEARCH_REGEX="+p.regex)
+				out, err := cmd.CombinedOutput()
+				if err != nil || !strings.Contains(string(out), "found:") {
+					b.Fatalf("child: %v: %s", err, out)
+				}
+				oursRSS = max(oursRSS, maxRSS(cmd))
+			})
+			s.add("rg", func() {
+				cmd := exec.Command(rg, "--json", "--context", "1", "-e", p.regex, ".")
+				cmd.Dir = dir
+				if out, err := cmd.Output(); err != nil || len(out) == 0 {
+					b.Fatalf("rg: %v", err)
+				}
+				rgRSS = max(rgRSS, maxRSS(cmd))
+			})
+			s.loop(b)
+			b.ReportMetric(float64(oursRSS)/(1<<20), "ours-peak-RSS-MB")
+			b.ReportMetric(float64(rgRSS)/(1<<20), "rg-peak-RSS-MB")
+		})
+	}
+}
+
+// firstSearchChild is the fresh process: one search as search_files runs
+// it, its answer formatted.
+func firstSearchChild(b *testing.B, dir, regex string) {
+	root := openRoot(b, dir)
+	for b.Loop() {
+		t0 := time.Now()
+		res, err := Search(context.Background(), root, Options{Regex: regex, Index: NewIndex(IndexOptions{})})
+		if err != nil {
+			b.Fatal(err)
+		}
+		fmt.Printf("found: %d matches, %d bytes of answer in %v\n", res.Count, len(res.Format()), time.Since(t0))
+	}
+}
+
+// maxRSS is a finished command's peak resident set in bytes.
+func maxRSS(cmd *exec.Cmd) int64 {
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		return ru.Maxrss << 10
+	}
+	return 0
+}
+
+// copiesOfGoTree writes n copies of Go's source tree under the temporary
+// directory once; later runs reuse them.
+func copiesOfGoTree(b *testing.B, n int) string {
+	b.Helper()
+	src := filepath.Join(goRoot(b), "src")
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("toolgate-bench-gosrc-x%d", n))
+	done := filepath.Join(dir, ".complete")
+	if _, err := os.Stat(done); err == nil {
+		return dir
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		b.Fatal(err)
+	}
+	for i := range n {
+		dst := filepath.Join(dir, fmt.Sprintf("copy%d", i))
+		err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(src, p)
+			target := filepath.Join(dst, rel)
+			switch {
+			case d.IsDir():
+				return os.MkdirAll(target, 0o755)
+			case d.Type().IsRegular():
+				data, err := os.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				return os.WriteFile(target, data, 0o644)
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(done, nil, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return dir
+}
