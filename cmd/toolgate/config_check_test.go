@@ -66,7 +66,6 @@ func TestConfigRejectsEveryBadField(t *testing.T) {
 		{"web_fetch timeout", `{"tools": {"web_fetch": {"timeout": "-2s"}}}`, "tools.web_fetch.timeout: must not be negative"},
 		{"browser viewport_width", `{"tools": {"browser": {"viewport_width": -1, "viewport_height": 600}}}`, "tools.browser.viewport_width: must not be negative"},
 		{"browser viewport_height", `{"tools": {"browser": {"viewport_width": 800, "viewport_height": -1}}}`, "tools.browser.viewport_height: must not be negative"},
-		{"browser viewport half", `{"tools": {"browser": {"viewport_width": 800}}}`, "tools.browser: viewport_width and viewport_height are set together"},
 		{"browser idle_timeout", `{"tools": {"browser": {"idle_timeout": "-1s"}}}`, "tools.browser.idle_timeout: must not be negative"},
 		{"browser action_timeout", `{"tools": {"browser": {"action_timeout": "-1s"}}}`, "tools.browser.action_timeout: must not be negative"},
 		{"input_timeout", `{"tools": {"input_timeout": "-1s"}}`, "tools.input_timeout: must not be negative"},
