@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
@@ -177,8 +178,8 @@ func (c *Coordinator) enqueue(s *Session, msgID string, cs *callState) (*callEnt
 	e, fresh := s.claim(cs.use, msgID, cs.interrupt())
 	if fresh {
 		cs.repeats = s.loop.see(loopKey(cs))
-		if cs.tool != nil && cs.tool.CountsReads {
-			e.readTurn = s.Files.QueueRead()
+		if cs.tool != nil && cs.tool.CountsReads && cs.input != nil {
+			e.readTurn = s.Files.QueueRead(c.readKey(cs))
 		}
 		rec := e.record
 		s.Events.Append(api.Event{Type: api.EventToolQueued, MessageID: msgID, ToolUseID: cs.use.ID, Call: &rec})
@@ -463,4 +464,18 @@ func firstText(r Result) string {
 		}
 	}
 	return ""
+}
+
+// readKey names the file a read-counting call reads, for its read turn:
+// its first path, workspace-relative and in lower case, as the handler's
+// count key is. A path that does not resolve keys on itself.
+func (c *Coordinator) readKey(cs *callState) string {
+	paths := cs.tool.Paths(cs.input)
+	if len(paths) == 0 {
+		return ""
+	}
+	if rel, err := c.workspace.Rel(paths[0]); err == nil {
+		return strings.ToLower(rel)
+	}
+	return strings.ToLower(paths[0])
 }
