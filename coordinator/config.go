@@ -11,13 +11,12 @@ import (
 
 // Config is the managed side of the coordinator: policy and limits that
 // sessions may narrow but never widen. Its defaults are in
-// config_defaults.go. The config file groups these settings by concern
-// under keys of its own (cmd/toolgate/config_view.go), so the fields
-// declared here carry no JSON names; the sections' own types
-// (PolicyConfig, HookConfig, SubagentConfig, ...) name their keys.
+// config_defaults.go. The JSON names of its own fields are those of the
+// older flat layout, where "policy" held every setting; the config file
+// groups them by concern under the keys of cmd/toolgate/config_view.go.
 type Config struct {
 	// Permissions are the managed rules; session rules merge beneath them.
-	Permissions api.Permissions
+	Permissions api.Permissions `json:"permissions"`
 	// PolicyConfig holds the policy switches (allow_all, ...).
 	PolicyConfig
 	// AgentConfig holds hooks, interactive tools and the loop guard.
@@ -25,61 +24,59 @@ type Config struct {
 	// MCPConfig names the MCP servers.
 	MCPConfig
 	// MaxSessions bounds live sessions, "default" included.
-	MaxSessions int
-	// SessionIdleSeconds (sessions.idle in the file) is how long a
-	// session nothing uses lives (no request names it, no call of it
-	// runs, no event stream of it is open); 0 means an hour, a negative
-	// value never.
-	SessionIdleSeconds int
+	MaxSessions int `json:"max_sessions"`
+	// SessionIdleSeconds is how long a session nothing uses lives (no
+	// request names it, no call of it runs, no event stream of it is
+	// open); 0 means an hour, a negative value never.
+	SessionIdleSeconds int `json:"session_idle_seconds"`
 	// EventLogSize is how many recent events each session keeps for
 	// Last-Event-ID replay.
-	EventLogSize int
+	EventLogSize int `json:"event_log_size"`
 	// EventLogBytes bounds the bytes of those events (output chunks,
 	// results, previews), counted approximately: large events leave
 	// fewer in the window.
-	EventLogBytes int
+	EventLogBytes int `json:"event_log_bytes"`
 	// MaxCallsPerSession bounds the finished call records a session keeps.
-	MaxCallsPerSession int
+	MaxCallsPerSession int `json:"max_calls_per_session"`
 	// Commands configures execute_command.
-	Commands CommandConfig
+	Commands CommandConfig `json:"commands"`
 	// Sandbox confines everything toolgate starts for a model.
-	Sandbox sandbox.Config
+	Sandbox sandbox.Config `json:"sandbox"`
 	// StateFiles are toolgate's own files beyond the config file (the
 	// token file): hidden from every sandboxed run.
 	StateFiles []string `json:"-"`
 	// WebFetch configures web_fetch and the addresses browser_action may
 	// reach.
-	WebFetch WebFetchConfig
+	WebFetch WebFetchConfig `json:"web_fetch"`
 	// Browser configures browser_action.
-	Browser BrowserConfig
+	Browser BrowserConfig `json:"browser"`
 	// RequireReadBeforeEdit refuses edits of existing files the session
 	// has not read (or written) first.
-	RequireReadBeforeEdit bool
+	RequireReadBeforeEdit bool `json:"require_read_before_edit"`
 	// OmitFinalFileContent leaves the whole file out of the answers of
 	// write_to_file, replace_in_file and new_rule: the body of Cline's
 	// <final_file_content> becomes the note Cline's context management
 	// puts there when it drops an old file read. The unified diff of the
 	// change still follows.
-	OmitFinalFileContent bool
+	OmitFinalFileContent bool `json:"omit_final_file_content"`
 	// RevertMaxCount and RevertMaxBytes bound the prior file contents a
 	// session keeps for reverts; the oldest go first.
-	RevertMaxCount int
-	RevertMaxBytes int64
+	RevertMaxCount int   `json:"revert_max_count"`
+	RevertMaxBytes int64 `json:"revert_max_bytes"`
 	// MaxConcurrency bounds how many concurrency-safe calls of one message
 	// run at once.
-	MaxConcurrency int
+	MaxConcurrency int `json:"max_concurrency"`
 	// CascadeTools are the tools whose failure cancels the calls of the
 	// same message still running or not yet started: a failed command
 	// usually makes its siblings pointless. Nil means execute_command.
-	CascadeTools []string
+	CascadeTools []string `json:"cascade_tools"`
 	// MaxOpenMessages bounds the streaming messages a session has open
 	// (blocks posted, not yet completed or discarded).
-	MaxOpenMessages int
-	// OpenMessageIdleSeconds (messages.open_idle in the file) is how
-	// long an open streaming message with nothing running may sit
-	// untouched before a new message may take its place when the session
-	// is at MaxOpenMessages.
-	OpenMessageIdleSeconds int
+	MaxOpenMessages int `json:"max_open_messages"`
+	// OpenMessageIdleSeconds is how long an open streaming message with
+	// nothing running may sit untouched before a new message may take its
+	// place when the session is at MaxOpenMessages.
+	OpenMessageIdleSeconds int `json:"open_message_idle_seconds"`
 }
 
 // Duration is a time.Duration written in config files as "10m" or "500ms".

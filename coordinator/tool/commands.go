@@ -12,14 +12,13 @@ import (
 // it keeps and the environment its child processes get.
 type CommandConfig struct {
 	// DefaultTimeoutSeconds bounds a command that asks for no timeout
-	// (default 30). The config file writes the three timeouts as
-	// durations: default_timeout, long_timeout, max_timeout.
-	DefaultTimeoutSeconds int `json:"-"`
+	// (default 30).
+	DefaultTimeoutSeconds int `json:"default_timeout_seconds"`
 	// LongTimeoutSeconds replaces the default for commands that install
 	// packages, build or run tests (default 300).
-	LongTimeoutSeconds int `json:"-"`
+	LongTimeoutSeconds int `json:"long_timeout_seconds"`
 	// MaxTimeoutSeconds caps the timeout a call may ask for (default 3600).
-	MaxTimeoutSeconds int `json:"-"`
+	MaxTimeoutSeconds int `json:"max_timeout_seconds"`
 	// PassEnv names variables (path.Match patterns, e.g. "NPM_TOKEN" or
 	// "AWS_*") that pass to commands although their names look secret.
 	PassEnv []string `json:"pass_env"`
