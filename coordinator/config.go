@@ -10,7 +10,10 @@ import (
 )
 
 // Config is the managed side of the coordinator: policy and limits that
-// sessions may narrow but never widen.
+// sessions may narrow but never widen. Its defaults are in
+// config_defaults.go. The JSON names of its own fields are those of the
+// older flat layout, where "policy" held every setting; the config file
+// groups them by concern under the keys of cmd/toolgate/config_view.go.
 type Config struct {
 	// Permissions are the managed rules; session rules merge beneath them.
 	Permissions api.Permissions `json:"permissions"`

@@ -81,6 +81,8 @@ func TestConfigRejectsEveryBadField(t *testing.T) {
 		{"messages cascade_tools", `{"messages": {"cascade_tools": [""]}}`, "messages.cascade_tools[0]: must name a tool"},
 		{"sandbox mode", `{"sandbox": {"mode": "jail"}}`, "sandbox.mode"},
 		{"sandbox network", `{"sandbox": {"network": "maybe"}}`, "sandbox.network"},
+		{"sandbox network_allow with the network on", `{"sandbox": {"network": "on", "network_allow": ["example.com"]}}`, "sandbox.network_allow applies with the network off"},
+		{"sandbox network_allow entry", `{"sandbox": {"network_allow": ["https://example.com/"]}}`, "sandbox.network_allow entry"},
 		{"sandbox writable", `{"sandbox": {"writable": ["cache"]}}`, "sandbox path \"cache\""},
 		{"sandbox max_cpu", `{"sandbox": {"max_cpu": "0.5s"}}`, "sandbox.max_cpu: 500ms is not a whole number of seconds"},
 		{"store mode", `{"store": {"mode": "disk"}}`, "store.mode"},

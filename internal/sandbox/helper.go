@@ -34,6 +34,10 @@ type helperSpec struct {
 	InCgroups []string `json:"in_cgroups,omitempty"`
 	// Limits left to rlimits.
 	Limits Limits `json:"limits"`
+	// ProxySocket is toolgate's network_allow proxy: the helper starts a
+	// relay to it on 127.0.0.1:proxyPort, the one TCP port the command
+	// may then connect to.
+	ProxySocket string `json:"proxy_socket,omitempty"`
 	// Dir is the directory to start in (landlock mode; bubblewrap sets it).
 	Dir string `json:"dir,omitempty"`
 }
@@ -43,6 +47,11 @@ type helperSpec struct {
 // before anything else parses the arguments, the test framework
 // included, which is why it is an init and not a call from main.
 func init() {
+	if len(os.Args) == 3 && os.Args[1] == forwardMarker {
+		err := runRelay(os.Args[2])
+		fmt.Fprintf(os.Stderr, "toolgate sandbox relay: %v\n", err)
+		os.Exit(1)
+	}
 	if len(os.Args) > 3 && os.Args[1] == helperMarker {
 		err := runHelper(os.Args[2], os.Args[3:])
 		fmt.Fprintf(os.Stderr, "toolgate sandbox: %v\n", err)
@@ -72,6 +81,11 @@ func runHelper(specJSON string, argv []string) error {
 	}
 	if spec.Dir != "" {
 		if err := os.Chdir(spec.Dir); err != nil {
+			return err
+		}
+	}
+	if spec.ProxySocket != "" {
+		if err := startRelay(spec.ProxySocket); err != nil {
 			return err
 		}
 	}
@@ -137,6 +151,9 @@ func applyLandlock(spec helperSpec) error {
 	}
 	if len(spec.WritableFiles) > 0 {
 		rules = append(rules, landlock.RWFiles(spec.WritableFiles...).IgnoreIfMissing())
+	}
+	if spec.ProxySocket != "" {
+		rules = append(rules, landlock.ConnectTCP(proxyPort))
 	}
 	cfg := landlock.V7.BestEffort()
 	if spec.Network {

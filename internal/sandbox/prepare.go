@@ -126,7 +126,17 @@ func (s *Sandbox) Prepare(argv, env []string, r Run) (*Prepared, error) {
 	case InForceBwrap:
 		spec.Writable = append(slices.Clone(writable), "/tmp", "/dev")
 		spec.ReadAll = true
-		args, err := s.bwrapArgs(ws, dir, programPath(argv[0]), network, writable, hidden)
+		visible := []string{s.helper, programPath(argv[0])}
+		if !network && s.allowList() {
+			if err := s.proxy.start(s.cfg.NetworkAllow); err != nil {
+				p.Finish()
+				return nil, fmt.Errorf("sandbox: network_allow proxy: %w", err)
+			}
+			spec.ProxySocket = s.proxy.socket
+			visible = append(visible, s.proxy.dir)
+			p.Env = proxyEnv(p.Env)
+		}
+		args, err := s.bwrapArgs(ws, dir, visible, network, writable, hidden)
 		if err != nil {
 			p.Finish()
 			return nil, err
