@@ -134,7 +134,10 @@ func (m *matcher) matchLines(buf []byte, yield func(start, end int)) {
 		return
 	}
 	next := func(pos int) int { return indexLiterals(buf, pos, m.lits) }
-	if m.fold {
+	switch {
+	case m.fold && len(m.lits) == 1:
+		next = newRareScan(buf, m.lits[0]).next
+	case m.fold:
 		f := newFoldScan(buf, m.lits)
 		defer f.release()
 		next = f.next
