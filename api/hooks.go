@@ -29,11 +29,17 @@ type InputRequest struct {
 	Options []string `json:"options,omitempty"`
 	// Command is attempt_completion's command to demonstrate the result.
 	Command string `json:"command,omitempty"`
+	// Acceptable says the user may accept instead of answering
+	// (AnswerRequest.Accept): attempt_completion's "the task is done".
+	Acceptable bool `json:"acceptable,omitempty"`
 }
 
 // AnswerRequest answers a call in state awaiting_input.
+// Text is the answer; Accept, for a request marked acceptable, accepts
+// without one (Cline's button that ends the task). Exactly one is given.
 type AnswerRequest struct {
-	Text string `json:"text" validate:"required"`
+	Text   string `json:"text,omitempty"`
+	Accept bool   `json:"accept,omitempty"`
 }
 
 // AnswerResponse acknowledges an answer.

@@ -91,9 +91,8 @@ func contains(list []string, s string) bool {
 }
 
 // approve is the pipeline stage that puts the call before the user when
-// the policy, or a PreToolUse hook, asked for approval. It runs once, on
-// the input that will run (hooks have already replaced it): nobody is
-// asked twice for one call. A rejection, the deadline or the call's end
+// the policy, or a PreToolUse hook, asked for approval. Nobody is asked
+// twice for one call (checkPolicy drops an ask once the user approved). A rejection, the deadline or the call's end
 // stop the call; an approval lets it run with the user's comment.
 func (c *Coordinator) approve(ctx context.Context, cs *callState) {
 	if !cs.running() || cs.ask == nil {

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/sandbox"
 )
 
@@ -75,30 +74,6 @@ type Config struct {
 	// nothing running may sit untouched before a new message may take its
 	// place when the session is at MaxOpenMessages.
 	OpenMessageIdleSeconds int `json:"open_message_idle_seconds"`
-}
-
-// DefaultConfig is the configuration used when no file sets one.
-func DefaultConfig() Config {
-	return Config{MaxSessions: 256, EventLogSize: 4096, EventLogBytes: 8 << 20, MaxCallsPerSession: 10000,
-		RevertMaxCount: tool.DefaultRevertMaxCount, RevertMaxBytes: tool.DefaultRevertMaxBytes,
-		MaxConcurrency: 10, CascadeTools: []string{"execute_command"}, MaxOpenMessages: 16,
-		OpenMessageIdleSeconds: 600}
-}
-
-// orchestrationDefaults fills the unset scheduling limits from def.
-func (c *Config) orchestrationDefaults(def Config) {
-	if c.MaxConcurrency <= 0 {
-		c.MaxConcurrency = def.MaxConcurrency
-	}
-	if c.CascadeTools == nil {
-		c.CascadeTools = def.CascadeTools
-	}
-	if c.MaxOpenMessages <= 0 {
-		c.MaxOpenMessages = def.MaxOpenMessages
-	}
-	if c.OpenMessageIdleSeconds <= 0 {
-		c.OpenMessageIdleSeconds = def.OpenMessageIdleSeconds
-	}
 }
 
 // Duration is a time.Duration written in config files as "10m" or "500ms".

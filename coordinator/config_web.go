@@ -24,17 +24,6 @@ type WebFetchConfig struct {
 	Timeout Duration `json:"timeout,omitempty"`
 }
 
-// Defaults of WebFetchConfig and BrowserConfig.
-const (
-	DefaultWebFetchMaxBytes = 5 << 20
-	DefaultWebFetchTimeout  = 30 * time.Second
-	// Cline's default viewport (BrowserSettings).
-	DefaultViewportWidth  = 900
-	DefaultViewportHeight = 600
-	DefaultBrowserIdle    = 5 * time.Minute
-	DefaultBrowserAction  = 30 * time.Second
-)
-
 // Limits returns the size and time caps, defaults filled in.
 func (w WebFetchConfig) Limits() (int64, time.Duration) {
 	size, timeout := w.MaxBytes, time.Duration(w.Timeout)

@@ -82,20 +82,7 @@ type Coordinator struct {
 // session. It panics on a programmer error in the tool list.
 func New(o Options) *Coordinator {
 	cfg := o.Config
-	def := DefaultConfig()
-	if cfg.MaxSessions <= 0 {
-		cfg.MaxSessions = def.MaxSessions
-	}
-	if cfg.EventLogSize <= 0 {
-		cfg.EventLogSize = def.EventLogSize
-	}
-	if cfg.EventLogBytes <= 0 {
-		cfg.EventLogBytes = def.EventLogBytes
-	}
-	if cfg.MaxCallsPerSession <= 0 {
-		cfg.MaxCallsPerSession = def.MaxCallsPerSession
-	}
-	cfg.orchestrationDefaults(def)
+	cfg.fillDefaults()
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -232,4 +219,5 @@ func (c *Coordinator) Close() {
 	if c.agents != nil {
 		c.agents.close()
 	}
+	c.sandbox.Close()
 }

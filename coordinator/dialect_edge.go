@@ -33,8 +33,8 @@ func (c *Coordinator) translate(d api.Dialect, use api.ToolUse) (string, json.Ra
 		out := failure(api.StatusUnknownTool, api.ToolCodeUnknownTool, c.unknownToolMessage(d, use.Name))
 		return "", nil, nil, &out
 	}
-	in := dt.NewInput()
-	if err := decodeInto(dt.Name, in, c.validate, use.Input); err != nil {
+	in, err := DecodeDialectInput(dt, c.validate, use.Input)
+	if err != nil {
 		out := failure(api.StatusInvalid, api.ToolCodeInvalid, err.Error())
 		return "", nil, nil, &out
 	}

@@ -48,11 +48,6 @@ type HookSpec struct {
 	Timeout int `json:"timeout,omitempty"`
 }
 
-// defaultHookTimeout is Claude Code's default.
-const defaultHookTimeout = 60 * time.Second
-
-const defaultHookOutput = 64 << 10
-
 func (h HookSpec) timeout() time.Duration {
 	if h.Timeout <= 0 {
 		return defaultHookTimeout
@@ -75,8 +70,6 @@ type AgentConfig struct {
 	// Subagents turns agent files into use_subagent_<name> tools.
 	Subagents SubagentConfig `json:"subagents,omitzero"`
 }
-
-const defaultInputTimeout = 30 * time.Minute
 
 func (a AgentConfig) inputTimeout() time.Duration {
 	if a.InputTimeout <= 0 {

@@ -50,15 +50,15 @@ func ccPreToolUse(decision, reason, updatedInput string) string {
 	return "echo '" + out + "}}'"
 }
 
-// TestPreToolUseBeforeThePrompt: PreToolUse hooks run before the
-// permission prompt, as Claude Code documents (code.claude.com/docs/en/hooks:
+// TestPreToolUseBeforeThePrompt: in a claude_code session PreToolUse
+// hooks run before the permission prompt, as Claude Code documents (code.claude.com/docs/en/hooks:
 // PreToolUse "runs after Claude creates tool parameters and before
 // processing the tool call"; permissionDecision "allow" bypasses the
 // permission prompt, "deny" prevents the call, "ask" asks the user to
 // confirm; the SDK's permission order puts hooks first, then deny rules,
 // then ask rules, so a hook's allow does not pass a deny or ask rule).
-// Until this order, hooks ran after the approval, so a hook's deny came
-// after the user had been asked, and an updatedInput was asked twice.
+// In Cline's order (TestClineHooksAfterApproval) a hook's deny comes after
+// the user was asked, and its allow skips nothing.
 func TestPreToolUseBeforeThePrompt(t *testing.T) {
 	scripts := t.TempDir()
 	write := map[string]any{"path": "a.txt", "content": "x"}
@@ -95,9 +95,9 @@ func TestPreToolUseBeforeThePrompt(t *testing.T) {
 			cfg := Config{AgentConfig: AgentConfig{Hooks: pre("write_to_file", command(hook))}}
 			cfg.Sandbox.Writable = []string{scripts} // shows the scripts under the sandbox's private /tmp
 			p := newTestPolicy(t, cfg, nil)
-			s := p.session(t, tc.perms)
+			s := p.claudeCodeSession(t, tc.perms)
 			id := "k" + string(rune('a'+i))
-			res, rec, asked := approveAll(t, p, s, use(id, "write_to_file", write))
+			res, rec, asked := approveAll(t, p, s, use(id, "Write", write))
 			if rec.Status != tc.wantStatus {
 				t.Fatalf("status = %s (%q), want %s", rec.Status, resultText(res), tc.wantStatus)
 			}
@@ -117,6 +117,63 @@ func TestPreToolUseBeforeThePrompt(t *testing.T) {
 			want := strings.TrimPrefix(tc.wantText, "ok ")
 			if pv := asked[0].Preview; !slices.Contains(pv.Paths, want) {
 				t.Errorf("approval preview = %+v, want path %s", pv, want)
+			}
+		})
+	}
+}
+
+// TestClineHooksAfterApproval: in a Cline session PreToolUse hooks run
+// after the user's approval and before the tool runs, as Cline does
+// (apps/vscode/src/core/task/ToolExecutor.ts handleCompleteBlock, v4.0.12:
+// "PreToolUse hooks are now executed by individual tool handlers after
+// approval"; WriteToFileToolHandler.ts: "Run PreToolUse hook after
+// approval but before execution"). The user is never asked twice: a
+// hook's ask or updatedInput after an approval does not ask again (the
+// rules still judge the new input), and a hook's ask on a call the policy
+// allowed asks once.
+func TestClineHooksAfterApproval(t *testing.T) {
+	scripts := t.TempDir()
+	write := map[string]any{"path": "a.txt", "content": "x"}
+	cases := []struct {
+		name       string
+		hook       string
+		perms      api.Permissions
+		wantStatus api.CallStatus
+		wantAsked  int
+		wantText   string
+	}{
+		{"the policy asked and the user approved: the hook's ask does not ask again", ccPreToolUse("ask", "double-check", ""), api.Permissions{},
+			api.StatusSucceeded, 1, "ok a.txt"},
+		{"the policy allowed: the hook's ask asks once", ccPreToolUse("ask", "double-check", ""), api.Permissions{Allow: []string{"write_to_file"}},
+			api.StatusSucceeded, 1, "ok a.txt"},
+		{"the hook's deny comes after the approval and still blocks", `echo "hook says no" >&2; exit 2`, api.Permissions{},
+			api.StatusDenied, 1, "hook says no"},
+		{"the hook's allow skips nothing: the approval came first", ccPreToolUse("allow", "fine", ""), api.Permissions{},
+			api.StatusSucceeded, 1, "ok a.txt"},
+		{"an updatedInput after the approval is not asked again", ccPreToolUse("", "", `{"path":"b.txt","content":"y"}`), api.Permissions{},
+			api.StatusSucceeded, 1, "ok b.txt"},
+		{"an updatedInput after the approval still meets the deny rules", ccPreToolUse("", "", `{"path":"locked/b.txt","content":"y"}`),
+			api.Permissions{Deny: []string{"write_to_file(locked/**)"}}, api.StatusDenied, 1, "locked/**"},
+		{"an updatedInput on a call the policy allowed is judged afresh", ccPreToolUse("", "", `{"path":"asked.txt","content":"y"}`),
+			api.Permissions{Allow: []string{"write_to_file(a.txt)"}}, api.StatusSucceeded, 1, "ok asked.txt"},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			hook := writeHook(t, scripts, "c"+string(rune('a'+i)), tc.hook)
+			cfg := Config{AgentConfig: AgentConfig{Hooks: pre("write_to_file", command(hook))}}
+			cfg.Sandbox.Writable = []string{scripts} // shows the scripts under the sandbox's private /tmp
+			p := newTestPolicy(t, cfg, nil)
+			s := p.session(t, tc.perms)
+			id := "c" + string(rune('a'+i))
+			res, rec, asked := approveAll(t, p, s, use(id, "write_to_file", write))
+			if rec.Status != tc.wantStatus {
+				t.Fatalf("status = %s (%q), want %s", rec.Status, resultText(res), tc.wantStatus)
+			}
+			if len(asked) != tc.wantAsked {
+				t.Errorf("asked %d times, want %d", len(asked), tc.wantAsked)
+			}
+			if !strings.Contains(resultText(res), tc.wantText) {
+				t.Errorf("result = %q, want it to contain %q", resultText(res), tc.wantText)
 			}
 		})
 	}

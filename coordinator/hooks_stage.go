@@ -24,9 +24,10 @@ func (c *Coordinator) hookInputFor(cs *callState, event string) hookInput {
 }
 
 // preHooks is the pipeline stage that runs the PreToolUse hooks of a
-// prepared call, before the policy judges it: a deny ends the call; an
-// allow or ask is kept for the policy (checkPolicy); an updatedInput is
-// decoded, validated and replaces the input the policy then judges; added
+// prepared call (before the policy in Claude Code's order, after the
+// approval in Cline's; see runCall): a deny ends the call; an allow or ask
+// is kept for the policy (checkPolicy); an updatedInput is decoded,
+// validated and replaces the input, which the policy then judges; added
 // context is kept for the result. A call whose message already had a call
 // rejected is left to the policy's rejection cascade, unseen by hooks.
 func (c *Coordinator) preHooks(ctx context.Context, cs *callState) {
@@ -58,13 +59,14 @@ func (c *Coordinator) preHooks(ctx context.Context, cs *callState) {
 		var in any
 		err := fmt.Errorf("it maps onto tool %s, not %s", name, cs.tool.Name)
 		if name == cs.tool.Name {
-			in, err = decodeInput(cs.tool, c.validate, raw)
+			in, err = DecodeInput(cs.tool, c.validate, raw)
 		}
 		if err != nil {
 			cs.stop(failure(api.StatusInvalid, api.ToolCodeInvalid, "A PreToolUse hook's updatedInput is invalid: "+err.Error()))
 			return
 		}
 		cs.input, cs.raw = in, raw
+		cs.judged = false
 	}
 	cs.hook, cs.hookReason = v.decision, v.reason
 }

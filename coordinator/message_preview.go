@@ -60,7 +60,7 @@ func (c *Coordinator) previewPartial(s *Session, use api.ToolUse) (p *api.Previe
 	if s.Mode() == api.ModePlan {
 		return &api.Preview{Error: "plan mode: tools that change files are not available"}
 	}
-	in, err := decodeInput(tool, c.validate, input)
+	in, err := DecodeInput(tool, c.validate, input)
 	if err != nil {
 		return &api.Preview{Error: err.Error()}
 	}

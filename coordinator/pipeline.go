@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
@@ -37,7 +38,7 @@ type callState struct {
 	tool *Tool
 	raw  json.RawMessage // the input after MCP name normalization and coercion
 	// input is the decoded, validated input (replaced by a PreToolUse
-	// hook's updatedInput before the policy judges it).
+	// hook's updatedInput, which the policy then judges).
 	input any
 	// progress is the call's task_progress checklist, taken out of its
 	// input; hasProgress says the parameter was there.
@@ -65,6 +66,7 @@ type callState struct {
 	hookContext []string     // what PreToolUse hooks add to the tool_result
 
 	// policy
+	judged  bool // the policy has judged the current input
 	sub     *subject
 	ignored *ignore.Matcher // the ignore rules the call runs under
 	ask     *verdict        // the policy asks for approval (until asked)
@@ -123,18 +125,31 @@ func (c *Coordinator) Execute(ctx context.Context, s *Session, msgID string, use
 //	loop guard a warning when the model repeats the same call
 //	record     tool_result, call record, tool.finished, metrics, log line
 //
-// PreToolUse hooks run before the policy and the permission prompt, as in
-// Claude Code (code.claude.com/docs/en/hooks, "PreToolUse": it runs after
-// the model builds the tool input and before the permission check). So
-// the policy judges, and the user approves, the input that will run: an
-// updatedInput is never put before the user a second time.
+// Where PreToolUse hooks run follows the client the session speaks for.
+// Claude Code runs them before the permission check
+// (code.claude.com/docs/en/hooks, "PreToolUse": after the model builds the
+// tool input, before the call is processed), so the policy judges, and the
+// user approves, the input that will run. Cline runs them after the
+// approval (ToolExecutor.ts handleCompleteBlock: "PreToolUse hooks are now
+// executed by individual tool handlers after approval and before the
+// actual tool operation"), so a Cline session takes policy and approval
+// first, then the hooks, then judges a replaced input again without asking
+// a second time.
 func (c *Coordinator) runCall(s *Session, e *callEntry, cs *callState) (api.ToolResult, api.CallRecord) {
 	ctx, start := e.ctx, time.Now()
 	cs.begin(s, e, c.logger)
 	ctx = c.tracer.startCall(ctx, cs)
-	c.preHooks(ctx, cs)
-	c.checkPolicy(cs)
-	c.approve(ctx, cs)
+	if s.Dialect() == api.DialectCline {
+		c.checkPolicy(cs)
+		c.approve(ctx, cs)
+		c.preHooks(ctx, cs)
+		c.checkPolicy(cs)
+		c.approve(ctx, cs)
+	} else {
+		c.preHooks(ctx, cs)
+		c.checkPolicy(cs)
+		c.approve(ctx, cs)
+	}
 	c.execute(ctx, cs)
 	c.reword(cs)
 	c.postHooks(ctx, cs)
@@ -163,8 +178,8 @@ func (c *Coordinator) enqueue(s *Session, msgID string, cs *callState) (*callEnt
 	e, fresh := s.claim(cs.use, msgID, cs.interrupt())
 	if fresh {
 		cs.repeats = s.loop.see(loopKey(cs))
-		if cs.tool != nil && cs.tool.CountsReads {
-			e.readTurn = s.Files.QueueRead()
+		if cs.tool != nil && cs.tool.CountsReads && cs.input != nil {
+			e.readTurn = s.Files.QueueRead(c.readKey(cs))
 		}
 		rec := e.record
 		s.Events.Append(api.Event{Type: api.EventToolQueued, MessageID: msgID, ToolUseID: cs.use.ID, Call: &rec})
@@ -229,7 +244,7 @@ func (c *Coordinator) prepare(s *Session, use api.ToolUse) *callState {
 	}
 	raw = coerceStrings(raw, tool.ParamTypes())
 	cs.tool, cs.raw = tool, raw
-	in, err := decodeInput(tool, c.validate, raw)
+	in, err := DecodeInput(tool, c.validate, raw)
 	if err != nil {
 		text := err.Error()
 		if dc == nil {
@@ -299,7 +314,7 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 		Ignored: cs.ignored,
 		Todos:   s.SetTodos,
 		Keep:    func(o KeptOutput) { s.keepOutput(e, o) },
-		Await: func(ctx context.Context, req api.InputRequest) (string, error) {
+		Await: func(ctx context.Context, req api.InputRequest) (api.AnswerRequest, error) {
 			return c.awaitInput(ctx, s, e, req)
 		},
 		Confine: func(dir string) (*sandbox.Sandbox, sandbox.Run, error) {
@@ -449,4 +464,18 @@ func firstText(r Result) string {
 		}
 	}
 	return ""
+}
+
+// readKey names the file a read-counting call reads, for its read turn:
+// its first path, workspace-relative and in lower case, as the handler's
+// count key is. A path that does not resolve keys on itself.
+func (c *Coordinator) readKey(cs *callState) string {
+	paths := cs.tool.Paths(cs.input)
+	if len(paths) == 0 {
+		return ""
+	}
+	if rel, err := c.workspace.Rel(paths[0]); err == nil {
+		return strings.ToLower(rel)
+	}
+	return strings.ToLower(paths[0])
 }

@@ -8,10 +8,6 @@ import (
 	"github.com/toolgate/toolgate/api"
 )
 
-// defaultLoopRepeats is Cline's threshold: the third identical call in a
-// row earns a warning.
-const defaultLoopRepeats = 3
-
 // loopGuard counts a session's identical calls in a row: a model stuck in
 // a loop repeats the same call, and a warning in the result can break it.
 type loopGuard struct {

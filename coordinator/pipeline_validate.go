@@ -49,12 +49,23 @@ func (e *InputError) Error() string {
 	return b.String()
 }
 
-// decodeInput decodes raw JSON into a fresh input of the tool's type and
-// validates it. Unknown fields are refused: a misspelt parameter must not be
-// silently dropped.
-func decodeInput(t *Tool, v *validator.Validate, raw json.RawMessage) (any, error) {
+// DecodeInput decodes raw JSON into a fresh input of the tool's type and
+// validates it, as the pipeline's prepare stage does. Unknown fields are
+// refused: a misspelt parameter must not be silently dropped. The error is
+// an *InputError.
+func DecodeInput(t *Tool, v *validator.Validate, raw json.RawMessage) (any, error) {
 	in := t.NewInput()
 	if err := decodeInto(t.Name, in, v, coerceStrings(raw, t.ParamTypes())); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// DecodeDialectInput decodes and validates a dialect tool's input, as the
+// dialect's inbound edge does before mapping it.
+func DecodeDialectInput(dt *DialectTool, v *validator.Validate, raw json.RawMessage) (any, error) {
+	in := dt.NewInput()
+	if err := decodeInto(dt.Name, in, v, raw); err != nil {
 		return nil, err
 	}
 	return in, nil

@@ -28,7 +28,7 @@ func BenchmarkPolicyStage(b *testing.B) {
 		"chain_200": use("b2", "execute_command", cmd(strings.Repeat("echo ok && ", 199)+"echo end")),
 	} {
 		t, _ := c.registry.lookup(u.Name)
-		in, err := decodeInput(t, c.validate, u.Input)
+		in, err := DecodeInput(t, c.validate, u.Input)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -31,9 +31,6 @@ type PolicyConfig struct {
 	ProtectedFiles []string `json:"protected_files,omitempty"`
 }
 
-// defaultApprovalTimeout bounds how long an approval may stay open.
-const defaultApprovalTimeout = 10 * time.Minute
-
 func (p PolicyConfig) approvalTimeout() time.Duration {
 	if p.ApprovalTimeout <= 0 {
 		return defaultApprovalTimeout

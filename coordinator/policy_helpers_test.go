@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/mcphub"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // fileIn and cmdIn are the inputs of the test tools.
@@ -151,7 +152,7 @@ func newTestPolicy(t *testing.T, cfg Config, files map[string]string) *testPolic
 		t.Fatal(err)
 	}
 	r := &ran{}
-	c := New(Options{Config: cfg, Workspace: ws, Tools: policyTools(r), MCP: policyHub(),
+	c := New(Options{Config: cfg, Workspace: ws, Tools: policyTools(r), MCP: policyHub(), Dialects: []Dialect{testClaudeCode()},
 		MCPAutoApprove: func(server, tool string) bool { return server == "docs" && tool == "search" }})
 	t.Cleanup(func() { c.Close(); ws.Close() })
 	return &testPolicy{c: c, dir: ws.Dir, ran: r}
@@ -233,5 +234,23 @@ func resultText(r api.ToolResult) string {
 	for _, c := range r.Content {
 		s += c.Text + "\n"
 	}
+	return s
+}
+
+// testClaudeCode stands in for the claude_code dialect: its Write maps
+// onto write_to_file with the same input, so tests can tell Claude Code's
+// pipeline order from Cline's on the same tool.
+func testClaudeCode() Dialect {
+	return Dialect{Name: api.DialectClaudeCode, Tools: []*DialectTool{tool.NewDialectTool(tool.DialectSpec[fileIn]{
+		Name: "Write", Targets: []string{"write_to_file"},
+		Map: func(_ MapEnv, in *fileIn) (Mapping, error) { return Mapping{Tool: "write_to_file", Input: *in}, nil },
+	})}}
+}
+
+// claudeCodeSession creates a claude_code session with its own rules.
+func (p *testPolicy) claudeCodeSession(t *testing.T, perms api.Permissions) *Session {
+	t.Helper()
+	s := p.session(t, perms)
+	s.Update(api.UpdateSessionRequest{Dialect: api.DialectClaudeCode})
 	return s
 }

@@ -37,10 +37,23 @@ type gate struct {
 // the prompt the defaults would show, but not a deny or ask rule, nor the
 // checks no allow rule may override (protected files, risky command lines,
 // paths outside the workspace).
+//
+// In Cline's order (hooks after the approval) the stage runs again after
+// the hooks: a replaced input is judged again, and a hook's ask is new
+// only to a call the user has not approved. An input replaced after the
+// user's approval is not put before the user a second time: the rules may
+// still refuse it, but the approval stands.
 func (c *Coordinator) checkPolicy(cs *callState) {
 	if !cs.running() {
 		return
 	}
+	if cs.judged {
+		if cs.hook == hookAsk && !cs.approved && cs.ask == nil {
+			cs.ask = hookAskVerdict(cs.hookReason)
+		}
+		return
+	}
+	cs.judged = true
 	_, span := c.tracer.stage(context.Background(), cs, "policy")
 	defer span.End()
 	if cs.s.policy.wasRejected(cs.e.record.MessageID) {
@@ -59,6 +72,15 @@ func (c *Coordinator) checkPolicy(cs *callState) {
 		return
 	}
 	cs.sub, cs.ignored, cs.ask = g.sub, g.ignored, g.ask
+	if cs.approved {
+		cs.ask = nil
+	}
+}
+
+// hookAskVerdict is the approval a PreToolUse hook's ask puts before the
+// user.
+func hookAskVerdict(reason string) *verdict {
+	return &verdict{decision: decideAsk, reason: "approval required by a PreToolUse hook: " + orDefault(reason, "no reason given")}
 }
 
 // decidedByHook names a PreToolUse hook's allow in the audit log.
@@ -69,7 +91,7 @@ const decidedByHook = "PreToolUse hook"
 func withHookDecision(g gate, d hookDecision, reason string) gate {
 	switch {
 	case d == hookAsk && g.ask == nil:
-		g.ask = &verdict{decision: decideAsk, reason: "approval required by a PreToolUse hook: " + orDefault(reason, "no reason given")}
+		g.ask = hookAskVerdict(reason)
 		g.decision, g.decidedBy = "", ""
 	case d == hookAllow && g.ask != nil && g.ask.kind == askDefault:
 		g.ask = nil

@@ -128,8 +128,11 @@ func sandboxSummary(info sandbox.Info, writable []string) string {
 		return "Will be refused: no sandbox is available (" + info.Reason + ")."
 	}
 	net := "no network"
-	if info.Network == "on" {
+	switch {
+	case info.Network == "on":
 		net = "network allowed"
+	case len(info.NetworkAllow) > 0:
+		net = "network only to " + strings.Join(info.NetworkAllow, ", ") + " (HTTP(S) through toolgate's proxy)"
 	}
 	return fmt.Sprintf("Sandboxed (%s): writes only to %s and a private /tmp; %s; credentials and ignored files hidden.",
 		info.Mode, strings.Join(writable, ", "), net)

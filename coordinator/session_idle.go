@@ -13,9 +13,6 @@ import (
 // no event stream of it is open (an IDE that keeps its stream open while
 // the user is away keeps its session).
 
-// defaultSessionIdle is how long an unused session lives.
-const defaultSessionIdle = time.Hour
-
 // touch records a use of the session.
 func (s *Session) touch(now time.Time) { s.lastUsed.Store(now.UnixNano()) }
 

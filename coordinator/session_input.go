@@ -13,7 +13,14 @@ import (
 // session and tool_use id.
 type pendingInputs struct {
 	mu      sync.Mutex
-	waiting map[[2]string]chan string // buffered: Answer never blocks
+	waiting map[[2]string]pendingInput
+}
+
+// pendingInput is one call's wait: where its answer goes (buffered, so
+// Answer never blocks) and whether it may be accepted without text.
+type pendingInput struct {
+	ch         chan api.AnswerRequest
+	acceptable bool
 }
 
 // Errors of Answer, as request-level errors.
@@ -21,18 +28,22 @@ var (
 	errNotAwaitingInput = &api.Error{Code: api.CodeConflict, Message: "the call is not awaiting input"}
 	errAnswerText       = &api.Error{Code: api.CodeValidation, Message: "invalid answer",
 		Fields: map[string]string{"text": "must not be empty"}}
+	errAcceptWithText = &api.Error{Code: api.CodeValidation, Message: "invalid answer",
+		Fields: map[string]string{"accept": "give text or accept, not both"}}
+	errNotAcceptable = &api.Error{Code: api.CodeValidation, Message: "invalid answer",
+		Fields: map[string]string{"accept": "this call asks for an answer; only attempt_completion may be accepted"}}
 )
 
 // awaitInput is AwaitInput for a call of session s.
-func (c *Coordinator) awaitInput(ctx context.Context, s *Session, e *callEntry, req api.InputRequest) (string, error) {
+func (c *Coordinator) awaitInput(ctx context.Context, s *Session, e *callEntry, req api.InputRequest) (api.AnswerRequest, error) {
 	key := [2]string{s.ID, e.record.ToolUseID}
-	ch := make(chan string, 1)
+	ch := make(chan api.AnswerRequest, 1)
 	p := &c.inputs
 	p.mu.Lock()
 	if p.waiting == nil {
-		p.waiting = map[[2]string]chan string{}
+		p.waiting = map[[2]string]pendingInput{}
 	}
-	p.waiting[key] = ch
+	p.waiting[key] = pendingInput{ch: ch, acceptable: req.Acceptable}
 	p.mu.Unlock()
 	defer func() {
 		p.mu.Lock()
@@ -46,26 +57,35 @@ func (c *Coordinator) awaitInput(ctx context.Context, s *Session, e *callEntry, 
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	select {
-	case text := <-ch:
+	case answer := <-ch:
 		s.setState(e, api.StateRunning, nil)
-		return text, nil
+		return answer, nil
 	case <-timer.C:
-		return "", Errorf(api.ToolCodeNoAnswer, "No answer came within %s.", timeout)
+		return api.AnswerRequest{}, Errorf(api.ToolCodeNoAnswer, "No answer came within %s.", timeout)
 	case <-ctx.Done():
-		return "", fmt.Errorf("no answer: %w", context.Cause(ctx))
+		return api.AnswerRequest{}, fmt.Errorf("no answer: %w", context.Cause(ctx))
 	}
 }
 
-// Answer completes a call in state awaiting_input with the user's text.
+// Answer completes a call in state awaiting_input with the user's text,
+// or with an acceptance when the call allows one.
 func (c *Coordinator) Answer(s *Session, toolUseID string, req api.AnswerRequest) (api.AnswerResponse, error) {
-	if req.Text == "" {
+	switch {
+	case req.Accept && req.Text != "":
+		return api.AnswerResponse{}, errAcceptWithText
+	case !req.Accept && req.Text == "":
 		return api.AnswerResponse{}, errAnswerText
 	}
+	key := [2]string{s.ID, toolUseID}
 	p := &c.inputs
 	p.mu.Lock()
-	ch, ok := p.waiting[[2]string{s.ID, toolUseID}]
+	w, ok := p.waiting[key]
+	if ok && req.Accept && !w.acceptable {
+		p.mu.Unlock()
+		return api.AnswerResponse{}, errNotAcceptable
+	}
 	if ok {
-		delete(p.waiting, [2]string{s.ID, toolUseID})
+		delete(p.waiting, key)
 	}
 	p.mu.Unlock()
 	if !ok {
@@ -74,6 +94,6 @@ func (c *Coordinator) Answer(s *Session, toolUseID string, req api.AnswerRequest
 		}
 		return api.AnswerResponse{}, errNoSuchCall
 	}
-	ch <- req.Text
+	w.ch <- req
 	return api.AnswerResponse{ToolUseID: toolUseID}, nil
 }

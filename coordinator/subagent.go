@@ -35,9 +35,6 @@ type SubagentConfig struct {
 	Timeout Duration `json:"timeout,omitempty"`
 }
 
-// defaultSubagentTimeout bounds a subagent run when the config does not.
-const defaultSubagentTimeout = 10 * time.Minute
-
 // maxSubagentAnswer caps the answer kept for the tool_result; the output
 // events carry everything.
 const maxSubagentAnswer = 1 << 20

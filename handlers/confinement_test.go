@@ -124,7 +124,7 @@ func TestSymlinkSwapRace(t *testing.T) {
 		f.call(t, "write_to_file", map[string]any{"path": "victim.txt", "content": "overwritten\n"})
 	}
 	close(stop)
-	wg.Wait()
+	waitAll(t, &wg)
 	if n := leaks.Load(); n != 0 {
 		t.Errorf("outside file leaked %d times", n)
 	}

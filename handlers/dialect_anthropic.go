@@ -74,7 +74,7 @@ func mapTextEditor(env tool.MapEnv, in *TextEditorInput) (tool.Mapping, error) {
 		}
 		return tool.Mapping{Tool: "read_lines", Input: read}, nil
 	case "create":
-		return tool.Mapping{Tool: "write_to_file", Input: WriteToFileInput{Path: p, Content: in.FileText}, Result: func(res tool.Result, code string) tool.Result {
+		return tool.Mapping{Tool: "write_to_file", Input: WriteToFileInput{Path: p, Content: new(in.FileText)}, Result: func(res tool.Result, code string) tool.Result {
 			if code != "" {
 				return res
 			}

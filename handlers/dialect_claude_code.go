@@ -23,16 +23,16 @@ type ReadInput struct {
 
 // WriteInput is Claude Code's Write.
 type WriteInput struct {
-	FilePath string `json:"file_path" validate:"required" jsonschema:"The absolute path to the file to write (must be absolute, not relative)"`
-	Content  string `json:"content" jsonschema:"The content to write to the file"`
+	FilePath string  `json:"file_path" validate:"required" jsonschema:"The absolute path to the file to write (must be absolute, not relative)"`
+	Content  *string `json:"content" validate:"required" jsonschema:"The content to write to the file"`
 }
 
 // EditInput is Claude Code's Edit.
 type EditInput struct {
-	FilePath   string `json:"file_path" validate:"required" jsonschema:"The absolute path to the file to modify"`
-	OldString  string `json:"old_string" jsonschema:"The text to replace"`
-	NewString  string `json:"new_string" jsonschema:"The text to replace it with (must be different from old_string)"`
-	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"Replace all occurences of old_string (default false)"`
+	FilePath   string  `json:"file_path" validate:"required" jsonschema:"The absolute path to the file to modify"`
+	OldString  *string `json:"old_string" validate:"required" jsonschema:"The text to replace"`
+	NewString  *string `json:"new_string" validate:"required" jsonschema:"The text to replace it with (must be different from old_string)"`
+	ReplaceAll bool    `json:"replace_all,omitempty" jsonschema:"Replace all occurences of old_string (default false)"`
 }
 
 // MultiEditInput is Claude Code's MultiEdit.
@@ -63,11 +63,11 @@ type LSInput struct {
 
 // NotebookEditInput is Claude Code's NotebookEdit.
 type ClaudeNotebookEditInput struct {
-	NotebookPath string `json:"notebook_path" validate:"required" jsonschema:"The absolute path to the Jupyter notebook file to edit (must be absolute, not relative)"`
-	CellID       string `json:"cell_id,omitempty" jsonschema:"The ID of the cell to edit. When inserting a new cell, the new cell will be inserted after the cell with this ID, or at the beginning if not specified."`
-	NewSource    string `json:"new_source" jsonschema:"The new source for the cell"`
-	CellType     string `json:"cell_type,omitempty" validate:"omitempty,oneof=code markdown" jsonschema:"The type of the cell (code or markdown). Required for edit_mode=insert."`
-	EditMode     string `json:"edit_mode,omitempty" validate:"omitempty,oneof=replace insert delete" jsonschema:"The type of edit to make (replace, insert, delete). Defaults to replace."`
+	NotebookPath string  `json:"notebook_path" validate:"required" jsonschema:"The absolute path to the Jupyter notebook file to edit (must be absolute, not relative)"`
+	CellID       string  `json:"cell_id,omitempty" jsonschema:"The ID of the cell to edit. When inserting a new cell, the new cell will be inserted after the cell with this ID, or at the beginning if not specified."`
+	NewSource    *string `json:"new_source" validate:"required" jsonschema:"The new source for the cell"`
+	CellType     string  `json:"cell_type,omitempty" validate:"omitempty,oneof=code markdown" jsonschema:"The type of the cell (code or markdown). Required for edit_mode=insert."`
+	EditMode     string  `json:"edit_mode,omitempty" validate:"omitempty,oneof=replace insert delete" jsonschema:"The type of edit to make (replace, insert, delete). Defaults to replace."`
 }
 
 // TaskInput is Claude Code's Task.
@@ -223,14 +223,14 @@ func claudeEdit() *tool.DialectTool {
 		Targets: []string{"edit_text"},
 		Map: func(env tool.MapEnv, in *EditInput) (tool.Mapping, error) {
 			p, err := claudeCodeAbs(env, "file_path", in.FilePath)
-			edit := TextEdit{OldString: in.OldString, NewString: in.NewString, ReplaceAll: in.ReplaceAll}
+			edit := TextEdit{OldString: *in.OldString, NewString: *in.NewString, ReplaceAll: in.ReplaceAll}
 			if err == nil {
 				err = noChange([]TextEdit{edit})
 			}
 			return tool.Mapping{Tool: "edit_text", Input: EditTextInput{Path: p, Edits: []TextEdit{edit}, RequireRead: true},
 				Result: func(res tool.Result, code string) tool.Result {
 					if code != "" {
-						return editErrors(res, code, in.OldString)
+						return editErrors(res, code, *in.OldString)
 					}
 					return editedSnippet(p, res)
 				}}, err
@@ -287,14 +287,14 @@ func claudeBash() *tool.DialectTool {
 		Targets: []string{"execute_command"},
 		Map: func(env tool.MapEnv, in *BashInput) (tool.Mapping, error) {
 			if in.RunInBackground {
-				return tool.Mapping{Tool: "execute_command", Input: ExecuteCommandInput{Command: in.Command, Background: true},
+				return tool.Mapping{Tool: "execute_command", Input: ExecuteCommandInput{Command: in.Command, RequiresApproval: new(false), Background: true},
 					Result: backgroundStarted}, nil
 			}
 			timeout := 120
 			if in.Timeout > 0 {
 				timeout = (in.Timeout + 999) / 1000
 			}
-			return tool.Mapping{Tool: "execute_command", Input: ExecuteCommandInput{Command: in.Command, Timeout: timeout},
+			return tool.Mapping{Tool: "execute_command", Input: ExecuteCommandInput{Command: in.Command, RequiresApproval: new(false), Timeout: timeout},
 				Result: bashResult}, nil
 		},
 	})
@@ -397,7 +397,7 @@ func claudeNotebookEdit() *tool.DialectTool {
 		Map: func(env tool.MapEnv, in *ClaudeNotebookEditInput) (tool.Mapping, error) {
 			p, err := claudeCodeAbs(env, "notebook_path", in.NotebookPath)
 			return tool.Mapping{Tool: "notebook_edit", Result: claudeCodeErrors, Input: NotebookEditInput{
-				Path: p, CellID: in.CellID, NewSource: in.NewSource, CellType: in.CellType, EditMode: in.EditMode}}, err
+				Path: p, CellID: in.CellID, NewSource: *in.NewSource, CellType: in.CellType, EditMode: in.EditMode}}, err
 		},
 	})
 }

@@ -19,8 +19,10 @@ import (
 
 // ExecuteCommandInput is execute_command's input, as Cline sends it.
 type ExecuteCommandInput struct {
-	Command          string `json:"command" validate:"required,max=131072" jsonschema:"the bash command line to run in the workspace"`
-	RequiresApproval bool   `json:"requires_approval" jsonschema:"true for commands with side effects (installs, deletes, deploys, network)"`
+	Command string `json:"command" validate:"required,max=131072" jsonschema:"the bash command line to run in the workspace"`
+	// RequiresApproval must be sent, true or false, as Cline requires it
+	// (ExecuteCommandToolHandler.ts refuses a call without it).
+	RequiresApproval *bool  `json:"requires_approval" validate:"required" jsonschema:"true for commands with side effects (installs, deletes, deploys, network)"`
 	Timeout          int    `json:"timeout,omitempty" validate:"omitempty,min=1" jsonschema:"seconds before the command is killed (default 30, or 300 for installs, builds and tests)"`
 	Cwd              string `json:"cwd,omitempty" jsonschema:"directory to run in, relative to the workspace (default: the workspace)"`
 	Background       bool   `json:"background,omitempty" jsonschema:"true to start a long-running process (a dev server, a watcher) as a background job of the session: the call returns at once with the job's id; the job runs until it exits, is killed, or the session ends"`
@@ -76,7 +78,7 @@ func newExecuteCommand(name string, env tool.Env) *tool.Tool {
 		Writes:          true,
 		Paths:           commandPaths,
 		Command: func(in *ExecuteCommandInput) tool.CommandLine {
-			return tool.CommandLine{Command: in.Command, RequiresApproval: in.RequiresApproval, Cwd: in.Cwd, Background: in.Background}
+			return tool.CommandLine{Command: in.Command, RequiresApproval: in.RequiresApproval != nil && *in.RequiresApproval, Cwd: in.Cwd, Background: in.Background}
 		},
 	})
 }

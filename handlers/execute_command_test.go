@@ -49,6 +49,9 @@ func newCommandEnv(t *testing.T, cfg coordinator.CommandConfig) *commandEnv {
 
 func (e *commandEnv) exec(t *testing.T, in map[string]any) (api.ToolResult, api.CallRecord) {
 	t.Helper()
+	if _, ok := in["requires_approval"]; !ok {
+		in["requires_approval"] = false // Cline always sends it
+	}
 	raw, err := json.Marshal(in)
 	if err != nil {
 		t.Fatal(err)

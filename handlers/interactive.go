@@ -34,8 +34,13 @@ func answered(text string) tool.Result {
 }
 
 // completionAnswered is AttemptCompletionHandler's answer to feedback:
-// Cline's request to go on, then the feedback.
+// Cline's request to go on, then the feedback. An accepted completion (the
+// user's "done", Cline's yesButtonClicked) is its "[attempt_completion]
+// Result: Done".
 func completionAnswered(text string) tool.Result {
+	if text == "" {
+		return tool.TextResult("[attempt_completion] Result: Done")
+	}
 	return tool.Result{Content: []api.Content{
 		api.TextContent("The user has provided feedback on the results. Consider their input to continue the task, and then attempt completion again."),
 		api.TextContent("<feedback>\n" + text + "\n</feedback>"),
@@ -66,11 +71,13 @@ func interactive[In any](description string, format func(string) tool.Result, re
 				if req == nil {
 					return format(""), nil
 				}
-				text, err := call.AwaitInput(ctx, *req)
+				answer, err := call.AwaitInput(ctx, *req)
 				if err != nil {
 					return tool.Result{}, err
 				}
-				return format(text), nil
+				// An accepted request (only attempt_completion's may be)
+				// comes to format as no text.
+				return format(answer.Text), nil
 			},
 		})
 	}
@@ -81,9 +88,9 @@ var (
 		func(name string, in *askFollowupIn) *api.InputRequest {
 			return &api.InputRequest{Kind: name, Text: in.Question, Options: in.Options}
 		})
-	newAttemptCompletion = interactive("Present the result of the task to the user. The call waits for the user's response: feedback means the task goes on.", completionAnswered,
+	newAttemptCompletion = interactive("Present the result of the task to the user. The call waits for the user's response: feedback means the task goes on; acceptance, that it is done.", completionAnswered,
 		func(name string, in *attemptCompletionIn) *api.InputRequest {
-			return &api.InputRequest{Kind: name, Text: in.Result, Command: in.Command}
+			return &api.InputRequest{Kind: name, Text: in.Result, Command: in.Command, Acceptable: true}
 		})
 	newPlanModeRespond = interactive("Respond to the user in plan mode, to explore and plan a solution together. The call waits for the user's reply.", planAnswered,
 		func(name string, in *planModeRespondIn) *api.InputRequest {

@@ -199,7 +199,10 @@ func readTextWindow(r io.Reader, in *ReadFileInput, size int64) (string, error) 
 	defer func() { sc.Reset(nil); lineReaders.Put(sc) }()
 	var b strings.Builder
 	if start == 1 {
-		b.Grow(int(min(size+size/4+64, 64<<10)))
+		// Line numbers add "N | " to each line: half again covers lines
+		// of 10 bytes and more, and an answer kept in the session's
+		// history is not left in a buffer twice its size.
+		b.Grow(int(min(size+size/2+64, 64<<10)))
 	}
 	var label [20]byte // a line's number, formatted
 	var long []byte    // a line longer than the reader's buffer, gathered

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"sync"
 	"testing"
 	"time"
 )
@@ -21,4 +22,13 @@ func receive[T any](t testing.TB, ch <-chan T) T {
 		t.Fatalf("nothing arrived within %v", receiveLimit)
 		panic("unreachable")
 	}
+}
+
+// waitAll waits for wg like wg.Wait, failing the test when its goroutines
+// have not all finished within receiveLimit.
+func waitAll(t testing.TB, wg *sync.WaitGroup) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	receive(t, done)
 }

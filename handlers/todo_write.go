@@ -10,7 +10,7 @@ import (
 // TodoWriteInput is todo_write's input (Claude Code's TodoWrite): the whole
 // list, replacing the previous one.
 type TodoWriteInput struct {
-	Todos []TodoItem `json:"todos" validate:"dive" jsonschema:"the updated todo list"`
+	Todos []TodoItem `json:"todos" validate:"required,dive" jsonschema:"the updated todo list"`
 }
 
 // TodoItem is one task of the list.

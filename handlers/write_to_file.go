@@ -12,8 +12,10 @@ import (
 
 // WriteToFileInput is the input of write_to_file and new_rule.
 type WriteToFileInput struct {
-	Path    string `json:"path" validate:"required" jsonschema:"path of the file to create or overwrite, relative to the workspace"`
-	Content string `json:"content" jsonschema:"the complete new content of the file"`
+	Path string `json:"path" validate:"required" jsonschema:"path of the file to create or overwrite, relative to the workspace"`
+	// Content must be sent, empty for an empty file: Cline's
+	// WriteToFileToolHandler.ts refuses a call without it.
+	Content *string `json:"content" validate:"required" jsonschema:"the complete new content of the file"`
 }
 
 // rulesDir is where new_rule may write, as Cline keeps its rules.
@@ -66,7 +68,7 @@ func writeContent(t *editTarget, in *WriteToFileInput, rulesOnly bool) ([]byte, 
 	if rulesOnly && !strings.HasPrefix(t.rel, rulesDir+"/") {
 		return nil, tool.Errorf(api.ToolCodeOutsideRules, "new_rule only writes under %s/; %s is not there.", rulesDir, t.rel)
 	}
-	content := []byte(in.Content)
+	content := []byte(*in.Content)
 	if t.exists {
 		content = matchStyle(t.old, content)
 	}
@@ -80,13 +82,13 @@ func writeToFile(call *tool.Call, in *WriteToFileInput, rulesOnly, omitBody bool
 	}
 	t := ed.target
 	if ed.unchanged {
-		return editResult(t.rel, ed.content, in.Content, omitBody, fmt.Sprintf("No changes: %s already has this content (%s).", t.rel, describeSize(ed.content)), "", ""), nil
+		return editResult(t.rel, ed.content, *in.Content, omitBody, fmt.Sprintf("No changes: %s already has this content (%s).", t.rel, describeSize(ed.content)), "", ""), nil
 	}
 	verb := "Updated"
 	if !t.exists {
 		verb = "Created"
 	}
-	return editResult(t.rel, ed.content, in.Content, omitBody, fmt.Sprintf("%s %s (%s).", verb, t.rel, describeSize(ed.content)), diffText(t.rel, t.old, ed.content), ed.note), nil
+	return editResult(t.rel, ed.content, *in.Content, omitBody, fmt.Sprintf("%s %s (%s).", verb, t.rel, describeSize(ed.content)), diffText(t.rel, t.old, ed.content), ed.note), nil
 }
 
 // matchStyle keeps an existing file's byte order mark and CRLF line

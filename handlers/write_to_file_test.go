@@ -47,7 +47,7 @@ func TestWriteToFile(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			ws := workspaceWith(t, tc.existing)
-			res, err := writeToFile(editCall(ws, "toolu_1"), &WriteToFileInput{Path: tc.path, Content: tc.content}, tc.tool == "new_rule", false)
+			res, err := writeToFile(editCall(ws, "toolu_1"), &WriteToFileInput{Path: tc.path, Content: new(tc.content)}, tc.tool == "new_rule", false)
 			if got := toolCode(t, err); got != tc.wantCode {
 				t.Fatalf("code = %q, want %q (err %v)", got, tc.wantCode, err)
 			}
@@ -70,7 +70,7 @@ func TestWriteToFileKeepsMode(t *testing.T) {
 	if err := os.Chmod(p, 0o750); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := writeToFile(editCall(ws, "toolu_1"), &WriteToFileInput{Path: "s.sh", Content: "new\n"}, false, false); err != nil {
+	if _, err := writeToFile(editCall(ws, "toolu_1"), &WriteToFileInput{Path: "s.sh", Content: new("new\n")}, false, false); err != nil {
 		t.Fatal(err)
 	}
 	st, err := os.Stat(p)
@@ -88,7 +88,7 @@ func TestWriteToFileRequireRead(t *testing.T) {
 	ws := workspaceWith(t, map[string]string{"f.txt": "a\n"})
 	call := &coordinator.Call{ToolUseID: "toolu_1", Workspace: ws, Files: coordinator.NewFileMemory(cfg)}
 	t.Run("unread existing file refused", func(t *testing.T) {
-		_, err := writeToFile(call, &WriteToFileInput{Path: "f.txt", Content: "b\n"}, false, false)
+		_, err := writeToFile(call, &WriteToFileInput{Path: "f.txt", Content: new("b\n")}, false, false)
 		if got := toolCode(t, err); got != "read_required" {
 			t.Fatalf("code = %q, want read_required", got)
 		}
@@ -97,7 +97,7 @@ func TestWriteToFileRequireRead(t *testing.T) {
 		}
 	})
 	t.Run("new file allowed", func(t *testing.T) {
-		if _, err := writeToFile(call, &WriteToFileInput{Path: "g.txt", Content: "b\n"}, false, false); err != nil {
+		if _, err := writeToFile(call, &WriteToFileInput{Path: "g.txt", Content: new("b\n")}, false, false); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -105,7 +105,7 @@ func TestWriteToFileRequireRead(t *testing.T) {
 		if _, err := readFile(context.Background(), call, &ReadFileInput{Path: "f.txt"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := writeToFile(call, &WriteToFileInput{Path: "f.txt", Content: "b\n"}, false, false); err != nil {
+		if _, err := writeToFile(call, &WriteToFileInput{Path: "f.txt", Content: new("b\n")}, false, false); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -114,7 +114,7 @@ func TestWriteToFileRequireRead(t *testing.T) {
 func TestWriteToFilePreviewWritesNothing(t *testing.T) {
 	ws := workspaceWith(t, map[string]string{"f.txt": "a\n"})
 	tool := newWriteFile("write_to_file", coordinator.ToolEnv{Workspace: ws})
-	diff, err := tool.Preview(context.Background(), editCall(ws, "toolu_1"), &WriteToFileInput{Path: "f.txt", Content: "b\n"})
+	diff, err := tool.Preview(context.Background(), editCall(ws, "toolu_1"), &WriteToFileInput{Path: "f.txt", Content: new("b\n")})
 	if err != nil {
 		t.Fatal(err)
 	}

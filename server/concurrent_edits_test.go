@@ -94,7 +94,7 @@ func TestConcurrentEditsLoseNothing(t *testing.T) {
 		}()
 	}
 	close(start)
-	wg.Wait()
+	waitAll(t, &wg)
 	close(results)
 
 	succeeded, lost := 0, 0

@@ -120,3 +120,45 @@ func TestInteractiveEnds(t *testing.T) {
 		}
 	})
 }
+
+// TestAcceptCompletion: a completion the user accepts without feedback
+// answers Cline's "[attempt_completion] Result: Done"
+// (AttemptCompletionHandler.ts, v4.0.12, yesButtonClicked); only
+// attempt_completion's request may be accepted, and not together with text.
+func TestAcceptCompletion(t *testing.T) {
+	f := newInteractiveServer(t, coordinator.Config{})
+	sid := f.session(t, api.Permissions{})
+	done := make(chan api.MessageResponse, 1)
+	go func() {
+		var resp api.MessageResponse
+		msg := assistant(
+			toolUse("q1", "ask_followup_question", map[string]any{"question": "Proceed?"}),
+			toolUse("c1", "attempt_completion", map[string]any{"result": "All done."}))
+		f.call(t, http.MethodPost, "/v1/sessions/"+sid+"/messages", msg, &resp)
+		done <- resp
+	}()
+	awaiting := func(id string) {
+		t.Helper()
+		waitFor(t, func() bool {
+			var calls api.CallsResponse
+			f.call(t, http.MethodGet, "/v1/sessions/"+sid+"/calls?state=awaiting_input", nil, &calls)
+			return len(calls.Calls) == 1 && calls.Calls[0].ToolUseID == id
+		})
+	}
+	awaiting("q1")
+	if code := f.call(t, http.MethodPost, "/v1/sessions/"+sid+"/calls/q1/answer", api.AnswerRequest{Accept: true}, nil); code != http.StatusBadRequest {
+		t.Errorf("accepting a question: got %d, want 400", code)
+	}
+	f.call(t, http.MethodPost, "/v1/sessions/"+sid+"/calls/q1/answer", api.AnswerRequest{Text: "go"}, nil)
+	awaiting("c1")
+	if code := f.call(t, http.MethodPost, "/v1/sessions/"+sid+"/calls/c1/answer", map[string]any{"text": "x", "accept": true}, nil); code != http.StatusBadRequest {
+		t.Errorf("text and accept together: got %d, want 400", code)
+	}
+	if code := f.call(t, http.MethodPost, "/v1/sessions/"+sid+"/calls/c1/answer", api.AnswerRequest{Accept: true}, nil); code != http.StatusOK {
+		t.Fatalf("accept: got %d, want 200", code)
+	}
+	resp := receive(t, done)
+	if len(resp.Message.Content) != 2 || texts(resp.Message.Content[1]) != "[attempt_completion] Result: Done\n" {
+		t.Fatalf("message response = %+v, want Cline's done text for c1", resp.Message.Content)
+	}
+}

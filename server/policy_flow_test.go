@@ -175,6 +175,13 @@ func cmdUse(id, line string) api.ToolUse {
 	return api.ToolUse{Type: api.TypeToolUse, ID: id, Name: "execute_command", Input: b}
 }
 
+// realCmdUse is an execute_command block for the real tool, which, as
+// Cline's, requires requires_approval.
+func realCmdUse(id, line string) api.ToolUse {
+	b, _ := json.Marshal(map[string]any{"command": line, "requires_approval": false})
+	return api.ToolUse{Type: api.TypeToolUse, ID: id, Name: "execute_command", Input: b}
+}
+
 func readUse(id, path string) api.ToolUse {
 	b, _ := json.Marshal(map[string]string{"path": path})
 	return api.ToolUse{Type: api.TypeToolUse, ID: id, Name: "read_file", Input: b}

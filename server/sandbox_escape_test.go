@@ -65,7 +65,7 @@ func newSandboxServer(t *testing.T, files map[string]string, mutate func(*coordi
 func (s *sandboxServer) run(t *testing.T, command string) (string, bool) {
 	t.Helper()
 	sid := s.session(t, api.Permissions{})
-	use := cmdUse("c1", command)
+	use := realCmdUse("c1", command)
 	b, _ := json.Marshal(map[string]any{"role": "assistant", "content": []api.ToolUse{use}})
 	// A minute and a half: a fork bomb on a loaded machine takes a while to
 	// reach its limit.
@@ -285,7 +285,7 @@ func TestEscapeLimits(t *testing.T) {
 					t.Errorf("read_file during the %s: %+v", name, r)
 				}
 			}
-			wg.Wait()
+			waitAll(t, &wg)
 			if !failed || !strings.Contains(out, tc.want) {
 				t.Errorf("%s: failed=%v, want a failure naming %q:\n%.2000s", name, failed, tc.want, out)
 			}

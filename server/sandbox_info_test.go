@@ -52,7 +52,7 @@ func TestSandboxModeReported(t *testing.T) {
 				t.Errorf("metrics lack toolgate_sandbox_info for %s", want)
 			}
 			sid := fs.session(t, api.Permissions{})
-			ev := next(t, fs.sseMessage(t, sid, cmdUse("c1", "rm -rf build")), api.EventToolAwaitingApproval)
+			ev := next(t, fs.sseMessage(t, sid, realCmdUse("c1", "rm -rf build")), api.EventToolAwaitingApproval)
 			p := ev.Approval.Preview.Sandbox
 			if p == nil || p.Mode != want || p.Summary == "" {
 				t.Fatalf("preview sandbox = %+v", p)

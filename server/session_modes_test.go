@@ -131,3 +131,24 @@ func TestAcceptEditsOverHTTP(t *testing.T) {
 		t.Errorf("mkdir/touch did not run: %v", err)
 	}
 }
+
+// TestAnthropicToolNamesInRules: a rule may name the Messages API's client
+// tools as its models call them (bash, str_replace_based_edit_tool), and
+// they are accepted, so they must match those tools' calls.
+func TestAnthropicToolNamesInRules(t *testing.T) {
+	cfg := coordinator.Config{PolicyConfig: coordinator.PolicyConfig{AllowAll: true}}
+	ts, _ := newDialectServer(t, cfg, map[string]string{"a.txt": "a\n"})
+	s := newSessionOf(t, ts, map[string]any{"dialect": "anthropic", "permissions": map[string]any{"deny": []string{"bash", "str_replace_based_edit_tool"}}})
+	for i, tc := range []struct {
+		tool  string
+		input map[string]any
+	}{
+		{"bash", map[string]any{"command": "echo hi"}},
+		{"str_replace_based_edit_tool", map[string]any{"command": "view", "path": "a.txt"}},
+	} {
+		text, st := callIn(t, ts, s.ID, "toolu_an"+string(rune('a'+i)), tc.tool, tc.input)
+		if st != api.StatusDenied || !strings.Contains(text, `deny rule "`+tc.tool+`"`) {
+			t.Errorf("%s: status %s (%q), want denied by the rule naming it", tc.tool, st, text)
+		}
+	}
+}

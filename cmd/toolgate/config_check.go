@@ -176,9 +176,6 @@ func checkTools(p *problemList, c *coordinator.Config) {
 	b := &c.Browser
 	notNegative(p, "tools.browser.viewport_width", b.ViewportWidth)
 	notNegative(p, "tools.browser.viewport_height", b.ViewportHeight)
-	if (b.ViewportWidth > 0) != (b.ViewportHeight > 0) {
-		p.add("tools.browser", "viewport_width and viewport_height are set together")
-	}
 	notNegative(p, "tools.browser.idle_timeout", b.IdleTimeout)
 	notNegative(p, "tools.browser.action_timeout", b.ActionTimeout)
 	notNegative(p, "tools.input_timeout", c.InputTimeout)

@@ -91,7 +91,7 @@ func TestCrashLosesNothing(t *testing.T) {
 		}
 		time.Sleep(time.Duration(rng.IntN(40)) * time.Millisecond)
 		p.kill(t)
-		wg.Wait()
+		waitAll(t, &wg)
 		stopApprover()
 		checkIntegrity(t, state)
 	}

@@ -56,7 +56,7 @@ type Runtime struct {
 	// Keep takes the call's full output for the session.
 	Keep func(KeptOutput)
 	// Await asks the user and waits for the answer.
-	Await func(ctx context.Context, req api.InputRequest) (string, error)
+	Await func(ctx context.Context, req api.InputRequest) (api.AnswerRequest, error)
 	// Confine says how a process the call starts in dir is confined: the
 	// sandbox and what the process may see. Nil runs it unconfined.
 	Confine func(dir string) (*sandbox.Sandbox, sandbox.Run, error)
@@ -125,9 +125,9 @@ func (c *Call) KeepOutput(o KeptOutput) {
 // user is asked with tool.awaiting_input and waits for the answer. It
 // returns the answer; the call's end (an interrupt, a cancel) or the
 // configured input timeout end the wait with an error.
-func (c *Call) AwaitInput(ctx context.Context, req api.InputRequest) (string, error) {
+func (c *Call) AwaitInput(ctx context.Context, req api.InputRequest) (api.AnswerRequest, error) {
 	if c.rt.Await == nil {
-		return "", Errorf(api.ToolCodeFailed, "this call cannot wait for input")
+		return api.AnswerRequest{}, Errorf(api.ToolCodeFailed, "this call cannot wait for input")
 	}
 	return c.rt.Await(ctx, req)
 }

@@ -2,10 +2,8 @@ package tool
 
 import (
 	"encoding/json"
-	"fmt"
 	"reflect"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/toolgate/toolgate/api"
 )
 
@@ -88,14 +86,7 @@ func NewDialectTool[In any](s DialectSpec[In]) *DialectTool {
 	if s.Name == "" || s.Map == nil || len(s.Targets) == 0 {
 		panic("coordinator: dialect tool spec needs a Name, Targets and a Map")
 	}
-	schema, err := jsonschema.For[In](nil)
-	if err != nil {
-		panic(fmt.Sprintf("coordinator: dialect tool %s: %v", s.Name, err))
-	}
-	raw, err := json.Marshal(schema)
-	if err != nil {
-		panic(fmt.Sprintf("coordinator: dialect tool %s schema: %v", s.Name, err))
-	}
+	_, raw := inputSchema[In]("coordinator: dialect tool " + s.Name)
 	return &DialectTool{
 		Name: s.Name, Description: s.Description, InputSchema: raw, Targets: s.Targets, APIType: s.APIType,
 		inputType: reflect.TypeFor[In](),

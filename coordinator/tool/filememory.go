@@ -57,7 +57,7 @@ type FileMemory struct {
 	// notes (readcount.go).
 	reads map[string]readCount
 	// readTurns are the turns of queued reads not yet counted.
-	readTurns map[uint64]chan struct{}
+	readTurns map[uint64]readTurn
 	turnSeq   uint64
 }
 

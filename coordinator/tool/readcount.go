@@ -20,22 +20,30 @@ type readCount struct {
 	mtime time.Time
 }
 
-// QueueRead gives a call that counts reads its turn, in the order the
-// calls were queued (the model's block order). Cline runs one call after
-// the other; toolgate runs reads side by side, and the turns keep the
-// counts what Cline's order gives. Every turn must end with EndRead.
-func (m *FileMemory) QueueRead() uint64 {
+// QueueRead gives a call that counts reads of the file key its turn, in
+// the order the calls were queued (the model's block order). Cline runs
+// one call after the other; toolgate runs reads side by side, and the
+// turns keep the counts what Cline's order gives. Only reads of the same
+// file wait for each other, so a read held up (by an approval, say) holds
+// up no read of another file. Every turn must end with EndRead.
+func (m *FileMemory) QueueRead(key string) uint64 {
 	if m == nil {
 		return 0
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.readTurns == nil {
-		m.readTurns = map[uint64]chan struct{}{}
+		m.readTurns = map[uint64]readTurn{}
 	}
 	m.turnSeq++
-	m.readTurns[m.turnSeq] = make(chan struct{})
+	m.readTurns[m.turnSeq] = readTurn{key: key, done: make(chan struct{})}
 	return m.turnSeq
+}
+
+// readTurn is a queued read not yet counted.
+type readTurn struct {
+	key  string
+	done chan struct{}
 }
 
 // EndRead ends a turn QueueRead gave; ending it twice does nothing.
@@ -45,25 +53,23 @@ func (m *FileMemory) EndRead(turn uint64) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if ch, ok := m.readTurns[turn]; ok {
-		close(ch)
+	if t, ok := m.readTurns[turn]; ok {
+		close(t.done)
 		delete(m.readTurns, turn)
 	}
 }
 
-// waitTurn waits until every turn before turn has ended.
+// waitTurn waits until every earlier turn of the same file has ended.
 func (m *FileMemory) waitTurn(ctx context.Context, turn uint64) {
 	m.mu.Lock()
+	mine := m.readTurns[turn]
 	var earlier []chan struct{}
-	for t, ch := range m.readTurns {
-		if t < turn {
-			earlier = append(earlier, ch)
+	for n, t := range m.readTurns {
+		if n < turn && t.key == mine.key {
+			earlier = append(earlier, t.done)
 		}
 	}
 	m.mu.Unlock()
-	if len(earlier) == 0 {
-		return // the usual case: no timer to make
-	}
 	timer := time.NewTimer(readTurnWait)
 	defer timer.Stop()
 	for _, ch := range earlier {

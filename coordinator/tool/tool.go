@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"reflect"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/toolgate/toolgate/api"
 )
 
@@ -119,14 +118,7 @@ func NewTool[In any](s Spec[In]) *Tool {
 	if s.Name == "" || s.Run == nil {
 		panic("tool: spec needs a Name and a Run")
 	}
-	schema, err := jsonschema.For[In](nil)
-	if err != nil {
-		panic(fmt.Sprintf("tool %s: %v", s.Name, err))
-	}
-	raw, err := json.Marshal(schema)
-	if err != nil {
-		panic(fmt.Sprintf("tool %s schema: %v", s.Name, err))
-	}
+	schema, raw := inputSchema[In]("tool " + s.Name)
 	t := &Tool{
 		Name:        s.Name,
 		Description: s.Description,

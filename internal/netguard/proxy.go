@@ -34,13 +34,19 @@ func StartProxy(g Guard, onRefuse func(target string, err error)) (*Proxy, error
 	if err != nil {
 		return nil, err
 	}
+	return ServeProxy(ln, g, onRefuse), nil
+}
+
+// ServeProxy serves the proxy on a listener of the caller's (a unix
+// socket that a sandbox without network reaches, say).
+func ServeProxy(ln net.Listener, g Guard, onRefuse func(target string, err error)) *Proxy {
 	p := &Proxy{guard: g, ln: ln, onRefuse: onRefuse, tunnels: map[net.Conn]struct{}{},
 		dialer: &net.Dialer{Timeout: 30 * time.Second, Control: g.Control}}
 	transport := &http.Transport{Proxy: nil, DialContext: p.dialer.DialContext, MaxIdleConnsPerHost: 4,
 		IdleConnTimeout: 30 * time.Second, ResponseHeaderTimeout: 60 * time.Second}
 	p.srv = &http.Server{Handler: p.handler(transport), ReadHeaderTimeout: 10 * time.Second}
 	go p.srv.Serve(ln)
-	return p, nil
+	return p
 }
 
 // Addr is the proxy's host:port.

@@ -101,7 +101,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	argv, env := []string{"bash", "-c", o.Command}, o.Env
 	var confined *sandbox.Prepared
 	if o.Sandbox != nil {
-		p, err := o.Sandbox.Prepare(argv, env, o.Confine)
+		r := o.Confine
+		r.StartOnThread = true // started below through confined.Start
+		p, err := o.Sandbox.Prepare(argv, env, r)
 		if err != nil {
 			return Result{ExitCode: -1}, err
 		}
@@ -147,7 +149,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 
 	k := &sink{out: o.Output, onChunk: o.OnChunk, onBytes: o.OnBytes,
 		live: bucket{rate: float64(o.LiveRate), burst: float64(o.LiveBurst)}}
-	pipes, err := startWithPipes(cmd, k, o.FlushDelay)
+	pipes, err := startWithPipes(cmd, confined.Start, k, o.FlushDelay)
 	if err != nil {
 		confined.Finish()
 		return Result{ExitCode: -1}, err
@@ -185,7 +187,9 @@ type pipes struct {
 	done  chan struct{}
 }
 
-func startWithPipes(cmd *exec.Cmd, k *sink, delay time.Duration) (*pipes, error) {
+// start starts cmd: a sandboxed run's Prepared.Start, which may begin it
+// inside its limit cgroups.
+func startWithPipes(cmd *exec.Cmd, start func(*exec.Cmd) error, k *sink, delay time.Duration) (*pipes, error) {
 	p := &pipes{done: make(chan struct{})}
 	var writers []*os.File
 	closeAll := func() {
@@ -202,7 +206,7 @@ func startWithPipes(cmd *exec.Cmd, k *sink, delay time.Duration) (*pipes, error)
 		p.files, writers = append(p.files, r), append(writers, w)
 	}
 	cmd.Stdout, cmd.Stderr = writers[0], writers[1]
-	if err := cmd.Start(); err != nil {
+	if err := start(cmd); err != nil {
 		closeAll()
 		return nil, err
 	}

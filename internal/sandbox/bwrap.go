@@ -11,7 +11,7 @@ import (
 // /dev/null over a file), its own PID namespace and, unless allowed, its
 // own empty network namespace. No capability is kept, even for root, so
 // nothing inside can unmount a mask.
-func (s *Sandbox) bwrapArgs(ws, dir, program string, network bool, writable, hidden []string) ([]string, error) {
+func (s *Sandbox) bwrapArgs(ws, dir string, visible []string, network bool, writable, hidden []string) ([]string, error) {
 	a := []string{s.bwrap,
 		"--die-with-parent", "--new-session", "--unshare-pid", "--cap-drop", "ALL",
 		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
@@ -36,9 +36,10 @@ func (s *Sandbox) bwrapArgs(ws, dir, program string, network bool, writable, hid
 			a = append(a, "--ro-bind", "/dev/null", h)
 		}
 	}
-	// The helper binary and the program must be visible inside: a test
-	// binary, or a server built for a test, lives under the private /tmp.
-	for _, p := range []string{s.helper, program} {
+	// The helper binary, the program and the proxy's socket must be
+	// visible inside: a test binary, a server built for a test, the
+	// socket, live under the private /tmp.
+	for _, p := range visible {
 		if p != "" && (within(p, "/tmp") || within(p, "/dev")) && !slices.ContainsFunc(writable, func(w string) bool { return within(p, w) }) {
 			a = append(a, "--ro-bind", p, p)
 		}

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,6 +27,10 @@ type Config struct {
 	Mode string `json:"mode,omitempty"`
 	// Network is "off" (default) or "on".
 	Network string `json:"network,omitempty"`
+	// NetworkAllow lists the hosts commands may reach with the network
+	// off, through toolgate's HTTP proxy ("example.com", "*.example.com",
+	// an address); bubblewrap mode only.
+	NetworkAllow []string `json:"network_allow,omitempty"`
 	// Writable are further writable paths (a Go build cache, an npm
 	// cache); "~/" means toolgate's home. Missing ones are created.
 	Writable []string `json:"writable,omitempty"`
@@ -58,6 +63,16 @@ func (c Config) Check() error {
 	case "", "off", "on":
 	default:
 		errs = append(errs, fmt.Sprintf("sandbox.network %q is not \"off\" or \"on\"", c.Network))
+	}
+	if len(c.NetworkAllow) > 0 && c.NetworkOn() {
+		errs = append(errs, `sandbox.network_allow applies with the network off: drop it or set sandbox.network to "off"`)
+	}
+	for _, h := range c.NetworkAllow {
+		if h == "" || strings.ContainsAny(h, "/:@ ") || strings.Contains(strings.TrimPrefix(h, "*."), "*") {
+			if net.ParseIP(h) == nil {
+				errs = append(errs, fmt.Sprintf("sandbox.network_allow entry %q is not a host name, *.domain or an address", h))
+			}
+		}
 	}
 	for _, p := range append(append([]string(nil), c.Writable...), c.DenyRead...) {
 		if !filepath.IsAbs(p) && !strings.HasPrefix(p, "~/") {

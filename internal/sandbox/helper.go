@@ -29,8 +29,15 @@ type helperSpec struct {
 	Network bool `json:"network,omitempty"`
 	// JoinFDs is how many fds from 3 on are cgroup.procs files to join.
 	JoinFDs int `json:"join_fds,omitempty"`
+	// InCgroups are the cgroups ("controller:path") the helper must
+	// already be in: the command was forked into them (prejoin.go).
+	InCgroups []string `json:"in_cgroups,omitempty"`
 	// Limits left to rlimits.
 	Limits Limits `json:"limits"`
+	// ProxySocket is toolgate's network_allow proxy: the helper starts a
+	// relay to it on 127.0.0.1:proxyPort, the one TCP port the command
+	// may then connect to.
+	ProxySocket string `json:"proxy_socket,omitempty"`
 	// Dir is the directory to start in (landlock mode; bubblewrap sets it).
 	Dir string `json:"dir,omitempty"`
 }
@@ -40,6 +47,11 @@ type helperSpec struct {
 // before anything else parses the arguments, the test framework
 // included, which is why it is an init and not a call from main.
 func init() {
+	if len(os.Args) == 3 && os.Args[1] == forwardMarker {
+		err := runRelay(os.Args[2])
+		fmt.Fprintf(os.Stderr, "toolgate sandbox relay: %v\n", err)
+		os.Exit(1)
+	}
 	if len(os.Args) > 3 && os.Args[1] == helperMarker {
 		err := runHelper(os.Args[2], os.Args[3:])
 		fmt.Fprintf(os.Stderr, "toolgate sandbox: %v\n", err)
@@ -54,6 +66,9 @@ func runHelper(specJSON string, argv []string) error {
 	if err := json.Unmarshal([]byte(specJSON), &spec); err != nil {
 		return fmt.Errorf("bad helper spec: %w", err)
 	}
+	if err := checkCgroups(spec.InCgroups); err != nil {
+		return err
+	}
 	for i := range spec.JoinFDs {
 		f := os.NewFile(uintptr(3+i), "cgroup.procs")
 		if _, err := f.WriteString("0"); err != nil {
@@ -66,6 +81,11 @@ func runHelper(specJSON string, argv []string) error {
 	}
 	if spec.Dir != "" {
 		if err := os.Chdir(spec.Dir); err != nil {
+			return err
+		}
+	}
+	if spec.ProxySocket != "" {
+		if err := startRelay(spec.ProxySocket); err != nil {
 			return err
 		}
 	}
@@ -131,6 +151,9 @@ func applyLandlock(spec helperSpec) error {
 	}
 	if len(spec.WritableFiles) > 0 {
 		rules = append(rules, landlock.RWFiles(spec.WritableFiles...).IgnoreIfMissing())
+	}
+	if spec.ProxySocket != "" {
+		rules = append(rules, landlock.ConnectTCP(proxyPort))
 	}
 	cfg := landlock.V7.BestEffort()
 	if spec.Network {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,11 +33,18 @@ type limitCgroups struct {
 	next   atomic.Int64
 	mu     sync.Mutex
 	busy   []string // run cgroups that still held processes when finished
+	// ready holds the next run's cgroups with a thread already in them
+	// (see prejoin.go); filling is set while it is being made.
+	ready   chan *prejoined
+	filling atomic.Bool
+	closed  atomic.Bool
 }
 
 // limitHier is one hierarchy's parent directory and what it limits.
 type limitHier struct {
 	base   string
+	mount  string // the hierarchy's mount point (v1)
+	home   string // toolgate's own cgroup in it (v1)
 	v2     bool
 	pids   bool
 	memory bool
@@ -122,7 +130,7 @@ func newLimitCgroups(l Limits) *limitCgroups {
 	if err != nil {
 		return nil
 	}
-	lc := &limitCgroups{limits: l}
+	lc := &limitCgroups{limits: l, ready: make(chan *prejoined, 1)}
 	// One parent per Sandbox: several in one process (tests) must not
 	// share run cgroup names.
 	name := fmt.Sprintf("toolgate-limits-%d-%d", os.Getpid(), parents.Add(1))
@@ -141,7 +149,7 @@ func newLimitCgroups(l Limits) *limitCgroups {
 		if err := os.Mkdir(base, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 			continue
 		}
-		lc.hiers = append(lc.hiers, limitHier{base: base, pids: ctl == "pids", memory: ctl == "memory"})
+		lc.hiers = append(lc.hiers, limitHier{base: base, mount: m, home: filepath.Join(m, own[ctl]), pids: ctl == "pids", memory: ctl == "memory"})
 	}
 	if len(lc.hiers) == 0 {
 		return nil
@@ -287,7 +295,10 @@ func (lc *limitCgroups) sweep() {
 // whether there were any.
 func killAll(dir string, v2 bool) bool {
 	data, _ := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
-	pids := strings.Fields(string(data))
+	// toolgate itself is listed while one of its threads waits in the
+	// cgroup to start the run's command (prejoin.go): never kill it.
+	self := strconv.Itoa(os.Getpid())
+	pids := slices.DeleteFunc(strings.Fields(string(data)), func(p string) bool { return p == self })
 	if len(pids) == 0 {
 		return false
 	}

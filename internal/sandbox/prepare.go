@@ -22,8 +22,22 @@ type Prepared struct {
 	// which turns death by signal N into exit status 128+N.
 	Relayed bool
 
-	tmp    string     // landlock mode's private temporary directory
-	limits *runLimits // nil without limit cgroups
+	tmp       string     // landlock mode's private temporary directory
+	limits    *runLimits // nil without limit cgroups
+	prejoined *prejoined // the thread to start the command from, until Start
+}
+
+// Start starts cmd (made from Argv, Env and ExtraFiles): from the thread
+// waiting in the run's limit cgroups when there is one, else as
+// cmd.Start. A run prepared with StartOnThread must be started here.
+func (p *Prepared) Start(cmd *exec.Cmd) error {
+	if p == nil || p.prejoined == nil {
+		return cmd.Start()
+	}
+	pj := p.prejoined
+	p.prejoined = nil
+	pj.start <- cmd
+	return <-pj.result
 }
 
 // LimitReached is closed when the run reached one of its limits: the
@@ -41,6 +55,10 @@ func (p *Prepared) LimitReached() <-chan struct{} {
 func (p *Prepared) Finish() string {
 	if p == nil {
 		return ""
+	}
+	if p.prejoined != nil {
+		close(p.prejoined.start) // never started: let the thread end
+		p.prejoined = nil
 	}
 	for _, f := range p.ExtraFiles {
 		_ = f.Close()
@@ -89,7 +107,11 @@ func (s *Sandbox) Prepare(argv, env []string, r Run) (*Prepared, error) {
 	p := &Prepared{Env: env}
 	network := s.cfg.NetworkOn() || r.Network
 	spec := helperSpec{Landlock: s.landlock >= 1, Network: network, ABI: s.landlock, Limits: s.limits}
-	if s.cgroups != nil {
+	if pj := s.prejoined(r); pj != nil {
+		p.limits, p.prejoined = pj.limits, pj
+		spec.InCgroups = pj.limits.cgroupLines()
+		spec.Limits = pj.limits.rlimitsLeft(s.limits)
+	} else if s.cgroups != nil {
 		// Limits this machine can enforce are not dropped for one run.
 		lim, files, err := s.cgroups.make()
 		if err != nil {
@@ -104,7 +126,17 @@ func (s *Sandbox) Prepare(argv, env []string, r Run) (*Prepared, error) {
 	case InForceBwrap:
 		spec.Writable = append(slices.Clone(writable), "/tmp", "/dev")
 		spec.ReadAll = true
-		args, err := s.bwrapArgs(ws, dir, programPath(argv[0]), network, writable, hidden)
+		visible := []string{s.helper, programPath(argv[0])}
+		if !network && s.allowList() {
+			if err := s.proxy.start(s.cfg.NetworkAllow); err != nil {
+				p.Finish()
+				return nil, fmt.Errorf("sandbox: network_allow proxy: %w", err)
+			}
+			spec.ProxySocket = s.proxy.socket
+			visible = append(visible, s.proxy.dir)
+			p.Env = proxyEnv(p.Env)
+		}
+		args, err := s.bwrapArgs(ws, dir, visible, network, writable, hidden)
 		if err != nil {
 			p.Finish()
 			return nil, err
@@ -126,6 +158,15 @@ func (s *Sandbox) Prepare(argv, env []string, r Run) (*Prepared, error) {
 		p.Argv = s.helperArgv(spec, argv)
 	}
 	return p, nil
+}
+
+// prejoined takes the pre-joined run cgroups for a run started through
+// Prepared.Start, nil when there are none ready.
+func (s *Sandbox) prejoined(r Run) *prejoined {
+	if !r.StartOnThread || s.cgroups == nil || !s.cgroups.prejoinable() {
+		return nil
+	}
+	return s.cgroups.take()
 }
 
 // hidden lists the existing real paths to mask: credential places,

@@ -38,6 +38,7 @@ type Sandbox struct {
 	home     string
 	limits   Limits
 	cgroups  *limitCgroups // nil where no limit cgroup can be made
+	proxy    allowProxy    // serves sandbox.network_allow
 }
 
 // Info says what the sandbox is.
@@ -52,6 +53,9 @@ type Info struct {
 	Limits string `json:"limits,omitempty"`
 	// Reason says why commands are refused (mode unavailable).
 	Reason string `json:"reason,omitempty"`
+	// NetworkAllow are the hosts reachable through toolgate's proxy with
+	// the network off (bwrap mode).
+	NetworkAllow []string `json:"network_allow,omitempty"`
 	// PIDNamespace says whether commands run in a PID namespace of their
 	// own (bwrap mode only).
 	PIDNamespace bool `json:"pid_namespace"`
@@ -140,6 +144,9 @@ func (s *Sandbox) Info() Info {
 		}
 		i.PIDNamespace = s.mode == InForceBwrap
 		i.Caveats = s.caveats()
+		if s.allowList() {
+			i.NetworkAllow = s.cfg.NetworkAllow
+		}
 	}
 	return i
 }
@@ -155,6 +162,9 @@ func (s *Sandbox) caveats() []string {
 		if s.cgroups == nil {
 			out = append(out, "without a limit cgroup, a process that leaves the command's process group (setsid, then a double fork) can outlive its call")
 		}
+		if len(s.cfg.NetworkAllow) > 0 && !s.cfg.NetworkOn() {
+			out = append(out, "sandbox.network_allow needs bubblewrap: the network stays off")
+		}
 		if s.landlock < 6 {
 			out = append(out, "Landlock ABI below 6: commands can signal toolgate and other processes of its user")
 		}
@@ -163,6 +173,24 @@ func (s *Sandbox) caveats() []string {
 		out = append(out, "no pids cgroup: the process limit is not enforced for root (RLIMIT_NPROC does not bind root)")
 	}
 	return out
+}
+
+// Close releases what the sandbox holds between runs: a thread waiting in
+// the next run's limit cgroups, the network_allow proxy. Runs prepared
+// afterwards still work without that head start; those that would need
+// the proxy are refused.
+func (s *Sandbox) Close() {
+	s.proxy.close()
+	if s.cgroups != nil {
+		s.cgroups.closed.Store(true)
+		s.cgroups.drain()
+	}
+}
+
+// allowList reports whether runs reach the network_allow hosts through
+// the proxy: bubblewrap mode with the network off.
+func (s *Sandbox) allowList() bool {
+	return s.mode == InForceBwrap && len(s.cfg.NetworkAllow) > 0 && !s.cfg.NetworkOn()
 }
 
 // Mode is the mode in force.
@@ -191,6 +219,10 @@ type Run struct {
 	// Network allows the network whatever the configuration says: a
 	// subagent runner must reach its model and toolgate.
 	Network bool
+	// StartOnThread says the caller starts the command with
+	// Prepared.Start, which lets it begin inside its limit cgroups
+	// instead of moving into them (faster; see prejoin.go).
+	StartOnThread bool
 }
 
 // resolve makes a path absolute and real, "" when it does not exist.

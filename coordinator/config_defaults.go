@@ -1,0 +1,109 @@
+package coordinator
+
+import (
+	"time"
+
+	"github.com/toolgate/toolgate/coordinator/tool"
+)
+
+// The default of every setting of Config, in one place. A config leaves a
+// setting at its default by leaving it out or writing 0; New fills each
+// unset field from here (fillDefaults), so the rest of the coordinator
+// reads effective values. The few accessors that still fall back to a
+// default (for a Config built by hand in a test) use these constants.
+// Defaults owned by a lower package are named there: execute_command's
+// in tool (DefaultCommandTimeout, ...), the sandbox limits in
+// internal/sandbox.
+const (
+	defaultMaxSessions        = 256
+	defaultSessionIdle        = time.Hour
+	defaultEventLogSize       = 4096
+	defaultEventLogBytes      = 8 << 20
+	defaultMaxCallsPerSession = 10000
+	defaultMaxConcurrency     = 10
+	defaultMaxOpenMessages    = 16
+	defaultOpenMessageIdle    = 10 * time.Minute
+	// defaultApprovalTimeout bounds how long an approval may stay open.
+	defaultApprovalTimeout = 10 * time.Minute
+	defaultInputTimeout    = 30 * time.Minute
+	// defaultLoopRepeats is Cline's threshold: the third identical call in
+	// a row earns a warning.
+	defaultLoopRepeats = 3
+	// defaultHookTimeout is Claude Code's default.
+	defaultHookTimeout     = 60 * time.Second
+	defaultHookOutput      = 64 << 10
+	defaultSubagentTimeout = 10 * time.Minute
+)
+
+// Defaults of WebFetchConfig and BrowserConfig.
+const (
+	DefaultWebFetchMaxBytes = 5 << 20
+	DefaultWebFetchTimeout  = 30 * time.Second
+	// Cline's default viewport (BrowserSettings).
+	DefaultViewportWidth  = 900
+	DefaultViewportHeight = 600
+	DefaultBrowserIdle    = 5 * time.Minute
+	DefaultBrowserAction  = 30 * time.Second
+)
+
+// defaultCascadeTools: a failed command usually makes its siblings
+// pointless.
+var defaultCascadeTools = []string{"execute_command"}
+
+// DefaultConfig is the configuration used when no file sets one: every
+// setting at its default.
+func DefaultConfig() Config {
+	var c Config
+	c.fillDefaults()
+	return c
+}
+
+// fillDefaults sets every unset (zero or, where that means nothing,
+// negative) setting to its default. A negative SessionIdleSeconds (never
+// expire) or LoopGuardRepeats (no loop guard) is kept.
+func (c *Config) fillDefaults() {
+	orDefaultInt(&c.MaxSessions, defaultMaxSessions)
+	if c.SessionIdleSeconds == 0 {
+		c.SessionIdleSeconds = int(defaultSessionIdle / time.Second)
+	}
+	orDefaultInt(&c.EventLogSize, defaultEventLogSize)
+	orDefaultInt(&c.EventLogBytes, defaultEventLogBytes)
+	orDefaultInt(&c.MaxCallsPerSession, defaultMaxCallsPerSession)
+	orDefaultInt(&c.MaxConcurrency, defaultMaxConcurrency)
+	if c.CascadeTools == nil {
+		c.CascadeTools = append([]string(nil), defaultCascadeTools...)
+	}
+	orDefaultInt(&c.MaxOpenMessages, defaultMaxOpenMessages)
+	orDefaultInt(&c.OpenMessageIdleSeconds, int(defaultOpenMessageIdle/time.Second))
+	orDefaultInt(&c.RevertMaxCount, tool.DefaultRevertMaxCount)
+	orDefaultInt(&c.RevertMaxBytes, tool.DefaultRevertMaxBytes)
+
+	orDefaultInt(&c.ApprovalTimeout, Duration(defaultApprovalTimeout))
+	orDefaultInt(&c.InputTimeout, Duration(defaultInputTimeout))
+	if c.LoopGuardRepeats == 0 {
+		c.LoopGuardRepeats = defaultLoopRepeats
+	}
+	orDefaultInt(&c.Hooks.MaxOutputBytes, defaultHookOutput)
+	orDefaultInt(&c.Subagents.Timeout, Duration(defaultSubagentTimeout))
+
+	orDefaultInt(&c.Commands.DefaultTimeoutSeconds, int(tool.DefaultCommandTimeout/time.Second))
+	orDefaultInt(&c.Commands.LongTimeoutSeconds, int(tool.LongCommandTimeout/time.Second))
+	orDefaultInt(&c.Commands.MaxTimeoutSeconds, int(tool.MaxCommandTimeout/time.Second))
+	orDefaultInt(&c.Commands.MaxOutputBytes, tool.DefaultMaxOutputBytes)
+
+	orDefaultInt(&c.WebFetch.MaxBytes, DefaultWebFetchMaxBytes)
+	orDefaultInt(&c.WebFetch.Timeout, Duration(DefaultWebFetchTimeout))
+	if c.Browser.ViewportWidth <= 0 || c.Browser.ViewportHeight <= 0 {
+		// The viewport is set as a pair or not at all.
+		c.Browser.ViewportWidth, c.Browser.ViewportHeight = DefaultViewportWidth, DefaultViewportHeight
+	}
+	orDefaultInt(&c.Browser.IdleTimeout, Duration(DefaultBrowserIdle))
+	orDefaultInt(&c.Browser.ActionTimeout, Duration(DefaultBrowserAction))
+}
+
+// orDefaultInt sets *p to def unless it is positive.
+func orDefaultInt[T ~int | ~int64](p *T, def T) {
+	if *p <= 0 {
+		*p = def
+	}
+}

@@ -1,0 +1,177 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/toolgate/toolgate/internal/netguard"
+)
+
+// sandbox.network_allow: commands keep no network of their own (bubblewrap's
+// empty network namespace) and reach the listed hosts only through an
+// HTTP proxy of toolgate's. The proxy listens on a unix socket bound into
+// the sandbox; inside, the helper listens on 127.0.0.1:proxyPort and
+// relays each connection to that socket, and the proxy variables point
+// every HTTP client at it. A client that ignores them has no route out.
+
+// proxyPort is the relay's port inside the sandbox's network namespace.
+const proxyPort = 3128
+
+// forwardMarker is argv[1] of toolgate's binary started as the relay.
+const forwardMarker = "__toolgate-sandbox-relay"
+
+// allowProxy is the proxy of one Sandbox, started with its first run.
+type allowProxy struct {
+	once   sync.Once
+	dir    string // holds the socket; bound into the sandbox read-only
+	socket string
+	err    error
+	proxy  *netguard.Proxy
+}
+
+// close stops the proxy and removes its socket.
+func (a *allowProxy) close() {
+	a.once.Do(func() { a.err = errClosed })
+	if a.proxy != nil {
+		_ = a.proxy.Close()
+	}
+	if a.dir != "" {
+		_ = os.RemoveAll(a.dir)
+	}
+}
+
+var errClosed = errors.New("the sandbox is closed")
+
+// start listens on the proxy's unix socket and serves the allowed hosts.
+func (a *allowProxy) start(allow []string) error {
+	a.once.Do(func() {
+		dir, err := os.MkdirTemp("", "toolgate-proxy-")
+		if err != nil {
+			a.err = err
+			return
+		}
+		a.dir, a.socket = dir, filepath.Join(dir, "proxy.sock")
+		ln, err := net.Listen("unix", a.socket)
+		if err != nil {
+			a.err = err
+			return
+		}
+		g := netguard.Guard{AllowPrivate: allowsPrivate(allow), Rules: func(u *url.URL) error {
+			if !hostAllowed(u.Hostname(), allow) {
+				return fmt.Errorf("the sandbox reaches only the hosts in sandbox.network_allow (%s), not %s",
+					strings.Join(allow, ", "), u.Hostname())
+			}
+			return nil
+		}}
+		a.proxy = netguard.ServeProxy(ln, g, nil)
+	})
+	return a.err
+}
+
+// hostAllowed matches a host against the list: an exact name or address,
+// or "*.example.com" for the names below example.com.
+func hostAllowed(host string, allow []string) bool {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	for _, a := range allow {
+		a = strings.ToLower(a)
+		if suffix, ok := strings.CutPrefix(a, "*."); ok {
+			if strings.HasSuffix(host, "."+suffix) {
+				return true
+			}
+		} else if host == a {
+			return true
+		}
+	}
+	return false
+}
+
+// allowsPrivate reports whether the list names localhost or a private
+// address: only then may the proxy reach private addresses (otherwise a
+// listed name that resolves to 127.0.0.1 would reach toolgate itself).
+func allowsPrivate(allow []string) bool {
+	for _, a := range allow {
+		if strings.EqualFold(a, "localhost") {
+			return true
+		}
+		if ip := net.ParseIP(a); ip != nil && (ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast()) {
+			return true
+		}
+	}
+	return false
+}
+
+// proxyEnv points HTTP clients at the relay.
+func proxyEnv(env []string) []string {
+	u := "http://127.0.0.1:" + strconv.Itoa(proxyPort)
+	out := make([]string, 0, len(env)+8)
+	for _, e := range env {
+		name, _, _ := strings.Cut(e, "=")
+		switch strings.ToUpper(name) {
+		case "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY":
+			continue
+		}
+		out = append(out, e)
+	}
+	for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"} {
+		out = append(out, k+"="+u)
+	}
+	return out
+}
+
+// startRelay listens on the relay port and starts the relay process, a
+// re-exec of the helper's own binary. The listener is made here, before
+// the command runs, so the command never finds the port closed.
+func startRelay(socket string) error {
+	ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(proxyPort))
+	if err != nil {
+		return fmt.Errorf("proxy relay: %w", err)
+	}
+	f, err := ln.(*net.TCPListener).File()
+	_ = ln.Close()
+	if err != nil {
+		return fmt.Errorf("proxy relay: %w", err)
+	}
+	defer f.Close()
+	cmd := exec.Command("/proc/self/exe", forwardMarker, socket)
+	cmd.ExtraFiles = []*os.File{f}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("proxy relay: %w", err)
+	}
+	return nil
+}
+
+// runRelay relays every connection on fd 3 to the proxy's socket; it ends
+// with the sandbox.
+func runRelay(socket string) error {
+	ln, err := net.FileListener(os.NewFile(3, "relay"))
+	if err != nil {
+		return err
+	}
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return err
+		}
+		go func() {
+			defer c.Close()
+			up, err := net.Dial("unix", socket)
+			if err != nil {
+				return
+			}
+			defer up.Close()
+			done := make(chan struct{}, 2)
+			go func() { _, _ = io.Copy(up, c); done <- struct{}{} }()
+			go func() { _, _ = io.Copy(c, up); done <- struct{}{} }()
+			<-done
+		}()
+	}
+}
