@@ -79,6 +79,29 @@ type Config struct {
 	OpenMessageIdleSeconds int `json:"open_message_idle_seconds"`
 }
 
+// AgentConfig holds the settings of hooks, interactive tools and the loop
+// guard. It is embedded in Config; the config file puts hooks and
+// subagents in sections of their own and the rest under "tools".
+type AgentConfig struct {
+	Hooks HookConfig `json:"hooks,omitzero"`
+	// InputTimeout is how long an interactive call (ask_followup_question,
+	// attempt_completion, plan_mode_respond) waits for an answer; default
+	// 30 minutes.
+	InputTimeout Duration `json:"input_timeout,omitempty"`
+	// LoopGuardRepeats is how many identical calls in a row earn a
+	// warning (default 3; negative turns the guard off).
+	LoopGuardRepeats int `json:"loop_guard_repeats,omitempty"`
+	// Subagents turns agent files into use_subagent_<name> tools.
+	Subagents SubagentConfig `json:"subagents,omitzero"`
+}
+
+func (a AgentConfig) inputTimeout() time.Duration {
+	if a.InputTimeout <= 0 {
+		return defaultInputTimeout
+	}
+	return time.Duration(a.InputTimeout)
+}
+
 // Duration is a time.Duration written in config files as "10m" or "500ms".
 type Duration time.Duration
 
