@@ -10,7 +10,10 @@ import (
 )
 
 // Config is the managed side of the coordinator: policy and limits that
-// sessions may narrow but never widen.
+// sessions may narrow but never widen. Its defaults are in
+// config_defaults.go. The JSON names of its own fields are those of the
+// older flat layout, where "policy" held every setting; the config file
+// groups them by concern under the keys of cmd/toolgate/config_view.go.
 type Config struct {
 	// Permissions are the managed rules; session rules merge beneath them.
 	Permissions api.Permissions `json:"permissions"`
@@ -74,6 +77,29 @@ type Config struct {
 	// nothing running may sit untouched before a new message may take its
 	// place when the session is at MaxOpenMessages.
 	OpenMessageIdleSeconds int `json:"open_message_idle_seconds"`
+}
+
+// AgentConfig holds the settings of hooks, interactive tools and the loop
+// guard. It is embedded in Config; the config file puts hooks and
+// subagents in sections of their own and the rest under "tools".
+type AgentConfig struct {
+	Hooks HookConfig `json:"hooks,omitzero"`
+	// InputTimeout is how long an interactive call (ask_followup_question,
+	// attempt_completion, plan_mode_respond) waits for an answer; default
+	// 30 minutes.
+	InputTimeout Duration `json:"input_timeout,omitempty"`
+	// LoopGuardRepeats is how many identical calls in a row earn a
+	// warning (default 3; negative turns the guard off).
+	LoopGuardRepeats int `json:"loop_guard_repeats,omitempty"`
+	// Subagents turns agent files into use_subagent_<name> tools.
+	Subagents SubagentConfig `json:"subagents,omitzero"`
+}
+
+func (a AgentConfig) inputTimeout() time.Duration {
+	if a.InputTimeout <= 0 {
+		return defaultInputTimeout
+	}
+	return time.Duration(a.InputTimeout)
 }
 
 // Duration is a time.Duration written in config files as "10m" or "500ms".

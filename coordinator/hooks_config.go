@@ -55,29 +55,6 @@ func (h HookSpec) timeout() time.Duration {
 	return time.Duration(h.Timeout) * time.Second
 }
 
-// AgentConfig holds the settings of hooks, interactive tools and the loop
-// guard. It is embedded in Config, so its fields sit at the top level of
-// the config file.
-type AgentConfig struct {
-	Hooks HookConfig `json:"hooks,omitzero"`
-	// InputTimeout is how long an interactive call (ask_followup_question,
-	// attempt_completion, plan_mode_respond) waits for an answer; default
-	// 30 minutes.
-	InputTimeout Duration `json:"input_timeout,omitempty"`
-	// LoopGuardRepeats is how many identical calls in a row earn a
-	// warning (default 3; negative turns the guard off).
-	LoopGuardRepeats int `json:"loop_guard_repeats,omitempty"`
-	// Subagents turns agent files into use_subagent_<name> tools.
-	Subagents SubagentConfig `json:"subagents,omitzero"`
-}
-
-func (a AgentConfig) inputTimeout() time.Duration {
-	if a.InputTimeout <= 0 {
-		return defaultInputTimeout
-	}
-	return time.Duration(a.InputTimeout)
-}
-
 // matcherRE compiles a matcher as Claude Code reads it: anchored, and a
 // matcher that is not a valid expression matches its literal text only.
 func matcherRE(m string) *regexp.Regexp {

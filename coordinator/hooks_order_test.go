@@ -104,6 +104,12 @@ func TestPreToolUseBeforeThePrompt(t *testing.T) {
 			if len(asked) != tc.wantAsked {
 				t.Fatalf("asked %d times, want %d", len(asked), tc.wantAsked)
 			}
+			// The audit log and the call's span name who let it run.
+			if strings.HasPrefix(tc.name, "allow skips") || strings.HasPrefix(tc.name, "updatedInput with allow") {
+				if by := auditDecidedBy(t, s, id); by != decidedByHook {
+					t.Errorf("decided_by = %q, want %q", by, decidedByHook)
+				}
+			}
 			if !strings.Contains(resultText(res), tc.wantText) {
 				t.Errorf("result = %q, want it to contain %q", resultText(res), tc.wantText)
 			}
@@ -176,5 +182,31 @@ func TestClineHooksAfterApproval(t *testing.T) {
 				t.Errorf("result = %q, want it to contain %q", resultText(res), tc.wantText)
 			}
 		})
+	}
+}
+
+// auditDecidedBy is who the audit log says decided a finished call.
+func auditDecidedBy(t *testing.T, s *Session, id string) string {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.calls[id]
+	if !ok {
+		t.Fatalf("no call %s", id)
+	}
+	return e.audit.decidedBy
+}
+
+// TestSpanNamesTheHook: a call a PreToolUse hook's allow let run is
+// "allow" by "hook" on its span, not by the policy.
+func TestSpanNamesTheHook(t *testing.T) {
+	cs := &callState{ran: true, e: &callEntry{}}
+	cs.e.audit.decide("allow", decidedByHook)
+	if d, by := cs.decision(outcome{status: api.StatusSucceeded}); d != "allow" || by != "hook" {
+		t.Errorf("decision = %s by %s, want allow by hook", d, by)
+	}
+	cs.e.audit.decide("allow", "rule: read_file")
+	if d, by := cs.decision(outcome{status: api.StatusSucceeded}); d != "allow" || by != "policy" {
+		t.Errorf("decision = %s by %s, want allow by policy", d, by)
 	}
 }

@@ -94,6 +94,9 @@ func (cs *callState) decision(out outcome) (decision, by string) {
 		return "deny", "hook"
 	case out.status == api.StatusDenied:
 		return "deny", "policy"
+	case cs.ran && cs.e != nil && cs.e.audit.decidedBy == decidedByHook:
+		// A PreToolUse hook's allow skipped the prompt the policy asked for.
+		return "allow", "hook"
 	case cs.ran:
 		return "allow", "policy"
 	}

@@ -37,8 +37,25 @@ type EditInput struct {
 
 // MultiEditInput is Claude Code's MultiEdit.
 type MultiEditInput struct {
-	FilePath string     `json:"file_path" validate:"required" jsonschema:"The absolute path to the file to modify"`
-	Edits    []TextEdit `json:"edits" validate:"required,min=1,dive" jsonschema:"Array of edit operations to perform sequentially on the file"`
+	FilePath string          `json:"file_path" validate:"required" jsonschema:"The absolute path to the file to modify"`
+	Edits    []MultiEditItem `json:"edits" validate:"required,min=1,dive" jsonschema:"Array of edit operations to perform sequentially on the file"`
+}
+
+// MultiEditItem is one edit of MultiEdit: Claude Code requires old_string
+// and new_string in each, as in Edit.
+type MultiEditItem struct {
+	OldString  *string `json:"old_string" validate:"required" jsonschema:"The text to replace"`
+	NewString  *string `json:"new_string" validate:"required" jsonschema:"The text to replace it with"`
+	ReplaceAll bool    `json:"replace_all,omitempty" jsonschema:"Replace all occurences of old_string (default false)"`
+}
+
+// textEdits turns MultiEdit's validated items into edit_text's edits.
+func textEdits(items []MultiEditItem) []TextEdit {
+	out := make([]TextEdit, len(items))
+	for i, e := range items {
+		out[i] = TextEdit{OldString: *e.OldString, NewString: *e.NewString, ReplaceAll: e.ReplaceAll}
+	}
+	return out
 }
 
 // BashInput is Claude Code's Bash.
@@ -245,24 +262,25 @@ func claudeMultiEdit() *tool.DialectTool {
 			"All edits succeed or none are applied. Each edit follows Edit's rules.",
 		Targets: []string{"edit_text"},
 		Map: func(env tool.MapEnv, in *MultiEditInput) (tool.Mapping, error) {
+			edits := textEdits(in.Edits)
 			p, err := claudeCodeAbs(env, "file_path", in.FilePath)
 			if err == nil {
-				err = noChange(in.Edits)
+				err = noChange(edits)
 			}
-			return tool.Mapping{Tool: "edit_text", Input: EditTextInput{Path: p, Edits: in.Edits, RequireRead: true},
+			return tool.Mapping{Tool: "edit_text", Input: EditTextInput{Path: p, Edits: edits, RequireRead: true},
 				Result: func(res tool.Result, code string) tool.Result {
 					if code != "" {
 						old := ""
 						if m := regexp.MustCompile(`^Edit (\d+):`).FindStringSubmatch(lastText(res)); m != nil {
 							var i int
 							fmt.Sscan(m[1], &i)
-							old = in.Edits[i-1].OldString
+							old = edits[i-1].OldString
 						}
 						return editErrors(res, code, old)
 					}
 					var b strings.Builder
-					fmt.Fprintf(&b, "Applied %d %s to %s:", len(in.Edits), pluralWord(len(in.Edits), "edit"), p)
-					for i, e := range in.Edits {
+					fmt.Fprintf(&b, "Applied %d %s to %s:", len(edits), pluralWord(len(edits), "edit"), p)
+					for i, e := range edits {
 						fmt.Fprintf(&b, "\n%d. Replaced %q with %q", i+1, clip(e.OldString), clip(e.NewString))
 					}
 					return tool.TextResult(b.String())

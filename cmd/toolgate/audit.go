@@ -51,6 +51,9 @@ func audit(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintln(stderr, "toolgate: warning:", w)
+	}
 	if cfg.Store.Mode == storeMemory {
 		return fmt.Errorf("store.mode is memory: there is no audit log on disk to export")
 	}

@@ -26,5 +26,9 @@
 //	}
 //
 // and listing tool.Registration{Name: "echo", Factory: newEcho} in
-// handlers.Default.
+// handlers.Default. The input struct is the tool's one declaration of its
+// input: the published JSON Schema (required list, bounds, enums) is
+// derived from its validate tags (schema_rules.go), and the pipeline
+// checks calls against the same tags. A parameter that must be sent but
+// may be false or empty is a pointer with validate:"required".
 package tool

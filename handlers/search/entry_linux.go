@@ -16,12 +16,13 @@ type entryFile struct {
 }
 
 // openEntry opens the entry name of the directory dir, which the caller
-// checked is the directory it listed (see isAt), and stamps it. O_NOFOLLOW
+// checked is the directory it listed (see isAt; so its real path is not
+// needed here), and stamps it. O_NOFOLLOW
 // makes the opened file that very entry: a link swapped in for it after
 // the listing fails to open (ELOOP) instead of leading elsewhere, so no
 // per-file check of the handle's real path is needed. O_NONBLOCK: an entry
 // swapped for a FIFO must not hang.
-func openEntry(_ *os.Root, dir *os.File, name, _ string) (*entryFile, error) {
+func openEntry(_ *os.Root, dir *os.File, _, name string) (*entryFile, error) {
 	fd, err := openatRetry(int(dir.Fd()), name)
 	runtime.KeepAlive(dir)
 	if err != nil {

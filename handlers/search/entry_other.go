@@ -13,15 +13,16 @@ type entryFile struct {
 	st stamp
 }
 
-// openEntry opens the entry name of the directory root (opened as dir),
-// which must really be at want (see isAt), and stamps it.
-func openEntry(root *os.Root, _ *os.File, name, want string) (*entryFile, error) {
+// openEntry opens the entry name of the directory root (opened as dir,
+// really at dirReal), which must really be that entry (see isAt), and
+// stamps it.
+func openEntry(root *os.Root, _ *os.File, dirReal, name string) (*entryFile, error) {
 	// O_NONBLOCK: an entry swapped for a FIFO after listing must not hang.
 	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
-	if !isAt(f, want) {
+	if !isAt(f, childOf(dirReal, name)) {
 		f.Close()
 		return nil, errNotAt
 	}

@@ -90,7 +90,7 @@ type idxDir struct {
 type idxFile struct {
 	name string
 	st   stamp
-	sum  summary
+	sum  *summary // a pointer keeps the entry, one per file, at 64 bytes
 }
 
 type namedStamp struct {
@@ -210,6 +210,7 @@ func (ix *Index) keepSummary(f *idxFile, content []byte) {
 		return
 	}
 	ix.used.Add(-need * 2)
-	f.sum = newSummary(content)
+	sum := newSummary(content)
+	f.sum = &sum
 	ix.used.Add(f.sum.bytes())
 }

@@ -19,6 +19,9 @@ type matcher struct {
 	fold bool
 	// pure says a hit on lits[0] is itself a match (the pattern is a literal).
 	pure bool
+	// also are further literals every match contains (exactly, in any
+	// order): a candidate line lacking one is dropped without the regexp.
+	also [][]byte
 }
 
 const maxLiteralAlternatives = 8
@@ -48,7 +51,37 @@ func newMatcher(pattern string) (*matcher, error) {
 		}
 	}
 	m.lits, m.fold = required(tree)
+	m.also = alsoRequired(tree, m.lits)
 	return m, nil
+}
+
+// alsoRequired lists the exact literals of a concatenation's parts that
+// every match holds, besides the one the prefilter looks for.
+func alsoRequired(re *syntax.Regexp, chosen [][]byte) [][]byte {
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	if re.Op != syntax.OpConcat {
+		return nil
+	}
+	var also [][]byte
+	for _, sub := range re.Sub {
+		lits, fold := required(sub)
+		if len(lits) == 1 && !fold && len(lits[0]) > 0 && !(len(chosen) == 1 && bytes.Equal(chosen[0], lits[0])) {
+			also = append(also, lits[0])
+		}
+	}
+	return also
+}
+
+// holdsAlso reports whether line holds every literal of m.also.
+func (m *matcher) holdsAlso(line []byte) bool {
+	for _, lit := range m.also {
+		if !bytes.Contains(line, lit) {
+			return false
+		}
+	}
+	return true
 }
 
 // required returns literals one of which occurs in every match, or nil;
@@ -134,7 +167,10 @@ func (m *matcher) matchLines(buf []byte, yield func(start, end int)) {
 		return
 	}
 	next := func(pos int) int { return indexLiterals(buf, pos, m.lits) }
-	if m.fold {
+	switch {
+	case m.fold && len(m.lits) == 1:
+		next = newRareScan(buf, m.lits[0]).next
+	case m.fold:
 		f := newFoldScan(buf, m.lits)
 		defer f.release()
 		next = f.next
@@ -147,7 +183,7 @@ func (m *matcher) matchLines(buf []byte, yield func(start, end int)) {
 		}
 		start := bytes.LastIndexByte(buf[:hit], '\n') + 1
 		end := lineEnd(buf, hit)
-		if m.pure || m.line.Match(buf[start:end]) {
+		if m.pure || m.holdsAlso(buf[start:end]) && m.line.Match(buf[start:end]) {
 			yield(start, end)
 		}
 		pos = end + 1

@@ -86,7 +86,7 @@ func (ix *Index) visitDir(ctx context.Context, it idxTask, job searchJob, scratc
 		if job.sel.prune(rel) || !job.sel.keepFile(rel) {
 			continue
 		}
-		ix.visitFile(it.root, dirf, childOf(it.real, f.name), d, f, rel, job, scratch, now)
+		ix.visitFile(it.root, dirf, it.real, d, f, rel, job, scratch, now)
 	}
 	var tasks []idxTask
 	for _, sub := range d.dirs {
@@ -106,43 +106,49 @@ func (ix *Index) visitDir(ctx context.Context, it idxTask, job searchJob, scratc
 
 // visitFile searches one file unless its unchanged stamp and its summary
 // prove it cannot match. The summary is built on the second read of an
-// unchanged, settled file. real is where the file must really be.
-func (ix *Index) visitFile(root *os.Root, dirf *os.File, real string, d *idxDir, f *idxFile, rel string, job searchJob, scratch *[]byte, now time.Time) {
-	fst, err := statAt(root, dirf, f.name)
-	if err != nil || !fst.regular() {
+// unchanged, settled file. dirReal is where its directory must really be.
+// Only a file with a summary is stamped before it is opened; any other is
+// stamped from its open handle, which a read needs anyway.
+func (ix *Index) visitFile(root *os.Root, dirf *os.File, dirReal string, d *idxDir, f *idxFile, rel string, job searchJob, scratch *[]byte, now time.Time) {
+	if f.sum != nil {
+		fst, err := statAt(root, dirf, f.name)
+		if err != nil || !fst.regular() {
+			d.listed = false
+			return
+		}
+		if fst == f.st && !fst.racy(now, ix.racy) && !f.sum.mayMatch(job.m.lits) {
+			return
+		}
+	}
+	ix.reads.Add(1)
+	fh, err := openEntry(root, dirf, dirReal, f.name)
+	if err != nil {
+		d.listed = false // removed, or no longer the file listed: relist next time
+		return
+	}
+	defer fh.Close()
+	fst := fh.st
+	if !fst.regular() {
 		d.listed = false
 		return
 	}
 	known := fst == f.st && !fst.racy(now, ix.racy)
-	if known && f.sum != nil && !f.sum.mayMatch(job.m.lits) {
-		return
-	}
 	if !known {
 		ix.dropSummary(f)
 	}
 	f.st = fst
 	if fst.size+1 > chunkSize {
 		ix.dropSummary(f) // large files are streamed, never summarised
-		ix.reads.Add(1)
-		if lines, n, err := scanFileIn(root, dirf, f.name, real, job.m, scratch); err == nil && n > 0 {
+		if lines, n, err := scanReader(fh, fst.size, job.m, scratch); err == nil && n > 0 {
 			job.c.add(FileMatches{Path: rel, Lines: lines, Count: n})
 		}
 		return
 	}
-	ix.reads.Add(1)
-	fh, err := openEntry(root, dirf, f.name, real)
+	buf, err := readWhole(fh, fst.size, scratch)
 	if err != nil {
 		return
 	}
-	defer fh.Close()
-	if !fh.st.regular() {
-		return
-	}
-	buf, err := readWhole(fh, fh.st.size, scratch)
-	if err != nil {
-		return
-	}
-	if known && f.sum == nil && fh.st == fst {
+	if known && f.sum == nil {
 		ix.keepSummary(f, buf[:rgCut(buf)])
 	}
 	if lines, n := scanWhole(buf, job.m); n > 0 {

@@ -113,3 +113,26 @@ func TestRequiredLiterals(t *testing.T) {
 		})
 	}
 }
+
+func TestAlsoRequiredLiterals(t *testing.T) {
+	tests := []struct{ pattern, also string }{
+		{`func \w+Error\(`, "func "},
+		{`(a+b) \d+ (cde|fgh) ijk`, "a, , "},
+		{`hello`, ""},
+		{`(?i)func \w+Error\(`, ""}, // folded parts are not checked exactly
+		{`foo|bar baz`, ""},
+	}
+	for _, tt := range tests {
+		m, err := newMatcher(tt.pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, l := range m.also {
+			got = append(got, string(l))
+		}
+		if strings.Join(got, ",") != tt.also {
+			t.Errorf("%s: also = %q, want %q", tt.pattern, got, tt.also)
+		}
+	}
+}

@@ -17,9 +17,9 @@ const (
 	// rgBufferSize is ripgrep's read buffer; its binary detection looks at
 	// one buffer fill at a time, which decides what it reports.
 	rgBufferSize = 64 << 10
-	// chunkSize bounds the memory one file costs; larger files are read in
-	// pieces of whole lines.
-	chunkSize = 4 << 20
+	// chunkSize bounds the memory one file costs (a read buffer per worker
+	// holds it); larger files are read in pieces of whole lines.
+	chunkSize = 1 << 20
 )
 
 // fileScan accumulates one file's output lines across chunks.

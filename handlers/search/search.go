@@ -100,7 +100,7 @@ func coldSearch(ctx context.Context, root *os.Root, start string, m *matcher, gl
 			if c.pruned(rel) || ctx.Err() != nil {
 				continue
 			}
-			lines, n, err := scanFileIn(d.root, d.dirf, name, childOf(d.real, name), m, &scratch[w])
+			lines, n, err := scanFileIn(d.root, d.dirf, d.real, name, m, &scratch[w])
 			if err == nil && n > 0 {
 				c.add(FileMatches{Path: rel, Lines: lines, Count: n})
 			}
@@ -133,10 +133,10 @@ func selection(start string, glob *fileGlob, exclude func(string, bool) bool, c 
 	}
 }
 
-// scanFileIn searches the file name of the directory root (opened as
-// dir), which must really be at want (see openEntry).
-func scanFileIn(root *os.Root, dir *os.File, name, want string, m *matcher, scratch *[]byte) ([]Line, int, error) {
-	f, err := openEntry(root, dir, name, want)
+// scanFileIn searches the file name of the directory root (opened as dir,
+// really at dirReal; see openEntry).
+func scanFileIn(root *os.Root, dir *os.File, dirReal, name string, m *matcher, scratch *[]byte) ([]Line, int, error) {
+	f, err := openEntry(root, dir, dirReal, name)
 	if err != nil {
 		return nil, 0, err
 	}

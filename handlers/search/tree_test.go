@@ -70,6 +70,8 @@ func generatedTree(t testing.TB) string {
 		"code.go":           "package main\n\nfunc main() {\n\tfor i := 0; i < 3; i++ {\n\t\tprintln(i)\n\t}\n}\n",
 		"empty.txt":         "",
 		"adjacent.txt":      "hello 1\nhello 2\nx\nhello 4\ny\nz\nhello 7\n",
+		// Read in chunks (scan.go), with matches on both sides of a cut.
+		"huge.txt": strings.Repeat(bigText+"hello chunk\nDeprecated\n", chunkSize/len(bigText)+2),
 		// Case variants, also past the first fold window (fold.go).
 		"fold.txt": foldText + bigText + foldText + strings.Repeat("x", foldWindow-3) + "DEPRECATED\n" + foldText,
 	})
