@@ -2,6 +2,9 @@ package coordinator
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -208,5 +211,32 @@ func TestSpanNamesTheHook(t *testing.T) {
 	cs.e.audit.decide("allow", "rule: read_file")
 	if d, by := cs.decision(outcome{status: api.StatusSucceeded}); d != "allow" || by != "policy" {
 		t.Errorf("decision = %s by %s, want allow by policy", d, by)
+	}
+}
+
+// TestPostToolUseSeesTheUpdatedInput: after a PreToolUse hook's
+// updatedInput, PostToolUse hooks get that input as tool_input: it is
+// what ran (Claude Code's PostToolUse input carries the tool_input the
+// tool was called with).
+func TestPostToolUseSeesTheUpdatedInput(t *testing.T) {
+	scripts := t.TempDir()
+	seen := filepath.Join(scripts, "post.json")
+	preHook := writeHook(t, scripts, "pre", ccPreToolUse("allow", "rewritten", `{"path":"b.txt","content":"y"}`))
+	postHook := writeHook(t, scripts, "post", `cat > `+shellQuote(seen))
+	hooks := pre("write_to_file", command(preHook))
+	hooks.PostToolUse = []HookMatcher{{Matcher: "write_to_file", Hooks: []HookSpec{command(postHook)}}}
+	p, s := hookCase(t, hooks, nil)
+	if res, rec := run(t, p, s, use("pu1", "write_to_file", map[string]any{"path": "a.txt", "content": "x"})); rec.Status != api.StatusSucceeded {
+		t.Fatalf("status %s (%q)", rec.Status, resultText(res))
+	}
+	b, err := os.ReadFile(seen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in struct {
+		ToolInput map[string]any `json:"tool_input"`
+	}
+	if err := json.Unmarshal(b, &in); err != nil || in.ToolInput["path"] != "b.txt" {
+		t.Errorf("PostToolUse stdin = %s (%v), want tool_input.path b.txt", b, err)
 	}
 }

@@ -9,10 +9,15 @@ import (
 	"github.com/toolgate/toolgate/api"
 )
 
-// hookInputFor describes a call to its hooks. tool_input is the input as
-// the model sent it, so hooks see what the model asked for.
+// hookInputFor describes a call to its hooks. tool_input is the input in
+// the model's words: as the model sent it, or as a PreToolUse hook's
+// updatedInput replaced it, which is what PostToolUse hooks see ran.
 func (c *Coordinator) hookInputFor(cs *callState, event string) hookInput {
-	in := hookInput{SessionID: cs.s.ID, HookEventName: event, ToolName: cs.use.Name, ToolInput: cs.use.Input,
+	toolInput := cs.use.Input
+	if cs.hookInput != nil {
+		toolInput = cs.hookInput
+	}
+	in := hookInput{SessionID: cs.s.ID, HookEventName: event, ToolName: cs.use.Name, ToolInput: toolInput,
 		ToolUseID: cs.use.ID, PermissionMode: permissionModeName(cs.s.Mode())}
 	if len(in.ToolInput) == 0 {
 		in.ToolInput = json.RawMessage("{}")
@@ -65,7 +70,7 @@ func (c *Coordinator) preHooks(ctx context.Context, cs *callState) {
 			cs.stop(failure(api.StatusInvalid, api.ToolCodeInvalid, "A PreToolUse hook's updatedInput is invalid: "+err.Error()))
 			return
 		}
-		cs.input, cs.raw = in, raw
+		cs.input, cs.raw, cs.hookInput = in, raw, v.updated
 		cs.judged = false
 	}
 	cs.hook, cs.hookReason = v.decision, v.reason

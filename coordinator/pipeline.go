@@ -61,9 +61,10 @@ type callState struct {
 	logger *slog.Logger
 
 	// pre-hooks
-	hook        hookDecision // what the PreToolUse hooks decided
-	hookReason  string       // and why
-	hookContext []string     // what PreToolUse hooks add to the tool_result
+	hook        hookDecision    // what the PreToolUse hooks decided
+	hookReason  string          // and why
+	hookContext []string        // what PreToolUse hooks add to the tool_result
+	hookInput   json.RawMessage // an updatedInput, in the model's words
 
 	// policy
 	judged  bool // the policy has judged the current input

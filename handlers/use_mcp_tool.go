@@ -5,8 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -65,7 +68,8 @@ func useMCPTool(ctx context.Context, hub *mcphub.Hub, call *tool.Call, in *UseMC
 // images as image blocks (formatResponse.toolResult). Other blocks (audio,
 // resource links) give no text, as in Cline. Where Cline would answer
 // "(No response)" to a result that has only structured content, the
-// structured content's JSON is the text.
+// structured content's JSON is the text. A text over 400 K is cut with
+// Cline's note (clineTruncate).
 func clineMCPResult(res *mcp.CallToolResult) []api.Content {
 	var texts []string
 	var images []api.Content
@@ -95,7 +99,40 @@ func clineMCPResult(res *mcp.CallToolResult) []api.Content {
 	if text == "" {
 		text = "(No response)"
 	}
-	return append([]api.Content{api.TextContent(text)}, images...)
+	return append([]api.Content{api.TextContent(clineTruncate(text))}, images...)
+}
+
+// clineMaxContent is Cline's MAX_CONTENT_SIZE_BYTES (shared/content-limits.ts).
+const clineMaxContent = 400 * 1024
+
+// clineTruncate is Cline's truncateContent (shared/content-limits.ts,
+// v4.0.12): a text longer than 400 K (JavaScript string length, in UTF-16
+// code units) keeps its first 400 K and ends with Cline's note.
+func clineTruncate(s string) string {
+	if len(s) <= clineMaxContent { // UTF-16 units never outnumber bytes
+		return s
+	}
+	units := utf16.Encode([]rune(s))
+	if len(units) <= clineMaxContent {
+		return s
+	}
+	kept := string(utf16.Decode(units[:clineMaxContent]))
+	return kept + fmt.Sprintf("\n\n---\n\n[FILE TRUNCATED: This content is %s but only the first %s is shown (%s truncated). "+
+		"Use search_files to find specific patterns, or execute_command with grep/head/tail for targeted reading.]",
+		clineFormatBytes(len(units)), clineFormatBytes(clineMaxContent), clineFormatBytes(len(units)-clineMaxContent))
+}
+
+// clineFormatBytes is Cline's formatBytes: "N B", "N.N KB" or "N.N MB",
+// rounded as JavaScript's toFixed(1) rounds these values (half up).
+func clineFormatBytes(n int) string {
+	oneDecimal := func(v float64) string { return strconv.FormatFloat(math.Floor(v*10+0.5)/10, 'f', 1, 64) }
+	switch {
+	case n < 1024:
+		return fmt.Sprintf("%d B", n)
+	case n < 1024*1024:
+		return oneDecimal(float64(n)/1024) + " KB"
+	}
+	return oneDecimal(float64(n)/(1024*1024)) + " MB"
 }
 
 // jsonIndented is v as JSON.stringify(v, null, 2) prints it: indented by

@@ -28,7 +28,8 @@ func TestConfigRejectsEveryBadField(t *testing.T) {
 		{"not an object", `[1]`, "must hold a JSON object"},
 		{"unknown section", `{"polcy": {}}`, "polcy: unknown key"},
 		{"unknown key", `{"tools": {"commands": {"default_timeot": "1s"}}}`, "tools.commands.default_timeot: unknown key"},
-		{"unknown key in a list", `{"hooks": {"PreToolUse": [{"matcher": "*", "hook": []}]}}`, "hooks.PreToolUse: unknown field"},
+		{"unknown key in a list", `{"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"command": "x"}]}, {"matcher": "*", "hook": []}]}}`, "hooks.PreToolUse[1].hook: unknown key"},
+		{"unknown key in a nested list", `{"hooks": {"PostToolUse": [{"hooks": [{"command": "x", "timeout_ms": 5}]}]}}`, "hooks.PostToolUse[0].hooks[0].timeout_ms: unknown key"},
 		{"wrong type", `{"sessions": {"max": "many"}}`, "sessions.max: want a whole number, got a JSON string"},
 		{"not a duration", `{"policy": {"approval_timeout": "ten minutes"}}`, "policy.approval_timeout"},
 		{"duration as a number", `{"tools": {"input_timeout": 30}}`, "tools.input_timeout: duration must be a string"},
@@ -129,7 +130,7 @@ func TestConfigListsEveryProblem(t *testing.T) {
 // the current layout, with a warning for every old key.
 func TestConfigLegacyLayoutLoads(t *testing.T) {
 	legacy := `{"policy": {"allow_all": true, "permissions": {"deny": ["execute_command(rm:*)"]},
-		"hooks": {"fail_closed": true}, "subagents": {"timeout": "2m"}, "mcp_settings": "mcp.json",
+		"hooks": {"fail_closed": true, "PreToolUse": [{"matcher": "write_to_file", "hooks": [{"type": "command", "command": "./check.sh", "timeout": 30}]}]}, "subagents": {"timeout": "2m"}, "mcp_settings": "mcp.json",
 		"sandbox": {"mode": "off", "max_cpu_seconds": 90},
 		"commands": {"default_timeout_seconds": 20, "long_timeout_seconds": 200, "max_timeout_seconds": 2000, "pass_env": ["NPM_TOKEN"]},
 		"web_fetch": {"max_bytes": 1024}, "browser": {"chromium": "/usr/bin/chromium"}, "input_timeout": "1m",
@@ -138,7 +139,7 @@ func TestConfigLegacyLayoutLoads(t *testing.T) {
 		"max_calls_per_session": 50, "max_concurrency": 3, "cascade_tools": ["a"], "max_open_messages": 4,
 		"open_message_idle_seconds": 30, "require_read_before_edit": true}}`
 	current := `{"policy": {"allow_all": true, "permissions": {"deny": ["execute_command(rm:*)"]}, "require_read_before_edit": true},
-		"hooks": {"fail_closed": true}, "subagents": {"timeout": "2m"}, "mcp": {"settings": "mcp.json"},
+		"hooks": {"fail_closed": true, "PreToolUse": [{"matcher": "write_to_file", "hooks": [{"type": "command", "command": "./check.sh", "timeout": 30}]}]}, "subagents": {"timeout": "2m"}, "mcp": {"settings": "mcp.json"},
 		"sandbox": {"mode": "off", "max_cpu": "90s"},
 		"tools": {"commands": {"default_timeout": "20s", "long_timeout": "200s", "max_timeout": "2000s", "pass_env": ["NPM_TOKEN"]},
 			"web_fetch": {"max_bytes": 1024}, "browser": {"chromium": "/usr/bin/chromium"}, "input_timeout": "1m",
@@ -181,6 +182,9 @@ func TestConfigLegacyLayoutLoads(t *testing.T) {
 	if c.SessionIdleSeconds != 120 || c.Commands.MaxTimeoutSeconds != 2000 || c.Sandbox.MaxCPUSeconds != 90 || c.OpenMessageIdleSeconds != 30 ||
 		time.Duration(c.InputTimeout) != time.Minute || c.MaxSessions != 9 || !c.AllowAll || c.MCPSettings != filepath.Join(dir, "mcp.json") {
 		t.Errorf("values not read: %+v", c)
+	}
+	if h := c.Hooks.PreToolUse; len(h) != 1 || h[0].Matcher != "write_to_file" || len(h[0].Hooks) != 1 || h[0].Hooks[0].Command != "./check.sh" || h[0].Hooks[0].Timeout != 30 {
+		t.Errorf("hooks not read: %+v", c.Hooks)
 	}
 }
 

@@ -51,6 +51,16 @@ func decodeValue(path string, raw any, f reflect.Value, problems *[]string) {
 		decodeStruct(path, obj, f, problems)
 		return
 	}
+	if list, ok := raw.([]any); ok && f.Kind() == reflect.Slice && f.Type().Elem().Kind() == reflect.Struct {
+		// A list of objects (hook matchers, their hooks): item by item,
+		// so each bad item is named by its index.
+		items := reflect.MakeSlice(f.Type(), len(list), len(list))
+		for i, item := range list {
+			decodeValue(fmt.Sprintf("%s[%d]", path, i), item, items.Index(i), problems)
+		}
+		f.Set(items)
+		return
+	}
 	decodeWhole(path, raw, f.Addr().Interface(), problems)
 }
 
