@@ -82,3 +82,22 @@ func TestLoadConfigWebFetch(t *testing.T) {
 		t.Error("allow_addresses with a host name accepted, want an error at start-up")
 	}
 }
+
+// TestLoadConfigBypassPermissions: policy.allow_bypass_permissions, off by
+// default, is what lets sessions take Claude Code's bypassPermissions mode.
+func TestLoadConfigBypassPermissions(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "toolgate.json")
+	if err := os.WriteFile(path, []byte(`{"policy": {"allow_bypass_permissions": true}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := loadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.Coordinator.AllowBypassPermissions {
+		t.Error("allow_bypass_permissions not read")
+	}
+	if def, _ := loadConfig(""); def.Coordinator.AllowBypassPermissions {
+		t.Error("bypassPermissions allowed without the key")
+	}
+}
