@@ -258,7 +258,6 @@ func domainMatches(domain, host string) bool {
 	return host == domain
 }
 
-
 // glob matches a name pattern in which "*" is any run of characters.
 func glob(pattern, name string) bool {
 	if !strings.ContainsAny(pattern, "*") {
