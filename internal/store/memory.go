@@ -102,7 +102,7 @@ func (m *Memory) Audit(q Query) (Page, error) {
 			page.Next = page.Calls[limit-1].Seq
 			break
 		}
-		page.Calls = append(page.Calls, c)
+		page.Calls = append(page.Calls, c.Resolved())
 	}
 	return page, nil
 }
