@@ -34,13 +34,14 @@ type TextInsert struct {
 	Text string `json:"text" jsonschema:"text to insert"`
 }
 
-// Codes of edit_text's refusals, which dialects word their own way.
+// Codes of edit_text's refusals, which dialects word their own way; api
+// declares them with the other tool error codes.
 const (
-	CodeNoMatch         = "no_match"
-	CodeMultipleMatches = "multiple_matches"
-	CodeNoChange        = "no_change"
-	CodeFileExists      = "file_exists"
-	CodeBadInsertLine   = "invalid_insert_line"
+	CodeNoMatch         = api.ToolCodeNoMatch
+	CodeMultipleMatches = api.ToolCodeMultipleMatches
+	CodeNoChange        = api.ToolCodeNoChange
+	CodeFileExists      = api.ToolCodeFileExists
+	CodeBadInsertLine   = api.ToolCodeInvalidInsertLine
 )
 
 // snippetLines is how many lines around an edit its result shows.
