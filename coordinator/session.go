@@ -42,9 +42,11 @@ type Session struct {
 
 	// open holds the messages whose blocks are still streaming in.
 	open   *openMessages
-	policy sessionPolicy  // approvals and the rejection cascade
-	loop   loopGuard      // identical calls in a row
-	jobs   *tool.JobTable // background jobs
+	policy sessionPolicy // approvals and the rejection cascade
+	loop   loopGuard     // identical calls in a row
+	// mistakes counts invalid calls in a row (Cline's consecutiveMistakeCount)
+	mistakes mistakeCounter
+	jobs     *tool.JobTable // background jobs
 
 	rec *recorder // nil: nothing is stored
 	// stored holds the ids of calls made before a restart: a repeat of

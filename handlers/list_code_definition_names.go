@@ -31,7 +31,7 @@ func newListCodeDefinitionNames(name string, env tool.Env) *tool.Tool {
 func listCodeDefinitionNames(ctx context.Context, ws *tool.Workspace, in *ListCodeDefinitionNamesInput, exclude excludeFunc) (tool.Result, error) {
 	rel, err := requireDir(ws, in.Path, "give the directory that holds it")
 	if err != nil {
-		return tool.Result{}, err
+		return tool.Result{}, clineCodeDefsError(err)
 	}
 	counter := &exclusionCounter{exclude: exclude}
 	text, err := codedefs.List(ctx, ws.Root, rel, counter.fileOnly())
@@ -47,4 +47,24 @@ func listCodeDefinitionNames(ctx context.Context, ws *tool.Workspace, in *ListCo
 		text = strings.TrimRight(text, "\n") + note
 	}
 	return tool.TextResult(text), nil
+}
+
+// clineCodeDefsError words a path that is no directory as Cline's
+// parseSourceCodeForDefinitionsTopLevel (services/tree-sitter/index.ts,
+// v4.0.12) does, which ListCodeDefinitionNamesToolHandler.execute returns
+// as a tool error: a file, and a directory that is not there or cannot be
+// read. Other errors (a path outside the workspace) keep toolgate's words.
+func clineCodeDefsError(err error) error {
+	var te *tool.ToolError
+	if !errors.As(err, &te) {
+		return err
+	}
+	switch te.Code {
+	case api.ToolCodeNotDirectory:
+		return tool.Errorf(te.Code, "The provided path is a file, not a directory. To view this file use read_file instead, "+
+			"or pass the parent directory to list_code_definition_names.")
+	case api.ToolCodeNotFound, api.ToolCodePermission:
+		return tool.Errorf(te.Code, "This directory does not exist or you do not have permission to access it.")
+	}
+	return err
 }
