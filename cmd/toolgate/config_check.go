@@ -32,7 +32,9 @@ func checkConfig(cfg *fileConfig, problems []string) []string {
 		}
 	}
 	if err := cfg.Store.check(); err != nil {
-		p.add("", "%v", err)
+		for _, line := range strings.Split(err.Error(), "\n") {
+			p.add("", "%s", line)
+		}
 	}
 	switch cfg.Telemetry.OTLPProtocol {
 	case "", "http/protobuf", "http", "grpc":
