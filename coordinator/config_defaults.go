@@ -22,10 +22,10 @@ const (
 	defaultMaxCallsPerSession = 10000
 	// defaultMaxCallBytes keeps a few times what a model's context can
 	// hold: a repeated id comes from a retry of a recent message.
-	defaultMaxCallBytes = 4 << 20
-	defaultMaxConcurrency     = 10
-	defaultMaxOpenMessages    = 16
-	defaultOpenMessageIdle    = 10 * time.Minute
+	defaultMaxCallBytes    = 4 << 20
+	defaultMaxConcurrency  = 10
+	defaultMaxOpenMessages = 16
+	defaultOpenMessageIdle = 10 * time.Minute
 	// defaultApprovalTimeout bounds how long an approval may stay open.
 	defaultApprovalTimeout = 10 * time.Minute
 	defaultInputTimeout    = 30 * time.Minute
