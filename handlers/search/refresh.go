@@ -76,7 +76,7 @@ func (ix *Index) visitDir(ctx context.Context, it idxTask, job searchJob, scratc
 	now := time.Now()
 	st := stampOf(fi)
 	if !d.listed || st != d.stamp || d.parentIgn != it.pign || st.racy(d.listedAt, ix.racy) || ix.ignoreFilesMoved(it.root, d) {
-		ix.relist(it.root, d, it.pign, st, now)
+		ix.relist(it.root, dirf, d, it.pign, st, now)
 	}
 	listed(d.rel)
 	for i := range d.files {
@@ -173,10 +173,12 @@ func (ix *Index) ignoreFilesMoved(root *os.Root, d *idxDir) bool {
 	return false
 }
 
-// relist reads d again: its entries, its ignore files and the entries that
-// pass them. Files and subdirectories that stay keep their cached state.
-func (ix *Index) relist(root *os.Root, d *idxDir, pign *ignoreState, st stamp, now time.Time) {
-	entries, _ := listDirSorted(root, ".", "") // visitDir checked the handle
+// relist reads d again (through dirf, its handle visitDir opened and
+// checked): its entries, its ignore files and the entries that pass them.
+// Files and subdirectories that stay keep their cached state.
+func (ix *Index) relist(root *os.Root, dirf *os.File, d *idxDir, pign *ignoreState, st stamp, now time.Time) {
+	entries, _ := readDirTyped(dirf) // an unreadable directory is empty, as ripgrep skips it
+	slices.SortFunc(entries, func(a, b dirent) int { return strings.Compare(a.name, b.name) })
 	names := make(map[string]bool, len(entries))
 	for _, e := range entries {
 		names[e.Name()] = true
