@@ -88,7 +88,7 @@ const (
 	ToolCodeMCPFailed          = "mcp_failed"           // the MCP server failed the request
 	ToolCodeInvalidPatch       = "invalid_patch"        // apply_patch's input does not follow the patch format
 	ToolCodeHunkFailed         = "hunk_failed"          // a patch hunk's lines are not in the file
-	ToolCodeFileExists         = "file_exists"          // a patch adds or moves onto a file that exists
+	ToolCodeFileExists         = "file_exists"          // a patch or an edit creates, adds or moves onto a file that exists
 	ToolCodeNoSandbox          = "sandbox_unavailable"  // no sandbox can confine a command here (and it is not turned off)
 	ToolCodeSandboxLimit       = "sandbox_limit"        // a command reached the sandbox's process or memory limit
 	ToolCodeInvalidURL         = "invalid_url"          // web_fetch or browser_action got something that is not a URL
@@ -103,6 +103,10 @@ const (
 	ToolCodeInvalidNotebook    = "invalid_notebook"     // a file that is not a Jupyter notebook
 	ToolCodeCellNotFound       = "cell_not_found"       // no notebook cell with that id
 	ToolCodeInvalidDocument    = "invalid_document"     // a PDF or .docx whose text cannot be extracted
+	ToolCodeNoMatch            = "no_match"             // an edit's old text is not in the file
+	ToolCodeMultipleMatches    = "multiple_matches"     // an edit's old text occurs more than once
+	ToolCodeNoChange           = "no_change"            // an edit's old and new text are the same
+	ToolCodeInvalidInsertLine  = "invalid_insert_line"  // an insert after a line past the end of the file
 )
 
 // AllToolCodes lists every tool error code, for the contract's enum.
@@ -118,4 +122,5 @@ var AllToolCodes = []string{
 	ToolCodeInvalidPatch, ToolCodeHunkFailed, ToolCodeFileExists, ToolCodeInterrupted, ToolCodeNotRecorded,
 	ToolCodeInvalidURL, ToolCodeURLRefused, ToolCodeFetchFailed, ToolCodeTimeout, ToolCodeBrowserFailed, ToolCodeNoSandbox, ToolCodeSandboxLimit,
 	ToolCodeHookBlocked, ToolCodeHookFailed,
+	ToolCodeNoMatch, ToolCodeMultipleMatches, ToolCodeNoChange, ToolCodeInvalidInsertLine,
 }

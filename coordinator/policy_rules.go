@@ -2,7 +2,9 @@ package coordinator
 
 import (
 	"fmt"
+	"os"
 	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/toolgate/toolgate/api"
@@ -33,6 +35,9 @@ type permRule struct {
 	content    string
 	hasContent bool
 	globs      *ignore.Matcher // content compiled as a path pattern
+	// absolute marks a path pattern rooted at the file system's root
+	// (Claude Code's //path and ~/path), matched against absolute paths.
+	absolute bool
 	// domain is the host of a "domain:" rule (web_fetch(domain:example.com));
 	// "*.example.com" covers its subdomains.
 	domain string
@@ -79,9 +84,52 @@ func parseRule(text, list, layer string) (*permRule, error) {
 		return r, nil
 	}
 	if r.hasContent {
-		r.globs = ignore.NewMatcher(ignore.ParseRules(r.text, "", []byte(r.content)))
+		var pattern string
+		if pattern, r.absolute = pathPattern(r.content); pattern != "" {
+			r.globs = ignore.NewMatcher(ignore.ParseRules(r.text, "", []byte(pattern)))
+		}
 	}
 	return r, nil
+}
+
+// pathPattern reads the prefixes Claude Code gives a path rule
+// (code.claude.com/docs/en/permissions, "Read and Edit"): //path is an
+// absolute path, ~/path one under the home directory, /path one from the
+// project root, and ./path or path one from the current directory. For
+// toolgate the project root and the current directory are the workspace,
+// so ./path is anchored there as /path is; a bare path keeps gitignore's
+// meaning (a name without a slash matches at any depth). The absolute
+// forms come back rooted at "/" for matching against absolute paths; ""
+// when the home directory is unknown, a pattern that matches nothing.
+func pathPattern(content string) (pattern string, absolute bool) {
+	switch {
+	case strings.HasPrefix(content, "//"):
+		return content[1:], true
+	case strings.HasPrefix(content, "~/"):
+		home, err := os.UserHomeDir()
+		if err != nil || !filepath.IsAbs(home) {
+			return "", true
+		}
+		return strings.TrimSuffix(filepath.ToSlash(home), "/") + content[1:], true
+	case strings.HasPrefix(content, "./"):
+		rest := content
+		for strings.HasPrefix(rest, "./") {
+			rest = strings.TrimLeft(rest[2:], "/")
+		}
+		return "/" + rest, false
+	}
+	return content, false
+}
+
+// matchesPath reports whether a content rule covers one path: its
+// workspace-relative form, or its absolute one for an absolute pattern.
+func (r *permRule) matchesPath(p pathRef) bool {
+	if r.absolute {
+		_, hit := r.globs.Match(strings.TrimPrefix(p.abs, "/"), p.isDir)
+		return hit
+	}
+	_, hit := r.globs.Match(p.rel, p.isDir)
+	return hit
 }
 
 // parseRules parses a rule set's three lists; the first error wins.
@@ -191,7 +239,7 @@ func (r *permRule) matchesAny(s *subject) bool {
 		return false
 	}
 	for _, p := range s.paths {
-		if _, hit := r.globs.Match(p.rel, p.isDir); hit {
+		if r.matchesPath(p) {
 			return true
 		}
 	}
@@ -208,12 +256,6 @@ func domainMatches(domain, host string) bool {
 		return strings.HasSuffix(host, "."+rest)
 	}
 	return host == domain
-}
-
-// matchesPath reports whether a content rule covers one path.
-func (r *permRule) matchesPath(p pathRef) bool {
-	_, hit := r.globs.Match(p.rel, p.isDir)
-	return hit
 }
 
 // glob matches a name pattern in which "*" is any run of characters.

@@ -134,7 +134,8 @@ func hasRisk(a *shellcmd.Analysis, kind string) bool {
 // ending in "/" need to know.
 func (c *Coordinator) pathRef(rel string) pathRef {
 	st, err := c.workspace.Root.Stat(rel)
-	return pathRef{rel: rel, isDir: err == nil && st.IsDir()}
+	abs := filepath.ToSlash(filepath.Join(c.workspace.Dir, filepath.FromSlash(rel)))
+	return pathRef{rel: rel, abs: abs, isDir: err == nil && st.IsDir()}
 }
 
 // realPath resolves the symlinks of a workspace path, so that a link to an
@@ -186,5 +187,6 @@ type subject struct {
 // pathRef is a workspace-relative path and whether it names a directory.
 type pathRef struct {
 	rel   string
+	abs   string // the absolute path, for rules rooted at "/" (//path, ~/path)
 	isDir bool
 }

@@ -1,6 +1,7 @@
 package coordinator
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -173,6 +174,44 @@ func TestValidatePermissions(t *testing.T) {
 		t.Run(r, func(t *testing.T) {
 			if err := ValidatePermissions(api.Permissions{Allow: []string{r}}); err != nil {
 				t.Errorf("rule %q: %v", r, err)
+			}
+		})
+	}
+}
+
+// TestClaudeCodePathRules follows the path forms of Claude Code's Read and
+// Edit rules (code.claude.com/docs/en/permissions, "Read and Edit"):
+// //path from the file system's root, ~/path from the home directory,
+// /path from the project root, ./path and path from the current
+// directory (the workspace), gitignore patterns throughout.
+func TestClaudeCodePathRules(t *testing.T) {
+	p := newTestPolicy(t, Config{}, map[string]string{".env": "k", "sub/.env": "k", "secret/a": "a", "top.txt": "t", "sub/top.txt": "t",
+		"src/a.go": "a", "docs/a.md": "a", "mine.txt": "m", "sub/mine.txt": "m"})
+	t.Setenv("HOME", filepath.Dir(p.dir))
+	s := p.session(t, api.Permissions{
+		Deny: []string{"Read(./.env)", "Read(//" + strings.TrimPrefix(p.dir, "/") + "/secret/**)", "Read(/top.txt)",
+			"Read(~/" + filepath.Base(p.dir) + "/mine.txt)"},
+		Allow: []string{"Edit(./src/**)"},
+	})
+	for _, tc := range []struct {
+		name string
+		use  api.ToolUse
+		want string
+	}{
+		{"./.env: the workspace's .env", use("cp1", "read_file", map[string]any{"path": ".env"}), "deny"},
+		{"./.env: not a deeper one", use("cp2", "read_file", map[string]any{"path": "sub/.env"}), "allow"},
+		{"//absolute", use("cp3", "read_file", map[string]any{"path": "secret/a"}), "deny"},
+		{"//absolute, by absolute path", use("cp4", "read_file", map[string]any{"path": p.dir + "/secret/a"}), "deny"},
+		{"/ from the project root", use("cp5", "read_file", map[string]any{"path": "top.txt"}), "deny"},
+		{"/ not deeper", use("cp6", "read_file", map[string]any{"path": "sub/top.txt"}), "allow"},
+		{"~/ from home", use("cp7", "read_file", map[string]any{"path": "mine.txt"}), "deny"},
+		{"~/ not deeper", use("cp8", "read_file", map[string]any{"path": "sub/mine.txt"}), "allow"},
+		{"./src/** allows", use("cp9", "write_to_file", map[string]any{"path": "src/a.go", "content": "x"}), "allow"},
+		{"./src/** allows nothing else", use("cp10", "write_to_file", map[string]any{"path": "docs/a.md", "content": "x"}), "ask"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got, _, text := p.decideOnly(t, s, tc.use); got != tc.want {
+				t.Errorf("got %s, want %s (%s)", got, tc.want, text)
 			}
 		})
 	}

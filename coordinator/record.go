@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -142,9 +143,31 @@ func (r *recorder) row(s *Session, e *callEntry, res *api.ToolResult, wholeInput
 	}
 	c.Input, c.InputSHA256, c.InputBytes = boundInput(a.input, wholeInput)
 	if res != nil {
-		c.Result, c.ResultBytes = boundResult(*res)
+		if keptWhole(*res) {
+			// The JSON is made only when someone reads or writes it:
+			// the session holds the same texts meanwhile.
+			kept := *res
+			kept.Content = slices.Clone(res.Content)
+			c.ResultLater = func() (json.RawMessage, int) { return boundResult(kept) }
+			c.LaterBytes = resultSize(&kept)
+		} else {
+			c.Result, c.ResultBytes = boundResult(*res)
+		}
 	}
 	return c
+}
+
+// keptWhole reports whether boundResult keeps a result as it is: only
+// texts, none longer than what a stored text keeps. Such a result costs
+// the store no more kept as it is than as JSON, and it shares its texts
+// with the session.
+func keptWhole(res api.ToolResult) bool {
+	for _, c := range res.Content {
+		if c.Type != api.TypeText || c.Source != nil || len(c.Text) > storeTextHead+storeTextTail {
+			return false
+		}
+	}
+	return true
 }
 
 // boundInput keeps an input whole up to the cap (or when whole is set),

@@ -34,13 +34,14 @@ type TextInsert struct {
 	Text string `json:"text" jsonschema:"text to insert"`
 }
 
-// Codes of edit_text's refusals, which dialects word their own way.
+// Codes of edit_text's refusals, which dialects word their own way; api
+// declares them with the other tool error codes.
 const (
-	CodeNoMatch         = "no_match"
-	CodeMultipleMatches = "multiple_matches"
-	CodeNoChange        = "no_change"
-	CodeFileExists      = "file_exists"
-	CodeBadInsertLine   = "invalid_insert_line"
+	CodeNoMatch         = api.ToolCodeNoMatch
+	CodeMultipleMatches = api.ToolCodeMultipleMatches
+	CodeNoChange        = api.ToolCodeNoChange
+	CodeFileExists      = api.ToolCodeFileExists
+	CodeBadInsertLine   = api.ToolCodeInvalidInsertLine
 )
 
 // snippetLines is how many lines around an edit its result shows.
@@ -204,7 +205,7 @@ func numberedSnippet(content string, at int) string {
 	from, to := max(at-snippetLines, 1), min(at+snippetLines, len(lines))
 	var b strings.Builder
 	for n := from; n <= to; n++ {
-		fmt.Fprintf(&b, "%6d\t%s\n", n, cutUTF8(lines[n-1], readLineMaxChars))
+		fmt.Fprintf(&b, "%6d\t%s\n", n, cutChars(lines[n-1], readLineMaxChars))
 	}
 	return b.String()
 }

@@ -17,13 +17,20 @@ import (
 // messages; /responses/create: function_call items answered by
 // function_call_output items). They run as tool_use blocks.
 
-// openAIChatMessage is a Chat Completions assistant message.
+// openAIChatMessage is a Chat Completions assistant message, with every
+// field the API returns in choices[].message (openai-node
+// src/resources/chat/completions/completions.ts, ChatCompletionMessage):
+// a client posts the message as it came, annotations, audio and the
+// deprecated function_call included. Only tool_calls are run.
 type openAIChatMessage struct {
-	Role      string           `json:"role"`
-	Content   json.RawMessage  `json:"content,omitempty"`
-	ToolCalls []openAIToolCall `json:"tool_calls"`
-	Refusal   json.RawMessage  `json:"refusal,omitempty"`
-	Name      string           `json:"name,omitempty"`
+	Role         string           `json:"role"`
+	Content      json.RawMessage  `json:"content,omitempty"`
+	ToolCalls    []openAIToolCall `json:"tool_calls"`
+	Refusal      json.RawMessage  `json:"refusal,omitempty"`
+	Name         string           `json:"name,omitempty"`
+	Annotations  json.RawMessage  `json:"annotations,omitempty"`
+	Audio        json.RawMessage  `json:"audio,omitempty"`
+	FunctionCall json.RawMessage  `json:"function_call,omitempty"`
 }
 
 type openAIToolCall struct {
@@ -59,11 +66,22 @@ type openAIChatResponse struct {
 	Calls     []api.CallRecord    `json:"calls"`
 }
 
-// openAIFunctionOutput answers one function_call item.
+// openAIFunctionOutput answers one function_call item. Its output is a
+// string, or, when the result holds an image, the list of input_text and
+// input_image items the Responses API also takes there (openai-node
+// src/resources/responses/responses.ts, ResponseFunctionCallOutputItemList;
+// openai/codex codex-rs/protocol/src/models.rs, FunctionCallOutputPayload).
 type openAIFunctionOutput struct {
 	Type   string `json:"type"`
 	CallID string `json:"call_id"`
-	Output string `json:"output"`
+	Output any    `json:"output"`
+}
+
+// openAIOutputItem is one item of a function_call_output's list.
+type openAIOutputItem struct {
+	Type     string `json:"type"`
+	Text     string `json:"text,omitempty"`
+	ImageURL string `json:"image_url,omitempty"`
 }
 
 // openAIResponsesResponse answers a list of function_call items.
@@ -164,7 +182,7 @@ func (s *Server) runOpenAI(w http.ResponseWriter, r *http.Request, sess *coordin
 	}
 	out := openAIResponsesResponse{MessageID: res.MessageID, Output: []openAIFunctionOutput{}, Calls: res.Calls}
 	for i, tr := range res.Message.Content {
-		out.Output = append(out.Output, openAIFunctionOutput{Type: "function_call_output", CallID: ids[i], Output: openAIResultText(tr)})
+		out.Output = append(out.Output, openAIFunctionOutput{Type: "function_call_output", CallID: ids[i], Output: responsesOutput(tr)})
 	}
 	s.encode(w, r, http.StatusOK, out)
 	return nil
@@ -185,4 +203,27 @@ func openAIResultText(tr api.ToolResult) string {
 		}
 	}
 	return strings.Join(parts, "\n")
+}
+
+// responsesOutput is a tool_result as a function_call_output's output: its
+// text when it holds only text, else its parts as input_text and
+// input_image items (an image as a data: URL, as codex sends one).
+func responsesOutput(tr api.ToolResult) any {
+	images := false
+	for _, c := range tr.Content {
+		images = images || c.Type == api.TypeImage && c.Source != nil && c.Source.Type == "base64"
+	}
+	if !images {
+		return openAIResultText(tr)
+	}
+	items := make([]openAIOutputItem, 0, len(tr.Content))
+	for _, c := range tr.Content {
+		switch {
+		case c.Type == api.TypeImage && c.Source != nil && c.Source.Type == "base64":
+			items = append(items, openAIOutputItem{Type: "input_image", ImageURL: "data:" + c.Source.MediaType + ";base64," + c.Source.Data})
+		default:
+			items = append(items, openAIOutputItem{Type: "input_text", Text: openAIResultText(api.ToolResult{Content: []api.Content{c}})})
+		}
+	}
+	return items
 }

@@ -1,12 +1,23 @@
 package server
 
 import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/toolgate/toolgate/coordinator"
 )
+
+// outputItem is one item of a function_call_output's list.
+type outputItem struct {
+	Type     string `json:"type"`
+	Text     string `json:"text"`
+	ImageURL string `json:"image_url"`
+}
 
 // TestOpenAIToolCalls posts OpenAI's two forms of tool calls, in the
 // shapes of the API reference (Chat Completions: assistant message
@@ -49,8 +60,54 @@ func TestOpenAIToolCalls(t *testing.T) {
 		if len(got.Output) != 2 || got.Output[0].Type != "function_call_output" || got.Output[0].CallID != "call_a" || got.Output[1].CallID != "call_b" {
 			t.Fatalf("output = %+v", got.Output)
 		}
-		if got.Output[0].Output != "     1\talpha\n" || !strings.HasSuffix(got.Output[1].Output, "/a.txt") {
+		if fmt.Sprint(got.Output[0].Output) != "     1\talpha\n" || !strings.HasSuffix(fmt.Sprint(got.Output[1].Output), "/a.txt") {
 			t.Errorf("output = %+v", got.Output)
+		}
+	})
+	// The message as the API returns it in choices[0].message, every field
+	// of openai-node's ChatCompletionMessage
+	// (src/resources/chat/completions/completions.ts) present, as
+	// openai-python's message.model_dump() gives it.
+	t.Run("chat completions message as the API returns it", func(t *testing.T) {
+		msg := map[string]any{"role": "assistant", "content": nil, "refusal": nil, "annotations": []any{}, "audio": nil, "function_call": nil,
+			"tool_calls": []any{map[string]any{"id": "call_9", "type": "function", "function": map[string]any{"name": "read_file", "arguments": `{"path":"a.txt"}`}}}}
+		got := decodeBody[openAIChatResponse](t, ts.do(t, http.MethodPost, "/v1/sessions/default/messages", msg), http.StatusOK)
+		if len(got.Messages) != 1 || got.Messages[0].ToolCallID != "call_9" || !strings.Contains(got.Messages[0].Content, "alpha") {
+			t.Errorf("messages = %+v", got.Messages)
+		}
+	})
+	// A function_call_output's output may be a list of input_text and
+	// input_image items (openai-node src/resources/responses/responses.ts,
+	// ResponseFunctionCallOutputItemList; openai/codex
+	// codex-rs/protocol/src/models.rs, FunctionCallOutputPayload): an image
+	// goes back as an image, a text-only result as a string.
+	t.Run("responses output carries an image", func(t *testing.T) {
+		items := []any{
+			map[string]any{"type": "function_call", "id": "fc_1", "call_id": "call_img", "name": "read_file", "arguments": `{"path":"p.png"}`, "status": "completed"},
+			map[string]any{"type": "function_call", "id": "fc_2", "call_id": "call_txt", "name": "read_file", "arguments": `{"path":"a.txt"}`, "status": "completed"},
+		}
+		got := decodeBody[struct {
+			Output []struct {
+				CallID string          `json:"call_id"`
+				Output json.RawMessage `json:"output"`
+			} `json:"output"`
+		}](t, ts.do(t, http.MethodPost, "/v1/sessions/default/messages", items), http.StatusOK)
+		if len(got.Output) != 2 {
+			t.Fatalf("output = %+v", got.Output)
+		}
+		var parts []outputItem
+		if err := json.Unmarshal(got.Output[0].Output, &parts); err != nil {
+			t.Fatalf("image output %s is not a list of items: %v", got.Output[0].Output, err)
+		}
+		want := "data:image/png;base64," + base64.StdEncoding.EncodeToString([]byte(png))
+		if !slices.ContainsFunc(parts, func(p outputItem) bool {
+			return p.Type == "input_image" && p.ImageURL == want
+		}) {
+			t.Errorf("image output = %s, want an input_image with %s", got.Output[0].Output, want)
+		}
+		var text string
+		if err := json.Unmarshal(got.Output[1].Output, &text); err != nil || !strings.Contains(text, "alpha") {
+			t.Errorf("text output = %s, want a string", got.Output[1].Output)
 		}
 	})
 	t.Run("a call without an id", func(t *testing.T) {

@@ -361,9 +361,13 @@ func cgroupMounts() (map[string]string, error) {
 }
 
 // ownCgroups maps each v1 controller, and "" for v2, to this process's
-// cgroup path.
+// cgroup path. It reads the calling thread's: on v1 /proc/self/cgroup is
+// the main thread's, which may be a pre-joined thread of another Sandbox
+// waiting in a run's cgroups (prejoin.go), and the new parent would then
+// be made inside that run's cgroup. No goroutine but a pre-joined one
+// runs on such a thread.
 func ownCgroups() (map[string]string, error) {
-	data, err := os.ReadFile("/proc/self/cgroup")
+	data, err := os.ReadFile("/proc/thread-self/cgroup")
 	if err != nil {
 		return nil, err
 	}

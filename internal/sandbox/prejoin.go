@@ -31,6 +31,7 @@ type prejoined struct {
 	limits *runLimits
 	start  chan *exec.Cmd // the command to start from the thread; closed to release it
 	result chan error
+	left   chan struct{} // closed once the thread is out of the run's cgroups
 }
 
 // prejoinable reports whether threads can be moved into every hierarchy:
@@ -97,10 +98,11 @@ func (lc *limitCgroups) prejoin() (*prejoined, error) {
 	for _, f := range files {
 		_ = f.Close()
 	}
-	p := &prejoined{limits: r, start: make(chan *exec.Cmd), result: make(chan error, 1)}
+	p := &prejoined{limits: r, start: make(chan *exec.Cmd), result: make(chan error, 1), left: make(chan struct{})}
 	joined := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
+		defer close(p.left) // moved back, or the thread ends with the goroutine
 		tid := strconv.Itoa(syscall.Gettid())
 		for _, d := range r.dirs {
 			if err := os.WriteFile(filepath.Join(d, "tasks"), []byte(tid), 0); err != nil {
@@ -135,6 +137,7 @@ func (lc *limitCgroups) prejoin() (*prejoined, error) {
 // release lets an unused pre-joined thread end and removes its cgroups.
 func (p *prejoined) release() {
 	close(p.start)
+	<-p.left // an empty cgroup can be removed
 	p.limits.finish()
 }
 

@@ -22,9 +22,10 @@ type Prepared struct {
 	// which turns death by signal N into exit status 128+N.
 	Relayed bool
 
-	tmp       string     // landlock mode's private temporary directory
-	limits    *runLimits // nil without limit cgroups
-	prejoined *prejoined // the thread to start the command from, until Start
+	tmp       string          // landlock mode's private temporary directory
+	limits    *runLimits      // nil without limit cgroups
+	prejoined *prejoined      // the thread to start the command from, until Start
+	left      <-chan struct{} // closed once that thread has left the cgroups
 }
 
 // Start starts cmd (made from Argv, Env and ExtraFiles): from the thread
@@ -36,6 +37,7 @@ func (p *Prepared) Start(cmd *exec.Cmd) error {
 	}
 	pj := p.prejoined
 	p.prejoined = nil
+	p.left = pj.left
 	pj.start <- cmd
 	return <-pj.result
 }
@@ -57,8 +59,12 @@ func (p *Prepared) Finish() string {
 		return ""
 	}
 	if p.prejoined != nil {
-		close(p.prejoined.start) // never started: let the thread end
+		close(p.prejoined.start) // never started: let the thread go
+		p.left = p.prejoined.left
 		p.prejoined = nil
+	}
+	if p.left != nil {
+		<-p.left // the cgroups can only be removed once it is out
 	}
 	for _, f := range p.ExtraFiles {
 		_ = f.Close()

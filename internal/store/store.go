@@ -82,9 +82,28 @@ type Call struct {
 	// and tail; ResultBytes is the size of the block before cutting.
 	Result      json.RawMessage `json:"result,omitempty"`
 	ResultBytes int             `json:"result_bytes"`
+	// ResultLater, when set, gives Result and ResultBytes on demand. The
+	// memory store keeps it instead of the JSON, so a result the session
+	// holds anyway is not kept a second time as JSON; the SQLite store
+	// encodes it when the call is written. Whoever sets it must keep what
+	// it reads unchanged and small.
+	ResultLater func() (json.RawMessage, int) `json:"-"`
+	// LaterBytes is about how many bytes what ResultLater reads holds,
+	// for the memory store's bound.
+	LaterBytes int `json:"-"`
 	// Discarded calls were forgotten (their message discarded): their id
 	// may run again, but the audit log still shows them.
 	Discarded bool `json:"discarded,omitempty"`
+}
+
+// Resolved is the call with Result and ResultBytes filled from
+// ResultLater.
+func (c Call) Resolved() Call {
+	if c.ResultLater != nil {
+		c.Result, c.ResultBytes = c.ResultLater()
+		c.ResultLater = nil
+	}
+	return c
 }
 
 // Edit is what a file held before one call changed it. A call that

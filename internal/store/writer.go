@@ -140,7 +140,7 @@ func exec(ctx context.Context, tx *sql.Tx, upsert *sql.Stmt, o Op) error {
 	var err error
 	switch o := o.(type) {
 	case PutCall:
-		c := o.Call
+		c := o.Call.Resolved()
 		_, err = upsert.ExecContext(ctx, c.Seq, c.SessionID, c.ToolUseID, c.MessageID, c.Tool, nullBytes(c.Input),
 			c.InputSHA256, c.InputBytes, c.State, c.Status, c.ErrorCode, c.Decision, c.DecidedBy, c.ApprovalReason,
 			c.StartedAt.UnixNano(), c.DurationMS, nullBytes(c.Result), c.ResultBytes, c.Discarded)

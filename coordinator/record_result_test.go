@@ -1,0 +1,42 @@
+package coordinator
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/toolgate/toolgate/api"
+)
+
+// TestStoredResultEncodedWhenRead: a result the store would keep whole is
+// handed over unencoded (the session holds the same texts), and encodes
+// to what boundResult makes of it, even if the caller's slice changes
+// later; a result the store cuts is encoded at once.
+func TestStoredResultEncodedWhenRead(t *testing.T) {
+	r, s := &recorder{}, &Session{ID: "ses_1"}
+	whole := strings.Repeat("x", storeTextHead+storeTextTail)
+	small := api.ToolResult{Type: api.TypeToolResult, ToolUseID: "t1",
+		Content: []api.Content{api.TextContent("a \"quoted\" line\n"), api.TextContent(whole)}}
+	want, wantBytes := boundResult(small)
+	c := r.row(s, &callEntry{}, &small, false)
+	if c.Result != nil || c.ResultLater == nil {
+		t.Fatalf("a small text result was encoded at once (%d bytes)", len(c.Result))
+	}
+	small.Content[0].Text = "changed after recording"
+	got := c.Resolved()
+	if !bytes.Equal(got.Result, want) || got.ResultBytes != wantBytes || got.ResultLater != nil {
+		t.Errorf("resolved to %s (%d bytes), want %s (%d)", got.Result, got.ResultBytes, want, wantBytes)
+	}
+
+	for name, res := range map[string]api.ToolResult{
+		"a text longer than kept": {Type: api.TypeToolResult, ToolUseID: "t2", Content: []api.Content{api.TextContent(whole + "y")}},
+		"an image": {Type: api.TypeToolResult, ToolUseID: "t3", Content: []api.Content{{Type: api.TypeImage,
+			Source: &api.ImageSource{Type: "base64", MediaType: "image/png", Data: "AAAA"}}}},
+	} {
+		want, wantBytes := boundResult(res)
+		c := r.row(s, &callEntry{}, &res, false)
+		if c.ResultLater != nil || !bytes.Equal(c.Result, want) || c.ResultBytes != wantBytes {
+			t.Errorf("%s: stored %s (%d bytes), later=%v; want %s (%d) at once", name, c.Result, c.ResultBytes, c.ResultLater != nil, want, wantBytes)
+		}
+	}
+}
