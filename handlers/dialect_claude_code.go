@@ -291,8 +291,8 @@ func claudeMultiEdit() *tool.DialectTool {
 
 // clip shortens a string for a one-line summary.
 func clip(s string) string {
-	if len(s) > 50 {
-		return cutUTF8(s, 50) + "..."
+	if c := cutChars(s, 50); c != s {
+		return c + "..."
 	}
 	return s
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"path"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/tool"
@@ -99,7 +100,7 @@ func numberedWindow(r io.Reader, rel string, in *ReadLinesInput) (tool.Result, e
 		}
 		text = strings.TrimSuffix(strings.TrimSuffix(text, "\n"), "\r")
 		if len(text) > readLineMaxChars {
-			text = cutUTF8(text, readLineMaxChars)
+			text = cutChars(text, readLineMaxChars)
 		}
 		fmt.Fprintf(&b, "%6d\t%s\n", line, text)
 		last = line
@@ -118,15 +119,27 @@ func numberedWindow(r io.Reader, rel string, in *ReadLinesInput) (tool.Result, e
 	return tool.TextResult(text), nil
 }
 
-// cutUTF8 cuts s to at most n bytes without splitting a character.
-func cutUTF8(s string, n int) string {
-	if n >= len(s) {
-		return s
+// cutChars cuts s to at most n characters as Claude Code counts them: it
+// is JavaScript, whose string length counts UTF-16 code units, so a
+// character beyond the Basic Multilingual Plane counts two. A character
+// is never split, and a line of n characters or fewer is kept whole
+// however many bytes it takes.
+func cutChars(s string, n int) string {
+	if len(s) <= n {
+		return s // n bytes hold at most n characters
 	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
+	units := 0
+	for i, r := range s {
+		w := utf16.RuneLen(r)
+		if w < 0 {
+			w = 1 // invalid UTF-8: one U+FFFD
+		}
+		if units+w > n {
+			return s[:i]
+		}
+		units += w
 	}
-	return s[:n]
+	return s
 }
 
 // notebook is the part of a Jupyter notebook (.ipynb) that is shown.

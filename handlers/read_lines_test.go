@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/toolgate/toolgate/api"
 )
@@ -13,7 +14,9 @@ import (
 // (tools/FileReadTool/prompt.ts): cat -n form, 2000 lines by default,
 // lines over 2000 characters cut, images as images, notebooks as cells.
 func TestReadLines(t *testing.T) {
-	long := strings.Repeat("é", 1500) // 3000 bytes
+	long := strings.Repeat("é", 1500)   // 1500 characters in 3000 bytes
+	longer := strings.Repeat("é", 2500) // 2500 characters
+	astral := strings.Repeat("😀", 1500) // 3000 UTF-16 code units, as JavaScript counts
 	var many strings.Builder
 	for i := 1; i <= 2500; i++ {
 		fmt.Fprintf(&many, "line %d\n", i)
@@ -22,7 +25,7 @@ func TestReadLines(t *testing.T) {
 	nb := `{"cells": [{"cell_type": "markdown", "id": "intro", "metadata": {}, "source": ["# Title\n", "text"]},
 		{"cell_type": "code", "metadata": {}, "source": "print(1)", "outputs": [{"output_type": "stream", "name": "stdout", "text": ["1\n"]}]}],
 		"metadata": {}, "nbformat": 4, "nbformat_minor": 4}`
-	ws := workspaceWith(t, map[string]string{"a.txt": "one\r\ntwo\n\tthree", "long.txt": long + "\n", "many.txt": many.String(),
+	ws := workspaceWith(t, map[string]string{"a.txt": "one\r\ntwo\n\tthree", "long.txt": long + "\n" + longer + "\n" + astral + "\n", "many.txt": many.String(),
 		"empty.txt": "", "img.png": png, "nb.ipynb": nb})
 	read := func(in ReadLinesInput) (string, []api.Content, error) {
 		res, err := readLines(context.Background(), editCall(ws, "t"), &in)
@@ -46,10 +49,14 @@ func TestReadLines(t *testing.T) {
 			t.Errorf("default window ends %q", got[len(got)-80:])
 		}
 	})
+	// Characters, not bytes: Claude Code's Read is JavaScript and counts a
+	// line's length in UTF-16 code units (tools/FileReadTool/prompt.ts:
+	// "Any lines longer than 2000 characters will be truncated").
 	t.Run("long lines cut at 2000 characters", func(t *testing.T) {
 		got, _, _ := read(ReadLinesInput{Path: "long.txt"})
-		if line := strings.TrimSuffix(strings.TrimPrefix(got, "     1\t"), "\n"); len(line) != 2000 || !strings.HasPrefix(long, line) {
-			t.Errorf("cut line has %d bytes", len(line))
+		want := "     1\t" + long + "\n     2\t" + strings.Repeat("é", 2000) + "\n     3\t" + strings.Repeat("😀", 1000) + "\n"
+		if got != want {
+			t.Errorf("got lines of %v runes, want 1500, 2000 and 1000", lineRunes(got))
 		}
 	})
 	t.Run("empty and short files", func(t *testing.T) {
@@ -83,4 +90,14 @@ func TestReadLines(t *testing.T) {
 			t.Error("read_lines did not record the read")
 		}
 	})
+}
+
+// lineRunes counts the characters of each numbered line of a Read answer.
+func lineRunes(text string) []int {
+	var out []int
+	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		_, body, _ := strings.Cut(l, "\t")
+		out = append(out, utf8.RuneCountInString(body))
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/toolgate/toolgate/api"
 )
 
@@ -19,8 +21,14 @@ import (
 // client/streamableHttp.js StreamableHTTPClientTransport): aborting the
 // request's AbortSignal makes the SDK's Protocol.request send
 // notifications/cancelled with the request id and the abort reason
-// (shared/protocol.js) and reject the call. test.sh installs the package
-// and names its node_modules in TOOLGATE_NODE_MODULES.
+// (shared/protocol.js) and reject the call. The transport keeps reading
+// the call's POST stream (its fetch has the transport's signal, not the
+// call's; client/streamableHttp.js send), so a response the server still
+// sends arrives, and Protocol._onresponse reports it through onerror as
+// "Received a response for an unknown message ID": the script taps the
+// call's stream through the transport's fetch option and prints what came
+// on it once the server has ended it. test.sh installs the package and
+// names its node_modules in TOOLGATE_NODE_MODULES.
 const tsCancelScript = `
 import { pathToFileURL } from "node:url";
 import { createInterface } from "node:readline";
@@ -29,9 +37,27 @@ const sdk = process.env.SDK_DIR + "/dist/esm/";
 const { Client } = await import(pathToFileURL(sdk + "client/index.js").href);
 const { StreamableHTTPClientTransport } = await import(pathToFileURL(sdk + "client/streamableHttp.js").href);
 
+// tapFetch hands the SDK the tools/call POST's stream unchanged and keeps
+// a copy of it, given out when the server ends the stream.
+let streamEnded;
+const callStream = new Promise((resolve) => { streamEnded = resolve; });
+const tapFetch = async (url, init) => {
+  const res = await fetch(url, init);
+  let isCall = false;
+  try { isCall = init?.method === "POST" && JSON.parse(init.body).method === "tools/call"; } catch {}
+  if (!isCall || !res.body) return res;
+  const text = [], dec = new TextDecoder();
+  const tap = new TransformStream({
+    transform(chunk, ctl) { text.push(dec.decode(chunk, { stream: true })); ctl.enqueue(chunk); },
+    flush() { streamEnded(text.join("")); },
+  });
+  return new Response(res.body.pipeThrough(tap), { status: res.status, statusText: res.statusText, headers: res.headers });
+};
+
 const client = new Client({ name: "toolgate-ts-test", version: "1.0.0" });
 const transport = new StreamableHTTPClientTransport(new URL(process.env.MCP_URL), {
   requestInit: { headers: { Authorization: "Bearer " + process.env.MCP_TOKEN } },
+  fetch: tapFetch,
 });
 client.onerror = (err) => console.log("CLIENT ERROR " + err.message);
 await client.connect(transport);
@@ -46,6 +72,9 @@ try {
 } catch (err) {
   console.log("RESULT rejected: " + err.message);
 }
+const wire = await callStream; // the server ended the call's stream
+await client.listTools(); // a round trip: the SDK has read all that came before
+console.log("CALL STREAM " + JSON.stringify(wire));
 await lines.next(); // "close": the server has ended the call
 await client.close();
 process.stdin.destroy();
@@ -131,9 +160,46 @@ func TestMCPFacadeCancelFromTypeScriptSDK(t *testing.T) {
 				strings.Contains(out.String(), "Failed to send cancellation") {
 				t.Errorf("client output %q, want the call rejected by the abort, the cancellation sent", out.String())
 			}
+			// No response for the cancelled request (MCP cancellation: the
+			// receiver SHOULD NOT send one), so the client has nothing to
+			// report as a response for an unknown id.
+			if strings.Contains(out.String(), "unknown message ID") {
+				t.Errorf("the client got a response to the cancelled call: %s", out.String())
+			}
+			if resp := sseResponses(t, out.String()); len(resp) > 0 {
+				t.Errorf("the cancelled call's stream carried responses %q, want none", resp)
+			}
 			if c.check != nil {
 				c.check(t)
 			}
 		})
 	}
+}
+
+// sseResponses reads the "CALL STREAM" line the script prints and returns
+// the JSON-RPC responses the stream carried.
+func sseResponses(t *testing.T, out string) []string {
+	t.Helper()
+	_, rest, ok := strings.Cut(out, "CALL STREAM ")
+	if !ok {
+		t.Fatalf("the script printed no call stream: %s", out)
+	}
+	line, _, _ := strings.Cut(rest, "\n")
+	var wire string
+	if err := json.Unmarshal([]byte(line), &wire); err != nil {
+		t.Fatalf("call stream %q: %v", line, err)
+	}
+	var responses []string
+	for _, l := range strings.Split(wire, "\n") {
+		data, ok := strings.CutPrefix(l, "data:")
+		if !ok {
+			continue
+		}
+		if msg, err := jsonrpc.DecodeMessage([]byte(strings.TrimSpace(data))); err == nil {
+			if _, ok := msg.(*jsonrpc.Response); ok {
+				responses = append(responses, data)
+			}
+		}
+	}
+	return responses
 }
