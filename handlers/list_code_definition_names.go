@@ -8,6 +8,7 @@ import (
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/handlers/codedefs"
+	"github.com/toolgate/toolgate/handlers/search"
 )
 
 // ListCodeDefinitionNamesInput is list_code_definition_names's input.
@@ -34,10 +35,13 @@ func listCodeDefinitionNames(ctx context.Context, ws *tool.Workspace, in *ListCo
 		return tool.Result{}, clineCodeDefsError(err)
 	}
 	counter := &exclusionCounter{exclude: exclude}
-	text, err := codedefs.List(ctx, ws.Root, rel, counter.fileOnly())
+	text, err := codedefs.List(ctx, ws.Root, rel, counter.files())
+	var xe *search.ExcludedError
 	switch {
 	case ctx.Err() != nil:
 		return tool.Result{}, ctx.Err()
+	case errors.As(err, &xe):
+		return tool.Result{}, fileError(rel, err)
 	case errors.Is(err, codedefs.ErrNoCtags):
 		return tool.Result{}, tool.Errorf(api.ToolCodeUnavailable, "%v", err)
 	case err != nil:
