@@ -119,3 +119,26 @@ func handlerMayImport(pkg string) bool {
 	}
 	return false
 }
+
+// TestOneRandomSource: every random id, token and nonce comes from
+// internal/randid, the one package that imports a random number source;
+// a package drawing its own bytes fails here.
+func TestOneRandomSource(t *testing.T) {
+	out, err := exec.CommandContext(t.Context(), "go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) == 0 || relative(fields[0]) == "internal/randid" {
+			continue
+		}
+		for _, imp := range fields[1:] {
+			switch imp {
+			case "crypto/rand", "math/rand", "math/rand/v2":
+				t.Errorf("%s imports %s; draw random ids from internal/randid", relative(fields[0]), imp)
+			}
+		}
+	}
+}

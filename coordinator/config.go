@@ -38,6 +38,11 @@ type Config struct {
 	EventLogBytes int `json:"event_log_bytes"`
 	// MaxCallsPerSession bounds the finished call records a session keeps.
 	MaxCallsPerSession int `json:"max_calls_per_session"`
+	// MaxCallBytesPerSession bounds the bytes of the results those
+	// records hold (texts and images, counted as resultSize does): past
+	// it the oldest finished calls are forgotten, as past
+	// MaxCallsPerSession. The newest call is always kept.
+	MaxCallBytesPerSession int `json:"max_call_bytes_per_session"`
 	// Commands configures execute_command.
 	Commands CommandConfig `json:"commands"`
 	// Sandbox confines everything toolgate starts for a model.

@@ -20,9 +20,12 @@ const (
 	defaultEventLogSize       = 4096
 	defaultEventLogBytes      = 8 << 20
 	defaultMaxCallsPerSession = 10000
-	defaultMaxConcurrency     = 10
-	defaultMaxOpenMessages    = 16
-	defaultOpenMessageIdle    = 10 * time.Minute
+	// defaultMaxCallBytes keeps a few times what a model's context can
+	// hold: a repeated id comes from a retry of a recent message.
+	defaultMaxCallBytes    = 4 << 20
+	defaultMaxConcurrency  = 10
+	defaultMaxOpenMessages = 16
+	defaultOpenMessageIdle = 10 * time.Minute
 	// defaultApprovalTimeout bounds how long an approval may stay open.
 	defaultApprovalTimeout = 10 * time.Minute
 	defaultInputTimeout    = 30 * time.Minute
@@ -69,6 +72,7 @@ func (c *Config) fillDefaults() {
 	orDefaultInt(&c.EventLogSize, defaultEventLogSize)
 	orDefaultInt(&c.EventLogBytes, defaultEventLogBytes)
 	orDefaultInt(&c.MaxCallsPerSession, defaultMaxCallsPerSession)
+	orDefaultInt(&c.MaxCallBytesPerSession, defaultMaxCallBytes)
 	orDefaultInt(&c.MaxConcurrency, defaultMaxConcurrency)
 	if c.CascadeTools == nil {
 		c.CascadeTools = append([]string(nil), defaultCascadeTools...)

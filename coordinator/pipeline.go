@@ -51,6 +51,10 @@ type callState struct {
 	// counted when it is queued, so in the order the model emitted them
 	// even when calls run side by side.
 	repeats int
+	// invalidText builds the text of an input that failed validation in a
+	// Cline session from the session's count of consecutive mistakes,
+	// which enqueue learns in block order; nil otherwise.
+	invalidText func(mistakes int) string
 
 	// requestID is the HTTP request that brought the call, for its logs.
 	requestID string
@@ -179,6 +183,10 @@ func (c *Coordinator) enqueue(s *Session, msgID string, cs *callState) (*callEnt
 	e, fresh := s.claim(cs.use, msgID, cs.interrupt())
 	if fresh {
 		cs.repeats = s.loop.see(loopKey(cs))
+		mistakes := s.mistakes.see(cs)
+		if cs.invalidText != nil {
+			cs.end.result.Content = []api.Content{api.TextContent(cs.invalidText(mistakes))}
+		}
 		if cs.tool != nil && cs.tool.CountsReads && cs.input != nil {
 			e.readTurn = s.Files.QueueRead(c.readKey(cs))
 		}
@@ -235,6 +243,12 @@ func (c *Coordinator) prepare(s *Session, use api.ToolUse) *callState {
 		cs.stop(failure(api.StatusFailed, api.ToolCodeNotOwned,
 			fmt.Sprintf("Tool %s is handled by the client, not by toolgate.", name)))
 		return cs
+	case tool == nil && name == UseSubagents:
+		// Cline's use_subagents (SubagentToolHandler.ts) on a toolgate
+		// that runs no subagents: the client may run them itself.
+		cs.stop(failure(api.StatusFailed, api.ToolCodeNotOwned,
+			fmt.Sprintf("Tool %s is handled by the client, not by toolgate (no subagents are configured on this toolgate).", name)))
+		return cs
 	case tool == nil:
 		msg := c.unknownToolMessage(d, use.Name)
 		if name == UseMCPTool {
@@ -249,7 +263,8 @@ func (c *Coordinator) prepare(s *Session, use api.ToolUse) *callState {
 	if err != nil {
 		text := err.Error()
 		if dc == nil {
-			text = invalidInputText(err)
+			cs.invalidText = func(mistakes int) string { return invalidInputText(tool, raw, err, mistakes) }
+			text = cs.invalidText(1)
 		}
 		cs.stop(failure(api.StatusInvalid, api.ToolCodeInvalid, text))
 		return cs

@@ -149,6 +149,7 @@ func (r *recorder) row(s *Session, e *callEntry, res *api.ToolResult, wholeInput
 			kept := *res
 			kept.Content = slices.Clone(res.Content)
 			c.ResultLater = func() (json.RawMessage, int) { return boundResult(kept) }
+			c.LaterBytes = resultSize(&kept)
 		} else {
 			c.Result, c.ResultBytes = boundResult(*res)
 		}

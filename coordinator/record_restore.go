@@ -127,7 +127,7 @@ func (s *Session) storedCallLocked(id string) *callEntry {
 	close(e.done)
 	s.calls[id] = e
 	s.callOrder = append(s.callOrder, id)
-	s.evictLocked()
+	s.evictLocked(e)
 	return e
 }
 

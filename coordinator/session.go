@@ -36,12 +36,17 @@ type Session struct {
 	calls       map[string]*callEntry
 	callOrder   []string
 	maxCalls    int
+	// callBytes is what the kept calls' results hold (resultSize), bounded
+	// by maxCallBytes.
+	callBytes, maxCallBytes int
 
 	// open holds the messages whose blocks are still streaming in.
 	open   *openMessages
-	policy sessionPolicy  // approvals and the rejection cascade
-	loop   loopGuard      // identical calls in a row
-	jobs   *tool.JobTable // background jobs
+	policy sessionPolicy // approvals and the rejection cascade
+	loop   loopGuard     // identical calls in a row
+	// mistakes counts invalid calls in a row (Cline's consecutiveMistakeCount)
+	mistakes mistakeCounter
+	jobs     *tool.JobTable // background jobs
 
 	rec *recorder // nil: nothing is stored
 	// stored holds the ids of calls made before a restart: a repeat of
@@ -64,6 +69,7 @@ type callEntry struct {
 	output    KeptOutput // full output, when the tool kept one
 	audit     audit      // what the store records beyond record
 	readTurn  uint64     // its turn among the session's reads, 0 for none
+	size      int        // its result's share of the session's callBytes
 }
 
 func newSession(id string, mode api.Mode, perms api.Permissions, cfg *Config) *Session {
@@ -71,8 +77,11 @@ func newSession(id string, mode api.Mode, perms api.Permissions, cfg *Config) *S
 	s := &Session{
 		ID: id, Created: time.Now().UTC(), Events: NewEventLog(id, cfg.EventLogSize, cfg.EventLogBytes), Files: NewFileMemory(*cfg),
 		ctx: ctx, cancel: cancel, mode: mode, permissions: perms, dialect: api.DialectCline,
-		calls: map[string]*callEntry{}, maxCalls: cfg.MaxCallsPerSession,
+		calls: map[string]*callEntry{}, maxCalls: cfg.MaxCallsPerSession, maxCallBytes: cfg.MaxCallBytesPerSession,
 		open: newOpenMessages(cfg),
+	}
+	if s.maxCallBytes <= 0 {
+		s.maxCallBytes = defaultMaxCallBytes
 	}
 	s.jobs = tool.NewJobTable(ctx)
 	s.touch(s.Created)
@@ -152,21 +161,22 @@ func (s *Session) claim(use api.ToolUse, msgID string, interrupt InterruptBehavi
 	e.ctx, e.cancel = context.WithCancelCause(s.ctx)
 	s.calls[use.ID] = e
 	s.callOrder = append(s.callOrder, use.ID)
-	s.evictLocked()
+	s.evictLocked(nil)
 	return e, true
 }
 
-// evictLocked forgets the oldest finished calls beyond the bound.
-func (s *Session) evictLocked() {
-	for len(s.callOrder) > s.maxCalls {
+// evictLocked forgets the oldest finished calls beyond the bounds: more
+// than maxCalls of them, or results of more than maxCallBytes (the newest
+// call and keep stay, however large).
+func (s *Session) evictLocked(keep *callEntry) {
+	for len(s.callOrder) > s.maxCalls || s.callBytes > s.maxCallBytes && len(s.callOrder) > 1 {
 		oldest := s.callOrder[0]
 		e := s.calls[oldest]
-		select {
-		case <-e.done:
-		default:
-			return // the oldest is still running; keep it and everything after
+		if e.cancel != nil || e == keep {
+			return // the oldest is running (or is keep): it and everything after stay
 		}
 		e.dropOutputLocked()
+		s.callBytes -= e.size
 		delete(s.calls, oldest)
 		s.callOrder = s.callOrder[1:]
 	}
@@ -212,6 +222,11 @@ func (s *Session) finish(e *callEntry, status api.CallStatus, dur time.Duration,
 	e.result = res
 	rec, cancel := e.record, e.cancel
 	e.cancel = nil
+	if s.calls[e.record.ToolUseID] == e {
+		e.size = resultSize(&res)
+		s.callBytes += e.size
+		s.evictLocked(e)
+	}
 	s.mu.Unlock()
 	// Recorded before anyone is woken: an answer is never sent for a call
 	// with effects whose result a crash could still lose.
@@ -232,6 +247,7 @@ func (s *Session) forget(ids []string) {
 	gone := map[string]bool{}
 	for _, id := range ids {
 		if e, ok := s.calls[id]; ok && e.cancel == nil {
+			s.callBytes -= e.size
 			delete(s.calls, id)
 			gone[id] = true
 		}

@@ -61,9 +61,6 @@ func OpenWorkspace(dir string) (*Workspace, error) { return tool.OpenWorkspace(d
 // StateOf is tool.StateOf.
 func StateOf(data []byte, modTime time.Time) FileState { return tool.StateOf(data, modTime) }
 
-// IgnoredNote is tool.IgnoredNote.
-func IgnoredNote(n int) string { return tool.IgnoredNote(n) }
-
 // NewFileMemory returns an empty file memory governed by cfg's read
 // requirement and revert bounds.
 func NewFileMemory(cfg Config) *FileMemory {

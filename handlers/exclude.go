@@ -28,17 +28,20 @@ type exclusionCounter struct {
 	n       atomic.Int64
 }
 
-// fileOnly adapts the counter to engines that ask about files only.
-func (c *exclusionCounter) fileOnly() func(rel string) bool {
+// files adapts the counter to engines that leave out files and refuse
+// directories: only the files it excludes are counted.
+func (c *exclusionCounter) files() func(rel string, isDir bool) bool {
 	if c.exclude == nil {
 		return nil
 	}
-	return func(rel string) bool {
-		if c.exclude(rel, false) {
-			c.n.Add(1)
-			return true
+	return func(rel string, isDir bool) bool {
+		if !c.exclude(rel, isDir) {
+			return false
 		}
-		return false
+		if !isDir {
+			c.n.Add(1)
+		}
+		return true
 	}
 }
 

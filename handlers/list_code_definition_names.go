@@ -8,6 +8,7 @@ import (
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/handlers/codedefs"
+	"github.com/toolgate/toolgate/handlers/search"
 )
 
 // ListCodeDefinitionNamesInput is list_code_definition_names's input.
@@ -31,13 +32,16 @@ func newListCodeDefinitionNames(name string, env tool.Env) *tool.Tool {
 func listCodeDefinitionNames(ctx context.Context, ws *tool.Workspace, in *ListCodeDefinitionNamesInput, exclude excludeFunc) (tool.Result, error) {
 	rel, err := requireDir(ws, in.Path, "give the directory that holds it")
 	if err != nil {
-		return tool.Result{}, err
+		return tool.Result{}, clineCodeDefsError(err)
 	}
 	counter := &exclusionCounter{exclude: exclude}
-	text, err := codedefs.List(ctx, ws.Root, rel, counter.fileOnly())
+	text, err := codedefs.List(ctx, ws.Root, rel, counter.files())
+	var xe *search.ExcludedError
 	switch {
 	case ctx.Err() != nil:
 		return tool.Result{}, ctx.Err()
+	case errors.As(err, &xe):
+		return tool.Result{}, fileError(rel, err)
 	case errors.Is(err, codedefs.ErrNoCtags):
 		return tool.Result{}, tool.Errorf(api.ToolCodeUnavailable, "%v", err)
 	case err != nil:
@@ -47,4 +51,24 @@ func listCodeDefinitionNames(ctx context.Context, ws *tool.Workspace, in *ListCo
 		text = strings.TrimRight(text, "\n") + note
 	}
 	return tool.TextResult(text), nil
+}
+
+// clineCodeDefsError words a path that is no directory as Cline's
+// parseSourceCodeForDefinitionsTopLevel (services/tree-sitter/index.ts,
+// v4.0.12) does, which ListCodeDefinitionNamesToolHandler.execute returns
+// as a tool error: a file, and a directory that is not there or cannot be
+// read. Other errors (a path outside the workspace) keep toolgate's words.
+func clineCodeDefsError(err error) error {
+	var te *tool.ToolError
+	if !errors.As(err, &te) {
+		return err
+	}
+	switch te.Code {
+	case api.ToolCodeNotDirectory:
+		return tool.Errorf(te.Code, "The provided path is a file, not a directory. To view this file use read_file instead, "+
+			"or pass the parent directory to list_code_definition_names.")
+	case api.ToolCodeNotFound, api.ToolCodePermission:
+		return tool.Errorf(te.Code, "This directory does not exist or you do not have permission to access it.")
+	}
+	return err
 }

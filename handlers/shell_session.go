@@ -2,8 +2,6 @@ package handlers
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
@@ -11,6 +9,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/tool"
+	"github.com/toolgate/toolgate/internal/randid"
 )
 
 // ShellSessionInput is shell_session's input: a command for the session's
@@ -111,9 +110,7 @@ func startShell(call *tool.Call, cfg *tool.CommandConfig) (*tool.Job, error) {
 // that does not finish in time leaves the shell busy: it is killed, and
 // the next call starts a fresh one.
 func shellRun(ctx context.Context, sh *tool.Job, command string) (tool.Result, error) {
-	var nonce [8]byte
-	_, _ = rand.Read(nonce[:])
-	mark := "__toolgate_done_" + hex.EncodeToString(nonce[:]) + "__"
+	mark := "__toolgate_done_" + randid.Hex(8) + "__"
 	start := sh.Info().OutputBytes
 	// The command runs in the shell itself (cd and exports stay); the
 	// sentinel follows on a line of its own whatever the command printed.

@@ -46,7 +46,17 @@ func useMCPTool(ctx context.Context, hub *mcphub.Hub, call *tool.Call, in *UseMC
 	if hub == nil {
 		return tool.Result{}, tool.Errorf(api.ToolCodeMCPUnavailable, "No MCP servers are configured on this toolgate.")
 	}
+	cline := call.Dialect == "" || call.Dialect == api.DialectCline
 	args, err := mcpArguments(in.Arguments)
+	if err != nil && cline {
+		// UseMcpToolHandler.execute (Cline v4.0.12): arguments that do not
+		// parse get formatResponse.invalidMcpToolArgumentError; toolgate's
+		// reason follows in a block of its own.
+		return tool.Result{Content: []api.Content{
+			api.TextContent(tool.ClineToolError(clineInvalidMCPArguments(in.ServerName, in.ToolName))),
+			api.TextContent(err.Error()),
+		}}, &tool.ToolError{Code: api.ToolCodeInvalid}
+	}
 	if err != nil {
 		return tool.Result{}, err
 	}
@@ -54,7 +64,7 @@ func useMCPTool(ctx context.Context, hub *mcphub.Hub, call *tool.Call, in *UseMC
 	if err != nil {
 		return tool.Result{}, tool.Errorf(api.ToolCodeMCPFailed, "%s", err.Error())
 	}
-	if call.Dialect == "" || call.Dialect == api.DialectCline {
+	if cline {
 		return tool.Result{Content: clineMCPResult(res), IsError: res.IsError}, nil
 	}
 	return tool.Result{Content: mcphub.Blocks(res), IsError: res.IsError}, nil
@@ -100,6 +110,12 @@ func clineMCPResult(res *mcp.CallToolResult) []api.Content {
 		text = "(No response)"
 	}
 	return append([]api.Content{api.TextContent(clineTruncate(text))}, images...)
+}
+
+// clineInvalidMCPArguments is formatResponse.invalidMcpToolArgumentError
+// (core/prompts/responses.ts, v4.0.12).
+func clineInvalidMCPArguments(server, toolName string) string {
+	return fmt.Sprintf("Invalid JSON argument used with %s for %s. Please retry with a properly formatted JSON argument.", server, toolName)
 }
 
 // clineMaxContent is Cline's MAX_CONTENT_SIZE_BYTES (shared/content-limits.ts).

@@ -32,7 +32,9 @@ func checkConfig(cfg *fileConfig, problems []string) []string {
 		}
 	}
 	if err := cfg.Store.check(); err != nil {
-		p.add("", "%v", err)
+		for _, line := range strings.Split(err.Error(), "\n") {
+			p.add("", "%s", line)
+		}
 	}
 	switch cfg.Telemetry.OTLPProtocol {
 	case "", "http/protobuf", "http", "grpc":
@@ -188,6 +190,7 @@ func checkLimits(p *problemList, c *coordinator.Config) {
 	notNegative(p, "sessions.event_log_size", c.EventLogSize)
 	notNegative(p, "sessions.event_log_bytes", c.EventLogBytes)
 	notNegative(p, "sessions.max_calls", c.MaxCallsPerSession)
+	notNegative(p, "sessions.max_call_bytes", c.MaxCallBytesPerSession)
 	notNegative(p, "messages.max_concurrency", c.MaxConcurrency)
 	notNegative(p, "messages.max_open", c.MaxOpenMessages)
 	notNegative(p, "messages.open_idle", c.OpenMessageIdleSeconds)

@@ -38,10 +38,14 @@ func TestConfigRejectsEveryBadField(t *testing.T) {
 		{"legacy seconds not a number", `{"policy": {"session_idle_seconds": "60"}}`, "policy.session_idle_seconds: want a number of seconds"},
 		{"allowed_hosts", `{"server": {"allowed_hosts": ["http://x"]}}`, "server.allowed_hosts"},
 		{"allowed_origins", `{"server": {"allowed_origins": ["*"]}}`, "server.allowed_origins"},
+		{"allowed_origins not an origin", `{"server": {"allowed_origins": ["example.com"]}}`, "server.allowed_origins"},
 		{"max_body_bytes", `{"server": {"max_body_bytes": -1}}`, "server.max_body_bytes: must not be negative"},
 		{"read_timeout", `{"server": {"read_timeout": "-1s"}}`, "server.read_timeout: must not be negative"},
 		{"sse_stall_timeout", `{"server": {"sse_stall_timeout": "-1s"}}`, "server.sse_stall_timeout: must not be negative"},
 		{"permissions", `{"policy": {"permissions": {"deny": ["execute_command(rm"]}}}`, "policy.permissions.deny[0]"},
+		{"permissions allow", `{"policy": {"permissions": {"allow": ["read_file()"]}}}`, "policy.permissions.allow[0]"},
+		{"permissions ask", `{"policy": {"permissions": {"ask": ["(x)"]}}}`, "policy.permissions.ask[0]"},
+		{"ignore_files empty", `{"policy": {"ignore_files": [""]}}`, "policy.ignore_files[0]"},
 		{"approval_timeout", `{"policy": {"approval_timeout": "-1m"}}`, "policy.approval_timeout: must not be negative"},
 		{"ignore_files absolute", `{"policy": {"ignore_files": ["/etc/x"]}}`, "policy.ignore_files[0]"},
 		{"ignore_files outside", `{"policy": {"ignore_files": ["../x"]}}`, "policy.ignore_files[0]"},
@@ -85,6 +89,7 @@ func TestConfigRejectsEveryBadField(t *testing.T) {
 		{"sandbox network_allow with the network on", `{"sandbox": {"network": "on", "network_allow": ["example.com"]}}`, "sandbox.network_allow applies with the network off"},
 		{"sandbox network_allow entry", `{"sandbox": {"network_allow": ["https://example.com/"]}}`, "sandbox.network_allow entry"},
 		{"sandbox writable", `{"sandbox": {"writable": ["cache"]}}`, "sandbox path \"cache\""},
+		{"sandbox deny_read", `{"sandbox": {"deny_read": ["secrets"]}}`, "sandbox path \"secrets\""},
 		{"sandbox max_cpu", `{"sandbox": {"max_cpu": "0.5s"}}`, "sandbox.max_cpu: 500ms is not a whole number of seconds"},
 		{"store mode", `{"store": {"mode": "disk"}}`, "store.mode"},
 		{"store retention", `{"store": {"retention": "a month"}}`, "store.retention"},
@@ -107,6 +112,13 @@ func TestConfigRejectsEveryBadField(t *testing.T) {
 // TestConfigListsEveryProblem: a file with several bad keys is refused
 // with all of them, not the first only.
 func TestConfigListsEveryProblem(t *testing.T) {
+	t.Run("two bad keys of one section", func(t *testing.T) {
+		_, err := loadConfig(writeConfig(t, `{"store": {"mode": "disk", "retention": "a month"}}`))
+		if err == nil || !strings.Contains(err.Error(), "store.mode") || !strings.Contains(err.Error(), "store.retention") ||
+			!strings.Contains(err.Error(), "2 problems") {
+			t.Errorf("error = %v, want both store.mode and store.retention", err)
+		}
+	})
 	body := `{"server": {"max_body_bytes": -1}, "policy": {"approval_timeout": "soon", "bogus": 1},
 		"tools": {"commands": {"max_timeout": "-1s"}}, "sessions": {"max": "x"}, "sandbox": {"mode": "jail"},
 		"telemetry": {"otlp_protocol": "udp"}}`

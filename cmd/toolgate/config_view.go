@@ -79,6 +79,7 @@ type sessionsView struct {
 	EventLogSize  *int            `json:"event_log_size"`
 	EventLogBytes *int            `json:"event_log_bytes"`
 	MaxCalls      *int            `json:"max_calls"`
+	MaxCallBytes  *int            `json:"max_call_bytes"`
 }
 
 // messagesView: how a message's calls are scheduled.
@@ -106,7 +107,7 @@ func newConfigView(cfg *fileConfig) *configView {
 			OmitFinalFileContent: &c.OmitFinalFileContent, RevertMaxCount: &c.RevertMaxCount, RevertMaxBytes: &c.RevertMaxBytes,
 		},
 		Sessions: sessionsView{Max: &c.MaxSessions, Idle: durationSeconds{&c.SessionIdleSeconds}, EventLogSize: &c.EventLogSize,
-			EventLogBytes: &c.EventLogBytes, MaxCalls: &c.MaxCallsPerSession},
+			EventLogBytes: &c.EventLogBytes, MaxCalls: &c.MaxCallsPerSession, MaxCallBytes: &c.MaxCallBytesPerSession},
 		Messages: messagesView{MaxConcurrency: &c.MaxConcurrency, CascadeTools: &c.CascadeTools, MaxOpen: &c.MaxOpenMessages,
 			OpenIdle: durationSeconds{&c.OpenMessageIdleSeconds}},
 		Store:     &cfg.Store,

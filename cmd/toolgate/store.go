@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -36,22 +37,23 @@ const (
 // defaultRetention is how long calls stay in the audit log by default.
 const defaultRetention = 30 * 24 * time.Hour
 
-// check validates the section and fills its defaults.
+// check validates the section and fills its defaults. The error lists
+// every problem, joined by newlines.
 func (c *storeConfig) check() error {
+	var errs []error
 	switch c.Mode {
 	case "":
 		c.Mode = storeSQLite
 	case storeSQLite, storeMemory:
 	default:
-		return fmt.Errorf("store.mode %q: want %q or %q", c.Mode, storeSQLite, storeMemory)
+		errs = append(errs, fmt.Errorf("store.mode %q: want %q or %q", c.Mode, storeSQLite, storeMemory))
 	}
-	if c.Retention == "" {
-		return nil
+	if c.Retention != "" {
+		if _, err := parseRetention(c.Retention); err != nil {
+			errs = append(errs, fmt.Errorf("store.retention: %w", err))
+		}
 	}
-	if _, err := parseRetention(c.Retention); err != nil {
-		return fmt.Errorf("store.retention: %w", err)
-	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // retention is the configured retention, or the default.

@@ -182,6 +182,9 @@ func (c *Call) SandboxHint(output string) string {
 // the open handle, so this judges the very file that will be read. rel is
 // the path the call named, for the message.
 func (c *Call) CheckOpened(f *os.File, rel string, isDir bool) error {
+	if !c.hasIgnoreRules() {
+		return nil // nothing to judge: spare the handle's lookup
+	}
 	real, err := fdpath.Of(f)
 	if err != nil {
 		return nil // the system cannot tell; the policy's check stands
@@ -189,10 +192,15 @@ func (c *Call) CheckOpened(f *os.File, rel string, isDir bool) error {
 	return c.CheckReal(real, rel, isDir)
 }
 
+// hasIgnoreRules reports whether CheckReal has anything to judge.
+func (c *Call) hasIgnoreRules() bool {
+	return c.rt.Ignored != nil && c.rt.Ignored.Len() > 0 && c.Workspace != nil
+}
+
 // CheckReal is CheckOpened for an absolute real path the caller resolved
 // from a handle, such as the directory an atomic write goes through.
 func (c *Call) CheckReal(real, rel string, isDir bool) error {
-	if c.rt.Ignored == nil || c.rt.Ignored.Len() == 0 || c.Workspace == nil {
+	if !c.hasIgnoreRules() {
 		return nil
 	}
 	r, err := filepath.Rel(c.Workspace.Dir, real)

@@ -39,7 +39,7 @@ type Lister struct {
 }
 
 // List is Lister.List with the default settings.
-func List(ctx context.Context, root *os.Root, dir string, exclude func(rel string) bool) (string, error) {
+func List(ctx context.Context, root *os.Root, dir string, exclude func(rel string, isDir bool) bool) (string, error) {
 	var l Lister
 	return l.List(ctx, root, dir, exclude)
 }
@@ -49,9 +49,12 @@ func List(ctx context.Context, root *os.Root, dir string, exclude func(rel strin
 // NoDefinitions. Subdirectories are not descended. exclude, when not nil,
 // is called with each candidate file's slash-separated path relative to root
 // (for .clineignore rules); excluded files are left out silently, as if they
-// did not exist. Notes on files that were capped, too large or unreadable
-// follow the definitions.
-func (l *Lister) List(ctx context.Context, root *os.Root, dir string, exclude func(rel string) bool) (string, error) {
+// did not exist. A dir that opened somewhere else than its name says (a
+// link swapped in after the caller judged the name) is judged where it
+// really is, and refused with a *search.ExcludedError when exclude rejects
+// it. Notes on files that were capped, too large or unreadable follow the
+// definitions.
+func (l *Lister) List(ctx context.Context, root *os.Root, dir string, exclude func(rel string, isDir bool) bool) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, orDefault(l.Timeout, DefaultTimeout))
 	defer cancel()
 	srcs, notes, err := l.readSources(root, dir, exclude)

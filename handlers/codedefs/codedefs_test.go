@@ -45,7 +45,7 @@ func writeFiles(t testing.TB, dir string, files map[string]string) {
 }
 
 // list runs l.List on dir of a workspace at ws and fails the test on error.
-func list(t *testing.T, l *Lister, ws, dir string, exclude func(string) bool) string {
+func list(t *testing.T, l *Lister, ws, dir string, exclude func(string, bool) bool) string {
 	t.Helper()
 	got, err := l.List(t.Context(), openRoot(t, ws), dir, exclude)
 	if err != nil {

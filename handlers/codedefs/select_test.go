@@ -46,7 +46,7 @@ func TestListFileCap(t *testing.T) {
 		ws := t.TempDir()
 		writeFiles(t, ws, map[string]string{"a.go": goFunc("A"), "b.go": goFunc("B"), "c.go": goFunc("C")})
 		l := Lister{MaxFiles: 2}
-		got := list(t, &l, ws, "", func(rel string) bool { return rel == "a.go" })
+		got := list(t, &l, ws, "", func(rel string, _ bool) bool { return rel == "a.go" })
 		want := block("b.go", "func B() {}") + block("c.go", "func C() {}")
 		if got != want {
 			t.Errorf("got:\n%s\nwant:\n%s", got, want)
@@ -69,7 +69,7 @@ func TestListSelection(t *testing.T) {
 		ws := t.TempDir()
 		writeFiles(t, ws, map[string]string{"pkg/keep.go": goFunc("Keep"), "pkg/secret.go": goFunc("Secret")})
 		var seen []string
-		got := list(t, &l, ws, "./pkg/", func(rel string) bool {
+		got := list(t, &l, ws, "./pkg/", func(rel string, _ bool) bool {
 			seen = append(seen, rel)
 			return rel == "pkg/secret.go"
 		})

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/toolgate/toolgate/handlers/search"
 	"github.com/toolgate/toolgate/internal/fdpath"
 )
 
@@ -30,7 +31,7 @@ var (
 // readSources lists dir's top-level source files in name order, drops the
 // excluded ones, caps the count and reads each through the root. Files that
 // are not regular (symlinks, devices, directories) are never opened.
-func (l *Lister) readSources(root *os.Root, dir string, exclude func(string) bool) ([]source, []string, error) {
+func (l *Lister) readSources(root *os.Root, dir string, exclude func(string, bool) bool) ([]source, []string, error) {
 	rel := path.Clean(filepath.ToSlash(dir))
 	if dir == "" {
 		rel = "."
@@ -40,7 +41,11 @@ func (l *Lister) readSources(root *os.Root, dir string, exclude func(string) boo
 		return nil, nil, fmt.Errorf("list_code_definition_names: directory %q does not exist or cannot be read: %w", dir, err)
 	}
 	defer sub.Close()
-	names, err := candidates(sub, realRel(root, sub, rel), exclude)
+	real := realRel(root, sub, rel)
+	if real != rel && real != "." && exclude != nil && exclude(real, true) {
+		return nil, nil, &search.ExcludedError{Path: rel, Real: real}
+	}
+	names, err := candidates(sub, real, exclude)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list_code_definition_names: directory %q cannot be listed: %w", dir, err)
 	}
@@ -107,7 +112,7 @@ func handlePath(r *os.Root) string {
 // candidates returns the names of the regular source files directly in sub,
 // sorted, without those exclude rejects. rel is sub's real path from the
 // root. readRegular makes sure each file read is the entry listed here.
-func candidates(sub *os.Root, rel string, exclude func(string) bool) ([]string, error) {
+func candidates(sub *os.Root, rel string, exclude func(string, bool) bool) ([]string, error) {
 	d, err := sub.Open(".")
 	if err != nil {
 		return nil, err
@@ -125,7 +130,7 @@ func candidates(sub *os.Root, rel string, exclude func(string) bool) ([]string, 
 		if _, ok := sourceExt(e.Name()); !ok {
 			continue
 		}
-		if exclude != nil && exclude(path.Join(rel, e.Name())) {
+		if exclude != nil && exclude(path.Join(rel, e.Name()), false) {
 			continue
 		}
 		names = append(names, e.Name())

@@ -12,25 +12,39 @@ import (
 // edits already live in the coordinator's memory, so it does not copy
 // them.
 type Memory struct {
-	max int
-	seq atomic.Int64
+	max, maxBytes int
+	seq           atomic.Int64
 
 	mu     sync.Mutex
 	calls  map[int64]Call
 	order  []int64 // seqs, ascending
+	bytes  int     // what the kept calls hold, as heldBytes counts
 	closed bool
 }
 
-// DefaultMemoryCalls is how many calls a memory store keeps by default.
-const DefaultMemoryCalls = 10000
+// What a memory store keeps by default: the last calls, up to this many
+// and, together, about this many bytes (one call is always kept).
+const (
+	DefaultMemoryCalls = 10000
+	DefaultMemoryBytes = 8 << 20
+)
 
 // NewMemory returns a memory store keeping at most max calls (the oldest
-// go first; <= 0 means DefaultMemoryCalls).
+// go first; <= 0 means DefaultMemoryCalls) holding DefaultMemoryBytes.
 func NewMemory(max int) *Memory {
 	if max <= 0 {
 		max = DefaultMemoryCalls
 	}
-	return &Memory{max: max, calls: map[int64]Call{}}
+	return &Memory{max: max, maxBytes: DefaultMemoryBytes, calls: map[int64]Call{}}
+}
+
+// callOverhead stands for a kept call's fixed fields in heldBytes.
+const callOverhead = 256
+
+// heldBytes is about how much memory a kept call holds.
+func heldBytes(c *Call) int {
+	return callOverhead + len(c.Input) + len(c.InputSHA256) + len(c.Result) + c.LaterBytes +
+		len(c.ErrorCode) + len(c.Decision) + len(c.DecidedBy) + len(c.ApprovalReason)
 }
 
 // Apply records calls; other writes have nothing to keep.
@@ -45,12 +59,15 @@ func (m *Memory) Apply(_ bool, ops ...Op) error {
 		case PutCall:
 			c := o.Call
 			c.Input = slices.Clone(c.Input)
-			if _, ok := m.calls[c.Seq]; !ok {
+			if old, ok := m.calls[c.Seq]; ok {
+				m.bytes -= heldBytes(&old)
+			} else {
 				// Kept in seq order (the order calls arrived), whatever
 				// order they end in.
 				i, _ := slices.BinarySearch(m.order, c.Seq)
 				m.order = slices.Insert(m.order, i, c.Seq)
 			}
+			m.bytes += heldBytes(&c)
 			m.calls[c.Seq] = c
 		case DiscardCalls:
 			for seq, c := range m.calls {
@@ -61,11 +78,18 @@ func (m *Memory) Apply(_ bool, ops ...Op) error {
 			}
 		}
 	}
-	for len(m.order) > m.max {
-		delete(m.calls, m.order[0])
+	for len(m.order) > m.max || m.bytes > m.maxBytes && len(m.order) > 1 {
+		m.drop(m.order[0])
 		m.order = m.order[1:]
 	}
 	return nil
+}
+
+// drop forgets a kept call (its seq stays in order for the caller to remove).
+func (m *Memory) drop(seq int64) {
+	c := m.calls[seq]
+	m.bytes -= heldBytes(&c)
+	delete(m.calls, seq)
 }
 
 // NextSeq counts up from 1.
@@ -115,7 +139,7 @@ func (m *Memory) Prune(before time.Time) (int64, error) {
 	kept := m.order[:0]
 	for _, seq := range m.order {
 		if c := m.calls[seq]; c.State == "done" && c.StartedAt.Before(before) {
-			delete(m.calls, seq)
+			m.drop(seq)
 			n++
 			continue
 		}

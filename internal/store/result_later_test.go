@@ -46,3 +46,44 @@ func TestResultLaterEncodedWhenNeeded(t *testing.T) {
 		})
 	}
 }
+
+// TestMemoryKeepsCallsUpToItsBytes: the memory store forgets its oldest
+// calls once those it keeps hold more than its byte bound, counting what
+// a ResultLater holds; the newest call stays however large.
+func TestMemoryKeepsCallsUpToItsBytes(t *testing.T) {
+	m := NewMemory(0)
+	m.maxBytes = 10000
+	put := func(id string, held int) {
+		t.Helper()
+		c := Call{Seq: m.NextSeq(), SessionID: "ses_1", ToolUseID: id, Tool: "read_file", State: "done", StartedAt: time.Now().UTC(),
+			ResultLater: func() (json.RawMessage, int) { return json.RawMessage(`{}`), 2 }, LaterBytes: held}
+		if err := m.Apply(false, PutCall{Call: c}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kept := func() []string {
+		t.Helper()
+		page, err := m.Audit(Query{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, c := range page.Calls {
+			ids = append(ids, c.ToolUseID)
+		}
+		return ids
+	}
+	for _, id := range []string{"t1", "t2", "t3", "t4"} {
+		put(id, 3000)
+	}
+	if got := kept(); len(got) != 3 || got[0] != "t4" || got[2] != "t2" {
+		t.Errorf("kept %v, want [t4 t3 t2]", got)
+	}
+	put("big", 50000)
+	if got := kept(); len(got) != 1 || got[0] != "big" {
+		t.Errorf("after a call above the bound, kept %v, want [big]", got)
+	}
+	if m.bytes != heldBytes(&Call{ToolUseID: "big", SessionID: "ses_1", LaterBytes: 50000}) {
+		t.Errorf("counted %d bytes for the one call kept", m.bytes)
+	}
+}

@@ -88,6 +88,9 @@ type Call struct {
 	// encodes it when the call is written. Whoever sets it must keep what
 	// it reads unchanged and small.
 	ResultLater func() (json.RawMessage, int) `json:"-"`
+	// LaterBytes is about how many bytes what ResultLater reads holds,
+	// for the memory store's bound.
+	LaterBytes int `json:"-"`
 	// Discarded calls were forgotten (their message discarded): their id
 	// may run again, but the audit log still shows them.
 	Discarded bool `json:"discarded,omitempty"`
