@@ -243,6 +243,12 @@ func (c *Coordinator) prepare(s *Session, use api.ToolUse) *callState {
 		cs.stop(failure(api.StatusFailed, api.ToolCodeNotOwned,
 			fmt.Sprintf("Tool %s is handled by the client, not by toolgate.", name)))
 		return cs
+	case tool == nil && name == UseSubagents:
+		// Cline's use_subagents (SubagentToolHandler.ts) on a toolgate
+		// that runs no subagents: the client may run them itself.
+		cs.stop(failure(api.StatusFailed, api.ToolCodeNotOwned,
+			fmt.Sprintf("Tool %s is handled by the client, not by toolgate (no subagents are configured on this toolgate).", name)))
+		return cs
 	case tool == nil:
 		msg := c.unknownToolMessage(d, use.Name)
 		if name == UseMCPTool {
@@ -336,8 +342,8 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 		DeniedURL:   func(u string) error { return c.deniedURL(s, cs.tool.Name, u) },
 	})
 	out := c.runHandler(ctx, cs.tool, call, cs.input, cs.logger, cs.dialect == nil)
-	if cs.feedback != "" {
-		out.result.Content = append(out.result.Content, approvalFeedback(cs.feedback))
+	if strings.TrimSpace(cs.feedback) != "" {
+		out.result.Content = append(out.result.Content, approvalFeedback(cs.feedback, cs.dialect == nil))
 	}
 	cs.end, cs.ran = &out, true
 }

@@ -33,6 +33,11 @@ func Default() []tool.Registration {
 		{Name: "act_mode_respond", Factory: clientSide},
 		{Name: "load_mcp_documentation", Factory: clientSide},
 		{Name: "generate_explanation", Factory: clientSide},
+		// web_search goes through the Cline account's search service and
+		// use_skill loads a skill the extension has discovered
+		// (WebSearchToolHandler.ts, UseSkillToolHandler.ts).
+		{Name: "web_search", Factory: clientSide},
+		{Name: "use_skill", Factory: clientSide},
 
 		// Tools only dialects reach (Claude Code's, the Messages API's).
 		{Name: "read_lines", Factory: newReadLines, Internal: true},

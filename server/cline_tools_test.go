@@ -11,7 +11,7 @@ import (
 // Cline's tools that act on the conversation or the IDE (shared/tools.ts,
 // ClineDefaultTool): the client runs them itself.
 var clineClientSide = []string{"act_mode_respond", "condense", "focus_chain", "generate_explanation",
-	"load_mcp_documentation", "new_task", "report_bug", "summarize_task"}
+	"load_mcp_documentation", "new_task", "report_bug", "summarize_task", "use_skill", "web_search"}
 
 func TestClientSideTools(t *testing.T) {
 	f := newFixture(t, fixtureOptions{server: Config{Token: testToken}})
@@ -36,6 +36,15 @@ func TestClientSideTools(t *testing.T) {
 			}
 		})
 	}
+	// SubagentToolHandler.ts: with no subagents configured here, the
+	// client may run use_subagents itself.
+	t.Run("use_subagents without subagents answers not_owned", func(t *testing.T) {
+		got := decodeBody[api.ToolUseResponse](t, c.do(t, "POST", "/v1/tool_use",
+			toolUse("toolu_subagents", "use_subagents", map[string]any{"prompt_1": "x"})), http.StatusOK)
+		if got.Call.Status != api.StatusFailed || got.Call.Error == nil || got.Call.Error.Code != api.ToolCodeNotOwned {
+			t.Errorf("call = %+v, want failed with not_owned", got.Call)
+		}
+	})
 	t.Run("a typo is still an unknown tool", func(t *testing.T) {
 		got := decodeBody[api.ToolUseResponse](t, c.do(t, "POST", "/v1/tool_use", toolUse("toolu_typo", "new_taks", map[string]any{})), http.StatusOK)
 		if got.Call.Status != api.StatusUnknownTool {

@@ -263,11 +263,8 @@ func peakRSS(b *testing.B) int64 {
 	if err != nil {
 		b.Skipf("no /proc: %v", err)
 	}
-	for _, l := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(l, "VmHWM:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-			return kb << 10
-		}
+	if hwm := vmHWM(string(data)); hwm > 0 {
+		return hwm
 	}
 	b.Skip("no VmHWM in /proc/self/status")
 	return 0

@@ -1,9 +1,12 @@
 package search
 
 import (
+	"bytes"
 	"io/fs"
 	"os"
 	"runtime"
+	"strings"
+	"sync"
 	"syscall"
 	"unsafe"
 
@@ -18,7 +21,9 @@ import (
 func readDirTyped(f *os.File) ([]dirent, error) {
 	fd := int(f.Fd())
 	defer runtime.KeepAlive(f)
-	buf := make([]byte, 32<<10)
+	bp := direntBuffers.Get().(*[]byte)
+	defer direntBuffers.Put(bp)
+	buf := *bp
 	var out []dirent
 	for {
 		n, err := unix.Getdents(fd, buf)
@@ -35,10 +40,31 @@ func readDirTyped(f *os.File) ([]dirent, error) {
 	}
 }
 
+var direntBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
 // linux_dirent64 layout: d_ino u64, d_off i64, d_reclen u16, d_type u8, d_name.
 const direntNameOff = 19
 
 func parseDirents(fd int, b []byte, out []dirent) []dirent {
+	// The names of one buffer share one string: one allocation, not one
+	// per entry.
+	n := 0
+	forDirents(b, func(_ []byte, name []byte) { n += len(name) })
+	var all strings.Builder
+	all.Grow(n)
+	forDirents(b, func(_ []byte, name []byte) { all.Write(name) })
+	names := all.String()
+	forDirents(b, func(rec []byte, name []byte) {
+		var s string
+		s, names = names[:len(name)], names[len(name):]
+		out = append(out, dirent{name: s, typ: direntType(fd, rec[18], name)})
+	})
+	return out
+}
+
+// forDirents calls f with each record of b and its name, "." and ".." left
+// out.
+func forDirents(b []byte, f func(rec, name []byte)) {
 	for len(b) >= direntNameOff {
 		reclen := int(*(*uint16)(unsafe.Pointer(&b[16])))
 		if reclen < direntNameOff || reclen > len(b) {
@@ -47,18 +73,14 @@ func parseDirents(fd int, b []byte, out []dirent) []dirent {
 		rec := b[:reclen]
 		b = b[reclen:]
 		name := rec[direntNameOff:]
-		for i, c := range name {
-			if c == 0 {
-				name = name[:i]
-				break
-			}
+		if i := bytes.IndexByte(name, 0); i >= 0 {
+			name = name[:i]
 		}
 		if len(name) == 0 || string(name) == "." || string(name) == ".." {
 			continue
 		}
-		out = append(out, dirent{name: string(name), typ: direntType(fd, rec[18], name)})
+		f(rec, name)
 	}
-	return out
 }
 
 func direntType(fd int, t byte, name []byte) fs.FileMode {

@@ -1,7 +1,9 @@
 package search
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -139,56 +141,99 @@ var whiteSpace = []unicode.Range32{
 	{Lo: 0x205f, Hi: 0x205f, Stride: 1}, {Lo: 0x3000, Hi: 0x3000, Stride: 1},
 }
 
-// buildUnicodeSets precomputes the range strings once; Rust's \w is
-// Alphabetic + Mark + Decimal_Number + Connector_Punctuation + Join_Control,
-// approximated with the general categories Go ships.
+// wordTables and wordExtra make Rust's \w: Alphabetic + Mark +
+// Decimal_Number + Connector_Punctuation + Join_Control, approximated with
+// the general categories Go ships.
+var (
+	wordTables = []*unicode.RangeTable{unicode.L, unicode.M, unicode.Nd, unicode.Pc, unicode.Nl, unicode.Other_Alphabetic}
+	wordExtra  = []span{{0x200c, 0x200d}}
+)
+
+// buildUnicodeSets precomputes the range strings once, from the Unicode
+// tables' ranges (not rune by rune: that took a tenth of a second or more,
+// which the first search of a process with \w or \s paid).
 func buildUnicodeSets() {
-	word := func(r rune) bool {
-		return unicode.In(r, unicode.L, unicode.M, unicode.Nd, unicode.Pc, unicode.Nl, unicode.Other_Alphabetic) ||
-			r == 0x200c || r == 0x200d
+	word := tableSpans(wordTables, wordExtra)
+	var ws []span
+	for _, r := range whiteSpace {
+		ws = append(ws, span{rune(r.Lo), rune(r.Hi)})
 	}
-	space := func(r rune) bool {
-		for _, rg := range whiteSpace {
-			if r >= rune(rg.Lo) && r <= rune(rg.Hi) {
-				return true
-			}
-		}
-		return false
-	}
-	wordRanges = rangesOf(word, false)
-	notWordRanges = rangesOf(word, true)
-	spaceRanges = rangesOf(space, false)
-	notSpaceRanges = rangesOf(space, true)
+	space := tableSpans(nil, ws)
+	wordRanges = renderSpans(word)
+	notWordRanges = renderSpans(complementSpans(word))
+	spaceRanges = renderSpans(space)
+	notSpaceRanges = renderSpans(complementSpans(space))
 }
 
-// rangesOf renders the code points where in(r) != negate as \x{lo}-\x{hi}
-// ranges; surrogates are skipped because RE2 never matches them.
-func rangesOf(in func(rune) bool, negate bool) string {
-	var b strings.Builder
-	start := rune(-1)
-	flush := func(end rune) {
-		if start < 0 {
+// span is the code points lo..hi.
+type span struct{ lo, hi rune }
+
+// tableSpans is the union of the tables and extra as sorted, disjoint,
+// non-adjacent spans.
+func tableSpans(tables []*unicode.RangeTable, extra []span) []span {
+	spans := append([]span(nil), extra...)
+	add := func(lo, hi, stride rune) {
+		if stride == 1 {
+			spans = append(spans, span{lo, hi})
 			return
 		}
-		if start == end {
-			fmt.Fprintf(&b, `\x{%X}`, start)
-		} else {
-			fmt.Fprintf(&b, `\x{%X}-\x{%X}`, start, end)
+		for r := lo; r <= hi; r += stride {
+			spans = append(spans, span{r, r})
 		}
-		start = -1
 	}
-	for r := rune(0); r <= unicode.MaxRune; r++ {
-		if r >= 0xd800 && r <= 0xdfff {
+	for _, t := range tables {
+		for _, r := range t.R16 {
+			add(rune(r.Lo), rune(r.Hi), rune(r.Stride))
+		}
+		for _, r := range t.R32 {
+			add(rune(r.Lo), rune(r.Hi), rune(r.Stride))
+		}
+	}
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
+	var out []span
+	for _, s := range spans {
+		if n := len(out); n > 0 && s.lo <= out[n-1].hi+1 {
+			out[n-1].hi = max(out[n-1].hi, s.hi)
 			continue
 		}
-		if in(r) != negate {
-			if start < 0 {
-				start = r
+		out = append(out, s)
+	}
+	return out
+}
+
+// complementSpans is every code point outside spans, surrogates left out
+// (RE2 never matches them).
+func complementSpans(spans []span) []span {
+	var out []span
+	next := rune(0)
+	gap := func(lo, hi rune) {
+		for _, part := range []span{{lo, min(hi, 0xd7ff)}, {max(lo, 0xe000), hi}} {
+			if part.lo <= part.hi {
+				out = append(out, part)
 			}
-			continue
 		}
-		flush(r - 1)
 	}
-	flush(unicode.MaxRune)
+	for _, s := range spans {
+		if s.lo > next {
+			gap(next, s.lo-1)
+		}
+		next = s.hi + 1
+	}
+	if next <= unicode.MaxRune {
+		gap(next, unicode.MaxRune)
+	}
+	return out
+}
+
+// renderSpans writes spans as \x{lo}-\x{hi} class ranges.
+func renderSpans(spans []span) string {
+	var b strings.Builder
+	for _, s := range spans {
+		if s.lo == s.hi {
+			fmt.Fprintf(&b, `\x{%X}`, s.lo)
+		} else {
+			fmt.Fprintf(&b, `\x{%X}-\x{%X}`, s.lo, s.hi)
+		}
+	}
 	return b.String()
 }

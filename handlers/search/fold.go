@@ -1,7 +1,6 @@
 package search
 
 import (
-	"bytes"
 	"encoding/binary"
 	"strings"
 	"sync"
@@ -147,76 +146,6 @@ func (f *foldScan) next(pos int) int {
 		pos = limit
 	}
 	return -1
-}
-
-// rareScan finds one folded literal without lowering text: it looks for
-// the literal's rarest byte in both its cases with bytes.IndexByte (vector
-// code) and compares the literal around each hit, as ripgrep's rare-byte
-// prefilter does.
-type rareScan struct {
-	src []byte
-	lit []byte
-	// at is the offset in lit of the rare byte, spelled b[0] or b[1].
-	at int
-	b  [2]byte
-	// hit[i] is the first offset >= from[i] holding b[i] (-1: none).
-	hit, from [2]int
-}
-
-func newRareScan(src, lit []byte) *rareScan {
-	r := &rareScan{src: src, lit: lit}
-	for i, c := range lit {
-		if byteRank(c) > byteRank(lit[r.at]) {
-			r.at = i
-		}
-	}
-	c := lit[r.at]
-	r.b = [2]byte{c, c}
-	if 'a' <= c && c <= 'z' {
-		r.b[1] = c - ('a' - 'A')
-	}
-	r.from = [2]int{len(src) + 1, len(src) + 1} // nothing cached
-	return r
-}
-
-// next is the earliest offset >= pos where the literal occurs in the
-// lowered text, or -1.
-func (r *rareScan) next(pos int) int {
-	for {
-		c := r.candidate(pos + r.at)
-		if c < 0 {
-			return -1
-		}
-		start := c - r.at
-		if start+len(r.lit) <= len(r.src) && equalLowered(r.src[start:start+len(r.lit)], r.lit) {
-			return start
-		}
-		pos = start + 1
-	}
-}
-
-// candidate is the first offset >= from holding either spelling of the
-// rare byte, or -1. Searches only move forward, so each spelling's last
-// hit is kept until the search passes it.
-func (r *rareScan) candidate(from int) int {
-	best := -1
-	for i, b := range r.b {
-		if i == 1 && b == r.b[0] {
-			break
-		}
-		if cached := r.from[i] <= from && (r.hit[i] < 0 || r.hit[i] >= from); !cached {
-			r.hit[i], r.from[i] = -1, from
-			if from < len(r.src) {
-				if j := bytes.IndexByte(r.src[from:], b); j >= 0 {
-					r.hit[i] = from + j
-				}
-			}
-		}
-		if h := r.hit[i]; h >= 0 && (best < 0 || h < best) {
-			best = h
-		}
-	}
-	return best
 }
 
 func equalLowered(text, lit []byte) bool {

@@ -81,3 +81,47 @@ func TestIndexSkipsFilesForCaseInsensitivePatterns(t *testing.T) {
 		t.Errorf("matches = %v, want %v", got, want)
 	}
 }
+
+// TestIndexPair checks the vector search for a byte pair against a plain
+// loop: every distance and alignment, hits at the block edges, both cases
+// of letters and exact non-letters.
+func TestIndexPair(t *testing.T) {
+	naive := func(b []byte, d int, c1, m1, c2, m2 byte) int {
+		for i := 0; i+d < len(b); i++ {
+			if b[i]|m1 == c1 && b[i+d]|m2 == c2 {
+				return i
+			}
+		}
+		return -1
+	}
+	text := []byte(strings.Repeat("the quick brown fox jumps over the lazy dog; ", 3))
+	for _, pair := range [][2]byte{{'x', 'd'}, {'q', 'q'}, {' ', 'f'}, {';', ' '}, {'z', '#'}} {
+		c1, m1 := foldMask(pair[0])
+		c2, m2 := foldMask(pair[1])
+		for d := range 20 {
+			for at := range 70 {
+				for _, upper := range []bool{false, true} {
+					b := append([]byte(nil), text[at:]...)
+					if upper {
+						b = bytes.ToUpper(b)
+					}
+					if got, want := indexPair(b, d, c1, m1, c2, m2), naive(b, d, c1, m1, c2, m2); got != want {
+						t.Fatalf("pair %q d %d at %d upper %v: %d, want %d", pair, d, at, upper, got, want)
+					}
+				}
+			}
+		}
+	}
+	// A letter's other case is the only other byte that matches it.
+	for c := range 256 {
+		b := []byte(strings.Repeat(".", 40))
+		b[33] = byte(c)
+		want := -1
+		if c == 'k' || c == 'K' {
+			want = 33
+		}
+		if got := indexPair(b, 0, 'k', 0x20, 'k', 0x20); got != want {
+			t.Fatalf("byte %#x: %d, want %d", c, got, want)
+		}
+	}
+}

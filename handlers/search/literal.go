@@ -169,7 +169,8 @@ func (m *matcher) matchLines(buf []byte, yield func(start, end int)) {
 	next := func(pos int) int { return indexLiterals(buf, pos, m.lits) }
 	switch {
 	case m.fold && len(m.lits) == 1:
-		next = newRareScan(buf, m.lits[0]).next
+		p := newPairScan(buf, m.lits[0])
+		next = p.next
 	case m.fold:
 		f := newFoldScan(buf, m.lits)
 		defer f.release()

@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -75,10 +76,11 @@ func (ix *Index) visitDir(ctx context.Context, it idxTask, job searchJob, scratc
 	now := time.Now()
 	st := stampOf(fi)
 	if !d.listed || st != d.stamp || d.parentIgn != it.pign || st.racy(d.listedAt, ix.racy) || ix.ignoreFilesMoved(it.root, d) {
-		ix.relist(it.root, d, it.pign, st, now)
+		ix.relist(it.root, dirf, d, it.pign, st, now)
 	}
 	listed(d.rel)
-	for _, f := range d.files {
+	for i := range d.files {
+		f := &d.files[i]
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -171,10 +173,12 @@ func (ix *Index) ignoreFilesMoved(root *os.Root, d *idxDir) bool {
 	return false
 }
 
-// relist reads d again: its entries, its ignore files and the entries that
-// pass them. Files and subdirectories that stay keep their cached state.
-func (ix *Index) relist(root *os.Root, d *idxDir, pign *ignoreState, st stamp, now time.Time) {
-	entries, _ := listDirSorted(root, ".", "") // visitDir checked the handle
+// relist reads d again (through dirf, its handle visitDir opened and
+// checked): its entries, its ignore files and the entries that pass them.
+// Files and subdirectories that stay keep their cached state.
+func (ix *Index) relist(root *os.Root, dirf *os.File, d *idxDir, pign *ignoreState, st stamp, now time.Time) {
+	entries, _ := readDirTyped(dirf) // an unreadable directory is empty, as ripgrep skips it
+	slices.SortFunc(entries, func(a, b dirent) int { return strings.Compare(a.name, b.name) })
 	names := make(map[string]bool, len(entries))
 	for _, e := range entries {
 		names[e.Name()] = true
@@ -193,14 +197,15 @@ func (ix *Index) relist(root *os.Root, d *idxDir, pign *ignoreState, st stamp, n
 		return data
 	})
 	oldFiles := make(map[string]*idxFile, len(d.files))
-	for _, f := range d.files {
-		oldFiles[f.name] = f
+	for i := range d.files {
+		oldFiles[d.files[i].name] = &d.files[i]
 	}
 	oldDirs := make(map[string]*idxDir, len(d.dirs))
 	for _, sub := range d.dirs {
 		oldDirs[sub.name] = sub
 	}
-	files, dirs := d.files[:0:0], d.dirs[:0:0]
+	var files []idxFile
+	dirs := d.dirs[:0:0]
 	for _, e := range entries {
 		name := e.Name()
 		rel := join(d.rel, name)
@@ -213,9 +218,10 @@ func (ix *Index) relist(root *os.Root, d *idxDir, pign *ignoreState, st stamp, n
 			delete(oldDirs, name)
 			dirs = append(dirs, sub)
 		case t.IsRegular() && !d.ign.skip(rel, name, false):
-			f := oldFiles[name]
-			if f == nil {
-				f = &idxFile{name: name}
+			f := idxFile{name: name}
+			if old := oldFiles[name]; old != nil {
+				f = *old
+				old.sum = nil // moved to f
 			}
 			delete(oldFiles, name)
 			files = append(files, f)
@@ -227,6 +233,30 @@ func (ix *Index) relist(root *os.Root, d *idxDir, pign *ignoreState, st stamp, n
 	for _, sub := range oldDirs {
 		ix.forget(sub)
 	}
-	d.files, d.dirs = files, dirs
+	d.files, d.dirs = packFiles(files), dirs
 	d.parentIgn, d.stamp, d.listedAt, d.listed = pign, st, now, true
+}
+
+// packFiles copies files into a slice of their exact length, their names
+// into one string.
+func packFiles(files []idxFile) []idxFile {
+	if len(files) == 0 {
+		return nil
+	}
+	n := 0
+	for _, f := range files {
+		n += len(f.name)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, f := range files {
+		b.WriteString(f.name)
+	}
+	all := b.String()
+	out := make([]idxFile, len(files))
+	for i, f := range files {
+		out[i] = f
+		out[i].name, all = all[:len(f.name)], all[len(f.name):]
+	}
+	return out
 }
