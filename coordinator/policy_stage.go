@@ -57,7 +57,13 @@ func (c *Coordinator) checkPolicy(cs *callState) {
 	_, span := c.tracer.stage(context.Background(), cs, "policy")
 	defer span.End()
 	if cs.s.policy.wasRejected(cs.e.record.MessageID) {
-		cs.stop(failure(api.StatusSkipped, api.ToolCodeSkipped, skippedMessage))
+		msg := skippedMessage
+		if cs.dialect == nil {
+			// Cline names the call after the reason (ToolExecutor.ts
+			// createToolRejectionMessage).
+			msg += " " + clineToolDescription(cs.toolName(), cs.raw)
+		}
+		cs.stop(failure(api.StatusSkipped, api.ToolCodeSkipped, msg))
 		return
 	}
 	stop, g := c.authorize(cs.s, cs.tool, cs.input, cs.raw)
