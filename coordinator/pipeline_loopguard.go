@@ -74,9 +74,6 @@ func (c *Coordinator) guardLoop(cs *callState) {
 	if limit < 0 {
 		return
 	}
-	if limit == 0 {
-		limit = defaultLoopRepeats
-	}
 	n := cs.repeats
 	if n < limit {
 		return
