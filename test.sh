@@ -73,5 +73,16 @@ if [ "$(cat "$js_dir/.installed" 2>/dev/null)" != "${js_pkgs[*]}" ]; then
   echo "${js_pkgs[*]}" > "$js_dir/.installed"
 fi
 export TOOLGATE_JS_ORACLES="$js_dir/node_modules"
+# The reference MCP filesystem server (Node) that BenchmarkReadVsFilesystemMCP
+# (cmd/toolgate) reads against, in the scratch directory the benchmark looks
+# in (TOOLGATE_MCP_FS_DIR), installed when missing.
+fs_dir="${TOOLGATE_MCP_FS_DIR:-${TMPDIR:-/tmp}/toolgate-mcp-fs}"
+fs_pkgs=(@modelcontextprotocol/server-filesystem@2026.8.31)
+mkdir -p "$fs_dir"
+if [ "$(cat "$fs_dir/.installed" 2>/dev/null)" != "${fs_pkgs[*]}" ]; then
+  (cd "$fs_dir" && npm install --no-audit --no-fund --silent --no-save "${fs_pkgs[@]}")
+  echo "${fs_pkgs[*]}" > "$fs_dir/.installed"
+fi
+export TOOLGATE_MCP_FS_DIR="$fs_dir"
 
 CI="${CI:-1}" go test -race -count=1 -timeout 30m "$@" ./...

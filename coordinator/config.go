@@ -100,10 +100,8 @@ type AgentConfig struct {
 	Subagents SubagentConfig `json:"subagents,omitzero"`
 }
 
+// inputTimeout is InputTimeout, which New has filled in.
 func (a AgentConfig) inputTimeout() time.Duration {
-	if a.InputTimeout <= 0 {
-		return defaultInputTimeout
-	}
 	return time.Duration(a.InputTimeout)
 }
 

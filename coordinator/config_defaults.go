@@ -9,10 +9,11 @@ import (
 // The default of every setting of Config, in one place. A config leaves a
 // setting at its default by leaving it out or writing 0; New fills each
 // unset field from here (fillDefaults), so the rest of the coordinator
-// reads effective values. The few accessors that still fall back to a
-// default (for a Config built by hand in a test) use these constants.
-// Defaults owned by a lower package are named there: execute_command's
-// in tool (DefaultCommandTimeout, ...), the sandbox limits in
+// reads effective values and names none of these constants
+// (TestDefaultsNamedInOnePlace). A hook's time limit, per item of a list,
+// is applied here too (HookSpec.timeout). Defaults owned by a lower
+// package are named there: execute_command's and the network tools' in
+// tool (DefaultCommandTimeout, DefaultWeb, ...), the sandbox limits in
 // internal/sandbox.
 const (
 	defaultMaxSessions        = 256
@@ -38,15 +39,15 @@ const (
 	defaultSubagentTimeout = 10 * time.Minute
 )
 
-// Defaults of WebFetchConfig and BrowserConfig.
+// Defaults of WebFetchConfig and BrowserConfig: the network tools'
+// contract (package tool) owns them, as handlers read them too.
 const (
-	DefaultWebFetchMaxBytes = 5 << 20
-	DefaultWebFetchTimeout  = 30 * time.Second
-	// Cline's default viewport (BrowserSettings).
-	DefaultViewportWidth  = 900
-	DefaultViewportHeight = 600
-	DefaultBrowserIdle    = 5 * time.Minute
-	DefaultBrowserAction  = 30 * time.Second
+	DefaultWebFetchMaxBytes = tool.DefaultWebFetchMaxBytes
+	DefaultWebFetchTimeout  = tool.DefaultWebFetchTimeout
+	DefaultViewportWidth    = tool.DefaultViewportWidth
+	DefaultViewportHeight   = tool.DefaultViewportHeight
+	DefaultBrowserIdle      = tool.DefaultBrowserIdle
+	DefaultBrowserAction    = tool.DefaultBrowserAction
 )
 
 // defaultCascadeTools: a failed command usually makes its siblings
@@ -103,6 +104,15 @@ func (c *Config) fillDefaults() {
 	}
 	orDefaultInt(&c.Browser.IdleTimeout, Duration(DefaultBrowserIdle))
 	orDefaultInt(&c.Browser.ActionTimeout, Duration(DefaultBrowserAction))
+}
+
+// timeout is the hook's time limit: a default applied per hook, where
+// the hook runs, since hooks are a list.
+func (h HookSpec) timeout() time.Duration {
+	if h.Timeout <= 0 {
+		return defaultHookTimeout
+	}
+	return time.Duration(h.Timeout) * time.Second
 }
 
 // orDefaultInt sets *p to def unless it is positive.

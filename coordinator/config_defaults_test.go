@@ -1,7 +1,12 @@
 package coordinator
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -33,5 +38,42 @@ func TestDefaultConfigSetsEveryLimit(t *testing.T) {
 	if cfg.MaxSessions != 3 || cfg.LoopGuardRepeats != -1 || cfg.SessionIdleSeconds != -1 || cfg.EventLogSize != defaultEventLogSize ||
 		cfg.Commands.MaxTimeoutSeconds != 3600 || cfg.Browser.ViewportWidth != DefaultViewportWidth {
 		t.Errorf("fillDefaults gave %+v", cfg)
+	}
+}
+
+// TestDefaultsNamedInOnePlace: no file of the coordinator but
+// config_defaults.go names a default of config_defaults.go. A default
+// applied elsewhere (an accessor falling back to a constant) would be a
+// second place that decides what an unset setting means.
+func TestDefaultsNamedInOnePlace(t *testing.T) {
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, ".", func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := pkgs["coordinator"].Files
+	defaults := map[string]bool{}
+	for _, d := range files["config_defaults.go"].Decls {
+		if g, ok := d.(*ast.GenDecl); ok && (g.Tok == token.CONST || g.Tok == token.VAR) {
+			for _, spec := range g.Specs {
+				for _, n := range spec.(*ast.ValueSpec).Names {
+					defaults[n.Name] = true
+				}
+			}
+		}
+	}
+	if len(defaults) < 10 {
+		t.Fatalf("found only %d defaults in config_defaults.go", len(defaults))
+	}
+	for name, f := range files {
+		if name == "config_defaults.go" {
+			continue
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && defaults[id.Name] {
+				t.Errorf("%s names %s: apply defaults in config_defaults.go only", fset.Position(id.Pos()), id.Name)
+			}
+			return true
+		})
 	}
 }

@@ -24,35 +24,21 @@ type WebFetchConfig struct {
 	Timeout Duration `json:"timeout,omitempty"`
 }
 
-// Limits returns the size and time caps, defaults filled in.
+// Limits returns the size and time caps of one fetch. A config from
+// DefaultConfig, a loaded file or New has them filled in
+// (config_defaults.go).
 func (w WebFetchConfig) Limits() (int64, time.Duration) {
-	size, timeout := w.MaxBytes, time.Duration(w.Timeout)
-	if size <= 0 {
-		size = DefaultWebFetchMaxBytes
-	}
-	if timeout <= 0 {
-		timeout = DefaultWebFetchTimeout
-	}
-	return size, timeout
+	return w.MaxBytes, time.Duration(w.Timeout)
 }
 
-// webEnv is what the network tools get of the config, defaults filled in.
+// webEnv is what the network tools get of the config, whose defaults New
+// has filled in.
 func (c *Config) webEnv() *tool.Web {
 	size, timeout := c.WebFetch.Limits()
 	b := c.Browser
-	w := &tool.Web{AllowPrivate: c.WebFetch.AllowPrivate, AllowAddresses: c.WebFetch.AllowAddresses, MaxBytes: size, Timeout: timeout,
-		Browser: tool.Browser{Chromium: b.Chromium, Width: DefaultViewportWidth, Height: DefaultViewportHeight,
-			Idle: DefaultBrowserIdle, Action: DefaultBrowserAction}}
-	if b.ViewportWidth > 0 && b.ViewportHeight > 0 {
-		w.Browser.Width, w.Browser.Height = b.ViewportWidth, b.ViewportHeight
-	}
-	if b.IdleTimeout > 0 {
-		w.Browser.Idle = time.Duration(b.IdleTimeout)
-	}
-	if b.ActionTimeout > 0 {
-		w.Browser.Action = time.Duration(b.ActionTimeout)
-	}
-	return w
+	return &tool.Web{AllowPrivate: c.WebFetch.AllowPrivate, AllowAddresses: c.WebFetch.AllowAddresses, MaxBytes: size, Timeout: timeout,
+		Browser: tool.Browser{Chromium: b.Chromium, Width: b.ViewportWidth, Height: b.ViewportHeight,
+			Idle: time.Duration(b.IdleTimeout), Action: time.Duration(b.ActionTimeout)}}
 }
 
 // BrowserConfig configures browser_action's headless chromium.

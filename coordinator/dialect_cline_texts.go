@@ -189,3 +189,49 @@ func clineWriteToFileMissingContentError(relPath string, failures int) string {
 		"- Ensure the 'content' parameter contains the complete file content before closing the tool tag.\n\n" +
 		toolUseInstructionsReminder
 }
+
+// clineToolDescription is the description Cline's handler gives a call
+// (each handler's getDescription under core/task/tools/handlers/, v4.0.12),
+// which Cline puts after the reason a call was not run
+// (ToolExecutor.createToolRejectionMessage). A parameter the call lacks
+// reads "undefined", as in Cline's template strings.
+func clineToolDescription(name string, raw json.RawMessage) string {
+	var m map[string]json.RawMessage
+	_ = json.Unmarshal(raw, &m)
+	param := func(k string) string {
+		v, ok := m[k]
+		if !ok || string(v) == "null" {
+			return "undefined"
+		}
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			return s
+		}
+		return string(v)
+	}
+	switch name {
+	case "read_file", "list_files", "list_code_definition_names", "write_to_file", "replace_in_file", "new_rule":
+		return fmt.Sprintf("[%s for '%s']", name, param("path"))
+	case "search_files":
+		in := ""
+		if p := param("file_pattern"); p != "undefined" && p != "" {
+			in = " in '" + p + "'"
+		}
+		return fmt.Sprintf("[%s for '%s'%s]", name, param("regex"), in)
+	case "execute_command":
+		return fmt.Sprintf("[%s for '%s']", name, param("command"))
+	case "use_mcp_tool", "access_mcp_resource":
+		return fmt.Sprintf("[%s for '%s']", name, param("server_name"))
+	case "ask_followup_question":
+		return fmt.Sprintf("[%s for '%s']", name, param("question"))
+	case "browser_action":
+		return fmt.Sprintf("[%s for '%s']", name, param("action"))
+	case "web_fetch":
+		return fmt.Sprintf("[%s for '%s']", name, param("url"))
+	case "apply_patch":
+		return "[apply_patch for patch application]"
+	case UseSubagents:
+		return "[subagents]"
+	}
+	return "[" + name + "]"
+}

@@ -72,11 +72,7 @@ type compiledMatcher struct {
 }
 
 func newHookRunner(conf *Config, ws *Workspace, reg prometheus.Registerer, logger *slog.Logger) *hookRunner {
-	cfg := conf.Hooks
-	if cfg.MaxOutputBytes <= 0 {
-		cfg.MaxOutputBytes = defaultHookOutput
-	}
-	h := &hookRunner{cfg: cfg, client: &http.Client{}, logger: logger, env: conf.Commands.ChildEnv,
+	h := &hookRunner{cfg: conf.Hooks, client: &http.Client{}, logger: logger, env: conf.Commands.ChildEnv,
 		runs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "toolgate_hook_runs_total",
 			Help: "Hook runs, by event and outcome (allow, ask, deny, none, error, timeout).",
@@ -97,7 +93,7 @@ func newHookRunner(conf *Config, ws *Workspace, reg prometheus.Registerer, logge
 		}
 		return out
 	}
-	h.pre, h.post = compile(cfg.PreToolUse), compile(cfg.PostToolUse)
+	h.pre, h.post = compile(h.cfg.PreToolUse), compile(h.cfg.PostToolUse)
 	return h
 }
 

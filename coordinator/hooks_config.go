@@ -1,9 +1,6 @@
 package coordinator
 
-import (
-	"regexp"
-	"time"
-)
+import "regexp"
 
 // Hook events.
 const (
@@ -46,13 +43,6 @@ type HookSpec struct {
 	URL     string `json:"url,omitempty"`
 	// Timeout in seconds (default 60).
 	Timeout int `json:"timeout,omitempty"`
-}
-
-func (h HookSpec) timeout() time.Duration {
-	if h.Timeout <= 0 {
-		return defaultHookTimeout
-	}
-	return time.Duration(h.Timeout) * time.Second
 }
 
 // matcherRE compiles a matcher as Claude Code reads it: anchored, and a

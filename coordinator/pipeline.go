@@ -342,8 +342,8 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 		DeniedURL:   func(u string) error { return c.deniedURL(s, cs.tool.Name, u) },
 	})
 	out := c.runHandler(ctx, cs.tool, call, cs.input, cs.logger, cs.dialect == nil)
-	if cs.feedback != "" {
-		out.result.Content = append(out.result.Content, approvalFeedback(cs.feedback))
+	if strings.TrimSpace(cs.feedback) != "" {
+		out.result.Content = append(out.result.Content, approvalFeedback(cs.feedback, cs.dialect == nil))
 	}
 	cs.end, cs.ran = &out, true
 }

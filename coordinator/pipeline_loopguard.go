@@ -40,6 +40,10 @@ func loopKey(cs *callState) string {
 	if cs.tool == nil {
 		input, _, _ = splitTaskProgress(cs.use.Input)
 	}
+	if cs.toolName() != UseMCPTool && canonicalFlat(input) {
+		// Already what the round trip below would make of it.
+		return cs.toolName() + "\x00" + string(input)
+	}
 	var v any
 	if err := json.Unmarshal(input, &v); err == nil {
 		if m, ok := v.(map[string]any); ok && cs.toolName() == UseMCPTool {
@@ -70,9 +74,6 @@ func (c *Coordinator) guardLoop(cs *callState) {
 	if limit < 0 {
 		return
 	}
-	if limit == 0 {
-		limit = defaultLoopRepeats
-	}
 	n := cs.repeats
 	if n < limit {
 		return
@@ -80,4 +81,93 @@ func (c *Coordinator) guardLoop(cs *callState) {
 	cs.end.result.Content = append(cs.end.result.Content, api.TextContent(fmt.Sprintf(
 		"Tool [%s] has been called %d times consecutively with identical arguments. This is not making progress. Please use a different tool or different arguments instead of repeating the same call.",
 		cs.toolName(), n)))
+}
+
+// canonicalFlat reports whether b is a JSON object that decoding into an
+// any and encoding again gives back byte for byte: no spaces, keys in
+// ascending order, strings of printable ASCII that need no escape, and
+// values that are such strings, true, false, null or integers of at most
+// 15 digits (exact as float64, printed without exponent). Anything else,
+// nested values included, is left to the round trip.
+func canonicalFlat(b []byte) bool {
+	if len(b) < 2 || b[0] != '{' || b[len(b)-1] != '}' {
+		return false
+	}
+	b = b[1 : len(b)-1]
+	var prev []byte
+	for first := true; len(b) > 0; first = false {
+		if !first {
+			if b[0] != ',' || len(b) == 1 {
+				return false
+			}
+			b = b[1:]
+		}
+		key, rest, ok := plainString(b)
+		if !ok || len(rest) == 0 || rest[0] != ':' || !first && string(key) <= string(prev) {
+			return false
+		}
+		prev, b = key, rest[1:]
+		switch {
+		case len(b) > 0 && b[0] == '"':
+			_, b, ok = plainString(b)
+		case hasWord(b, "true"):
+			b = b[4:]
+		case hasWord(b, "false"):
+			b = b[5:]
+		case hasWord(b, "null"):
+			b = b[4:]
+		default:
+			b, ok = plainInteger(b)
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// plainString splits off a leading JSON string of printable ASCII with
+// nothing encoding/json would escape; it returns the string's bytes and
+// what follows it.
+func plainString(b []byte) (s, rest []byte, ok bool) {
+	if len(b) == 0 || b[0] != '"' {
+		return nil, nil, false
+	}
+	for i := 1; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			return b[1:i], b[i+1:], true
+		case c < 0x20 || c > 0x7e || c == '\\' || c == '<' || c == '>' || c == '&':
+			return nil, nil, false
+		}
+	}
+	return nil, nil, false
+}
+
+// plainInteger splits off a leading integer of at most 15 digits, without
+// leading zeros or "-0", ending where the value does.
+func plainInteger(b []byte) ([]byte, bool) {
+	i := 0
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	start := i
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	digits := b[start:i]
+	switch {
+	case len(digits) == 0 || len(digits) > 15:
+		return nil, false
+	case digits[0] == '0' && (len(digits) > 1 || start > 0):
+		return nil, false
+	case i < len(b) && b[i] != ',':
+		return nil, false
+	}
+	return b[i:], true
+}
+
+// hasWord reports whether b starts with the literal w ending the value.
+func hasWord(b []byte, w string) bool {
+	return len(b) >= len(w) && string(b[:len(w)]) == w && (len(b) == len(w) || b[len(w)] == ',')
 }

@@ -31,9 +31,7 @@ type PolicyConfig struct {
 	ProtectedFiles []string `json:"protected_files,omitempty"`
 }
 
+// approvalTimeout is ApprovalTimeout, which New has filled in.
 func (p PolicyConfig) approvalTimeout() time.Duration {
-	if p.ApprovalTimeout <= 0 {
-		return defaultApprovalTimeout
-	}
 	return time.Duration(p.ApprovalTimeout)
 }

@@ -232,7 +232,7 @@ func (r *permRule) matchesAny(s *subject) bool {
 	}
 	if s.command != nil {
 		for _, c := range s.command.Commands {
-			if shellcmd.MatchRule(r.content, c) {
+			if shellcmd.MatchDenyRule(r.content, c) {
 				return true
 			}
 		}

@@ -1,6 +1,7 @@
 package coordinator
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -211,6 +212,31 @@ func TestClaudeCodePathRules(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got, _, text := p.decideOnly(t, s, tc.use); got != tc.want {
+				t.Errorf("got %s, want %s (%s)", got, tc.want, text)
+			}
+		})
+	}
+}
+
+// TestClaudeCodeBashWildcards: deny rules with Claude Code's wildcards
+// (code.claude.com/docs/en/permissions, "Wildcard patterns": "*" spans
+// spaces) deny what they deny in Claude Code, whichever tool runs the
+// command.
+func TestClaudeCodeBashWildcards(t *testing.T) {
+	p := newTestPolicy(t, Config{PolicyConfig: PolicyConfig{AllowAll: true}, Permissions: api.Permissions{
+		Deny: []string{"Bash(git push*)", "Bash(rm*)"}}}, nil)
+	s := p.session(t, api.Permissions{})
+	for i, tc := range []struct {
+		line, want string
+	}{
+		{"git push origin main", "deny"},
+		{"git status && git push --force", "deny"},
+		{"rm -rf build", "deny"},
+		{"git pull", "allow"},
+		{"echo rm", "allow"},
+	} {
+		t.Run(tc.line, func(t *testing.T) {
+			if got, _, text := p.decideOnly(t, s, use(fmt.Sprintf("bw%d", i), "execute_command", cmd(tc.line))); got != tc.want {
 				t.Errorf("got %s, want %s (%s)", got, tc.want, text)
 			}
 		})

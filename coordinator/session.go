@@ -80,9 +80,6 @@ func newSession(id string, mode api.Mode, perms api.Permissions, cfg *Config) *S
 		calls: map[string]*callEntry{}, maxCalls: cfg.MaxCallsPerSession, maxCallBytes: cfg.MaxCallBytesPerSession,
 		open: newOpenMessages(cfg),
 	}
-	if s.maxCallBytes <= 0 {
-		s.maxCallBytes = defaultMaxCallBytes
-	}
 	s.jobs = tool.NewJobTable(ctx)
 	s.touch(s.Created)
 	return s

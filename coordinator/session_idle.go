@@ -91,13 +91,11 @@ func (c *Coordinator) expireIdleSessions(stop <-chan struct{}) {
 	}
 }
 
-// sessionIdle is the idle time after which sessions expire; 0 means never.
+// sessionIdle is the idle time after which sessions expire; 0 means never
+// (a negative SessionIdleSeconds; New has filled in an unset one).
 func (c *Config) sessionIdle() time.Duration {
-	switch {
-	case c.SessionIdleSeconds < 0:
+	if c.SessionIdleSeconds < 0 {
 		return 0
-	case c.SessionIdleSeconds == 0:
-		return defaultSessionIdle
 	}
 	return time.Duration(c.SessionIdleSeconds) * time.Second
 }

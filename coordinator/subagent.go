@@ -83,9 +83,6 @@ func (c *Coordinator) runSubagent(ctx context.Context, call *Call, a *agentFile,
 	token, revoke := c.scoped.issue(child.ID)
 	defer revoke()
 	j := subagentJob{agent: a, prompt: prompt, token: token, session: child.ID, timeout: time.Duration(sc.Timeout)}
-	if j.timeout <= 0 {
-		j.timeout = defaultSubagentTimeout
-	}
 	if sc.URL != "" {
 		return c.runHTTPSubagent(ctx, call, j)
 	}

@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -26,6 +27,25 @@ type ExecuteCommandInput struct {
 	Timeout          int    `json:"timeout,omitempty" validate:"omitempty,min=1" jsonschema:"seconds before the command is killed (default 30, or 300 for installs, builds and tests)"`
 	Cwd              string `json:"cwd,omitempty" jsonschema:"directory to run in, relative to the workspace (default: the workspace)"`
 	Background       bool   `json:"background,omitempty" jsonschema:"true to start a long-running process (a dev server, a watcher) as a background job of the session: the call returns at once with the job's id; the job runs until it exits, is killed, or the session ends"`
+
+	// analysed is Command's analysis, made once for the call's stages
+	// (scheduling, paths, timeout), which all ask for it.
+	analysed atomic.Pointer[analysedCommand]
+}
+
+type analysedCommand struct {
+	command  string
+	analysis shellcmd.Analysis
+}
+
+// analysis is shellcmd.Analyze(in.Command), parsed once per command.
+func (in *ExecuteCommandInput) analysis() shellcmd.Analysis {
+	if a := in.analysed.Load(); a != nil && a.command == in.Command {
+		return a.analysis
+	}
+	a := &analysedCommand{command: in.Command, analysis: shellcmd.Analyze(in.Command)}
+	in.analysed.Store(a)
+	return a.analysis
 }
 
 // commandMetrics are execute_command's own series.
@@ -74,7 +94,7 @@ func newExecuteCommand(name string, env tool.Env) *tool.Tool {
 			"holds the exit code and the output, its first and last lines when it is longer than 1000 lines or 512 KB. " +
 			"Commands are killed after `timeout` seconds: 30 by default, 300 for installs, builds and tests.",
 		Run:             r.run,
-		ConcurrencySafe: func(in *ExecuteCommandInput) bool { return shellcmd.Analyze(in.Command).ReadOnly() },
+		ConcurrencySafe: func(in *ExecuteCommandInput) bool { return in.analysis().ReadOnly() },
 		Writes:          true,
 		Paths:           commandPaths,
 		Command: func(in *ExecuteCommandInput) tool.CommandLine {
@@ -88,7 +108,7 @@ func newExecuteCommand(name string, env tool.Env) *tool.Tool {
 func commandPaths(in *ExecuteCommandInput) []string {
 	cwd := path.Clean(filepath.ToSlash(in.Cwd))
 	out := []string{cwd}
-	for _, p := range shellcmd.Analyze(in.Command).PathArgs() {
+	for _, p := range in.analysis().PathArgs() {
 		if !path.IsAbs(p) && !strings.HasPrefix(p, "~") {
 			p = path.Join(cwd, p)
 		}
@@ -178,7 +198,7 @@ func clineCommandText(res process.Result, output string) string {
 // commandTimeout is the requested timeout, else the default for the
 // command's kind: installs, builds and test runs get the long one.
 func commandTimeout(cfg *tool.CommandConfig, in *ExecuteCommandInput) time.Duration {
-	return cfg.Timeout(in.Timeout, shellcmd.Analyze(in.Command).LongRunning())
+	return cfg.Timeout(in.Timeout, in.analysis().LongRunning())
 }
 
 // judge says how a run ended: its metrics status and, unless it succeeded,

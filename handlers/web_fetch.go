@@ -54,8 +54,7 @@ func webEnv(env tool.Env) tool.Web {
 	if env.Web != nil {
 		return *env.Web
 	}
-	return tool.Web{MaxBytes: 5 << 20, Timeout: 30 * time.Second,
-		Browser: tool.Browser{Width: 900, Height: 600, Idle: 5 * time.Minute, Action: 30 * time.Second}}
+	return tool.DefaultWeb()
 }
 
 // urlRules asks the call's deny rules about each address it reaches

@@ -31,12 +31,15 @@ var updateReplay = flag.Bool("update-replay", false, "rewrite the result section
 // Sections:
 //
 //	-- config.json --            coordinator config (default: allow_all)
+//	-- session.json --           the body of POST /v1/sessions (default {})
 //	-- mcp --                    the hub's test MCP server runs as "test"
 //	                             (uid mcphub.UID("test") = c2fc1e)
 //	-- files/<path> --           a workspace file
 //	-- crlf/<path> --            a workspace file written with CRLF line ends
 //	-- message.json --           the assistant message
 //	-- answer <id> --            the user's answer to an interactive call
+//	-- decide <id> --            the user's decision on a call awaiting
+//	                             approval (a DecisionRequest as JSON)
 //	-- result <id> <status> --   the golden result: its text blocks joined by
 //	                             "\n--- next block ---\n"
 //	-- after/<path> --           a workspace file's content after the message
@@ -68,7 +71,9 @@ func replayCase(t *testing.T, path string) {
 	cfg := coordinator.Config{PolicyConfig: coordinator.PolicyConfig{AllowAll: true}}
 	files := map[string]string{}
 	answers := map[string]string{}
+	decisions := map[string]string{}
 	var message json.RawMessage
+	session := json.RawMessage("{}")
 	var hub *mcphub.Hub
 	for _, f := range ar.files {
 		switch name := f.name; {
@@ -90,21 +95,25 @@ func replayCase(t *testing.T, path string) {
 			}
 		case name == "message.json":
 			message = json.RawMessage(f.data)
+		case name == "session.json":
+			session = json.RawMessage(f.data)
 		case strings.HasPrefix(name, "files/"):
 			files[strings.TrimPrefix(name, "files/")] = f.data
 		case strings.HasPrefix(name, "crlf/"):
 			files[strings.TrimPrefix(name, "crlf/")] = strings.ReplaceAll(f.data, "\n", "\r\n")
 		case strings.HasPrefix(name, "answer "):
 			answers[strings.TrimPrefix(name, "answer ")] = strings.TrimSuffix(f.data, "\n")
+		case strings.HasPrefix(name, "decide "):
+			decisions[strings.TrimPrefix(name, "decide ")] = f.data
 		}
 	}
 	fx := newFixture(t, fixtureOptions{files: files, config: cfg, mcp: hub, server: Config{Token: testToken}})
 	ts := &testServer{Server: fx.ts, coord: fx.coord, reg: fx.reg}
-	sess := decodeBody[api.Session](t, ts.do(t, "POST", "/v1/sessions", map[string]any{}), http.StatusCreated)
+	sess := decodeBody[api.Session](t, ts.do(t, "POST", "/v1/sessions", session), http.StatusCreated)
 
 	stop := make(chan struct{})
 	answered := make(chan error, 1)
-	go func() { answered <- answerCalls(ts, sess.ID, answers, stop) }()
+	go func() { answered <- answerCalls(ts, sess.ID, answers, decisions, stop) }()
 	resp := decodeBody[api.MessageResponse](t, ts.do(t, "POST", "/v1/sessions/"+sess.ID+"/messages", message), http.StatusOK)
 	close(stop)
 	if err := receive(t, answered); err != nil {
@@ -158,53 +167,65 @@ func replayCase(t *testing.T, path string) {
 	}
 }
 
-// answerCalls answers the session's interactive calls as they come up,
-// until stop is closed.
-func answerCalls(ts *testServer, sid string, answers map[string]string, stop <-chan struct{}) error {
-	if len(answers) == 0 {
-		return nil
-	}
+// answerCalls answers the session's interactive calls (answers: the
+// text) and its calls awaiting approval (decisions: the DecisionRequest
+// JSON) as they come up, until stop is closed.
+func answerCalls(ts *testServer, sid string, answers, decisions map[string]string, stop <-chan struct{}) error {
 	deadline := time.Now().Add(20 * time.Second)
 	done := map[string]bool{}
-	for len(done) < len(answers) {
+	for len(done) < len(answers)+len(decisions) {
 		select {
 		case <-stop:
-			return fmt.Errorf("the message finished with answers left unused: %v", answers)
+			return fmt.Errorf("the message finished with answers left unused: %v %v", answers, decisions)
 		default:
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("timed out waiting for calls to answer")
 		}
-		req, _ := http.NewRequest("GET", ts.URL+"/v1/sessions/"+sid+"/calls?state=awaiting_input", nil)
-		req.Header.Set("Authorization", "Bearer "+testToken)
-		resp, err := ts.Client().Do(req)
-		if err != nil {
-			return err
-		}
-		var calls api.CallsResponse
-		err = json.NewDecoder(resp.Body).Decode(&calls)
-		resp.Body.Close()
-		if err != nil {
-			return err
-		}
-		for _, c := range calls.Calls {
-			text, ok := answers[c.ToolUseID]
-			if !ok || done[c.ToolUseID] {
+		for _, kind := range []struct {
+			state, path string
+			bodies      map[string]string
+		}{
+			{"awaiting_input", "answer", answers},
+			{"awaiting_approval", "decision", decisions},
+		} {
+			if len(kind.bodies) == 0 {
 				continue
 			}
-			body, _ := json.Marshal(api.AnswerRequest{Text: text})
-			req, _ := http.NewRequest("POST", ts.URL+"/v1/sessions/"+sid+"/calls/"+c.ToolUseID+"/answer", bytes.NewReader(body))
+			req, _ := http.NewRequest("GET", ts.URL+"/v1/sessions/"+sid+"/calls?state="+kind.state, nil)
 			req.Header.Set("Authorization", "Bearer "+testToken)
-			req.Header.Set("Content-Type", "application/json")
 			resp, err := ts.Client().Do(req)
 			if err != nil {
 				return err
 			}
+			var calls api.CallsResponse
+			err = json.NewDecoder(resp.Body).Decode(&calls)
 			resp.Body.Close()
-			if resp.StatusCode != http.StatusOK {
-				return fmt.Errorf("answer %s: status %d", c.ToolUseID, resp.StatusCode)
+			if err != nil {
+				return err
 			}
-			done[c.ToolUseID] = true
+			for _, c := range calls.Calls {
+				text, ok := kind.bodies[c.ToolUseID]
+				if !ok || done[c.ToolUseID] {
+					continue
+				}
+				body := []byte(text)
+				if kind.path == "answer" {
+					body, _ = json.Marshal(api.AnswerRequest{Text: text})
+				}
+				req, _ := http.NewRequest("POST", ts.URL+"/v1/sessions/"+sid+"/calls/"+c.ToolUseID+"/"+kind.path, bytes.NewReader(body))
+				req.Header.Set("Authorization", "Bearer "+testToken)
+				req.Header.Set("Content-Type", "application/json")
+				resp, err := ts.Client().Do(req)
+				if err != nil {
+					return err
+				}
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					return fmt.Errorf("%s %s: status %d", kind.path, c.ToolUseID, resp.StatusCode)
+				}
+				done[c.ToolUseID] = true
+			}
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -314,3 +314,33 @@ func TestClaudeCodeRulesInEveryDialect(t *testing.T) {
 		})
 	}
 }
+
+// TestBareDenyShrinksDialectPools: a bare deny rule (managed or the
+// session's) takes a tool out of a dialect's pool, as Claude Code's
+// assembleToolPool filters tools a deny rule names outright; a deny rule
+// with content leaves the tool listed.
+func TestBareDenyShrinksDialectPools(t *testing.T) {
+	cfg := coordinator.Config{}
+	cfg.Permissions.Deny = []string{"WebFetch"}
+	ts, _ := newDialectServer(t, cfg, nil)
+	list := func(query string) []string {
+		return toolNames(decodeBody[api.ToolsResponse](t, ts.do(t, http.MethodGet, "/v1/tools"+query, nil), http.StatusOK).Tools)
+	}
+	cc := newSessionOf(t, ts, map[string]any{"dialect": "claude_code", "permissions": map[string]any{"deny": []string{"Bash", "Read(.env)"}}})
+	got := list("?session=" + cc.ID)
+	for _, n := range []string{"Bash", "WebFetch"} {
+		if slices.Contains(got, n) {
+			t.Errorf("claude_code pool %v holds %s", got, n)
+		}
+	}
+	if !slices.Contains(got, "Read") || !slices.Contains(got, "Edit") {
+		t.Errorf("claude_code pool %v lacks Read or Edit", got)
+	}
+	if d := list("?dialect=claude_code"); slices.Contains(d, "WebFetch") || !slices.Contains(d, "Bash") {
+		t.Errorf("?dialect=claude_code pool %v, want the managed deny only", d)
+	}
+	an := newSessionOf(t, ts, map[string]any{"dialect": "anthropic", "permissions": map[string]any{"deny": []string{"bash"}}})
+	if got := list("?session=" + an.ID); !slices.Equal(got, []string{"str_replace_based_edit_tool"}) {
+		t.Errorf("anthropic pool = %v, want the text editor only", got)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"log/slog"
 	"net"
 	"strings"
 	"testing"
@@ -90,7 +91,11 @@ func TestEventsEndWithSession(t *testing.T) {
 // gets every event, and the stalled one is dropped, counted in
 // toolgate_sse_dropped_total.
 func TestStalledReaderIsDropped(t *testing.T) {
-	ts := newTestServer(t, func(c *Config) { c.SSEStallTimeout = coordinator.Duration(300 * time.Millisecond) })
+	logs := &lockedBuffer{}
+	f := newFixture(t, fixtureOptions{tools: testTools(), logger: slog.New(slog.NewTextHandler(logs, nil)),
+		server: Config{Token: testToken, SSEStallTimeout: coordinator.Duration(300 * time.Millisecond)},
+		config: coordinator.Config{PolicyConfig: coordinator.PolicyConfig{AllowAll: true}}})
+	ts := &testServer{Server: f.ts, coord: f.coord, reg: f.reg}
 	stalled, err := net.Dial("tcp", ts.Listener.Addr().String())
 	if err != nil {
 		t.Fatal(err)
@@ -132,6 +137,9 @@ func TestStalledReaderIsDropped(t *testing.T) {
 	waitFor(t, func() bool { return ts.subscribers(t) == 1 })
 	if n := ts.counter(t, "toolgate_sse_dropped_total"); n != 1 {
 		t.Errorf("toolgate_sse_dropped_total = %v, want 1", n)
+	}
+	if got := logs.String(); !strings.Contains(got, "event stream dropped") || !strings.Contains(got, "stall_timeout=300ms") {
+		t.Errorf("the drop was not logged with its stall timeout:\n%s", got)
 	}
 }
 

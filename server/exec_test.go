@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -247,6 +248,54 @@ func TestInterruptCommand(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the interrupted call did not end")
+	}
+}
+
+// TestSiblingErrorCancelsCommand runs two read-only commands side by
+// side; the second fails, which cancels the first (Claude Code's sibling
+// error cascade). The first one's result is the output it had printed,
+// then only that it was cancelled and why: no "Exit code 0" trailer for a
+// command that never exited on its own. The commands wait on FIFOs the
+// test controls, so the order is certain.
+func TestSiblingErrorCancelsCommand(t *testing.T) {
+	s := newExecServer(t)
+	sid := s.session(t)
+	for _, name := range []string{"hold.fifo", "go.fifo"} {
+		if err := syscall.Mkfifo(filepath.Join(s.dir, name), 0o600); err != nil {
+			t.Skipf("no FIFOs here: %v", err)
+		}
+	}
+	done := make(chan api.MessageResponse, 1)
+	go func() {
+		resp := s.request(t, context.Background(), "POST", "/v1/sessions/"+sid+"/messages",
+			message(commandUse("toolu_sib_long", "echo partial; cat hold.fifo"), commandUse("toolu_sib_bad", "cat go.fifo; false")), "")
+		done <- decodeJSON[api.MessageResponse](t, resp, http.StatusOK)
+	}()
+	sess, _ := s.coord.Sessions().Get(sid)
+	waitOutput(t, sess, "toolu_sib_long", "partial")
+	opened := make(chan error, 1)
+	go func() { // blocks until the failing command's cat opens the FIFO
+		f, err := os.OpenFile(filepath.Join(s.dir, "go.fifo"), os.O_WRONLY, 0)
+		if err == nil {
+			err = f.Close()
+		}
+		opened <- err
+	}()
+	if err := receive(t, opened); err != nil {
+		t.Fatal(err)
+	}
+	m := receive(t, done)
+	if m.Calls[0].Status != api.StatusCancelled || m.Calls[1].Status != api.StatusFailed {
+		t.Fatalf("statuses %s, %s; want cancelled, failed", m.Calls[0].Status, m.Calls[1].Status)
+	}
+	res := m.Message.Content[0]
+	got := text(&res)
+	if strings.Contains(strings.ToLower(got), "exit code") {
+		t.Errorf("the cancelled command's result reports an exit code: %q", got)
+	}
+	last := res.Content[len(res.Content)-1].Text
+	if !strings.HasPrefix(got, "partial\n") || !strings.HasPrefix(last, "Cancelled: ") || !strings.Contains(last, "toolu_sib_bad") || !res.IsError {
+		t.Errorf("result = %q (last block %q), want the output, then only that a sibling's error cancelled it", got, last)
 	}
 }
 

@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -151,5 +153,83 @@ func TestMCPFacadeElicitsApprovals(t *testing.T) {
 				t.Errorf("%s holds %q, want %q", c.file, data, c.fileWant)
 			}
 		})
+	}
+}
+
+// TestMCPFacadeAnswersNoCancelledRequest speaks the streamable HTTP
+// transport by hand, so the wire itself is checked: after
+// notifications/cancelled names a running tools/call, the call's POST
+// stream ends without a response for it (MCP basic/utilities/cancellation:
+// receivers SHOULD NOT send one), the command is stopped, and the call is
+// recorded as cancelled. A call in the same session that is not cancelled
+// is still answered.
+func TestMCPFacadeAnswersNoCancelledRequest(t *testing.T) {
+	ts, _ := newMCPTestServer(t)
+	sid := facadeSession(t, ts, "execute_command(sleep:*)")
+	var mcpSession string
+	// post sends one message and returns the whole response: its
+	// Mcp-Session-Id and body. go-sdk sends a call's headers with its
+	// first event, so a call's post waits for its stream to end.
+	post := func(body string) (string, string, error) {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, ts.URL+"/mcp?session="+sid, strings.NewReader(body))
+		if err != nil {
+			return "", "", err
+		}
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		if mcpSession != "" {
+			req.Header.Set("Mcp-Session-Id", mcpSession)
+		}
+		resp, err := testHTTP.Do(req)
+		if err != nil {
+			return "", "", err
+		}
+		defer resp.Body.Close()
+		data, err := io.ReadAll(resp.Body)
+		if err == nil && resp.StatusCode/100 != 2 {
+			err = fmt.Errorf("POST %s: %d %s", body, resp.StatusCode, data)
+		}
+		return resp.Header.Get("Mcp-Session-Id"), string(data), err
+	}
+	type answer struct {
+		wire string
+		err  error
+	}
+	postAsync := func(body string) <-chan answer {
+		out := make(chan answer, 1)
+		go func() {
+			_, wire, err := post(body)
+			out <- answer{wire, err}
+		}()
+		return out
+	}
+	must := func(_ string, _ string, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	id, _, err := post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	if err != nil || id == "" {
+		t.Fatalf("initialize: session %q, %v", id, err)
+	}
+	mcpSession = id
+	must(post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+
+	cancelled := postAsync(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"execute_command","arguments":{"command":"sleep 20","requires_approval":false}}}`)
+	facadeCall(t, ts, sid, api.StateRunning)
+	must(post(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"the user pressed stop"}}`))
+	if a := receive(t, cancelled); a.err != nil || strings.Contains(a.wire, `"id":7`) {
+		t.Errorf("the cancelled call's stream: %q (%v), want it to end with no response", a.wire, a.err)
+	}
+	if rec := facadeCall(t, ts, sid, api.StateDone); rec.Status != api.StatusCancelled {
+		t.Errorf("call = %+v, want cancelled", rec)
+	}
+
+	a := receive(t, postAsync(`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a.txt"}}}`))
+	if a.err != nil || !strings.Contains(a.wire, `"id":8`) || !strings.Contains(a.wire, "hello from a") {
+		t.Errorf("a call nobody cancelled got %q (%v), want its answer", a.wire, a.err)
 	}
 }

@@ -170,3 +170,33 @@ func callSeries(t *testing.T, ts *testServer) map[string]float64 {
 	}
 	return out
 }
+
+// TestMCPServersShowWhyAServerFailed: GET /v1/mcp/servers shows a stdio
+// server that failed to start with its exit code and the tail of its
+// stderr, not only "client is closing: EOF".
+func TestMCPServersShowWhyAServerFailed(t *testing.T) {
+	hub := mcphub.New(mcphub.Settings{MCPServers: map[string]mcphub.ServerConfig{
+		"gh": {Command: mcpTestServerBin(t), Args: []string{"-fail-start", "fatal: GITHUB_TOKEN is not set"}},
+	}}, mcphub.Options{MinBackoff: time.Hour})
+	hub.Start(context.Background())
+	t.Cleanup(hub.Close)
+	f := newFixture(t, fixtureOptions{config: coordinator.DefaultConfig(), mcp: hub, server: Config{Token: testToken}})
+	ts := &testServer{Server: f.ts, coord: f.coord, reg: f.reg}
+	var got api.MCPServersResponse
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		got = decodeBody[api.MCPServersResponse](t, ts.do(t, http.MethodGet, "/v1/mcp/servers", nil), http.StatusOK)
+		if len(got.Servers) == 1 && got.Servers[0].ExitCode != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no exit code within 15s: %+v", got.Servers)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	st := got.Servers[0]
+	if *st.ExitCode != 3 || !strings.Contains(st.StderrTail, "fatal: GITHUB_TOKEN is not set") ||
+		!strings.Contains(st.LastError, "GITHUB_TOKEN is not set") {
+		t.Errorf("server = %+v (exit %d), want exit code 3 and the stderr tail naming GITHUB_TOKEN", st, *st.ExitCode)
+	}
+}

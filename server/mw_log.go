@@ -33,6 +33,9 @@ func (s *Server) requestLog(next http.Handler) http.Handler {
 		r = r.WithContext(ctx)
 		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
 		next.ServeHTTP(ww, r)
+		if !l.Enabled(context.Background(), slog.LevelInfo) { // as Info asks
+			return // spare building the line's attributes
+		}
 		l.Info("http request",
 			"method", r.Method, "path", r.URL.Path, "route", routePattern(r),
 			"status", ww.Status(), "bytes", ww.BytesWritten(),

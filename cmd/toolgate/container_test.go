@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"net"
 	"net/http"
 	"os"
@@ -109,15 +110,24 @@ func TestContainerImage(t *testing.T) {
 			t.Skip("builds the binary")
 		}
 		cmdline := strings.TrimPrefix(build, "RUN ")
-		out := filepath.Join(t.TempDir(), "toolgate")
-		cmdline = strings.Replace(cmdline, "/out/toolgate", out, 1)
-		if !strings.Contains(cmdline, out) {
-			t.Fatalf("build line %q does not write /out/toolgate", build)
+		dir := t.TempDir()
+		out := filepath.Join(dir, "toolgate")
+		if !strings.Contains(cmdline, "-o /out/ ") {
+			t.Fatalf("build line %q does not write into /out/", build)
 		}
+		cmdline = strings.Replace(cmdline, "-o /out/ ", "-o "+dir+"/ ", 1)
 		cmd := exec.Command("sh", "-c", cmdline)
 		cmd.Dir = "../.."
 		if b, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("%s: %v\n%s", cmdline, err, b)
+		}
+		// The sandbox's helper is built beside toolgate, and the runtime
+		// stage copies both into one directory.
+		if _, err := os.Stat(filepath.Join(dir, "toolgate-sandbox")); err != nil {
+			t.Errorf("the build line does not build toolgate-sandbox: %v", err)
+		}
+		if cp := find("COPY --from=build /out/toolgate /out/toolgate-sandbox "); cp == "" {
+			t.Errorf("the runtime stage does not copy toolgate-sandbox beside toolgate")
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
@@ -136,9 +146,16 @@ func TestContainerImage(t *testing.T) {
 		for {
 			resp, err := testHTTP.Get("http://" + addr + "/healthz")
 			if err == nil {
+				var health struct {
+					Sandbox struct{ Mode, Helper string }
+				}
+				derr := json.NewDecoder(resp.Body).Decode(&health)
 				resp.Body.Close()
-				if resp.StatusCode != http.StatusOK {
-					t.Fatalf("healthz: %s", resp.Status)
+				if resp.StatusCode != http.StatusOK || derr != nil {
+					t.Fatalf("healthz: %s (%v)", resp.Status, derr)
+				}
+				if m := health.Sandbox.Mode; (m == "bwrap" || m == "landlock") && health.Sandbox.Helper != "toolgate-sandbox" {
+					t.Errorf("healthz sandbox helper %q, want toolgate-sandbox (installed beside toolgate)", health.Sandbox.Helper)
 				}
 				return
 			}

@@ -7,7 +7,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/toolgate/toolgate/api"
 )
@@ -19,6 +21,8 @@ import (
 // ratio. Each caller posts one-block messages to a session of its own: a
 // session runs commands that may write one at a time, as the model emitted
 // them, so callers sharing one would measure that order, not the spawn.
+// It also reports the CPU time per call of each side, the commands' own
+// included, and their ratio (cpu_ratio).
 //
 //	go test -run '^$' -bench ExecuteTrueVsBash -benchtime 3x ./cmd/toolgate/
 func BenchmarkExecuteTrueVsBash(b *testing.B) {
@@ -60,15 +64,34 @@ func BenchmarkExecuteTrueVsBash(b *testing.B) {
 			client := benchClient(callers)
 			defer client.CloseIdleConnections()
 			var tg, base loadResult
+			var tgCPU, baseCPU time.Duration
 			for range b.N {
 				for range rounds {
+					c0 := processAndChildrenCPU()
 					tg = tg.add(loadEach(b, client, urls[:callers], inst.token, callers, calls/callers, &seq, body))
+					c1 := processAndChildrenCPU()
 					base = base.add(callsFrom(b, callers, calls/callers, spawn))
+					tgCPU, baseCPU = tgCPU+c1-c0, baseCPU+processAndChildrenCPU()-c1
 				}
 			}
 			b.ReportMetric(tg.rps(), "toolgate_calls/s")
 			b.ReportMetric(base.rps(), "bash_spawns/s")
 			b.ReportMetric(tg.rps()/base.rps(), "ratio")
+			// CPU time per call, the commands' own included, which other
+			// load on the machine disturbs less than the rates.
+			b.ReportMetric(float64(tgCPU.Microseconds())/float64(tg.n), "toolgate_cpu_µs/call")
+			b.ReportMetric(float64(baseCPU.Microseconds())/float64(base.n), "bash_cpu_µs/call")
+			b.ReportMetric((float64(baseCPU)/float64(base.n))/(float64(tgCPU)/float64(tg.n)), "cpu_ratio")
 		})
 	}
+}
+
+// processAndChildrenCPU is the user and system CPU time of the process
+// and of its children that have been waited for.
+func processAndChildrenCPU() time.Duration {
+	var self, children syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &self) != nil || syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children) != nil {
+		return 0
+	}
+	return time.Duration(self.Utime.Nano() + self.Stime.Nano() + children.Utime.Nano() + children.Stime.Nano())
 }

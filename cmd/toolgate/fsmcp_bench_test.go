@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,11 +26,14 @@ const fsMCPPackage = "@modelcontextprotocol/server-filesystem@2026.8.31"
 // through the reference MCP filesystem server (Node, over stdio, its
 // read_text_file tool) called with go-sdk's client from the same number of
 // callers sharing the one session, as an MCP host does. It reports both
-// rates and toolgate's ratio. The server is installed with npm into a
-// scratch directory:
+// rates and toolgate's ratio, and, as a third way in each round, the
+// ratio of ToolUseVsBare's bare net/http handler (decode, read, encode)
+// against the reference server (bare_ratio): the ceiling of any HTTP
+// server on the machine. test.sh installs the reference server; by hand
+// it is installed with npm into a scratch directory:
 //
 //	mkdir -p /tmp/toolgate-mcp-fs && (cd /tmp/toolgate-mcp-fs && npm install --no-save @modelcontextprotocol/server-filesystem@2026.8.31)
-//	go test -run '^$' -bench ReadVsFilesystemMCP -benchtime 3x ./cmd/toolgate/
+//	go test -run '^$' -bench ReadVsFilesystemMCP -benchtime 2x -count 3 ./cmd/toolgate/
 //
 // TOOLGATE_MCP_FS_DIR names another scratch directory.
 func BenchmarkReadVsFilesystemMCP(b *testing.B) {
@@ -47,6 +51,8 @@ func BenchmarkReadVsFilesystemMCP(b *testing.B) {
 		b.Fatal(err)
 	}
 	inst := start(b, dir, benchLogArgs()...)
+	bare := httptest.NewServer(bareReadFile(b, dir))
+	defer bare.Close()
 	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
 	fs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: exec.Command(node, script, dir)}, nil)
 	if err != nil {
@@ -70,16 +76,20 @@ func BenchmarkReadVsFilesystemMCP(b *testing.B) {
 		b.Run(fmt.Sprintf("callers=%d", callers), func(b *testing.B) {
 			tgClient := benchClient(callers)
 			defer tgClient.CloseIdleConnections()
-			var tg, ref loadResult
+			var tg, ref, floor loadResult
 			for range b.N {
 				for range rounds {
 					tg = tg.add(loadBodies(b, tgClient, inst.url+"/v1/tool_use", inst.token, callers, calls/callers, &seq, readFileBody))
 					ref = ref.add(callsFrom(b, callers, calls/callers, readMCP))
+					floor = floor.add(loadBodies(b, tgClient, bare.URL+"/v1/tool_use", inst.token, callers, calls/callers, &seq, readFileBody))
 				}
 			}
 			b.ReportMetric(tg.rps(), "toolgate_calls/s")
 			b.ReportMetric(ref.rps(), "mcp_fs_calls/s")
 			b.ReportMetric(tg.rps()/ref.rps(), "ratio")
+			// The ceiling: what any HTTP server doing the read reaches
+			// against the reference server on this machine.
+			b.ReportMetric(floor.rps()/ref.rps(), "bare_ratio")
 		})
 	}
 }

@@ -30,3 +30,23 @@ type Browser struct {
 	// one action.
 	Idle, Action time.Duration
 }
+
+// Defaults of Web. The coordinator's config fills its web_fetch and
+// browser settings from these; a registry built without network settings
+// (tests of other tools) gets DefaultWeb.
+const (
+	DefaultWebFetchMaxBytes = 5 << 20
+	DefaultWebFetchTimeout  = 30 * time.Second
+	// Cline's default viewport (BrowserSettings).
+	DefaultViewportWidth  = 900
+	DefaultViewportHeight = 600
+	DefaultBrowserIdle    = 5 * time.Minute
+	DefaultBrowserAction  = 30 * time.Second
+)
+
+// DefaultWeb is Web with every setting at its default: no private
+// addresses, the default caps and viewport.
+func DefaultWeb() Web {
+	return Web{MaxBytes: DefaultWebFetchMaxBytes, Timeout: DefaultWebFetchTimeout,
+		Browser: Browser{Width: DefaultViewportWidth, Height: DefaultViewportHeight, Idle: DefaultBrowserIdle, Action: DefaultBrowserAction}}
+}

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // Where the system lets toolgate make cgroups (cgroup v2 with write access
@@ -35,13 +37,24 @@ type cgroupParent struct {
 	// busy are cgroups of finished runs that still held processes (a
 	// daemon the command started on purpose): they are removed once empty.
 	busy []string
+	// free are empty cgroups of finished runs, kept open for the next
+	// runs: making and removing a cgroup costs more than the rest of
+	// starting `true`.
+	free []*runCgroup
 }
+
+// maxFreeCgroups bounds the empty cgroups kept for reuse (and the
+// descriptors they hold); more are removed.
+const maxFreeCgroups = 16
 
 // runCgroup is one run's cgroup.
 type runCgroup struct {
 	parent *cgroupParent
 	dir    string
 	fd     *os.File
+	// killed: cgroup.kill was written. The kernel goes on killing what
+	// starts in such a cgroup, so it is never reused.
+	killed atomic.Bool
 }
 
 // findCgroupParent makes toolgate-<pid> below toolgate's own cgroup and
@@ -59,6 +72,10 @@ func findCgroupParent() *cgroupParent {
 	}
 	p := &cgroupParent{dir: dir}
 	if !p.probe() {
+		for _, cg := range p.free {
+			_ = cg.fd.Close()
+			_ = syscall.Rmdir(cg.dir)
+		}
 		_ = os.Remove(dir)
 		return nil
 	}
@@ -94,44 +111,96 @@ func (p *cgroupParent) probe() bool {
 	return cmd.Run() == nil
 }
 
-// make creates a run's cgroup, first removing finished runs' cgroups that
-// have emptied since.
+// make returns an empty cgroup for a run: one a finished run left empty,
+// else a new one. It first removes the cgroups of finished runs that held
+// processes then and have emptied since.
 func (p *cgroupParent) make() (*runCgroup, error) {
 	p.mu.Lock()
 	busy := p.busy[:0]
 	for _, d := range p.busy {
-		if os.Remove(d) != nil {
+		if syscall.Rmdir(d) != nil {
 			busy = append(busy, d)
 		}
 	}
 	p.busy = busy
+	var cg *runCgroup
+	if n := len(p.free); n > 0 {
+		cg = p.free[n-1]
+		p.free[n-1] = nil
+		p.free = p.free[:n-1]
+	}
 	p.mu.Unlock()
+	if cg != nil {
+		return cg, nil
+	}
 	dir := filepath.Join(p.dir, fmt.Sprintf("run-%d", p.next.Add(1)))
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, err
 	}
 	fd, err := os.Open(dir)
 	if err != nil {
-		_ = os.Remove(dir)
+		_ = syscall.Rmdir(dir)
 		return nil, err
 	}
 	return &runCgroup{parent: p, dir: dir, fd: fd}, nil
 }
 
+// releaseLocked keeps an empty cgroup for the next run, or removes it
+// when enough are kept.
+func (p *cgroupParent) releaseLocked(cg *runCgroup) {
+	if len(p.free) < maxFreeCgroups {
+		p.free = append(p.free, cg)
+		return
+	}
+	_ = cg.fd.Close()
+	_ = syscall.Rmdir(cg.dir)
+}
+
 // kill ends every process in the cgroup.
 func (cg *runCgroup) kill() {
+	cg.killed.Store(true)
 	_ = os.WriteFile(filepath.Join(cg.dir, "cgroup.kill"), []byte("1"), 0)
 }
 
-// remove deletes the cgroup, or leaves it to a later run while processes
-// the command meant to outlive it are still inside.
+// remove gives the cgroup back for the next runs when the run left it
+// empty and did not kill in it; else it removes it, or leaves that to a
+// later run while processes the command meant to outlive it are still
+// inside.
 func (cg *runCgroup) remove() {
-	_ = cg.fd.Close()
-	if os.Remove(cg.dir) != nil {
-		cg.parent.mu.Lock()
-		cg.parent.busy = append(cg.parent.busy, cg.dir)
-		cg.parent.mu.Unlock()
+	empty := !cg.killed.Load() && cg.empty()
+	cg.parent.mu.Lock()
+	defer cg.parent.mu.Unlock()
+	if empty {
+		cg.parent.releaseLocked(cg)
+		return
 	}
+	_ = cg.fd.Close()
+	if syscall.Rmdir(cg.dir) != nil {
+		cg.parent.busy = append(cg.parent.busy, cg.dir)
+	}
+}
+
+// empty reports whether no process is left in the cgroup. Nothing but a
+// run of toolgate's puts a process there, so an empty cgroup stays empty
+// until it is given to a run.
+func (cg *runCgroup) empty() bool {
+	fd, err := unix.Openat(int(cg.fd.Fd()), "cgroup.events", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	var buf [128]byte
+	n, err := unix.Read(fd, buf[:])
+	if err != nil || n <= 0 {
+		return false
+	}
+	// "populated 0" or "populated 1", then other keys.
+	for line := range strings.SplitSeq(string(buf[:n]), "\n") {
+		if v, ok := strings.CutPrefix(line, "populated "); ok {
+			return v == "0"
+		}
+	}
+	return false
 }
 
 // ownCgroup2 returns the cgroup2 mount point and this process's cgroup

@@ -317,15 +317,59 @@ func TestDaemonOutlivesFinishedRun(t *testing.T) {
 	_ = syscall.Kill(pid, syscall.SIGKILL)
 	gone(t, pid)
 	if p := cgroups(); p != nil {
-		// The next run sweeps emptied cgroups before making its own.
+		// The next run sweeps emptied cgroups before taking its own; what
+		// is left are empty cgroups kept for the next runs.
 		run(t, t.Context(), Options{Command: "true"})
+		p.mu.Lock()
+		kept := map[string]bool{}
+		for _, cg := range p.free {
+			kept[filepath.Base(cg.dir)] = cg.empty()
+		}
+		p.mu.Unlock()
 		entries, _ := os.ReadDir(p.dir)
 		for _, e := range entries {
-			if e.IsDir() {
-				t.Errorf("cgroup %s left behind", e.Name())
+			if empty, ok := kept[e.Name()]; e.IsDir() && (!ok || !empty) {
+				t.Errorf("cgroup %s left behind (kept for reuse %v, empty %v)", e.Name(), ok, empty)
 			}
 		}
 	}
+}
+
+// A cgroup that still holds a daemon of a finished run is never given to
+// another run: that run's timeout kills its own processes, not the daemon.
+func TestDaemonSurvivesLaterRunsTimeout(t *testing.T) {
+	if cgroups() == nil {
+		t.Skip("runs get no cgroup here (no writable cgroup v2)")
+	}
+	if _, err := os.Stat("/usr/bin/setsid"); err != nil {
+		t.Skip("setsid is missing")
+	}
+	res, out := run(t, t.Context(), Options{Command: "setsid sh -c 'exec sleep 999' </dev/null >/dev/null 2>&1 & echo daemon=$!"})
+	_, rest, _ := strings.Cut(text(t, out), "daemon=")
+	pid, err := strconv.Atoi(strings.TrimSpace(rest))
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("exit %d, output %q: %v", res.ExitCode, text(t, out), err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	for range 3 {
+		if res, _ := run(t, t.Context(), Options{Command: "sleep 999", Timeout: 100 * time.Millisecond}); !res.TimedOut {
+			t.Fatalf("TimedOut %v, want true", res.TimedOut)
+		}
+	}
+	if !running(pid) {
+		t.Errorf("a later run's timeout killed the daemon")
+	}
+}
+
+// running reports whether pid is a process that has not exited (a zombie
+// has).
+func running(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(stat))
+	return len(f) > 2 && f[2] != "Z"
 }
 
 func TestStartFailure(t *testing.T) {
@@ -461,5 +505,42 @@ func TestCancelKillsGroupWithoutCgroups(t *testing.T) {
 	}
 	if e.res.Stray {
 		t.Errorf("the group kill left processes holding the output (Stray)")
+	}
+}
+
+// Runs after a timed-out one start normally: a cgroup that was killed in
+// goes on killing what starts in it, so it is never given to another run.
+func TestRunAfterTimedOutRun(t *testing.T) {
+	if res, _ := run(t, t.Context(), Options{Command: "sleep 999", Timeout: 100 * time.Millisecond}); !res.TimedOut {
+		t.Fatalf("TimedOut %v, want true", res.TimedOut)
+	}
+	for range 3 {
+		res, out := run(t, t.Context(), Options{Command: "echo hi"})
+		if res.ExitCode != 0 || res.Signal != "" || text(t, out) != "hi\n" {
+			t.Fatalf("exit %d signal %q output %q, want 0 and hi", res.ExitCode, res.Signal, text(t, out))
+		}
+	}
+}
+
+// bash is looked up along the server's PATH as it is when a run starts,
+// though where it was found is remembered; $0 stays "bash".
+func TestBashFollowsPATH(t *testing.T) {
+	if res, out := run(t, t.Context(), Options{Command: "echo $0"}); res.ExitCode != 0 || text(t, out) != "bash\n" {
+		t.Fatalf("exit %d output %q, want bash", res.ExitCode, text(t, out))
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "bash"), []byte("#!/bin/sh\necho other bash\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if res, out := run(t, t.Context(), Options{Command: "true"}); res.ExitCode != 0 || text(t, out) != "other bash\n" {
+		t.Errorf("exit %d output %q, want the bash first on PATH", res.ExitCode, text(t, out))
+	}
+	if err := os.Remove(filepath.Join(dir, "bash")); err != nil {
+		t.Fatal(err)
+	}
+	// Gone from where it was found: looked up again.
+	if res, out := run(t, t.Context(), Options{Command: "echo $0"}); res.ExitCode != 0 || text(t, out) != "bash\n" {
+		t.Errorf("exit %d output %q, want the system's bash", res.ExitCode, text(t, out))
 	}
 }

@@ -68,6 +68,11 @@ func (b *bucket) take(n int, now time.Time) bool {
 	return true
 }
 
+// readBuffers are the pipes' read buffers, reused between runs: a command
+// like `true` reads nothing, and zeroing fresh ones cost more than its
+// output handling.
+var readBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
 // streamer turns one pipe's reads into chunks: everything up to the last
 // newline goes at once; a partial line waits at most delay for its end.
 type streamer struct {
@@ -82,7 +87,9 @@ type streamer struct {
 
 // read copies the pipe until it ends or is closed, then flushes the rest.
 func (s *streamer) read(r *os.File) {
-	buf := make([]byte, 32<<10)
+	bp := readBuffers.Get().(*[]byte)
+	defer readBuffers.Put(bp)
+	buf := *bp
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {

@@ -3,29 +3,47 @@ package sandbox
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 )
 
 // BenchmarkSandboxedTrue measures what the sandbox adds to a command:
-// `bash -c true` unconfined, confined as toolgate starts it (from a thread
-// already in the run's limit cgroups, prejoin.go) and confined with the
-// helper moving itself into them (the way before, and the way when no
-// pre-joined thread is ready), alternated so that all three see the same
-// machine load. It reports the medians and the median added latency of
-// both confined ways (goal: under 10 ms).
+// `bash -c true` unconfined, and confined as toolgate starts it (from a
+// thread already in the run's limit cgroups, prejoin.go) with the helper
+// binaries a real install has: toolgate-sandbox beside toolgate (the
+// default), toolgate's own binary re-executed (without toolgate-sandbox);
+// and with toolgate-sandbox moving itself into the cgroups (when no
+// pre-joined thread is ready). The four are alternated so that all see
+// the same machine load. It reports the medians and the median added
+// latency of each confined way (goal: under 10 ms).
 //
 //	go test -run '^$' -bench SandboxedTrue -benchtime 200x ./internal/sandbox
+//
+// It runs once per mode: bwrap (the default where bubblewrap works) and
+// landlock (no namespaces to set up).
 func BenchmarkSandboxedTrue(b *testing.B) {
-	s := New(Config{})
+	for _, mode := range modes {
+		b.Run(mode, func(b *testing.B) { benchSandboxedTrue(b, mode) })
+	}
+}
+
+func benchSandboxedTrue(b *testing.B, mode string) {
+	s, self := New(Config{Mode: mode}), New(Config{Mode: mode})
 	if s.Mode() == InForceUnavailable {
 		b.Skipf("no sandbox: %s", s.Info().Reason)
 	}
+	s.helper = helperBinary(b)
+	toolgate := filepath.Join(b.TempDir(), "toolgate")
+	if out, err := exec.Command("go", "build", "-o", toolgate, "github.com/toolgate/toolgate/cmd/toolgate").CombinedOutput(); err != nil {
+		b.Fatalf("go build ./cmd/toolgate: %v\n%s", err, out)
+	}
+	self.helper = toolgate
 	ws := b.TempDir()
 	argv := []string{"bash", "-c", "true"}
 	prejoinedRuns := 0
-	runOnce := func(confined, onThread bool) time.Duration {
+	runOnce := func(s *Sandbox, confined, onThread bool) time.Duration {
 		start := time.Now()
 		a, env := argv, os.Environ()
 		var p *Prepared
@@ -34,7 +52,7 @@ func BenchmarkSandboxedTrue(b *testing.B) {
 			if p, err = s.Prepare(argv, env, Run{Workspace: ws, StartOnThread: onThread}); err != nil {
 				b.Fatal(err)
 			}
-			if p.prejoined != nil {
+			if p.prejoined != nil && s.helper != toolgate {
 				prejoinedRuns++
 			}
 			a, env = p.Argv, p.Env
@@ -53,21 +71,23 @@ func BenchmarkSandboxedTrue(b *testing.B) {
 		p.Finish()
 		return time.Since(start)
 	}
-	var plain, boxed, joined []time.Duration
+	var plain, boxed, selfBoxed, joined []time.Duration
 	for b.Loop() {
-		plain = append(plain, runOnce(false, false))
-		boxed = append(boxed, runOnce(true, true))
-		joined = append(joined, runOnce(true, false))
+		plain = append(plain, runOnce(s, false, false))
+		boxed = append(boxed, runOnce(s, true, true))
+		selfBoxed = append(selfBoxed, runOnce(self, true, true))
+		joined = append(joined, runOnce(s, true, false))
 	}
 	median := func(d []time.Duration) float64 {
 		slices.Sort(d)
 		return float64(d[len(d)/2].Microseconds()) / 1000
 	}
-	mp, mb, mj := median(plain), median(boxed), median(joined)
+	mp, mb, ms, mj := median(plain), median(boxed), median(selfBoxed), median(joined)
 	b.ReportMetric(mp, "ms-plain-median")
 	b.ReportMetric(mb, "ms-sandboxed-median")
 	b.ReportMetric(mb-mp, "ms-added-median")
 	b.ReportMetric(mb/mp, "ratio")
+	b.ReportMetric(ms-mp, "ms-added-median-toolgate-as-helper")
 	b.ReportMetric(mj-mp, "ms-added-median-helper-joins")
 	// How many runs began inside their limit cgroups.
 	b.ReportMetric(100*float64(prejoinedRuns)/float64(len(boxed)), "%-prejoined")

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"github.com/toolgate/toolgate/internal/sandbox/helper"
 	"net"
 	"os"
 	"path/filepath"
@@ -107,11 +108,7 @@ func (c Config) limits() Limits {
 }
 
 // Limits bound one run; 0 means no limit.
-type Limits struct {
-	Processes   int   `json:"processes,omitempty"`
-	MemoryBytes int64 `json:"memory_bytes,omitempty"`
-	CPUSeconds  int   `json:"cpu_seconds,omitempty"`
-}
+type Limits = helper.Limits
 
 // expandHome turns "~/x" into an absolute path under home.
 func expandHome(p, home string) string {

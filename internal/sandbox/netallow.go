@@ -3,11 +3,10 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"io"
+	"github.com/toolgate/toolgate/internal/sandbox/helper"
 	"net"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -24,10 +23,7 @@ import (
 // every HTTP client at it. A client that ignores them has no route out.
 
 // proxyPort is the relay's port inside the sandbox's network namespace.
-const proxyPort = 3128
-
-// forwardMarker is argv[1] of toolgate's binary started as the relay.
-const forwardMarker = "__toolgate-sandbox-relay"
+const proxyPort = helper.ProxyPort
 
 // allowProxy is the proxy of one Sandbox, started with its first run.
 type allowProxy struct {
@@ -125,53 +121,4 @@ func proxyEnv(env []string) []string {
 		out = append(out, k+"="+u)
 	}
 	return out
-}
-
-// startRelay listens on the relay port and starts the relay process, a
-// re-exec of the helper's own binary. The listener is made here, before
-// the command runs, so the command never finds the port closed.
-func startRelay(socket string) error {
-	ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(proxyPort))
-	if err != nil {
-		return fmt.Errorf("proxy relay: %w", err)
-	}
-	f, err := ln.(*net.TCPListener).File()
-	_ = ln.Close()
-	if err != nil {
-		return fmt.Errorf("proxy relay: %w", err)
-	}
-	defer f.Close()
-	cmd := exec.Command("/proc/self/exe", forwardMarker, socket)
-	cmd.ExtraFiles = []*os.File{f}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("proxy relay: %w", err)
-	}
-	return nil
-}
-
-// runRelay relays every connection on fd 3 to the proxy's socket; it ends
-// with the sandbox.
-func runRelay(socket string) error {
-	ln, err := net.FileListener(os.NewFile(3, "relay"))
-	if err != nil {
-		return err
-	}
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			return err
-		}
-		go func() {
-			defer c.Close()
-			up, err := net.Dial("unix", socket)
-			if err != nil {
-				return
-			}
-			defer up.Close()
-			done := make(chan struct{}, 2)
-			go func() { _, _ = io.Copy(up, c); done <- struct{}{} }()
-			go func() { _, _ = io.Copy(c, up); done <- struct{}{} }()
-			<-done
-		}()
-	}
 }

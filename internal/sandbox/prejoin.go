@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -139,38 +138,6 @@ func (p *prejoined) release() {
 	close(p.start)
 	<-p.left // an empty cgroup can be removed
 	p.limits.finish()
-}
-
-// errNotInCgroup is the helper's refusal when the command would run
-// outside its limit cgroups.
-var errNotInCgroup = errors.New("the command is not in its limit cgroups: started without Prepared.Start")
-
-// checkCgroups verifies that this process is in each of the cgroups (v1
-// "controller:path" lines of /proc/self/cgroup).
-func checkCgroups(want []string) error {
-	if len(want) == 0 {
-		return nil
-	}
-	data, err := os.ReadFile("/proc/self/cgroup")
-	if err != nil {
-		return err
-	}
-	have := map[string]bool{}
-	for _, line := range strings.Split(string(data), "\n") {
-		parts := strings.SplitN(line, ":", 3)
-		if len(parts) != 3 {
-			continue
-		}
-		for _, c := range strings.Split(parts[1], ",") {
-			have[c+":"+parts[2]] = true
-		}
-	}
-	for _, w := range want {
-		if !have[w] {
-			return fmt.Errorf("%w (not in %s)", errNotInCgroup, w)
-		}
-	}
-	return nil
 }
 
 // cgroupLines are the /proc/self/cgroup entries of a run's cgroups.

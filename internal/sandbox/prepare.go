@@ -3,6 +3,7 @@ package sandbox
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/toolgate/toolgate/internal/sandbox/helper"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -216,5 +217,5 @@ func programPath(name string) string {
 // marker, the spec, then the command.
 func (s *Sandbox) helperArgv(spec helperSpec, argv []string) []string {
 	b, _ := json.Marshal(spec) // plain data: cannot fail
-	return append([]string{s.helper, helperMarker, string(b)}, argv...)
+	return append([]string{s.helper, helper.Marker, string(b)}, argv...)
 }

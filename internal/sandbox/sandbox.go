@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -8,8 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"github.com/toolgate/toolgate/internal/sandbox/helper"
 )
 
 // Modes in force, as /healthz and toolgate_sandbox_info report them.
@@ -33,7 +36,7 @@ type Sandbox struct {
 	mode     string
 	reason   string // why the mode is unavailable, or what is missing
 	bwrap    string // bubblewrap's path
-	helper   string // toolgate's own binary, re-executed as the helper
+	helper   string // the helper binary: toolgate-sandbox, or toolgate's own
 	landlock int    // Landlock ABI version, 0 without
 	home     string
 	limits   Limits
@@ -61,6 +64,10 @@ type Info struct {
 	PIDNamespace bool `json:"pid_namespace"`
 	// Caveats are what this mode does not confine, in words.
 	Caveats []string `json:"caveats,omitempty"`
+	// Helper is the program started in place of each command:
+	// "toolgate-sandbox" when that is installed beside toolgate's binary,
+	// "self" when toolgate re-executes itself (slower to start).
+	Helper string `json:"helper,omitempty"`
 }
 
 // probe is what this machine offers, found once per process.
@@ -78,7 +85,8 @@ func probeMachine() probe {
 	if v, err := ll.LandlockGetABIVersion(); err == nil {
 		p.landlock = v
 	}
-	p.helper, _ = os.Executable()
+	exe, _ := os.Executable()
+	p.helper = findHelper(exe)
 	p.bwrap, p.bwrapErr = exec.LookPath("bwrap")
 	if p.bwrapErr != nil {
 		p.bwrapErr = errors.New("bubblewrap (bwrap) is not installed")
@@ -90,6 +98,30 @@ func probeMachine() probe {
 		p.bwrapErr = fmt.Errorf("bubblewrap cannot create its namespaces here (%v: %s)", err, strings.TrimSpace(string(out)))
 	}
 	return p
+}
+
+// helperName is the helper binary's name, looked for beside toolgate's.
+const helperName = "toolgate-sandbox"
+
+// findHelper is the helper binary for toolgate's binary exe: the small
+// toolgate-sandbox beside it when that is there and speaks this version's
+// spec, else exe itself (every toolgate binary is a helper too, only
+// slower to start).
+func findHelper(exe string) string {
+	if exe == "" {
+		return ""
+	}
+	sibling := filepath.Join(filepath.Dir(exe), helperName)
+	if sibling == exe {
+		return exe
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, sibling, helper.VersionMarker).Output()
+	if err != nil || strings.TrimSpace(string(out)) != helper.Version {
+		return exe
+	}
+	return sibling
 }
 
 // New picks the mode the configuration asks for among those this machine
@@ -138,6 +170,10 @@ func (s *Sandbox) Info() Info {
 	}
 	if s.mode == InForceBwrap || s.mode == InForceLandlock {
 		i.Landlock = s.landlock
+		i.Helper = "self"
+		if filepath.Base(s.helper) == helperName {
+			i.Helper = helperName
+		}
 		i.Limits = "rlimit"
 		if s.cgroups != nil {
 			i.Limits = "cgroup"

@@ -248,3 +248,42 @@ func TestLongRunning(t *testing.T) {
 		})
 	}
 }
+
+// TestMatchDenyRule: deny and ask rules also match as Claude Code matches
+// a command's text (code.claude.com/docs/en/permissions, "Wildcard
+// patterns": `Bash(ls*)` matches `ls -la` and `lsof`, `Bash(ls *)` only
+// the first; `*` spans spaces), so a rule written for Claude Code denies
+// at least what it denies there.
+func TestMatchDenyRule(t *testing.T) {
+	tests := []struct {
+		pattern, cmd string
+		deny, allow  bool
+	}{
+		{"rm*", "rm -rf /", true, false},
+		{"ls*", "lsof -i", true, false},
+		{"ls *", "lsof -i", false, false},
+		{"ls *", "ls", true, true},
+		{"git push*", "git push origin main", true, false},
+		{"git push*", "git pull", false, false},
+		{"cat *.md", "cat .env x.md", true, false},
+		{"git * main", "git push origin main", true, true},
+		{"rm:*", "rm -rf /", true, true},
+		{"rm:*", "rmdir x", false, false},
+		{"npm run test:*", "npm run build", false, false},
+		{"git status", "git status -s", false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.pattern+" ~ "+tt.cmd, func(t *testing.T) {
+			a := Analyze(tt.cmd)
+			if len(a.Commands) != 1 {
+				t.Fatalf("commands = %v, want 1", a.Commands)
+			}
+			if got := MatchDenyRule(tt.pattern, a.Commands[0]); got != tt.deny {
+				t.Errorf("MatchDenyRule(%q, %q) = %v, want %v", tt.pattern, a.Commands[0].Args, got, tt.deny)
+			}
+			if got := MatchRule(tt.pattern, a.Commands[0]); got != tt.allow {
+				t.Errorf("MatchRule(%q, %q) = %v, want %v", tt.pattern, a.Commands[0].Args, got, tt.allow)
+			}
+		})
+	}
+}

@@ -43,6 +43,25 @@ func MatchRule(pattern string, cmd SimpleCommand) bool {
 	return matchWords(words, cmd.Args)
 }
 
+// MatchDenyRule reports whether a deny or ask rule covers one simple
+// command: as MatchRule matches it, or as Claude Code matches the
+// command's text (code.claude.com/docs/en/permissions, "Wildcard
+// patterns": "*" is any run of characters, spaces included, so `ls*`
+// matches `ls -la` and `lsof`, and `git push*` matches `git push origin
+// main`). A deny rule written for Claude Code thus refuses at least what
+// it refuses there. Allow rules keep MatchRule's words, which allow less:
+// `cat *.md` does not allow `cat .env x.md`.
+func MatchDenyRule(pattern string, cmd SimpleCommand) bool {
+	if MatchRule(pattern, cmd) {
+		return true
+	}
+	pattern = strings.Join(strings.Fields(pattern), " ")
+	if !strings.Contains(pattern, "*") || strings.HasSuffix(pattern, ":*") || len(cmd.Args) == 0 {
+		return false
+	}
+	return matchWord(pattern, strings.Join(cmd.Args, " "))
+}
+
 // prefixColon reports whether arg is stem followed by ":" and anything.
 func prefixColon(stem, arg string) bool {
 	i := strings.LastIndex(arg, ":")

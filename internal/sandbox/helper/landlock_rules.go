@@ -1,4 +1,4 @@
-package sandbox
+package helper
 
 import (
 	"os"
@@ -97,4 +97,9 @@ func leadsTo(p string, paths []string) bool {
 		}
 	}
 	return false
+}
+
+// within reports whether p is dir or below it.
+func within(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
 }

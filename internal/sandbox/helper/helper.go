@@ -1,0 +1,284 @@
+package helper
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+)
+
+// Package helper is the sandbox's helper: the program bubblewrap (or, in
+// landlock mode, toolgate) starts in place of a command, which joins the
+// run's limits, applies Landlock and execs the command. It is a package of
+// its own, with few imports, so that a small binary of it
+// (cmd/toolgate-sandbox) can stand in for toolgate's: toolgate's binary
+// initializes a few hundred packages before its own init runs, which made
+// the helper the largest part of the time the sandbox adds to a command.
+
+// Marker is argv[1] of a binary started as the helper.
+const Marker = "__toolgate-sandbox-exec"
+
+// RelayMarker is argv[1] of a binary started as the network_allow relay.
+const RelayMarker = "__toolgate-sandbox-relay"
+
+// VersionMarker is argv[1] asking a helper binary for its Version.
+const VersionMarker = "__toolgate-sandbox-version"
+
+// Version names the Spec's format. A helper binary found beside toolgate
+// is used only when it prints the same; and a helper refuses a spec with a
+// field it does not know rather than run without it.
+const Version = "toolgate-sandbox-helper 1"
+
+// ProxyPort is the relay's port inside the sandbox's network namespace.
+const ProxyPort = 3128
+
+// Limits are a run's resource limits.
+type Limits struct {
+	Processes   int   `json:"processes,omitempty"`
+	MemoryBytes int64 `json:"memory_bytes,omitempty"`
+	CPUSeconds  int   `json:"cpu_seconds,omitempty"`
+}
+
+// Spec is what the helper applies before it execs the command.
+type Spec struct {
+	// Landlock applies the Landlock layer with ABI version ABI.
+	Landlock bool `json:"landlock,omitempty"`
+	ABI      int  `json:"abi,omitempty"`
+	// ReadAll allows reading everything (bubblewrap masks already);
+	// otherwise everything but Hidden.
+	ReadAll bool     `json:"read_all,omitempty"`
+	Hidden  []string `json:"hidden,omitempty"`
+	// Writable directories and files.
+	Writable      []string `json:"writable,omitempty"`
+	WritableFiles []string `json:"writable_files,omitempty"`
+	// Network allows TCP connect and bind.
+	Network bool `json:"network,omitempty"`
+	// JoinFDs is how many fds from 3 on are cgroup.procs files to join.
+	JoinFDs int `json:"join_fds,omitempty"`
+	// InCgroups are the cgroups ("controller:path") the helper must
+	// already be in: the command was forked into them (prejoin.go).
+	InCgroups []string `json:"in_cgroups,omitempty"`
+	// Limits left to rlimits.
+	Limits Limits `json:"limits"`
+	// ProxySocket is toolgate's network_allow proxy: the helper starts a
+	// relay to it on 127.0.0.1:proxyPort, the one TCP port the command
+	// may then connect to.
+	ProxySocket string `json:"proxy_socket,omitempty"`
+	// Dir is the directory to start in (landlock mode; bubblewrap sets it).
+	Dir string `json:"dir,omitempty"`
+}
+
+// Main runs the helper, the relay or the version query when the
+// process was started as one, and then never returns; otherwise it
+// returns at once.
+func Main() {
+	switch {
+	case len(os.Args) == 2 && os.Args[1] == VersionMarker:
+		fmt.Println(Version)
+		os.Exit(0)
+	case len(os.Args) == 3 && os.Args[1] == RelayMarker:
+		err := runRelay(os.Args[2])
+		fmt.Fprintf(os.Stderr, "toolgate sandbox relay: %v\n", err)
+		os.Exit(1)
+	case len(os.Args) > 3 && os.Args[1] == Marker:
+		err := runHelper(os.Args[2], os.Args[3:])
+		fmt.Fprintf(os.Stderr, "toolgate sandbox: %v\n", err)
+		os.Exit(126)
+	}
+}
+
+// runHelper applies the spec and execs the command; it returns only on
+// failure, and then nothing runs.
+func runHelper(specJSON string, argv []string) error {
+	var spec Spec
+	dec := json.NewDecoder(strings.NewReader(specJSON))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&spec); err != nil {
+		return fmt.Errorf("bad helper spec (a helper of another version?): %w", err)
+	}
+	if err := checkCgroups(spec.InCgroups); err != nil {
+		return err
+	}
+	for i := range spec.JoinFDs {
+		f := os.NewFile(uintptr(3+i), "cgroup.procs")
+		if _, err := f.WriteString("0"); err != nil {
+			return fmt.Errorf("cannot join the run's limit cgroup: %w", err)
+		}
+		_ = f.Close()
+	}
+	if err := setRlimits(spec.Limits); err != nil {
+		return err
+	}
+	if spec.Dir != "" {
+		if err := os.Chdir(spec.Dir); err != nil {
+			return err
+		}
+	}
+	if spec.ProxySocket != "" {
+		if err := startRelay(spec.ProxySocket); err != nil {
+			return err
+		}
+	}
+	if spec.Landlock {
+		if err := applyLandlock(spec); err != nil {
+			return fmt.Errorf("landlock: %w", err)
+		}
+	}
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return err
+	}
+	return syscall.Exec(path, argv, os.Environ())
+}
+
+// setRlimits sets the limits no cgroup enforces. A CPU limit sends
+// SIGXCPU at the soft limit and SIGKILL a second later.
+func setRlimits(l Limits) error {
+	set := func(res int, v uint64, hard uint64) error {
+		if err := syscall.Setrlimit(res, &syscall.Rlimit{Cur: v, Max: hard}); err != nil {
+			return fmt.Errorf("setrlimit %d: %w", res, err)
+		}
+		return nil
+	}
+	if l.CPUSeconds > 0 {
+		if err := set(syscall.RLIMIT_CPU, uint64(l.CPUSeconds), uint64(l.CPUSeconds)+1); err != nil {
+			return err
+		}
+	}
+	if l.MemoryBytes > 0 {
+		if err := set(syscall.RLIMIT_DATA, uint64(l.MemoryBytes), uint64(l.MemoryBytes)); err != nil {
+			return err
+		}
+	}
+	if l.Processes > 0 && os.Getuid() != 0 {
+		// Counted per user, and never enforced for root: the pids cgroup
+		// is the real limit where there is one.
+		const rlimitNproc = 6
+		if err := set(rlimitNproc, uint64(l.Processes), uint64(l.Processes)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// applyLandlock restricts the helper, and so the command, to the spec.
+func applyLandlock(spec Spec) error {
+	var rules []landlock.Rule
+	if spec.ReadAll {
+		rules = append(rules, landlock.RODirs("/"))
+	} else {
+		rules = append(rules, readExcept(spec.Hidden)...)
+	}
+	writable := spec.Writable
+	if !spec.ReadAll {
+		writable = nil
+		for _, w := range spec.Writable {
+			rules = append(rules, writeExcept(w, spec.Hidden)...)
+		}
+	}
+	if len(writable) > 0 {
+		rules = append(rules, landlock.RWDirs(writable...).WithRefer().IgnoreIfMissing())
+	}
+	if len(spec.WritableFiles) > 0 {
+		rules = append(rules, landlock.RWFiles(spec.WritableFiles...).IgnoreIfMissing())
+	}
+	if spec.ProxySocket != "" {
+		rules = append(rules, landlock.ConnectTCP(ProxyPort))
+	}
+	cfg := landlock.V7.BestEffort()
+	if spec.Network {
+		// TCP stays open; files and the IPC scopes (signals and abstract
+		// sockets to processes outside the sandbox) are still restricted.
+		cfg.HandledAccessNet = 0
+	}
+	return cfg.Restrict(rules...)
+}
+
+// ErrNotInCgroup is the helper's refusal when the command would run
+// outside its limit cgroups.
+var ErrNotInCgroup = errors.New("the command is not in its limit cgroups: started without Prepared.Start")
+
+// checkCgroups verifies that this process is in each of the cgroups (v1
+// "controller:path" lines of /proc/self/cgroup).
+func checkCgroups(want []string) error {
+	if len(want) == 0 {
+		return nil
+	}
+	data, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return err
+	}
+	have := map[string]bool{}
+	for _, line := range strings.Split(string(data), "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		for _, c := range strings.Split(parts[1], ",") {
+			have[c+":"+parts[2]] = true
+		}
+	}
+	for _, w := range want {
+		if !have[w] {
+			return fmt.Errorf("%w (not in %s)", ErrNotInCgroup, w)
+		}
+	}
+	return nil
+}
+
+// startRelay listens on the relay port and starts the relay process, a
+// re-exec of the helper's own binary. The listener is made here, before
+// the command runs, so the command never finds the port closed.
+func startRelay(socket string) error {
+	ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(ProxyPort))
+	if err != nil {
+		return fmt.Errorf("proxy relay: %w", err)
+	}
+	f, err := ln.(*net.TCPListener).File()
+	_ = ln.Close()
+	if err != nil {
+		return fmt.Errorf("proxy relay: %w", err)
+	}
+	defer f.Close()
+	cmd := exec.Command("/proc/self/exe", RelayMarker, socket)
+	cmd.ExtraFiles = []*os.File{f}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("proxy relay: %w", err)
+	}
+	return nil
+}
+
+// runRelay relays every connection on fd 3 to the proxy's socket; it ends
+// with the sandbox.
+func runRelay(socket string) error {
+	ln, err := net.FileListener(os.NewFile(3, "relay"))
+	if err != nil {
+		return err
+	}
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return err
+		}
+		go func() {
+			defer c.Close()
+			up, err := net.Dial("unix", socket)
+			if err != nil {
+				return
+			}
+			defer up.Close()
+			done := make(chan struct{}, 2)
+			go func() { _, _ = io.Copy(up, c); done <- struct{}{} }()
+			go func() { _, _ = io.Copy(c, up); done <- struct{}{} }()
+			<-done
+		}()
+	}
+}
