@@ -21,8 +21,12 @@ func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) error
 	if err := s.decode(w, r, &body); err != nil {
 		return err
 	}
-	if format := openAIBody(body); format != "" {
-		return s.runOpenAI(w, r, sess, format, body)
+	format, openAI, err := openAIBody(body)
+	if err != nil {
+		return err
+	}
+	if format != "" {
+		return s.runOpenAI(w, r, sess, format, openAI)
 	}
 	var msg api.AssistantMessage
 	dec := json.NewDecoder(bytes.NewReader(body))
