@@ -74,6 +74,9 @@ func (c *Coordinator) checkPolicy(cs *callState) {
 		cs.e.audit.decide(g.decision, g.decidedBy)
 	}
 	if stop != nil {
+		if cs.dialect == nil {
+			clinePolicyFailure(cs.tool.Name, stop)
+		}
 		cs.stop(*stop)
 		return
 	}
@@ -179,4 +182,26 @@ func planModeRefusal(t *Tool, sub *subject) (string, bool) {
 		return fmt.Sprintf("Tool %s is not available in plan mode because it changes files. Switch the session to act mode to use it.", t.Name), true
 	}
 	return "", false
+}
+
+// clinePlanModeTools are the tools Cline's strict plan mode refuses
+// (core/task/ToolExecutor.ts PLAN_MODE_RESTRICTED_TOOLS, v4.0.12).
+var clinePlanModeTools = map[string]bool{"write_to_file": true, "replace_in_file": true, "new_rule": true, "apply_patch": true}
+
+// clinePolicyFailure words a call the policy refused as Cline's tool
+// error (formatResponse.toolError). A file tool refused in plan mode reads
+// as Cline's ToolExecutor refuses it, toolgate's hint in a block after it;
+// a path .clineignore blocks is already in Cline's words.
+func clinePolicyFailure(name string, out *outcome) {
+	if out.code == api.ToolCodeIgnored || len(out.result.Content) == 0 {
+		return
+	}
+	first := &out.result.Content[0]
+	if out.code == api.ToolCodePlanMode && clinePlanModeTools[name] {
+		out.result.Content = append([]api.Content{api.TextContent(ClineToolError(fmt.Sprintf(
+			"Tool '%s' is not available in PLAN MODE. This tool is restricted to ACT MODE for file modifications. "+
+				"Only use tools available for PLAN MODE when in that mode.", name)))}, out.result.Content...)
+		return
+	}
+	first.Text = ClineToolError(first.Text)
 }

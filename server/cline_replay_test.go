@@ -31,6 +31,7 @@ var updateReplay = flag.Bool("update-replay", false, "rewrite the result section
 // Sections:
 //
 //	-- config.json --            coordinator config (default: allow_all)
+//	-- session.json --           the body of POST /v1/sessions (default {})
 //	-- mcp --                    the hub's test MCP server runs as "test"
 //	                             (uid mcphub.UID("test") = c2fc1e)
 //	-- files/<path> --           a workspace file
@@ -72,6 +73,7 @@ func replayCase(t *testing.T, path string) {
 	answers := map[string]string{}
 	decisions := map[string]string{}
 	var message json.RawMessage
+	session := json.RawMessage("{}")
 	var hub *mcphub.Hub
 	for _, f := range ar.files {
 		switch name := f.name; {
@@ -93,6 +95,8 @@ func replayCase(t *testing.T, path string) {
 			}
 		case name == "message.json":
 			message = json.RawMessage(f.data)
+		case name == "session.json":
+			session = json.RawMessage(f.data)
 		case strings.HasPrefix(name, "files/"):
 			files[strings.TrimPrefix(name, "files/")] = f.data
 		case strings.HasPrefix(name, "crlf/"):
@@ -105,7 +109,7 @@ func replayCase(t *testing.T, path string) {
 	}
 	fx := newFixture(t, fixtureOptions{files: files, config: cfg, mcp: hub, server: Config{Token: testToken}})
 	ts := &testServer{Server: fx.ts, coord: fx.coord, reg: fx.reg}
-	sess := decodeBody[api.Session](t, ts.do(t, "POST", "/v1/sessions", map[string]any{}), http.StatusCreated)
+	sess := decodeBody[api.Session](t, ts.do(t, "POST", "/v1/sessions", session), http.StatusCreated)
 
 	stop := make(chan struct{})
 	answered := make(chan error, 1)

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -32,7 +33,9 @@ import (
 // the floor, is a bare net/http handler that decodes the block, calls the
 // hub and encodes the result: what any HTTP hop in front of the server
 // costs ("floor-ratio"), the part of the ratio that is not toolgate's.
-// "vs-floor" and "msg-vs-floor" set toolgate's two ways against the floor.
+// "vs-floor" and "msg-vs-floor" set toolgate's two ways against the floor;
+// "cpu-vs-floor" and "msg-cpu-vs-floor" do the same by this process's CPU
+// time per call.
 //
 //	go test -run '^$' -bench MCPThroughToolgate -benchtime 2000x -count 3 ./server
 func BenchmarkMCPThroughToolgate(b *testing.B) {
@@ -102,10 +105,13 @@ func BenchmarkMCPThroughToolgate(b *testing.B) {
 			turn := max(8*callers, 40)
 			rounds := max(b.N/turn, 1)
 			took := make([]time.Duration, len(ways))
+			cpu := make([]time.Duration, len(ways))
 			for r := range rounds {
 				for k := range ways {
 					w := (r + k) % len(ways)
+					c0 := processCPU()
 					took[w] += benchRun(b, callers, turn, ways[w])
+					cpu[w] += processCPU() - c0
 				}
 			}
 			calls := float64(turn * rounds)
@@ -119,6 +125,11 @@ func BenchmarkMCPThroughToolgate(b *testing.B) {
 			// toolgate against the floor: what toolgate adds beyond an HTTP hop.
 			b.ReportMetric(float64(took[1])/float64(took[3]), "vs-floor")
 			b.ReportMetric(float64(took[2])/float64(took[3]), "msg-vs-floor")
+			// The same by this process's CPU time per call (client, server
+			// and hub; the MCP servers' processes left out), which other
+			// load on the machine disturbs less than wall time.
+			b.ReportMetric(float64(cpu[1])/float64(cpu[3]), "cpu-vs-floor")
+			b.ReportMetric(float64(cpu[2])/float64(cpu[3]), "msg-cpu-vs-floor")
 		})
 	}
 }
@@ -260,4 +271,13 @@ func awaitHub(b *testing.B, hub *mcphub.Hub) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// processCPU is the user and system CPU time the process has used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -92,20 +92,41 @@ type openAIResponsesResponse struct {
 }
 
 // openAIBody tells the OpenAI forms of a posted message from the
-// Messages API's: a JSON array is Responses items, an object with
-// tool_calls a Chat Completions message.
-func openAIBody(body []byte) string {
+// Messages API's and unwraps a whole API response: a JSON array is
+// Responses items, an object with tool_calls a Chat Completions message.
+// A Response object ("object": "response") stands for its output items
+// and a ChatCompletion ("object": "chat.completion") for its one choice's
+// message, so a client may post what the API returned as it came. It
+// returns the format and the body to decode, or "" for the Messages API.
+func openAIBody(body []byte) (string, []byte, error) {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) > 0 && trimmed[0] == '[' {
-		return formatOpenAIResponses
+		return formatOpenAIResponses, trimmed, nil
 	}
 	var probe struct {
+		Object    string          `json:"object"`
 		ToolCalls json.RawMessage `json:"tool_calls"`
+		Output    json.RawMessage `json:"output"`
+		Choices   []struct {
+			Message json.RawMessage `json:"message"`
+		} `json:"choices"`
 	}
-	if json.Unmarshal(trimmed, &probe) == nil && len(probe.ToolCalls) > 0 {
-		return formatOpenAI
+	if json.Unmarshal(trimmed, &probe) != nil {
+		return "", body, nil
 	}
-	return ""
+	switch {
+	case probe.Object == "response" && len(probe.Output) > 0:
+		return formatOpenAIResponses, probe.Output, nil
+	case probe.Object == "chat.completion":
+		if len(probe.Choices) != 1 || len(probe.Choices[0].Message) == 0 {
+			return "", nil, &api.Error{Code: api.CodeValidation, Message: "a chat completion is run by its one choice's message",
+				Fields: map[string]string{"choices": "must hold exactly one choice with a message"}}
+		}
+		return formatOpenAI, probe.Choices[0].Message, nil
+	case len(probe.ToolCalls) > 0:
+		return formatOpenAI, trimmed, nil
+	}
+	return "", body, nil
 }
 
 // openAIArguments is a call's arguments as a tool input: the JSON object

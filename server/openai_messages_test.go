@@ -110,6 +110,37 @@ func TestOpenAIToolCalls(t *testing.T) {
 			t.Errorf("text output = %s, want a string", got.Output[1].Output)
 		}
 	})
+	// The whole objects the APIs answer with (openai-node
+	// src/resources/chat/completions/completions.ts ChatCompletion,
+	// src/resources/responses/responses.ts Response), posted as they came.
+	t.Run("a whole ChatCompletion", func(t *testing.T) {
+		completion := map[string]any{"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "gpt-4.1",
+			"choices": []any{map[string]any{"index": 0, "finish_reason": "tool_calls", "logprobs": nil, "message": map[string]any{
+				"role": "assistant", "content": nil, "refusal": nil, "annotations": []any{},
+				"tool_calls": []any{map[string]any{"id": "call_c1", "type": "function", "function": map[string]any{"name": "read_file", "arguments": `{"path":"a.txt"}`}}}}}},
+			"usage": map[string]any{"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}, "system_fingerprint": nil}
+		got := decodeBody[openAIChatResponse](t, ts.do(t, http.MethodPost, "/v1/sessions/default/messages", completion), http.StatusOK)
+		if len(got.Messages) != 1 || got.Messages[0].ToolCallID != "call_c1" || !strings.Contains(got.Messages[0].Content, "alpha") {
+			t.Errorf("messages = %+v", got.Messages)
+		}
+		completion["choices"] = []any{}
+		resp := ts.do(t, http.MethodPost, "/v1/sessions/default/messages", completion)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("no choice: status = %d, want 400", resp.StatusCode)
+		}
+	})
+	t.Run("a whole Response", func(t *testing.T) {
+		response := map[string]any{"id": "resp_1", "object": "response", "created_at": 1, "status": "completed", "model": "gpt-4.1",
+			"output": []any{
+				map[string]any{"type": "reasoning", "id": "rs_1", "summary": []any{}},
+				map[string]any{"type": "function_call", "id": "fc_9", "call_id": "call_r1", "name": "read_file", "arguments": `{"path":"a.txt"}`, "status": "completed"},
+			}, "parallel_tool_calls": true, "tools": []any{}, "usage": nil}
+		got := decodeBody[openAIResponsesResponse](t, ts.do(t, http.MethodPost, "/v1/sessions/default/messages", response), http.StatusOK)
+		if len(got.Output) != 1 || got.Output[0].CallID != "call_r1" || !strings.Contains(fmt.Sprint(got.Output[0].Output), "alpha") {
+			t.Errorf("output = %+v", got.Output)
+		}
+	})
 	t.Run("a call without an id", func(t *testing.T) {
 		msg := map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"type": "function", "function": map[string]any{"name": "read_file", "arguments": "{}"}}}}
 		resp := ts.do(t, http.MethodPost, "/v1/sessions/default/messages", msg)

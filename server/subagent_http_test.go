@@ -130,7 +130,7 @@ func TestHTTPSubagentRunner(t *testing.T) {
 		close(hr.release)
 		ev := next(t, ch, api.EventToolFinished)
 		out := texts(*ev.Result)
-		for _, want := range []string{"agent=reader", "r1: old", `w1: Denied: denied by deny rule "write_to_file"`, "done"} {
+		for _, want := range []string{"agent=reader", "r1: old", "w1: The tool execution failed with the following error:\n<error>\nDenied: denied by deny rule \"write_to_file\"", "done"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("result lacks %q:\n%s", want, out)
 			}

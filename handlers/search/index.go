@@ -79,21 +79,43 @@ type idxDir struct {
 	// parent's state when this one was listed) and ignFiles.
 	ign, parentIgn *ignoreState
 	ignFiles       []namedStamp
-	files          []idxFile // exactly sized; names share one string
+	files          []idxFile // exactly sized
+	names          string    // the files' names, in order
 	dirs           []*idxDir
 	listed         bool
 }
 
 // idxFile is a file that passed the ignore rules when its directory was
-// listed. Its directory holds it by value, and the names of a directory's
-// files are substrings of one string: the index of a large tree is mostly
-// these entries, and the fewer objects, the smaller the heap the first
-// search leaves and the less the collector marks. A summary is built the second time a file is read with the same
+// listed. A summary is built the second time a file is read with the same
 // stamp, so files under active edit and one-off searches cost nothing.
+//
+// The index of a large tree is mostly these entries, so they are kept
+// small (48 bytes, held by value in their directory, no pointer but the
+// summary's) and few (one allocation per directory): the smaller the heap
+// the first search leaves, the lower the peak the collector allows it.
+// The stamp's fields are inlined and the name is a piece of its
+// directory's names string, from off to the next file's off.
 type idxFile struct {
-	name string
-	st   stamp
-	sum  *summary // a pointer keeps the entry, one per file, at 64 bytes
+	ino, size, mtime, ctime int64
+	mode, off               uint32
+	sum                     *summary
+}
+
+func (f *idxFile) stamp() stamp {
+	return stamp{ino: f.ino, size: f.size, mtime: f.mtime, ctime: f.ctime, mode: f.mode}
+}
+
+func (f *idxFile) setStamp(s stamp) {
+	f.ino, f.size, f.mtime, f.ctime, f.mode = s.ino, s.size, s.mtime, s.ctime, s.mode
+}
+
+// fileName is the name of d.files[i].
+func (d *idxDir) fileName(i int) string {
+	end := len(d.names)
+	if i+1 < len(d.files) {
+		end = int(d.files[i+1].off)
+	}
+	return d.names[d.files[i].off:end]
 }
 
 type namedStamp struct {

@@ -84,11 +84,12 @@ func (ix *Index) visitDir(ctx context.Context, it idxTask, job searchJob, scratc
 		if ctx.Err() != nil {
 			return nil
 		}
-		rel := join(d.rel, f.name)
+		name := d.fileName(i)
+		rel := join(d.rel, name)
 		if job.sel.prune(rel) || !job.sel.keepFile(rel) {
 			continue
 		}
-		ix.visitFile(it.root, dirf, it.real, d, f, rel, job, scratch, now)
+		ix.visitFile(it.root, dirf, it.real, d, f, name, rel, job, scratch, now)
 	}
 	var tasks []idxTask
 	for _, sub := range d.dirs {
@@ -111,19 +112,19 @@ func (ix *Index) visitDir(ctx context.Context, it idxTask, job searchJob, scratc
 // unchanged, settled file. dirReal is where its directory must really be.
 // Only a file with a summary is stamped before it is opened; any other is
 // stamped from its open handle, which a read needs anyway.
-func (ix *Index) visitFile(root *os.Root, dirf *os.File, dirReal string, d *idxDir, f *idxFile, rel string, job searchJob, scratch *[]byte, now time.Time) {
+func (ix *Index) visitFile(root *os.Root, dirf *os.File, dirReal string, d *idxDir, f *idxFile, name, rel string, job searchJob, scratch *[]byte, now time.Time) {
 	if f.sum != nil {
-		fst, err := statAt(root, dirf, f.name)
+		fst, err := statAt(root, dirf, name)
 		if err != nil || !fst.regular() {
 			d.listed = false
 			return
 		}
-		if fst == f.st && !fst.racy(now, ix.racy) && !f.sum.mayMatch(job.m.lits) {
+		if fst == f.stamp() && !fst.racy(now, ix.racy) && !f.sum.mayMatch(job.m.lits) {
 			return
 		}
 	}
 	ix.reads.Add(1)
-	fh, err := openEntry(root, dirf, dirReal, f.name)
+	fh, err := openEntry(root, dirf, dirReal, name)
 	if err != nil {
 		d.listed = false // removed, or no longer the file listed: relist next time
 		return
@@ -134,11 +135,11 @@ func (ix *Index) visitFile(root *os.Root, dirf *os.File, dirReal string, d *idxD
 		d.listed = false
 		return
 	}
-	known := fst == f.st && !fst.racy(now, ix.racy)
+	known := fst == f.stamp() && !fst.racy(now, ix.racy)
 	if !known {
 		ix.dropSummary(f)
 	}
-	f.st = fst
+	f.setStamp(fst)
 	if fst.size+1 > chunkSize {
 		ix.dropSummary(f) // large files are streamed, never summarised
 		if lines, n, err := scanReader(fh, fst.size, job.m, scratch); err == nil && n > 0 {
@@ -198,13 +199,14 @@ func (ix *Index) relist(root *os.Root, dirf *os.File, d *idxDir, pign *ignoreSta
 	})
 	oldFiles := make(map[string]*idxFile, len(d.files))
 	for i := range d.files {
-		oldFiles[d.files[i].name] = &d.files[i]
+		oldFiles[d.fileName(i)] = &d.files[i]
 	}
 	oldDirs := make(map[string]*idxDir, len(d.dirs))
 	for _, sub := range d.dirs {
 		oldDirs[sub.name] = sub
 	}
 	var files []idxFile
+	var fileNames []string
 	dirs := d.dirs[:0:0]
 	for _, e := range entries {
 		name := e.Name()
@@ -213,18 +215,21 @@ func (ix *Index) relist(root *os.Root, dirf *os.File, d *idxDir, pign *ignoreSta
 		case t.IsDir() && !d.ign.skip(rel, name, true):
 			sub := oldDirs[name]
 			if sub == nil {
-				sub = &idxDir{name: name, rel: rel}
+				// Its own copy: name and rel would otherwise hold on to
+				// the whole listing's string of names.
+				rel := strings.Clone(rel)
+				sub = &idxDir{name: rel[len(rel)-len(name):], rel: rel}
 			}
 			delete(oldDirs, name)
 			dirs = append(dirs, sub)
 		case t.IsRegular() && !d.ign.skip(rel, name, false):
-			f := idxFile{name: name}
+			var f idxFile
 			if old := oldFiles[name]; old != nil {
 				f = *old
 				old.sum = nil // moved to f
 			}
 			delete(oldFiles, name)
-			files = append(files, f)
+			files, fileNames = append(files, f), append(fileNames, name)
 		}
 	}
 	for _, f := range oldFiles {
@@ -233,30 +238,28 @@ func (ix *Index) relist(root *os.Root, dirf *os.File, d *idxDir, pign *ignoreSta
 	for _, sub := range oldDirs {
 		ix.forget(sub)
 	}
-	d.files, d.dirs = packFiles(files), dirs
+	d.names, d.files = packFiles(files, fileNames)
+	d.dirs = dirs
 	d.parentIgn, d.stamp, d.listedAt, d.listed = pign, st, now, true
 }
 
-// packFiles copies files into a slice of their exact length, their names
-// into one string.
-func packFiles(files []idxFile) []idxFile {
+// packFiles copies files into a slice of their exact length, and their
+// names, in order, into one string.
+func packFiles(files []idxFile, names []string) (string, []idxFile) {
 	if len(files) == 0 {
-		return nil
+		return "", nil
 	}
 	n := 0
-	for _, f := range files {
-		n += len(f.name)
+	for _, name := range names {
+		n += len(name)
 	}
 	var b strings.Builder
 	b.Grow(n)
-	for _, f := range files {
-		b.WriteString(f.name)
-	}
-	all := b.String()
 	out := make([]idxFile, len(files))
 	for i, f := range files {
 		out[i] = f
-		out[i].name, all = all[:len(f.name)], all[len(f.name):]
+		out[i].off = uint32(b.Len())
+		b.WriteString(names[i])
 	}
-	return out
+	return b.String(), out
 }

@@ -1,10 +1,13 @@
 package search
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -52,4 +55,47 @@ func TestSearchStreamsAndExcludes(t *testing.T) {
 			t.Error("cancelled Search succeeded, want ctx error")
 		}
 	})
+}
+
+// countingReader serves data in reads of at most max bytes and counts them.
+type countingReader struct {
+	data  []byte
+	max   int
+	reads int
+}
+
+func (r *countingReader) Read(p []byte) (int, error) {
+	r.reads++
+	if len(r.data) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), r.max)], r.data)
+	r.data = r.data[n:]
+	return n, nil
+}
+
+// TestReadWholeStopsAtStatSize: a file read in full in one read, short of
+// the buffer, needs no second read to find its end; a file that grew since
+// its stat, or whose reads come short, is still read to its end.
+func TestReadWholeStopsAtStatSize(t *testing.T) {
+	data := []byte(strings.Repeat("line\n", 1000))
+	for _, c := range []struct {
+		name      string
+		size, max int
+		reads     int
+	}{
+		{"whole", len(data), len(data), 1},
+		{"grown", len(data) - 100, len(data), 2},
+		{"short reads", len(data), 1000, 5},
+	} {
+		r := &countingReader{data: data, max: c.max}
+		var scratch []byte
+		got, err := readWhole(r, int64(c.size), &scratch)
+		if err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("%s: read %d bytes, %v; want all %d", c.name, len(got), err, len(data))
+		}
+		if r.reads != c.reads {
+			t.Errorf("%s: %d reads, want %d", c.name, r.reads, c.reads)
+		}
+	}
 }

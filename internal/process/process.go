@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -267,12 +268,18 @@ func startWithPipes(cmd *exec.Cmd, start func(*exec.Cmd) error, k *sink, delay t
 	for _, w := range writers {
 		w.Close() // the child holds its own copies
 	}
-	var wg sync.WaitGroup
+	// The reader that ends last closes done.
+	var open atomic.Int32
+	open.Store(2)
 	for i, name := range []string{"stdout", "stderr"} {
 		s := &streamer{name: name, sink: k, delay: delay}
-		wg.Go(func() { s.read(p.files[i]) })
+		go func() {
+			s.read(p.files[i])
+			if open.Add(-1) == 0 {
+				close(p.done)
+			}
+		}()
 	}
-	go func() { wg.Wait(); close(p.done) }()
 	return p, nil
 }
 
