@@ -344,3 +344,41 @@ func TestBareDenyShrinksDialectPools(t *testing.T) {
 		t.Errorf("anthropic pool = %v, want the text editor only", got)
 	}
 }
+
+// TestAnthropicWholeMessage posts a Message as the Messages API returns it
+// (@anthropic-ai/sdk resources/messages/messages.d.ts, Message: type,
+// model, stop_reason, stop_sequence, usage, container beside id, role and
+// content; text blocks with citations, tool_use blocks with caller), as a
+// client that hands over what it got does.
+func TestAnthropicWholeMessage(t *testing.T) {
+	ts, _ := newDialectServer(t, coordinator.Config{}, map[string]string{"a.txt": "alpha\n"})
+	s := newSessionOf(t, ts, map[string]any{"dialect": "anthropic"})
+	msg := map[string]any{"id": "msg_01", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+		"content": []any{
+			map[string]any{"type": "text", "text": "Looking.", "citations": nil},
+			map[string]any{"type": "tool_use", "id": "toolu_w1", "name": "str_replace_based_edit_tool", "caller": map[string]any{"type": "direct"},
+				"input": map[string]any{"command": "view", "path": "a.txt"}},
+		},
+		"stop_reason": "tool_use", "stop_sequence": nil, "stop_details": nil, "container": nil,
+		"usage": map[string]any{"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}
+	got := decodeBody[api.MessageResponse](t, ts.do(t, http.MethodPost, "/v1/sessions/"+s.ID+"/messages", msg), http.StatusOK)
+	if len(got.Calls) != 1 || got.Calls[0].Status != api.StatusSucceeded || !strings.Contains(got.Message.Content[0].Content[0].Text, "alpha") {
+		t.Errorf("answer = %+v", got)
+	}
+	for _, tc := range []struct {
+		name   string
+		change func()
+	}{
+		{"a misspelt field", func() { delete(msg, "type"); msg["stop_reasn"] = "tool_use" }},
+		{"another type", func() { delete(msg, "stop_reasn"); msg["type"] = "completion" }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.change()
+			resp := ts.do(t, http.MethodPost, "/v1/sessions/"+s.ID+"/messages", msg)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusBadRequest {
+				t.Errorf("status = %d, want 400", resp.StatusCode)
+			}
+		})
+	}
+}

@@ -28,12 +28,16 @@ func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) error
 	if format != "" {
 		return s.runOpenAI(w, r, sess, format, openAI)
 	}
-	var msg api.AssistantMessage
+	var whole apiMessage
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&msg); err != nil {
+	if err := dec.Decode(&whole); err != nil {
 		return decodeError(err)
 	}
+	if whole.Type != "" && whole.Type != "message" {
+		return &api.Error{Code: api.CodeValidation, Message: `type must be "message"`, Fields: map[string]string{"type": `must be "message"`}}
+	}
+	msg := whole.AssistantMessage
 	uses, err := toolUses(msg)
 	if err != nil {
 		return err
@@ -125,6 +129,23 @@ func toolUseBlock(i int, raw json.RawMessage) (api.ToolUse, bool, error) {
 		return use, false, &api.Error{Code: api.CodeValidation, Message: fmt.Sprintf("content[%d] is not a valid tool_use block: %v", i, err)}
 	}
 	return use, true, nil
+}
+
+// apiMessage is an assistant message as the Messages API returns it
+// (@anthropic-ai/sdk resources/messages/messages.d.ts, Message): a client
+// may post the Message it got unchanged. Only id, role and content are
+// read; the other fields the API sets are passed over, and any other
+// field is still refused.
+type apiMessage struct {
+	api.AssistantMessage
+	Type         string          `json:"type,omitempty"`
+	Model        json.RawMessage `json:"model,omitempty"`
+	StopReason   json.RawMessage `json:"stop_reason,omitempty"`
+	StopSequence json.RawMessage `json:"stop_sequence,omitempty"`
+	StopDetails  json.RawMessage `json:"stop_details,omitempty"`
+	Usage        json.RawMessage `json:"usage,omitempty"`
+	Container    json.RawMessage `json:"container,omitempty"`
+	Diagnostics  json.RawMessage `json:"diagnostics,omitempty"`
 }
 
 func newMessageID() string { return coordinator.NewID("msg_") }

@@ -1,9 +1,12 @@
 package sandbox
 
 import (
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -98,6 +101,29 @@ func TestHelperBinaryConfines(t *testing.T) {
 				t.Errorf("the command is not in its limit cgroups:\n%s", o.out)
 			}
 		})
+	}
+}
+
+// TestHelperBinaryRelaysNetworkAllow checks the network_allow relay, which
+// the helper starts by re-executing its own binary: through
+// toolgate-sandbox, curl inside still reaches a listed host.
+func TestHelperBinaryRelaysNetworkAllow(t *testing.T) {
+	bin := helperBinary(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("hello from outside")) })}
+	go srv.Serve(ln)
+	defer srv.Close()
+	s := newTest(t, Config{Mode: ModeBwrap, NetworkAllow: []string{"localhost"}}, "")
+	if s.Mode() != InForceBwrap {
+		t.Skip("network_allow needs bubblewrap")
+	}
+	s.helper = bin
+	o := runIn(t, s, Run{Workspace: t.TempDir()}, "curl -sS --max-time 10 http://localhost:"+strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)+"/")
+	if !strings.Contains(o.out, "hello from outside") {
+		t.Errorf("the listed host was not reached through toolgate-sandbox's relay:\n%s", o.out)
 	}
 }
 
