@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -158,6 +159,11 @@ func (r *commandRunner) run(ctx context.Context, call *tool.Call, in *ExecuteCom
 	output := strings.TrimSuffix(out.Summary(process.SummaryLimits{Hint: hint}), "\n")
 	status, verdict := judge(res, timeout)
 	r.metrics.runs.WithLabelValues(status).Inc()
+	if status == "timed_out" && (call.Dialect == "" || call.Dialect == api.DialectCline) {
+		// Cline's words first, toolgate's (the process group was killed)
+		// after them as the error.
+		return tool.Result{Content: []api.Content{api.TextContent(clineTimeoutText(timeout, output))}}, verdict
+	}
 	if status == "timed_out" || status == "cancelled" {
 		result := tool.Result{}
 		if output != "" {
@@ -191,6 +197,18 @@ func clineCommandText(res process.Result, output string) string {
 	}
 	if output != "" {
 		text += "\nOutput:\n" + output
+	}
+	return text
+}
+
+// clineTimeoutText is Cline's result of a command that outran its timeout
+// (integrations/terminal/CommandOrchestrator.ts, orchestrateCommandExecution,
+// the terminal without background tracking), the seconds as JavaScript
+// prints the number, the space before the output included.
+func clineTimeoutText(timeout time.Duration, output string) string {
+	text := "Command execution timed out after " + strconv.FormatFloat(timeout.Seconds(), 'f', -1, 64) + " seconds. "
+	if output != "" {
+		text += "\nOutput so far:\n" + output
 	}
 	return text
 }

@@ -26,7 +26,7 @@ type Memory struct {
 // and, together, about this many bytes (one call is always kept).
 const (
 	DefaultMemoryCalls = 10000
-	DefaultMemoryBytes = 8 << 20
+	DefaultMemoryBytes = 4 << 20
 )
 
 // NewMemory returns a memory store keeping at most max calls (the oldest
