@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -59,16 +60,25 @@ func grepFiles(ctx context.Context, call *tool.Call, in *GrepInput) (tool.Result
 	if err != nil {
 		return tool.Result{}, err
 	}
-	files, excluded, err := grepSelection(ctx, call, in)
+	files, excluded, named, err := grepSelection(ctx, call, in)
 	if err != nil {
 		return tool.Result{}, err
+	}
+	if afterGrepSelection != nil {
+		afterGrepSelection()
 	}
 	var hits []grepFile
 	for _, f := range files {
 		if ctx.Err() != nil {
 			return tool.Result{}, ctx.Err()
 		}
-		if g, ok := grepOne(call, f, re, in.Multiline); ok {
+		g, ok, err := grepOne(call, f, re, in.Multiline)
+		switch {
+		case err != nil && named:
+			return tool.Result{}, err
+		case err != nil:
+			excluded++
+		case ok:
 			hits = append(hits, g)
 		}
 	}
@@ -105,19 +115,23 @@ func grepRegexp(in *GrepInput) (*regexp.Regexp, error) {
 	return re, nil
 }
 
+// afterGrepSelection, when set (by tests), runs between Grep's choice of
+// files and their opening: the moment a swapped-in link would have to win.
+var afterGrepSelection func()
+
 // grepSelection lists the files to search: the path itself when it names
-// a file, else the engine's selection below it.
-func grepSelection(ctx context.Context, call *tool.Call, in *GrepInput) ([]search.FoundFile, int, error) {
+// a file (named is set), else the engine's selection below it.
+func grepSelection(ctx context.Context, call *tool.Call, in *GrepInput) (files []search.FoundFile, excluded int, named bool, err error) {
 	rel, err := call.Workspace.Rel(orDot(in.Path))
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, false, err
 	}
 	st, err := call.Workspace.Root.Stat(rel)
 	if err != nil {
-		return nil, 0, fileError(rel, err)
+		return nil, 0, false, fileError(rel, err)
 	}
 	if !st.IsDir() {
-		return []search.FoundFile{{Path: rel, ModTime: st.ModTime(), Size: st.Size()}}, 0, nil
+		return []search.FoundFile{{Path: rel, ModTime: st.ModTime(), Size: st.Size()}}, 0, true, nil
 	}
 	var patterns []string
 	if in.Glob != "" {
@@ -126,34 +140,43 @@ func grepSelection(ctx context.Context, call *tool.Call, in *GrepInput) ([]searc
 	if in.Type != "" {
 		g, ok := search.TypeGlob(in.Type)
 		if !ok {
-			return nil, 0, tool.Errorf(api.ToolCodeInvalidType, "unrecognized file type: %s", in.Type)
+			return nil, 0, false, tool.Errorf(api.ToolCodeInvalidType, "unrecognized file type: %s", in.Type)
 		}
 		patterns = append(patterns, g)
 	}
 	res, err := search.Files(ctx, call.Workspace.Root, search.FilesOptions{Path: rel, FilePatterns: patterns, Exclude: callExclude(call)})
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, 0, ctx.Err()
-		}
-		return nil, 0, tool.Errorf(api.ToolCodeInvalidFilePattern, "%v", err)
+	var xe *search.ExcludedError
+	switch {
+	case err == nil:
+		return res.Files, res.Excluded, false, nil
+	case ctx.Err() != nil:
+		return nil, 0, false, ctx.Err()
+	case errors.As(err, &xe):
+		return nil, 0, false, fileError(rel, err)
 	}
-	return res.Files, res.Excluded, nil
+	return nil, 0, false, tool.Errorf(api.ToolCodeInvalidFilePattern, "%v", err)
 }
 
 // grepOne searches one text file; binary and oversized files are skipped,
-// as ripgrep skips binary files.
-func grepOne(call *tool.Call, f search.FoundFile, re *regexp.Regexp, multiline bool) (grepFile, bool) {
+// as ripgrep skips binary files. The ignore rules judge the file opened,
+// where it really is: the name was chosen earlier, and a link swapped in
+// since would lead the open elsewhere (the error says so).
+func grepOne(call *tool.Call, f search.FoundFile, re *regexp.Regexp, multiline bool) (grepFile, bool, error) {
 	if f.Size > grepMaxFileBytes {
-		return grepFile{}, false
+		return grepFile{}, false, nil
 	}
 	file, err := call.Workspace.Root.Open(f.Path)
 	if err != nil {
-		return grepFile{}, false
+		return grepFile{}, false, nil
+	}
+	if err := call.CheckOpened(file, f.Path, false); err != nil {
+		file.Close()
+		return grepFile{}, false, err
 	}
 	data, err := io.ReadAll(io.LimitReader(file, grepMaxFileBytes))
 	file.Close()
 	if err != nil || isBinary(data[:min(len(data), 8192)]) {
-		return grepFile{}, false
+		return grepFile{}, false, nil
 	}
 	text := string(data)
 	g := grepFile{path: filepath.Join(call.Workspace.Dir, filepath.FromSlash(f.Path)), found: f}
@@ -176,7 +199,7 @@ func grepOne(call *tool.Call, f search.FoundFile, re *regexp.Regexp, multiline b
 			}
 		}
 	}
-	return g, g.count > 0
+	return g, g.count > 0, nil
 }
 
 // grepFilesWithMatches lists matching files newest first, as Claude Code's

@@ -5,11 +5,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator"
 )
 
 // grepTree is a small repository: a .gitignore'd file, a hidden file and
@@ -157,5 +161,46 @@ func TestListTree(t *testing.T) {
 	want := "- " + ws.Dir + "/\n  - a/\n    - b.go\n  - a.txt"
 	if got := okText(t, res, err); got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestGrepJudgesWhatItOpens: a file Claude Code's Grep chose by its walk,
+// swapped for a link into an ignored directory before Grep opens it
+// (afterGrepSelection makes the moment certain), is left out and counted
+// like any ignored entry; its content never shows.
+func TestGrepJudgesWhatItOpens(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("handles are named on Linux only")
+	}
+	ws := workspaceWith(t, map[string]string{".clineignore": "private/\n", "notes.txt": "needle public\n",
+		"docs/a.txt": "needle docs\n", "private/secret.txt": "needle s3cret\n", "private/a.txt": "needle s3cret\n"})
+	cfg := coordinator.DefaultConfig()
+	cfg.AllowAll = true
+	c := coordinator.New(coordinator.Options{Config: cfg, Workspace: ws, Tools: Default(), Dialects: Dialects()})
+	t.Cleanup(c.Close)
+	sess, err := c.Sessions().Create(api.ModeAct, api.Permissions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess.Update(api.UpdateSessionRequest{Dialect: api.DialectClaudeCode})
+	swap := func(name, target string) {
+		p := filepath.Join(ws.Dir, name)
+		if err := os.RemoveAll(p); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	afterGrepSelection = func() { swap("notes.txt", "private/secret.txt"); swap("docs", "private") }
+	t.Cleanup(func() { afterGrepSelection = nil })
+	res, rec := c.Execute(t.Context(), sess, "", api.ToolUse{Type: api.TypeToolUse, ID: "toolu_grep_swap", Name: "Grep",
+		Input: []byte(`{"pattern":"needle","output_mode":"content"}`)})
+	got := text(res)
+	if rec.Status != api.StatusSucceeded || strings.Contains(got, "s3cret") {
+		t.Errorf("Grep = %s %q, want the swapped files left out", rec.Status, got)
+	}
+	if !strings.Contains(got, "3 entries were left out because .clineignore excludes them") {
+		t.Errorf("Grep = %q, want private/ and the two swapped files counted as left out", got)
 	}
 }

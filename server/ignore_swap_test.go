@@ -131,3 +131,75 @@ func awaitApprovalOf(t *testing.T, sess *coordinator.Session, id string) string 
 	}
 	return ev.ToolUseID
 }
+
+// TestGrepIgnoreCheckedOnOpenedFile is TestIgnoreCheckedOnOpenedFile for
+// Claude Code's Grep in a claude_code session: a file or directory named
+// to Grep and swapped, while the call waits for its approval, for a link
+// into an ignored directory is refused with code ignored, its content
+// unread.
+func TestGrepIgnoreCheckedOnOpenedFile(t *testing.T) {
+	f := newFixture(t, fixtureOptions{config: coordinator.DefaultConfig(), server: Config{Token: testToken}, files: map[string]string{
+		".clineignore":       "private/\n",
+		"private/secret.txt": "needle s3cret\n",
+		"private/x.txt":      "needle s3cret\n",
+		"lone.txt":           "needle\n",
+		"lib/x.txt":          "needle\n",
+	}})
+	ts := &testServer{Server: f.ts, coord: f.coord, reg: f.reg}
+	sid := newSessionOf(t, ts, map[string]any{"dialect": "claude_code", "permissions": map[string]any{"ask": []string{"Grep"}}}).ID
+	sess, err := f.coord.Sessions().Get(sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	swap := func(name, target string) {
+		p := filepath.Join(f.dir, name)
+		if err := os.RemoveAll(p); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		use  api.ToolUse
+		swap func()
+	}{
+		{"a named file", toolUse("toolu_swap_grep_file", "Grep", map[string]any{"pattern": "needle", "path": "lone.txt", "output_mode": "content"}),
+			func() { swap("lone.txt", "private/secret.txt") }},
+		{"a named directory", toolUse("toolu_swap_grep_dir", "Grep", map[string]any{"pattern": "needle", "path": "lib", "output_mode": "content"}),
+			func() { swap("lib", "private") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body, _ := json.Marshal(assistant(tc.use))
+			req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, ts.URL+"/v1/sessions/"+sid+"/messages", bytes.NewReader(body))
+			req.Header.Set("Authorization", "Bearer "+testToken)
+			req.Header.Set("Content-Type", "application/json")
+			answered := make(chan *http.Response, 1)
+			go func() {
+				resp, err := ts.Client().Do(req)
+				if err != nil {
+					resp = nil
+				}
+				answered <- resp
+			}()
+			awaitApprovalOf(t, sess, tc.use.ID)
+			tc.swap()
+			if _, err := f.coord.Decide(sess, tc.use.ID, api.DecisionRequest{Decision: api.DecisionApprove}); err != nil {
+				t.Fatal(err)
+			}
+			resp := receive(t, answered)
+			if resp == nil {
+				t.Fatal("request failed")
+			}
+			out := decodeBody[api.MessageResponse](t, resp, http.StatusOK)
+			rec, text := out.Calls[0], out.Message.Content[0].Content[0].Text
+			if rec.Error == nil || rec.Error.Code != api.ToolCodeIgnored {
+				t.Errorf("call = %+v %q, want refused with code ignored", rec, text)
+			}
+			if strings.Contains(text, "s3cret") {
+				t.Errorf("the ignored file's content leaked: %q", text)
+			}
+		})
+	}
+}

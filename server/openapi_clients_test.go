@@ -2,6 +2,7 @@ package server
 
 import (
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -40,6 +41,17 @@ func TestOpenAPIForGeneratedClients(t *testing.T) {
 		slices.Sort(want)
 		if !slices.Equal(got, want) {
 			t.Errorf("ToolErrorCode enum = %v,\nwant api.AllToolCodes %v", got, want)
+		}
+	})
+	t.Run("request error codes are the status table's", func(t *testing.T) {
+		var got []string
+		for _, v := range doc.Components.Schemas["Error"].Value.Properties["code"].Value.Enum {
+			got = append(got, v.(string))
+		}
+		want := slices.Sorted(maps.Keys(statusOf))
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("Error.code enum = %v,\nwant the codes statusOf maps %v", got, want)
 		}
 	})
 	t.Run("tool inputs are free-form objects", func(t *testing.T) {
