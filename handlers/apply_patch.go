@@ -31,7 +31,7 @@ func newApplyPatch(name string, env tool.Env) *tool.Tool {
 			"Every file of the patch changes, or none does: a hunk that does not apply leaves the workspace untouched and the " +
 			"error shows the closest region. Files changed on disk since you last read them are refused (file_changed).",
 		Run: func(ctx context.Context, call *tool.Call, in *ApplyPatchInput) (tool.Result, error) {
-			return applyPatch(call, in.Input)
+			return applyPatch(call, in.Input, env.OmitFinalFileContent)
 		},
 		Preview: func(ctx context.Context, call *tool.Call, in *ApplyPatchInput) (string, error) {
 			plan, err := planPatch(call, in.Input, nil)
@@ -188,7 +188,7 @@ func (p *patchPlan) diff() string {
 
 // applyPatch plans the patch, checks every file the session knows against
 // what it last saw, and writes all files or none.
-func applyPatch(call *tool.Call, text string) (tool.Result, error) {
+func applyPatch(call *tool.Call, text string, omitBody bool) (tool.Result, error) {
 	// Planning, the stale checks and the writes are one step under the
 	// edit locks of every file the patch names, as in editFile.
 	unlock := call.Workspace.LockForEdit(patch.Paths(text)...)
@@ -209,7 +209,48 @@ func applyPatch(call *tool.Call, text string) (tool.Result, error) {
 	if err := writePlan(call, plan); err != nil {
 		return tool.Result{}, err
 	}
+	if call.Dialect == "" || call.Dialect == api.DialectCline {
+		return tool.Result{Content: []api.Content{
+			api.TextContent(plan.clineText(omitBody)),
+			api.TextContent(plan.summary()),
+		}}, nil
+	}
 	return tool.TextResult(plan.summary()), nil
+}
+
+// clineText is Cline's answer to an applied patch (core/task/tools/
+// handlers/ApplyPatchHandler.ts, v4.0.12, execute): its first line, then
+// per file, in the patch's order, the final content in
+// <final_file_content> as DiffViewProvider.saveChanges gives it (a moved
+// file under its new path, then its old path as deleted), or "[deleted]",
+// the lines joined by line ends. toolgate's summary, diffs and fuzz note
+// follow in a block of their own. With omitBody each element holds the
+// note Cline's context management leaves in place of a dropped body.
+func (p *patchPlan) clineText(omitBody bool) string {
+	lines := []string{"Successfully applied patch to the following files:"}
+	final := func(rel string, content []byte) {
+		body := clineFinalContent(rel, content, "")
+		if body == "" || body == "\n" {
+			return // Cline adds nothing for an empty finalContent
+		}
+		if omitBody {
+			lines = append(lines, "\n<final_file_content path=\""+rel+"\"> "+clineDuplicateFileReadNotice+" </final_file_content>")
+			return
+		}
+		lines = append(lines, "\n<final_file_content path=\""+rel+"\">", body, "</final_file_content>")
+	}
+	for _, c := range p.changes {
+		switch {
+		case c.op.Kind == patch.Delete:
+			lines = append(lines, "\n"+c.src.rel+": [deleted]")
+		case c.dst != nil:
+			final(c.dst.rel, c.content)
+			lines = append(lines, "\n"+c.src.rel+": [deleted]")
+		default:
+			final(c.src.rel, c.content)
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // summary is the result text: Cline's first line, one line per file, the
