@@ -164,3 +164,17 @@ func TestPanicLoggedWithRequestID(t *testing.T) {
 		t.Errorf(`toolgate_http_requests_total{route="/boom",code="500"} = %v, want 1`, got)
 	}
 }
+
+// TestTimeoutDefaults: a config that leaves them out drops an event stream
+// whose client took nothing for 30 s (sse_stall_timeout) and cuts a request
+// body that has not arrived within 30 s (read_timeout), as documented.
+func TestTimeoutDefaults(t *testing.T) {
+	var c Config
+	c.defaults()
+	if got := time.Duration(c.SSEStallTimeout); got != 30*time.Second {
+		t.Errorf("sse_stall_timeout default = %v, want 30s", got)
+	}
+	if got := c.readTimeout(); got != 30*time.Second {
+		t.Errorf("read_timeout default = %v, want 30s", got)
+	}
+}
