@@ -17,7 +17,7 @@ func (s *Server) bodyDeadline(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body != nil && r.Body != http.NoBody && r.ContentLength != 0 {
 			// An error means a writer without a connection, as in tests.
-			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(time.Duration(s.cfg.ReadTimeout)))
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.cfg.readTimeout()))
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -66,6 +66,9 @@ func (c *Config) defaults() {
 	}
 }
 
+// readTimeout is read_timeout, which defaults has filled in.
+func (c *Config) readTimeout() time.Duration { return time.Duration(c.ReadTimeout) }
+
 // Server holds what the route handlers share.
 type Server struct {
 	logger  *slog.Logger
