@@ -2,6 +2,9 @@ package handlers
 
 import (
 	"context"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/mcphub"
@@ -19,13 +22,16 @@ func newAccessMCPResource(name string, env tool.Env) *tool.Tool {
 	return tool.NewTool(tool.Spec[AccessMCPResourceInput]{
 		Name:        name,
 		Description: "Read a resource (a file, an API answer, system information) from a connected MCP server.",
-		Run: func(ctx context.Context, _ *tool.Call, in *AccessMCPResourceInput) (tool.Result, error) {
+		Run: func(ctx context.Context, call *tool.Call, in *AccessMCPResourceInput) (tool.Result, error) {
 			if hub == nil {
 				return tool.Result{}, tool.Errorf(api.ToolCodeMCPUnavailable, "No MCP servers are configured on this toolgate.")
 			}
 			res, err := hub.ReadResource(ctx, in.ServerName, in.URI)
 			if err != nil {
 				return tool.Result{}, tool.Errorf(api.ToolCodeMCPFailed, "%s", err.Error())
+			}
+			if call.Dialect == "" || call.Dialect == api.DialectCline {
+				return tool.Result{Content: clineResourceResult(res.Contents)}, nil
 			}
 			out := tool.Result{Content: make([]api.Content, 0, len(res.Contents))}
 			for _, c := range res.Contents {
@@ -36,4 +42,28 @@ func newAccessMCPResource(name string, env tool.Env) *tool.Tool {
 		// Reading a resource changes nothing.
 		ConcurrencySafe: func(*AccessMCPResourceInput) bool { return true },
 	})
+}
+
+// clineResourceResult is a resource as Cline's AccessMcpResourceHandler
+// (v4.0.12, execute) gives it to the model: the texts of its contents that
+// have one, joined by blank lines, "(Empty response)" when there are none,
+// cut at 400 K with Cline's note (clineTruncate). Contents without text
+// (images, blobs), which Cline leaves out, follow as blocks of their own.
+func clineResourceResult(contents []*mcp.ResourceContents) []api.Content {
+	var texts []string
+	var rest []api.Content
+	for _, c := range contents {
+		switch {
+		case c == nil:
+		case c.Text != "":
+			texts = append(texts, c.Text)
+		case c.Blob != nil:
+			rest = append(rest, mcphub.ResourceBlock(c))
+		}
+	}
+	text := strings.Join(texts, "\n\n")
+	if text == "" {
+		text = "(Empty response)"
+	}
+	return append([]api.Content{api.TextContent(clineTruncate(text))}, rest...)
 }
