@@ -33,14 +33,17 @@ type editAttempt struct {
 // /mcp, each read the shared counter and replace its line with the next
 // value, as a model would, with Cline's replace_in_file, write_to_file or
 // apply_patch, or with Claude Code's Read and Edit (in claude_code
-// sessions: Edit's old_string/new_string, tools/FileEditTool). Every edit
-// reported as a success must be in the final value, and every loser must
-// be told file_changed: the stale-file check and the write are one step
-// per path across sessions, entry points and dialects.
+// sessions: Edit's old_string/new_string, tools/FileEditTool), or with the
+// Messages API's text editor (in anthropic sessions: view, then
+// str_replace). Every edit reported as a success must be in the final
+// value, and every loser must be told file_changed: the stale-file check
+// and the write are one step per path across sessions, entry points and
+// dialects.
 func TestConcurrentEditsLoseNothing(t *testing.T) {
 	const (
 		httpSessions = 8
 		ccSessions   = 4
+		apiSessions  = 4
 		mcpSessions  = 8
 		rounds       = 6
 	)
@@ -67,6 +70,23 @@ func TestConcurrentEditsLoseNothing(t *testing.T) {
 		}
 		workers = append(workers, func(round int) editAttempt {
 			return httpCounterEdit(ctx, s, sid, fmt.Sprintf("toolu_c%d_%d", i, round), read, edit)
+		})
+	}
+	for i := range apiSessions {
+		// The Messages API's text editor (dialect anthropic): view, then
+		// str_replace, as Anthropic's reference implementation
+		// (computer-use-demo tools/edit.py) is driven.
+		sid := decodeBody[api.Session](t, s.do(t, http.MethodPost, "/v1/sessions", map[string]any{"dialect": "anthropic"}), http.StatusCreated).ID
+		read := func() (string, map[string]any) {
+			return "str_replace_based_edit_tool", map[string]any{"command": "view", "path": "counter.txt"}
+		}
+		edit := func(read string) (string, map[string]any, error) {
+			n, err := readCounter(read)
+			return "str_replace_based_edit_tool", map[string]any{"command": "str_replace", "path": "counter.txt",
+				"old_str": fmt.Sprintf("count: %d\n", n), "new_str": fmt.Sprintf("count: %d\n", n+1)}, err
+		}
+		workers = append(workers, func(round int) editAttempt {
+			return httpCounterEdit(ctx, s, sid, fmt.Sprintf("toolu_a%d_%d", i, round), read, edit)
 		})
 	}
 	for i := range mcpSessions {

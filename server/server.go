@@ -46,10 +46,14 @@ type Config struct {
 	Version string `json:"-"`
 }
 
-// Defaults fills unset fields.
+// defaults fills unset fields: every default of the server section is
+// here.
 func (c *Config) defaults() {
 	if c.MaxBodyBytes <= 0 {
 		c.MaxBodyBytes = 16 << 20
+	}
+	if c.ReadTimeout <= 0 {
+		c.ReadTimeout = coordinator.Duration(30 * time.Second)
 	}
 	if c.SSEStallTimeout <= 0 {
 		c.SSEStallTimeout = coordinator.Duration(30 * time.Second)
@@ -62,15 +66,8 @@ func (c *Config) defaults() {
 	}
 }
 
-// defaultReadTimeout is read_timeout when the config leaves it out.
-const defaultReadTimeout = 30 * time.Second
-
-func (c *Config) readTimeout() time.Duration {
-	if c.ReadTimeout <= 0 {
-		return defaultReadTimeout
-	}
-	return time.Duration(c.ReadTimeout)
-}
+// readTimeout is read_timeout, which defaults has filled in.
+func (c *Config) readTimeout() time.Duration { return time.Duration(c.ReadTimeout) }
 
 // Server holds what the route handlers share.
 type Server struct {
