@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/toolgate/toolgate/api"
@@ -67,8 +68,8 @@ func (c *Coordinator) previewPartial(s *Session, use api.ToolUse) (p *api.Previe
 	// A partial block has not passed the policy stage: it may show nothing
 	// the ignore rules hide.
 	sub, _ := c.buildSubject(tool, in, input)
-	if msg, blocked := c.ignoreBlock(c.ignoreMatcher(), sub); blocked {
-		return &api.Preview{Error: msg}
+	if parts, blocked := c.ignoreBlock(c.ignoreMatcher(), sub); blocked {
+		return &api.Preview{Error: strings.Join(parts, "\n\n")}
 	}
 	diff, msg := c.toolPreview(s.ctx, s, tool, in, use.ID, true)
 	return &api.Preview{Diff: diff, Error: msg}

@@ -8,10 +8,11 @@ import (
 
 // ignoreBlock finds the first path of a call that the ignore rules cover,
 // judging symlinks by what they point to. It returns the refusal text,
-// naming the path and the rule.
-func (c *Coordinator) ignoreBlock(m *ignore.Matcher, s *subject) (string, bool) {
+// naming the path and the rule: for .clineignore Cline's words, then
+// toolgate's note naming the rule, as two parts.
+func (c *Coordinator) ignoreBlock(m *ignore.Matcher, s *subject) ([]string, bool) {
 	if m.Len() == 0 {
-		return "", false
+		return nil, false
 	}
 	for _, p := range s.paths {
 		r, hit := m.Match(p.rel, p.isDir)
@@ -31,16 +32,16 @@ func (c *Coordinator) ignoreBlock(m *ignore.Matcher, s *subject) (string, bool) 
 			// Cline's own words (ReadFileToolHandler and the other path
 			// tools; ExecuteCommandToolHandler for a command), then the
 			// rule, which Cline does not name.
-			return ClineToolError(clineIgnoreError(shown)) + fmt.Sprintf("\n\n(Excluded by the rule %s.)", r), true
+			return []string{ClineToolError(clineIgnoreError(shown)), fmt.Sprintf("(Excluded by the rule %s.)", r)}, true
 		}
 		if s.command != nil {
-			return fmt.Sprintf("The command was blocked: it names %s, which %s excludes (%s). "+
-				"You must continue without this file, or ask the user to update the ignore file.", shown, r.Source, r), true
+			return []string{fmt.Sprintf("The command was blocked: it names %s, which %s excludes (%s). "+
+				"You must continue without this file, or ask the user to update the ignore file.", shown, r.Source, r)}, true
 		}
-		return fmt.Sprintf("Access to %s is blocked by %s (%s). "+
-			"You must continue without this file, or ask the user to update the ignore file.", shown, r.Source, r), true
+		return []string{fmt.Sprintf("Access to %s is blocked by %s (%s). "+
+			"You must continue without this file, or ask the user to update the ignore file.", shown, r.Source, r)}, true
 	}
-	return "", false
+	return nil, false
 }
 
 // ignoreMatcher is the current ignore rules; a coordinator without a

@@ -116,8 +116,11 @@ func withHookDecision(g gate, d hookDecision, reason string) gate {
 func (c *Coordinator) authorize(s *Session, t *Tool, in any, raw json.RawMessage) (*outcome, gate) {
 	sub, line := c.buildSubject(t, in, raw)
 	m := c.ignoreMatcher()
-	if msg, blocked := c.ignoreBlock(m, sub); blocked {
-		out := failure(api.StatusDenied, api.ToolCodeIgnored, msg)
+	if parts, blocked := c.ignoreBlock(m, sub); blocked {
+		out := failure(api.StatusDenied, api.ToolCodeIgnored, parts[0])
+		for _, p := range parts[1:] {
+			out.result.Content = append(out.result.Content, api.TextContent(p))
+		}
 		return &out, gate{decision: "deny", decidedBy: "ignore rules"}
 	}
 	if sub.badCwd != nil {
@@ -193,8 +196,8 @@ var clinePlanModeTools = map[string]bool{"write_to_file": true, "replace_in_file
 // as Cline's ToolExecutor refuses it, toolgate's hint in a block after it;
 // a path .clineignore blocks is already in Cline's words.
 func clinePolicyFailure(name string, out *outcome) {
-	if out.code == api.ToolCodeIgnored || len(out.result.Content) == 0 {
-		return
+	if len(out.result.Content) == 0 || strings.HasPrefix(out.result.Content[0].Text, "The tool execution failed with the following error:\n") {
+		return // already in Cline's words (.clineignore)
 	}
 	first := &out.result.Content[0]
 	if out.code == api.ToolCodePlanMode && clinePlanModeTools[name] {
