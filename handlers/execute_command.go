@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
@@ -159,7 +160,13 @@ func (r *commandRunner) run(ctx context.Context, call *tool.Call, in *ExecuteCom
 	output := strings.TrimSuffix(out.Summary(process.SummaryLimits{Hint: hint}), "\n")
 	status, verdict := judge(res, timeout)
 	r.metrics.runs.WithLabelValues(status).Inc()
-	if status == "timed_out" && (call.Dialect == "" || call.Dialect == api.DialectCline) {
+	cline := call.Dialect == "" || call.Dialect == api.DialectCline
+	if cline {
+		// Cline's terminal managers hand over the output trimmed at both
+		// ends (VscodeTerminalManager.processOutput: String.prototype.trim).
+		output = strings.TrimFunc(output, jsSpace)
+	}
+	if status == "timed_out" && cline {
 		// Cline's words first, toolgate's (the process group was killed)
 		// after them as the error.
 		return tool.Result{Content: []api.Content{api.TextContent(clineTimeoutText(timeout, output))}}, verdict
@@ -200,6 +207,10 @@ func clineCommandText(res process.Result, output string) string {
 	}
 	return text
 }
+
+// jsSpace reports the characters JavaScript's String.prototype.trim
+// removes: white space, line terminators and the byte order mark.
+func jsSpace(r rune) bool { return unicode.IsSpace(r) || r == '\uFEFF' }
 
 // clineTimeoutText is Cline's result of a command that outran its timeout
 // (integrations/terminal/CommandOrchestrator.ts, orchestrateCommandExecution,
