@@ -151,10 +151,13 @@ func (bs *browsers) do(ctx context.Context, sb *sessionBrowser, act func(context
 	if logs == "" {
 		logs = "(No new logs)"
 	}
-	text := fmt.Sprintf("%s\n\nConsole logs:\n%s\n\nCurrent URL: %s\n\n%s", browserDoneText, logs, location, browserReminder)
+	// Cline's text and screenshot (formatResponse.toolResult), then the
+	// page's address, which toolgate adds.
+	text := fmt.Sprintf("%s\n\nConsole logs:\n%s\n\n%s", browserDoneText, logs, browserReminder)
 	return tool.Result{Content: []api.Content{
 		api.TextContent(text),
 		{Type: api.TypeImage, Source: &api.ImageSource{Type: "base64", MediaType: "image/png", Data: base64.StdEncoding.EncodeToString(shot)}},
+		api.TextContent("Current URL: " + location),
 	}}, nil
 }
 

@@ -100,7 +100,7 @@ func TestBrowserActionHTTP(t *testing.T) {
 	resp := decodeBody[api.MessageResponse](t, s.do(t, "POST", "/v1/sessions/"+sess.ID+"/messages",
 		assistant(toolUse("toolu_br1", "browser_action", map[string]any{"action": "launch", "url": page.URL + "/"}))), http.StatusOK)
 	res := resp.Message.Content[0]
-	if resp.Calls[0].Status != api.StatusSucceeded || len(res.Content) != 2 || res.Content[1].Type != api.TypeImage ||
+	if resp.Calls[0].Status != api.StatusSucceeded || len(res.Content) != 3 || res.Content[1].Type != api.TypeImage ||
 		res.Content[1].Source.MediaType != "image/png" || !strings.Contains(res.Content[0].Text, "hi from the page") {
 		t.Fatalf("launch: %+v %+v", resp.Calls[0], res.Content)
 	}
