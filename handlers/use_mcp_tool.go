@@ -61,6 +61,12 @@ func useMCPTool(ctx context.Context, hub *mcphub.Hub, call *tool.Call, in *UseMC
 		return tool.Result{}, err
 	}
 	res, err := hub.CallTool(ctx, in.ServerName, in.ToolName, args, func(msg string) { call.Output("progress", msg+"\n") })
+	if err != nil && cline {
+		// UseMcpToolHandler.execute (Cline v4.0.12) answers a call that
+		// threw with "Error executing MCP tool: ", not as a tool error.
+		return tool.Result{Content: []api.Content{api.TextContent("Error executing MCP tool: " + err.Error())}},
+			&tool.ToolError{Code: api.ToolCodeMCPFailed}
+	}
 	if err != nil {
 		return tool.Result{}, tool.Errorf(api.ToolCodeMCPFailed, "%s", err.Error())
 	}

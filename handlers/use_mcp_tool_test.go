@@ -303,3 +303,20 @@ func TestClineTruncateMatchesNode(t *testing.T) {
 		}
 	}
 }
+
+// TestClineMCPCallError follows UseMcpToolHandler.execute's catch
+// (apps/vscode/src/core/task/tools/handlers/UseMcpToolHandler.ts, v4.0.12):
+// a call that fails at the protocol level (here the server exits mid-call)
+// answers "Error executing MCP tool: " and the message, not wrapped as a
+// tool error.
+func TestClineMCPCallError(t *testing.T) {
+	coord, sess := mcpFixture(t, api.Permissions{Allow: []string{"mcp__test__crash"}})
+	res, rec := coord.Execute(context.Background(), sess, "", mcpUse("toolu_crash", "mcp__test__crash", map[string]any{}))
+	got := text(res)
+	if rec.Status != api.StatusFailed || rec.Error == nil || rec.Error.Code != api.ToolCodeMCPFailed || !res.IsError {
+		t.Fatalf("call = %+v, want failed with %s", rec, api.ToolCodeMCPFailed)
+	}
+	if !strings.HasPrefix(got, "Error executing MCP tool: ") || strings.Contains(got, "<error>") {
+		t.Errorf("result = %q, want Cline's unwrapped \"Error executing MCP tool: ...\"", got)
+	}
+}
