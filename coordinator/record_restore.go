@@ -103,7 +103,7 @@ func (c *Coordinator) resume(s *Session, row store.Call) {
 // storedCallLocked answers a tool_use id the session used before a
 // restart from the store: the call is known, done, and never runs again.
 func (s *Session) storedCallLocked(id string) *callEntry {
-	if !s.stored[id] || s.rec == nil {
+	if !s.stored[id] && !s.dropped.has(id) || s.rec == nil {
 		return nil
 	}
 	row, ok, err := s.rec.st.FindCall(s.ID, id)
