@@ -183,8 +183,10 @@ func runOnce(ctx context.Context, o Options) (Result, error) {
 		return Result{ExitCode: -1}, err
 	}
 	start := time.Now()
-	if running = confined.Running(cmd); running != cmd {
-		// Not cmd's: the context does not end it by itself.
+	if r := confined.Running(cmd); r != cmd {
+		// Set only here: cmd, never started, has no Cancel to race with.
+		// And the context does not end r by itself.
+		running = r
 		stop := context.AfterFunc(runCtx, func() { _ = kill() })
 		defer stop()
 	}

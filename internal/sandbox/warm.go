@@ -63,15 +63,16 @@ type warmSlot struct {
 	mu      sync.Mutex
 	ready   *warm
 	filling chan struct{} // closed once the sandbox being started is ready (or failed)
+	fillKey string        // the key of the one being started
 	closed  bool
 }
 
 // take returns the sandbox started ahead of time: the one ready, else the
-// one being started once it is (its start began before this run came, so
-// it is ready sooner than one of the run's own), else nil.
-func (ws *warmSlot) take() *warm {
+// one being started for key once it is (its start began before this run
+// came, so it is ready sooner than one of the run's own), else nil.
+func (ws *warmSlot) take(key string) *warm {
 	ws.mu.Lock()
-	if ws.ready == nil && ws.filling != nil && !ws.closed {
+	if ws.ready == nil && ws.filling != nil && ws.fillKey == key && !ws.closed {
 		filling := ws.filling
 		ws.mu.Unlock()
 		select {
@@ -95,7 +96,7 @@ func (ws *warmSlot) refill(s *Sandbox, key string, args []string, spec helperSpe
 		return
 	}
 	filling := make(chan struct{})
-	ws.filling = filling
+	ws.filling, ws.fillKey = filling, key
 	go func() {
 		w, err := s.startWarm(key, args, spec)
 		ws.mu.Lock()
@@ -145,7 +146,7 @@ func (s *Sandbox) prepareWarm(p *Prepared, argv []string, dir string, args []str
 		return false
 	}
 	key := warmKey(args, spec)
-	w := s.warm.take()
+	w := s.warm.take(key)
 	s.warm.refill(s, key, args, spec)
 	if w == nil {
 		return false

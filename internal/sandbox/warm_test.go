@@ -173,7 +173,7 @@ func TestStartedAheadSandboxWithAMaskGoneIsNotUsed(t *testing.T) {
 				t.Fatalf("before the change:\n%s", o.out)
 			}
 			// The next run's sandbox, set up: its masks are in place.
-			w := s.warm.take()
+			w := s.warm.take(s.warm.fillKey)
 			if w == nil {
 				t.Fatal("no sandbox was started for the next run")
 			}
