@@ -57,7 +57,7 @@ func benchSandboxedTrue(b *testing.B, mode string) {
 			if p, err = s.Prepare(argv, env, Run{Workspace: ws, StartOnThread: onThread, Warm: warm}); err != nil {
 				b.Fatal(err)
 			}
-			if p.prejoined != nil && s.helper != toolgate {
+			if p.prejoined != nil && s.helper != toolgate && !warm {
 				prejoinedRuns++
 			}
 			if p.warm != nil && s.helper != toolgate {

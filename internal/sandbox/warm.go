@@ -106,7 +106,11 @@ func (ws *warmSlot) refill(s *Sandbox, key string, args []string, spec helperSpe
 		if err != nil {
 			return // runs start their own
 		}
-		if ws.closed || ws.ready != nil {
+		if ws.closed {
+			w.discard() // before filling is closed: close waits for it
+			return
+		}
+		if ws.ready != nil {
 			go w.discard()
 			return
 		}
@@ -114,15 +118,22 @@ func (ws *warmSlot) refill(s *Sandbox, key string, args []string, spec helperSpe
 	}()
 }
 
-// close discards the sandbox waiting and stops making more.
+// close discards the sandbox waiting and stops making more; one being
+// started is discarded once it is, before close returns.
 func (ws *warmSlot) close() {
 	ws.mu.Lock()
 	ws.closed = true
-	w := ws.ready
+	w, filling := ws.ready, ws.filling
 	ws.ready = nil
 	ws.mu.Unlock()
 	if w != nil {
 		w.discard()
+	}
+	if filling != nil {
+		select {
+		case <-filling:
+		case <-time.After(warmWait):
+		}
 	}
 }
 

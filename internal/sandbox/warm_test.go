@@ -173,16 +173,9 @@ func TestStartedAheadSandboxWithAMaskGoneIsNotUsed(t *testing.T) {
 				t.Fatalf("before the change:\n%s", o.out)
 			}
 			// The next run's sandbox, set up: its masks are in place.
-			w := s.warm.take(s.warm.fillKey)
-			if w == nil {
-				t.Fatal("no sandbox was started for the next run")
-			}
-			if err := w.check(); err != nil {
+			if err := nextStartedAhead(t, s).check(); err != nil {
 				t.Fatalf("the sandbox started ahead fails its check unchanged: %v", err)
 			}
-			s.warm.mu.Lock()
-			s.warm.ready = w
-			s.warm.mu.Unlock()
 			// Made anew: written beside and renamed over, as editors save.
 			switch tc.path {
 			case "ws/conf/.env":
@@ -250,4 +243,43 @@ func processesWith(marker string) []string {
 		}
 	}
 	return out
+}
+
+// TestCloseEndsTheSandboxStartedAhead: a closed Sandbox leaves no sandbox
+// started ahead of time running, waiting for a run that will not come.
+func TestCloseEndsTheSandboxStartedAhead(t *testing.T) {
+	s := newTest(t, Config{Mode: ModeBwrap}, "")
+	ws := onDisk(t)
+	if o := runWarm(t, s, Run{Workspace: ws}, "echo ran"); !contains(o.out, "ran") {
+		t.Fatalf("the run failed:\n%s", o.out)
+	}
+	// Its bubblewrap command line binds the workspace.
+	if nextStartedAhead(t, s); len(processesWith(ws)) == 0 {
+		t.Fatal("no sandbox was started ahead for the next run")
+	}
+	s.Close()
+	deadline := time.Now().Add(2 * time.Second)
+	for len(processesWith(ws)) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("still running 2 s after Close: %v", processesWith(ws))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// nextStartedAhead is the sandbox started ahead for the next run, once it
+// has started; it stays the next run's.
+func nextStartedAhead(t *testing.T, s *Sandbox) *warm {
+	t.Helper()
+	s.warm.mu.Lock()
+	key := s.warm.fillKey
+	s.warm.mu.Unlock()
+	w := s.warm.take(key)
+	if w == nil {
+		t.Fatal("no sandbox was started ahead for the next run")
+	}
+	s.warm.mu.Lock()
+	s.warm.ready = w
+	s.warm.mu.Unlock()
+	return w
 }
