@@ -69,6 +69,9 @@ const (
 	// before it would run, so it did not run.
 	ToolCodeInterrupted = "interrupted"
 	ToolCodeNotRecorded = "not_recorded"
+	// ToolCodeResultDropped: a repeat of a tool_use id whose call ran and
+	// whose result the session no longer keeps; it is not run again.
+	ToolCodeResultDropped = "result_dropped"
 
 	ToolCodeInvalidPath        = "invalid_path"         // a NUL byte, or a path too long
 	ToolCodePermission         = "permission"           // the file system refused access
@@ -119,7 +122,7 @@ var AllToolCodes = []string{
 	ToolCodeOutsideRules, ToolCodeDiffFailed, ToolCodeInvalidRegex, ToolCodeInvalidFilePattern,
 	ToolCodeUnavailable, ToolCodeMCPUnavailable, ToolCodeMCPFailed,
 	ToolCodeExitStatus, ToolCodeTimedOut, ToolCodeNotStarted, ToolCodeInvalidType, ToolCodeInvalidNotebook, ToolCodeCellNotFound, ToolCodeInvalidDocument,
-	ToolCodeInvalidPatch, ToolCodeHunkFailed, ToolCodeFileExists, ToolCodeInterrupted, ToolCodeNotRecorded,
+	ToolCodeInvalidPatch, ToolCodeHunkFailed, ToolCodeFileExists, ToolCodeInterrupted, ToolCodeNotRecorded, ToolCodeResultDropped,
 	ToolCodeInvalidURL, ToolCodeURLRefused, ToolCodeFetchFailed, ToolCodeTimeout, ToolCodeBrowserFailed, ToolCodeNoSandbox, ToolCodeSandboxLimit,
 	ToolCodeHookBlocked, ToolCodeHookFailed,
 	ToolCodeNoMatch, ToolCodeMultipleMatches, ToolCodeNoChange, ToolCodeInvalidInsertLine,

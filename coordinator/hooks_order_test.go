@@ -53,6 +53,28 @@ func ccPreToolUse(decision, reason, updatedInput string) string {
 	return "echo '" + out + "}}'"
 }
 
+// runHookedWrite runs one write under a PreToolUse hook with the body
+// hook, in a session that newSession opens with perms, approving every
+// prompt; it fails the test unless the call ends with wantStatus after
+// wantAsked prompts.
+func runHookedWrite(t *testing.T, scripts, hook string, newSession func(*testPolicy, *testing.T, api.Permissions) *Session,
+	perms api.Permissions, u api.ToolUse, wantStatus api.CallStatus, wantAsked int) (*Session, api.ToolResult, []*api.Approval) {
+	t.Helper()
+	script := writeHook(t, scripts, "hook-"+u.ID, hook)
+	cfg := Config{AgentConfig: AgentConfig{Hooks: pre("write_to_file", command(script))}}
+	cfg.Sandbox.Writable = []string{scripts} // shows the scripts under the sandbox's private /tmp
+	p := newTestPolicy(t, cfg, nil)
+	s := newSession(p, t, perms)
+	res, rec, asked := approveAll(t, p, s, u)
+	if rec.Status != wantStatus {
+		t.Fatalf("status = %s (%q), want %s", rec.Status, resultText(res), wantStatus)
+	}
+	if len(asked) != wantAsked {
+		t.Fatalf("asked %d times, want %d", len(asked), wantAsked)
+	}
+	return s, res, asked
+}
+
 // TestPreToolUseBeforeThePrompt: in a claude_code session PreToolUse
 // hooks run before the permission prompt, as Claude Code documents (code.claude.com/docs/en/hooks:
 // PreToolUse "runs after Claude creates tool parameters and before
@@ -94,19 +116,9 @@ func TestPreToolUseBeforeThePrompt(t *testing.T) {
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			hook := writeHook(t, scripts, "h"+string(rune('a'+i)), tc.hook)
-			cfg := Config{AgentConfig: AgentConfig{Hooks: pre("write_to_file", command(hook))}}
-			cfg.Sandbox.Writable = []string{scripts} // shows the scripts under the sandbox's private /tmp
-			p := newTestPolicy(t, cfg, nil)
-			s := p.claudeCodeSession(t, tc.perms)
 			id := "k" + string(rune('a'+i))
-			res, rec, asked := approveAll(t, p, s, use(id, "Write", write))
-			if rec.Status != tc.wantStatus {
-				t.Fatalf("status = %s (%q), want %s", rec.Status, resultText(res), tc.wantStatus)
-			}
-			if len(asked) != tc.wantAsked {
-				t.Fatalf("asked %d times, want %d", len(asked), tc.wantAsked)
-			}
+			s, res, asked := runHookedWrite(t, scripts, tc.hook, (*testPolicy).claudeCodeSession, tc.perms,
+				use(id, "Write", write), tc.wantStatus, tc.wantAsked)
 			// The audit log and the call's span name who let it run.
 			if strings.HasPrefix(tc.name, "allow skips") || strings.HasPrefix(tc.name, "updatedInput with allow") {
 				if by := auditDecidedBy(t, s, id); by != decidedByHook {
@@ -168,19 +180,9 @@ func TestClineHooksAfterApproval(t *testing.T) {
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			hook := writeHook(t, scripts, "c"+string(rune('a'+i)), tc.hook)
-			cfg := Config{AgentConfig: AgentConfig{Hooks: pre("write_to_file", command(hook))}}
-			cfg.Sandbox.Writable = []string{scripts} // shows the scripts under the sandbox's private /tmp
-			p := newTestPolicy(t, cfg, nil)
-			s := p.session(t, tc.perms)
 			id := "c" + string(rune('a'+i))
-			res, rec, asked := approveAll(t, p, s, use(id, "write_to_file", write))
-			if rec.Status != tc.wantStatus {
-				t.Fatalf("status = %s (%q), want %s", rec.Status, resultText(res), tc.wantStatus)
-			}
-			if len(asked) != tc.wantAsked {
-				t.Errorf("asked %d times, want %d", len(asked), tc.wantAsked)
-			}
+			_, res, _ := runHookedWrite(t, scripts, tc.hook, (*testPolicy).session, tc.perms,
+				use(id, "write_to_file", write), tc.wantStatus, tc.wantAsked)
 			if !strings.Contains(resultText(res), tc.wantText) {
 				t.Errorf("result = %q, want it to contain %q", resultText(res), tc.wantText)
 			}

@@ -3,16 +3,17 @@ package coordinator
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/mcphub"
 	"github.com/toolgate/toolgate/internal/sandbox"
+	"github.com/toolgate/toolgate/internal/testbuild"
 )
 
 // TestMCPServerSandboxed runs the real MCP test server (a separate
@@ -22,10 +23,7 @@ import (
 // and without, where the same calls succeed (so the test fails without
 // the sandbox).
 func TestMCPServerSandboxed(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "testserver")
-	if out, err := exec.Command("go", "build", "-o", bin, "./mcphub/testdata/testserver").CombinedOutput(); err != nil {
-		t.Fatalf("build test server: %v\n%s", err, out)
-	}
+	bin := testbuild.Binary(t, testbuild.MCPTestServer)
 	for _, mode := range []string{sandbox.ModeBwrap, sandbox.ModeLandlock} {
 		t.Run(mode, func(t *testing.T) {
 			if sb := sandbox.New(sandbox.Config{Mode: mode}); sb.Mode() != mode {

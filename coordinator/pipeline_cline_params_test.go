@@ -80,7 +80,7 @@ func TestStringParamsAreCoercedToTheSchemaType(t *testing.T) {
 	}
 	t.Run("the published schema stays typed", func(t *testing.T) {
 		tools := c.Tools(nil)
-		if !strings.Contains(string(tools[0].InputSchema), `"recursive":{"type":"boolean"`) {
+		if !strings.Contains(string(tools[0].InputSchema), `"recursive":{"type":["null","boolean"]`) {
 			t.Errorf("schema = %s", tools[0].InputSchema)
 		}
 	})

@@ -15,7 +15,7 @@ func (c *Coordinator) ignoreBlock(m *ignore.Matcher, s *subject) ([]string, bool
 		return nil, false
 	}
 	for _, p := range s.paths {
-		r, hit := m.Match(p.rel, p.isDir)
+		r, hit := m.MatchLazy(p.rel, p.isDir)
 		shown := p.rel
 		if !hit {
 			real, ok := c.realPath(p.rel)
@@ -23,7 +23,7 @@ func (c *Coordinator) ignoreBlock(m *ignore.Matcher, s *subject) ([]string, bool
 				continue
 			}
 			ref := c.pathRef(real)
-			if r, hit = m.Match(ref.rel, ref.isDir); !hit {
+			if r, hit = m.MatchLazy(ref.rel, ref.isDir); !hit {
 				continue
 			}
 			shown = fmt.Sprintf("%s (a link to %s)", p.rel, real)

@@ -57,7 +57,7 @@ func newProtected(ws *Workspace, ignoreFiles, extra []string) protectedFiles {
 // touched returns the first protected path among paths.
 func (p protectedFiles) touched(paths []pathRef) (string, bool) {
 	for _, r := range paths {
-		if _, hit := p.m.Match(r.rel, r.isDir); hit {
+		if _, hit := p.m.MatchLazy(r.rel, r.isDir); hit {
 			return r.rel, true
 		}
 	}

@@ -125,10 +125,10 @@ func pathPattern(content string) (pattern string, absolute bool) {
 // workspace-relative form, or its absolute one for an absolute pattern.
 func (r *permRule) matchesPath(p pathRef) bool {
 	if r.absolute {
-		_, hit := r.globs.Match(strings.TrimPrefix(p.abs, "/"), p.isDir)
+		_, hit := r.globs.MatchLazy(strings.TrimPrefix(p.abs, "/"), p.isDir)
 		return hit
 	}
-	_, hit := r.globs.Match(p.rel, p.isDir)
+	_, hit := r.globs.MatchLazy(p.rel, p.isDir)
 	return hit
 }
 

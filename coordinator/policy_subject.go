@@ -5,9 +5,11 @@ import (
 	"errors"
 	"io/fs"
 	"net/url"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/toolgate/toolgate/internal/shellcmd"
 )
@@ -41,7 +43,7 @@ func (c *Coordinator) buildSubject(t *Tool, in any, raw json.RawMessage) (*subje
 	}
 	// A command's tool and its analysis both name its paths; the approval
 	// preview lists each once.
-	s.paths, s.outside = unique(s.paths), unique(s.outside)
+	s.paths, s.outside = uniquePaths(s.paths), unique(s.outside)
 	return s, line
 }
 
@@ -130,12 +132,12 @@ func hasRisk(a *shellcmd.Analysis, kind string) bool {
 	return false
 }
 
-// pathRef notes whether a workspace path is a directory, which rules
-// ending in "/" need to know.
+// pathRef refers to a workspace path for the rules. Whether it is a
+// directory, which only rules ending in "/" ask, is looked up when one of
+// them matches it: most calls touch no such rule and cost no stat.
 func (c *Coordinator) pathRef(rel string) pathRef {
-	st, err := c.workspace.Root.Stat(rel)
 	abs := filepath.ToSlash(filepath.Join(c.workspace.Dir, filepath.FromSlash(rel)))
-	return pathRef{rel: rel, abs: abs, isDir: err == nil && st.IsDir()}
+	return pathRef{rel: rel, abs: abs, dir: &dirLookup{root: c.workspace.Root, rel: rel}}
 }
 
 // realPath resolves the symlinks of a workspace path, so that a link to an
@@ -186,7 +188,44 @@ type subject struct {
 
 // pathRef is a workspace-relative path and whether it names a directory.
 type pathRef struct {
-	rel   string
-	abs   string // the absolute path, for rules rooted at "/" (//path, ~/path)
-	isDir bool
+	rel string
+	abs string     // the absolute path, for rules rooted at "/" (//path, ~/path)
+	dir *dirLookup // whether it names a directory, looked up once when asked
+}
+
+// isDir reports whether the path names a directory (through symlinks), as
+// the workspace holds it when first asked.
+func (p pathRef) isDir() bool {
+	if p.dir == nil {
+		return false
+	}
+	p.dir.once.Do(func() {
+		st, err := p.dir.root.Stat(p.dir.rel)
+		p.dir.is = err == nil && st.IsDir()
+	})
+	return p.dir.is
+}
+
+// dirLookup is a path's directory lookup, made at most once.
+type dirLookup struct {
+	once sync.Once
+	root *os.Root
+	rel  string
+	is   bool
+}
+
+// uniquePaths drops later repeats of a path, keeping the order.
+func uniquePaths(ps []pathRef) []pathRef {
+	if len(ps) < 2 {
+		return ps
+	}
+	seen := make(map[string]bool, len(ps))
+	out := ps[:0]
+	for _, p := range ps {
+		if !seen[p.rel] {
+			seen[p.rel] = true
+			out = append(out, p)
+		}
+	}
+	return out
 }

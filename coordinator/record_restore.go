@@ -100,11 +100,18 @@ func (c *Coordinator) resume(s *Session, row store.Call) {
 	go c.runCall(s, e, cs)
 }
 
-// storedCallLocked answers a tool_use id the session used before a
-// restart from the store: the call is known, done, and never runs again.
+// storedCallLocked answers from the store a tool_use id the session used
+// before a restart, or whose call it dropped since: the call is known,
+// done, and never runs again.
 func (s *Session) storedCallLocked(id string) *callEntry {
-	if !s.stored[id] || s.rec == nil {
+	dropped := s.dropped.has(id)
+	if !s.stored[id] && !dropped || s.rec == nil {
 		return nil
+	}
+	if dropped {
+		// The dropped call's row may still wait in the store's write
+		// queue: a durable write of nothing waits for it.
+		_ = s.rec.apply(true)
 	}
 	row, ok, err := s.rec.st.FindCall(s.ID, id)
 	if err != nil {

@@ -52,6 +52,9 @@ type Session struct {
 	// stored holds the ids of calls made before a restart: a repeat of
 	// one is answered from the store.
 	stored map[string]bool
+	// dropped holds the ids of calls evicted from calls: a repeat of one
+	// is answered from the store, or with result_dropped, never run again.
+	dropped droppedIDs
 	// taskProgress is the model's latest task checklist (task_progress).
 	taskProgress string
 }
@@ -146,6 +149,9 @@ func (s *Session) claim(use api.ToolUse, msgID string, interrupt InterruptBehavi
 	if e := s.storedCallLocked(use.ID); e != nil {
 		return e, false
 	}
+	if s.dropped.has(use.ID) {
+		return s.droppedCallLocked(use, msgID), false
+	}
 	e := &callEntry{
 		record:    api.CallRecord{ToolUseID: use.ID, Name: use.Name, MessageID: msgID, State: api.StateQueued},
 		done:      make(chan struct{}),
@@ -175,6 +181,7 @@ func (s *Session) evictLocked(keep *callEntry) {
 		e.dropOutputLocked()
 		s.callBytes -= e.size
 		delete(s.calls, oldest)
+		s.dropped.add(oldest)
 		s.callOrder = s.callOrder[1:]
 	}
 }
@@ -243,6 +250,7 @@ func (s *Session) forget(ids []string) {
 	defer s.mu.Unlock()
 	gone := map[string]bool{}
 	for _, id := range ids {
+		s.dropped.remove(id)
 		if e, ok := s.calls[id]; ok && e.cancel == nil {
 			s.callBytes -= e.size
 			delete(s.calls, id)

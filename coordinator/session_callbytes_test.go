@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/internal/store"
 )
 
 type sizedInput struct {
@@ -18,9 +20,23 @@ type sizedInput struct {
 
 // TestSessionKeepsResultsUpToItsBytes: a session keeps finished calls to
 // answer a repeated id until their results exceed max_call_bytes; then the
-// oldest are forgotten (a repeat of one runs again), and the newest call
-// stays however large its result.
+// oldest are dropped, and the newest call stays however large its result.
+// A repeat of a dropped call is not run again: without a store that keeps
+// results it is answered with result_dropped, with the SQLite store with
+// the stored result.
 func TestSessionKeepsResultsUpToItsBytes(t *testing.T) {
+	t.Run("memory store", func(t *testing.T) { testSessionKeepsResultsUpToItsBytes(t, nil) })
+	t.Run("sqlite store", func(t *testing.T) {
+		st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "state.db"), store.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		testSessionKeepsResultsUpToItsBytes(t, st)
+	})
+}
+
+func testSessionKeepsResultsUpToItsBytes(t *testing.T, st store.Store) {
 	var runs atomic.Int32
 	sized := coordinator.Registration{Name: "sized", Factory: func(name string, _ coordinator.ToolEnv) *coordinator.Tool {
 		return coordinator.NewTool(coordinator.Spec[sizedInput]{Name: name, Run: func(_ context.Context, _ *coordinator.Call, in *sizedInput) (coordinator.Result, error) {
@@ -35,7 +51,7 @@ func TestSessionKeepsResultsUpToItsBytes(t *testing.T) {
 	t.Cleanup(func() { ws.Close() })
 	cfg := coordinator.DefaultConfig()
 	cfg.MaxCallBytesPerSession = 10000
-	c := coordinator.New(coordinator.Options{Workspace: ws, Config: cfg, Tools: []coordinator.Registration{sized}})
+	c := coordinator.New(coordinator.Options{Workspace: ws, Config: cfg, Tools: []coordinator.Registration{sized}, Store: st})
 	t.Cleanup(c.Close)
 	s, err := c.Sessions().Create(api.ModeAct, api.Permissions{})
 	if err != nil {
@@ -61,12 +77,19 @@ func TestSessionKeepsResultsUpToItsBytes(t *testing.T) {
 	if runs.Load() != before {
 		t.Error("a kept call ran again")
 	}
-	execute(t, c, t.Context(), s, use("toolu_1", 3000))
-	if runs.Load() != before+1 {
-		t.Error("a forgotten call was not run again")
+	res, rec := execute(t, c, t.Context(), s, use("toolu_1", 3000))
+	if runs.Load() != before {
+		t.Error("a repeat of a dropped call ran again")
+	}
+	if st == nil {
+		if rec.Error == nil || rec.Error.Code != api.ToolCodeResultDropped || !res.IsError {
+			t.Errorf("repeat of a dropped call without a store = %+v %q, want result_dropped", rec, res.Content[0].Text)
+		}
+	} else if rec.Status != api.StatusSucceeded || res.Content[0].Text != strings.Repeat("x", 3000) {
+		t.Errorf("repeat of a dropped call = %+v (%d bytes), want the stored result", rec, len(res.Content[0].Text))
 	}
 	// One result above the whole bound: it alone stays.
-	res, _ := execute(t, c, t.Context(), s, use("toolu_big", 20000))
+	res, _ = execute(t, c, t.Context(), s, use("toolu_big", 20000))
 	if got := len(res.Content[0].Text); got != 20000 {
 		t.Fatalf("big result has %d bytes", got)
 	}

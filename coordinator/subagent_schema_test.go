@@ -17,7 +17,7 @@ import (
 // them. For each, the published schema (jsonschema-go's validator is the
 // oracle) and the pipeline's own check (DecodeInput) give the same verdict
 // on every probe: all parameters, only the required ones, each left out,
-// empty or of the wrong type, each required one null, and an unknown
+// empty, null or of the wrong type, and an unknown
 // parameter.
 func TestSubagentSchemasMatchValidation(t *testing.T) {
 	dir := t.TempDir()
@@ -57,11 +57,6 @@ func TestSubagentSchemasMatchValidation(t *testing.T) {
 			probes["an unknown parameter"] = unknown
 			for p := range s.Properties {
 				for what, v := range map[string]any{"left out": nil, "null": nil, "empty": "", "a number": 7} {
-					if what == "null" && !slices.Contains(s.Required, p) {
-						// As in handlers' probe: toolgate reads null as an
-						// optional parameter left out, which models send.
-						continue
-					}
 					m := maps.Clone(full)
 					if what == "left out" {
 						delete(m, p)

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"hash"
 	"io"
+	"io/fs"
 	"os"
 	"sync"
 
@@ -19,8 +20,10 @@ const maxHashBytes = maxEditBytes
 // stateHasher reads a file while hashing every byte read, so that a read
 // can record the file's state without a second pass over what it returned.
 type stateHasher struct {
-	f *os.File
-	h hash.Hash
+	f   *os.File
+	h   hash.Hash
+	n   int64 // bytes read and hashed
+	eof bool  // a read has met the end of the file
 }
 
 func newStateHasher(f *os.File) *stateHasher { return &stateHasher{f: f, h: sha256.New()} }
@@ -28,30 +31,40 @@ func newStateHasher(f *os.File) *stateHasher { return &stateHasher{f: f, h: sha2
 func (s *stateHasher) Read(p []byte) (int, error) {
 	n, err := s.f.Read(p)
 	s.h.Write(p[:n])
+	s.n += int64(n)
+	if err == io.EOF {
+		s.eof = true
+	}
 	return n, err
 }
 
 // remember records the file's state in the session: the rest of the file
-// is hashed if it is small enough, else only size and mtime are kept.
-func (s *stateHasher) remember(files *tool.FileMemory, rel string) {
+// is hashed if it is small enough, else only size and mtime are kept. It
+// returns the file's state it recorded, nil when it recorded none.
+func (s *stateHasher) remember(files *tool.FileMemory, rel string) fs.FileInfo {
 	if files == nil {
-		return
+		return nil
 	}
 	info, err := s.f.Stat()
 	if err != nil {
-		return
+		return nil
 	}
 	st := tool.FileState{Size: info.Size(), ModTime: info.ModTime()}
 	if info.Size() <= maxHashBytes {
-		buf := copyBuffers.Get().(*[]byte)
-		_, err := io.CopyBuffer(s.h, readerOnly{s.f}, *buf)
-		copyBuffers.Put(buf)
+		if !s.eof || s.n != info.Size() {
+			// What the read left of the file; a read that met its end
+			// of a file still that long has hashed it all.
+			buf := copyBuffers.Get().(*[]byte)
+			_, err = io.CopyBuffer(s.h, readerOnly{s.f}, *buf)
+			copyBuffers.Put(buf)
+		}
 		if err == nil {
 			copy(st.Hash[:], s.h.Sum(nil))
 			st.Hashed = true
 		}
 	}
 	files.Remember(rel, st)
+	return info
 }
 
 // copyBuffers recycles the buffers that hash the rest of a file.

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"slices"
@@ -64,12 +65,15 @@ func readFileContent(ctx context.Context, call *tool.Call, in *ReadFileInput) (t
 		return tool.Result{}, err
 	}
 	defer f.Close()
-	res, err := readOpenFile(call, in, rel, f, st.Size())
+	res, after, err := readOpenFile(call, in, rel, f, st.Size())
 	if err != nil {
 		return res, err
 	}
-	if st, serr := f.Stat(); serr == nil {
-		n := call.Files.CountRead(ctx, call.ReadTurn, clineReadKey(rel), st.ModTime())
+	if after == nil {
+		after, err = f.Stat()
+	}
+	if err == nil {
+		n := call.Files.CountRead(ctx, call.ReadTurn, clineReadKey(rel), after.ModTime())
 		if note := clineRepeatedRead(in.Path, n); note != "" {
 			res = prefixResult(res, note)
 		}
@@ -91,43 +95,48 @@ func prefixResult(res tool.Result, note string) tool.Result {
 	return res
 }
 
-func readOpenFile(call *tool.Call, in *ReadFileInput, rel string, f *os.File, size int64) (tool.Result, error) {
+// readOpenFile reads f into read_file's answer. It also returns the
+// file's state after the read when it took it (to remember what the
+// session saw), so the caller need not ask again.
+func readOpenFile(call *tool.Call, in *ReadFileInput, rel string, f *os.File, size int64) (tool.Result, fs.FileInfo, error) {
 	// Everything read goes through the hash, so the session can remember
-	// what it saw of the file for the stale-file guard.
+	// what it saw of the file for the stale-file guard. One buffered
+	// reader serves the sniff and the lines: a small file is read in one
+	// system call.
 	h := newStateHasher(f)
-	head := make([]byte, 512)
-	n, err := io.ReadFull(h, head)
-	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-		return tool.Result{}, fileError(rel, err)
+	br := lineReaders.Get().(*bufio.Reader)
+	br.Reset(h)
+	defer func() { br.Reset(nil); lineReaders.Put(br) }()
+	head, err := br.Peek(512)
+	if err != nil && err != io.EOF {
+		return tool.Result{}, nil, fileError(rel, err)
 	}
-	head = head[:n]
 	if extract := documentExtractor(rel); extract != nil {
 		text, err := readDocument(f, rel, in, extract)
 		if err != nil {
-			return tool.Result{}, err
+			return tool.Result{}, nil, err
 		}
-		h.remember(call.Files, rel)
-		return tool.TextResult(text), nil
+		return tool.TextResult(text), h.remember(call.Files, rel), nil
 	}
 	mt := imageType(head)
 	if mt == "" && isBinary(head) {
-		return tool.Result{}, tool.Errorf(api.ToolCodeBinaryFile, "Cannot read %s: it is a binary file, not text.", rel)
+		return tool.Result{}, nil, tool.Errorf(api.ToolCodeBinaryFile, "Cannot read %s: it is a binary file, not text.", rel)
 	}
 	var res tool.Result
 	if mt != "" {
-		res, err = readImage(h, rel, head, mt)
+		res, err = readImage(br, rel, nil, mt)
 	} else {
 		var text string
-		text, err = readTextWindow(io.MultiReader(bytes.NewReader(head), h), in, size)
+		text, err = readLinesFrom(br, in, size)
 		if err != nil {
 			err = fileError(rel, err)
 		}
 		res = tool.TextResult(text)
 	}
-	if err == nil {
-		h.remember(call.Files, rel)
+	if err != nil {
+		return res, nil, err
 	}
-	return res, err
+	return res, h.remember(call.Files, rel), nil
 }
 
 // lineReaders recycles the 64 KiB line readers of text windows: allocating
@@ -193,10 +202,15 @@ func readImage(f io.Reader, rel string, head []byte, mediaType string) (tool.Res
 // doubling (a big file's window may be a small part of it, so its answer
 // still grows).
 func readTextWindow(r io.Reader, in *ReadFileInput, size int64) (string, error) {
-	start, end := lineRange(in.StartLine, in.EndLine)
 	sc := lineReaders.Get().(*bufio.Reader)
 	sc.Reset(r)
 	defer func() { sc.Reset(nil); lineReaders.Put(sc) }()
+	return readLinesFrom(sc, in, size)
+}
+
+// readLinesFrom is readTextWindow on a reader the caller has buffered.
+func readLinesFrom(sc *bufio.Reader, in *ReadFileInput, size int64) (string, error) {
+	start, end := lineRange(in.StartLine, in.EndLine)
 	var b strings.Builder
 	if start == 1 {
 		// Line numbers add "N | " to each line: half again covers lines

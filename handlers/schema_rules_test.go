@@ -29,7 +29,7 @@ type probedTool struct {
 // (Cline's, Claude Code's, the Messages API's; the openai formats carry the
 // same schemas) and every internal tool, the published JSON Schema and
 // toolgate's own input check give the same verdict on every probe input:
-// each required parameter left out or null, each bound met and missed,
+// each parameter left out or null, each bound met and missed,
 // a value outside each enum, an unknown parameter. A JSON Schema validator
 // (jsonschema-go's) is the oracle for the schema's verdict; the check is
 // the pipeline's own (coordinator.DecodeInput, DecodeDialectInput).
@@ -145,11 +145,13 @@ func probeInputs(s *jsonschema.Schema, typ reflect.Type) []probe {
 			ps := s.Properties[name]
 			field, omitempty := fieldOf(typ, name)
 			at := path + name
-			required := slices.Contains(s.Required, name)
 			probes = append(probes, probe{at + " left out", set(func(m map[string]any) { delete(m, name) })})
-			if required {
-				probes = append(probes, probe{at + " null", set(func(m map[string]any) { m[name] = nil })})
-			}
+			// Null: a required parameter's is refused, an optional one's
+			// reads as left out; the schema must say the same either way.
+			// Cline sends strings only (apps/vscode/src/core/assistant-message/
+			// index.ts v4.0.12: params: Partial<Record<ToolParamName, string>>);
+			// null comes from Messages API and OpenAI clients.
+			probes = append(probes, probe{at + " null", set(func(m map[string]any) { m[name] = nil })})
 			for _, bad := range boundaryValues(ps) {
 				if omitempty && reflect.ValueOf(bad.value).IsZero() {
 					// Go's omitempty: a zero value is the parameter left

@@ -3,47 +3,20 @@ package handlers
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/coordinator/mcphub"
+	"github.com/toolgate/toolgate/internal/testbuild"
 )
 
-var (
-	mcpBuildOnce sync.Once
-	mcpBuildPath string
-	mcpBuildErr  error
-)
-
-// mcpTestServer builds the MCP hub's test server once.
-func mcpTestServer(t *testing.T) string {
-	t.Helper()
-	mcpBuildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "handlers-mcp")
-		if err != nil {
-			mcpBuildErr = err
-			return
-		}
-		mcpBuildPath = filepath.Join(dir, "testserver")
-		out, err := exec.Command("go", "build", "-o", mcpBuildPath, "../coordinator/mcphub/testdata/testserver").CombinedOutput()
-		if err != nil {
-			mcpBuildErr = errors.New(err.Error() + "\n" + string(out))
-		}
-	})
-	if mcpBuildErr != nil {
-		t.Fatalf("build MCP test server: %v", mcpBuildErr)
-	}
-	return mcpBuildPath
-}
+// mcpTestServer is the MCP hub's test server binary.
+func mcpTestServer(t *testing.T) string { return testbuild.Binary(t, testbuild.MCPTestServer) }
 
 // mcpFixture is a coordinator with the default tools and a hub holding the
 // test server as "test" (autoApprove: echo), under the given permissions.

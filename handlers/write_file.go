@@ -17,16 +17,10 @@ func newWriteFileReadFirst(name string, env tool.Env) *tool.Tool {
 		Name:        name,
 		Description: "Write a whole file, creating parent directories; an existing file must have been read in this session first.",
 		Run:         writeFileReadFirst,
-		Preview: func(ctx context.Context, call *tool.Call, in *WriteToFileInput) (string, error) {
-			t, content, err := planWrite(call, in, false)
-			if err != nil {
-				return "", err
-			}
-			return diffText(t.rel, t.old, content), nil
-		},
-		Interrupt: tool.InterruptBlock,
-		Writes:    true,
-		Paths:     func(in *WriteToFileInput) []string { return []string{in.Path} },
+		Preview:     previewWrite(false),
+		Interrupt:   tool.InterruptBlock,
+		Writes:      true,
+		Paths:       func(in *WriteToFileInput) []string { return []string{in.Path} },
 	})
 }
 

@@ -38,17 +38,22 @@ func newWriteFile(name string, env tool.Env) *tool.Tool {
 		Run: func(ctx context.Context, call *tool.Call, in *WriteToFileInput) (tool.Result, error) {
 			return writeToFile(call, in, rulesOnly, env.OmitFinalFileContent)
 		},
-		Preview: func(ctx context.Context, call *tool.Call, in *WriteToFileInput) (string, error) {
-			t, content, err := planWrite(call, in, rulesOnly)
-			if err != nil {
-				return "", err
-			}
-			return diffText(t.rel, t.old, content), nil
-		},
+		Preview:   previewWrite(rulesOnly),
 		Interrupt: tool.InterruptBlock,
 		Writes:    true,
 		Paths:     func(in *WriteToFileInput) []string { return []string{in.Path} },
 	})
+}
+
+// previewWrite shows the approval the diff a whole-file write would make.
+func previewWrite(rulesOnly bool) func(context.Context, *tool.Call, *WriteToFileInput) (string, error) {
+	return func(ctx context.Context, call *tool.Call, in *WriteToFileInput) (string, error) {
+		t, content, err := planWrite(call, in, rulesOnly)
+		if err != nil {
+			return "", err
+		}
+		return diffText(t.rel, t.old, content), nil
+	}
 }
 
 // planWrite loads the target and works out the bytes to write, without

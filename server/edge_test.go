@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -176,5 +177,25 @@ func TestTimeoutDefaults(t *testing.T) {
 	}
 	if got := c.readTimeout(); got != 30*time.Second {
 		t.Errorf("read_timeout default = %v, want 30s", got)
+	}
+}
+
+// TestJSONAnswerHasLength checks that a JSON answer longer than net/http's
+// 2 KB buffer goes out with its Content-Length, not chunked, and that the
+// length is the body's.
+func TestJSONAnswerHasLength(t *testing.T) {
+	ts := newTestServer(t)
+	text := strings.Repeat("x", 8<<10)
+	resp := ts.do(t, "POST", "/v1/tool_use", toolUse("len1", "echo", map[string]any{"text": text}))
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), text) {
+		t.Fatalf("status %d, body of %d bytes without the text", resp.StatusCode, len(body))
+	}
+	if len(resp.TransferEncoding) != 0 || resp.ContentLength != int64(len(body)) {
+		t.Errorf("Transfer-Encoding %v, Content-Length %d; want no chunking and %d", resp.TransferEncoding, resp.ContentLength, len(body))
 	}
 }

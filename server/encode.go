@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/toolgate/toolgate/api"
@@ -66,7 +67,11 @@ func (s *Server) encode(w http.ResponseWriter, r *http.Request, status int, v an
 		_, _ = io.WriteString(w, `{"error":{"code":"internal","message":"internal error"}}`+"\n")
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	// The length is known: an answer over net/http's 2 KB buffer would
+	// otherwise go out chunked, which costs both ends more to frame.
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
 }

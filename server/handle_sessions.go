@@ -19,23 +19,32 @@ func dialectError() error {
 		Fields: map[string]string{"dialect": "must be cline, claude_code or anthropic"}}
 }
 
+// checkSessionRequest checks the fields a session's create and update
+// requests share; absent ones (zero, nil) pass.
+func (s *Server) checkSessionRequest(mode api.Mode, dialect api.Dialect, perms *api.Permissions) error {
+	if err := s.coord.CheckMode(mode); err != nil {
+		return err
+	}
+	if !api.ValidDialect(dialect) {
+		return dialectError()
+	}
+	if perms == nil {
+		return nil
+	}
+	return s.coord.CheckSessionPermissions(*perms)
+}
+
 func (s *Server) handleCreateSession(w http.ResponseWriter, r *http.Request) error {
 	var req api.CreateSessionRequest
 	if err := s.decode(w, r, &req); err != nil {
 		return err
 	}
-	if err := s.coord.CheckMode(req.Mode); err != nil {
+	if err := s.checkSessionRequest(req.Mode, req.Dialect, req.Permissions); err != nil {
 		return err
-	}
-	if !api.ValidDialect(req.Dialect) {
-		return dialectError()
 	}
 	var perms api.Permissions
 	if req.Permissions != nil {
 		perms = *req.Permissions
-	}
-	if err := s.coord.CheckSessionPermissions(perms); err != nil {
-		return err
 	}
 	sess, err := s.coord.Sessions().Create(req.Mode, perms)
 	if err != nil {
@@ -65,20 +74,12 @@ func (s *Server) handleUpdateSession(w http.ResponseWriter, r *http.Request) err
 	if err := s.decode(w, r, &req); err != nil {
 		return err
 	}
-	if err := s.coord.CheckMode(req.Mode); err != nil {
+	if err := s.checkSessionRequest(req.Mode, req.Dialect, req.Permissions); err != nil {
 		return err
-	}
-	if !api.ValidDialect(req.Dialect) {
-		return dialectError()
 	}
 	if req.Dialect != "" && req.Dialect != api.DialectCline && sess.ID == api.DefaultSessionID {
 		return &api.Error{Code: api.CodeValidation, Message: `the "default" session speaks cline; create a session for another dialect`,
 			Fields: map[string]string{"dialect": "the default session keeps cline"}}
-	}
-	if req.Permissions != nil {
-		if err := s.coord.CheckSessionPermissions(*req.Permissions); err != nil {
-			return err
-		}
 	}
 	sess.Update(req)
 	s.encode(w, r, http.StatusOK, sess.View())

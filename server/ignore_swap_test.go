@@ -41,15 +41,7 @@ func TestIgnoreCheckedOnOpenedFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	swap := func(name, target string) {
-		p := filepath.Join(f.dir, name)
-		if err := os.RemoveAll(p); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(target, p); err != nil {
-			t.Fatal(err)
-		}
-	}
+	swap := symlinkSwapper(t, f.dir)
 	cases := []struct {
 		name  string
 		use   api.ToolUse
@@ -76,38 +68,7 @@ func TestIgnoreCheckedOnOpenedFile(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			body, _ := json.Marshal(assistant(tc.use))
-			req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, ts.URL+"/v1/sessions/default/messages", bytes.NewReader(body))
-			req.Header.Set("Authorization", "Bearer "+testToken)
-			req.Header.Set("Content-Type", "application/json")
-			answered := make(chan *http.Response, 1)
-			go func() {
-				resp, err := ts.Client().Do(req)
-				if err != nil {
-					answered <- nil
-					return
-				}
-				answered <- resp
-			}()
-			if id := awaitApprovalOf(t, sess, tc.use.ID); id == "" {
-				return
-			}
-			tc.swap()
-			if _, err := f.coord.Decide(sess, tc.use.ID, api.DecisionRequest{Decision: api.DecisionApprove}); err != nil {
-				t.Fatal(err)
-			}
-			resp := receive(t, answered)
-			if resp == nil {
-				t.Fatal("request failed")
-			}
-			out := decodeBody[api.MessageResponse](t, resp, http.StatusOK)
-			rec, text := out.Calls[0], out.Message.Content[0].Content[0].Text
-			if rec.Error == nil || rec.Error.Code != api.ToolCodeIgnored {
-				t.Errorf("call = %+v %q, want refused with code ignored", rec, text)
-			}
-			if strings.Contains(text, "s3cret") {
-				t.Errorf("the ignored file's content leaked: %q", text)
-			}
+			approveAfterSwap(t, ts, sess, tc.use, tc.swap)
 			if got, _ := os.ReadFile(filepath.Join(f.dir, "private", "secret.txt")); string(got) != "s3cret\n" {
 				t.Errorf("private/secret.txt = %q, want it unchanged", got)
 			}
@@ -118,18 +79,67 @@ func TestIgnoreCheckedOnOpenedFile(t *testing.T) {
 	}
 }
 
+// symlinkSwapper returns a function that replaces name under dir with a
+// symbolic link to target.
+func symlinkSwapper(t *testing.T, dir string) func(name, target string) {
+	return func(name, target string) {
+		p := filepath.Join(dir, name)
+		if err := os.RemoveAll(p); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// approveAfterSwap posts u as an assistant message to its session, runs
+// swap while the call waits for its approval, approves it and checks the
+// call was refused with code ignored and that its result holds no
+// "s3cret".
+func approveAfterSwap(t *testing.T, ts *testServer, sess *coordinator.Session, u api.ToolUse, swap func()) {
+	t.Helper()
+	body, _ := json.Marshal(assistant(u))
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, ts.URL+"/v1/sessions/"+sess.ID+"/messages", bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("Content-Type", "application/json")
+	answered := make(chan *http.Response, 1)
+	go func() {
+		resp, err := ts.Client().Do(req)
+		if err != nil {
+			resp = nil
+		}
+		answered <- resp
+	}()
+	awaitApprovalOf(t, sess, u.ID)
+	swap()
+	if _, err := ts.coord.Decide(sess, u.ID, api.DecisionRequest{Decision: api.DecisionApprove}); err != nil {
+		t.Fatal(err)
+	}
+	resp := receive(t, answered)
+	if resp == nil {
+		t.Fatal("request failed")
+	}
+	out := decodeBody[api.MessageResponse](t, resp, http.StatusOK)
+	rec, text := out.Calls[0], out.Message.Content[0].Content[0].Text
+	if rec.Error == nil || rec.Error.Code != api.ToolCodeIgnored {
+		t.Errorf("call = %+v %q, want refused with code ignored", rec, text)
+	}
+	if strings.Contains(text, "s3cret") {
+		t.Errorf("the ignored file's content leaked: %q", text)
+	}
+}
+
 // awaitApprovalOf waits for the awaiting_approval event of one call.
-func awaitApprovalOf(t *testing.T, sess *coordinator.Session, id string) string {
+func awaitApprovalOf(t *testing.T, sess *coordinator.Session, id string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
-	ev, err := sess.Events.WaitFor(ctx, 0, func(ev api.Event) bool {
+	if _, err := sess.Events.WaitFor(ctx, 0, func(ev api.Event) bool {
 		return ev.Type == api.EventToolAwaitingApproval && ev.ToolUseID == id
-	})
-	if err != nil {
+	}); err != nil {
 		t.Fatalf("no tool.awaiting_approval event for %s: %v", id, err)
 	}
-	return ev.ToolUseID
 }
 
 // TestGrepIgnoreCheckedOnOpenedFile is TestIgnoreCheckedOnOpenedFile for
@@ -151,15 +161,7 @@ func TestGrepIgnoreCheckedOnOpenedFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	swap := func(name, target string) {
-		p := filepath.Join(f.dir, name)
-		if err := os.RemoveAll(p); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(target, p); err != nil {
-			t.Fatal(err)
-		}
-	}
+	swap := symlinkSwapper(t, f.dir)
 	for _, tc := range []struct {
 		name string
 		use  api.ToolUse
@@ -171,35 +173,7 @@ func TestGrepIgnoreCheckedOnOpenedFile(t *testing.T) {
 			func() { swap("lib", "private") }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			body, _ := json.Marshal(assistant(tc.use))
-			req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, ts.URL+"/v1/sessions/"+sid+"/messages", bytes.NewReader(body))
-			req.Header.Set("Authorization", "Bearer "+testToken)
-			req.Header.Set("Content-Type", "application/json")
-			answered := make(chan *http.Response, 1)
-			go func() {
-				resp, err := ts.Client().Do(req)
-				if err != nil {
-					resp = nil
-				}
-				answered <- resp
-			}()
-			awaitApprovalOf(t, sess, tc.use.ID)
-			tc.swap()
-			if _, err := f.coord.Decide(sess, tc.use.ID, api.DecisionRequest{Decision: api.DecisionApprove}); err != nil {
-				t.Fatal(err)
-			}
-			resp := receive(t, answered)
-			if resp == nil {
-				t.Fatal("request failed")
-			}
-			out := decodeBody[api.MessageResponse](t, resp, http.StatusOK)
-			rec, text := out.Calls[0], out.Message.Content[0].Content[0].Text
-			if rec.Error == nil || rec.Error.Code != api.ToolCodeIgnored {
-				t.Errorf("call = %+v %q, want refused with code ignored", rec, text)
-			}
-			if strings.Contains(text, "s3cret") {
-				t.Errorf("the ignored file's content leaked: %q", text)
-			}
+			approveAfterSwap(t, ts, sess, tc.use, tc.swap)
 		})
 	}
 }

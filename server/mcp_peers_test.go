@@ -3,44 +3,18 @@ package server
 import (
 	"context"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/coordinator/mcphub"
+	"github.com/toolgate/toolgate/internal/testbuild"
 )
 
-var (
-	mcpServerOnce sync.Once
-	mcpServerBin  string
-	mcpServerErr  error
-	mcpServerOut  []byte
-)
-
-// mcpTestServerBin builds the hub's test MCP server (a real go-sdk server)
-// once per test binary.
-func mcpTestServerBin(t testing.TB) string {
-	t.Helper()
-	mcpServerOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "toolgate-mcp-test")
-		if err != nil {
-			mcpServerErr = err
-			return
-		}
-		mcpServerBin = filepath.Join(dir, "testserver")
-		mcpServerOut, mcpServerErr = exec.Command("go", "build", "-o", mcpServerBin, "../coordinator/mcphub/testdata/testserver").CombinedOutput()
-	})
-	if mcpServerErr != nil {
-		t.Fatalf("build test MCP server: %v\n%s", mcpServerErr, mcpServerOut)
-	}
-	return mcpServerBin
-}
+// mcpTestServerBin is the hub's test MCP server (a real go-sdk server).
+func mcpTestServerBin(t testing.TB) string { return testbuild.Binary(t, testbuild.MCPTestServer) }
 
 // newPeerServer is a server whose hub has a live stdio server "live" (echo
 // auto-approved; every other tool asks) and a disabled one "off", under

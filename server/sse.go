@@ -19,29 +19,30 @@ import (
 )
 
 // This is the only file that knows r3labs/sse, and it uses the library's
-// API only. Its traps decide the shape: its own replay log never shrinks,
-// and one slow subscriber blocks the publisher of its stream. So replay is
-// off; the coordinator's bounded EventLog is the source of truth; every
-// connection gets a stream of its own fed by a pump that reads the log
-// with a cursor (so a slow reader only slows itself, and Last-Event-ID
-// replay is exact).
+// API only: the library writes every frame of every stream, the replay of
+// the window included. Its traps decide the shape: its own replay log
+// never shrinks, and one slow subscriber blocks the publisher of its
+// stream. So its replay is off; the coordinator's bounded EventLog is the
+// source of truth; every connection gets a stream of its own fed by a pump
+// that reads the log with a cursor and publishes into the stream (so a
+// slow reader only slows itself, and Last-Event-ID replay is exact).
 //
 // Memory per connection stays small whatever the window holds: each event
-// is encoded once, in the log, and every stream sends those shared bytes.
-// The library queues pointers to them, a bounded number per connection
-// (streamBuffer, plus its own 64 per subscriber), and the pump waits when
-// the queue is full. A reader that takes nothing for the stall timeout is
-// dropped: every write has that deadline.
+// is encoded once, in the log, and every stream publishes those shared
+// bytes. The library queues pointers to them, a bounded number per
+// connection (streamBuffer, plus its own 64 per subscriber), and the pump
+// waits when the queue is full. A reader that takes nothing for the stall
+// timeout is dropped: every write has that deadline.
 //
-// The replay of what the log already holds when a client comes is written
-// here, not by the library: the library formats every event with
-// fmt.Fprintf, which copies the data into a buffer that fmt does not reuse
-// above 64 KiB, so each reader replaying a window of large events made a
-// throwaway copy of each (150 readers of an 8 MiB window: about 1.2 GB of
-// garbage, and a peak heap 40 MB over its live size). Here each frame's
-// data goes from the shared encoding straight to the connection. Once the
-// client has caught up, the library streams the rest, at the pace events
-// are made.
+// The library formats each frame with fmt.Fprintf, which copies the data
+// into fmt's buffer and does not keep that buffer for reuse above 64 KiB:
+// a replay of large events makes short-lived garbage per reader. For 150
+// readers replaying an 8 MiB window of 64 KiB events, BenchmarkEventFanOut
+// measured a peak heap 59-100 MB over the filled window (16-22 MB when
+// this file wrote the replay frames itself), and unchanged held memory
+// (about 14 MB). Nothing in the library's API avoids that copy: the
+// writer only ever sees fmt's buffer. Writing the frames here instead
+// would take the streaming away from the library.
 
 // streamBuffer is the library's per-stream event buffer (BufferSize).
 const streamBuffer = 16
@@ -72,7 +73,8 @@ func newEventStreams(stall, heartbeat time.Duration, subscribers prometheus.Gaug
 	srv.AutoReplay = false
 	srv.AutoStream = false
 	srv.BufferSize = streamBuffer
-	srv.Headers = map[string]string{"X-Accel-Buffering": streamHeaders["X-Accel-Buffering"]}
+	// Proxies such as nginx must not buffer the stream.
+	srv.Headers = map[string]string{"X-Accel-Buffering": "no"}
 	es.srv = srv
 	return es
 }
@@ -138,22 +140,10 @@ func (es *eventStreams) serve(w http.ResponseWriter, r *http.Request, spec strea
 	// begin: "from now on" (an id ahead of the log) then includes every
 	// event the client may cause once it has its 200.
 	spec.after = spec.log.Cursor(spec.after)
-	for k, v := range streamHeaders {
-		w.Header().Set(k, v)
-	}
-	dw.WriteHeader(http.StatusOK)
-	dw.Flush()
-	cursor, ended := replay(ctx, dw, spec)
-	if ended {
-		return
-	}
-	spec.after = cursor
 	var handed *deliveries
 	if spec.sent != nil {
 		handed = &deliveries{sent: spec.sent}
-		dw.mu.Lock()
 		dw.flushed = handed.flushed
-		dw.mu.Unlock()
 	}
 
 	es.lifecycles.Store(id, lc)
@@ -181,62 +171,16 @@ func (es *eventStreams) serve(w http.ResponseWriter, r *http.Request, spec strea
 	es.srv.ServeHTTP(dw, req)
 }
 
-// streamHeaders are the headers the library sends with a stream (its own
-// and the server's Headers); the replay sends them first.
-var streamHeaders = map[string]string{
-	"Content-Type":  "text/event-stream",
-	"Cache-Control": "no-cache",
-	"Connection":    "keep-alive",
-	// Proxies such as nginx must not buffer the stream.
-	"X-Accel-Buffering": "no",
-}
-
-// replay writes the events the log holds after spec.after, in the frames
-// the library writes (id, data, event, blank line), each frame's data
-// straight from the event's shared encoding. It returns the cursor after
-// the last event written, and ended when the stream is over: the last
-// event was written, the log closed, or the client failed.
-func replay(ctx context.Context, w *deadlineWriter, spec streamSpec) (cursor int64, ended bool) {
-	cursor = spec.after
-	var frame []byte
-	for ctx.Err() == nil {
-		b := spec.read(cursor)
-		if b.Missed > 0 {
-			frame = fmt.Appendf(frame[:0], ": %d earlier events are no longer kept\n\n", b.Missed)
-			w.Write(frame)
-		}
-		cursor = b.Next
-		for i, ev := range b.Events {
-			frame = append(frame[:0], "id: "...)
-			frame = strconv.AppendInt(frame, ev.ID, 10)
-			frame = append(frame, "\ndata: "...)
-			w.Write(frame)
-			w.Write(b.JSON[i].Bytes()) // one line: JSON escapes newlines
-			frame = frame[:0]
-			if ev.Type != "" {
-				frame = append(frame, "\nevent: "...)
-				frame = append(frame, ev.Type...)
-			}
-			frame = append(frame, "\n\n"...)
-			w.Write(frame)
-			if spec.last != nil && spec.last(ev) {
-				w.Flush()
-				return cursor, true
-			}
-		}
-		if len(b.Events) == 0 {
-			return cursor, b.Closed || ctx.Err() != nil
-		}
-		if w.Flush(); spec.sent != nil && !w.hasFailed() {
-			spec.sent(b.Events[len(b.Events)-1].ID)
-		}
-	}
-	return cursor, true
-}
-
-// deliveries tells which event the library has written to the connection:
-// it flushes once after the response header, then once after each frame,
-// in the order the pump handed them over (r3labs/sse v2.10.0 http.go).
+// deliveries tells which event the library has written to the connection,
+// for a ticket's resume point (tickets.go). The library's API has no way
+// to say so: Publish returns once the stream's goroutine has the event,
+// before it is written, and ServeHTTP reports nothing per event. What it
+// does is flush once after the response header and once after each frame,
+// in the order the events were published (r3labs/sse v2.10.0 http.go,
+// pinned in go.mod). So the connection's writer, which gives every flush
+// its deadline anyway, reports each successful flush here, and the ids the
+// pump published are matched to them in order. Nothing here writes or
+// reads the frames.
 type deliveries struct {
 	sent func(id int64)
 
@@ -245,12 +189,11 @@ type deliveries struct {
 	queue  []int64 // ids handed over and not yet flushed; 0 for comments
 }
 
-// hand records a frame given to the library; id is its event id, empty
-// for a comment.
-func (d *deliveries) hand(id []byte) {
-	n, _ := strconv.ParseInt(string(id), 10, 64)
+// hand records a frame given to the library; id is its event id, 0 for a
+// comment.
+func (d *deliveries) hand(id int64) {
 	d.mu.Lock()
-	d.queue = append(d.queue, n)
+	d.queue = append(d.queue, id)
 	d.mu.Unlock()
 }
 
@@ -288,9 +231,9 @@ func (es *eventStreams) pump(ctx context.Context, streamID string, spec streamSp
 	case <-ctx.Done():
 		return
 	}
-	publish := func(ev *sse.Event) bool {
+	publish := func(ev *sse.Event, id int64) bool {
 		if handed != nil && ev != endOfStream {
-			handed.hand(ev.ID)
+			handed.hand(id)
 		}
 		es.srv.Publish(streamID, ev) // waits while the connection's queue is full
 		return ctx.Err() == nil
@@ -304,17 +247,17 @@ func (es *eventStreams) pump(ctx context.Context, streamID string, spec streamSp
 	}
 	for {
 		b := spec.read(cursor)
-		if b.Missed > 0 && !publish(&sse.Event{Comment: fmt.Appendf(nil, "%d earlier events are no longer kept", b.Missed)}) {
+		if b.Missed > 0 && !publish(&sse.Event{Comment: fmt.Appendf(nil, "%d earlier events are no longer kept", b.Missed)}, 0) {
 			return
 		}
 		cursor = b.Next
 		for i, ev := range b.Events {
 			msg := &sse.Event{ID: strconv.AppendInt(nil, ev.ID, 10), Event: []byte(ev.Type), Data: b.JSON[i].Bytes()}
-			if !publish(msg) {
+			if !publish(msg, ev.ID) {
 				return
 			}
 			if spec.last != nil && spec.last(ev) {
-				publish(endOfStream)
+				publish(endOfStream, 0)
 				return
 			}
 		}
@@ -322,17 +265,17 @@ func (es *eventStreams) pump(ctx context.Context, streamID string, spec streamSp
 			continue
 		}
 		if b.Closed {
-			publish(endOfStream)
+			publish(endOfStream, 0)
 			return
 		}
 		select {
 		case <-b.Wake:
 		case <-beat:
-			if !publish(&sse.Event{Comment: []byte("keep-alive")}) {
+			if !publish(&sse.Event{Comment: []byte("keep-alive")}, 0) {
 				return
 			}
 		case <-spec.done:
-			publish(endOfStream)
+			publish(endOfStream, 0)
 			return
 		case <-ctx.Done():
 			return
@@ -350,23 +293,11 @@ type deadlineWriter struct {
 	timeout time.Duration
 	onFail  func(error)
 
-	mu          sync.Mutex
-	failed      bool
-	wroteHeader bool
-	// flushed, when set, runs after each successful flush.
+	mu     sync.Mutex
+	failed bool
+	// flushed, when set, runs after each successful flush; it is set
+	// before the library writes anything.
 	flushed func()
-}
-
-// WriteHeader sends the status once: the replay sends it, and the library
-// sends it again when it takes over.
-func (d *deadlineWriter) WriteHeader(code int) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.wroteHeader {
-		return
-	}
-	d.wroteHeader = true
-	d.ResponseWriter.WriteHeader(code)
 }
 
 func (d *deadlineWriter) Write(p []byte) (int, error) {
@@ -397,12 +328,6 @@ func (d *deadlineWriter) Flush() {
 	if d.flushed != nil {
 		d.flushed()
 	}
-}
-
-func (d *deadlineWriter) hasFailed() bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.failed
 }
 
 func (d *deadlineWriter) failLocked(err error) {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/internal/testbuild"
 )
 
 // crashLoops is how many times TestCrashLosesNothing kills toolgate.
@@ -38,10 +39,7 @@ func TestCrashLosesNothing(t *testing.T) {
 		t.Skip("kills toolgate 200 times")
 	}
 	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "toolgate")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build toolgate: %v\n%s", err, out)
-	}
+	bin := testbuild.Binary(t, testbuild.Toolgate)
 	ws := filepath.Join(tmp, "ws")
 	state := filepath.Join(tmp, "state", "state.db")
 	if err := os.MkdirAll(filepath.Join(ws, "out"), 0o755); err != nil {

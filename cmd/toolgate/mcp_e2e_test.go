@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/internal/testbuild"
 )
 
 // TestEndToEndMCP starts toolgate through run() with a config naming an
@@ -19,10 +19,7 @@ import (
 // one use_mcp_tool call reaches it.
 func TestEndToEndMCP(t *testing.T) {
 	confDir := t.TempDir()
-	bin := filepath.Join(confDir, "testserver")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../coordinator/mcphub/testdata/testserver").CombinedOutput(); err != nil {
-		t.Fatalf("build the test MCP server: %v\n%s", err, out)
-	}
+	bin := testbuild.Binary(t, testbuild.MCPTestServer)
 	settings := `{"mcpServers": {"test": {"command": ` + quote(bin) + `, "autoApprove": ["echo"]}}}`
 	if err := os.WriteFile(filepath.Join(confDir, "mcp.json"), []byte(settings), 0o600); err != nil {
 		t.Fatal(err)

@@ -11,17 +11,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toolgate/toolgate/internal/testbuild"
 )
 
-// buildToolgate builds the real binary once per test.
-func buildToolgate(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "toolgate")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	return bin
-}
+// buildToolgate is the real binary, built once per test binary.
+func buildToolgate(t *testing.T) string { return testbuild.Binary(t, testbuild.Toolgate) }
 
 // startBinary starts the built binary with extra environment and stdin,
 // and returns its URL and process.

@@ -2,40 +2,16 @@ package mcphub
 
 import (
 	"context"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/internal/testbuild"
 )
 
-var (
-	buildOnce sync.Once
-	buildPath string
-	buildErr  error
-	buildOut  []byte
-)
-
-// testServer builds testdata/testserver once per test binary.
-func testServer(t testing.TB) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "mcphub-test")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		buildPath = filepath.Join(dir, "testserver")
-		buildOut, buildErr = exec.Command("go", "build", "-o", buildPath, "./testdata/testserver").CombinedOutput()
-	})
-	if buildErr != nil {
-		t.Fatalf("build test server: %v\n%s", buildErr, buildOut)
-	}
-	return buildPath
-}
+// testServer is the test MCP server's binary.
+func testServer(t testing.TB) string { return testbuild.Binary(t, testbuild.MCPTestServer) }
 
 // startHub starts a hub on the settings and closes it when the test ends.
 func startHub(t *testing.T, s Settings) *Hub {

@@ -1,10 +1,13 @@
 package tool
 
 import (
+	"maps"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -103,11 +106,34 @@ func (c *CommandConfig) ChildEnv() []string {
 	if environ == nil {
 		environ = os.Environ
 	}
+	from := environ()
+	// The result depends on nothing but from, Env and PassEnv: the last
+	// one is kept and copied while they stay the same, as they do between
+	// one command and the next.
+	if m := lastChildEnv.Load(); m != nil && slices.Equal(m.from, from) && maps.Equal(m.env, c.Env) && slices.Equal(m.passEnv, c.PassEnv) {
+		return slices.Clone(m.out)
+	}
+	out := c.childEnv(from)
+	lastChildEnv.Store(&childEnvMemo{from: slices.Clone(from), env: maps.Clone(c.Env), passEnv: slices.Clone(c.PassEnv), out: out})
+	return slices.Clone(out)
+}
+
+// childEnvMemo is one ChildEnv result and what it was made from.
+type childEnvMemo struct {
+	from    []string
+	env     map[string]string
+	passEnv []string
+	out     []string
+}
+
+var lastChildEnv atomic.Pointer[childEnvMemo]
+
+func (c *CommandConfig) childEnv(from []string) []string {
 	vars := map[string]string{}
 	for k, v := range baseEnv {
 		vars[k] = v
 	}
-	for _, kv := range environ() {
+	for _, kv := range from {
 		name, value, ok := strings.Cut(kv, "=")
 		if !ok || name == "" || (SecretName(name) && !c.passes(name)) {
 			continue

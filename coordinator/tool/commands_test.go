@@ -37,6 +37,37 @@ func TestChildEnv(t *testing.T) {
 	}
 }
 
+// ChildEnv keeps its last result while the environment and the settings
+// stay the same; a change to any of them, even in the same slice or map,
+// gives the new environment, and a caller changing its result changes
+// nobody else's.
+func TestChildEnvFollowsChanges(t *testing.T) {
+	environ := []string{"PATH=/bin", "A_KEY=1"}
+	cfg := tool.CommandConfig{Environ: func() []string { return environ }, Env: map[string]string{"EXTRA": "x"}}
+	base := []string{"GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", "PAGER=cat"}
+	check := func(step string, want ...string) {
+		t.Helper()
+		want = append(slices.Clone(base), want...)
+		slices.Sort(want)
+		got := cfg.ChildEnv()
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: ChildEnv() = %q, want %q", step, got, want)
+		}
+		got[0] = "CHANGED=1" // the caller's own copy
+		_ = append(got[:1], "APPENDED=1")
+	}
+	check("first", "EXTRA=x", "PATH=/bin")
+	check("again", "EXTRA=x", "PATH=/bin")
+	environ[0] = "PATH=/usr/bin" // same slice, new value
+	check("environment changed in place", "EXTRA=x", "PATH=/usr/bin")
+	cfg.Env["EXTRA"] = "y" // same map, new value
+	check("Env changed in place", "EXTRA=y", "PATH=/usr/bin")
+	cfg.PassEnv = []string{"A_*"}
+	check("PassEnv set", "A_KEY=1", "EXTRA=y", "PATH=/usr/bin")
+	environ = append(environ, "B=2")
+	check("variable added", "A_KEY=1", "B=2", "EXTRA=y", "PATH=/usr/bin")
+}
+
 func TestCommandTimeout(t *testing.T) {
 	def := tool.CommandConfig{}
 	set := tool.CommandConfig{DefaultTimeoutSeconds: 5, LongTimeoutSeconds: 50, MaxTimeoutSeconds: 60}

@@ -28,6 +28,13 @@ import (
 //     pattern (format alone is an annotation), excludesall a pattern. Rules after dive constrain the items of a list.
 //   - Only rules that compare two fields (gtefield, gtfield) have no JSON
 //     Schema keyword; the validator alone checks them.
+//   - An optional parameter (no required rule) may be null, which reads as
+//     the parameter left out: Go's decoder leaves the field at its zero
+//     value, as if absent. Models send null for parameters they do not
+//     use, and OpenAI strict-mode clients must (every parameter listed,
+//     the optional ones nullable), so the schema says so: its type lists
+//     "null" beside the field's type, and an enum lists null too
+//     (allowNull). A required parameter is never null.
 //
 // A rule under omitempty constrains a value that is there: the validator
 // reads a zero value as absent, the schema shows the bound of a present one.
@@ -70,11 +77,18 @@ func applyRules(s *jsonschema.Schema, t reflect.Type) {
 			continue
 		}
 		own, elem, _ := strings.Cut(f.Tag.Get("validate"), "dive")
+		required := false
 		for _, rule := range splitRules(own) {
-			if rule == "required" && !slices.Contains(s.Required, name) {
-				s.Required = append(s.Required, name)
+			if rule == "required" {
+				required = true
+				if !slices.Contains(s.Required, name) {
+					s.Required = append(s.Required, name)
+				}
 			}
 			applyRule(p, f.Type, rule)
+		}
+		if !required {
+			allowNull(p)
 		}
 		ft := deref(f.Type)
 		if ft.Kind() == reflect.Slice || ft.Kind() == reflect.Array {
@@ -155,6 +169,21 @@ func dropNull(p *jsonschema.Schema) {
 		p.Type, p.Types = types[0], nil
 	} else {
 		p.Types = types
+	}
+}
+
+// allowNull lets an optional parameter's schema p accept null, which the
+// decoder reads as the parameter left out: "null" joins its types (a
+// schema with no type accepts any JSON, null included) and its enum.
+func allowNull(p *jsonschema.Schema) {
+	switch {
+	case p.Type != "" && p.Type != "null":
+		p.Types, p.Type = []string{"null", p.Type}, ""
+	case len(p.Types) > 0 && !slices.Contains(p.Types, "null"):
+		p.Types = append([]string{"null"}, p.Types...)
+	}
+	if len(p.Enum) > 0 && !slices.Contains(p.Enum, nil) {
+		p.Enum = append(p.Enum, nil)
 	}
 }
 

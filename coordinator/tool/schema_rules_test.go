@@ -32,7 +32,8 @@ type ruleItem struct {
 }
 
 // TestSchemaCarriesEveryRule: each validate rule becomes its JSON Schema
-// keyword, and required comes from the validate tags alone.
+// keyword, required comes from the validate tags alone, and every optional
+// parameter may be null.
 func TestSchemaCarriesEveryRule(t *testing.T) {
 	_, raw := inputSchema[ruleInput]("test")
 	var s struct {
@@ -53,7 +54,7 @@ func TestSchemaCarriesEveryRule(t *testing.T) {
 		"word.minLength":         "2",
 		"word.maxLength":         "8",
 		"mode.enum":              `["fast","slow"]`,
-		"level.enum":             "[1,2]",
+		"level.enum":             "[1,2,null]",
 		"count.minimum":          "0",
 		"count.maximum":          "10",
 		"ratio.exclusiveMinimum": "0",
@@ -65,6 +66,13 @@ func TestSchemaCarriesEveryRule(t *testing.T) {
 		"tags.type":              `"array"`,
 		"env.maxProperties":      "4",
 		"flag.type":              `"boolean"`,
+		// An optional parameter may be null (read as left out); a
+		// required one may not.
+		"name.type":  `"string"`,
+		"free.type":  `["null","string"]`,
+		"count.type": `["null","integer"]`,
+		"env.type":   `["null","object"]`,
+		"items.type": `["null","array"]`,
 	}
 	for key, w := range want {
 		prop, kw, _ := strings.Cut(key, ".")

@@ -84,7 +84,7 @@ func (l *Lister) readSources(root *os.Root, dir string, exclude func(string, boo
 // a link to another one after the caller judged the name, and the exclude
 // rules protect files where they are. rel when the system cannot tell.
 func realRel(root, sub *os.Root, rel string) string {
-	top, real := handlePath(root), handlePath(sub)
+	top, real := fdpath.RootPath(root), fdpath.RootPath(sub)
 	if top == "" || real == "" {
 		return rel
 	}
@@ -93,20 +93,6 @@ func realRel(root, sub *os.Root, rel string) string {
 		return rel
 	}
 	return filepath.ToSlash(r)
-}
-
-// handlePath is the real path of r's directory, "" when unknown.
-func handlePath(r *os.Root) string {
-	f, err := r.Open(".")
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	p, err := fdpath.Of(f)
-	if err != nil {
-		return ""
-	}
-	return p
 }
 
 // candidates returns the names of the regular source files directly in sub,

@@ -48,7 +48,7 @@ func openStart(root *os.Root, start string, exclude func(string, bool) bool) (*s
 		return nil, err
 	}
 	sd := &startDir{root: r, realRel: start}
-	top, real := realOfRoot(root), realOfRoot(r)
+	top, real := fdpath.RootPath(root), fdpath.RootPath(r)
 	if top != "" && real != "" {
 		if rel, err := filepath.Rel(top, real); err == nil && filepath.IsLocal(rel) {
 			sd.real = real
@@ -74,20 +74,6 @@ func (sd *startDir) judge(start string, exclude func(string, bool) bool) func(st
 	return func(rel string, isDir bool) bool {
 		return exclude(join(sd.realRel, strings.TrimPrefix(strings.TrimPrefix(rel, start), "/")), isDir)
 	}
-}
-
-// realOfRoot is the real path of r's directory, "" when unknown.
-func realOfRoot(r *os.Root) string {
-	f, err := r.Open(".")
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	p, err := fdpath.Of(f)
-	if err != nil {
-		return ""
-	}
-	return p
 }
 
 // afterListing, when set (by tests), runs after a walk listed a directory

@@ -21,7 +21,7 @@
 //   - A crash between creating and renaming the temporary file leaves that
 //     file, named ".<name>.toolgate-<16 hex>.tmp", beside the target. The
 //     next Write to the same target removes such files older than StaleAge,
-//     and CleanTemps removes them from a directory on demand (at start-up).
+//     and SweepTemps removes them from the whole workspace (at start-up).
 //
 // It owns crash-safe file replacement and the clean-up of its temporary
 // files. It is a library under internal/ and imports no layer of toolgate;

@@ -35,16 +35,9 @@ func IsTemp(name string) bool {
 	return len(id) == 16 && strings.Trim(id, "0123456789abcdef") == ""
 }
 
-// CleanTemps removes this package's temporary files in dir (not its
-// subdirectories) whose modification time is at least olderThan ago, and
-// returns the names removed. Call it at start-up with 0 when no write can
-// be in progress.
-func CleanTemps(root *os.Root, dir string, olderThan time.Duration) ([]string, error) {
-	return cleanTemps(root, filepath.FromSlash(dir), "", olderThan)
-}
-
-// cleanTemps removes temporary files in dir, only those of target base
-// when base is not empty.
+// cleanTemps removes the temporary files in dir (not its subdirectories)
+// whose modification time is at least olderThan ago, only those of target
+// base when base is not empty, and returns the names removed.
 func cleanTemps(root *os.Root, dir, base string, olderThan time.Duration) ([]string, error) {
 	d, err := root.Open(dir)
 	if err != nil {

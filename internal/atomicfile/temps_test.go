@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -56,16 +57,16 @@ func TestWriteRemovesStaleTempsOfItsTarget(t *testing.T) {
 	if got := listDir(t, ws); !slices.Equal(got, want) {
 		t.Errorf("after Write: got %v, want %v (stale temp of f.txt removed, others kept)", got, want)
 	}
-	removed, err := CleanTemps(root, ".", 0)
+	removed, err := SweepTemps(context.Background(), root, 0, 1000)
 	if err != nil {
-		t.Fatalf("CleanTemps: %v", err)
+		t.Fatalf("SweepTemps: %v", err)
 	}
 	slices.Sort(removed)
 	if wantRemoved := []string{fresh, other}; !slices.Equal(removed, wantRemoved) {
-		t.Errorf("CleanTemps removed %v, want %v", removed, wantRemoved)
+		t.Errorf("SweepTemps removed %v, want %v", removed, wantRemoved)
 	}
 	if got := listDir(t, ws); !slices.Equal(got, []string{"f.txt"}) {
-		t.Errorf("after CleanTemps: got %v, want only f.txt", got)
+		t.Errorf("after SweepTemps: got %v, want only f.txt", got)
 	}
 }
 

@@ -218,7 +218,7 @@ func fill(f *os.File, data []byte, old fs.FileInfo, inject fault) error {
 	return inject.at("sync")
 }
 
-// tempName is hidden, unique and recognisable by CleanTemps. The base is cut
+// tempName is hidden, unique and recognisable by IsTemp. The base is cut
 // so the name stays under the usual 255-byte limit.
 func tempName(base string) string {
 	return "." + truncBase(base) + tempInfix + randid.Hex(8) + tempSuffix

@@ -26,3 +26,12 @@ func Resolve(root *os.Root, name string) (string, error) {
 	defer f.Close()
 	return Of(f)
 }
+
+// RootPath is the real path of root's directory, "" when it cannot be told.
+func RootPath(root *os.Root) string {
+	p, err := Resolve(root, ".")
+	if err != nil {
+		return ""
+	}
+	return p
+}

@@ -12,3 +12,6 @@ func Of(f *os.File) (string, error) { return "", errors.ErrUnsupported }
 
 // Resolve is supported on Linux only.
 func Resolve(root *os.Root, name string) (string, error) { return "", errors.ErrUnsupported }
+
+// RootPath is supported on Linux only: it returns "".
+func RootPath(root *os.Root) string { return "" }

@@ -56,3 +56,29 @@ func TestResolveFollowsLinks(t *testing.T) {
 		t.Errorf("Of after a rename = %q, %v; want the file where it is now", got, err)
 	}
 }
+
+// TestRootPathIsWhereTheRootReallyIs: a root opened through a link is
+// reported at its target.
+func TestRootPathIsWhereTheRootReallyIs(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("Linux only")
+	}
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "real"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("real", filepath.Join(dir, "alias")); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.OpenRoot(filepath.Join(dir, "alias"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	if got := RootPath(root); got != filepath.Join(dir, "real") {
+		t.Errorf("RootPath = %q, want %q", got, filepath.Join(dir, "real"))
+	}
+}

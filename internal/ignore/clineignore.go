@@ -26,21 +26,6 @@ const maxIncludeDepth = 16
 // workspace cannot exhaust memory.
 const maxIgnoreFileSize = 4 << 20
 
-// LoadClineignore reads .clineignore and then each extra file (all
-// workspace-relative, read through root, later files taking precedence) into
-// one matcher whose rules are relative to the workspace root. A missing file
-// contributes no rules. A line "!include FILE" splices in FILE's rules at
-// that point; FILE is workspace-relative and may include further files.
-//
-// A missing or unreadable include, an include cycle or an include leaving
-// the workspace is reported in the error, which names the file and line;
-// the matcher returned alongside still holds every rule that could be read,
-// so a caller may keep enforcing it (the matcher is nil only if root is).
-func LoadClineignore(root *os.Root, extra ...string) (*Matcher, error) {
-	m, _, err := load(root, append([]string{ClineignoreFile}, extra...))
-	return m, err
-}
-
 // loader reads ignore files with includes; deps collects every file it
 // tried to read, so a watcher knows what to watch.
 type loader struct {
@@ -50,8 +35,20 @@ type loader struct {
 	stack []string // files being expanded, for cycle detection
 }
 
-// load reads the top-level files and returns the matcher, the files it
-// depended on (present or not) and the joined errors.
+// load reads the top-level files (the Watcher's: .clineignore, then the
+// extra files) and returns the matcher, the files it depended on (present
+// or not) and the joined errors.
+//
+// The files are workspace-relative, read through root, later files taking
+// precedence, into one matcher whose rules are relative to the workspace
+// root. A missing file contributes no rules. A line "!include FILE"
+// splices in FILE's rules at that point; FILE is workspace-relative and
+// may include further files.
+//
+// A missing or unreadable include, an include cycle or an include leaving
+// the workspace is reported in the error, which names the file and line;
+// the matcher returned alongside still holds every rule that could be read,
+// so a caller may keep enforcing it (the matcher is nil only if root is).
 func load(root *os.Root, files []string) (*Matcher, []string, error) {
 	if root == nil {
 		return nil, nil, errors.New("ignore: nil workspace root")

@@ -56,6 +56,13 @@ func checkMatches(t *testing.T, m *Matcher, want []expectation) {
 	}
 }
 
+// LoadClineignore loads .clineignore and the extra files once, as the
+// Watcher does on every change.
+func LoadClineignore(root *os.Root, extra ...string) (*Matcher, error) {
+	m, _, err := load(root, append([]string{ClineignoreFile}, extra...))
+	return m, err
+}
+
 // clineignoreCases are workspaces and what LoadClineignore must make of them.
 var clineignoreCases = []struct {
 	name    string

@@ -11,7 +11,9 @@
 //
 // Typical uses:
 //
-//	m, err := ignore.LoadClineignore(root)           // .clineignore with !include
+//	w, err := ignore.NewWatcher(root)  // .clineignore with !include, reloaded on change
+//	defer w.Close()
+//	m := w.Current()
 //	if r, ignored := m.Match("secrets/key.pem", false); ignored {
 //		// refuse, naming r (".clineignore:3:secrets/")
 //	}

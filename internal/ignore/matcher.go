@@ -75,6 +75,18 @@ func (m *Matcher) Len() int {
 // "../x") or holds a NUL byte is never ignored here: confinement is the
 // caller's job.
 func (m *Matcher) Match(p string, isDir bool) (rule Rule, ignored bool) {
+	return m.match(p, isDir, nil)
+}
+
+// MatchLazy is Match for a caller that has not looked up whether the path
+// is a directory: isDir is called only when a rule ending in "/" matches
+// the path itself (at most once), so a path no such rule names costs no
+// lookup.
+func (m *Matcher) MatchLazy(p string, isDir func() bool) (rule Rule, ignored bool) {
+	return m.match(p, false, isDir)
+}
+
+func (m *Matcher) match(p string, isDir bool, lazyDir func() bool) (rule Rule, ignored bool) {
 	p, ok := cleanPath(p)
 	if !ok || m == nil {
 		return Rule{}, false
@@ -83,11 +95,15 @@ func (m *Matcher) Match(p string, isDir bool) (rule Rule, ignored bool) {
 		if p[i] != '/' {
 			continue
 		}
-		if r, found := m.decide(p[:i], true); found && !r.Negate {
+		if r, found := m.decide(p[:i], true, nil); found && !r.Negate {
 			return *r, true
 		}
 	}
-	return m.result(p, isDir)
+	r, found := m.decide(p, isDir, lazyDir)
+	if !found {
+		return Rule{}, false
+	}
+	return *r, !r.Negate
 }
 
 // MatchOne is Match without the check of parent directories, for a walker
@@ -102,7 +118,7 @@ func (m *Matcher) MatchOne(p string, isDir bool) (rule Rule, ignored bool) {
 }
 
 func (m *Matcher) result(p string, isDir bool) (Rule, bool) {
-	r, found := m.decide(p, isDir)
+	r, found := m.decide(p, isDir, nil)
 	if !found {
 		return Rule{}, false
 	}
@@ -110,19 +126,28 @@ func (m *Matcher) result(p string, isDir bool) (Rule, bool) {
 }
 
 // decide returns the rule of highest precedence matching p: files from the
-// newest node down, lines within a file from last to first.
-func (m *Matcher) decide(p string, isDir bool) (*Rule, bool) {
+// newest node down, lines within a file from last to first. Whether p is
+// a directory is isDir, or when lazyDir is set its answer, asked once and
+// only for a rule ending in "/" whose pattern matches p.
+func (m *Matcher) decide(p string, isDir bool, lazyDir func() bool) (*Rule, bool) {
 	name := p[strings.LastIndexByte(p, '/')+1:]
+	asked := lazyDir == nil
 	for n := m; n != nil; n = n.parent {
 		if !below(p, n.base) {
 			continue
 		}
 		for i := len(n.rules) - 1; i >= 0; i-- {
 			r := &n.rules[i]
-			if r.DirOnly && !isDir {
+			if r.DirOnly && asked && !isDir {
 				continue
 			}
 			if r.matches(p, name) {
+				if r.DirOnly && !asked {
+					isDir, asked = lazyDir(), true
+					if !isDir {
+						continue
+					}
+				}
 				return r, true
 			}
 		}

@@ -246,5 +246,28 @@ func checkOne(t *testing.T, m *Matcher, p string, isDir bool, want verdict, pref
 		t.Errorf("Match(%q, dir=%v) = %+v, ignored=%v; git says %+v, ignored=%v",
 			p, isDir, got, ign, want, want.ignored())
 	}
+	// MatchLazy decides alike, asking whether p is a directory at most
+	// once and only when a rule ending in "/" matches p.
+	asked := 0
+	lr, lign := m.MatchLazy(p, func() bool { asked++; return isDir })
+	if lr != r || lign != ign || asked > 1 {
+		t.Errorf("MatchLazy(%q, dir=%v) = %+v, %v (asked %d times); Match gave %+v, %v", p, isDir, lr, lign, asked, r, ign)
+	}
+	if asked == 1 && !dirRuleMatches(m, p) {
+		t.Errorf("MatchLazy(%q) asked whether it is a directory; no rule ending in / matches it", p)
+	}
 	return ign
+}
+
+// dirRuleMatches reports whether a rule ending in "/" matches p itself.
+func dirRuleMatches(m *Matcher, p string) bool {
+	p, _ = cleanPath(p)
+	for n := m; n != nil; n = n.parent {
+		for i := range n.rules {
+			if r := &n.rules[i]; r.DirOnly && below(p, n.base) && r.matches(p, path.Base(p)) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -59,7 +59,7 @@ type stamp struct {
 	ino    uint64
 }
 
-// NewWatcher loads .clineignore and the extra files (see LoadClineignore)
+// NewWatcher loads .clineignore and the extra files (see load)
 // and starts watching them. Load problems do not fail it: Err reports them
 // and Current serves the rules that could be read. It fails only when the
 // workspace path cannot be resolved.

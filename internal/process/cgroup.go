@@ -52,6 +52,9 @@ type runCgroup struct {
 	parent *cgroupParent
 	dir    string
 	fd     *os.File
+	// events is cgroup.events, opened at the first check and kept with
+	// the cgroup: it is read again from its start (pread) for each run.
+	events int
 	// killed: cgroup.kill was written. The kernel goes on killing what
 	// starts in such a cgroup, so it is never reused.
 	killed atomic.Bool
@@ -73,7 +76,7 @@ func findCgroupParent() *cgroupParent {
 	p := &cgroupParent{dir: dir}
 	if !p.probe() {
 		for _, cg := range p.free {
-			_ = cg.fd.Close()
+			cg.close()
 			_ = syscall.Rmdir(cg.dir)
 		}
 		_ = os.Remove(dir)
@@ -142,7 +145,7 @@ func (p *cgroupParent) make() (*runCgroup, error) {
 		_ = syscall.Rmdir(dir)
 		return nil, err
 	}
-	return &runCgroup{parent: p, dir: dir, fd: fd}, nil
+	return &runCgroup{parent: p, dir: dir, fd: fd, events: -1}, nil
 }
 
 // releaseLocked keeps an empty cgroup for the next run, or removes it
@@ -152,8 +155,17 @@ func (p *cgroupParent) releaseLocked(cg *runCgroup) {
 		p.free = append(p.free, cg)
 		return
 	}
-	_ = cg.fd.Close()
+	cg.close()
 	_ = syscall.Rmdir(cg.dir)
+}
+
+// close closes the descriptors the cgroup holds.
+func (cg *runCgroup) close() {
+	_ = cg.fd.Close()
+	if cg.events >= 0 {
+		_ = unix.Close(cg.events)
+		cg.events = -1
+	}
 }
 
 // kill ends every process in the cgroup.
@@ -174,7 +186,7 @@ func (cg *runCgroup) remove() {
 		cg.parent.releaseLocked(cg)
 		return
 	}
-	_ = cg.fd.Close()
+	cg.close()
 	if syscall.Rmdir(cg.dir) != nil {
 		cg.parent.busy = append(cg.parent.busy, cg.dir)
 	}
@@ -184,13 +196,16 @@ func (cg *runCgroup) remove() {
 // run of toolgate's puts a process there, so an empty cgroup stays empty
 // until it is given to a run.
 func (cg *runCgroup) empty() bool {
-	fd, err := unix.Openat(int(cg.fd.Fd()), "cgroup.events", unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return false
+	if cg.events < 0 {
+		fd, err := unix.Openat(int(cg.fd.Fd()), "cgroup.events", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return false
+		}
+		cg.events = fd
 	}
-	defer unix.Close(fd)
+	// Reading from offset 0 makes the kernel write the file afresh.
 	var buf [128]byte
-	n, err := unix.Read(fd, buf[:])
+	n, err := unix.Pread(cg.events, buf[:], 0)
 	if err != nil || n <= 0 {
 		return false
 	}

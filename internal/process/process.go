@@ -132,6 +132,11 @@ func runOnce(ctx context.Context, o Options) (Result, error) {
 	cmd := exec.CommandContext(runCtx, path, argv[1:]...)
 	cmd.Args[0] = argv[0] // the name the command was given ($0 of bash -c)
 	cmd.Dir, cmd.Env, cmd.Stdin = o.Dir, env, o.Stdin
+	if o.Stdin == nil {
+		if f := devNull(); f != nil {
+			cmd.Stdin = f // as os/exec would give, without an open per run
+		}
+	}
 	if confined != nil {
 		cmd.ExtraFiles = confined.ExtraFiles
 	}
@@ -247,6 +252,33 @@ func forgetPath(name string) {
 	lookPaths.Delete(lookKey{name, os.Getenv("PATH")})
 }
 
+// devNull is /dev/null opened once for reading: the standard input of
+// every run that has none.
+var devNull = sync.OnceValue(func() *os.File {
+	f, err := os.Open(os.DevNull)
+	if err != nil {
+		return nil
+	}
+	return f
+})
+
+// outputPipe makes a pipe for one output stream. Only the read end is
+// non-blocking and watched by the runtime's poller; the write end, which
+// the child gets and this process closes at once, stays blocking and out
+// of the poller (os.Pipe would register it and switch it back).
+func outputPipe() (r, w *os.File, err error) {
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		return nil, nil, os.NewSyscallError("pipe2", err)
+	}
+	if err := unix.SetNonblock(p[0], true); err != nil {
+		_ = unix.Close(p[0])
+		_ = unix.Close(p[1])
+		return nil, nil, os.NewSyscallError("fcntl", err)
+	}
+	return os.NewFile(uintptr(p[0]), "|0"), os.NewFile(uintptr(p[1]), "|1"), nil
+}
+
 // pipes are the read ends of stdout and stderr and their readers.
 type pipes struct {
 	files []*os.File
@@ -264,7 +296,7 @@ func startWithPipes(cmd *exec.Cmd, start func(*exec.Cmd) error, k *sink, delay t
 		}
 	}
 	for range 2 {
-		r, w, err := os.Pipe()
+		r, w, err := outputPipe()
 		if err != nil {
 			closeAll()
 			return nil, err

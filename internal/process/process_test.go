@@ -344,6 +344,10 @@ func TestDaemonSurvivesLaterRunsTimeout(t *testing.T) {
 	if _, err := os.Stat("/usr/bin/setsid"); err != nil {
 		t.Skip("setsid is missing")
 	}
+	// A run first, so that the daemon's run takes a cgroup kept for reuse
+	// whose cgroup.events was read when it was empty: read again, it must
+	// say the daemon is there.
+	run(t, t.Context(), Options{Command: "true"})
 	res, out := run(t, t.Context(), Options{Command: "setsid sh -c 'exec sleep 999' </dev/null >/dev/null 2>&1 & echo daemon=$!"})
 	_, rest, _ := strings.Cut(text(t, out), "daemon=")
 	pid, err := strconv.Atoi(strings.TrimSpace(rest))

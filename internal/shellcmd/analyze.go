@@ -2,7 +2,9 @@ package shellcmd
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -49,7 +51,19 @@ type SimpleCommand struct {
 // Analyze parses a bash command line and reports its simple commands and
 // every risky construct in it. It never panics; a line it cannot parse
 // yields a KindParseError risk.
-func Analyze(command string) (res Analysis) {
+func Analyze(command string) Analysis {
+	if len(command) > maxRemembered {
+		return analyze(command)
+	}
+	if a, ok := analyses.get(command); ok {
+		return a.clone()
+	}
+	a := analyze(command)
+	analyses.put(command, a.clone())
+	return a
+}
+
+func analyze(command string) (res Analysis) {
 	defer func() {
 		if r := recover(); r != nil {
 			res.Risks = append(res.Risks, Risk{Kind: KindParseError, Detail: fmt.Sprint("internal error: ", r)})
@@ -58,6 +72,62 @@ func Analyze(command string) (res Analysis) {
 	a := newAnalyzer()
 	a.run(command, 0, single(""))
 	return a.result()
+}
+
+// maxRemembered is the longest command line whose analysis is kept.
+const maxRemembered = 4 << 10
+
+// analyses keeps the analyses of recent command lines: a call's command is
+// analysed by the scheduler, the policy and the handler, and agents repeat
+// their commands (builds, tests, git status). Parsing even `true` costs
+// more than looking it up and copying the result.
+var analyses = &analysisCache{max: 256}
+
+// analysisCache maps command lines to their analyses, forgetting the
+// oldest entries beyond max.
+type analysisCache struct {
+	mu    sync.Mutex
+	max   int
+	byCmd map[string]Analysis
+	order []string // keys, oldest first
+}
+
+func (c *analysisCache) get(command string) (Analysis, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a, ok := c.byCmd[command]
+	return a, ok
+}
+
+func (c *analysisCache) put(command string, a Analysis) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.byCmd == nil {
+		c.byCmd = map[string]Analysis{}
+	}
+	if _, ok := c.byCmd[command]; ok {
+		return
+	}
+	if len(c.order) >= c.max {
+		delete(c.byCmd, c.order[0])
+		c.order = append(c.order[:0], c.order[1:]...)
+	}
+	c.byCmd[command] = a
+	c.order = append(c.order, command)
+}
+
+// clone copies a so that the copy shares no slice with it: callers may
+// change what they get without touching what the cache keeps.
+func (a Analysis) clone() Analysis {
+	out := Analysis{Risks: slices.Clone(a.Risks), paths: slices.Clone(a.paths)}
+	if a.Commands != nil {
+		out.Commands = make([]SimpleCommand, len(a.Commands))
+		for i, c := range a.Commands {
+			c.Args, c.dirs = slices.Clone(c.Args), slices.Clone(c.dirs)
+			out.Commands[i] = c
+		}
+	}
+	return out
 }
 
 type analyzer struct {

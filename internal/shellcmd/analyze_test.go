@@ -1,6 +1,7 @@
 package shellcmd
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -274,5 +275,68 @@ func TestEmpty(t *testing.T) {
 		if a := Analyze(cmd); a.ReadOnly() || len(a.Commands) != 0 {
 			t.Errorf("Analyze(%q) = %+v, ReadOnly %v; want no commands, false", cmd, a, a.ReadOnly())
 		}
+	}
+}
+
+// Analyze remembers recent command lines; what it hands out is the
+// caller's own: changing one result leaves the next one of the same line
+// as a fresh parse gives it.
+func TestRememberedAnalysisIsACopy(t *testing.T) {
+	for _, cmd := range []string{"true", "cd sub && rm -rf build > log", "echo $(id) `date` *.go", "bash -c 'cd /tmp; ls'"} {
+		want := analyze(cmd)
+		first := Analyze(cmd)
+		if !reflect.DeepEqual(first, want) {
+			t.Fatalf("%q: Analyze %+v, want %+v", cmd, first, want)
+		}
+		for i := range first.Commands {
+			first.Commands[i].Args[0] = "changed"
+			first.Commands[i].dirs = append(first.Commands[i].dirs[:0], "changed")
+		}
+		for i := range first.Risks {
+			first.Risks[i].Kind = "changed"
+		}
+		for i := range first.paths {
+			first.paths[i] = "changed"
+		}
+		if again := Analyze(cmd); !reflect.DeepEqual(again, want) {
+			t.Errorf("%q: after changing a result, Analyze gives %+v, want %+v", cmd, again, want)
+		}
+	}
+}
+
+// The cache forgets its oldest lines beyond its bound.
+func TestAnalysisCacheBounded(t *testing.T) {
+	c := &analysisCache{max: 3}
+	for _, cmd := range []string{"a", "b", "c", "d"} {
+		c.put(cmd, analyze(cmd))
+	}
+	if _, ok := c.get("a"); ok {
+		t.Errorf("the oldest line is still kept")
+	}
+	for _, cmd := range []string{"b", "c", "d"} {
+		if _, ok := c.get(cmd); !ok {
+			t.Errorf("%q was forgotten", cmd)
+		}
+	}
+	if len(c.byCmd) != 3 || len(c.order) != 3 {
+		t.Errorf("kept %d lines (%d in order), want 3", len(c.byCmd), len(c.order))
+	}
+}
+
+// BenchmarkAnalyzeRepeated analyses the same short line again and again,
+// as the scheduler, the policy and execute_command do for one call.
+//
+//	go test -run '^$' -bench AnalyzeRepeated ./internal/shellcmd
+func BenchmarkAnalyzeRepeated(b *testing.B) {
+	for _, way := range []struct {
+		name string
+		f    func(string) Analysis
+	}{{"remembered", Analyze}, {"parsed", analyze}} {
+		b.Run(way.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				way.f("go test ./...")
+			}
+		})
 	}
 }

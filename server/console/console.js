@@ -165,7 +165,7 @@ function fieldFor(prop, spec, required) {
   const type = schemaType(spec);
   let input;
   if (Array.isArray(spec.enum)) {
-    input = el("select", { id }, el("option", { value: "" }, ""), ...spec.enum.map((v) => el("option", { value: String(v) }, String(v))));
+    input = el("select", { id }, el("option", { value: "" }, ""), ...spec.enum.filter((v) => v !== null).map((v) => el("option", { value: String(v) }, String(v))));
   } else if (type === "boolean") {
     input = el("input", { id, type: "checkbox" });
   } else if (type === "integer" || type === "number") {
