@@ -55,12 +55,13 @@ func decodeError(err error) error {
 // encode marshals v before writing anything, so a marshalling failure
 // becomes a clean 500 rather than half a 200.
 func (s *Server) encode(w http.ResponseWriter, r *http.Request, status int, v any) {
-	buf, _ := s.encodeBufs.Get().(*bytes.Buffer)
-	if buf == nil {
-		buf = new(bytes.Buffer)
+	eb, _ := s.encodeBufs.Get().(*encodeBuffer)
+	if eb == nil {
+		eb = new(encodeBuffer)
+		eb.enc = json.NewEncoder(&eb.buf)
 	}
-	defer s.putEncodeBuffer(buf)
-	if err := json.NewEncoder(buf).Encode(v); err != nil {
+	defer s.putEncodeBuffer(eb)
+	if err := eb.enc.Encode(v); err != nil {
 		logFrom(r, s.logger).Error("encode response", "err", err)
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusInternalServerError)
@@ -71,9 +72,15 @@ func (s *Server) encode(w http.ResponseWriter, r *http.Request, status int, v an
 	h.Set("Content-Type", "application/json")
 	// The length is known: an answer over net/http's 2 KB buffer would
 	// otherwise go out chunked, which costs both ends more to frame.
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	h.Set("Content-Length", strconv.Itoa(eb.buf.Len()))
 	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
+	_, _ = w.Write(eb.buf.Bytes())
+}
+
+// encodeBuffer is a response buffer with its encoder, recycled together.
+type encodeBuffer struct {
+	buf bytes.Buffer
+	enc *json.Encoder
 }
 
 // maxPooledBuffer keeps a rare huge response (a large file read) from
@@ -83,10 +90,10 @@ const maxPooledBuffer = 64 << 10
 // putEncodeBuffer returns a response buffer to the server's pool: every
 // JSON answer needs one, and growing a fresh one each time is most of
 // encode's garbage.
-func (s *Server) putEncodeBuffer(buf *bytes.Buffer) {
-	if buf.Cap() > maxPooledBuffer {
+func (s *Server) putEncodeBuffer(eb *encodeBuffer) {
+	if eb.buf.Cap() > maxPooledBuffer {
 		return
 	}
-	buf.Reset()
-	s.encodeBufs.Put(buf)
+	eb.buf.Reset()
+	s.encodeBufs.Put(eb)
 }
