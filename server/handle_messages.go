@@ -21,17 +21,21 @@ func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) error
 	if err := s.decode(w, r, &body); err != nil {
 		return err
 	}
-	format, openAI, err := openAIBody(body)
-	if err != nil {
-		return err
-	}
-	if format != "" {
-		return s.runOpenAI(w, r, sess, format, openAI)
-	}
+	// An Anthropic message first: a body that decodes as one holds none
+	// of the keys openAIBody looks for (TestMessageKeysAreNotOpenAIKeys),
+	// so only a body that does not is probed for OpenAI's shapes. The
+	// usual body is decoded once more, not twice.
 	var whole apiMessage
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&whole); err != nil {
+		format, openAI, oerr := openAIBody(body)
+		if oerr != nil {
+			return oerr
+		}
+		if format != "" {
+			return s.runOpenAI(w, r, sess, format, openAI)
+		}
 		return decodeError(err)
 	}
 	if whole.Type != "" && whole.Type != "message" {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -188,4 +189,42 @@ func TestSessions(t *testing.T) {
 		decodeBody[api.ErrorResponse](t, ts.do(t, "GET", path, nil), 404)
 		decodeBody[api.ErrorResponse](t, ts.do(t, "DELETE", "/v1/sessions/default", nil), 409)
 	})
+}
+
+// TestMessageKeysAreNotOpenAIKeys holds what handlePostMessage relies on
+// to decode an Anthropic message before probing for OpenAI's shapes: no
+// key of apiMessage is, in encoding/json's case-insensitive matching, a
+// key openAIBody's probe reads, so a body that decodes strictly as an
+// apiMessage is never one of OpenAI's.
+func TestMessageKeysAreNotOpenAIKeys(t *testing.T) {
+	keys := func(typ reflect.Type) []string {
+		var out []string
+		var walk func(reflect.Type)
+		walk = func(typ reflect.Type) {
+			for f := range typ.Fields() {
+				name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+				if f.Anonymous && name == "" {
+					walk(f.Type)
+					continue
+				}
+				if name == "" {
+					name = f.Name
+				}
+				out = append(out, name)
+			}
+		}
+		walk(typ)
+		return out
+	}
+	probe := keys(reflect.TypeFor[openAIProbe]())
+	if len(probe) != 4 {
+		t.Fatalf("probe keys %v", probe)
+	}
+	for _, k := range keys(reflect.TypeFor[apiMessage]()) {
+		for _, p := range probe {
+			if strings.EqualFold(k, p) {
+				t.Errorf("apiMessage key %q is openAIBody's probe key %q: an OpenAI body could decode as a message", k, p)
+			}
+		}
+	}
 }

@@ -98,19 +98,22 @@ type openAIResponsesResponse struct {
 // and a ChatCompletion ("object": "chat.completion") for its one choice's
 // message, so a client may post what the API returned as it came. It
 // returns the format and the body to decode, or "" for the Messages API.
+// openAIProbe holds the keys of a body that tell OpenAI's shapes.
+type openAIProbe struct {
+	Object    string          `json:"object"`
+	ToolCalls json.RawMessage `json:"tool_calls"`
+	Output    json.RawMessage `json:"output"`
+	Choices   []struct {
+		Message json.RawMessage `json:"message"`
+	} `json:"choices"`
+}
+
 func openAIBody(body []byte) (string, []byte, error) {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		return formatOpenAIResponses, trimmed, nil
 	}
-	var probe struct {
-		Object    string          `json:"object"`
-		ToolCalls json.RawMessage `json:"tool_calls"`
-		Output    json.RawMessage `json:"output"`
-		Choices   []struct {
-			Message json.RawMessage `json:"message"`
-		} `json:"choices"`
-	}
+	var probe openAIProbe
 	if json.Unmarshal(trimmed, &probe) != nil {
 		return "", body, nil
 	}
