@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/toolgate/toolgate/internal/testwait"
 )
 
 // runWarm runs a bash script as toolgate's runner does (internal/process):
@@ -294,4 +296,48 @@ func nextStartedAhead(t *testing.T, s *Sandbox) *warm {
 	s.warm.ready = w
 	s.warm.mu.Unlock()
 	return w
+}
+
+// TestStartedAheadStartReturnsWhileTheCommandRuns: Start returns once the
+// command runs, not once it ends, with the network_allow relay running
+// beside it too (it must not hold the control socket open: its end is how
+// toolgate learns that the command was exec'd).
+func TestStartedAheadStartReturnsWhileTheCommandRuns(t *testing.T) {
+	for _, allow := range [][]string{nil, {"localhost"}} {
+		t.Run(fmt.Sprintf("network_allow=%d", len(allow)), func(t *testing.T) {
+			s := newTest(t, Config{Mode: ModeBwrap, NetworkAllow: allow}, "")
+			ws := t.TempDir()
+			p := prepareStartedAhead(t, s, []string{"bash", "-c", `read -r line; echo "got $line"`}, Run{Workspace: ws})
+			in, feed, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer feed.Close()
+			out, pw, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer out.Close()
+			cmd := exec.Command(p.Argv[0], p.Argv[1:]...)
+			cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr = p.Env, in, pw, pw
+			started := make(chan error, 1)
+			go func() { started <- p.Start(cmd) }()
+			// The command waits for this line, so Start must come back first.
+			if err := testwait.Receive(t, started); err != nil {
+				p.Finish()
+				t.Fatalf("Start: %v", err)
+			}
+			in.Close()
+			pw.Close()
+			if _, err := feed.WriteString("line\n"); err != nil {
+				t.Fatal(err)
+			}
+			got, _ := io.ReadAll(out)
+			_ = p.Running(cmd).Wait()
+			p.Finish()
+			if !strings.Contains(string(got), "got line") {
+				t.Errorf("output %q", got)
+			}
+		})
+	}
 }
