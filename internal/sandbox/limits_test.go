@@ -5,7 +5,7 @@ import (
 )
 
 func TestForkBombEndsAtTheProcessLimit(t *testing.T) {
-	for _, mode := range modes {
+	for _, mode := range ways {
 		t.Run(mode, func(t *testing.T) {
 			s := newTest(t, Config{Mode: mode, MaxProcesses: 64}, "")
 			if s.cgroups == nil || !s.cgroups.has("pids") {
@@ -22,7 +22,7 @@ func TestForkBombEndsAtTheProcessLimit(t *testing.T) {
 }
 
 func TestMemoryHogEndsAtTheMemoryLimit(t *testing.T) {
-	for _, mode := range modes {
+	for _, mode := range ways {
 		t.Run(mode, func(t *testing.T) {
 			s := newTest(t, Config{Mode: mode, MaxMemoryBytes: 64 << 20}, "")
 			// tail keeps the current line in memory, and /dev/zero has
