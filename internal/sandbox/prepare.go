@@ -176,6 +176,7 @@ func (s *Sandbox) Prepare(argv, env []string, r Run) (*Prepared, error) {
 	}
 	if pj := s.prejoined(r); pj != nil {
 		p.limits, p.prejoined = pj.limits, pj
+		pj.limits.startWatch()
 		spec.InCgroups = pj.limits.cgroupLines()
 		spec.Limits = pj.limits.rlimitsLeft(s.limits)
 	} else if s.cgroups != nil {
@@ -184,6 +185,7 @@ func (s *Sandbox) Prepare(argv, env []string, r Run) (*Prepared, error) {
 		if err != nil {
 			return nil, fmt.Errorf("sandbox: cannot make the run's limit cgroups: %w", err)
 		}
+		lim.startWatch()
 		p.limits, p.ExtraFiles = lim, files
 		spec.JoinFDs = len(files)
 		spec.Limits = lim.rlimitsLeft(s.limits)

@@ -167,6 +167,9 @@ func (s *Sandbox) prepareWarm(p *Prepared, argv []string, dir string, args []str
 		return false
 	}
 	p.warm, p.limits = w, w.limits
+	if w.limits != nil {
+		w.limits.startWatch()
+	}
 	p.Argv, p.command, p.dir = argv, argv, dir
 	p.Relayed = true
 	return true

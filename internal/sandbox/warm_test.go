@@ -63,10 +63,20 @@ func runPrepared(t *testing.T, p *Prepared, dir string, stdin io.Reader) outcome
 		t.Fatalf("Start: %v", err)
 	}
 	running := p.Running(cmd)
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	ctx, cancel := context.WithTimeoutCause(t.Context(), time.Minute, errMinute)
 	defer cancel()
 	stop := context.AfterFunc(ctx, func() { _ = syscall.Kill(-running.Process.Pid, syscall.SIGKILL) })
 	defer stop()
+	if limit := p.LimitReached(); limit != nil {
+		// As toolgate's runner does: a run at its limit is ended.
+		go func() {
+			select {
+			case <-limit:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
 	var buf bytes.Buffer
 	read := make(chan struct{})
 	go func() { _, _ = buf.ReadFrom(pr); close(read) }()
@@ -85,11 +95,13 @@ func runPrepared(t *testing.T, p *Prepared, dir string, stdin io.Reader) outcome
 	case err != nil:
 		t.Fatalf("run: %v", err)
 	}
-	if ctx.Err() != nil {
-		t.Fatalf("the command did not end within a minute: %s", o.out)
+	if errors.Is(context.Cause(ctx), errMinute) {
+		t.Fatalf("the command did not end within a minute (limit %q): %s", o.limit, o.out)
 	}
 	return o
 }
+
+var errMinute = errors.New("a minute passed")
 
 // TestStartedAheadRunGetsItsOwnCommand checks that a run handed to a
 // sandbox started ahead of time runs with its own argv, environment,
