@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -159,6 +160,11 @@ func BenchmarkReadVsFilesystemMCP(b *testing.B) {
 		b.Fatalf("read_text_file answered %+v", res.Content)
 	}
 
+	lean := startLeanMCP(b, exec.Command(node, script, dir), file)
+	if _, err := lean.read(nil); err != nil {
+		b.Fatal(err)
+	}
+
 	var seq atomic.Int64
 	for _, s := range []*benchServer{tg, bare} {
 		c, err := dialLean(s.url, token)
@@ -190,11 +196,12 @@ func BenchmarkReadVsFilesystemMCP(b *testing.B) {
 					conns[i] = append(conns[i], c)
 				}
 			}
-			var tgM, refM, bareM sideMeasure
+			var tgM, refM, leanM, bareM sideMeasure
 			for range b.N {
 				for range rounds {
 					tgM.measure(b, tg.pid, func() loadResult { return leanLoad(b, conns[0], calls/callers, &seq) })
 					refM.measure(b, nodePID, func() loadResult { return callsFrom(b, callers, calls/callers, readMCP) })
+					leanM.measure(b, lean.cmd.Process.Pid, func() loadResult { return leanMCPLoad(b, lean, callers, calls/callers) })
 					bareM.measure(b, bare.pid, func() loadResult { return leanLoad(b, conns[1], calls/callers, &seq) })
 				}
 			}
@@ -211,6 +218,12 @@ func BenchmarkReadVsFilesystemMCP(b *testing.B) {
 			b.ReportMetric(refM.serverPerCall()/bareM.serverPerCall(), "bare_cpu_ratio")
 			b.ReportMetric(tgM.clientPerCall(), "toolgate_client_µs/call")
 			b.ReportMetric(refM.clientPerCall(), "mcp_fs_client_µs/call")
+			// The reference server again, from a client as lean as
+			// toolgate's callers.
+			b.ReportMetric(leanM.rps(), "mcp_fs_lean_calls/s")
+			b.ReportMetric(tgM.rps()/leanM.rps(), "lean_ratio")
+			b.ReportMetric(leanM.serverPerCall(), "mcp_fs_lean_server_µs/call")
+			b.ReportMetric(leanM.clientPerCall(), "mcp_fs_lean_client_µs/call")
 		})
 	}
 }
@@ -424,6 +437,148 @@ func callsFrom(b *testing.B, callers, perCaller int, call func() error) loadResu
 			defer wg.Done()
 			for range perCaller {
 				if err := call(); err != nil {
+					b.Error(err)
+					return
+				}
+				n.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	return loadResult{n: int(n.Load()), elapsed: time.Since(start)}
+}
+
+// leanMCP calls a stdio MCP server's read_text_file with as little client
+// work as toolgate's lean HTTP callers: each request is a template with a
+// fresh JSON-RPC id put in, written under one lock; one reader hands each
+// answer line to the caller waiting on its id.
+type leanMCP struct {
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	wmu     sync.Mutex
+	pre     []byte // the request up to its id
+	post    []byte // the request after its id
+	mu      sync.Mutex
+	pending map[int64]chan []byte
+	seq     atomic.Int64
+}
+
+// startLeanMCP starts the server command, initializes the session (MCP
+// lifecycle: initialize, then notifications/initialized) and starts the
+// reader.
+func startLeanMCP(b *testing.B, cmd *exec.Cmd, file string) *leanMCP {
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	path, _ := json.Marshal(file)
+	m := &leanMCP{cmd: cmd, stdin: stdin, pending: map[int64]chan []byte{},
+		pre:  []byte(`{"jsonrpc":"2.0","id":`),
+		post: []byte(`,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":` + string(path) + `}}}` + "\n")}
+	b.Cleanup(func() { stdin.Close(); cmd.Process.Kill(); cmd.Wait() })
+	go func() {
+		r := bufio.NewReaderSize(stdout, 64<<10)
+		for {
+			line, err := r.ReadBytes('\n')
+			if err != nil {
+				m.mu.Lock()
+				for id, ch := range m.pending {
+					close(ch)
+					delete(m.pending, id)
+				}
+				m.pending = nil
+				m.mu.Unlock()
+				return
+			}
+			i := bytes.LastIndex(line, []byte(`"id":`))
+			if i < 0 {
+				continue // a notification
+			}
+			j := i + 5
+			for j < len(line) && line[j] >= '0' && line[j] <= '9' {
+				j++
+			}
+			id, _ := strconv.ParseInt(string(line[i+5:j]), 10, 64)
+			m.mu.Lock()
+			ch := m.pending[id]
+			delete(m.pending, id)
+			m.mu.Unlock()
+			if ch != nil {
+				ch <- line
+			}
+		}
+	}()
+	init := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}` + "\n"
+	ch := m.await(0)
+	if _, err := io.WriteString(stdin, init); err != nil {
+		b.Fatal(err)
+	}
+	select {
+	case line, ok := <-ch:
+		if !ok || !bytes.Contains(line, []byte(`"result"`)) {
+			b.Fatalf("initialize answered %q", line)
+		}
+	case <-time.After(30 * time.Second):
+		b.Fatal("no answer to initialize")
+	}
+	if _, err := io.WriteString(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"); err != nil {
+		b.Fatal(err)
+	}
+	return m
+}
+
+func (m *leanMCP) await(id int64) chan []byte {
+	ch := make(chan []byte, 1)
+	m.mu.Lock()
+	m.pending[id] = ch
+	m.mu.Unlock()
+	return ch
+}
+
+// read calls read_text_file with a fresh id and checks the answer holds
+// the whole 1 KB file; buf is the request buffer, reused.
+func (m *leanMCP) read(buf []byte) ([]byte, error) {
+	id := m.seq.Add(1)
+	ch := m.await(id)
+	buf = strconv.AppendInt(append(buf[:0], m.pre...), id, 10)
+	buf = append(buf, m.post...)
+	m.wmu.Lock()
+	_, err := m.stdin.Write(buf)
+	m.wmu.Unlock()
+	if err != nil {
+		return buf, err
+	}
+	line, ok := <-ch
+	if !ok {
+		return buf, errors.New("the server closed its output")
+	}
+	// The text comes twice: as content and as structuredContent.
+	if c := bytes.Count(line, []byte("0123456789abcde")); c == 0 || c%64 != 0 || bytes.Contains(line, []byte(`"isError":true`)) {
+		return buf, fmt.Errorf("read_text_file answered %.300s", line)
+	}
+	return buf, nil
+}
+
+// leanMCPLoad runs perCaller reads from each of callers goroutines.
+func leanMCPLoad(b *testing.B, m *leanMCP, callers, perCaller int) loadResult {
+	var wg sync.WaitGroup
+	var n atomic.Int64
+	start := time.Now()
+	for range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var buf []byte
+			var err error
+			for range perCaller {
+				if buf, err = m.read(buf); err != nil {
 					b.Error(err)
 					return
 				}
