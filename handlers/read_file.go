@@ -65,26 +65,27 @@ func readFileContent(ctx context.Context, call *tool.Call, in *ReadFileInput) (t
 		return tool.Result{}, err
 	}
 	defer f.Close()
-	res, after, err := readOpenFile(call, in, rel, f, st.Size())
-	if err != nil {
-		return res, err
-	}
-	if after == nil {
-		after, err = f.Stat()
-	}
-	if err == nil {
-		n := call.Files.CountRead(ctx, call.ReadTurn, clineReadKey(rel), after.ModTime())
-		if note := clineRepeatedRead(in.Path, n); note != "" {
-			res = prefixResult(res, note)
+	// Cline's note on a file read again, from the read count the state
+	// after the read gives; asked only once the read has succeeded.
+	note := func(after fs.FileInfo) string {
+		if after == nil {
+			var err error
+			if after, err = f.Stat(); err != nil {
+				return ""
+			}
 		}
+		return clineRepeatedRead(in.Path, call.Files.CountRead(ctx, call.ReadTurn, clineReadKey(rel), after.ModTime()))
 	}
-	return res, nil
+	return readOpenFile(call, in, rel, f, st.Size(), note)
 }
 
 // prefixResult puts note before a result, on a line of its own as Cline's
 // buildReadResponse does ("prefix\ntext"); before an image it is a block
-// of its own.
+// of its own. An empty note leaves the result as it is.
 func prefixResult(res tool.Result, note string) tool.Result {
+	if note == "" {
+		return res
+	}
 	if len(res.Content) > 0 && res.Content[0].Type == api.TypeText {
 		c := slices.Clone(res.Content)
 		c[0].Text = note + "\n" + c[0].Text
@@ -95,10 +96,10 @@ func prefixResult(res tool.Result, note string) tool.Result {
 	return res
 }
 
-// readOpenFile reads f into read_file's answer. It also returns the
-// file's state after the read when it took it (to remember what the
-// session saw), so the caller need not ask again.
-func readOpenFile(call *tool.Call, in *ReadFileInput, rel string, f *os.File, size int64) (tool.Result, fs.FileInfo, error) {
+// readOpenFile reads f into read_file's answer, headed by what note
+// returns once the read has succeeded (given the file's state after the
+// read when the read took it, to remember what the session saw).
+func readOpenFile(call *tool.Call, in *ReadFileInput, rel string, f *os.File, size int64, note func(fs.FileInfo) string) (tool.Result, error) {
 	// Everything read goes through the hash, so the session can remember
 	// what it saw of the file for the stale-file guard. One buffered
 	// reader serves the sniff and the lines: a small file is read in one
@@ -109,35 +110,56 @@ func readOpenFile(call *tool.Call, in *ReadFileInput, rel string, f *os.File, si
 	defer func() { br.Reset(nil); lineReaders.Put(br) }()
 	head, err := br.Peek(512)
 	if err != nil && err != io.EOF {
-		return tool.Result{}, nil, fileError(rel, err)
+		return tool.Result{}, fileError(rel, err)
 	}
 	if extract := documentExtractor(rel); extract != nil {
 		text, err := readDocument(f, rel, in, extract)
 		if err != nil {
-			return tool.Result{}, nil, err
+			return tool.Result{}, err
 		}
-		return tool.TextResult(text), h.remember(call.Files, rel), nil
+		return prefixResult(tool.TextResult(text), note(h.remember(call.Files, rel))), nil
 	}
 	mt := imageType(head)
 	if mt == "" && isBinary(head) {
-		return tool.Result{}, nil, tool.Errorf(api.ToolCodeBinaryFile, "Cannot read %s: it is a binary file, not text.", rel)
+		return tool.Result{}, tool.Errorf(api.ToolCodeBinaryFile, "Cannot read %s: it is a binary file, not text.", rel)
 	}
-	var res tool.Result
 	if mt != "" {
-		res, err = readImage(br, rel, nil, mt)
-	} else {
-		var text string
-		text, err = readLinesFrom(br, in, size)
+		res, err := readImage(br, rel, nil, mt)
 		if err != nil {
-			err = fileError(rel, err)
+			return res, err
 		}
-		res = tool.TextResult(text)
+		return prefixResult(res, note(h.remember(call.Files, rel))), nil
 	}
+	// The lines gather in a recycled buffer; the answer, the note and
+	// the lines, is then made in one allocation.
+	buf := textBuffers.Get().(*[]byte)
+	defer func() {
+		if cap(*buf) <= maxPooledText {
+			textBuffers.Put(buf)
+		}
+	}()
+	lines, err := appendLines((*buf)[:0], br, in)
+	*buf = lines[:0]
 	if err != nil {
-		return res, nil, err
+		return tool.TextResult(""), fileError(rel, err)
 	}
-	return res, h.remember(call.Files, rel), nil
+	n := note(h.remember(call.Files, rel))
+	if n == "" {
+		return tool.TextResult(string(lines)), nil
+	}
+	var text strings.Builder
+	text.Grow(len(n) + 1 + len(lines))
+	text.WriteString(n)
+	text.WriteByte('\n')
+	text.Write(lines)
+	return tool.TextResult(text.String()), nil
 }
+
+// textBuffers recycles the buffers read_file gathers lines in; one that
+// grew past maxPooledText (a big window) is left to the collector.
+var textBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }}
+
+const maxPooledText = 64 << 10
 
 // lineReaders recycles the 64 KiB line readers of text windows: allocating
 // and clearing one per call was most of a small read's cost.
@@ -205,19 +227,23 @@ func readTextWindow(r io.Reader, in *ReadFileInput, size int64) (string, error) 
 	sc := lineReaders.Get().(*bufio.Reader)
 	sc.Reset(r)
 	defer func() { sc.Reset(nil); lineReaders.Put(sc) }()
-	return readLinesFrom(sc, in, size)
+	var b []byte
+	if in.StartLine <= 1 {
+		// Line numbers add "N | " to each line: half again covers lines
+		// of 10 bytes and more.
+		b = make([]byte, 0, min(size+size/2+64, 64<<10))
+	}
+	b, err := appendLines(b, sc, in)
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
 }
 
-// readLinesFrom is readTextWindow on a reader the caller has buffered.
-func readLinesFrom(sc *bufio.Reader, in *ReadFileInput, size int64) (string, error) {
+// appendLines appends readTextWindow's answer for the lines of sc to b.
+func appendLines(b []byte, sc *bufio.Reader, in *ReadFileInput) ([]byte, error) {
 	start, end := lineRange(in.StartLine, in.EndLine)
-	var b strings.Builder
-	if start == 1 {
-		// Line numbers add "N | " to each line: half again covers lines
-		// of 10 bytes and more, and an answer kept in the session's
-		// history is not left in a buffer twice its size.
-		b.Grow(int(min(size+size/2+64, 64<<10)))
-	}
+	base := len(b)
 	var label [20]byte // a line's number, formatted
 	var long []byte    // a line longer than the reader's buffer, gathered
 	line, last := 0, start-1
@@ -235,7 +261,7 @@ func readLinesFrom(sc *bufio.Reader, in *ReadFileInput, size int64) (string, err
 		}
 		if len(text) == 0 && err != nil {
 			if err != io.EOF {
-				return "", err
+				return b, err
 			}
 			break
 		}
@@ -247,36 +273,34 @@ func readLinesFrom(sc *bufio.Reader, in *ReadFileInput, size int64) (string, err
 		text = bytes.TrimSuffix(bytes.TrimSuffix(text, []byte("\n")), []byte("\r"))
 		num := strconv.AppendInt(label[:0], int64(line), 10)
 		entry := len(num) + len(" | ") + len(text)
-		if line > end || b.Len()+entry > readWindowBytes && last >= start {
+		if line > end || len(b)-base+entry > readWindowBytes && last >= start {
 			// The window is full: only count what is left.
 			n, err := countRemainingLines(sc)
 			if err != nil {
-				return "", err
+				return b, err
 			}
 			line += n
 			break
 		}
-		if b.Len() > 0 {
-			b.WriteByte('\n')
+		if len(b) > base {
+			b = append(b, '\n')
 		}
-		b.Write(num)
-		b.WriteString(" | ")
-		b.Write(text)
+		b = append(b, num...)
+		b = append(b, " | "...)
+		b = append(b, text...)
 		last = line
 	}
 	if line == 0 {
-		return "", nil
+		return b, nil
 	}
 	if last < line {
 		if last < start {
 			// Past the end: nothing shown, as Cline shows nothing.
-			return fmt.Sprintf("\n\n(File has %d lines total.)", line), nil
+			return fmt.Appendf(b[:base], "\n\n(File has %d lines total.)", line), nil
 		}
-		fmt.Fprintf(&b, "\n\n(Showing lines %d-%d of %d total. Use start_line=%d to continue reading.)", start, last, line, last+1)
-		return b.String(), nil
+		return fmt.Appendf(b, "\n\n(Showing lines %d-%d of %d total. Use start_line=%d to continue reading.)", start, last, line, last+1), nil
 	}
-	fmt.Fprintf(&b, "\n\n(File has %d lines total.)", line)
-	return b.String(), nil
+	return fmt.Appendf(b, "\n\n(File has %d lines total.)", line), nil
 }
 
 // lineRange is Cline's reading of start_line and end_line

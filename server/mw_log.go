@@ -12,31 +12,29 @@ import (
 	"github.com/toolgate/toolgate/internal/logattrs"
 )
 
-type loggerKey struct{}
-
-// logFrom returns the request's logger, or fallback outside a request.
+// logFrom returns the request's logger: fallback with the request's id,
+// or fallback itself outside a request. It is made when a line is to be
+// written, not for every request.
 func logFrom(r *http.Request, fallback *slog.Logger) *slog.Logger {
-	if l, ok := r.Context().Value(loggerKey{}).(*slog.Logger); ok {
-		return l
+	if id, ok := r.Context().Value(middleware.RequestIDKey).(string); ok {
+		return logattrs.With(fallback, slog.String("request_id", id))
 	}
 	return fallback
 }
 
-// requestLog gives each request a logger carrying its id, and logs one line
-// when it ends. The query string is never logged: it may carry a ticket.
+// requestLog passes the request's id on to the calls it brings, and logs
+// one line when the request ends. The query string is never logged: it
+// may carry a ticket.
 func (s *Server) requestLog(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		id := middleware.GetReqID(r.Context())
-		l := logattrs.With(s.logger, slog.String("request_id", id))
-		ctx := coordinator.WithRequestID(context.WithValue(r.Context(), loggerKey{}, l), id)
-		r = r.WithContext(ctx)
+		r = r.WithContext(coordinator.WithRequestID(r.Context(), middleware.GetReqID(r.Context())))
 		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
 		next.ServeHTTP(ww, r)
-		if !l.Enabled(context.Background(), slog.LevelInfo) { // as Info asks
-			return // spare building the line's attributes
+		if !s.logger.Enabled(context.Background(), slog.LevelInfo) { // as Info asks
+			return // spare building the line and its logger
 		}
-		l.Info("http request",
+		logFrom(r, s.logger).Info("http request",
 			"method", r.Method, "path", r.URL.Path, "route", routePattern(r),
 			"status", ww.Status(), "bytes", ww.BytesWritten(),
 			"duration_ms", float64(time.Since(start).Microseconds())/1000)

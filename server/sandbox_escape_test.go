@@ -56,7 +56,13 @@ func newSandboxServer(t *testing.T, files map[string]string, mutate func(*coordi
 	if mode := f.coord.SandboxInfo().Mode; mode != "bwrap" && mode != "landlock" {
 		t.Fatalf("sandbox mode %q: the escape suite needs a sandbox (%s)", mode, f.coord.SandboxInfo().Reason)
 	}
-	return &sandboxServer{flowServer: &flowServer{url: f.url, dir: f.dir}, coord: f.coord, home: home, port: f.port}
+	s := &sandboxServer{flowServer: &flowServer{url: f.url, dir: f.dir}, coord: f.coord, home: home, port: f.port}
+	// toolgate hands every command but its first to a sandbox started
+	// ahead of time (internal/sandbox/warm.go): the cases run as those do.
+	if out, failed := s.run(t, "true"); failed {
+		t.Fatalf("the first command failed:\n%s", out)
+	}
+	return s
 }
 
 // run runs one command in a new session, approving it when the policy

@@ -70,6 +70,9 @@ func (m *FileMemory) waitTurn(ctx context.Context, turn uint64) {
 		}
 	}
 	m.mu.Unlock()
+	if len(earlier) == 0 {
+		return
+	}
 	timer := time.NewTimer(readTurnWait)
 	defer timer.Stop()
 	for _, ch := range earlier {

@@ -117,6 +117,7 @@ func runOnce(ctx context.Context, o Options) (Result, error) {
 	if o.Sandbox != nil {
 		r := o.Confine
 		r.StartOnThread = true // started below through confined.Start
+		r.Warm = true          // which may hand it to a sandbox started ahead
 		p, err := o.Sandbox.Prepare(argv, env, r)
 		if err != nil {
 			return Result{ExitCode: -1}, err
@@ -150,10 +151,13 @@ func runOnce(ctx context.Context, o Options) (Result, error) {
 			cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, int(cg.fd.Fd())
 		}
 	}
+	// running is the process the command runs as: cmd, or the sandbox
+	// started ahead of time that it was handed to (confined.Running).
+	running := cmd
 	// kill ends the group and, where there is one, everything in the
 	// run's cgroup, processes that left the group included.
 	kill := func() error {
-		err := killGroup(cmd.Process.Pid)
+		err := killGroup(running.Process.Pid)
 		if cg != nil {
 			cg.kill()
 		}
@@ -184,18 +188,25 @@ func runOnce(ctx context.Context, o Options) (Result, error) {
 		return Result{ExitCode: -1}, err
 	}
 	start := time.Now()
+	if r := confined.Running(cmd); r != cmd {
+		// Set only here: cmd, never started, has no Cancel to race with.
+		// And the context does not end r by itself.
+		running = r
+		stop := context.AfterFunc(runCtx, func() { _ = kill() })
+		defer stop()
+	}
 	if o.OnStart != nil {
 		o.OnStart()
 	}
-	_ = cmd.Wait() // how it ended is in ProcessState
+	_ = running.Wait() // how it ended is in ProcessState
 	// Decided when the shell ended: a timeout firing during the drain
 	// below did not end it.
 	cancelled := ctx.Err() != nil
 	timedOut := !cancelled && errors.Is(context.Cause(runCtx), ErrTimedOut)
 	stray := pipes.drain(runCtx.Done(), o.Grace, kill)
-	res := Result{ExitCode: cmd.ProcessState.ExitCode(), Stray: stray, Duration: time.Since(start),
+	res := Result{ExitCode: running.ProcessState.ExitCode(), Stray: stray, Duration: time.Since(start),
 		TimedOut: timedOut, Cancelled: cancelled, Limit: confined.Finish()}
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+	if ws, ok := running.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		// The signal's name as shells and Node print it (SIGTERM).
 		if res.Signal = unix.SignalName(ws.Signal()); res.Signal == "" {
 			res.Signal = ws.Signal().String()

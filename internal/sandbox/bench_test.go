@@ -10,14 +10,17 @@ import (
 )
 
 // BenchmarkSandboxedTrue measures what the sandbox adds to a command:
-// `bash -c true` unconfined, and confined as toolgate starts it (from a
-// thread already in the run's limit cgroups, prejoin.go) with the helper
-// binaries a real install has: toolgate-sandbox beside toolgate (the
-// default), toolgate's own binary re-executed (without toolgate-sandbox);
-// and with toolgate-sandbox moving itself into the cgroups (when no
-// pre-joined thread is ready). The four are alternated so that all see
-// the same machine load. It reports the medians and the median added
-// latency of each confined way (goal: under 10 ms).
+// `bash -c true` unconfined, and confined as toolgate starts it: handed
+// to a sandbox started ahead of time (warm.go; in bwrap mode) with the
+// helper binaries a real install has, toolgate-sandbox beside toolgate
+// (the default) and toolgate's own binary re-executed (without
+// toolgate-sandbox). And, as before sandboxes were started ahead, a
+// sandbox of the run's own, started from a thread already in the run's
+// limit cgroups (prejoin.go), and with toolgate-sandbox moving itself
+// into the cgroups (when no pre-joined thread is ready). The five are
+// alternated so that all see the same machine load. It reports the
+// medians and the median added latency of each confined way (goal: under
+// 10 ms).
 //
 //	go test -run '^$' -bench SandboxedTrue -benchtime 200x ./internal/sandbox
 //
@@ -34,6 +37,8 @@ func benchSandboxedTrue(b *testing.B, mode string) {
 	if s.Mode() == InForceUnavailable {
 		b.Skipf("no sandbox: %s", s.Info().Reason)
 	}
+	defer s.Close()
+	defer self.Close()
 	s.helper = helperBinary(b)
 	toolgate := filepath.Join(b.TempDir(), "toolgate")
 	if out, err := exec.Command("go", "build", "-o", toolgate, "github.com/toolgate/toolgate/cmd/toolgate").CombinedOutput(); err != nil {
@@ -42,18 +47,21 @@ func benchSandboxedTrue(b *testing.B, mode string) {
 	self.helper = toolgate
 	ws := b.TempDir()
 	argv := []string{"bash", "-c", "true"}
-	prejoinedRuns := 0
-	runOnce := func(s *Sandbox, confined, onThread bool) time.Duration {
+	prejoinedRuns, warmRuns := 0, 0
+	runOnce := func(s *Sandbox, confined, onThread, warm bool) time.Duration {
 		start := time.Now()
 		a, env := argv, os.Environ()
 		var p *Prepared
 		if confined {
 			var err error
-			if p, err = s.Prepare(argv, env, Run{Workspace: ws, StartOnThread: onThread}); err != nil {
+			if p, err = s.Prepare(argv, env, Run{Workspace: ws, StartOnThread: onThread, Warm: warm}); err != nil {
 				b.Fatal(err)
 			}
-			if p.prejoined != nil && s.helper != toolgate {
+			if p.prejoined != nil && s.helper != toolgate && !warm {
 				prejoinedRuns++
+			}
+			if p.warm != nil && s.helper != toolgate {
+				warmRuns++
 			}
 			a, env = p.Argv, p.Env
 		}
@@ -65,30 +73,34 @@ func benchSandboxedTrue(b *testing.B, mode string) {
 		if err := p.Start(cmd); err != nil {
 			b.Fatalf("start (confined %v): %v", confined, err)
 		}
-		if err := cmd.Wait(); err != nil {
+		if err := p.Running(cmd).Wait(); err != nil {
 			b.Fatalf("run (confined %v): %v", confined, err)
 		}
 		p.Finish()
 		return time.Since(start)
 	}
-	var plain, boxed, selfBoxed, joined []time.Duration
+	var plain, boxed, selfBoxed, cold, joined []time.Duration
 	for b.Loop() {
-		plain = append(plain, runOnce(s, false, false))
-		boxed = append(boxed, runOnce(s, true, true))
-		selfBoxed = append(selfBoxed, runOnce(self, true, true))
-		joined = append(joined, runOnce(s, true, false))
+		plain = append(plain, runOnce(s, false, false, false))
+		boxed = append(boxed, runOnce(s, true, true, true))
+		selfBoxed = append(selfBoxed, runOnce(self, true, true, true))
+		cold = append(cold, runOnce(s, true, true, false))
+		joined = append(joined, runOnce(s, true, false, false))
 	}
 	median := func(d []time.Duration) float64 {
 		slices.Sort(d)
 		return float64(d[len(d)/2].Microseconds()) / 1000
 	}
-	mp, mb, ms, mj := median(plain), median(boxed), median(selfBoxed), median(joined)
+	mp, mb, ms, mc, mj := median(plain), median(boxed), median(selfBoxed), median(cold), median(joined)
 	b.ReportMetric(mp, "ms-plain-median")
 	b.ReportMetric(mb, "ms-sandboxed-median")
 	b.ReportMetric(mb-mp, "ms-added-median")
 	b.ReportMetric(mb/mp, "ratio")
 	b.ReportMetric(ms-mp, "ms-added-median-toolgate-as-helper")
-	b.ReportMetric(mj-mp, "ms-added-median-helper-joins")
-	// How many runs began inside their limit cgroups.
-	b.ReportMetric(100*float64(prejoinedRuns)/float64(len(boxed)), "%-prejoined")
+	b.ReportMetric(mc-mp, "ms-added-median-own-sandbox")
+	b.ReportMetric(mj-mp, "ms-added-median-own-sandbox-helper-joins")
+	// How many runs went to a sandbox started ahead (bwrap mode).
+	b.ReportMetric(100*float64(warmRuns)/float64(len(boxed)), "%-started-ahead")
+	// How many runs of their own sandbox began inside their limit cgroups.
+	b.ReportMetric(100*float64(prejoinedRuns)/float64(len(cold)), "%-prejoined")
 }

@@ -14,7 +14,7 @@ import (
 // the outcome from outside.
 
 func TestWritesOutsideTheWorkspaceLeaveNothing(t *testing.T) {
-	for _, mode := range modes {
+	for _, mode := range ways {
 		t.Run(mode, func(t *testing.T) {
 			base := onDisk(t)
 			ws, home, outside := filepath.Join(base, "ws"), filepath.Join(base, "home"), filepath.Join(base, "outside")
@@ -41,7 +41,7 @@ func TestWritesOutsideTheWorkspaceLeaveNothing(t *testing.T) {
 
 func TestCredentialsAndHiddenFilesCannotBeRead(t *testing.T) {
 	for _, where := range []string{"workspace on disk", "workspace under /tmp"} {
-		for _, mode := range modes {
+		for _, mode := range ways {
 			t.Run(mode+"/"+where, func(t *testing.T) { hiddenCase(t, mode, where == "workspace under /tmp") })
 		}
 	}
@@ -93,7 +93,7 @@ func TestNetworkIsOffUnlessAllowed(t *testing.T) {
 	}()
 	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	script := "curl -sS --max-time 5 http://127.0.0.1:" + port + "/"
-	for _, mode := range modes {
+	for _, mode := range ways {
 		for _, network := range []string{"off", "on"} {
 			t.Run(mode+"/"+network, func(t *testing.T) {
 				s := newTest(t, Config{Mode: mode, Network: network}, "")
@@ -121,7 +121,7 @@ func TestOutsideProcessesCannotBeSignalled(t *testing.T) {
 	if out, _ := exec.Command("bash", "-c", script).CombinedOutput(); !contains(string(out), "SIGNALLED") {
 		t.Fatalf("the unconfined control could not signal the process: %s", out)
 	}
-	for _, mode := range modes {
+	for _, mode := range ways {
 		for _, network := range []string{"off", "on"} {
 			t.Run(mode+"/"+network, func(t *testing.T) {
 				s := newTest(t, Config{Mode: mode, Network: network}, "")

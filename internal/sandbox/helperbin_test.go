@@ -75,7 +75,7 @@ func TestHelperBinaryIsFoundBesideToolgate(t *testing.T) {
 // reading ~/.ssh fail, and the command is in the run's limit cgroups.
 func TestHelperBinaryConfines(t *testing.T) {
 	bin := helperBinary(t)
-	for _, mode := range modes {
+	for _, mode := range ways {
 		t.Run(mode, func(t *testing.T) {
 			base := onDisk(t)
 			ws, home := filepath.Join(base, "ws"), filepath.Join(base, "home")

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -20,9 +21,13 @@ type outcome struct {
 	limit string
 }
 
-// runIn runs a bash script confined by s and waits at most a minute.
+// runIn runs a bash script confined by s and waits at most a minute. A
+// sandbox of the way modeWarm hands it to a sandbox started ahead.
 func runIn(t *testing.T, s *Sandbox, r Run, script string) outcome {
 	t.Helper()
+	if _, ok := warmTests.Load(s); ok {
+		return runWarm(t, s, r, script)
+	}
 	p, err := s.Prepare([]string{"bash", "-c", script}, os.Environ(), r)
 	if err != nil {
 		t.Fatalf("Prepare: %v", err)
@@ -68,11 +73,19 @@ func onDisk(t *testing.T) string {
 	return dir
 }
 
-// newTest is a sandbox of the given mode with home as its $HOME; it skips
-// when the machine lacks the mode (CI has both).
+// newTest is a sandbox of the given mode (or way, modeWarm) with home as
+// its $HOME; it skips when the machine lacks the mode (CI has both).
 func newTest(t *testing.T, cfg Config, home string) *Sandbox {
 	t.Helper()
+	warm := cfg.Mode == modeWarm
+	if warm {
+		cfg.Mode = ModeBwrap
+	}
 	s := New(cfg)
+	t.Cleanup(s.Close)
+	if warm {
+		warmTests.Store(s, true)
+	}
 	if s.Mode() == InForceUnavailable {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("sandbox unavailable on CI: %s", s.Info().Reason)
@@ -96,7 +109,18 @@ func writeFile(t *testing.T, dir, name, content string) string {
 	return p
 }
 
-// modes are the confined modes every escape case runs under.
+// modes are the confined modes.
 var modes = []string{ModeBwrap, ModeLandlock}
+
+// modeWarm is bwrap mode with each run handed to a sandbox started ahead
+// of time (warm.go), as toolgate's runner does after its first run.
+const modeWarm = "bwrap-started-ahead"
+
+// ways are the ways every escape case runs under: the modes, and bwrap
+// mode with sandboxes started ahead.
+var ways = []string{ModeBwrap, modeWarm, ModeLandlock}
+
+// warmTests holds the sandboxes newTest made for modeWarm.
+var warmTests sync.Map // *Sandbox -> true
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }

@@ -56,8 +56,17 @@ type runLimits struct {
 	dirs   []string
 	hiers  []limitHier
 	stop   chan struct{} // closed by finish
-	done   chan struct{} // closed when the watch has ended
+	done   chan struct{} // closed when the watch has ended (or never began)
 	hit    chan struct{} // closed when a limit was reached
+	// watching starts the watch once: at once for a run's own cgroups,
+	// when the run takes them for those made ahead (prejoin.go, warm.go),
+	// so that cgroups waiting for a run are not polled.
+	watching sync.Once
+}
+
+// startWatch starts watching the run's limits, unless it already was.
+func (r *runLimits) startWatch() {
+	r.watching.Do(func() { go r.watch() })
 }
 
 // pidsPoll is how often a run's pids cgroup is checked for a fork that
@@ -189,7 +198,8 @@ func v2Hier(base string) (limitHier, bool) {
 }
 
 // make creates a run's cgroups with the limits written and returns their
-// cgroup.procs files, opened for the helper to join.
+// cgroup.procs files, opened for the helper to join. The limits are
+// watched from the first startWatch.
 func (lc *limitCgroups) make() (*runLimits, []*os.File, error) {
 	lc.sweep()
 	r := &runLimits{parent: lc}
@@ -236,7 +246,6 @@ func (lc *limitCgroups) make() (*runLimits, []*os.File, error) {
 		return nil, nil, errors.New("no limit cgroup could be made")
 	}
 	r.stop, r.done, r.hit = make(chan struct{}), make(chan struct{}), make(chan struct{})
-	go r.watch()
 	return r, files, nil
 }
 
@@ -257,6 +266,7 @@ func (r *runLimits) rlimitsLeft(l Limits) Limits {
 // cgroups and removes them.
 func (r *runLimits) finish() string {
 	if r.stop != nil {
+		r.watching.Do(func() { close(r.done) }) // never watched
 		close(r.stop)
 		<-r.done
 	}

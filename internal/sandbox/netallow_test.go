@@ -34,21 +34,23 @@ func TestNetworkAllowListThroughTheProxy(t *testing.T) {
 		{"proxy bypassed", curl + "--noproxy '*' http://localhost:" + port + "/", false},
 	}
 	for _, allow := range [][]string{{"localhost"}, nil} {
-		s := newTest(t, Config{Mode: ModeBwrap, NetworkAllow: allow}, "")
-		if s.Mode() != InForceBwrap {
-			t.Skip("network_allow needs bubblewrap")
-		}
-		for _, tc := range cases {
-			t.Run(tc.name+"/allow="+strconv.Itoa(len(allow)), func(t *testing.T) {
-				o := runIn(t, s, Run{Workspace: t.TempDir()}, tc.script)
-				want := tc.reached && allow != nil
-				if got := contains(o.out, "hello from outside"); got != want {
-					t.Errorf("reached the server = %v, want %v\n%s", got, want, o.out)
-				}
-				if allow != nil && !tc.reached && tc.name != "proxy bypassed" && !contains(o.out, "403") && !contains(o.out, "network_allow") {
-					t.Errorf("the refusal does not say why:\n%s", o.out)
-				}
-			})
+		for _, mode := range []string{ModeBwrap, modeWarm} {
+			s := newTest(t, Config{Mode: mode, NetworkAllow: allow}, "")
+			if s.Mode() != InForceBwrap {
+				t.Skip("network_allow needs bubblewrap")
+			}
+			for _, tc := range cases {
+				t.Run(mode+"/"+tc.name+"/allow="+strconv.Itoa(len(allow)), func(t *testing.T) {
+					o := runIn(t, s, Run{Workspace: t.TempDir()}, tc.script)
+					want := tc.reached && allow != nil
+					if got := contains(o.out, "hello from outside"); got != want {
+						t.Errorf("reached the server = %v, want %v\n%s", got, want, o.out)
+					}
+					if allow != nil && !tc.reached && tc.name != "proxy bypassed" && !contains(o.out, "403") && !contains(o.out, "network_allow") {
+						t.Errorf("the refusal does not say why:\n%s", o.out)
+					}
+				})
+			}
 		}
 	}
 }

@@ -27,12 +27,30 @@ type Prepared struct {
 	limits    *runLimits      // nil without limit cgroups
 	prejoined *prejoined      // the thread to start the command from, until Start
 	left      <-chan struct{} // closed once that thread has left the cgroups
+	warm      *warm           // the sandbox started ahead of time the run goes to
+	handed    bool            // the command was handed to it
+	command   []string        // the command and its directory, for warm
+	dir       string
 }
 
 // Start starts cmd (made from Argv, Env and ExtraFiles): from the thread
 // waiting in the run's limit cgroups when there is one, else as
 // cmd.Start. A run prepared with StartOnThread must be started here.
+//
+// A run that goes to a sandbox started ahead of time (Run.Warm) does not
+// start cmd: its environment and standard streams, which must be files or
+// nil (stdin may be any reader), are handed to the waiting sandbox with
+// the prepared command and directory. Running names the process to wait
+// for and kill then.
 func (p *Prepared) Start(cmd *exec.Cmd) error {
+	if p != nil && p.warm != nil {
+		if err := p.handOver(cmd); err != nil {
+			p.warm.stop()
+			return err
+		}
+		p.handed = true
+		return nil
+	}
 	if p == nil || p.prejoined == nil {
 		return cmd.Start()
 	}
@@ -41,6 +59,17 @@ func (p *Prepared) Start(cmd *exec.Cmd) error {
 	p.left = pj.left
 	pj.start <- cmd
 	return <-pj.result
+}
+
+// Running is the process the run's command runs as once Start has
+// returned: cmd, or the bubblewrap of a sandbox started ahead of time that
+// the command was handed to. Its exit status is the command's, and it is
+// the leader of a process group of its own when cmd was to be one.
+func (p *Prepared) Running(cmd *exec.Cmd) *exec.Cmd {
+	if p != nil && p.handed {
+		return p.warm.cmd
+	}
+	return cmd
 }
 
 // LimitReached is closed when the run reached one of its limits: the
@@ -66,6 +95,12 @@ func (p *Prepared) Finish() string {
 	}
 	if p.left != nil {
 		<-p.left // the cgroups can only be removed once it is out
+	}
+	if p.warm != nil {
+		if !p.handed {
+			p.warm.stop() // never started: its command is not coming
+		}
+		_ = p.warm.conn.Close()
 	}
 	for _, f := range p.ExtraFiles {
 		_ = f.Close()
@@ -114,8 +149,34 @@ func (s *Sandbox) Prepare(argv, env []string, r Run) (*Prepared, error) {
 	p := &Prepared{Env: env}
 	network := s.cfg.NetworkOn() || r.Network
 	spec := helperSpec{Landlock: s.landlock >= 1, Network: network, ABI: s.landlock, Limits: s.limits}
+	hidden := s.hidden(ws, r.Hide)
+	var visible []string
+	if s.mode == InForceBwrap {
+		spec.Writable = append(slices.Clone(writable), "/tmp", "/dev")
+		spec.ReadAll = true
+		visible = []string{s.helper, programPath(argv[0])}
+		if !network && s.allowList() {
+			if err := s.proxy.start(s.cfg.NetworkAllow); err != nil {
+				return nil, fmt.Errorf("sandbox: network_allow proxy: %w", err)
+			}
+			spec.ProxySocket = s.proxy.socket
+			visible = append(visible, s.proxy.dir)
+			p.Env = proxyEnv(p.Env)
+		}
+		if r.Warm && s.warm != nil {
+			// The helper moves to the run's directory itself.
+			args, err := s.bwrapArgs(ws, "/", visible, network, writable, hidden)
+			if err != nil {
+				return nil, err
+			}
+			if s.prepareWarm(p, argv, dir, args, spec) {
+				return p, nil
+			}
+		}
+	}
 	if pj := s.prejoined(r); pj != nil {
 		p.limits, p.prejoined = pj.limits, pj
+		pj.limits.startWatch()
 		spec.InCgroups = pj.limits.cgroupLines()
 		spec.Limits = pj.limits.rlimitsLeft(s.limits)
 	} else if s.cgroups != nil {
@@ -124,25 +185,13 @@ func (s *Sandbox) Prepare(argv, env []string, r Run) (*Prepared, error) {
 		if err != nil {
 			return nil, fmt.Errorf("sandbox: cannot make the run's limit cgroups: %w", err)
 		}
+		lim.startWatch()
 		p.limits, p.ExtraFiles = lim, files
 		spec.JoinFDs = len(files)
 		spec.Limits = lim.rlimitsLeft(s.limits)
 	}
-	hidden := s.hidden(ws, r.Hide)
 	switch s.mode {
 	case InForceBwrap:
-		spec.Writable = append(slices.Clone(writable), "/tmp", "/dev")
-		spec.ReadAll = true
-		visible := []string{s.helper, programPath(argv[0])}
-		if !network && s.allowList() {
-			if err := s.proxy.start(s.cfg.NetworkAllow); err != nil {
-				p.Finish()
-				return nil, fmt.Errorf("sandbox: network_allow proxy: %w", err)
-			}
-			spec.ProxySocket = s.proxy.socket
-			visible = append(visible, s.proxy.dir)
-			p.Env = proxyEnv(p.Env)
-		}
 		args, err := s.bwrapArgs(ws, dir, visible, network, writable, hidden)
 		if err != nil {
 			p.Finish()

@@ -42,6 +42,7 @@ type Sandbox struct {
 	limits   Limits
 	cgroups  *limitCgroups // nil where no limit cgroup can be made
 	proxy    allowProxy    // serves sandbox.network_allow
+	warm     *warmSlot     // the next run's sandbox, started ahead (bwrap mode)
 }
 
 // Info says what the sandbox is.
@@ -146,6 +147,7 @@ func New(cfg Config) *Sandbox {
 		s.mode = InForceLandlock
 	case cfg.Mode != ModeLandlock && canBwrap:
 		s.mode = InForceBwrap
+		s.warm = &warmSlot{}
 	default:
 		s.mode = InForceUnavailable
 		var why []string
@@ -212,10 +214,14 @@ func (s *Sandbox) caveats() []string {
 }
 
 // Close releases what the sandbox holds between runs: a thread waiting in
-// the next run's limit cgroups, the network_allow proxy. Runs prepared
+// the next run's limit cgroups, the next run's sandbox started ahead of
+// time, the network_allow proxy. Runs prepared
 // afterwards still work without that head start; those that would need
 // the proxy are refused.
 func (s *Sandbox) Close() {
+	if s.warm != nil {
+		s.warm.close()
+	}
 	s.proxy.close()
 	if s.cgroups != nil {
 		s.cgroups.closed.Store(true)
@@ -259,6 +265,11 @@ type Run struct {
 	// Prepared.Start, which lets it begin inside its limit cgroups
 	// instead of moving into them (faster; see prejoin.go).
 	StartOnThread bool
+	// Warm lets the run go to a sandbox started ahead of time (bwrap mode,
+	// see warm.go), and has the next run's started. The caller starts the
+	// command with Prepared.Start, its output going to files, and waits
+	// for and kills Prepared.Running instead of the command it made.
+	Warm bool
 }
 
 // resolve makes a path absolute and real, "" when it does not exist.

@@ -35,7 +35,7 @@ const VersionMarker = "__toolgate-sandbox-version"
 // Version names the Spec's format. A helper binary found beside toolgate
 // is used only when it prints the same; and a helper refuses a spec with a
 // field it does not know rather than run without it.
-const Version = "toolgate-sandbox-helper 1"
+const Version = "toolgate-sandbox-helper 2"
 
 // ProxyPort is the relay's port inside the sandbox's network namespace.
 const ProxyPort = 3128
@@ -74,6 +74,13 @@ type Spec struct {
 	ProxySocket string `json:"proxy_socket,omitempty"`
 	// Dir is the directory to start in (landlock mode; bubblewrap sets it).
 	Dir string `json:"dir,omitempty"`
+	// Control, when set, is the fd of a socket on which the helper, once
+	// confined, waits for its command (a sandbox started ahead of its
+	// run, see Await); the command line then holds no command.
+	Control int `json:"control,omitempty"`
+	// Mounts are the sandbox's mount points, checked when the command
+	// comes: each must still be mounted where it was.
+	Mounts []string `json:"mounts,omitempty"`
 }
 
 // Main runs the helper, the relay or the version query when the
@@ -88,7 +95,7 @@ func Main() {
 		err := runRelay(os.Args[2])
 		fmt.Fprintf(os.Stderr, "toolgate sandbox relay: %v\n", err)
 		os.Exit(1)
-	case len(os.Args) > 3 && os.Args[1] == Marker:
+	case len(os.Args) >= 3 && os.Args[1] == Marker:
 		err := runHelper(os.Args[2], os.Args[3:])
 		fmt.Fprintf(os.Stderr, "toolgate sandbox: %v\n", err)
 		os.Exit(126)
@@ -132,11 +139,22 @@ func runHelper(specJSON string, argv []string) error {
 			return fmt.Errorf("landlock: %w", err)
 		}
 	}
+	env := os.Environ()
+	if spec.Control > 0 {
+		c, err := await(spec)
+		if err != nil {
+			return err
+		}
+		argv, env = c.Argv, c.Env
+	}
+	if len(argv) == 0 {
+		return errors.New("no command to run")
+	}
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		return err
 	}
-	return syscall.Exec(path, argv, os.Environ())
+	return syscall.Exec(path, argv, env)
 }
 
 // setRlimits sets the limits no cgroup enforces. A CPU limit sends

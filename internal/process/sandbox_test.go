@@ -1,0 +1,61 @@
+package process
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolgate/toolgate/internal/sandbox"
+	"github.com/toolgate/toolgate/internal/testwait"
+)
+
+// TestSandboxStartedAheadEndsWithItsRun: in bwrap mode every run but the
+// first goes to a sandbox started ahead of time, whose process the run
+// did not start. A timeout and a cancel still end it, and its output,
+// stdin and exit status are the run's.
+func TestSandboxStartedAheadEndsWithItsRun(t *testing.T) {
+	sb := sandbox.New(sandbox.Config{Mode: sandbox.ModeBwrap})
+	if sb.Mode() != sandbox.InForceBwrap {
+		t.Skipf("no bubblewrap here: %s", sb.Info().Reason)
+	}
+	t.Cleanup(sb.Close)
+	ws := t.TempDir()
+	opts := func(command string) Options {
+		return Options{Command: command, Dir: ws, Env: os.Environ(), Sandbox: sb, Confine: sandbox.Run{Workspace: ws}}
+	}
+	// The first run has the next one's sandbox started.
+	if res, out := run(t, t.Context(), opts("true")); res.ExitCode != 0 {
+		t.Fatalf("true: %+v %s", res, text(t, out))
+	}
+	o := opts("read -r line; echo \"got $line\"; echo oops >&2; exit 7")
+	o.Stdin = strings.NewReader("input\n")
+	res, out := run(t, t.Context(), o)
+	if got := text(t, out); res.ExitCode != 7 || !strings.Contains(got, "got input") || !strings.Contains(got, "oops") {
+		t.Errorf("exit %d, output %q; want 7 and the run's output", res.ExitCode, got)
+	}
+	ended := make(chan Result, 1)
+	go func() {
+		o := opts("sleep 600")
+		o.Timeout = 300 * time.Millisecond
+		res, _ := run(t, t.Context(), o)
+		ended <- res
+	}()
+	if res := testwait.Receive(t, ended); !res.TimedOut || res.Signal != "SIGKILL" {
+		t.Errorf("timeout: TimedOut %v, signal %q; want true, SIGKILL", res.TimedOut, res.Signal)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	c := newChunks()
+	go func() {
+		o := opts("echo started; sleep 600")
+		o.OnChunk = c.add
+		res, _ := run(t, ctx, o)
+		ended <- res
+	}()
+	c.waitFor(t, "started")
+	cancel()
+	if res := testwait.Receive(t, ended); !res.Cancelled || res.Signal != "SIGKILL" {
+		t.Errorf("cancel: Cancelled %v, signal %q; want true, SIGKILL", res.Cancelled, res.Signal)
+	}
+}

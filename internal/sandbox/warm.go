@@ -1,0 +1,389 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/toolgate/toolgate/internal/sandbox/helper"
+)
+
+// Setting bubblewrap's namespaces and mounts up and starting the helper
+// took most of what bwrap mode added to a short command (about 8 ms and
+// 4 to 7 ms of some 20). So a run prepared with Run.Warm goes, where it
+// can, to a sandbox started ahead of time: bubblewrap with the helper
+// inside, confined and in the run's limit cgroups, waiting on a control
+// socket for the command (helper/await.go). When a run takes it, the next
+// one is started in the background, made for the same configuration.
+//
+// A sandbox started ahead of time is used only for a run whose bubblewrap
+// command line and helper spec are exactly those it was made with: the
+// same workspace, writable paths, masks (the ignore rules' included),
+// network and program paths. Otherwise it is discarded and the run starts
+// its own. Its mounts are also checked inside when the run comes: a mask
+// on a path that has since been removed or renamed outside (an editor
+// saving an ignored file anew) no longer covers that path, so such a
+// sandbox is discarded as well.
+//
+// Each sandbox serves one run: the command's argv, environment, directory
+// and standard streams come with the run, and the sandbox's bubblewrap is
+// the run's process, which ends when the command does, as a bubblewrap
+// started for the command would. It is started with an empty environment,
+// so that nothing of an earlier run's shows in /proc/1/environ inside.
+
+// warmWait bounds how long a run waits for a sandbox started ahead of time
+// to answer (it may still be starting).
+const warmWait = 10 * time.Second
+
+// maxHandOver bounds the command line and environment handed to a sandbox
+// started ahead of time (one message on the control socket); larger ones
+// start a sandbox of their own.
+const maxHandOver = 64 << 10
+
+// warm is a sandbox started ahead of its run.
+type warm struct {
+	key    string    // the bubblewrap command line and spec it was made with
+	cmd    *exec.Cmd // bubblewrap
+	conn   *net.UnixConn
+	limits *runLimits // nil without limit cgroups
+	once   sync.Once
+}
+
+// warmSlot holds the next run's sandbox.
+type warmSlot struct {
+	mu      sync.Mutex
+	ready   *warm
+	filling chan struct{} // closed once the sandbox being started is ready (or failed)
+	fillKey string        // the key of the one being started
+	closed  bool
+}
+
+// take returns the sandbox started ahead of time: the one ready, else the
+// one being started for key once it is (its start began before this run
+// came, so it is ready sooner than one of the run's own), else nil.
+func (ws *warmSlot) take(key string) *warm {
+	ws.mu.Lock()
+	if ws.ready == nil && ws.filling != nil && ws.fillKey == key && !ws.closed {
+		filling := ws.filling
+		ws.mu.Unlock()
+		select {
+		case <-filling:
+		case <-time.After(warmWait):
+		}
+		ws.mu.Lock()
+	}
+	defer ws.mu.Unlock()
+	w := ws.ready
+	ws.ready = nil
+	return w
+}
+
+// refill starts the next run's sandbox in the background, made like this
+// run's, unless one is ready or being started.
+func (ws *warmSlot) refill(s *Sandbox, key string, args []string, spec helperSpec) {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	if ws.closed || ws.filling != nil || ws.ready != nil {
+		return
+	}
+	filling := make(chan struct{})
+	ws.filling, ws.fillKey = filling, key
+	go func() {
+		w, err := s.startWarm(key, args, spec)
+		ws.mu.Lock()
+		defer ws.mu.Unlock()
+		defer close(filling)
+		ws.filling = nil
+		if err != nil {
+			return // runs start their own
+		}
+		if ws.closed {
+			w.discard() // before filling is closed: close waits for it
+			return
+		}
+		if ws.ready != nil {
+			go w.discard()
+			return
+		}
+		ws.ready = w
+	}()
+}
+
+// close discards the sandbox waiting and stops making more; one being
+// started is discarded once it is, before close returns.
+func (ws *warmSlot) close() {
+	ws.mu.Lock()
+	ws.closed = true
+	w, filling := ws.ready, ws.filling
+	ws.ready = nil
+	ws.mu.Unlock()
+	if w != nil {
+		w.discard()
+	}
+	if filling != nil {
+		select {
+		case <-filling:
+		case <-time.After(warmWait):
+		}
+	}
+}
+
+// warmKey is what a sandbox started ahead of time must have been made
+// with to serve a run.
+func warmKey(args []string, spec helperSpec) string {
+	b, _ := json.Marshal(spec) // plain data: cannot fail
+	return strings.Join(args, "\x00") + "\x00\x00" + string(b)
+}
+
+// prepareWarm hands the run to the sandbox started ahead of time when it
+// fits, and has the next one started; it reports whether the run got one.
+// args are bubblewrap's command line up to the helper, spec the helper's,
+// both as for a sandbox of the run's own but without its directory.
+func (s *Sandbox) prepareWarm(p *Prepared, argv []string, dir string, args []string, spec helperSpec) bool {
+	size := 0
+	for _, a := range slices.Concat(argv, p.Env) {
+		size += len(a) + 1
+	}
+	if size > maxHandOver {
+		return false
+	}
+	key := warmKey(args, spec)
+	w := s.warm.take(key)
+	s.warm.refill(s, key, args, spec)
+	if w == nil {
+		return false
+	}
+	if w.key != key || w.check() != nil {
+		go w.discard()
+		return false
+	}
+	p.warm, p.limits = w, w.limits
+	if w.limits != nil {
+		w.limits.startWatch()
+	}
+	p.Argv, p.command, p.dir = argv, argv, dir
+	p.Relayed = true
+	return true
+}
+
+// startWarm starts a sandbox whose helper waits for its command.
+func (s *Sandbox) startWarm(key string, args []string, spec helperSpec) (*warm, error) {
+	w := &warm{key: key}
+	var files []*os.File
+	if s.cgroups != nil {
+		lim, fs, err := s.cgroups.make()
+		if err != nil {
+			return nil, err
+		}
+		w.limits, files = lim, fs
+		spec.JoinFDs = len(fs)
+		spec.Limits = lim.rlimitsLeft(s.limits)
+	}
+	closeFiles := func() {
+		for _, f := range files {
+			_ = f.Close()
+		}
+	}
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		closeFiles()
+		w.finishLimits()
+		return nil, err
+	}
+	local, peer := os.NewFile(uintptr(fds[0]), "control"), os.NewFile(uintptr(fds[1]), "control")
+	c, err := net.FileConn(local)
+	_ = local.Close()
+	if err != nil {
+		_ = peer.Close()
+		closeFiles()
+		w.finishLimits()
+		return nil, err
+	}
+	w.conn = c.(*net.UnixConn)
+	spec.Control = 3 + len(files)
+	spec.Mounts = mountPoints(args)
+	full := append(slices.Clone(args), s.helperArgv(spec, nil)...)
+	cmd := exec.Command(full[0], full[1:]...)
+	cmd.Env, cmd.Dir = []string{}, "/"
+	cmd.ExtraFiles = append(files, peer)
+	// A group of its own, to kill it by.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	err = cmd.Start()
+	_ = peer.Close()
+	closeFiles()
+	if err != nil {
+		_ = w.conn.Close()
+		w.finishLimits()
+		return nil, err
+	}
+	w.cmd = cmd
+	return w, nil
+}
+
+// check asks the helper whether the sandbox is still as it was made,
+// waiting for it to be ready if need be.
+func (w *warm) check() error {
+	_ = w.conn.SetDeadline(time.Now().Add(warmWait))
+	b, _ := json.Marshal(helper.Request{Check: true})
+	if _, err := w.conn.Write(b); err != nil {
+		return err
+	}
+	return w.reply(false)
+}
+
+// reply reads the helper's answer: a Reply, or (exec true) the end of
+// the socket, closed as the command was exec'd.
+func (w *warm) reply(exec bool) error {
+	buf := make([]byte, 64<<10)
+	n, err := w.conn.Read(buf)
+	switch {
+	case errors.Is(err, io.EOF) && exec:
+		return nil
+	case err != nil:
+		return err
+	}
+	var r helper.Reply
+	if err := json.Unmarshal(buf[:n], &r); err != nil {
+		return fmt.Errorf("bad reply from the sandbox helper: %w", err)
+	}
+	if r.Error != "" {
+		return errors.New(r.Error)
+	}
+	if exec {
+		return errors.New("the sandbox helper answered without running the command")
+	}
+	return nil
+}
+
+// stop kills the sandbox (bubblewrap's group; its PID namespace ends with
+// it) and waits for it. Only for a sandbox no run was handed to: the run's
+// runner waits for that one.
+func (w *warm) stop() {
+	w.once.Do(func() {
+		_ = syscall.Kill(-w.cmd.Process.Pid, syscall.SIGKILL)
+		_ = w.cmd.Wait()
+		_ = w.conn.Close()
+	})
+}
+
+// discard stops a sandbox no run took and removes its limit cgroups.
+func (w *warm) discard() {
+	w.stop()
+	w.finishLimits()
+}
+
+func (w *warm) finishLimits() {
+	if w.limits != nil {
+		w.limits.finish()
+	}
+}
+
+// handOver gives the run's command to its sandbox started ahead of time:
+// cmd's environment and standard streams (files or nil; other readers are
+// copied through a pipe), with the argv and directory prepared.
+func (p *Prepared) handOver(cmd *exec.Cmd) error {
+	w := p.warm
+	var streams, ours []*os.File
+	defer func() {
+		for _, f := range ours {
+			_ = f.Close()
+		}
+	}()
+	devNull := func(flag int) (*os.File, error) {
+		f, err := os.OpenFile(os.DevNull, flag, 0)
+		if err == nil {
+			ours = append(ours, f)
+		}
+		return f, err
+	}
+	switch in := cmd.Stdin.(type) {
+	case nil:
+		f, err := devNull(os.O_RDONLY)
+		if err != nil {
+			return err
+		}
+		streams = append(streams, f)
+	case *os.File:
+		streams = append(streams, in)
+	default:
+		r, pw, err := os.Pipe()
+		if err != nil {
+			return err
+		}
+		ours = append(ours, r)
+		streams = append(streams, r)
+		go func() {
+			// Ends when the input is all written or the command's side
+			// of the pipe is closed.
+			_, _ = io.Copy(pw, in)
+			_ = pw.Close()
+		}()
+	}
+	for _, out := range []io.Writer{cmd.Stdout, cmd.Stderr} {
+		switch o := out.(type) {
+		case nil:
+			f, err := devNull(os.O_WRONLY)
+			if err != nil {
+				return err
+			}
+			streams = append(streams, f)
+		case *os.File:
+			streams = append(streams, o)
+		default:
+			return errors.New("sandbox: a run handed to a sandbox started ahead of time needs files for its output")
+		}
+	}
+	env := cmd.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	b, err := json.Marshal(helper.Request{Argv: p.command, Env: env, Dir: p.dir})
+	if err != nil {
+		return err
+	}
+	fds := make([]int, len(streams))
+	for i, f := range streams {
+		fds[i] = int(f.Fd())
+	}
+	_ = w.conn.SetDeadline(time.Now().Add(warmWait))
+	if _, _, err := w.conn.WriteMsgUnix(b, syscall.UnixRights(fds...), nil); err != nil {
+		return fmt.Errorf("sandbox: hand the command over: %w", err)
+	}
+	if err := w.reply(true); err != nil {
+		return fmt.Errorf("sandbox: %w", err)
+	}
+	return nil
+}
+
+// mountPoints are the paths bubblewrap's command line mounts something on.
+func mountPoints(args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		switch args[i] {
+		case "--ro-bind", "--bind":
+			if i+2 < len(args) {
+				out = append(out, args[i+2])
+			}
+			i += 2
+		case "--tmpfs", "--dev", "--proc":
+			if i+1 < len(args) {
+				out = append(out, args[i+1])
+			}
+			i++
+		case "--perms", "--chdir", "--remount-ro", "--cap-drop":
+			i++
+		case "--":
+			return out
+		}
+	}
+	return out
+}
