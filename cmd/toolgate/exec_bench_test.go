@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,7 +24,11 @@ import (
 // session runs commands that may write one at a time, as the model emitted
 // them, so callers sharing one would measure that order, not the spawn.
 // It also reports the CPU time per call of each side, the commands' own
-// included, and their ratio (cpu_ratio).
+// included, and their ratio (cpu_ratio). A third way in each round posts
+// the same messages to a bare net/http handler that decodes the message,
+// spawns `bash -c true` and encodes a small answer (hop_ratio,
+// hop_cpu_ratio): the ceiling of any HTTP server running the command on
+// this machine.
 //
 //	go test -run '^$' -bench ExecuteTrueVsBash -benchtime 3x ./cmd/toolgate/
 func BenchmarkExecuteTrueVsBash(b *testing.B) {
@@ -52,6 +58,27 @@ func BenchmarkExecuteTrueVsBash(b *testing.B) {
 		cmd.Dir = dir
 		return cmd.Run()
 	}
+	hop := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var msg api.AssistantMessage
+		if err := json.NewDecoder(r.Body).Decode(&msg); err != nil || len(msg.Content) != 1 {
+			http.Error(w, fmt.Sprint("bad message: ", err), http.StatusBadRequest)
+			return
+		}
+		var use api.ToolUse
+		if err := json.Unmarshal(msg.Content[0], &use); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		if err := spawn(); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(api.ToolUseResponse{Result: api.NewToolResult(use.ID, "Command executed successfully (exit code 0).", false),
+			Call: api.CallRecord{ToolUseID: use.ID, Name: use.Name, State: api.StateDone, Status: api.StatusSucceeded}})
+	}))
+	defer hop.Close()
+	hopURLs := []string{hop.URL}
 	var first api.MessageResponse
 	if code := inst.postJSON(b, urls[0][len(inst.url):], jsonRaw(body(0)), &first); code != http.StatusOK ||
 		len(first.Calls) != 1 || first.Calls[0].Status != api.StatusSucceeded {
@@ -63,15 +90,17 @@ func BenchmarkExecuteTrueVsBash(b *testing.B) {
 		b.Run(fmt.Sprintf("callers=%d", callers), func(b *testing.B) {
 			client := benchClient(callers)
 			defer client.CloseIdleConnections()
-			var tg, base loadResult
-			var tgCPU, baseCPU time.Duration
+			var tg, base, bare loadResult
+			var tgCPU, baseCPU, bareCPU time.Duration
 			for range b.N {
 				for range rounds {
 					c0 := processAndChildrenCPU()
 					tg = tg.add(loadEach(b, client, urls[:callers], inst.token, callers, calls/callers, &seq, body))
 					c1 := processAndChildrenCPU()
 					base = base.add(callsFrom(b, callers, calls/callers, spawn))
-					tgCPU, baseCPU = tgCPU+c1-c0, baseCPU+processAndChildrenCPU()-c1
+					c2 := processAndChildrenCPU()
+					bare = bare.add(loadEach(b, client, hopURLs, inst.token, callers, calls/callers, &seq, body))
+					tgCPU, baseCPU, bareCPU = tgCPU+c1-c0, baseCPU+c2-c1, bareCPU+processAndChildrenCPU()-c2
 				}
 			}
 			b.ReportMetric(tg.rps(), "toolgate_calls/s")
@@ -82,6 +111,9 @@ func BenchmarkExecuteTrueVsBash(b *testing.B) {
 			b.ReportMetric(float64(tgCPU.Microseconds())/float64(tg.n), "toolgate_cpu_µs/call")
 			b.ReportMetric(float64(baseCPU.Microseconds())/float64(base.n), "bash_cpu_µs/call")
 			b.ReportMetric((float64(baseCPU)/float64(base.n))/(float64(tgCPU)/float64(tg.n)), "cpu_ratio")
+			// The ceiling: a bare HTTP hop in front of the same spawn.
+			b.ReportMetric(bare.rps()/base.rps(), "hop_ratio")
+			b.ReportMetric((float64(baseCPU)/float64(base.n))/(float64(bareCPU)/float64(bare.n)), "hop_cpu_ratio")
 		})
 	}
 }

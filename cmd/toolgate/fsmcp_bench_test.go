@@ -1,15 +1,25 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
-	"net/http/httptest"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -20,17 +30,87 @@ import (
 // runs against, pinned.
 const fsMCPPackage = "@modelcontextprotocol/server-filesystem@2026.8.31"
 
+// benchChildEnv, when set, makes the test binary a server for
+// BenchmarkReadVsFilesystemMCP instead of running tests: "serve\x1f<args>"
+// runs toolgate serve with the args, "bare\x1f<dir>" the bare read handler
+// of ToolUseVsBare on a loopback port. Either prints the line "toolgate
+// listening on <url>" and serves until killed.
+const benchChildEnv = "TOOLGATE_BENCH_CHILD"
+
+func TestMain(m *testing.M) {
+	if spec := os.Getenv(benchChildEnv); spec != "" {
+		if err := benchChild(strings.Split(spec, "\x1f")); err != nil {
+			fmt.Fprintln(os.Stderr, "bench child:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func benchChild(spec []string) error {
+	// TOOLGATE_BENCH_CPUPROFILE=<file> profiles the child until the
+	// benchmark ends it.
+	if path := os.Getenv("TOOLGATE_BENCH_CPUPROFILE"); path != "" {
+		f, err := os.Create(path + "." + spec[0])
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, syscall.SIGTERM)
+		go func() {
+			<-sig
+			pprof.StopCPUProfile()
+			f.Close()
+			os.Exit(0)
+		}()
+	}
+	switch spec[0] {
+	case "serve":
+		return run(context.Background(), append([]string{"toolgate", "serve"}, spec[1:]...), os.Getenv, strings.NewReader(""), os.Stdout, os.Stderr)
+	case "bare":
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		fmt.Printf("toolgate listening on http://%s\n", ln.Addr())
+		return http.Serve(ln, bareReadFile(childTB{}, spec[1]))
+	}
+	return fmt.Errorf("unknown child %q", spec[0])
+}
+
+// childTB is the little of testing.TB that bareReadFile uses, outside a
+// test.
+type childTB struct{ testing.TB }
+
+func (childTB) Fatal(args ...any) { panic(fmt.Sprint(args...)) }
+func (childTB) Cleanup(func())    {}
+func (childTB) Helper()           {}
+
 // BenchmarkReadVsFilesystemMCP reads a 1 KB file through toolgate (POST
 // /v1/tool_use, read_file, a fresh tool_use id per call, one keep-alive
 // connection per caller) and, alternating round by round in the same run,
 // through the reference MCP filesystem server (Node, over stdio, its
 // read_text_file tool) called with go-sdk's client from the same number of
-// callers sharing the one session, as an MCP host does. It reports both
-// rates and toolgate's ratio, and, as a third way in each round, the
-// ratio of ToolUseVsBare's bare net/http handler (decode, read, encode)
-// against the reference server (bare_ratio): the ceiling of any HTTP
-// server on the machine. test.sh installs the reference server; by hand
-// it is installed with npm into a scratch directory:
+// callers sharing the one session, as an MCP host does; as a third way,
+// ToolUseVsBare's bare net/http handler (decode, read, encode) that is the
+// ceiling of any HTTP server here.
+//
+// Every server runs as its own process (toolgate and the bare handler are
+// this test binary started again), so besides the rates (calls/s, ratio,
+// bare_ratio) it reports each server's own CPU time per call, read from
+// /proc: a figure the load generator and other load on the machine do not
+// move (server_µs/call, cpu_ratio = the reference server's CPU per call
+// over toolgate's), and the load generator's CPU per call on each side
+// (client_µs/call). The HTTP callers are lean: one connection each, the
+// request written from a template with the fresh id put in, the answer
+// read by its Content-Length.
+//
+// test.sh installs the reference server; by hand it is installed with npm
+// into a scratch directory:
 //
 //	mkdir -p /tmp/toolgate-mcp-fs && (cd /tmp/toolgate-mcp-fs && npm install --no-save @modelcontextprotocol/server-filesystem@2026.8.31)
 //	go test -run '^$' -bench ReadVsFilesystemMCP -benchtime 2x -count 3 ./cmd/toolgate/
@@ -47,18 +127,22 @@ func BenchmarkReadVsFilesystemMCP(b *testing.B) {
 		b.Skipf("needs node and %s in %s (npm install --no-save %s there)", fsMCPPackage, scratch, fsMCPPackage)
 	}
 	dir := b.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "one_kb.txt"), []byte(strings.Repeat("0123456789abcde\n", 64)), 0o644); err != nil {
+	content := strings.Repeat("0123456789abcde\n", 64)
+	if err := os.WriteFile(filepath.Join(dir, "one_kb.txt"), []byte(content), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	inst := start(b, dir, benchLogArgs()...)
-	bare := httptest.NewServer(bareReadFile(b, dir))
-	defer bare.Close()
+	const token = "bench-token"
+	tg := startChild(b, append([]string{"serve", "--addr", "127.0.0.1:0", "--workspace", dir, "--log-format", "json", "--store", "memory"}, benchLogArgs()...)...)
+	bare := startChild(b, "bare", dir)
+
+	cmd := exec.Command(node, script, dir)
 	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
-	fs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: exec.Command(node, script, dir)}, nil)
+	fs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer fs.Close()
+	nodePID := cmd.Process.Pid
 	file := filepath.Join(dir, "one_kb.txt")
 	readMCP := func() error {
 		res, err := fs.CallTool(context.Background(), &mcp.CallToolParams{Name: "read_text_file", Arguments: map[string]any{"path": file}})
@@ -67,31 +151,279 @@ func BenchmarkReadVsFilesystemMCP(b *testing.B) {
 		}
 		return err
 	}
-	if err := readMCP(); err != nil {
+	// The reference server answers with the file, as toolgate does.
+	res, err := fs.CallTool(context.Background(), &mcp.CallToolParams{Name: "read_text_file", Arguments: map[string]any{"path": file}})
+	if err != nil {
 		b.Fatal(err)
 	}
-	const rounds, calls = 4, 960
+	if tc, ok := res.Content[0].(*mcp.TextContent); !ok || tc.Text != content {
+		b.Fatalf("read_text_file answered %+v", res.Content)
+	}
+
+	lean := startLeanMCP(b, exec.Command(node, script, dir), file)
+	if _, err := lean.read(nil); err != nil {
+		b.Fatal(err)
+	}
+
 	var seq atomic.Int64
+	for _, s := range []*benchServer{tg, bare} {
+		c, err := dialLean(s.url, token)
+		if err != nil {
+			b.Fatal(err)
+		}
+		body, err := c.readFile(seq.Add(1))
+		c.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		// The whole file (toolgate numbers its lines).
+		if strings.Count(string(body), "0123456789abcde") != 64 {
+			b.Fatalf("%s answered %.300s", s.url, body)
+		}
+	}
+
+	const rounds, calls = 4, 1920 // per round and side, shared by the callers
 	for _, callers := range []int{1, 16} {
 		b.Run(fmt.Sprintf("callers=%d", callers), func(b *testing.B) {
-			tgClient := benchClient(callers)
-			defer tgClient.CloseIdleConnections()
-			var tg, ref, floor loadResult
-			for range b.N {
-				for range rounds {
-					tg = tg.add(loadBodies(b, tgClient, inst.url+"/v1/tool_use", inst.token, callers, calls/callers, &seq, readFileBody))
-					ref = ref.add(callsFrom(b, callers, calls/callers, readMCP))
-					floor = floor.add(loadBodies(b, tgClient, bare.URL+"/v1/tool_use", inst.token, callers, calls/callers, &seq, readFileBody))
+			var conns [2][]*leanConn
+			for i, s := range []*benchServer{tg, bare} {
+				for range callers {
+					c, err := dialLean(s.url, token)
+					if err != nil {
+						b.Fatal(err)
+					}
+					defer c.Close()
+					conns[i] = append(conns[i], c)
 				}
 			}
-			b.ReportMetric(tg.rps(), "toolgate_calls/s")
-			b.ReportMetric(ref.rps(), "mcp_fs_calls/s")
-			b.ReportMetric(tg.rps()/ref.rps(), "ratio")
-			// The ceiling: what any HTTP server doing the read reaches
+			var tgM, refM, leanM, bareM sideMeasure
+			for range b.N {
+				for range rounds {
+					tgM.measure(b, tg.pid, func() loadResult { return leanLoad(b, conns[0], calls/callers, &seq) })
+					refM.measure(b, nodePID, func() loadResult { return callsFrom(b, callers, calls/callers, readMCP) })
+					leanM.measure(b, lean.cmd.Process.Pid, func() loadResult { return leanMCPLoad(b, lean, callers, calls/callers) })
+					bareM.measure(b, bare.pid, func() loadResult { return leanLoad(b, conns[1], calls/callers, &seq) })
+				}
+			}
+			b.ReportMetric(tgM.rps(), "toolgate_calls/s")
+			b.ReportMetric(refM.rps(), "mcp_fs_calls/s")
+			b.ReportMetric(tgM.rps()/refM.rps(), "ratio")
+			// The ceiling: what a bare HTTP server doing the read reaches
 			// against the reference server on this machine.
-			b.ReportMetric(floor.rps()/ref.rps(), "bare_ratio")
+			b.ReportMetric(bareM.rps()/refM.rps(), "bare_ratio")
+			b.ReportMetric(tgM.serverPerCall(), "toolgate_server_µs/call")
+			b.ReportMetric(refM.serverPerCall(), "mcp_fs_server_µs/call")
+			b.ReportMetric(bareM.serverPerCall(), "bare_server_µs/call")
+			b.ReportMetric(refM.serverPerCall()/tgM.serverPerCall(), "cpu_ratio")
+			b.ReportMetric(refM.serverPerCall()/bareM.serverPerCall(), "bare_cpu_ratio")
+			b.ReportMetric(tgM.clientPerCall(), "toolgate_client_µs/call")
+			b.ReportMetric(refM.clientPerCall(), "mcp_fs_client_µs/call")
+			// The reference server again, from a client as lean as
+			// toolgate's callers.
+			b.ReportMetric(leanM.rps(), "mcp_fs_lean_calls/s")
+			b.ReportMetric(tgM.rps()/leanM.rps(), "lean_ratio")
+			b.ReportMetric(leanM.serverPerCall(), "mcp_fs_lean_server_µs/call")
+			b.ReportMetric(leanM.clientPerCall(), "mcp_fs_lean_client_µs/call")
 		})
 	}
+}
+
+// sideMeasure sums one side's rounds: calls, wall time, the server
+// process's CPU and this (load generating) process's CPU.
+type sideMeasure struct {
+	load           loadResult
+	server, client time.Duration
+}
+
+func (m *sideMeasure) measure(b *testing.B, pid int, load func() loadResult) {
+	s0, c0 := childCPU(b, pid), processCPU()
+	m.load = m.load.add(load())
+	m.server += childCPU(b, pid) - s0
+	m.client += processCPU() - c0
+}
+
+func (m *sideMeasure) rps() float64 { return m.load.rps() }
+
+func (m *sideMeasure) serverPerCall() float64 {
+	return float64(m.server.Microseconds()) / float64(m.load.n)
+}
+
+func (m *sideMeasure) clientPerCall() float64 {
+	return float64(m.client.Microseconds()) / float64(m.load.n)
+}
+
+// childCPU is the user and system CPU time process pid has used, from
+// /proc/pid/stat (all its threads, in clock ticks of 10 ms).
+func childCPU(b *testing.B, pid int) time.Duration {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	// Fields after the command name, which ends at the last ')': state is
+	// field 3, utime 14, stime 15.
+	f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+2:]))
+	utime, _ := strconv.ParseInt(f[14-3], 10, 64)
+	stime, _ := strconv.ParseInt(f[15-3], 10, 64)
+	return time.Duration(utime+stime) * (time.Second / 100) // USER_HZ is 100 on Linux
+}
+
+// benchServer is a server process the benchmark started.
+type benchServer struct {
+	url string
+	pid int
+}
+
+// startChild starts this test binary again as a server (see
+// benchChildEnv) and waits for it to listen.
+func startChild(b *testing.B, spec ...string) *benchServer {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), benchChildEnv+"="+strings.Join(spec, "\x1f"), "TOOLGATE_TOKEN=bench-token")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	url := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if u, ok := strings.CutPrefix(sc.Text(), "toolgate listening on "); ok {
+				url <- u
+			}
+		}
+		close(url)
+	}()
+	select {
+	case u, ok := <-url:
+		if !ok {
+			b.Fatalf("%s exited: %s", spec[0], &stderr)
+		}
+		return &benchServer{url: u, pid: cmd.Process.Pid}
+	case <-time.After(30 * time.Second):
+		b.Fatalf("%s did not start: %s", spec[0], &stderr)
+	}
+	return nil
+}
+
+// leanConn posts read_file tool_use blocks over one keep-alive HTTP/1.1
+// connection: the request is a template with the id put in, the answer is
+// read by its Content-Length into a reused buffer.
+type leanConn struct {
+	net.Conn
+	r         *bufio.Reader
+	head, req []byte
+	body      []byte
+}
+
+func dialLean(url, token string) (*leanConn, error) {
+	host := strings.TrimPrefix(url, "http://")
+	c, err := net.Dial("tcp", host)
+	if err != nil {
+		return nil, err
+	}
+	head := "POST /v1/tool_use HTTP/1.1\r\nHost: " + host + "\r\nAuthorization: Bearer " + token +
+		"\r\nContent-Type: application/json\r\nContent-Length: "
+	return &leanConn{Conn: c, r: bufio.NewReaderSize(c, 8192), head: []byte(head)}, nil
+}
+
+// readFile posts the block readFileBody(n) and returns the answer's body,
+// valid until the next call.
+func (c *leanConn) readFile(n int64) ([]byte, error) {
+	const pre, post = `{"type":"tool_use","id":"toolu_`, `","name":"read_file","input":{"path":"one_kb.txt"}}`
+	idLen := len(strconv.AppendInt(nil, n, 10))
+	req := append(c.req[:0], c.head...)
+	req = strconv.AppendInt(req, int64(len(pre)+idLen+len(post)), 10)
+	req = append(req, "\r\n\r\n"+pre...)
+	req = strconv.AppendInt(req, n, 10)
+	req = append(req, post...)
+	c.req = req
+	if _, err := c.Write(req); err != nil {
+		return nil, err
+	}
+	status, length := 0, -1
+	for first := true; ; first = false {
+		line, err := c.r.ReadSlice('\n')
+		if err != nil {
+			return nil, err
+		}
+		line = bytes.TrimRight(line, "\r\n")
+		if len(line) == 0 {
+			break
+		}
+		if first {
+			if len(line) < 12 {
+				return nil, fmt.Errorf("status line %q", line)
+			}
+			status, _ = strconv.Atoi(string(line[9:12]))
+		} else if k, v, ok := bytes.Cut(line, []byte(":")); ok && strings.EqualFold(string(k), "Content-Length") {
+			length, _ = strconv.Atoi(string(bytes.TrimSpace(v)))
+		}
+	}
+	if length < 0 {
+		return nil, errors.New("answer without Content-Length")
+	}
+	if cap(c.body) < length {
+		c.body = make([]byte, length)
+	}
+	c.body = c.body[:length]
+	if _, err := io.ReadFull(c.r, c.body); err != nil {
+		return nil, err
+	}
+	if status != 200 {
+		return nil, fmt.Errorf("status %d: %.300s", status, c.body)
+	}
+	return c.body, nil
+}
+
+// leanLoad runs perConn calls on each connection at once, each with a
+// fresh id, and checks every answer carries its own id.
+func leanLoad(b *testing.B, conns []*leanConn, perConn int, seq *atomic.Int64) loadResult {
+	var wg sync.WaitGroup
+	var done atomic.Int64
+	start := time.Now()
+	for _, c := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var want []byte
+			for range perConn {
+				n := seq.Add(1)
+				body, err := c.readFile(n)
+				if err == nil {
+					want = strconv.AppendInt(append(want[:0], `"toolu_`...), n, 10)
+					if !bytes.Contains(body, append(want, '"')) {
+						err = fmt.Errorf("answer without its id %d: %.300s", n, body)
+					}
+				}
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				done.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	return loadResult{n: int(done.Load()), elapsed: time.Since(start)}
 }
 
 // callsFrom runs call perCaller times from each of callers goroutines.
@@ -105,6 +437,148 @@ func callsFrom(b *testing.B, callers, perCaller int, call func() error) loadResu
 			defer wg.Done()
 			for range perCaller {
 				if err := call(); err != nil {
+					b.Error(err)
+					return
+				}
+				n.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	return loadResult{n: int(n.Load()), elapsed: time.Since(start)}
+}
+
+// leanMCP calls a stdio MCP server's read_text_file with as little client
+// work as toolgate's lean HTTP callers: each request is a template with a
+// fresh JSON-RPC id put in, written under one lock; one reader hands each
+// answer line to the caller waiting on its id.
+type leanMCP struct {
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	wmu     sync.Mutex
+	pre     []byte // the request up to its id
+	post    []byte // the request after its id
+	mu      sync.Mutex
+	pending map[int64]chan []byte
+	seq     atomic.Int64
+}
+
+// startLeanMCP starts the server command, initializes the session (MCP
+// lifecycle: initialize, then notifications/initialized) and starts the
+// reader.
+func startLeanMCP(b *testing.B, cmd *exec.Cmd, file string) *leanMCP {
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	path, _ := json.Marshal(file)
+	m := &leanMCP{cmd: cmd, stdin: stdin, pending: map[int64]chan []byte{},
+		pre:  []byte(`{"jsonrpc":"2.0","id":`),
+		post: []byte(`,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":` + string(path) + `}}}` + "\n")}
+	b.Cleanup(func() { stdin.Close(); cmd.Process.Kill(); cmd.Wait() })
+	go func() {
+		r := bufio.NewReaderSize(stdout, 64<<10)
+		for {
+			line, err := r.ReadBytes('\n')
+			if err != nil {
+				m.mu.Lock()
+				for id, ch := range m.pending {
+					close(ch)
+					delete(m.pending, id)
+				}
+				m.pending = nil
+				m.mu.Unlock()
+				return
+			}
+			i := bytes.LastIndex(line, []byte(`"id":`))
+			if i < 0 {
+				continue // a notification
+			}
+			j := i + 5
+			for j < len(line) && line[j] >= '0' && line[j] <= '9' {
+				j++
+			}
+			id, _ := strconv.ParseInt(string(line[i+5:j]), 10, 64)
+			m.mu.Lock()
+			ch := m.pending[id]
+			delete(m.pending, id)
+			m.mu.Unlock()
+			if ch != nil {
+				ch <- line
+			}
+		}
+	}()
+	init := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}` + "\n"
+	ch := m.await(0)
+	if _, err := io.WriteString(stdin, init); err != nil {
+		b.Fatal(err)
+	}
+	select {
+	case line, ok := <-ch:
+		if !ok || !bytes.Contains(line, []byte(`"result"`)) {
+			b.Fatalf("initialize answered %q", line)
+		}
+	case <-time.After(30 * time.Second):
+		b.Fatal("no answer to initialize")
+	}
+	if _, err := io.WriteString(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"); err != nil {
+		b.Fatal(err)
+	}
+	return m
+}
+
+func (m *leanMCP) await(id int64) chan []byte {
+	ch := make(chan []byte, 1)
+	m.mu.Lock()
+	m.pending[id] = ch
+	m.mu.Unlock()
+	return ch
+}
+
+// read calls read_text_file with a fresh id and checks the answer holds
+// the whole 1 KB file; buf is the request buffer, reused.
+func (m *leanMCP) read(buf []byte) ([]byte, error) {
+	id := m.seq.Add(1)
+	ch := m.await(id)
+	buf = strconv.AppendInt(append(buf[:0], m.pre...), id, 10)
+	buf = append(buf, m.post...)
+	m.wmu.Lock()
+	_, err := m.stdin.Write(buf)
+	m.wmu.Unlock()
+	if err != nil {
+		return buf, err
+	}
+	line, ok := <-ch
+	if !ok {
+		return buf, errors.New("the server closed its output")
+	}
+	// The text comes twice: as content and as structuredContent.
+	if c := bytes.Count(line, []byte("0123456789abcde")); c == 0 || c%64 != 0 || bytes.Contains(line, []byte(`"isError":true`)) {
+		return buf, fmt.Errorf("read_text_file answered %.300s", line)
+	}
+	return buf, nil
+}
+
+// leanMCPLoad runs perCaller reads from each of callers goroutines.
+func leanMCPLoad(b *testing.B, m *leanMCP, callers, perCaller int) loadResult {
+	var wg sync.WaitGroup
+	var n atomic.Int64
+	start := time.Now()
+	for range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var buf []byte
+			var err error
+			for range perCaller {
+				if buf, err = m.read(buf); err != nil {
 					b.Error(err)
 					return
 				}

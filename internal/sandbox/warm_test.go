@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/toolgate/toolgate/internal/testwait"
 )
 
 // runWarm runs a bash script as toolgate's runner does (internal/process):
@@ -279,19 +281,106 @@ func TestCloseEndsTheSandboxStartedAhead(t *testing.T) {
 	}
 }
 
-// nextStartedAhead is the sandbox started ahead for the next run, once it
-// has started; it stays the next run's.
+// nextStartedAhead is the sandbox started ahead for the next run like the
+// last one, once it has started; it stays that run's.
 func nextStartedAhead(t *testing.T, s *Sandbox) *warm {
 	t.Helper()
 	s.warm.mu.Lock()
-	key := s.warm.fillKey
+	var key string
+	var last uint64
+	for k, e := range s.warm.slots {
+		if e.used > last {
+			key, last = k, e.used
+		}
+	}
 	s.warm.mu.Unlock()
 	w := s.warm.take(key)
 	if w == nil {
 		t.Fatal("no sandbox was started ahead for the next run")
 	}
 	s.warm.mu.Lock()
-	s.warm.ready = w
+	s.warm.slots[key].ready = w
 	s.warm.mu.Unlock()
 	return w
+}
+
+// TestStartedAheadStartReturnsWhileTheCommandRuns: Start returns once the
+// command runs, not once it ends, with the network_allow relay running
+// beside it too (it must not hold the control socket open: its end is how
+// toolgate learns that the command was exec'd).
+func TestStartedAheadStartReturnsWhileTheCommandRuns(t *testing.T) {
+	for _, allow := range [][]string{nil, {"localhost"}} {
+		t.Run(fmt.Sprintf("network_allow=%d", len(allow)), func(t *testing.T) {
+			s := newTest(t, Config{Mode: ModeBwrap, NetworkAllow: allow}, "")
+			ws := t.TempDir()
+			p := prepareStartedAhead(t, s, []string{"bash", "-c", `read -r line; echo "got $line"`}, Run{Workspace: ws})
+			in, feed, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer feed.Close()
+			out, pw, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer out.Close()
+			cmd := exec.Command(p.Argv[0], p.Argv[1:]...)
+			cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr = p.Env, in, pw, pw
+			started := make(chan error, 1)
+			go func() { started <- p.Start(cmd) }()
+			// The command waits for this line, so Start must come back first.
+			if err := testwait.Receive(t, started); err != nil {
+				p.Finish()
+				t.Fatalf("Start: %v", err)
+			}
+			in.Close()
+			pw.Close()
+			if _, err := feed.WriteString("line\n"); err != nil {
+				t.Fatal(err)
+			}
+			got, _ := io.ReadAll(out)
+			_ = p.Running(cmd).Wait()
+			p.Finish()
+			if !strings.Contains(string(got), "got line") {
+				t.Errorf("output %q", got)
+			}
+		})
+	}
+}
+
+// TestStartedAheadPerConfiguration: runs that alternate between
+// configurations (two workspaces) each find a sandbox started ahead for
+// theirs, and no more than maxWarm wait at a time.
+func TestStartedAheadPerConfiguration(t *testing.T) {
+	s := newTest(t, Config{Mode: ModeBwrap}, "")
+	var wss []string
+	for range maxWarm + 2 {
+		wss = append(wss, t.TempDir())
+	}
+	for _, ws := range wss[:2] {
+		runWarm(t, s, Run{Workspace: ws}, "true")
+	}
+	for round := range 3 {
+		for _, ws := range wss[:2] {
+			p, err := s.Prepare([]string{"true"}, os.Environ(), Run{Workspace: ws, Warm: true, StartOnThread: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.warm == nil {
+				t.Errorf("round %d, %s: no sandbox started ahead for it", round, ws)
+			}
+			if o := runPrepared(t, p, ws, nil); o.code != 0 {
+				t.Fatalf("true failed: %s", o.out)
+			}
+		}
+	}
+	for _, ws := range wss {
+		runWarm(t, s, Run{Workspace: ws}, "true")
+	}
+	s.warm.mu.Lock()
+	n := len(s.warm.slots)
+	s.warm.mu.Unlock()
+	if n > maxWarm {
+		t.Errorf("%d configurations have sandboxes started ahead, want at most %d", n, maxWarm)
+	}
 }

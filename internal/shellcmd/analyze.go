@@ -74,8 +74,10 @@ func analyze(command string) (res Analysis) {
 	return a.result()
 }
 
-// maxRemembered is the longest command line whose analysis is kept.
-const maxRemembered = 4 << 10
+// maxRemembered is the longest command line whose analysis is kept: the
+// cache holds at most a few hundred KB, and long lines (heredocs,
+// scripts) are seldom repeated.
+const maxRemembered = 1 << 10
 
 // analyses keeps the analyses of recent command lines: a call's command is
 // analysed by the scheduler, the policy and the handler, and agents repeat

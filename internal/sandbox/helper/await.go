@@ -44,7 +44,6 @@ type Reply struct {
 // (an editor saving a masked file anew) is gone, or elsewhere, inside.
 func await(spec Spec) (Request, error) {
 	ctl := spec.Control
-	syscall.CloseOnExec(ctl)
 	reply := func(r Reply) {
 		b, _ := json.Marshal(r)
 		_, _ = syscall.Write(ctl, b)

@@ -111,6 +111,10 @@ func runHelper(specJSON string, argv []string) error {
 	if err := dec.Decode(&spec); err != nil {
 		return fmt.Errorf("bad helper spec (a helper of another version?): %w", err)
 	}
+	if spec.Control > 0 {
+		// Neither the relay started below nor the command may hold it.
+		syscall.CloseOnExec(spec.Control)
+	}
 	if err := checkCgroups(spec.InCgroups); err != nil {
 		return err
 	}
