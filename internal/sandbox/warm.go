@@ -58,22 +58,40 @@ type warm struct {
 	once   sync.Once
 }
 
-// warmSlot holds the next run's sandbox.
+// maxWarm bounds the sandboxes started ahead at a time, one per
+// configuration (runs in several workspaces, commands beside subagent
+// runners with the network on); the least recently used goes first.
+const maxWarm = 4
+
+// warmSlot holds the next runs' sandboxes, one per key.
 type warmSlot struct {
-	mu      sync.Mutex
-	ready   *warm
-	filling chan struct{} // closed once the sandbox being started is ready (or failed)
-	fillKey string        // the key of the one being started
-	closed  bool
+	mu     sync.Mutex
+	slots  map[string]*warmEntry
+	clock  uint64
+	closed bool
 }
 
-// take returns the sandbox started ahead of time: the one ready, else the
-// one being started for key once it is (its start began before this run
+// warmEntry is the next sandbox for one key.
+type warmEntry struct {
+	ready   *warm
+	filling chan struct{} // closed once the sandbox being started is ready (or failed)
+	used    uint64        // when a run last had this key
+}
+
+// take returns the sandbox started ahead of time for key: the one ready,
+// else the one being started once it is (its start began before this run
 // came, so it is ready sooner than one of the run's own), else nil.
 func (ws *warmSlot) take(key string) *warm {
 	ws.mu.Lock()
-	if ws.ready == nil && ws.filling != nil && ws.fillKey == key && !ws.closed {
-		filling := ws.filling
+	defer ws.mu.Unlock()
+	e := ws.slots[key]
+	if e == nil || ws.closed {
+		return nil
+	}
+	ws.clock++
+	e.used = ws.clock
+	if e.ready == nil && e.filling != nil {
+		filling := e.filling
 		ws.mu.Unlock()
 		select {
 		case <-filling:
@@ -81,28 +99,43 @@ func (ws *warmSlot) take(key string) *warm {
 		}
 		ws.mu.Lock()
 	}
-	defer ws.mu.Unlock()
-	w := ws.ready
-	ws.ready = nil
+	w := e.ready
+	e.ready = nil
 	return w
 }
 
-// refill starts the next run's sandbox in the background, made like this
-// run's, unless one is ready or being started.
+// refill starts the next run's sandbox for key in the background, made
+// like this run's, unless one is ready or being started.
 func (ws *warmSlot) refill(s *Sandbox, key string, args []string, spec helperSpec) {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
-	if ws.closed || ws.filling != nil || ws.ready != nil {
+	if ws.closed {
+		return
+	}
+	if ws.slots == nil {
+		ws.slots = map[string]*warmEntry{}
+	}
+	e := ws.slots[key]
+	if e == nil {
+		if len(ws.slots) >= maxWarm && !ws.evict() {
+			return
+		}
+		e = &warmEntry{}
+		ws.slots[key] = e
+	}
+	ws.clock++
+	e.used = ws.clock
+	if e.ready != nil || e.filling != nil {
 		return
 	}
 	filling := make(chan struct{})
-	ws.filling, ws.fillKey = filling, key
+	e.filling = filling
 	go func() {
 		w, err := s.startWarm(key, args, spec)
 		ws.mu.Lock()
 		defer ws.mu.Unlock()
 		defer close(filling)
-		ws.filling = nil
+		e.filling = nil
 		if err != nil {
 			return // runs start their own
 		}
@@ -110,28 +143,58 @@ func (ws *warmSlot) refill(s *Sandbox, key string, args []string, spec helperSpe
 			w.discard() // before filling is closed: close waits for it
 			return
 		}
-		if ws.ready != nil {
+		if e.ready != nil || ws.slots[key] != e {
 			go w.discard()
 			return
 		}
-		ws.ready = w
+		e.ready = w
 	}()
 }
 
-// close discards the sandbox waiting and stops making more; one being
-// started is discarded once it is, before close returns.
+// evict drops the least recently used key whose sandbox is not being
+// started, discarding its sandbox; it reports whether one was dropped.
+func (ws *warmSlot) evict() bool {
+	var oldest string
+	var found *warmEntry
+	for k, e := range ws.slots {
+		if e.filling == nil && (found == nil || e.used < found.used) {
+			oldest, found = k, e
+		}
+	}
+	if found == nil {
+		return false
+	}
+	delete(ws.slots, oldest)
+	if w := found.ready; w != nil {
+		found.ready = nil // a run waiting in take must not get it
+		go w.discard()
+	}
+	return true
+}
+
+// close discards the sandboxes waiting and stops making more; those being
+// started are discarded once they are, before close returns.
 func (ws *warmSlot) close() {
 	ws.mu.Lock()
 	ws.closed = true
-	w, filling := ws.ready, ws.filling
-	ws.ready = nil
+	var ready []*warm
+	var filling []chan struct{}
+	for _, e := range ws.slots {
+		if e.ready != nil {
+			ready = append(ready, e.ready)
+			e.ready = nil
+		}
+		if e.filling != nil {
+			filling = append(filling, e.filling)
+		}
+	}
 	ws.mu.Unlock()
-	if w != nil {
+	for _, w := range ready {
 		w.discard()
 	}
-	if filling != nil {
+	for _, f := range filling {
 		select {
-		case <-filling:
+		case <-f:
 		case <-time.After(warmWait):
 		}
 	}

@@ -281,19 +281,25 @@ func TestCloseEndsTheSandboxStartedAhead(t *testing.T) {
 	}
 }
 
-// nextStartedAhead is the sandbox started ahead for the next run, once it
-// has started; it stays the next run's.
+// nextStartedAhead is the sandbox started ahead for the next run like the
+// last one, once it has started; it stays that run's.
 func nextStartedAhead(t *testing.T, s *Sandbox) *warm {
 	t.Helper()
 	s.warm.mu.Lock()
-	key := s.warm.fillKey
+	var key string
+	var last uint64
+	for k, e := range s.warm.slots {
+		if e.used > last {
+			key, last = k, e.used
+		}
+	}
 	s.warm.mu.Unlock()
 	w := s.warm.take(key)
 	if w == nil {
 		t.Fatal("no sandbox was started ahead for the next run")
 	}
 	s.warm.mu.Lock()
-	s.warm.ready = w
+	s.warm.slots[key].ready = w
 	s.warm.mu.Unlock()
 	return w
 }
@@ -339,5 +345,42 @@ func TestStartedAheadStartReturnsWhileTheCommandRuns(t *testing.T) {
 				t.Errorf("output %q", got)
 			}
 		})
+	}
+}
+
+// TestStartedAheadPerConfiguration: runs that alternate between
+// configurations (two workspaces) each find a sandbox started ahead for
+// theirs, and no more than maxWarm wait at a time.
+func TestStartedAheadPerConfiguration(t *testing.T) {
+	s := newTest(t, Config{Mode: ModeBwrap}, "")
+	var wss []string
+	for range maxWarm + 2 {
+		wss = append(wss, t.TempDir())
+	}
+	for _, ws := range wss[:2] {
+		runWarm(t, s, Run{Workspace: ws}, "true")
+	}
+	for round := range 3 {
+		for _, ws := range wss[:2] {
+			p, err := s.Prepare([]string{"true"}, os.Environ(), Run{Workspace: ws, Warm: true, StartOnThread: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.warm == nil {
+				t.Errorf("round %d, %s: no sandbox started ahead for it", round, ws)
+			}
+			if o := runPrepared(t, p, ws, nil); o.code != 0 {
+				t.Fatalf("true failed: %s", o.out)
+			}
+		}
+	}
+	for _, ws := range wss {
+		runWarm(t, s, Run{Workspace: ws}, "true")
+	}
+	s.warm.mu.Lock()
+	n := len(s.warm.slots)
+	s.warm.mu.Unlock()
+	if n > maxWarm {
+		t.Errorf("%d configurations have sandboxes started ahead, want at most %d", n, maxWarm)
 	}
 }
