@@ -23,7 +23,8 @@ import (
 // can, to a sandbox started ahead of time: bubblewrap with the helper
 // inside, confined and in the run's limit cgroups, waiting on a control
 // socket for the command (helper/await.go). When a run takes it, the next
-// one is started in the background, made for the same configuration.
+// one is started in the background, made for the same configuration; the
+// last maxWarm configurations runs had keep one each.
 //
 // A sandbox started ahead of time is used only for a run whose bubblewrap
 // command line and helper spec are exactly those it was made with: the
