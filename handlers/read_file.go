@@ -199,7 +199,10 @@ func readImage(f io.Reader, rel string, head []byte, mediaType string) (tool.Res
 	if err != nil {
 		return tool.Result{}, fileError(rel, err)
 	}
-	data := append(head, rest...)
+	data := rest
+	if len(head) > 0 {
+		data = append(head, rest...)
+	}
 	if len(data) > maxImageBytes {
 		return tool.Result{}, tool.Errorf(api.ToolCodeTooLarge, "Image %s is larger than %d MB.", rel, maxImageBytes>>20)
 	}
