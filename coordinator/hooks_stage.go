@@ -121,7 +121,7 @@ func hookNames(cs *callState) []string {
 	if cs.tool.Name != UseMCPTool {
 		return names
 	}
-	server, tool := mcpCallNames(cs.raw)
+	server, tool := mcpInputNames(cs.input, cs.raw)
 	if server == "" || tool == "" {
 		return names
 	}

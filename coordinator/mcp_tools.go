@@ -49,6 +49,20 @@ func mcpCallNames(input json.RawMessage) (server, tool string) {
 	return mcpSubjectNames(m.Server, m.Tool)
 }
 
+// mcpNamer is a decoded use_mcp_tool input: it names its server and tool
+// without the input being read again.
+type mcpNamer interface{ MCPNames() (server, tool string) }
+
+// mcpInputNames is mcpCallNames(raw), taken from in, the decoded raw,
+// when it can name them: the policy, the hooks and the metrics each ask
+// for a call's names, and reading the JSON again cost each 2 µs.
+func mcpInputNames(in any, raw json.RawMessage) (server, tool string) {
+	if n, ok := in.(mcpNamer); ok {
+		return mcpSubjectNames(n.MCPNames())
+	}
+	return mcpCallNames(raw)
+}
+
 // mcpSubjectNames gives the server and tool of a use_mcp_tool call as
 // rules name them: the cleaned parts of the listed name, whichever
 // spelling the call used.
@@ -117,7 +131,7 @@ func (c *Coordinator) metricLabel(cs *callState, label string) string {
 	if label != UseMCPTool {
 		return label
 	}
-	listed, ok := c.mcp.Listed(mcpCallNames(cs.raw))
+	listed, ok := c.mcp.Listed(mcpInputNames(cs.input, cs.raw))
 	if !ok {
 		return otherTool
 	}

@@ -39,7 +39,7 @@ func (c *Coordinator) buildSubject(t *Tool, in any, raw json.RawMessage) (*subje
 		c.addCommand(s, line)
 	}
 	if t.Name == UseMCPTool {
-		s.mcpServer, s.mcpTool = mcpCallNames(raw)
+		s.mcpServer, s.mcpTool = mcpInputNames(in, raw)
 	}
 	// A command's tool and its analysis both name its paths; the approval
 	// preview lists each once.

@@ -27,6 +27,10 @@ type UseMCPToolInput struct {
 	Arguments  any    `json:"arguments,omitempty" jsonschema:"the tool's arguments: a JSON object, or a string holding one"`
 }
 
+// MCPNames gives the server and tool the input names, so that the
+// coordinator need not read them from the JSON again.
+func (in *UseMCPToolInput) MCPNames() (server, tool string) { return in.ServerName, in.ToolName }
+
 func newUseMCPTool(name string, env tool.Env) *tool.Tool {
 	hub := env.MCP
 	return tool.NewTool(tool.Spec[UseMCPToolInput]{

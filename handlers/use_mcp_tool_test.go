@@ -293,3 +293,35 @@ func TestClineMCPCallError(t *testing.T) {
 		t.Errorf("result = %q, want Cline's unwrapped \"Error executing MCP tool: ...\"", got)
 	}
 }
+
+// MCPNames, which the coordinator asks instead of reading the input's JSON
+// again, gives what that read gives (encoding/json into the two fields):
+// keys matched without regard to case, the last of repeated keys, escapes
+// undone.
+func TestUseMCPToolInputNamesAsTheJSONSays(t *testing.T) {
+	for _, raw := range []string{
+		`{"server_name":"github","tool_name":"create_issue","arguments":{"server_name":"x"}}`,
+		`{"arguments":{},"server_name":"s","tool_name":"t"}`,
+		`{"SERVER_NAME":"upper","Tool_Name":"mixed"}`,
+		`{"server_name":"first","server_name":"second","tool_name":"t"}`,
+		`{"server_name":"g\u0069t\"hub","tool_name":"a\\b"}`,
+		`{"server_name":"","tool_name":"t","arguments":"{\"tool_name\":\"inner\"}"}`,
+	} {
+		var in UseMCPToolInput
+		dec := json.NewDecoder(strings.NewReader(raw))
+		dec.DisallowUnknownFields() // as the coordinator decodes inputs
+		if err := dec.Decode(&in); err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		var want struct {
+			Server string `json:"server_name"`
+			Tool   string `json:"tool_name"`
+		}
+		if err := json.Unmarshal([]byte(raw), &want); err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		if server, tool := in.MCPNames(); server != want.Server || tool != want.Tool {
+			t.Errorf("%s: MCPNames() = %q, %q; the JSON says %q, %q", raw, server, tool, want.Server, want.Tool)
+		}
+	}
+}
