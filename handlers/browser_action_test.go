@@ -21,6 +21,7 @@ import (
 	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/netguard"
 	"github.com/toolgate/toolgate/internal/sandbox"
+	"github.com/toolgate/toolgate/internal/testproc"
 )
 
 // requireChromium skips without Debian's chromium, except under CI, where
@@ -197,7 +198,7 @@ func TestBrowserAction(t *testing.T) {
 			t.Fatal(err)
 		}
 		dir := sb.b.dataDir
-		if len(processesWith(t, dir)) == 0 {
+		if len(testproc.Matching(dir)) == 0 {
 			t.Fatal("no process runs with the browser's profile; the check would prove nothing")
 		}
 		text, img := r.act(t, BrowserActionInput{Action: "close"})
@@ -282,29 +283,12 @@ func TestBrowserWithoutChromium(t *testing.T) {
 	}
 }
 
-// processesWith lists the pids whose command line mentions s.
-func processesWith(t *testing.T, s string) []string {
-	t.Helper()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range entries {
-		cmd, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && bytes.Contains(cmd, []byte(s)) {
-			out = append(out, e.Name())
-		}
-	}
-	return out
-}
-
 // waitNoProcesses waits, up to a deadline, until no process mentions dir.
 func waitNoProcesses(t *testing.T, dir string) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		left := processesWith(t, dir)
+		left := testproc.Matching(dir)
 		if len(left) == 0 {
 			return
 		}
@@ -350,7 +334,7 @@ func TestBrowserInSandbox(t *testing.T) {
 	dir := sb.b.dataDir
 	own, _ := os.Readlink("/proc/self/ns/pid")
 	inside := 0
-	for _, pid := range processesWith(t, dir) {
+	for _, pid := range testproc.Matching(dir) {
 		if ns, err := os.Readlink("/proc/" + pid + "/ns/pid"); err == nil && ns != own {
 			inside++
 		}

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/internal/testproc"
 )
 
 // backgroundUse is execute_command with background: true.
@@ -18,25 +18,12 @@ func backgroundUse(id, command string) map[string]any {
 		"input": map[string]any{"command": command, "requires_approval": false, "background": true}}
 }
 
-// processesWith lists the pids whose command line holds marker.
-func processesWith(marker string) []string {
-	var out []string
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && strings.Contains(strings.ReplaceAll(string(cmdline), "\x00", " "), marker) {
-			out = append(out, e.Name())
-		}
-	}
-	return out
-}
-
 // waitGone polls until no process holds marker, failing after d.
 func waitGone(t *testing.T, marker string, d time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for {
-		left := processesWith(marker)
+		left := testproc.Matching(marker)
 		if len(left) == 0 {
 			return
 		}
@@ -77,7 +64,7 @@ func TestBackgroundJobs(t *testing.T) {
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
-		if len(processesWith("sleep "+marker)) == 0 {
+		if len(testproc.Matching("sleep "+marker)) == 0 {
 			t.Fatal("the job is not running after its call ended")
 		}
 	})

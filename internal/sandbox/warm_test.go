@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolgate/toolgate/internal/testproc"
 	"github.com/toolgate/toolgate/internal/testwait"
 )
 
@@ -233,7 +234,7 @@ func TestLeftoversDieWithTheRun(t *testing.T) {
 			}
 			deadline := time.Now().Add(2 * time.Second)
 			for {
-				left := processesWith("sleep " + marker)
+				left := testproc.Matching("sleep " + marker)
 				if len(left) == 0 {
 					return
 				}
@@ -246,19 +247,6 @@ func TestLeftoversDieWithTheRun(t *testing.T) {
 	}
 }
 
-// processesWith lists the processes whose command line holds marker.
-func processesWith(marker string) []string {
-	var out []string
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && strings.Contains(strings.ReplaceAll(string(cmdline), "\x00", " "), marker) {
-			out = append(out, e.Name())
-		}
-	}
-	return out
-}
-
 // TestCloseEndsTheSandboxStartedAhead: a closed Sandbox leaves no sandbox
 // started ahead of time running, waiting for a run that will not come.
 func TestCloseEndsTheSandboxStartedAhead(t *testing.T) {
@@ -268,14 +256,14 @@ func TestCloseEndsTheSandboxStartedAhead(t *testing.T) {
 		t.Fatalf("the run failed:\n%s", o.out)
 	}
 	// Its bubblewrap command line binds the workspace.
-	if nextStartedAhead(t, s); len(processesWith(ws)) == 0 {
+	if nextStartedAhead(t, s); len(testproc.Matching(ws)) == 0 {
 		t.Fatal("no sandbox was started ahead for the next run")
 	}
 	s.Close()
 	deadline := time.Now().Add(2 * time.Second)
-	for len(processesWith(ws)) > 0 {
+	for len(testproc.Matching(ws)) > 0 {
 		if time.Now().After(deadline) {
-			t.Fatalf("still running 2 s after Close: %v", processesWith(ws))
+			t.Fatalf("still running 2 s after Close: %v", testproc.Matching(ws))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
