@@ -102,9 +102,8 @@ func (c *Coordinator) resume(s *Session, row store.Call) {
 
 // storedCallLocked answers from the store a tool_use id the session used
 // before a restart, or whose call it dropped since: the call is known,
-// done, and never runs again.
-func (s *Session) storedCallLocked(id string) *callEntry {
-	dropped := s.dropped.has(id)
+// done, and never runs again. dropped says the session dropped it.
+func (s *Session) storedCallLocked(id string, dropped bool) *callEntry {
 	if !s.stored[id] && !dropped || s.rec == nil {
 		return nil
 	}

@@ -146,10 +146,11 @@ func (s *Session) claim(use api.ToolUse, msgID string, interrupt InterruptBehavi
 	if e, ok := s.calls[use.ID]; ok {
 		return e, false
 	}
-	if e := s.storedCallLocked(use.ID); e != nil {
+	dropped := s.dropped.has(use.ID)
+	if e := s.storedCallLocked(use.ID, dropped); e != nil {
 		return e, false
 	}
-	if s.dropped.has(use.ID) {
+	if dropped {
 		return s.droppedCallLocked(use, msgID), false
 	}
 	e := &callEntry{
