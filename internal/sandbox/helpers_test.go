@@ -48,13 +48,7 @@ func runIn(t *testing.T, s *Sandbox, r Run, script string) outcome {
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	err = cmd.Run()
 	o := outcome{out: buf.String(), limit: p.Finish()}
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		o.code = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("run: %v", err)
-	}
+	o.code = exitCode(t, err)
 	if ctx.Err() != nil {
 		t.Fatalf("the command did not end within a minute: %s", o.out)
 	}
@@ -124,3 +118,17 @@ var ways = []string{ModeBwrap, modeWarm, ModeLandlock}
 var warmTests sync.Map // *Sandbox -> true
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// exitCode is the exit status of a command whose Run or Wait returned err;
+// any failure other than an exit status fails the test.
+func exitCode(t *testing.T, err error) int {
+	t.Helper()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		return ee.ExitCode()
+	case err != nil:
+		t.Fatalf("run: %v", err)
+	}
+	return 0
+}

@@ -91,13 +91,7 @@ func runPrepared(t *testing.T, p *Prepared, dir string, stdin io.Reader) outcome
 		t.Fatal("the output pipe stayed open a minute after the command ended")
 	}
 	o.out = buf.String()
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		o.code = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("run: %v", err)
-	}
+	o.code = exitCode(t, err)
 	if errors.Is(context.Cause(ctx), errMinute) {
 		t.Fatalf("the command did not end within a minute (limit %q): %s", o.limit, o.out)
 	}
