@@ -165,8 +165,15 @@ const maxPooledText = 64 << 10
 // and clearing one per call was most of a small read's cost.
 var lineReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
 
-// imageType names the image formats returned as image blocks.
+// imageType names the image formats returned as image blocks. Only a
+// head starting as one of their signatures does (GIF, RIFF for WebP,
+// PNG, JPEG) is sniffed: those signatures are exact, at the first byte,
+// so any other head sniffs as something else, and a text file is spared
+// net/http's whole table.
 func imageType(head []byte) string {
+	if len(head) == 0 || head[0] != 'G' && head[0] != 'R' && head[0] != 0x89 && head[0] != 0xFF {
+		return ""
+	}
 	switch mt := http.DetectContentType(head); mt {
 	case "image/png", "image/jpeg", "image/gif", "image/webp":
 		return mt

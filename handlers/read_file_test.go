@@ -7,6 +7,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -167,5 +168,35 @@ func TestRepeatedReadNotes(t *testing.T) {
 			read(t, body)
 			read(t, already+body)
 		})
+	}
+}
+
+// TestImageTypeMatchesSniffing: imageType looks at a head's first byte
+// before sniffing it; over every first byte, followed by each image
+// signature's rest and by text, it names an image exactly when
+// net/http's sniffing does.
+func TestImageTypeMatchesSniffing(t *testing.T) {
+	images := map[string]bool{"image/png": true, "image/jpeg": true, "image/gif": true, "image/webp": true}
+	rests := []string{"", "IF87a", "IF89a", "IFF\x00\x00\x00\x00WEBPVP8 ", "PNG\r\n\x1a\n", "\xD8\xFF\xE0", "\xFE\x00a", "hello world\n"}
+	heads := []string{"GIF87a", "GIF89a", "RIFF\x10\x00\x00\x00WEBPVP8 ", "\x89PNG\r\n\x1a\n....", "\xFF\xD8\xFF\xE0", "  <html>", "\xEF\xBB\xBFGIF89a"}
+	for b := range 256 {
+		for _, rest := range rests {
+			heads = append(heads, string([]byte{byte(b)})+rest)
+		}
+	}
+	named := 0
+	for _, h := range heads {
+		want := http.DetectContentType([]byte(h))
+		if !images[want] {
+			want = ""
+		} else {
+			named++
+		}
+		if got := imageType([]byte(h)); got != want {
+			t.Errorf("imageType(%q) = %q, want %q", h, got, want)
+		}
+	}
+	if named < 5 {
+		t.Fatalf("only %d heads sniffed as images: the cases do not reach the images", named)
 	}
 }
