@@ -38,25 +38,50 @@ import (
 // The CPU profile (-cpuprofile) labels samples side=toolgate, bare or
 // client: go tool pprof -tagfocus side=toolgate.
 //
+// toolgate and the bare handler run in this process unless
+// TOOLGATE_BENCH_SEPARATE is set: then each runs as its own process (this
+// test binary started again), as users run toolgate, and a process-wide
+// setting such as the collector's touches one side only. A side's CPU
+// time is then its server's, read from /proc, plus this process's, the
+// load generator's; allocations are not counted.
+//
 //	go test -run '^$' -bench ToolUseVsBare -benchtime 3x ./cmd/toolgate/
+//	TOOLGATE_BENCH_SEPARATE=1 go test -run '^$' -bench ToolUseVsBare -benchtime 3x ./cmd/toolgate/
 func BenchmarkToolUseVsBare(b *testing.B) {
 	dir := b.TempDir()
 	content := strings.Repeat("0123456789abcde\n", 64) // 1 KiB
 	if err := os.WriteFile(filepath.Join(dir, "one_kb.txt"), []byte(content), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	// Profile labels (side=toolgate, bare, client) tell the three apart
-	// in a CPU profile: goroutines inherit the labels of the one that
-	// started them.
-	var inst *instance
-	pprof.Do(context.Background(), pprof.Labels("side", "toolgate"), func(context.Context) {
-		inst = start(b, dir, benchLogArgs()...)
-	})
-	var bare *httptest.Server
-	pprof.Do(context.Background(), pprof.Labels("side", "bare"), func(context.Context) {
-		bare = httptest.NewServer(bareReadFile(b, dir))
-	})
-	defer bare.Close()
+	inst := &instance{token: "bench-token"}
+	bareURL := ""
+	tgPID, barePID := 0, 0 // the servers' processes when they run apart
+	if os.Getenv("TOOLGATE_BENCH_SEPARATE") != "" {
+		tg := startChild(b, append([]string{"serve", "--addr", "127.0.0.1:0", "--workspace", dir, "--log-format", "json", "--store", "memory"}, benchLogArgs()...)...)
+		bare := startChild(b, "bare", dir)
+		inst.url, tgPID, bareURL, barePID = tg.url, tg.pid, bare.url, bare.pid
+	} else {
+		// Profile labels (side=toolgate, bare, client) tell the three
+		// apart in a CPU profile: goroutines inherit the labels of the
+		// one that started them.
+		pprof.Do(context.Background(), pprof.Labels("side", "toolgate"), func(context.Context) {
+			inst = start(b, dir, benchLogArgs()...)
+		})
+		var bare *httptest.Server
+		pprof.Do(context.Background(), pprof.Labels("side", "bare"), func(context.Context) {
+			bare = httptest.NewServer(bareReadFile(b, dir))
+		})
+		defer bare.Close()
+		bareURL = bare.URL
+	}
+	// The CPU time of a side's server and this process's during its
+	// load: the whole process when the servers run in it.
+	cpu := func(pid int) time.Duration {
+		if pid == 0 {
+			return processCPU()
+		}
+		return processCPU() + childCPU(b, pid)
+	}
 	var sess api.Session
 	if code := inst.postJSON(b, "/v1/sessions", map[string]any{}, &sess); code != http.StatusCreated && code != http.StatusOK {
 		b.Fatalf("create session: %d", code)
@@ -86,11 +111,12 @@ func BenchmarkToolUseVsBare(b *testing.B) {
 				var tgAllocs, baseAllocs uint64
 				for range b.N {
 					for range rounds {
-						c0, a0 := processCPU(), mallocs()
+						c0, a0 := cpu(tgPID), mallocs()
 						tg = tg.add(loadBodies(b, tgClient, inst.url+rt.path, inst.token, conns, calls/conns, &seq, rt.body))
-						c1, a1 := processCPU(), mallocs()
-						base = base.add(loadBodies(b, bareClient, bare.URL+rt.barePath, inst.token, conns, calls/conns, &seq, rt.body))
-						tgCPU, baseCPU = tgCPU+c1-c0, baseCPU+processCPU()-c1
+						c1, a1 := cpu(tgPID), mallocs()
+						b0 := cpu(barePID)
+						base = base.add(loadBodies(b, bareClient, bareURL+rt.barePath, inst.token, conns, calls/conns, &seq, rt.body))
+						tgCPU, baseCPU = tgCPU+c1-c0, baseCPU+cpu(barePID)-b0
 						tgAllocs, baseAllocs = tgAllocs+a1-a0, baseAllocs+mallocs()-a1
 					}
 				}
@@ -103,8 +129,10 @@ func BenchmarkToolUseVsBare(b *testing.B) {
 				b.ReportMetric((float64(baseCPU)/float64(base.n))/(float64(tgCPU)/float64(tg.n)), "cpu_ratio")
 				// Heap allocations per call, the client's included on both
 				// sides: a count no other load moves.
-				b.ReportMetric(float64(tgAllocs)/float64(tg.n), "toolgate_allocs/call")
-				b.ReportMetric(float64(baseAllocs)/float64(base.n), "bare_allocs/call")
+				if tgPID == 0 {
+					b.ReportMetric(float64(tgAllocs)/float64(tg.n), "toolgate_allocs/call")
+					b.ReportMetric(float64(baseAllocs)/float64(base.n), "bare_allocs/call")
+				}
 				b.ReportMetric(tg.rps(), "toolgate_req/s")
 				b.ReportMetric(base.rps(), "bare_req/s")
 				b.ReportMetric(tg.rps()/base.rps(), "throughput_ratio")
