@@ -82,6 +82,12 @@ func BenchmarkToolUseVsBare(b *testing.B) {
 		}
 		return processCPU() + childCPU(b, pid)
 	}
+	serverCPU := func(pid int) time.Duration {
+		if pid == 0 {
+			return 0
+		}
+		return childCPU(b, pid)
+	}
 	var sess api.Session
 	if code := inst.postJSON(b, "/v1/sessions", map[string]any{}, &sess); code != http.StatusCreated && code != http.StatusOK {
 		b.Fatalf("create session: %d", code)
@@ -109,14 +115,16 @@ func BenchmarkToolUseVsBare(b *testing.B) {
 				var tg, base loadResult
 				var tgCPU, baseCPU time.Duration
 				var tgAllocs, baseAllocs uint64
+				var tgServer, baseServer time.Duration // the servers' own, when they run apart
 				for range b.N {
 					for range rounds {
-						c0, a0 := cpu(tgPID), mallocs()
+						c0, a0, s0 := cpu(tgPID), mallocs(), serverCPU(tgPID)
 						tg = tg.add(loadBodies(b, tgClient, inst.url+rt.path, inst.token, conns, calls/conns, &seq, rt.body))
-						c1, a1 := cpu(tgPID), mallocs()
-						b0 := cpu(barePID)
+						c1, a1, s1 := cpu(tgPID), mallocs(), serverCPU(tgPID)
+						b0, bs0 := cpu(barePID), serverCPU(barePID)
 						base = base.add(loadBodies(b, bareClient, bareURL+rt.barePath, inst.token, conns, calls/conns, &seq, rt.body))
 						tgCPU, baseCPU = tgCPU+c1-c0, baseCPU+cpu(barePID)-b0
+						tgServer, baseServer = tgServer+s1-s0, baseServer+serverCPU(barePID)-bs0
 						tgAllocs, baseAllocs = tgAllocs+a1-a0, baseAllocs+mallocs()-a1
 					}
 				}
@@ -132,6 +140,10 @@ func BenchmarkToolUseVsBare(b *testing.B) {
 				if tgPID == 0 {
 					b.ReportMetric(float64(tgAllocs)/float64(tg.n), "toolgate_allocs/call")
 					b.ReportMetric(float64(baseAllocs)/float64(base.n), "bare_allocs/call")
+				} else {
+					// The servers' own CPU per call, the load generator's left out.
+					b.ReportMetric(float64(tgServer.Microseconds())/float64(tg.n), "toolgate_server_cpu_µs/call")
+					b.ReportMetric(float64(baseServer.Microseconds())/float64(base.n), "bare_server_cpu_µs/call")
 				}
 				b.ReportMetric(tg.rps(), "toolgate_req/s")
 				b.ReportMetric(base.rps(), "bare_req/s")
