@@ -98,19 +98,28 @@ const accessMCPResource = "access_mcp_resource"
 // is not configured or is disabled, or to a tool a connected server does
 // not list: such a call can never succeed, so it must not wait for an
 // approval first.
-func (c *Coordinator) mcpUnreachable(t *Tool, raw json.RawMessage) *outcome {
+//
+// in is raw decoded: a use_mcp_tool input names its server and tool
+// without raw being read again.
+func (c *Coordinator) mcpUnreachable(t *Tool, in any, raw json.RawMessage) *outcome {
 	if t.Name != UseMCPTool && t.Name != accessMCPResource {
 		return nil
 	}
-	var m struct {
-		Server string `json:"server_name"`
-		Tool   string `json:"tool_name"`
+	var server, tool string
+	if n, ok := in.(mcpNamer); ok && t.Name == UseMCPTool {
+		server, tool = n.MCPNames()
+	} else {
+		var m struct {
+			Server string `json:"server_name"`
+			Tool   string `json:"tool_name"`
+		}
+		_ = json.Unmarshal(raw, &m)
+		server, tool = m.Server, m.Tool
 	}
-	_ = json.Unmarshal(raw, &m)
 	if t.Name == accessMCPResource {
-		m.Tool = ""
+		tool = ""
 	}
-	err := c.mcp.Check(m.Server, m.Tool)
+	err := c.mcp.Check(server, tool)
 	var out outcome
 	switch {
 	case err == nil:

@@ -269,7 +269,7 @@ func (c *Coordinator) prepare(s *Session, use api.ToolUse) *callState {
 		cs.stop(failure(api.StatusInvalid, api.ToolCodeInvalid, text))
 		return cs
 	}
-	if out := c.mcpUnreachable(tool, raw); out != nil {
+	if out := c.mcpUnreachable(tool, in, raw); out != nil {
 		cs.stop(*out)
 		return cs
 	}

@@ -40,13 +40,20 @@ func loopKey(cs *callState) string {
 	if cs.tool == nil {
 		input, _, _ = splitTaskProgress(cs.use.Input)
 	}
-	if cs.toolName() != UseMCPTool && canonicalFlat(input) {
+	if name := cs.toolName(); name != UseMCPTool && canonicalFlat(input) || name == UseMCPTool && canonicalMCP(input) {
 		// Already what the round trip below would make of it.
-		return cs.toolName() + "\x00" + string(input)
+		return name + "\x00" + string(input)
 	}
+	return loopKeyRoundTrip(cs.toolName(), input)
+}
+
+// loopKeyRoundTrip is the loop key of a call to name with input: the
+// input decoded and encoded again, which orders its keys and spells its
+// values one way.
+func loopKeyRoundTrip(name string, input json.RawMessage) string {
 	var v any
 	if err := json.Unmarshal(input, &v); err == nil {
-		if m, ok := v.(map[string]any); ok && cs.toolName() == UseMCPTool {
+		if m, ok := v.(map[string]any); ok && name == UseMCPTool {
 			// use_mcp_tool may carry its arguments as a JSON text.
 			if a, ok := m["arguments"].(string); ok {
 				var args any
@@ -62,7 +69,7 @@ func loopKey(cs *callState) string {
 			input = b
 		}
 	}
-	return cs.toolName() + "\x00" + string(input)
+	return name + "\x00" + string(input)
 }
 
 // guardLoop appends Cline's warning (prompts/responses.ts repeatedToolCall)
@@ -93,9 +100,43 @@ func canonicalFlat(b []byte) bool {
 	if len(b) < 2 || b[0] != '{' || b[len(b)-1] != '}' {
 		return false
 	}
-	b = b[1 : len(b)-1]
-	var prev []byte
-	for first := true; len(b) > 0; first = false {
+	return canonicalMembers(b[1:len(b)-1], nil, true)
+}
+
+// canonicalMCP is canonicalFlat for a use_mcp_tool input whose arguments
+// are an object: {"arguments":A,...} with A canonicalFlat and the members
+// after it as canonicalFlat takes them. (The round trip changes nothing
+// else in such an input: it parses arguments only when they are a string
+// and puts in {} only when they are missing or null.) mcp__<server>__<tool>
+// calls arrive in this form (normalizeName) when their arguments are
+// flat, as most are.
+func canonicalMCP(b []byte) bool {
+	const head = `{"arguments":{`
+	if len(b) < len(head)+2 || string(b[:len(head)]) != head || b[len(b)-1] != '}' {
+		return false
+	}
+	// A is over at the first '}' outside a string. A string with an
+	// escape in it is not canonical: should a \" make this scan end
+	// early or late, the A it finds holds the '\\' and is refused.
+	end, quoted := -1, false
+	for i := len(head); i < len(b)-1 && end < 0; i++ {
+		switch b[i] {
+		case '"':
+			quoted = !quoted
+		case '}':
+			if !quoted {
+				end = i
+			}
+		}
+	}
+	return end > 0 && canonicalFlat(b[len(head)-1:end+1]) && canonicalMembers(b[end+1:len(b)-1], []byte("arguments"), false)
+}
+
+// canonicalMembers reports whether b, an object's members between its
+// braces, is as canonicalFlat takes them; prev is the key before b and
+// first says there is none, for members that follow others.
+func canonicalMembers(b, prev []byte, first bool) bool {
+	for ; len(b) > 0; first = false {
 		if !first {
 			if b[0] != ',' || len(b) == 1 {
 				return false

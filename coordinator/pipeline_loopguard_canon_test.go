@@ -40,3 +40,41 @@ func TestCanonicalFlatIsTheRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestCanonicalMCPIsTheRoundTrip: a use_mcp_tool input canonicalMCP takes
+// as it is (the form normalizeName gives mcp__<server>__<tool> calls with
+// flat arguments) is its own loop key: the round trip, which also parses
+// string arguments and puts in missing ones, gives the same bytes. Inputs
+// it would change are refused.
+func TestCanonicalMCPIsTheRoundTrip(t *testing.T) {
+	taken := []string{
+		`{"arguments":{}}`,
+		`{"arguments":{},"server_name":"s","tool_name":"t"}`,
+		`{"arguments":{"text":"x1"},"server_name":"test","tool_name":"echo"}`,
+		`{"arguments":{"a":"}","b":"{","c":null,"d":-12},"server_name":"s}","tool_name":"{t"}`,
+		`{"arguments":{"server_name":"inner"},"server_name":"outer","tool_name":"t"}`,
+	}
+	refused := []string{
+		``, `{}`, `{"arguments":null}`, `{"arguments":"{}"}`, `{"arguments":{}`, `{"arguments":{}}}`,
+		`{"server_name":"s","tool_name":"t"}`, `{"arguments":{"a":{"b":1}}}`, `{"arguments":{"a":[1]}}`,
+		`{"arguments":{"b":1,"a":2}}`, `{"arguments":{"a":"x\"}"},"z":1}`, `{"arguments":{"a":"x\"}","z":1}}`,
+		`{"arguments":{},"arguments":{}}`, `{"arguments":{},"a":1}`, `{"arguments":{},"tool_name":"t","server_name":"s"}`,
+		`{"arguments":{},"server_name":"s",}`, `{"arguments":{} ,"server_name":"s"}`, `{"arguments":{},"server_name":"<s>"}`,
+		`{"arguments":{"a":1.5}}`, `{"arguments":{"a":"é"}}`, `{"arguments":{},"server_name":{"a":1}}`,
+		`{"arguments":{}"server_name":"s"}`, `{"arguments":{"a":1}x}`,
+	}
+	for _, in := range taken {
+		if !canonicalMCP([]byte(in)) {
+			t.Errorf("%s refused", in)
+			continue
+		}
+		if key := loopKeyRoundTrip(UseMCPTool, json.RawMessage(in)); key != UseMCPTool+"\x00"+in {
+			t.Errorf("%s taken as it is, but the round trip gives %q", in, key)
+		}
+	}
+	for _, in := range refused {
+		if canonicalMCP([]byte(in)) {
+			t.Errorf("%s taken as it is", in)
+		}
+	}
+}

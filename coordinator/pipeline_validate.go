@@ -82,6 +82,13 @@ func decodeInto(tool string, in any, v *validator.Validate, raw json.RawMessage)
 	if err := dec.Decode(in); err != nil {
 		return decodeError(tool, err)
 	}
+	// Only well-formed input gets here, so the walk sees all of it.
+	if at, ok := nullItem(raw, reflect.TypeOf(in)); ok {
+		return &InputError{
+			Summary: fmt.Sprintf("Invalid input for tool %s.", tool),
+			Fields:  map[string]string{at: "must not be null (leave the item out)"},
+		}
+	}
 	if err := v.Struct(in); err != nil {
 		return validationError(tool, reflect.TypeOf(in).Elem(), err)
 	}

@@ -170,6 +170,10 @@ func probeInputs(s *jsonschema.Schema, typ reflect.Type) []probe {
 					})
 				})
 			case "array":
+				// An item that is null: the published items are never
+				// nullable, so toolgate must refuse it rather than read a
+				// zero item (an empty glob, an empty edit).
+				probes = append(probes, probe{at + " with a null item", set(func(m map[string]any) { m[name] = []any{nil} })})
 				if schemaType(ps.Items) == "object" {
 					walk(at+"[0].", ps.Items, elemOf(field), func(mutate func(map[string]any)) map[string]any {
 						return set(func(m map[string]any) {
