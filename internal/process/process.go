@@ -364,6 +364,7 @@ func (p *pipes) waitExit(running *exec.Cmd) {
 			}
 		})
 		p.tick = 0
+		<-waited // readUntil also returns once both pipes have ended
 		return
 	}
 	p.fds[2] = fd
