@@ -10,8 +10,8 @@ import (
 )
 
 // CORS for web clients (IDE extensions in a browser tab, webviews). The
-// Origin itself is judged by checkHostAndOrigin, which runs first: by the
-// time cors sees a request its Origin, if any, is allowed. Credentials are
+// Origin itself is judged by hostAndOriginAllowed, which runs first: by the
+// time serveCORS sees a request its Origin, if any, is allowed. Credentials are
 // never allowed (the token travels in Authorization, not in cookies), and
 // the allow-origin header always echoes one origin, never "*".
 
@@ -25,30 +25,28 @@ const corsAllowMethods = "GET, POST, PATCH, DELETE"
 // corsExposeHeaders are the response headers a cross-origin client may read.
 const corsExposeHeaders = "Location, WWW-Authenticate, Retry-After"
 
-// cors answers preflights from allowed origins and marks responses to them
+// serveCORS answers preflights from allowed origins and marks responses to them
 // readable. A preflight never reaches the token check: browsers send it
 // without the Authorization header.
-func (s *Server) cors(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		origin := r.Header.Get("Origin")
-		if origin == "" {
-			next.ServeHTTP(w, r)
-			return
-		}
-		h := w.Header()
-		h.Add("Vary", "Origin")
-		h.Set("Access-Control-Allow-Origin", origin)
-		if r.Method != http.MethodOptions || r.Header.Get("Access-Control-Request-Method") == "" {
-			h.Set("Access-Control-Expose-Headers", corsExposeHeaders)
-			next.ServeHTTP(w, r)
-			return
-		}
-		h.Add("Vary", "Access-Control-Request-Method, Access-Control-Request-Headers")
-		h.Set("Access-Control-Allow-Methods", corsAllowMethods)
-		h.Set("Access-Control-Allow-Headers", corsAllowHeaders)
-		h.Set("Access-Control-Max-Age", "600")
-		w.WriteHeader(http.StatusNoContent)
-	})
+func (s *Server) serveCORS(w http.ResponseWriter, r *http.Request, next http.Handler) {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		next.ServeHTTP(w, r)
+		return
+	}
+	h := w.Header()
+	h.Add("Vary", "Origin")
+	h.Set("Access-Control-Allow-Origin", origin)
+	if r.Method != http.MethodOptions || r.Header.Get("Access-Control-Request-Method") == "" {
+		h.Set("Access-Control-Expose-Headers", corsExposeHeaders)
+		next.ServeHTTP(w, r)
+		return
+	}
+	h.Add("Vary", "Access-Control-Request-Method, Access-Control-Request-Headers")
+	h.Set("Access-Control-Allow-Methods", corsAllowMethods)
+	h.Set("Access-Control-Allow-Headers", corsAllowHeaders)
+	h.Set("Access-Control-Max-Age", "600")
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // crossSiteWithoutOrigin reports a request that the browser says comes from

@@ -16,26 +16,25 @@ import (
 // loopbackHosts are always accepted in the Host header.
 var loopbackHosts = []string{"localhost", "127.0.0.1", "::1"}
 
-// checkHostAndOrigin refuses, before anything else runs, requests whose
+// hostAndOriginAllowed refuses, before any route runs, requests whose
 // Host is not an allowed name (DNS rebinding: a page on evil.example that
 // resolves to 127.0.0.1 sends Host evil.example) and requests carrying an
-// Origin that is not allowed (a cross-site page in the user's browser).
-func (s *Server) checkHostAndOrigin(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !s.hostAllowed(r.Host) && !probeRoute(r) {
-			s.writeError(w, r, errorf(api.CodeForbiddenHost, "host "+strconv.Quote(r.Host)+" is not allowed"))
-			return
-		}
-		if origin := r.Header.Get("Origin"); origin != "" && !s.originAllowed(origin, r.Host) {
-			s.writeError(w, r, errorf(api.CodeForbiddenOrigin, "origin "+strconv.Quote(origin)+" is not allowed"))
-			return
-		}
-		if crossSiteWithoutOrigin(r) {
-			s.writeError(w, r, errorf(api.CodeForbiddenOrigin, "cross-site requests must carry an allowed Origin"))
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
+// Origin that is not allowed (a cross-site page in the user's browser). It
+// answers a refused request itself and reports false.
+func (s *Server) hostAndOriginAllowed(w http.ResponseWriter, r *http.Request) bool {
+	if !s.hostAllowed(r.Host) && !probeRoute(r) {
+		s.writeError(w, r, errorf(api.CodeForbiddenHost, "host "+strconv.Quote(r.Host)+" is not allowed"))
+		return false
+	}
+	if origin := r.Header.Get("Origin"); origin != "" && !s.originAllowed(origin, r.Host) {
+		s.writeError(w, r, errorf(api.CodeForbiddenOrigin, "origin "+strconv.Quote(origin)+" is not allowed"))
+		return false
+	}
+	if crossSiteWithoutOrigin(r) {
+		s.writeError(w, r, errorf(api.CodeForbiddenOrigin, "cross-site requests must carry an allowed Origin"))
+		return false
+	}
+	return true
 }
 
 // hostAllowed accepts a loopback name with any port (docker -p 8080:7420,

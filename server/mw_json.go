@@ -15,7 +15,7 @@ func (s *Server) requireJSON(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ct := r.Header.Get("Content-Type")
 		hasBody := r.ContentLength > 0 || r.ContentLength < 0 && r.Body != nil && r.Body != http.NoBody
-		if ct != "" || hasBody {
+		if ct != "application/json" && (ct != "" || hasBody) { // the usual header needs no parsing
 			mt, _, err := mime.ParseMediaType(ct)
 			if err != nil || mt != "application/json" {
 				s.writeError(w, r, errorf(api.CodeUnsupportedMedia, "request bodies must be application/json"))

@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
-	"github.com/go-chi/chi/v5/middleware"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
@@ -59,12 +58,11 @@ func (s *Server) routes() http.Handler {
 	return r
 }
 
-// middleware is the order every request passes through, outermost first:
-// request id, log, metrics, recover (inside those three, so a panic is
-// logged under its request id and counted), the body read deadline,
-// Host/Origin, CORS.
+// middleware is what every request passes through before its route: one
+// layer (front) doing, outermost first, the request id, the log line, the
+// metrics, the recovery (inside those three, so a panic is logged under
+// its request id and counted), the body read deadline, Host/Origin, CORS
+// and the trace context.
 func (s *Server) middleware() []func(http.Handler) http.Handler {
-	return []func(http.Handler) http.Handler{
-		middleware.RequestID, s.requestLog, s.instrument, s.recoverer, s.bodyDeadline, s.checkHostAndOrigin, s.cors, s.traceContext,
-	}
+	return []func(http.Handler) http.Handler{s.front}
 }

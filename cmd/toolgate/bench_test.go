@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +10,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -30,7 +33,10 @@ import (
 // handler then decodes the message and answers a user message). It reports
 // both throughputs, both p99 latencies and the throughput ratio at 1, 16
 // and 64 connections, and the CPU time per call of each side with their
-// ratio (cpu_ratio), which other load on the machine disturbs less.
+// ratio (cpu_ratio), which other load on the machine disturbs less, and
+// the heap allocations per call of each side, which it does not disturb.
+// The CPU profile (-cpuprofile) labels samples side=toolgate, bare or
+// client: go tool pprof -tagfocus side=toolgate.
 //
 //	go test -run '^$' -bench ToolUseVsBare -benchtime 3x ./cmd/toolgate/
 func BenchmarkToolUseVsBare(b *testing.B) {
@@ -39,8 +45,17 @@ func BenchmarkToolUseVsBare(b *testing.B) {
 	if err := os.WriteFile(filepath.Join(dir, "one_kb.txt"), []byte(content), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	inst := start(b, dir, benchLogArgs()...)
-	bare := httptest.NewServer(bareReadFile(b, dir))
+	// Profile labels (side=toolgate, bare, client) tell the three apart
+	// in a CPU profile: goroutines inherit the labels of the one that
+	// started them.
+	var inst *instance
+	pprof.Do(context.Background(), pprof.Labels("side", "toolgate"), func(context.Context) {
+		inst = start(b, dir, benchLogArgs()...)
+	})
+	var bare *httptest.Server
+	pprof.Do(context.Background(), pprof.Labels("side", "bare"), func(context.Context) {
+		bare = httptest.NewServer(bareReadFile(b, dir))
+	})
 	defer bare.Close()
 	var sess api.Session
 	if code := inst.postJSON(b, "/v1/sessions", map[string]any{}, &sess); code != http.StatusCreated && code != http.StatusOK {
@@ -68,13 +83,15 @@ func BenchmarkToolUseVsBare(b *testing.B) {
 				defer bareClient.CloseIdleConnections()
 				var tg, base loadResult
 				var tgCPU, baseCPU time.Duration
+				var tgAllocs, baseAllocs uint64
 				for range b.N {
 					for range rounds {
-						c0 := processCPU()
+						c0, a0 := processCPU(), mallocs()
 						tg = tg.add(loadBodies(b, tgClient, inst.url+rt.path, inst.token, conns, calls/conns, &seq, rt.body))
-						c1 := processCPU()
+						c1, a1 := processCPU(), mallocs()
 						base = base.add(loadBodies(b, bareClient, bare.URL+rt.barePath, inst.token, conns, calls/conns, &seq, rt.body))
 						tgCPU, baseCPU = tgCPU+c1-c0, baseCPU+processCPU()-c1
+						tgAllocs, baseAllocs = tgAllocs+a1-a0, baseAllocs+mallocs()-a1
 					}
 				}
 				// The CPU time of the process (client and server alike) per
@@ -84,6 +101,10 @@ func BenchmarkToolUseVsBare(b *testing.B) {
 				b.ReportMetric(float64(tgCPU.Microseconds())/float64(tg.n), "toolgate_cpu_µs/call")
 				b.ReportMetric(float64(baseCPU.Microseconds())/float64(base.n), "bare_cpu_µs/call")
 				b.ReportMetric((float64(baseCPU)/float64(base.n))/(float64(tgCPU)/float64(tg.n)), "cpu_ratio")
+				// Heap allocations per call, the client's included on both
+				// sides: a count no other load moves.
+				b.ReportMetric(float64(tgAllocs)/float64(tg.n), "toolgate_allocs/call")
+				b.ReportMetric(float64(baseAllocs)/float64(base.n), "bare_allocs/call")
 				b.ReportMetric(tg.rps(), "toolgate_req/s")
 				b.ReportMetric(base.rps(), "bare_req/s")
 				b.ReportMetric(tg.rps()/base.rps(), "throughput_ratio")
@@ -101,6 +122,13 @@ func processCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// mallocs is the number of heap allocations the process has made.
+func mallocs() uint64 {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.Mallocs
 }
 
 // readFileBody is a read_file tool_use of the 1 KB file with the id toolu_n.
@@ -200,6 +228,8 @@ func loadEach(b *testing.B, client *http.Client, urls []string, token string, cl
 	lat := make([][]time.Duration, clients)
 	var wg sync.WaitGroup
 	start := time.Now()
+	defer pprof.SetGoroutineLabels(context.Background())
+	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels("side", "client")))
 	for c := range clients {
 		wg.Add(1)
 		go func() {
