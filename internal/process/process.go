@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -129,7 +128,9 @@ func runOnce(ctx context.Context, o Options) (Result, error) {
 		confined.Finish()
 		return Result{ExitCode: -1}, err
 	}
-	cmd := exec.CommandContext(runCtx, path, argv[1:]...)
+	// Not exec.CommandContext: its watch of the context costs a goroutine
+	// per run. The context's end kills the run below (context.AfterFunc).
+	cmd := exec.Command(path, argv[1:]...)
 	cmd.Args[0] = argv[0] // the name the command was given ($0 of bash -c)
 	cmd.Dir, cmd.Env, cmd.Stdin = o.Dir, env, o.Stdin
 	if o.Stdin == nil {
@@ -151,19 +152,8 @@ func runOnce(ctx context.Context, o Options) (Result, error) {
 			cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, int(cg.fd.Fd())
 		}
 	}
-	// running is the process the command runs as: cmd, or the sandbox
-	// started ahead of time that it was handed to (confined.Running).
-	running := cmd
-	// kill ends the group and, where there is one, everything in the
-	// run's cgroup, processes that left the group included.
-	kill := func() error {
-		err := killGroup(running.Process.Pid)
-		if cg != nil {
-			cg.kill()
-		}
-		return err
-	}
-	cmd.Cancel = kill
+	// Bounds the wait for a standard input copied from a reader once the
+	// shell has ended.
 	cmd.WaitDelay = o.Grace
 	if limit := confined.LimitReached(); limit != nil {
 		// A run that reached a sandbox limit is ended as a whole.
@@ -174,6 +164,11 @@ func runOnce(ctx context.Context, o Options) (Result, error) {
 			case <-runCtx.Done():
 			}
 		}()
+	}
+	if err := runCtx.Err(); err != nil {
+		// Ended before it began, as exec.CommandContext would report.
+		confined.Finish()
+		return Result{ExitCode: -1}, err
 	}
 
 	k := &sink{out: o.Output, onChunk: o.OnChunk, onBytes: o.OnBytes,
@@ -187,23 +182,43 @@ func runOnce(ctx context.Context, o Options) (Result, error) {
 		}
 		return Result{ExitCode: -1}, err
 	}
+	defer pipes.close()
 	start := time.Now()
-	if r := confined.Running(cmd); r != cmd {
-		// Set only here: cmd, never started, has no Cancel to race with.
-		// And the context does not end r by itself.
-		running = r
-		stop := context.AfterFunc(runCtx, func() { _ = kill() })
-		defer stop()
+	// running is the process the command runs as: cmd, or the sandbox
+	// started ahead of time that it was handed to.
+	running := confined.Running(cmd)
+	// kill ends the group and, where there is one, everything in the
+	// run's cgroup, processes that left the group included. Once the run
+	// is over it does nothing: its cgroup may be another run's by then.
+	var killMu sync.Mutex
+	over := false
+	kill := func() {
+		killMu.Lock()
+		defer killMu.Unlock()
+		if over {
+			return
+		}
+		_ = killGroup(running.Process.Pid)
+		if cg != nil {
+			cg.kill()
+		}
 	}
+	defer func() {
+		killMu.Lock()
+		over = true
+		killMu.Unlock()
+	}()
+	stop := context.AfterFunc(runCtx, kill)
+	defer stop()
 	if o.OnStart != nil {
 		o.OnStart()
 	}
-	_ = running.Wait() // how it ended is in ProcessState
+	pipes.waitExit(running)
 	// Decided when the shell ended: a timeout firing during the drain
 	// below did not end it.
 	cancelled := ctx.Err() != nil
 	timedOut := !cancelled && errors.Is(context.Cause(runCtx), ErrTimedOut)
-	stray := pipes.drain(runCtx.Done(), o.Grace, kill)
+	stray := pipes.drain(o.Grace, kill)
 	res := Result{ExitCode: running.ProcessState.ExitCode(), Stray: stray, Duration: time.Since(start),
 		TimedOut: timedOut, Cancelled: cancelled, Limit: confined.Finish()}
 	if ws, ok := running.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
@@ -262,46 +277,55 @@ var devNull = sync.OnceValue(func() *os.File {
 	return f
 })
 
-// outputPipe makes a pipe for one output stream. Only the read end is
-// non-blocking and watched by the runtime's poller; the write end, which
-// the child gets and this process closes at once, stays blocking and out
-// of the poller (os.Pipe would register it and switch it back).
-func outputPipe() (r, w *os.File, err error) {
+// outputPipe makes a pipe for one output stream. The read end is
+// non-blocking and read by Run's own poll loop; the write end, which the
+// child gets and this process closes at once, stays blocking.
+func outputPipe() (r int, w *os.File, err error) {
 	var p [2]int
 	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
-		return nil, nil, os.NewSyscallError("pipe2", err)
+		return -1, nil, os.NewSyscallError("pipe2", err)
 	}
-	if err := unix.SetNonblock(p[0], true); err != nil {
+	if _, err := unix.FcntlInt(uintptr(p[0]), unix.F_SETFL, unix.O_NONBLOCK); err != nil {
 		_ = unix.Close(p[0])
 		_ = unix.Close(p[1])
-		return nil, nil, os.NewSyscallError("fcntl", err)
+		return -1, nil, os.NewSyscallError("fcntl", err)
 	}
-	return os.NewFile(uintptr(p[0]), "|0"), os.NewFile(uintptr(p[1]), "|1"), nil
+	return p[0], os.NewFile(uintptr(p[1]), "|1"), nil
 }
 
-// pipes are the read ends of stdout and stderr and their readers.
+// pipes are the read ends of stdout and stderr, read by one poll loop on
+// the goroutine that runs the command: it waits in one system call for
+// output and for the shell's end, where reader goroutines and a wait for
+// the exit would each cost a hand-off between threads.
 type pipes struct {
-	files []*os.File
-	done  chan struct{}
+	// fds are the read ends of stdout and stderr and, while the shell
+	// runs, its pidfd; -1 once closed.
+	fds     [3]int
+	streams [2]*streamer
+	buf     *[]byte
+	// tick, when set, bounds each poll: the end is then learnt otherwise.
+	tick time.Duration
 }
 
 // start starts cmd: a sandboxed run's Prepared.Start, which may begin it
 // inside its limit cgroups.
 func startWithPipes(cmd *exec.Cmd, start func(*exec.Cmd) error, k *sink, delay time.Duration) (*pipes, error) {
-	p := &pipes{done: make(chan struct{})}
+	p := &pipes{fds: [3]int{-1, -1, -1}}
 	var writers []*os.File
 	closeAll := func() {
-		for _, f := range append(p.files, writers...) {
-			f.Close()
+		for _, w := range writers {
+			w.Close()
 		}
+		p.close()
 	}
-	for range 2 {
+	for i, name := range []string{"stdout", "stderr"} {
 		r, w, err := outputPipe()
 		if err != nil {
 			closeAll()
 			return nil, err
 		}
-		p.files, writers = append(p.files, r), append(writers, w)
+		p.fds[i], writers = r, append(writers, w)
+		p.streams[i] = &streamer{name: name, sink: k, delay: delay}
 	}
 	cmd.Stdout, cmd.Stderr = writers[0], writers[1]
 	if err := start(cmd); err != nil {
@@ -311,57 +335,141 @@ func startWithPipes(cmd *exec.Cmd, start func(*exec.Cmd) error, k *sink, delay t
 	for _, w := range writers {
 		w.Close() // the child holds its own copies
 	}
-	// The reader that ends last closes done.
-	var open atomic.Int32
-	open.Store(2)
-	for i, name := range []string{"stdout", "stderr"} {
-		s := &streamer{name: name, sink: k, delay: delay}
-		go func() {
-			s.read(p.files[i])
-			if open.Add(-1) == 0 {
-				close(p.done)
-			}
-		}()
-	}
+	p.buf = readBuffers.Get().(*[]byte)
 	return p, nil
 }
 
-// drain waits for both pipes to reach their end. Processes that keep them
-// open past the grace period (a background job, a daemon) are killed, and
-// the pipes are closed under them so that nothing waits any longer; it
-// reports whether that was needed. stop (a timeout or cancellation) kills
-// the group at once, yet what the killed processes wrote before is still
-// read to the end.
-func (p *pipes) drain(stop <-chan struct{}, grace time.Duration, kill func() error) (stray bool) {
-	defer func() {
-		for _, f := range p.files {
-			f.Close()
-		}
-	}()
-	deadline := time.Now().Add(grace)
-	t := time.NewTimer(grace)
-	defer t.Stop()
-	select {
-	case <-p.done:
-		return false
-	case <-t.C:
-		stray = true
-	case <-stop:
+// pidfdOpen is unix.PidfdOpen; tests make it fail.
+var pidfdOpen = unix.PidfdOpen
+
+// waitExit reads the output until the shell has ended, then waits for it
+// (running.ProcessState is set on return).
+func (p *pipes) waitExit(running *exec.Cmd) {
+	fd, err := pidfdOpen(running.Process.Pid, 0)
+	if err != nil {
+		// No pidfd (an old kernel, a filter): a goroutine waits, and the
+		// loop looks every few milliseconds whether it is done.
+		waited := make(chan struct{})
+		go func() {
+			_ = running.Wait()
+			close(waited)
+		}()
+		p.tick = 5 * time.Millisecond
+		p.readUntil(func() bool {
+			select {
+			case <-waited:
+				return true
+			default:
+				return false
+			}
+		})
+		p.tick = 0
+		<-waited // readUntil also returns once both pipes have ended
+		return
 	}
-	_ = kill()
+	p.fds[2] = fd
+	p.readUntil(func() bool { return p.fds[2] < 0 })
+	_ = running.Wait() // the shell has ended: this only reaps it
+}
+
+// readUntil polls and reads until done reports true or, when done is nil,
+// until both pipes have ended; it stops at the deadline, if one is set.
+// The third descriptor is closed once it is ready.
+func (p *pipes) readUntil(done func() bool, deadline ...time.Time) bool {
+	var pfd [3]unix.PollFd
+	for {
+		if done != nil && done() || p.fds[0] < 0 && p.fds[1] < 0 && p.fds[2] < 0 {
+			return true
+		}
+		timeout := -1
+		if len(deadline) > 0 {
+			left := time.Until(deadline[0])
+			if left <= 0 {
+				return false
+			}
+			timeout = int((left + time.Millisecond - 1) / time.Millisecond)
+		}
+		if p.tick > 0 && (timeout < 0 || timeout > int(p.tick/time.Millisecond)) {
+			timeout = int(p.tick / time.Millisecond)
+		}
+		for i, fd := range p.fds {
+			pfd[i] = unix.PollFd{Fd: int32(fd), Events: unix.POLLIN}
+		}
+		if _, err := unix.Poll(pfd[:], timeout); err != nil {
+			if err == unix.EINTR {
+				continue
+			}
+			// Not expected; read what is there rather than spin.
+			for i := range 3 {
+				pfd[i].Revents = unix.POLLIN
+			}
+		}
+		for i := range 2 {
+			if pfd[i].Revents != 0 && p.fds[i] >= 0 {
+				p.read(i)
+			}
+		}
+		if pfd[2].Revents != 0 && p.fds[2] >= 0 {
+			_ = unix.Close(p.fds[2])
+			p.fds[2] = -1
+		}
+	}
+}
+
+// read reads once from stream i; at its end it flushes what is left and
+// closes the pipe.
+func (p *pipes) read(i int) {
+	n, err := unix.Read(p.fds[i], *p.buf)
+	if n > 0 {
+		p.streams[i].add((*p.buf)[:n])
+		return
+	}
+	if err == unix.EAGAIN || err == unix.EINTR {
+		return
+	}
+	p.end(i)
+}
+
+// end flushes stream i and closes its pipe.
+func (p *pipes) end(i int) {
+	p.streams[i].end()
+	_ = unix.Close(p.fds[i])
+	p.fds[i] = -1
+}
+
+// drain reads both pipes to their end once the shell has ended. Processes
+// that keep them open past the grace period (a background job, a daemon)
+// are killed, and the pipes are closed under them so that nothing waits
+// any longer; it reports whether that was needed. A timeout or a
+// cancellation has killed the group already (Run's context.AfterFunc),
+// yet what the killed processes wrote before is still read to the end.
+func (p *pipes) drain(grace time.Duration, kill func()) (stray bool) {
+	if p.readUntil(nil, time.Now().Add(grace)) {
+		return false
+	}
+	kill()
 	// Killed processes release the pipes at once; only one that left the
 	// group (setsid) where there is no cgroup can hold them now.
-	t.Reset(max(time.Until(deadline), 100*time.Millisecond))
-	select {
-	case <-p.done:
-		return stray
-	case <-t.C:
-	}
-	for _, f := range p.files {
-		f.Close() // ends the readers' blocked reads
-	}
-	<-p.done
+	p.readUntil(nil, time.Now().Add(100*time.Millisecond))
 	return true
+}
+
+// close closes what is still open and ends the streams whose pipes were
+// abandoned.
+func (p *pipes) close() {
+	for i := range 2 {
+		if p.fds[i] >= 0 {
+			p.end(i)
+		}
+	}
+	if p.fds[2] >= 0 {
+		_ = unix.Close(p.fds[2])
+		p.fds[2] = -1
+	}
+	if p.buf != nil {
+		readBuffers.Put(p.buf)
+		p.buf = nil
+	}
 }
 
 // killGroup kills every process of the group led by pid.

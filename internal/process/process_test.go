@@ -548,3 +548,31 @@ func TestBashFollowsPATH(t *testing.T) {
 		t.Errorf("exit %d output %q, want the system's bash", res.ExitCode, text(t, out))
 	}
 }
+
+// Where pidfds cannot be had, a run still streams its output, learns of
+// the shell's end while a background job holds the pipes, and is ended by
+// its timeout.
+func TestRunWithoutPidfd(t *testing.T) {
+	saved := pidfdOpen
+	pidfdOpen = func(int, int) (int, error) { return -1, syscall.ENOSYS }
+	t.Cleanup(func() { pidfdOpen = saved })
+
+	c := newChunks()
+	res, out := run(t, t.Context(), Options{Command: "echo out; echo err >&2; exit 4", OnChunk: c.add})
+	if res.ExitCode != 4 || c.joined("stdout") != "out\n" || c.joined("stderr") != "err\n" || text(t, out) == "" {
+		t.Errorf("exit %d stdout %q stderr %q, want 4 out err", res.ExitCode, c.joined("stdout"), c.joined("stderr"))
+	}
+	res, out = run(t, t.Context(), Options{Command: "sleep 999 & echo bg=$!", Grace: 200 * time.Millisecond})
+	if !res.Stray || res.ExitCode != 0 {
+		t.Errorf("Stray %v exit %d, want true 0", res.Stray, res.ExitCode)
+	}
+	_, rest, _ := strings.Cut(text(t, out), "bg=")
+	pid, err := strconv.Atoi(strings.TrimSpace(rest))
+	if err != nil {
+		t.Fatalf("output %q: %v", text(t, out), err)
+	}
+	gone(t, pid)
+	if res, _ := run(t, t.Context(), Options{Command: "sleep 999", Timeout: 100 * time.Millisecond}); !res.TimedOut || res.Signal != "SIGKILL" {
+		t.Errorf("TimedOut %v signal %q, want true SIGKILL", res.TimedOut, res.Signal)
+	}
+}

@@ -3,7 +3,6 @@ package process
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"sync"
 	"time"
 )
@@ -85,20 +84,8 @@ type streamer struct {
 	timer   *time.Timer
 }
 
-// read copies the pipe until it ends or is closed, then flushes the rest.
-func (s *streamer) read(r *os.File) {
-	bp := readBuffers.Get().(*[]byte)
-	defer readBuffers.Put(bp)
-	buf := *bp
-	for {
-		n, err := r.Read(buf)
-		if n > 0 {
-			s.add(buf[:n])
-		}
-		if err != nil {
-			break
-		}
-	}
+// end flushes what is left once the pipe has ended or was abandoned.
+func (s *streamer) end() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.timer != nil {
