@@ -29,15 +29,6 @@ type Config struct {
 	Port int `json:"-"`
 	// MaxBodyBytes caps request bodies.
 	MaxBodyBytes int64 `json:"max_body_bytes"`
-	// GCPercent is the heap growth, in percent of the live heap, that
-	// starts a garbage collection (default 400; Go's own default is 100).
-	// The process applies it, with GCMemoryLimitMB; GOGC or GOMEMLIMIT in
-	// the environment leave Go's collector as they set it.
-	GCPercent int `json:"gc_percent,omitempty"`
-	// GCMemoryLimitMB is the process's memory, in MiB, past which the
-	// collector runs sooner than GCPercent says (default 64), though never
-	// more often than Go's default would for the live heap.
-	GCMemoryLimitMB int `json:"gc_memory_limit_mb,omitempty"`
 	// ReadTimeout bounds the time to receive a request body, from the end
 	// of its headers (default 30s): a slower body gets 408.
 	ReadTimeout coordinator.Duration `json:"read_timeout,omitempty"`

@@ -80,8 +80,6 @@ func checkServer(p *problemList, s *server.Config) {
 	p.addErrs("server", server.CheckHosts(s.AllowedHosts))
 	p.addErrs("server", server.CheckOrigins(s.AllowedOrigins))
 	notNegative(p, "server.max_body_bytes", s.MaxBodyBytes)
-	notNegative(p, "server.gc_percent", s.GCPercent)
-	notNegative(p, "server.gc_memory_limit_mb", s.GCMemoryLimitMB)
 	notNegative(p, "server.read_timeout", s.ReadTimeout)
 	notNegative(p, "server.sse_stall_timeout", s.SSEStallTimeout)
 }

@@ -102,7 +102,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdin
 	for _, w := range cfg.Warnings {
 		logger.Warn(w, "config", o.config)
 	}
-	defer tuneGC(cfg.Server.GCPercent, cfg.Server.GCMemoryLimitMB, getenv)()
 	ws, err := coordinator.OpenWorkspace(o.workspace)
 	if err != nil {
 		return err
