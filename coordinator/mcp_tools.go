@@ -120,14 +120,12 @@ func (c *Coordinator) mcpUnreachable(t *Tool, in any, raw json.RawMessage) *outc
 		tool = ""
 	}
 	err := c.mcp.Check(server, tool)
-	var out outcome
-	switch {
-	case err == nil:
+	if err == nil {
 		return nil
-	case errors.Is(err, mcphub.ErrDisabled):
+	}
+	out := failure(api.StatusUnknownTool, api.ToolCodeUnknownTool, err.Error())
+	if errors.Is(err, mcphub.ErrDisabled) {
 		out = failure(api.StatusFailed, api.ToolCodeMCPUnavailable, err.Error())
-	default:
-		out = failure(api.StatusUnknownTool, api.ToolCodeUnknownTool, err.Error())
 	}
 	return &out
 }

@@ -90,6 +90,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdin
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	defer keepHeapFloor(getenv)()
 	cfg, err := loadConfig(o.config)
 	if err != nil {
 		return err
