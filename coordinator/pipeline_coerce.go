@@ -53,17 +53,34 @@ func coerceStrings(raw json.RawMessage, types map[string]string) json.RawMessage
 	return out
 }
 
-// namesAny reports whether raw may hold one of the typed parameters: a
-// key is its name in quotes, unless escapes spell it otherwise (then the
-// full decode decides). Most calls carry none of them (read_file's path
-// alone), and skip decoding and re-encoding the input.
+// namesAny reports whether raw may hold one of the typed parameters with
+// a string value: a key is its name in quotes followed by a colon, and its
+// value a string when the next byte is a quote. Unless escapes spell them
+// otherwise: then the full decode decides. Most calls carry no such value
+// (read_file's path alone, execute_command's requires_approval as a
+// boolean), and skip decoding and re-encoding the input.
 func namesAny(raw json.RawMessage, types map[string]string) bool {
 	if bytes.IndexByte(raw, '\\') >= 0 {
 		return true
 	}
 	for name := range types {
-		if bytes.Contains(raw, []byte(`"`+name+`"`)) {
-			return true
+		for rest := []byte(raw); ; {
+			i := bytes.Index(rest, []byte(name))
+			if i < 0 {
+				break
+			}
+			before, after := rest[:i], rest[i+len(name):]
+			rest = after
+			if len(before) == 0 || before[len(before)-1] != '"' || len(after) == 0 || after[0] != '"' {
+				continue
+			}
+			v := bytes.TrimLeft(after[1:], " \t\r\n")
+			if len(v) == 0 || v[0] != ':' {
+				continue // a string value, not a key
+			}
+			if v = bytes.TrimLeft(v[1:], " \t\r\n"); len(v) > 0 && v[0] == '"' {
+				return true
+			}
 		}
 	}
 	return false
