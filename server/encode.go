@@ -29,6 +29,25 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
 	return nil
 }
 
+// decodeKeeping is decode that also returns the body it read, for a
+// second look when v is not what the body holds: a body that is one JSON
+// value comes back with the error of decoding it into v (nil when it
+// fits); any other gets no body and decode's error. Reading the body once
+// spares the usual body a second decoding.
+func (s *Server) decodeKeeping(w http.ResponseWriter, r *http.Request, v any) ([]byte, error) {
+	var body bytes.Buffer
+	dec := json.NewDecoder(io.TeeReader(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), &body))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if dec.InputOffset() == 0 { // the body holds no JSON value: nothing was decoded
+		return nil, decodeError(err)
+	}
+	if _, terr := dec.Token(); !errors.Is(terr, io.EOF) {
+		return nil, errorf(api.CodeInvalidJSON, "request body must hold one JSON value")
+	}
+	return body.Bytes(), err
+}
+
 func decodeError(err error) error {
 	var tooLarge *http.MaxBytesError
 	var syntax *json.SyntaxError

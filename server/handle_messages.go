@@ -17,18 +17,16 @@ func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	var body json.RawMessage
-	if err := s.decode(w, r, &body); err != nil {
-		return err
-	}
 	// An Anthropic message first: a body that decodes as one holds none
 	// of the keys openAIBody looks for (TestMessageKeysAreNotOpenAIKeys),
 	// so only a body that does not is probed for OpenAI's shapes. The
-	// usual body is decoded once more, not twice.
+	// usual body is read and decoded once.
 	var whole apiMessage
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&whole); err != nil {
+	body, err := s.decodeKeeping(w, r, &whole)
+	if body == nil {
+		return err
+	}
+	if err != nil {
 		format, openAI, oerr := openAIBody(body)
 		if oerr != nil {
 			return oerr

@@ -157,3 +157,61 @@ func TestRequestBodies(t *testing.T) {
 		}
 	})
 }
+
+// TestMessageBodies: the messages route, which reads its body once for
+// both an Anthropic message and the OpenAI shapes, answers a body that is
+// not one JSON value as POST /v1/tool_use does, each error with its code
+// and message, before looking at what the value holds.
+func TestMessageBodies(t *testing.T) {
+	ts := newTestServer(t, func(c *Config) { c.MaxBodyBytes = 4096 })
+	sess := decodeBody[api.Session](t, ts.do(t, "POST", "/v1/sessions", map[string]any{}), http.StatusCreated)
+	send := func(t *testing.T, body string) (int, api.ErrorResponse) {
+		t.Helper()
+		req := ts.request(t, "POST", "/v1/sessions/"+sess.ID+"/messages", nil)
+		req.Body = http.NoBody
+		if body != "" {
+			req.Body = nopCloser{strings.NewReader(body)}
+			req.ContentLength = int64(len(body))
+		}
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode == http.StatusOK {
+			resp.Body.Close()
+			return resp.StatusCode, api.ErrorResponse{}
+		}
+		return resp.StatusCode, decodeBody[api.ErrorResponse](t, resp, resp.StatusCode)
+	}
+	msg := func(id string) string {
+		return `{"role":"assistant","content":[{"type":"tool_use","id":"` + id + `","name":"echo","input":{"text":"x"}}]}`
+	}
+	cases := []struct {
+		name, body string
+		status     int
+		code, msg  string
+	}{
+		{"empty", "", 400, api.CodeInvalidJSON, "request body is empty; a JSON object is required"},
+		{"malformed", `{"role":`, 400, api.CodeInvalidJSON, "malformed JSON: unexpected EOF"},
+		{"syntax", ` {"role" "assistant"}`, 400, api.CodeInvalidJSON, "malformed JSON at byte 10: invalid character '\"' after object key"},
+		{"too large", `{"role":"assistant","content":[{"type":"text","text":"` + strings.Repeat("x", 5000) + `"}]}`, 413, api.CodeBodyTooLarge, "request body is larger than 4096 bytes"},
+		{"two values", msg("toolu_m1") + msg("toolu_m2"), 400, api.CodeInvalidJSON, "request body must hold one JSON value"},
+		{"unknown field, then junk", `{"role":"assistant","content":[],"bogus":1} x`, 400, api.CodeInvalidJSON, "request body must hold one JSON value"},
+		{"unknown field", `{"role":"assistant","content":[],"bogus":1}`, 400, api.CodeValidation, "unknown field bogus"},
+		{"wrong type", `{"role":"assistant","content":{}}`, 400, api.CodeValidation, "a field has the wrong type"},
+		{"message, trailing space", msg("toolu_m3") + " \n", 200, "", ""},
+		{"openai chat message", `{"role":"assistant","tool_calls":[{"id":"call_m4","type":"function","function":{"name":"echo","arguments":"{\"text\":\"x\"}"}}]}`, 200, "", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			status, e := send(t, c.body)
+			if status != c.status {
+				t.Fatalf("status %d %+v, want %d", status, e.Error, c.status)
+			}
+			if c.code != "" && (e.Error == nil || e.Error.Code != c.code || e.Error.Message != c.msg) {
+				t.Errorf("error %+v, want %s %q", e.Error, c.code, c.msg)
+			}
+		})
+	}
+}
