@@ -85,7 +85,7 @@ func toolUses(msg api.AssistantMessage) ([]api.ToolUse, error) {
 		return nil, &api.Error{Code: api.CodeValidation, Message: `role must be "assistant"`, Fields: map[string]string{"role": `must be "assistant"`}}
 	}
 	var uses []api.ToolUse
-	seen := map[string]bool{}
+	var seen map[string]bool // made for a second block: most messages hold one
 	for i, raw := range msg.Content {
 		use, isToolUse, err := toolUseBlock(i, raw)
 		if err != nil {
@@ -94,14 +94,19 @@ func toolUses(msg api.AssistantMessage) ([]api.ToolUse, error) {
 		if !isToolUse {
 			continue
 		}
-		if err := checkToolUse(use, fmt.Sprintf("content[%d].", i)); err != nil {
-			return nil, err
+		if !wellFormed(use) { // the field names are made for an invalid block only
+			return nil, checkToolUse(use, fmt.Sprintf("content[%d].", i))
+		}
+		if len(uses) == 1 {
+			seen = map[string]bool{uses[0].ID: true}
 		}
 		if seen[use.ID] {
 			return nil, &api.Error{Code: api.CodeValidation, Message: "two tool_use blocks share the id " + use.ID,
 				Fields: map[string]string{fmt.Sprintf("content[%d].id", i): "duplicates an earlier block's id"}}
 		}
-		seen[use.ID] = true
+		if seen != nil {
+			seen[use.ID] = true
+		}
 		uses = append(uses, use)
 	}
 	return uses, nil

@@ -69,6 +69,9 @@ func (s *Server) handleToolUse(w http.ResponseWriter, r *http.Request) error {
 // there is no tool_result to give. Everything else about a call (unknown
 // name, bad input) is the model's mistake and is answered as a result.
 func checkToolUse(use api.ToolUse, prefix string) error {
+	if wellFormed(use) {
+		return nil
+	}
 	fields := map[string]string{}
 	if use.Type != api.TypeToolUse {
 		fields[prefix+"type"] = `must be "tool_use"`
@@ -81,8 +84,10 @@ func checkToolUse(use api.ToolUse, prefix string) error {
 	if use.Name == "" {
 		fields[prefix+"name"] = "is required"
 	}
-	if len(fields) > 0 {
-		return &api.Error{Code: api.CodeValidation, Message: "invalid tool_use block", Fields: fields}
-	}
-	return nil
+	return &api.Error{Code: api.CodeValidation, Message: "invalid tool_use block", Fields: fields}
+}
+
+// wellFormed reports a tool_use block checkToolUse lets through.
+func wellFormed(use api.ToolUse) bool {
+	return use.Type == api.TypeToolUse && use.ID != "" && len(use.ID) <= 256 && use.Name != ""
 }

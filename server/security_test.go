@@ -215,3 +215,34 @@ func TestMessageBodies(t *testing.T) {
 		})
 	}
 }
+
+// TestMessageBlocksChecked: a message's tool_use blocks are checked one
+// by one; an invalid block and a repeated id are named by their place in
+// the content.
+func TestMessageBlocksChecked(t *testing.T) {
+	ts := newTestServer(t)
+	sess := decodeBody[api.Session](t, ts.do(t, "POST", "/v1/sessions", map[string]any{}), http.StatusCreated)
+	block := func(id, name string) map[string]any {
+		return map[string]any{"type": "tool_use", "id": id, "name": name, "input": map[string]any{"text": "x"}}
+	}
+	cases := []struct {
+		name   string
+		blocks []any
+		field  string
+		want   string
+	}{
+		{"repeated id", []any{block("toolu_b1", "echo"), map[string]any{"type": "text", "text": "hi"}, block("toolu_b2", "echo"), block("toolu_b1", "echo")},
+			"content[3].id", "duplicates an earlier block's id"},
+		{"repeated id, second block", []any{block("toolu_b3", "echo"), block("toolu_b3", "echo")}, "content[1].id", "duplicates an earlier block's id"},
+		{"no name", []any{block("toolu_b4", "echo"), block("toolu_b5", "")}, "content[1].name", "is required"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			resp := ts.do(t, "POST", "/v1/sessions/"+sess.ID+"/messages", map[string]any{"role": "assistant", "content": c.blocks})
+			e := decodeBody[api.ErrorResponse](t, resp, http.StatusBadRequest)
+			if e.Error == nil || e.Error.Code != api.CodeValidation || e.Error.Fields[c.field] != c.want {
+				t.Errorf("error %+v, want %s: %q", e.Error, c.field, c.want)
+			}
+		})
+	}
+}
