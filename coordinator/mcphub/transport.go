@@ -29,7 +29,7 @@ func (s *server) transport() (mcp.Transport, error) {
 		s.mu.Lock()
 		s.proc = cmd
 		s.mu.Unlock()
-		return &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil
+		return &stdioTransport{cmd: cmd, terminate: 2 * time.Second}, nil
 	case TransportStreamableHTTP:
 		return &mcp.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: s.httpClient(), MaxRetries: 2}, nil
 	case TransportSSE:
