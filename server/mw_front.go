@@ -2,8 +2,6 @@ package server
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -16,6 +14,7 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/internal/randid"
 )
 
 // front is what every request passes through before its route, as one
@@ -86,20 +85,15 @@ func (s *Server) observe(ww middleware.WrapResponseWriter, r *http.Request, star
 		"duration_ms", float64(time.Since(start).Microseconds())/1000)
 }
 
-// requestIDPrefix starts the ids of requests that bring none, as chi's
-// RequestID middleware makes them: host/random-counter.
+// requestIDPrefix starts the ids of requests that bring none, in the shape
+// of chi's RequestID middleware: host/random-counter (the random part is
+// ten hex digits here, from the one random source).
 var requestIDPrefix = func() string {
 	host, err := os.Hostname()
 	if host == "" || err != nil {
 		host = "localhost"
 	}
-	var buf [12]byte
-	var b64 string
-	for len(b64) < 10 {
-		_, _ = rand.Read(buf[:])
-		b64 = strings.NewReplacer("+", "", "/", "").Replace(base64.StdEncoding.EncodeToString(buf[:]))
-	}
-	return host + "/" + b64[:10] + "-"
+	return host + "/" + randid.Hex(5) + "-"
 }()
 
 // newRequestID is the next request id: the prefix and chi's counter, at

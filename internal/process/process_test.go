@@ -576,3 +576,27 @@ func TestRunWithoutPidfd(t *testing.T) {
 		t.Errorf("TimedOut %v signal %q, want true SIGKILL", res.TimedOut, res.Signal)
 	}
 }
+
+// bash is started by the path it was found at, so that it does not look
+// itself up along PATH as it starts; $0, $BASH and the prefix of its error
+// messages stay what they were.
+func TestBashStartedByItsPath(t *testing.T) {
+	want, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("needs bash")
+	}
+	res, out := run(t, t.Context(), Options{Command: `tr '\0' '\n' < /proc/$$/cmdline | head -1; echo "$0 $BASH"; no-such-command-xyz`})
+	lines := strings.Split(strings.TrimSpace(text(t, out)), "\n")
+	if res.ExitCode != 127 || len(lines) != 3 {
+		t.Fatalf("exit %d output %q", res.ExitCode, text(t, out))
+	}
+	if lines[0] != want {
+		t.Errorf("argv[0] %q, want %q", lines[0], want)
+	}
+	if lines[1] != "bash "+want {
+		t.Errorf("$0 $BASH = %q, want %q", lines[1], "bash "+want)
+	}
+	if !strings.HasPrefix(lines[2], "bash: ") {
+		t.Errorf("error line %q, want it to start with bash: ", lines[2])
+	}
+}
