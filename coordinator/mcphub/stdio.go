@@ -16,12 +16,12 @@ import (
 )
 
 // stdioTransport is go-sdk's mcp.CommandTransport (v1.8.0, mcp/cmd.go and
-// the ioConn of mcp/transport.go) without its batch probe: ioConn decodes
-// every inbound message once as a JSON array before decoding it as a
-// message, and each decode allocates a 32 KB buffer (go-sdk's
-// internal/json over segmentio's decoder), so the probe was a quarter of
-// the bytes an MCP call allocated. Framing, the frame limit, message
-// decoding and encoding, and the shutdown sequence are go-sdk's. A batch
+// the ioConn of mcp/transport.go) without its batch probe and with its
+// message decoding done by decodeMessage: ioConn decodes every inbound
+// message once as a JSON array, then as a message, and each decode
+// allocates a 32 KB buffer (go-sdk's internal/json over segmentio's
+// decoder), half the bytes an MCP call allocated. Framing, the frame
+// limit, message encoding and the shutdown sequence are go-sdk's. A batch
 // (a JSON array) ends the connection, as go-sdk's ioConn does once the
 // protocol version is 2025-06-18 or later; toolgate's client never sends
 // one.
@@ -93,7 +93,7 @@ func (c *stdioConn) readLoop(r *frameLimit) {
 		case len(raw) > 0 && raw[0] == '[':
 			m.err = errBatch
 		default:
-			m.msg, m.err = jsonrpc.DecodeMessage(raw)
+			m.msg, m.err = decodeMessage(raw)
 		}
 		select {
 		case c.incoming <- m:
@@ -204,4 +204,64 @@ func (r *frameLimit) Read(p []byte) (int, error) {
 	n, err := r.r.Read(p)
 	r.count += n
 	return n, err
+}
+
+// decodeMessage is jsonrpc.DecodeMessage (go-sdk internal/jsonrpc2
+// DecodeMessage) without go-sdk's 32 KB decoder buffer: the same message
+// or a refusal for the same input. Keys match exactly, as go-sdk's
+// decoder is told to (DontMatchCaseInsensitiveStructFields), so the
+// members are read into maps rather than structs, which encoding/json
+// would match whatever their case.
+func decodeMessage(data []byte) (jsonrpc.Message, error) {
+	var w map[string]json.RawMessage
+	if err := json.Unmarshal(data, &w); err != nil {
+		return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
+	}
+	var version string
+	var idv any
+	if err := errors.Join(member(w, "jsonrpc", &version), member(w, "id", &idv)); err != nil {
+		return nil, err
+	}
+	if version != "2.0" {
+		return nil, fmt.Errorf("invalid message version tag %q; expected %q", version, "2.0")
+	}
+	id, err := jsonrpc.MakeID(idv)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := w["method"]; ok {
+		var method string
+		if err := member(w, "method", &method); err != nil {
+			return nil, err
+		}
+		return &jsonrpc.Request{Method: method, ID: id, Params: w["params"]}, nil
+	}
+	if !id.IsValid() {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request"}
+	}
+	resp := &jsonrpc.Response{ID: id, Result: w["result"]}
+	if raw, ok := w["error"]; ok && string(raw) != "null" {
+		var e map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &e); err != nil {
+			return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
+		}
+		we := &jsonrpc.Error{Data: e["data"]}
+		if err := errors.Join(member(e, "code", &we.Code), member(e, "message", &we.Message)); err != nil {
+			return nil, err
+		}
+		resp.Error = we
+	}
+	return resp, nil
+}
+
+// member decodes the member key of an object into dst, when it is there.
+func member(obj map[string]json.RawMessage, key string, dst any) error {
+	v, ok := obj[key]
+	if !ok {
+		return nil
+	}
+	if err := json.Unmarshal(v, dst); err != nil {
+		return fmt.Errorf("unmarshaling jsonrpc message: %w", err)
+	}
+	return nil
 }

@@ -60,12 +60,11 @@ func echoConn(t *testing.T) mcp.Connection {
 	return conn
 }
 
-// TestStdioConnDecodesEachMessageOnce: a response (what a server sends
-// for each call) costs one decode. go-sdk's ioConn decodes every message
-// twice, first as a batch (a JSON array), and each decode takes a fresh
-// 32 KB buffer, so 64 KB or more per response; this connection takes
-// less than 48 KB.
-func TestStdioConnDecodesEachMessageOnce(t *testing.T) {
+// TestStdioConnDecodesWithoutBigBuffers: reading a response (what a
+// server sends for each call) takes less than 16 KB. go-sdk's ioConn
+// decodes every message twice, first as a batch (a JSON array), and each
+// decode takes a fresh 32 KB buffer: 64 KB or more per response.
+func TestStdioConnDecodesWithoutBigBuffers(t *testing.T) {
 	conn := echoConn(t)
 	ctx := context.Background()
 	const n = 200
@@ -86,7 +85,7 @@ func TestStdioConnDecodesEachMessageOnce(t *testing.T) {
 		}
 	}
 	runtime.ReadMemStats(&after)
-	if per := (after.TotalAlloc - before.TotalAlloc) / n; per >= 48<<10 {
+	if per := (after.TotalAlloc - before.TotalAlloc) / n; per >= 16<<10 {
 		t.Errorf("%d bytes allocated per message", per)
 	}
 }
@@ -138,4 +137,73 @@ func TestStdioConnStopsAServerThatStays(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDecodeMessageAsGoSDK: decodeMessage gives what go-sdk's
+// jsonrpc.DecodeMessage gives for the same input (the same message, or
+// an error for both), over the shapes servers send and malformed ones.
+func TestDecodeMessageAsGoSDK(t *testing.T) {
+	for _, in := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"x"}]}}`,
+		`{"jsonrpc":"2.0","id":"a-1","result":{}}`,
+		`{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"bad","data":{"k":[1,2]}}}`,
+		`{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"bad"}}`,
+		`{"jsonrpc":"2.0","id":7,"error":null,"result":{}}`,
+		`{"jsonrpc":"2.0","id":7,"result":null}`,
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"tg-1","progress":1}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"roots/list","params":null}`,
+		`{"jsonrpc":"2.0","id":3,"method":null}`,
+		`{"jsonrpc":"2.0","id":3,"method":""}`,
+		`{"jsonrpc":"2.0","id":null,"method":"x"}`,
+		`{"jsonrpc":"2.0","id":1.5,"result":{}}`,
+		`{"jsonrpc":"2.0","id":12345678901,"result":{}}`,
+		`{"jsonrpc":"2.0","id":1,"id":2,"result":{}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{},"extra":[1]}`,
+		`{"jsonrpc":"2.0","ID":1,"result":{}}`,
+		`{"jsonrpc":"2.0","id":1,"Result":{}}`,
+		`{"JSONRPC":"2.0","id":1,"result":{}}`,
+		`{"jsonrpc":"2.0","id":1,"Method":"x"}`,
+		`{"jsonrpc":"2.0","id":1,"error":{"Code":5,"Message":"m"}}`,
+		`{"jsonrpc":"1.0","id":1,"result":{}}`,
+		`{"id":1,"result":{}}`,
+		`{"jsonrpc":2,"id":1,"result":{}}`,
+		`{"jsonrpc":"2.0","id":true,"result":{}}`,
+		`{"jsonrpc":"2.0","id":{},"result":{}}`,
+		`{"jsonrpc":"2.0","result":{}}`,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":"x","message":"m"}}`,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":1.5,"message":"m"}}`,
+		`{"jsonrpc":"2.0","id":1,"error":[]}`,
+		`{"jsonrpc":"2.0","id":1,"method":5}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"text":"\u00e9\ud83d\ude00 <&>"}}`,
+		`"a string"`, `5`, `null`, `{}`,
+	} {
+		want, wantErr := jsonrpc.DecodeMessage([]byte(in))
+		got, err := decodeMessage([]byte(in))
+		if (err != nil) != (wantErr != nil) {
+			t.Errorf("%s: error %v, go-sdk's %v", in, err, wantErr)
+			continue
+		}
+		if err == nil && fmt.Sprintf("%#v", deref(got)) != fmt.Sprintf("%#v", deref(want)) {
+			t.Errorf("%s:\n got %#v\nwant %#v", in, deref(got), deref(want))
+		}
+	}
+}
+
+// deref shows a message's fields, the error's included.
+func deref(m jsonrpc.Message) any {
+	switch m := m.(type) {
+	case *jsonrpc.Request:
+		return *m
+	case *jsonrpc.Response:
+		r := struct {
+			R jsonrpc.Response
+			E any
+		}{R: *m}
+		if e, ok := m.Error.(*jsonrpc.Error); ok && e != nil {
+			r.E, r.R.Error = *e, nil
+		}
+		return r
+	}
+	return m
 }
