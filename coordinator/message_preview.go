@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,6 +20,9 @@ const previewTimeout = 10 * time.Second
 // complete blocks, the only ones to run. A partial block claims no call id,
 // so the complete block with the same id runs normally later.
 func (c *Coordinator) previewPartials(s *Session, msgID string, uses []api.ToolUse) []api.ToolUse {
+	if !slices.ContainsFunc(uses, func(u api.ToolUse) bool { return u.Partial }) {
+		return uses // the usual message: nothing to preview, nothing copied
+	}
 	complete := uses[:0:0]
 	for _, use := range uses {
 		if !use.Partial {

@@ -57,10 +57,15 @@ type scheduler struct {
 	// a one-call message then runs without a goroutine hop each way.
 	holding bool
 	held    *task
+	// The first slots of tasks, queue and running: most messages hold
+	// one call, which then needs no slice of its own.
+	tasks1, queue1, running1 [1]*task
 }
 
 func (c *Coordinator) newScheduler(s *Session, msgID string) *scheduler {
-	return &scheduler{c: c, s: s, msgID: msgID, max: c.cfg.MaxConcurrency, cascade: c.cfg.CascadeTools}
+	sc := &scheduler{c: c, s: s, msgID: msgID, max: c.cfg.MaxConcurrency, cascade: c.cfg.CascadeTools}
+	sc.tasks, sc.queue, sc.running = sc.tasks1[:0], sc.queue1[:0], sc.running1[:0]
+	return sc
 }
 
 // add prepares and claims a tool_use and starts it as soon as the order
@@ -83,8 +88,13 @@ func (sc *scheduler) add(use api.ToolUse) {
 		sc.s.Cancel(use.ID, sc.abort)
 	}
 	sc.queue = append(sc.queue, t)
-	t.stop = context.AfterFunc(e.ctx, func() { sc.drop(t) })
 	ready := sc.dispatchLocked()
+	if len(sc.queue) > 0 && sc.queue[len(sc.queue)-1] == t {
+		// Still waiting for its turn: a cancel ends it from the queue.
+		// A call that starts at once needs no such hook (its pipeline
+		// notices the cancel).
+		t.stop = context.AfterFunc(e.ctx, func() { sc.drop(t) })
+	}
 	if sc.holding && sc.held == nil && len(ready) > 0 {
 		sc.held, ready = ready[0], ready[1:]
 	}
@@ -117,7 +127,9 @@ func (sc *scheduler) dispatchLocked() []*task {
 		sc.queue = sc.queue[1:]
 		// A call cancelled from here on still runs through the pipeline,
 		// which notices and ends it without starting the tool.
-		t.stop()
+		if t.stop != nil {
+			t.stop()
+		}
 		sc.running = append(sc.running, t)
 		sc.unsafeRunning = !t.safe
 		ready = append(ready, t)
@@ -205,7 +217,7 @@ func (sc *scheduler) interrupt(cause error) {
 // own calls always end, since cancelled and block-kind calls do.
 func (sc *scheduler) wait(ctx context.Context) api.MessageResponse {
 	sc.mu.Lock()
-	tasks := slices.Clone(sc.tasks)
+	tasks := sc.tasks // append never changes the tasks already in it
 	sc.mu.Unlock()
 	resp := api.MessageResponse{
 		MessageID: sc.msgID,
@@ -226,7 +238,7 @@ func (sc *scheduler) wait(ctx context.Context) api.MessageResponse {
 // settle waits until every call the message ran itself has ended.
 func (sc *scheduler) settle() {
 	sc.mu.Lock()
-	tasks := slices.Clone(sc.tasks)
+	tasks := sc.tasks // append never changes the tasks already in it
 	sc.mu.Unlock()
 	for _, t := range tasks {
 		if t.fresh {
