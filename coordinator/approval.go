@@ -68,18 +68,23 @@ func (s *Session) addAllow(rules []string) {
 	for _, r := range rules {
 		if !contains(s.permissions.Allow, r) {
 			s.permissions.Allow = append(s.permissions.Allow, r)
+			s.rulesParsed = false
 		}
 	}
 	s.mu.Unlock()
 	s.rec.session(s)
 }
 
-// sessionPermissions returns a copy of the session's own rules.
-func (s *Session) sessionPermissions() api.Permissions {
+// permRules are the session's own rules parsed, parsed again only after
+// they change. The rules are shared by the calls that ask and never
+// changed once parsed.
+func (s *Session) permRules() []*permRule {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := s.permissions
-	return api.Permissions{Allow: append([]string(nil), p.Allow...), Ask: append([]string(nil), p.Ask...), Deny: append([]string(nil), p.Deny...)}
+	if !s.rulesParsed {
+		s.rules, s.rulesParsed = sessionRules(s.permissions), true
+	}
+	return s.rules
 }
 
 func contains(list []string, s string) bool {

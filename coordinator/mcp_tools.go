@@ -174,7 +174,7 @@ func mcpSubjectNames(server, tool string) (string, string) {
 func (c *Coordinator) deniedSubject(s *Session, sub *subject) bool {
 	layers := [][]*permRule{c.policy.managed}
 	if s != nil {
-		layers = append(layers, sessionRules(s.sessionPermissions()))
+		layers = append(layers, s.permRules())
 	}
 	for _, rules := range layers {
 		for _, r := range rules {

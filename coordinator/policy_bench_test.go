@@ -1,6 +1,7 @@
 package coordinator
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -23,6 +24,14 @@ func BenchmarkPolicyStage(b *testing.B) {
 	}}})
 	defer c.Close()
 	s, _ := c.Sessions().Create(api.ModeAct, api.Permissions{})
+	// A session with rules of its own, as a client brings them: parsed
+	// when they change, not on every call.
+	var own api.Permissions
+	for i := range 20 {
+		own.Deny = append(own.Deny, fmt.Sprintf("read_file(secret%d/**)", i))
+		own.Allow = append(own.Allow, fmt.Sprintf("execute_command(tool%d *)", i))
+	}
+	withRules, _ := c.Sessions().Create(api.ModeAct, own)
 	for name, u := range map[string]api.ToolUse{
 		"read_file": use("b1", "read_file", map[string]any{"path": "src/a/b.go"}),
 		"chain_200": use("b2", "execute_command", cmd(strings.Repeat("echo ok && ", 199)+"echo end")),
@@ -32,12 +41,17 @@ func BenchmarkPolicyStage(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Run(name, func(b *testing.B) {
-			for b.Loop() {
-				if out, _ := c.authorize(s, t, in, u.Input); out != nil {
-					b.Fatalf("denied: %s", firstText(out.result))
+		for _, sess := range []struct {
+			name string
+			s    *Session
+		}{{"", s}, {"/session_rules=40", withRules}} {
+			b.Run(name+sess.name, func(b *testing.B) {
+				for b.Loop() {
+					if out, _ := c.authorize(sess.s, t, in, u.Input); out != nil {
+						b.Fatalf("denied: %s", firstText(out.result))
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }

@@ -139,7 +139,7 @@ func (c *Coordinator) authorize(s *Session, t *Tool, in any, raw json.RawMessage
 		}
 	}
 	g := gate{sub: sub, ignored: m}
-	v := c.policy.decide(sub, t, sessionRules(s.sessionPermissions()), line.RequiresApproval)
+	v := c.policy.decide(sub, t, s.permRules(), line.RequiresApproval)
 	if v.decision != decideDeny {
 		if reason, ask := c.gitHistoryAsk(sub, m); ask {
 			if v.decision == decideAsk {

@@ -19,7 +19,7 @@ func (c *Coordinator) deniedURL(s *Session, toolName, raw string) error {
 	sub := &subject{tool: toolName, url: raw, host: strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))}
 	layers := [][]*permRule{c.policy.managed}
 	if s != nil {
-		layers = append(layers, sessionRules(s.sessionPermissions()))
+		layers = append(layers, s.permRules())
 	}
 	for _, rules := range layers {
 		for _, r := range rules {

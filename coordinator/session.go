@@ -31,6 +31,10 @@ type Session struct {
 	mu          sync.Mutex
 	mode        api.Mode
 	permissions api.Permissions
+	// rules are permissions parsed, kept until the permissions change
+	// (rulesParsed false): the policy asks for them on every call.
+	rules       []*permRule
+	rulesParsed bool
 	dialect     api.Dialect
 	todos       []api.Todo
 	calls       map[string]*callEntry
@@ -125,7 +129,7 @@ func (s *Session) Update(req api.UpdateSessionRequest) {
 		s.mode = req.Mode
 	}
 	if req.Permissions != nil {
-		s.permissions = *req.Permissions
+		s.permissions, s.rulesParsed = *req.Permissions, false
 	}
 	if req.Dialect != "" {
 		s.dialect = req.Dialect

@@ -57,7 +57,7 @@ func (s *Sessions) restore(row store.Session) {
 	defer s.mu.Unlock()
 	if sess, ok := s.byID[row.ID]; ok {
 		sess.mu.Lock()
-		sess.mode, sess.permissions = mode, perms
+		sess.mode, sess.permissions, sess.rulesParsed = mode, perms, false
 		sess.mu.Unlock()
 		sess.Events.markRestored()
 		return
