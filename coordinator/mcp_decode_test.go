@@ -1,13 +1,41 @@
 package coordinator
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"reflect"
 	"testing"
-
-	"github.com/toolgate/toolgate/handlers"
 )
+
+// decodeTestMCPIn has the shape of handlers.UseMCPToolInput (the
+// coordinator's tests do not import handlers; handlers'
+// TestSetMCPCallIsDecoding holds the real input to the same contract).
+type decodeTestMCPIn struct {
+	ServerName string `json:"server_name" validate:"required"`
+	ToolName   string `json:"tool_name" validate:"required"`
+	Arguments  any    `json:"arguments,omitempty"`
+}
+
+func (in *decodeTestMCPIn) SetMCPCall(server, tool string, args map[string]any) {
+	in.ServerName, in.ToolName, in.Arguments = server, tool, args
+}
+
+// decodeTestTools are use_mcp_tool with that input and a read_file.
+func decodeTestTools() []Registration {
+	return []Registration{
+		{Name: UseMCPTool, Factory: func(name string, env ToolEnv) *Tool {
+			return NewTool(Spec[decodeTestMCPIn]{Name: name, Run: func(context.Context, *Call, *decodeTestMCPIn) (Result, error) {
+				return TextResult("mcp"), nil
+			}})
+		}},
+		{Name: "read_file", Factory: func(name string, env ToolEnv) *Tool {
+			return NewTool(Spec[fileIn]{Name: name, Run: func(context.Context, *Call, *fileIn) (Result, error) {
+				return TextResult("read"), nil
+			}})
+		}},
+	}
+}
 
 // TestDecodeMCPCallAsDecodeInput: an mcp__<server>__<tool> call's input
 // in the form normalizeName gives it is decoded without a JSON decoder
@@ -18,7 +46,7 @@ func TestDecodeMCPCallAsDecodeInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := New(Options{Config: DefaultConfig(), Workspace: ws, Tools: handlers.Default(), MCP: policyHub()})
+	c := New(Options{Config: DefaultConfig(), Workspace: ws, Tools: decodeTestTools(), MCP: policyHub()})
 	t.Cleanup(func() { c.Close(); ws.Close() })
 	tool, _ := c.registry.lookup(UseMCPTool)
 	if tool == nil {

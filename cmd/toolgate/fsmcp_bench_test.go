@@ -24,11 +24,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-)
 
-// fsMCPPackage is the reference filesystem MCP server the read benchmark
-// runs against, pinned.
-const fsMCPPackage = "@modelcontextprotocol/server-filesystem@2026.8.31"
+	"github.com/toolgate/toolgate/internal/testbuild"
+)
 
 // benchChildEnv, when set, makes the test binary a server for
 // BenchmarkReadVsFilesystemMCP instead of running tests: "serve\x1f<args>"
@@ -117,15 +115,7 @@ func (childTB) Helper()           {}
 //
 // TOOLGATE_MCP_FS_DIR names another scratch directory.
 func BenchmarkReadVsFilesystemMCP(b *testing.B) {
-	scratch := os.Getenv("TOOLGATE_MCP_FS_DIR")
-	if scratch == "" {
-		scratch = filepath.Join(os.TempDir(), "toolgate-mcp-fs")
-	}
-	script := filepath.Join(scratch, "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js")
-	node, err := exec.LookPath("node")
-	if _, serr := os.Stat(script); serr != nil || err != nil {
-		b.Skipf("needs node and %s in %s (npm install --no-save %s there)", fsMCPPackage, scratch, fsMCPPackage)
-	}
+	node, script := testbuild.FilesystemMCPServer(b)
 	dir := b.TempDir()
 	content := strings.Repeat("0123456789abcde\n", 64)
 	if err := os.WriteFile(filepath.Join(dir, "one_kb.txt"), []byte(content), 0o644); err != nil {

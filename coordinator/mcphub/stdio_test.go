@@ -14,6 +14,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolgate/toolgate/internal/testbuild"
 )
 
 // TestStdioTransportWithTheTypeScriptSDK: the hub's stdio connection
@@ -21,15 +23,7 @@ import (
 // filesystem server, which test.sh installs for the benchmarks): it
 // connects, lists the tools and reads a file through one.
 func TestStdioTransportWithTheTypeScriptSDK(t *testing.T) {
-	scratch := os.Getenv("TOOLGATE_MCP_FS_DIR")
-	if scratch == "" {
-		scratch = filepath.Join(os.TempDir(), "toolgate-mcp-fs")
-	}
-	script := filepath.Join(scratch, "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js")
-	node, err := exec.LookPath("node")
-	if _, serr := os.Stat(script); serr != nil || err != nil {
-		t.Skipf("needs node and @modelcontextprotocol/server-filesystem in %s (test.sh installs it)", scratch)
-	}
+	node, script := testbuild.FilesystemMCPServer(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "a.txt")
 	if err := os.WriteFile(file, []byte("over the TypeScript SDK\n"), 0o644); err != nil {

@@ -220,18 +220,26 @@ func TestCancel(t *testing.T) {
 	}
 }
 
+// backgroundJobEndedWithTheRun runs a shell that leaves a background job
+// holding its output: the run ends once the shell has and the grace is
+// over, says a stray held the pipes, and the job is killed with it.
+func backgroundJobEndedWithTheRun(t *testing.T) {
+	t.Helper()
+	res, out := run(t, t.Context(), Options{Command: "sleep 999 & echo bg=$!", Grace: 200 * time.Millisecond})
+	if !res.Stray || res.ExitCode != 0 {
+		t.Errorf("Stray %v exit %d, want true 0", res.Stray, res.ExitCode)
+	}
+	_, rest, _ := strings.Cut(text(t, out), "bg=")
+	pid, err := strconv.Atoi(strings.TrimSpace(rest))
+	if err != nil {
+		t.Fatalf("output %q: %v", text(t, out), err)
+	}
+	gone(t, pid)
+}
+
 func TestStrayPipeHolders(t *testing.T) {
 	t.Run("background job after exit", func(t *testing.T) {
-		res, out := run(t, t.Context(), Options{Command: "sleep 999 & echo bg=$!", Grace: 200 * time.Millisecond})
-		if !res.Stray || res.ExitCode != 0 {
-			t.Errorf("Stray %v exit %d, want true 0", res.Stray, res.ExitCode)
-		}
-		_, rest, _ := strings.Cut(text(t, out), "bg=")
-		pid, err := strconv.Atoi(strings.TrimSpace(rest))
-		if err != nil {
-			t.Fatalf("output %q: %v", text(t, out), err)
-		}
-		gone(t, pid)
+		backgroundJobEndedWithTheRun(t)
 	})
 	t.Run("escaped the group", func(t *testing.T) {
 		if _, err := os.Stat("/usr/bin/setsid"); err != nil {
@@ -562,16 +570,7 @@ func TestRunWithoutPidfd(t *testing.T) {
 	if res.ExitCode != 4 || c.joined("stdout") != "out\n" || c.joined("stderr") != "err\n" || text(t, out) == "" {
 		t.Errorf("exit %d stdout %q stderr %q, want 4 out err", res.ExitCode, c.joined("stdout"), c.joined("stderr"))
 	}
-	res, out = run(t, t.Context(), Options{Command: "sleep 999 & echo bg=$!", Grace: 200 * time.Millisecond})
-	if !res.Stray || res.ExitCode != 0 {
-		t.Errorf("Stray %v exit %d, want true 0", res.Stray, res.ExitCode)
-	}
-	_, rest, _ := strings.Cut(text(t, out), "bg=")
-	pid, err := strconv.Atoi(strings.TrimSpace(rest))
-	if err != nil {
-		t.Fatalf("output %q: %v", text(t, out), err)
-	}
-	gone(t, pid)
+	backgroundJobEndedWithTheRun(t)
 	if res, _ := run(t, t.Context(), Options{Command: "sleep 999", Timeout: 100 * time.Millisecond}); !res.TimedOut || res.Signal != "SIGKILL" {
 		t.Errorf("TimedOut %v signal %q, want true SIGKILL", res.TimedOut, res.Signal)
 	}
