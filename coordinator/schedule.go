@@ -21,7 +21,7 @@ type task struct {
 	// stop unregisters the hook that finishes the task early when its
 	// call is cancelled while queued.
 	stop func() bool
-	done chan struct{}
+	done sync.WaitGroup // one count, a fresh task's end
 	res  api.ToolResult
 	rec  api.CallRecord
 }
@@ -60,6 +60,7 @@ type scheduler struct {
 	// The first slots of tasks, queue and running: most messages hold
 	// one call, which then needs no slice of its own.
 	tasks1, queue1, running1 [1]*task
+	task1                    task // the first task
 }
 
 func (c *Coordinator) newScheduler(s *Session, msgID string) *scheduler {
@@ -79,7 +80,12 @@ func (sc *scheduler) add(use api.ToolUse) {
 	// Claiming under the lock keeps block order, tool.queued order and
 	// queue order the same when blocks race in.
 	e, fresh := sc.c.enqueue(sc.s, sc.msgID, p)
-	t := &task{p: p, e: e, fresh: fresh, safe: p.concurrencySafe(), done: make(chan struct{})}
+	t := &sc.task1
+	if len(sc.tasks) > 0 {
+		t = &task{}
+	}
+	t.p, t.e, t.fresh, t.safe = p, e, fresh, p.concurrencySafe()
+	t.done.Add(1)
 	sc.tasks = append(sc.tasks, t)
 	if !fresh {
 		return
@@ -88,7 +94,8 @@ func (sc *scheduler) add(use api.ToolUse) {
 		sc.s.Cancel(use.ID, sc.abort)
 	}
 	sc.queue = append(sc.queue, t)
-	ready := sc.dispatchLocked()
+	var buf [1]*task
+	ready := sc.dispatchLocked(buf[:0])
 	if len(sc.queue) > 0 && sc.queue[len(sc.queue)-1] == t {
 		// Still waiting for its turn: a cancel ends it from the queue.
 		// A call that starts at once needs no such hook (its pipeline
@@ -115,9 +122,8 @@ func (sc *scheduler) runHeld() {
 
 // dispatchLocked takes from the head of the queue the calls the ordering
 // rules let start now, marks them running and returns them; the caller
-// starts them.
-func (sc *scheduler) dispatchLocked() []*task {
-	var ready []*task
+// starts them. They are appended to ready.
+func (sc *scheduler) dispatchLocked(ready []*task) []*task {
 	for len(sc.queue) > 0 {
 		t := sc.queue[0]
 		if sc.unsafeRunning || (!t.safe && len(sc.running) > 0) || len(sc.running) >= sc.max {
@@ -158,9 +164,10 @@ func (sc *scheduler) exec(t *task) {
 		if t.rec.Status == api.StatusFailed && slices.Contains(sc.cascade, t.p.toolName()) && sc.abort == nil {
 			sc.abortLocked(fmt.Errorf("parallel tool call %s errored", t.p.use.ID))
 		}
-		ready := sc.dispatchLocked()
+		var buf [1]*task
+		ready := sc.dispatchLocked(buf[:0])
 		sc.mu.Unlock()
-		close(t.done)
+		t.done.Done()
 		t = nil
 		if len(ready) > 0 {
 			t = ready[0]
@@ -179,11 +186,11 @@ func (sc *scheduler) drop(t *task) {
 		return
 	}
 	sc.queue = slices.Delete(sc.queue, i, i+1)
-	ready := sc.dispatchLocked() // a dropped unsafe call no longer holds back the rest
+	ready := sc.dispatchLocked(nil) // a dropped unsafe call no longer holds back the rest
 	sc.mu.Unlock()
 	sc.startAll(ready)
 	t.res, t.rec = sc.c.runCall(sc.s, t.e, t.p)
-	close(t.done)
+	t.done.Done()
 }
 
 // abortLocked cancels the message's calls: the ones not yet started, and
@@ -226,7 +233,7 @@ func (sc *scheduler) wait(ctx context.Context) api.MessageResponse {
 	}
 	for i, t := range tasks {
 		if t.fresh {
-			<-t.done
+			t.done.Wait()
 			resp.Message.Content[i], resp.Calls[i] = t.res, t.rec
 		} else {
 			resp.Message.Content[i], resp.Calls[i] = sc.c.await(ctx, sc.s, t.e)
@@ -242,7 +249,7 @@ func (sc *scheduler) settle() {
 	sc.mu.Unlock()
 	for _, t := range tasks {
 		if t.fresh {
-			<-t.done
+			t.done.Wait()
 		}
 	}
 }
