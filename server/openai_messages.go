@@ -33,6 +33,10 @@ type openAIChatMessage struct {
 	FunctionCall json.RawMessage  `json:"function_call,omitempty"`
 }
 
+// openAIToolCall is one of tool_calls: a function call, or a custom tool
+// call whose input is free text (openai-node
+// src/resources/chat/completions/completions.ts,
+// ChatCompletionMessageCustomToolCall).
 type openAIToolCall struct {
 	ID       string `json:"id"`
 	Type     string `json:"type"`
@@ -40,16 +44,35 @@ type openAIToolCall struct {
 		Name      string `json:"name"`
 		Arguments string `json:"arguments"`
 	} `json:"function"`
+	Custom struct {
+		Name  string `json:"name"`
+		Input string `json:"input"`
+	} `json:"custom"`
 }
 
-// openAIResponsesItem is a Responses API output item; only function_call
-// items are calls, the others (message, reasoning) are passed over.
+// openAIResponsesItem is a Responses API output item; function_call and
+// custom_tool_call items are calls, the others (message, reasoning) are
+// passed over.
 type openAIResponsesItem struct {
 	Type      string `json:"type"`
 	ID        string `json:"id,omitempty"`
 	CallID    string `json:"call_id,omitempty"`
 	Name      string `json:"name,omitempty"`
 	Arguments string `json:"arguments,omitempty"`
+	Input     string `json:"input,omitempty"` // a custom_tool_call's text
+}
+
+// customToolInput is the input of a custom tool call: its free text as
+// the tool's input parameter, the shape apply_patch takes the patch in,
+// as Codex's function form of apply_patch sends it too (openai/codex
+// codex-rs/core/src/tools/spec.rs, ApplyPatchToolArgs { input }). A tool
+// without that parameter refuses it as an invalid input, answered as the
+// call's result.
+func customToolInput(text string) json.RawMessage {
+	raw, _ := json.Marshal(struct {
+		Input string `json:"input"`
+	}{text})
+	return raw
 }
 
 // openAIToolMessage answers one tool call in Chat Completions.
@@ -66,9 +89,11 @@ type openAIChatResponse struct {
 	Calls     []api.CallRecord    `json:"calls"`
 }
 
-// openAIFunctionOutput answers one function_call item. Its output is a
-// string, or, when the result holds an image, the list of input_text and
-// input_image items the Responses API also takes there (openai-node
+// openAIFunctionOutput answers one function_call item
+// (function_call_output) or custom_tool_call item
+// (custom_tool_call_output). Its output is a string, or, when the result
+// holds an image, the list of input_text and input_image items the
+// Responses API also takes there (openai-node
 // src/resources/responses/responses.ts, ResponseFunctionCallOutputItemList;
 // openai/codex codex-rs/protocol/src/models.rs, FunctionCallOutputPayload).
 type openAIFunctionOutput struct {
@@ -151,6 +176,7 @@ func openAIArguments(args string) json.RawMessage {
 func (s *Server) runOpenAI(w http.ResponseWriter, r *http.Request, sess *coordinator.Session, format string, body []byte) error {
 	var uses []api.ToolUse
 	var ids []string
+	var outputTypes []string // Responses: the type of each call's output item
 	switch format {
 	case formatOpenAI:
 		var msg openAIChatMessage
@@ -163,11 +189,16 @@ func (s *Server) runOpenAI(w http.ResponseWriter, r *http.Request, sess *coordin
 			return &api.Error{Code: api.CodeValidation, Message: `role must be "assistant"`, Fields: map[string]string{"role": `must be "assistant"`}}
 		}
 		for i, tc := range msg.ToolCalls {
-			if tc.Type != "" && tc.Type != "function" {
-				return &api.Error{Code: api.CodeValidation, Message: "only function tool calls can be run",
-					Fields: map[string]string{fmt.Sprintf("tool_calls[%d].type", i): `must be "function"`}}
+			use := api.ToolUse{Type: api.TypeToolUse, ID: tc.ID, Name: tc.Function.Name, Input: openAIArguments(tc.Function.Arguments)}
+			switch tc.Type {
+			case "", "function":
+			case "custom":
+				use.Name, use.Input = tc.Custom.Name, customToolInput(tc.Custom.Input)
+			default:
+				return &api.Error{Code: api.CodeValidation, Message: "only function and custom tool calls can be run",
+					Fields: map[string]string{fmt.Sprintf("tool_calls[%d].type", i): `must be "function" or "custom"`}}
 			}
-			uses = append(uses, api.ToolUse{Type: api.TypeToolUse, ID: tc.ID, Name: tc.Function.Name, Input: openAIArguments(tc.Function.Arguments)})
+			uses = append(uses, use)
 			ids = append(ids, tc.ID)
 		}
 	default:
@@ -176,10 +207,16 @@ func (s *Server) runOpenAI(w http.ResponseWriter, r *http.Request, sess *coordin
 			return decodeError(err)
 		}
 		for _, it := range items {
-			if it.Type != "function_call" {
+			switch it.Type {
+			case "function_call":
+				uses = append(uses, api.ToolUse{Type: api.TypeToolUse, ID: it.CallID, Name: it.Name, Input: openAIArguments(it.Arguments)})
+				outputTypes = append(outputTypes, "function_call_output")
+			case "custom_tool_call":
+				uses = append(uses, api.ToolUse{Type: api.TypeToolUse, ID: it.CallID, Name: it.Name, Input: customToolInput(it.Input)})
+				outputTypes = append(outputTypes, "custom_tool_call_output")
+			default:
 				continue
 			}
-			uses = append(uses, api.ToolUse{Type: api.TypeToolUse, ID: it.CallID, Name: it.Name, Input: openAIArguments(it.Arguments)})
 			ids = append(ids, it.CallID)
 		}
 	}
@@ -206,7 +243,7 @@ func (s *Server) runOpenAI(w http.ResponseWriter, r *http.Request, sess *coordin
 	}
 	out := openAIResponsesResponse{MessageID: res.MessageID, Output: []openAIFunctionOutput{}, Calls: res.Calls}
 	for i, tr := range res.Message.Content {
-		out.Output = append(out.Output, openAIFunctionOutput{Type: "function_call_output", CallID: ids[i], Output: responsesOutput(tr)})
+		out.Output = append(out.Output, openAIFunctionOutput{Type: outputTypes[i], CallID: ids[i], Output: responsesOutput(tr)})
 	}
 	s.encode(w, r, http.StatusOK, out)
 	return nil

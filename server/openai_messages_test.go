@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -139,6 +141,59 @@ func TestOpenAIToolCalls(t *testing.T) {
 		got := decodeBody[openAIResponsesResponse](t, ts.do(t, http.MethodPost, "/v1/sessions/default/messages", response), http.StatusOK)
 		if len(got.Output) != 1 || got.Output[0].CallID != "call_r1" || !strings.Contains(fmt.Sprint(got.Output[0].Output), "alpha") {
 			t.Errorf("output = %+v", got.Output)
+		}
+	})
+	// Custom tool calls carry free text, not JSON arguments (openai-node
+	// src/resources/responses/responses.ts ResponseCustomToolCall and
+	// ResponseCustomToolCallOutput; src/resources/chat/completions/
+	// completions.ts ChatCompletionMessageCustomToolCall): Codex sends
+	// apply_patch so, the patch as the text (openai/codex
+	// codex-rs/core/src/tools/spec.rs, whose function form takes it as
+	// {"input": ...}). Each is answered in kind; one to a tool that takes
+	// no such text is answered as an invalid call, never left out.
+	t.Run("custom tool calls", func(t *testing.T) {
+		patch := func(name string) string {
+			return "*** Begin Patch\n*** Add File: " + name + "\n+made by a custom call\n*** End Patch\n"
+		}
+		// The edits are allowed, so that they run without an approval.
+		sess := newSessionOf(t, ts, map[string]any{"permissions": map[string]any{"allow": []string{"apply_patch"}}})
+		path := "/v1/sessions/" + sess.ID + "/messages"
+		items := []any{
+			map[string]any{"type": "custom_tool_call", "id": "ctc_1", "call_id": "call_p1", "name": "apply_patch", "input": patch("c1.txt"), "status": "completed"},
+			map[string]any{"type": "function_call", "id": "fc_1", "call_id": "call_f1", "name": "read_file", "arguments": `{"path":"a.txt"}`},
+			map[string]any{"type": "custom_tool_call", "id": "ctc_2", "call_id": "call_p2", "name": "read_file", "input": "a.txt"},
+		}
+		got := decodeBody[openAIResponsesResponse](t, ts.do(t, http.MethodPost, path, items), http.StatusOK)
+		if len(got.Output) != 3 {
+			t.Fatalf("output = %+v", got.Output)
+		}
+		for i, want := range []struct{ typ, id string }{{"custom_tool_call_output", "call_p1"}, {"function_call_output", "call_f1"}, {"custom_tool_call_output", "call_p2"}} {
+			if got.Output[i].Type != want.typ || got.Output[i].CallID != want.id {
+				t.Errorf("output %d = %s %s, want %s %s", i, got.Output[i].Type, got.Output[i].CallID, want.typ, want.id)
+			}
+		}
+		if b, err := os.ReadFile(filepath.Join(dir, "c1.txt")); err != nil || string(b) != "made by a custom call\n" {
+			t.Errorf("c1.txt = %q, %v; calls = %+v", b, err, got.Calls)
+		}
+		if got.Calls[2].Status != "invalid" {
+			t.Errorf("a custom call to read_file: %+v", got.Calls[2])
+		}
+
+		msg := map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{
+			map[string]any{"id": "call_c1", "type": "custom", "custom": map[string]any{"name": "apply_patch", "input": patch("c2.txt")}},
+		}}
+		chat := decodeBody[openAIChatResponse](t, ts.do(t, http.MethodPost, path, msg), http.StatusOK)
+		if len(chat.Messages) != 1 || chat.Messages[0].Role != "tool" || chat.Messages[0].ToolCallID != "call_c1" {
+			t.Errorf("messages = %+v", chat.Messages)
+		}
+		if b, err := os.ReadFile(filepath.Join(dir, "c2.txt")); err != nil || string(b) != "made by a custom call\n" {
+			t.Errorf("c2.txt = %q, %v; calls = %+v", b, err, chat.Calls)
+		}
+		msg["tool_calls"] = []any{map[string]any{"id": "call_x", "type": "retrieval"}}
+		resp := ts.do(t, http.MethodPost, path, msg)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("a tool call of another type: status = %d, want 400", resp.StatusCode)
 		}
 	})
 	t.Run("a call without an id", func(t *testing.T) {
