@@ -82,3 +82,53 @@ func TestRootPathIsWhereTheRootReallyIs(t *testing.T) {
 		t.Errorf("RootPath = %q, want %q", got, filepath.Join(dir, "real"))
 	}
 }
+
+// TestOfNamesARemovedFileWhereItWas: a file or directory removed while
+// open is named at its old path, without the " (deleted)" the kernel adds
+// to the link; a file whose name really ends so keeps it.
+func TestOfNamesARemovedFileWhereItWas(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("Linux only")
+	}
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"gone.txt", "named (deleted)"} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if got, err := Of(f); err != nil || got != p {
+			t.Errorf("Of(%s) while it exists = %q, %v", name, got, err)
+		}
+		if name == "gone.txt" {
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got, err := Of(f); err != nil || got != p {
+			t.Errorf("Of(%s) = %q, %v; want %q", name, got, err, p)
+		}
+	}
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	d, err := os.Open(sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if err := os.Remove(sub); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Of(d); err != nil || got != sub {
+		t.Errorf("Of(removed directory) = %q, %v; want %q", got, err, sub)
+	}
+}
