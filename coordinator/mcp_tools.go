@@ -74,19 +74,7 @@ func decodeMCPCall(t *Tool, v *validator.Validate, raw json.RawMessage) (in any,
 	if t.Name != UseMCPTool || len(t.ParamTypes()) > 0 || !canonicalMCP(raw) {
 		return nil, false, nil
 	}
-	// The arguments end at the first '}' outside a string (canonicalMCP).
-	end := -1
-	for quoted, i := false, len(`{"arguments":{`); i < len(raw); i++ {
-		if raw[i] == '"' {
-			quoted = !quoted
-		} else if raw[i] == '}' && !quoted {
-			end = i
-			break
-		}
-	}
-	if end < 0 {
-		return nil, false, nil
-	}
+	end := mcpArgumentsEnd(raw) // canonicalMCP found it > 0
 	rest := raw[end+1:]
 	const server, tool = `,"server_name":`, `,"tool_name":`
 	if !bytes.HasPrefix(rest, []byte(server)) {
@@ -100,7 +88,7 @@ func decodeMCPCall(t *Tool, v *validator.Validate, raw json.RawMessage) (in any,
 	if string(rest) != "}" {
 		return nil, false, nil
 	}
-	args, ok := flatObject(raw[len(`{"arguments":`) : end+1])
+	args, ok := flatObject(raw[len(mcpArgumentsHead)-1 : end+1])
 	if !ok {
 		return nil, false, nil
 	}

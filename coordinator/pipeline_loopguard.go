@@ -111,25 +111,34 @@ func canonicalFlat(b []byte) bool {
 // calls arrive in this form (normalizeName) when their arguments are
 // flat, as most are.
 func canonicalMCP(b []byte) bool {
-	const head = `{"arguments":{`
-	if len(b) < len(head)+2 || string(b[:len(head)]) != head || b[len(b)-1] != '}' {
-		return false
+	end := mcpArgumentsEnd(b)
+	return end > 0 && canonicalFlat(b[len(mcpArgumentsHead)-1:end+1]) && canonicalMembers(b[end+1:len(b)-1], []byte("arguments"), false)
+}
+
+// mcpArgumentsHead starts a use_mcp_tool input in canonical form.
+const mcpArgumentsHead = `{"arguments":{`
+
+// mcpArgumentsEnd is the index of the '}' that closes the arguments
+// object of an input starting with mcpArgumentsHead, or -1: the first '}'
+// outside a string. A string with an escape in it is not canonical:
+// should a \" make this scan end early or late, the arguments it finds
+// hold the '\\' and canonicalFlat refuses them.
+func mcpArgumentsEnd(b []byte) int {
+	if len(b) < len(mcpArgumentsHead)+2 || string(b[:len(mcpArgumentsHead)]) != mcpArgumentsHead || b[len(b)-1] != '}' {
+		return -1
 	}
-	// A is over at the first '}' outside a string. A string with an
-	// escape in it is not canonical: should a \" make this scan end
-	// early or late, the A it finds holds the '\\' and is refused.
-	end, quoted := -1, false
-	for i := len(head); i < len(b)-1 && end < 0; i++ {
+	quoted := false
+	for i := len(mcpArgumentsHead); i < len(b)-1; i++ {
 		switch b[i] {
 		case '"':
 			quoted = !quoted
 		case '}':
 			if !quoted {
-				end = i
+				return i
 			}
 		}
 	}
-	return end > 0 && canonicalFlat(b[len(head)-1:end+1]) && canonicalMembers(b[end+1:len(b)-1], []byte("arguments"), false)
+	return -1
 }
 
 // canonicalMembers reports whether b, an object's members between its
