@@ -17,12 +17,23 @@ import (
 // decode reads one JSON value from the body into v: capped in size, unknown
 // fields refused, nothing after the value.
 func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
-	body := http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
-	dec := json.NewDecoder(body)
-	dec.DisallowUnknownFields()
+	dec := s.bodyDecoder(w, r, r.Body)
 	if err := dec.Decode(v); err != nil {
 		return decodeError(err)
 	}
+	return endOfBody(dec)
+}
+
+// bodyDecoder decodes from body, r's body or a reader over it, capped in
+// size and refusing unknown fields.
+func (s *Server) bodyDecoder(w http.ResponseWriter, r *http.Request, body io.Reader) *json.Decoder {
+	dec := json.NewDecoder(http.MaxBytesReader(w, io.NopCloser(body), s.cfg.MaxBodyBytes))
+	dec.DisallowUnknownFields()
+	return dec
+}
+
+// endOfBody refuses anything after the value dec decoded.
+func endOfBody(dec *json.Decoder) error {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return errorf(api.CodeInvalidJSON, "request body must hold one JSON value")
 	}
@@ -36,14 +47,13 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
 // spares the usual body a second decoding.
 func (s *Server) decodeKeeping(w http.ResponseWriter, r *http.Request, v any) ([]byte, error) {
 	var body bytes.Buffer
-	dec := json.NewDecoder(io.TeeReader(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), &body))
-	dec.DisallowUnknownFields()
+	dec := s.bodyDecoder(w, r, io.TeeReader(r.Body, &body))
 	err := dec.Decode(v)
 	if dec.InputOffset() == 0 { // the body holds no JSON value: nothing was decoded
 		return nil, decodeError(err)
 	}
-	if _, terr := dec.Token(); !errors.Is(terr, io.EOF) {
-		return nil, errorf(api.CodeInvalidJSON, "request body must hold one JSON value")
+	if eerr := endOfBody(dec); eerr != nil {
+		return nil, eerr
 	}
 	return body.Bytes(), err
 }
