@@ -10,13 +10,7 @@ import (
 )
 
 func TestResolveFollowsLinks(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("Linux only")
-	}
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := realTempDir(t)
 	must := func(err error) {
 		t.Helper()
 		if err != nil {
@@ -60,13 +54,7 @@ func TestResolveFollowsLinks(t *testing.T) {
 // TestRootPathIsWhereTheRootReallyIs: a root opened through a link is
 // reported at its target.
 func TestRootPathIsWhereTheRootReallyIs(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("Linux only")
-	}
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := realTempDir(t)
 	if err := os.Mkdir(filepath.Join(dir, "real"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -87,13 +75,7 @@ func TestRootPathIsWhereTheRootReallyIs(t *testing.T) {
 // open is named at its old path, without the " (deleted)" the kernel adds
 // to the link; a file whose name really ends so keeps it.
 func TestOfNamesARemovedFileWhereItWas(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("Linux only")
-	}
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := realTempDir(t)
 	for _, name := range []string{"gone.txt", "named (deleted)"} {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
@@ -131,4 +113,19 @@ func TestOfNamesARemovedFileWhereItWas(t *testing.T) {
 	if got, err := Of(d); err != nil || got != sub {
 		t.Errorf("Of(removed directory) = %q, %v; want %q", got, err, sub)
 	}
+}
+
+// realTempDir is a fresh directory by its real path (the temporary
+// directory may sit behind a link), as the kernel names files in it; the
+// test is skipped off Linux.
+func realTempDir(t *testing.T) string {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("Linux only")
+	}
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
