@@ -1,13 +1,8 @@
 package coordinator
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"reflect"
-	"strconv"
-
-	"github.com/go-playground/validator/v10"
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/mcphub"
@@ -57,85 +52,6 @@ func mcpCallNames(input json.RawMessage) (server, tool string) {
 // mcpNamer is a decoded use_mcp_tool input: it names its server and tool
 // without the input being read again.
 type mcpNamer interface{ MCPNames() (server, tool string) }
-
-// mcpCallSetter is a use_mcp_tool input that can be filled from its
-// parts, as decoding them would.
-type mcpCallSetter interface {
-	SetMCPCall(server, tool string, args map[string]any)
-}
-
-// decodeMCPCall decodes and validates a use_mcp_tool input in the form
-// normalizeName gives an mcp__<server>__<tool> call with flat arguments,
-// {"arguments":{...},"server_name":"s","tool_name":"t"}, without a JSON
-// decoder: into the same input DecodeInput makes of it (strings, float64
-// integers, booleans and nulls). ok is false for any other input, which
-// DecodeInput decodes.
-func decodeMCPCall(t *Tool, v *validator.Validate, raw json.RawMessage) (in any, ok bool, err error) {
-	if t.Name != UseMCPTool || len(t.ParamTypes()) > 0 || !canonicalMCP(raw) {
-		return nil, false, nil
-	}
-	end := mcpArgumentsEnd(raw) // canonicalMCP found it > 0
-	rest := raw[end+1:]
-	const server, tool = `,"server_name":`, `,"tool_name":`
-	if !bytes.HasPrefix(rest, []byte(server)) {
-		return nil, false, nil
-	}
-	s, rest, _ := plainString(rest[len(server):])
-	if !bytes.HasPrefix(rest, []byte(tool)) {
-		return nil, false, nil
-	}
-	tn, rest, _ := plainString(rest[len(tool):])
-	if string(rest) != "}" {
-		return nil, false, nil
-	}
-	args, ok := flatObject(raw[len(mcpArgumentsHead)-1 : end+1])
-	if !ok {
-		return nil, false, nil
-	}
-	set, ok := t.NewInput().(mcpCallSetter)
-	if !ok {
-		return nil, false, nil
-	}
-	set.SetMCPCall(string(s), string(tn), args)
-	if err := v.Struct(set); err != nil {
-		return nil, true, validationError(t.Name, reflect.TypeOf(set).Elem(), err)
-	}
-	return set, true, nil
-}
-
-// flatObject decodes an object canonicalFlat takes as encoding/json
-// decodes it into an any.
-func flatObject(b []byte) (map[string]any, bool) {
-	m := map[string]any{}
-	b = b[1 : len(b)-1]
-	for first := true; len(b) > 0; first = false {
-		if !first {
-			b = b[1:] // the ','
-		}
-		key, rest, _ := plainString(b)
-		b = rest[1:] // the ':'
-		switch {
-		case b[0] == '"':
-			var s []byte
-			s, b, _ = plainString(b)
-			m[string(key)] = string(s)
-		case hasWord(b, "true"):
-			m[string(key)], b = true, b[4:]
-		case hasWord(b, "false"):
-			m[string(key)], b = false, b[5:]
-		case hasWord(b, "null"):
-			m[string(key)], b = nil, b[4:]
-		default:
-			next, _ := plainInteger(b)
-			f, err := strconv.ParseFloat(string(b[:len(b)-len(next)]), 64)
-			if err != nil {
-				return nil, false
-			}
-			m[string(key)], b = f, next
-		}
-	}
-	return m, true
-}
 
 // mcpInputNames is mcpCallNames(raw), taken from in, the decoded raw,
 // when it can name them: the policy, the hooks and the metrics each ask

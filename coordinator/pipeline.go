@@ -259,10 +259,7 @@ func (c *Coordinator) prepare(s *Session, use api.ToolUse) *callState {
 	}
 	raw = coerceStrings(raw, tool.ParamTypes())
 	cs.tool, cs.raw = tool, raw
-	in, fast, err := decodeMCPCall(tool, c.validate, raw)
-	if !fast {
-		in, err = DecodeInput(tool, c.validate, raw)
-	}
+	in, err := DecodeInput(tool, c.validate, raw)
 	if err != nil {
 		text := err.Error()
 		if dc == nil {

@@ -31,13 +31,6 @@ type UseMCPToolInput struct {
 // coordinator need not read them from the JSON again.
 func (in *UseMCPToolInput) MCPNames() (server, tool string) { return in.ServerName, in.ToolName }
 
-// SetMCPCall fills the input as decoding {"arguments":args,
-// "server_name":server,"tool_name":tool} does, for the coordinator's
-// inputs it reads without a JSON decoder.
-func (in *UseMCPToolInput) SetMCPCall(server, tool string, args map[string]any) {
-	in.ServerName, in.ToolName, in.Arguments = server, tool, args
-}
-
 func newUseMCPTool(name string, env tool.Env) *tool.Tool {
 	hub := env.MCP
 	return tool.NewTool(tool.Spec[UseMCPToolInput]{
