@@ -28,6 +28,9 @@ Usage:
   toolgate serve [flags]    serve the workspace (default: the current directory)
   toolgate audit export [flags]
                             write the audit log (every call) to stdout as JSON lines
+  toolgate token new NAME SCOPES [--file F]
+                            make a named token with scopes (call, approve, admin,
+                            metrics): the token on stdout, its hashed line in F
   toolgate version
 
 Flags of serve:
@@ -50,6 +53,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return serve(ctx, args[2:], getenv, stdin, stdout, stderr)
 	case "audit":
 		return audit(ctx, args[2:], getenv, stdout, stderr)
+	case "token":
+		return tokenCommand(args[2:], stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "toolgate", version)
 		return nil
