@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/dialect"
 	"github.com/toolgate/toolgate/handlers"
 	"github.com/toolgate/toolgate/internal/randid"
 	"github.com/toolgate/toolgate/internal/telemetry"
@@ -175,7 +176,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdin
 	reg := prometheus.NewRegistry()
 	coord := coordinator.New(coordinator.Options{
 		Config: cfg.Coordinator, Workspace: ws, Tools: handlers.Default(),
-		Dialects: handlers.Dialects(), Logger: logger, Registerer: reg, MCP: hub,
+		Dialects: dialect.All(), Logger: logger, Registerer: reg, MCP: hub,
 		Store: st, Undo: handlers.RestoreUndo, Tracing: tp,
 	})
 	// The config's rules were checked for syntax when it was read; the
