@@ -11,8 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-
-	"github.com/landlock-lsm/go-landlock/landlock"
 )
 
 // Package helper is the sandbox's helper: the program bubblewrap (or, in
@@ -139,6 +137,8 @@ func runHelper(specJSON string, argv []string) error {
 		}
 	}
 	if spec.Landlock {
+		// Only this thread is restricted (applyLandlock locks it): the
+		// command must be exec'd from this goroutine, as it is below.
 		if err := applyLandlock(spec); err != nil {
 			return fmt.Errorf("landlock: %w", err)
 		}
@@ -189,39 +189,6 @@ func setRlimits(l Limits) error {
 		}
 	}
 	return nil
-}
-
-// applyLandlock restricts the helper, and so the command, to the spec.
-func applyLandlock(spec Spec) error {
-	var rules []landlock.Rule
-	if spec.ReadAll {
-		rules = append(rules, landlock.RODirs("/"))
-	} else {
-		rules = append(rules, readExcept(spec.Hidden)...)
-	}
-	writable := spec.Writable
-	if !spec.ReadAll {
-		writable = nil
-		for _, w := range spec.Writable {
-			rules = append(rules, writeExcept(w, spec.Hidden)...)
-		}
-	}
-	if len(writable) > 0 {
-		rules = append(rules, landlock.RWDirs(writable...).WithRefer().IgnoreIfMissing())
-	}
-	if len(spec.WritableFiles) > 0 {
-		rules = append(rules, landlock.RWFiles(spec.WritableFiles...).IgnoreIfMissing())
-	}
-	if spec.ProxySocket != "" {
-		rules = append(rules, landlock.ConnectTCP(ProxyPort))
-	}
-	cfg := landlock.V7.BestEffort()
-	if spec.Network {
-		// TCP stays open; files and the IPC scopes (signals and abstract
-		// sockets to processes outside the sandbox) are still restricted.
-		cfg.HandledAccessNet = 0
-	}
-	return cfg.Restrict(rules...)
 }
 
 // ErrNotInCgroup is the helper's refusal when the command would run
