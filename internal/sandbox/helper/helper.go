@@ -33,7 +33,7 @@ const VersionMarker = "__toolgate-sandbox-version"
 // Version names the Spec's format. A helper binary found beside toolgate
 // is used only when it prints the same; and a helper refuses a spec with a
 // field it does not know rather than run without it.
-const Version = "toolgate-sandbox-helper 2"
+const Version = "toolgate-sandbox-helper 3"
 
 // ProxyPort is the relay's port inside the sandbox's network namespace.
 const ProxyPort = 3128
@@ -54,6 +54,9 @@ type Spec struct {
 	// otherwise everything but Hidden.
 	ReadAll bool     `json:"read_all,omitempty"`
 	Hidden  []string `json:"hidden,omitempty"`
+	// ReadOnly are paths in Writable left out of the write grants (still
+	// readable unless hidden); bubblewrap binds them read-only already.
+	ReadOnly []string `json:"read_only,omitempty"`
 	// Writable directories and files.
 	Writable      []string `json:"writable,omitempty"`
 	WritableFiles []string `json:"writable_files,omitempty"`

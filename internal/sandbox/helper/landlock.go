@@ -3,6 +3,7 @@ package helper
 import (
 	"fmt"
 	"runtime"
+	"slices"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -76,7 +77,7 @@ func (r ruleset) grants(spec Spec) error {
 		if spec.ReadAll {
 			err = r.grant(w, accessRWRefer)
 		} else {
-			err = r.grantExcept(w, spec.Hidden, accessRWRefer)
+			err = r.grantExcept(w, append(slices.Clone(spec.Hidden), spec.ReadOnly...), accessRWRefer)
 		}
 	}
 	for _, f := range spec.WritableFiles {
