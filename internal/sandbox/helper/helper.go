@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -112,6 +113,9 @@ func runHelper(specJSON string, argv []string) error {
 	if err := dec.Decode(&spec); err != nil {
 		return fmt.Errorf("bad helper spec (a helper of another version?): %w", err)
 	}
+	// Landlock and the capabilities dropped below hold for this thread
+	// alone: the command is exec'd from it, so it is never unlocked.
+	runtime.LockOSThread()
 	if spec.Control > 0 {
 		// Neither the relay started below nor the command may hold it.
 		syscall.CloseOnExec(spec.Control)
@@ -140,11 +144,12 @@ func runHelper(specJSON string, argv []string) error {
 		}
 	}
 	if spec.Landlock {
-		// Only this thread is restricted (applyLandlock locks it): the
-		// command must be exec'd from this goroutine, as it is below.
 		if err := applyLandlock(spec); err != nil {
 			return fmt.Errorf("landlock: %w", err)
 		}
+	}
+	if err := dropCapabilities(); err != nil {
+		return err
 	}
 	env := os.Environ()
 	if spec.Control > 0 {

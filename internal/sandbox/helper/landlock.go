@@ -2,7 +2,6 @@ package helper
 
 import (
 	"fmt"
-	"runtime"
 	"slices"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -50,9 +49,8 @@ func applyLandlock(spec Spec) error {
 	if err := r.grants(spec); err != nil {
 		return err
 	}
-	// The command is exec'd from this thread, which alone is restricted:
-	// it must never run another goroutine (see runHelper).
-	runtime.LockOSThread()
+	// Only the calling thread is restricted: runHelper has locked it and
+	// execs the command from it.
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
 	}
