@@ -119,6 +119,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdin
 		return err
 	}
 	defer closeStore()
+	cfg.Coordinator.StateFiles = append(cfg.Coordinator.StateFiles, stateDirs(getenv)...)
 	if cfg.Store.Mode == storeSQLite {
 		// A write to the state database (when it lives in the workspace)
 		// must never pass silently.
