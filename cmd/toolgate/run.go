@@ -108,6 +108,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdin
 	}
 	defer ws.Close()
 	defer sweepTemps(ctx, ws, logger)()
+	closeSpills, err := openSpills(&cfg.Coordinator.Commands, logger)
+	if err != nil {
+		return err
+	}
+	defer closeSpills()
 	if o.store != "" {
 		cfg.Store.Mode = o.store
 		if err := cfg.Store.check(); err != nil {
