@@ -206,6 +206,9 @@ func (s *Sandbox) Prepare(argv, env []string, r Run) (*Prepared, error) {
 			p.Finish()
 			return nil, fmt.Errorf("sandbox: private temporary directory: %w", err)
 		}
+		if real := resolve(tmp); real != "" {
+			tmp = real // the helper grants no path reached through a link
+		}
 		p.tmp = tmp
 		p.Env = append(slices.Clone(env), "TMPDIR="+tmp)
 		spec.Writable = append(writable, tmp)

@@ -59,3 +59,25 @@ func TestSymlinkBesideAHiddenPathGrantsNothingOutside(t *testing.T) {
 		})
 	}
 }
+
+// TestPrivateTmpUnderALinkedTempDirIsWritable checks Landlock-only mode's
+// private temporary directory when TMPDIR names it through a link: the
+// helper grants nothing reached through a link, so the directory is
+// granted by its real path, and the command can write there.
+func TestPrivateTmpUnderALinkedTempDirIsWritable(t *testing.T) {
+	base := onDisk(t)
+	if err := os.Mkdir(filepath.Join(base, "real"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(base, "real"), filepath.Join(base, "link")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", filepath.Join(base, "link"))
+	ws := filepath.Join(base, "ws")
+	writeFile(t, ws, "a", "a")
+	s := newTest(t, Config{Mode: ModeLandlock}, "")
+	o := runIn(t, s, Run{Workspace: ws}, `echo TMP-WRITABLE > "$TMPDIR/f" && cat "$TMPDIR/f"`)
+	if !contains(o.out, "TMP-WRITABLE") {
+		t.Errorf("the private temporary directory is not writable:\n%s", o.out)
+	}
+}
