@@ -14,7 +14,6 @@ import (
 // denies writes to, with toolgate's own ignore file and Cline's hooks).
 var workspaceProtected = []string{
 	".clineignore",
-	".git/hooks", ".git/config", ".git/config.worktree",
 	".gitconfig", ".gitmodules",
 	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
 	".zshrc", ".zprofile", ".zshenv", ".zlogin", ".zlogout",
@@ -23,25 +22,22 @@ var workspaceProtected = []string{
 }
 
 // readOnly lists the existing real paths to make read-only in the
-// writable set: the workspace's protected paths and the run's own list,
-// but those sandbox.allow_write names, those masked already and those
-// outside what is writable anyway. A repository without a hooks
-// directory gets an empty one first, so that one cannot be made inside.
+// writable set: the workspace's protected paths, its repositories' (see
+// gitProtected) and the run's own list, but those sandbox.allow_write
+// names, those masked already and those outside what is writable anyway.
 func (s *Sandbox) readOnly(ws string, writable, hidden, extra []string) []string {
-	if st, err := os.Lstat(filepath.Join(ws, ".git")); err == nil && st.IsDir() {
-		_ = os.Mkdir(filepath.Join(ws, ".git", "hooks"), 0o755)
+	var cand []string
+	for _, p := range workspaceProtected {
+		cand = append(cand, filepath.Join(ws, p))
 	}
+	cand = append(cand, gitProtected(ws)...) // makes missing hooks directories
+	cand = append(cand, extra...)
 	allowed := map[string]bool{}
 	for _, a := range s.cfg.AllowWrite {
 		if real := resolve(s.protectedPath(ws, a)); real != "" {
 			allowed[real] = true
 		}
 	}
-	var cand []string
-	for _, p := range workspaceProtected {
-		cand = append(cand, filepath.Join(ws, p))
-	}
-	cand = append(cand, extra...)
 	seen := map[string]bool{}
 	var out []string
 	for _, c := range cand {
@@ -63,4 +59,61 @@ func (s *Sandbox) protectedPath(ws, p string) string {
 		return expandHome(p, s.home)
 	}
 	return filepath.Join(ws, p)
+}
+
+// nestedRepoDepth is how deep below the workspace a nested repository is
+// looked for (Claude Code's sandbox runtime looks 3 levels deep for a
+// .git), and maxRepoScan bounds the directories looked at.
+const (
+	nestedRepoDepth = 2
+	maxRepoScan     = 4096
+)
+
+// gitProtected are the paths through which a repository in the workspace
+// or nested in it runs code at the user's next git command: its hooks
+// directory (made empty first where missing, so that none can be made
+// inside) and config files, or, where .git is a file (a worktree's or a
+// submodule's), that pointer to the git directory itself.
+func gitProtected(ws string) []string {
+	var out []string
+	for _, repo := range repoDirs(ws) {
+		git := filepath.Join(repo, ".git")
+		st, err := os.Lstat(git)
+		switch {
+		case err != nil:
+		case st.Mode().IsRegular():
+			out = append(out, git)
+		case st.IsDir():
+			_ = os.Mkdir(filepath.Join(git, "hooks"), 0o755)
+			out = append(out, filepath.Join(git, "hooks"), filepath.Join(git, "config"), filepath.Join(git, "config.worktree"))
+		}
+	}
+	return out
+}
+
+// repoDirs are the workspace and its directories down to nestedRepoDepth
+// levels that hold a .git entry; links are not followed.
+func repoDirs(ws string) []string {
+	var out []string
+	level, scanned := []string{ws}, 0
+	for depth := 0; depth <= nestedRepoDepth && len(level) > 0; depth++ {
+		var next []string
+		for _, d := range level {
+			if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+				out = append(out, d)
+			}
+			if depth == nestedRepoDepth || scanned >= maxRepoScan {
+				continue
+			}
+			scanned++
+			entries, _ := os.ReadDir(d)
+			for _, e := range entries {
+				if e.IsDir() && e.Name() != ".git" {
+					next = append(next, filepath.Join(d, e.Name()))
+				}
+			}
+		}
+		level = next
+	}
+	return out
 }

@@ -14,13 +14,15 @@ func protectedWorkspace(t *testing.T) (string, map[string]string) {
 	t.Helper()
 	ws := filepath.Join(onDisk(t), "ws")
 	files := map[string]string{
-		".clineignore":       ".env\n",
-		".git/config":        "[core]\n\tbare = false\n",
-		".git/HEAD":          "ref: refs/heads/main\n",
-		".bashrc":            "# workspace bashrc\n",
-		".profile":           "# workspace profile\n",
-		".vscode/tasks.json": "{}\n",
-		"toolgate.json":      "{\"permissions\": {}}\n",
+		".clineignore":             ".env\n",
+		".git/config":              "[core]\n\tbare = false\n",
+		".git/HEAD":                "ref: refs/heads/main\n",
+		".bashrc":                  "# workspace bashrc\n",
+		".profile":                 "# workspace profile\n",
+		".vscode/tasks.json":       "{}\n",
+		"toolgate.json":            "{\"permissions\": {}}\n",
+		"lib/vendored/.git/config": "[core]\n\tbare = false\n",
+		"wt/.git":                  "gitdir: ../.git/worktrees/wt\n",
 	}
 	for name, content := range files {
 		writeFile(t, ws, name, content)
@@ -34,9 +36,9 @@ func protectedWorkspace(t *testing.T) (string, map[string]string) {
 // weakenScript is what the hostile command tries, each step on its own:
 // append, truncate, replace by rename, remove, plant a hook (in the hooks
 // directory, and in a fresh repository after moving the old one away).
-const weakenScript = `for f in .clineignore .git/config .bashrc .profile .vscode/tasks.json toolgate.json; do
+const weakenScript = `for f in .clineignore .git/config .bashrc .profile .vscode/tasks.json toolgate.json lib/vendored/.git/config wt/.git; do
   echo PWNED >> $f; : > $f; echo PWNED > src/new && mv -f src/new $f; rm -f $f; done
-mkdir -p .git/hooks; printf '#!/bin/sh\necho PWNED\n' > .git/hooks/pre-commit
+for r in . lib/vendored; do mkdir -p $r/.git/hooks; printf '#!/bin/sh\necho PWNED\n' > $r/.git/hooks/pre-commit; done
 mv .git .git-moved && mkdir -p .git/hooks && echo PWNED > .git/hooks/pre-commit
 mv .vscode .vscode-moved
 echo fine > src/ok; cat src/ok; true`
@@ -58,7 +60,7 @@ func TestApprovedCommandCannotWeakenLaterChecks(t *testing.T) {
 					t.Errorf("%s changed: %q (%v)", name, b, err)
 				}
 			}
-			for _, hook := range []string{".git/hooks/pre-commit", ".git-moved", ".vscode-moved"} {
+			for _, hook := range []string{".git/hooks/pre-commit", "lib/vendored/.git/hooks/pre-commit", ".git-moved", ".vscode-moved"} {
 				if _, err := os.Lstat(filepath.Join(ws, hook)); err == nil {
 					t.Errorf("%s was made", hook)
 				}
