@@ -84,9 +84,40 @@ func gitProtected(ws string) []string {
 		case st.Mode().IsRegular():
 			out = append(out, git)
 		case st.IsDir():
-			_ = os.Mkdir(filepath.Join(git, "hooks"), 0o755)
-			out = append(out, filepath.Join(git, "hooks"), filepath.Join(git, "config"), filepath.Join(git, "config.worktree"))
+			for _, dir := range append([]string{git}, submoduleGitDirs(git)...) {
+				_ = os.Mkdir(filepath.Join(dir, "hooks"), 0o755)
+				out = append(out, filepath.Join(dir, "hooks"), filepath.Join(dir, "config"), filepath.Join(dir, "config.worktree"))
+			}
 		}
+	}
+	return out
+}
+
+// submoduleGitDirs are the git directories of a repository's submodules
+// (.git/modules/<name>, nested ones below their modules/ again): a hook
+// planted there runs at a git command in the submodule.
+func submoduleGitDirs(git string) []string {
+	var out []string
+	level := []string{filepath.Join(git, "modules")}
+	for scanned := 0; len(level) > 0 && scanned < maxRepoScan; {
+		var next []string
+		for _, d := range level {
+			scanned++
+			entries, _ := os.ReadDir(d)
+			for _, e := range entries {
+				if !e.IsDir() {
+					continue
+				}
+				sub := filepath.Join(d, e.Name())
+				if _, err := os.Lstat(filepath.Join(sub, "HEAD")); err == nil {
+					out = append(out, sub) // a git directory: its own modules/ next
+					next = append(next, filepath.Join(sub, "modules"))
+				} else {
+					next = append(next, sub) // a submodule named a/b
+				}
+			}
+		}
+		level = next
 	}
 	return out
 }

@@ -23,6 +23,8 @@ func protectedWorkspace(t *testing.T) (string, map[string]string) {
 		"toolgate.json":            "{\"permissions\": {}}\n",
 		"lib/vendored/.git/config": "[core]\n\tbare = false\n",
 		"wt/.git":                  "gitdir: ../.git/worktrees/wt\n",
+		".git/modules/sub/HEAD":    "ref: refs/heads/main\n",
+		".git/modules/sub/config":  "[core]\n\tworktree = ../../../sub\n",
 	}
 	for name, content := range files {
 		writeFile(t, ws, name, content)
@@ -36,9 +38,9 @@ func protectedWorkspace(t *testing.T) (string, map[string]string) {
 // weakenScript is what the hostile command tries, each step on its own:
 // append, truncate, replace by rename, remove, plant a hook (in the hooks
 // directory, and in a fresh repository after moving the old one away).
-const weakenScript = `for f in .clineignore .git/config .bashrc .profile .vscode/tasks.json toolgate.json lib/vendored/.git/config wt/.git; do
+const weakenScript = `for f in .clineignore .git/config .bashrc .profile .vscode/tasks.json toolgate.json lib/vendored/.git/config wt/.git .git/modules/sub/config; do
   echo PWNED >> $f; : > $f; echo PWNED > src/new && mv -f src/new $f; rm -f $f; done
-for r in . lib/vendored; do mkdir -p $r/.git/hooks; printf '#!/bin/sh\necho PWNED\n' > $r/.git/hooks/pre-commit; done
+for h in .git/hooks lib/vendored/.git/hooks .git/modules/sub/hooks; do mkdir -p $h; printf '#!/bin/sh\necho PWNED\n' > $h/pre-commit; done
 mv .git .git-moved && mkdir -p .git/hooks && echo PWNED > .git/hooks/pre-commit
 mv .vscode .vscode-moved
 echo fine > src/ok; cat src/ok; true`
@@ -60,7 +62,7 @@ func TestApprovedCommandCannotWeakenLaterChecks(t *testing.T) {
 					t.Errorf("%s changed: %q (%v)", name, b, err)
 				}
 			}
-			for _, hook := range []string{".git/hooks/pre-commit", "lib/vendored/.git/hooks/pre-commit", ".git-moved", ".vscode-moved"} {
+			for _, hook := range []string{".git/hooks/pre-commit", "lib/vendored/.git/hooks/pre-commit", ".git/modules/sub/hooks/pre-commit", ".git-moved", ".vscode-moved"} {
 				if _, err := os.Lstat(filepath.Join(ws, hook)); err == nil {
 					t.Errorf("%s was made", hook)
 				}
