@@ -114,6 +114,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdin
 	}
 	defer ws.Close()
 	defer sweepTemps(ctx, ws, logger)()
+	closeSpills, err := openSpills(&cfg.Coordinator.Commands, logger)
+	if err != nil {
+		return err
+	}
+	defer closeSpills()
 	if o.store != "" {
 		cfg.Store.Mode = o.store
 		if err := cfg.Store.check(); err != nil {
@@ -125,6 +130,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdin
 		return err
 	}
 	defer closeStore()
+	cfg.Coordinator.StateFiles = append(cfg.Coordinator.StateFiles, stateDirs(getenv)...)
 	if cfg.Store.Mode == storeSQLite {
 		// A write to the state database (when it lives in the workspace)
 		// must never pass silently.
