@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 
@@ -47,6 +48,10 @@ type Options struct {
 	// Tracing makes a span per call and per stage (metrics_tracing.go); nil means
 	// tracing is off.
 	Tracing trace.TracerProvider
+
+	// ignoreWatchers replaces the ways the ignore files are kept current
+	// (policy_start.go), so tests can make them fail.
+	ignoreWatchers []func(*os.Root, ...string) (*ignore.Watcher, error)
 }
 
 // Coordinator runs tool calls for sessions.
@@ -65,7 +70,7 @@ type Coordinator struct {
 	metrics  *Metrics
 	logger   *slog.Logger
 	policy   *policy
-	ignore   *ignore.Watcher // nil without a workspace
+	ignore   *ignore.Watcher // nil without a workspace or when no watcher started
 	hooks    *hookRunner
 	inputs   pendingInputs   // interactive calls awaiting an answer
 	scoped   scopedTokens    // subagents' tokens for their child sessions
@@ -77,6 +82,10 @@ type Coordinator struct {
 	tracer   *callTracer   // nil when tracing is off
 	stop     chan struct{} // closed by Close
 	stopOnce sync.Once
+
+	// ignoreFixed is the ignore rules when ignore is nil: none without a
+	// workspace, everything excluded when the files could not be loaded.
+	ignoreFixed *ignore.Matcher
 }
 
 // New builds the registry from the tool list and starts the "default"
