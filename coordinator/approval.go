@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -147,6 +148,11 @@ func (c *Coordinator) askApproval(ctx context.Context, s *Session, e *callEntry,
 	e.audit.reason = v.reason
 	s.rec.callAwaiting(s, e)
 	s.Events.Append(api.Event{Type: api.EventToolAwaitingApproval, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Call: &rec, Approval: approval})
+	// The log says how to decide, so an operator who sees a client wait
+	// knows what it waits for and the exact request that ends the wait.
+	c.logger.Info("call awaits approval", "session", s.ID, "tool_use_id", rec.ToolUseID, "tool", rec.Name,
+		"reason", v.reason, "deadline", approval.Deadline,
+		"approve", fmt.Sprintf(`POST /v1/sessions/%s/calls/%s/decision {"decision":"approve"}`, url.PathEscape(s.ID), url.PathEscape(rec.ToolUseID)))
 
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
