@@ -160,7 +160,7 @@ func (r *commandRunner) run(ctx context.Context, call *tool.Call, in *ExecuteCom
 	output := strings.TrimSuffix(out.Summary(process.SummaryLimits{Hint: hint}), "\n")
 	status, verdict := judge(res, timeout)
 	r.metrics.runs.WithLabelValues(status).Inc()
-	cline := call.Dialect == "" || call.Dialect == api.DialectCline
+	cline := !call.PlainResults
 	if cline {
 		// Cline's terminal managers hand over the output trimmed at both
 		// ends (VscodeTerminalManager.processOutput: String.prototype.trim).
