@@ -34,7 +34,7 @@ type answer struct {
 // Decide delivers the client's decision on a call awaiting approval. With
 // remember, an approval also adds an allow rule for the call's exact shape
 // to the session, unless the managed policy forbids session allow rules.
-func (c *Coordinator) Decide(s *Session, toolUseID string, req api.DecisionRequest) (api.DecisionResponse, error) {
+func (c *Coordinator) Decide(s *Session, toolUseID string, req api.DecisionRequest, by string) (api.DecisionResponse, error) {
 	if req.Decision != api.DecisionApprove && req.Decision != api.DecisionReject {
 		return api.DecisionResponse{}, errDecisionValues
 	}
@@ -56,9 +56,9 @@ func (c *Coordinator) Decide(s *Session, toolUseID string, req api.DecisionReque
 		s.addAllow(pa.remember)
 		resp.RememberedRules = pa.remember
 	}
-	// Only the server's own token may decide (a subagent's scoped token
-	// may not), so that is who the audit log names.
-	pa.decided <- answer{req, "token"}
+	// by names the token that decided ("token", "token:alice"); the
+	// server lets only tokens with the approve scope get here.
+	pa.decided <- answer{req, by}
 	return resp, nil
 }
 
