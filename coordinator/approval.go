@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -108,7 +109,9 @@ func (c *Coordinator) approve(ctx context.Context, cs *callState) {
 	cs.ask = nil
 	ctx, span := c.tracer.stage(ctx, cs, "approval wait")
 	defer span.End()
+	asked := time.Now()
 	out, feedback := c.askApproval(ctx, cs.s, cs.e, *v, cs.sub, cs.tool, cs.input, cs.raw)
+	cs.waited += time.Since(asked)
 	if out != nil {
 		cs.stop(*out)
 		return
@@ -147,6 +150,11 @@ func (c *Coordinator) askApproval(ctx context.Context, s *Session, e *callEntry,
 	e.audit.reason = v.reason
 	s.rec.callAwaiting(s, e)
 	s.Events.Append(api.Event{Type: api.EventToolAwaitingApproval, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Call: &rec, Approval: approval})
+	// The log says how to decide, so an operator who sees a client wait
+	// knows what it waits for and the exact request that ends the wait.
+	c.logger.Info("call awaits approval", "session", s.ID, "tool_use_id", rec.ToolUseID, "tool", rec.Name,
+		"reason", v.reason, "deadline", approval.Deadline,
+		"approve", fmt.Sprintf(`POST /v1/sessions/%s/calls/%s/decision {"decision":"approve"}`, url.PathEscape(s.ID), url.PathEscape(rec.ToolUseID)))
 
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()

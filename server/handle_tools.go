@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/toolgate/toolgate/api"
@@ -77,6 +78,14 @@ func (s *Server) handleToolUse(w http.ResponseWriter, r *http.Request) error {
 	sess, err := s.coord.Sessions().Get(api.DefaultSessionID)
 	if err != nil {
 		return err
+	}
+	if p, ok := preferenceOf(r); ok {
+		s.answerPreferring(w, r, sess, p, "", func(ev api.Event) bool { return ev.ToolUseID == use.ID },
+			func(ctx context.Context) any {
+				res, rec := s.coord.Execute(ctx, sess, "", use)
+				return api.ToolUseResponse{Result: res, Call: rec}
+			})
+		return nil
 	}
 	res, rec := s.coord.Execute(r.Context(), sess, "", use)
 	s.encode(w, r, http.StatusOK, api.ToolUseResponse{Result: res, Call: rec})
