@@ -168,7 +168,11 @@ func (c *Coordinator) authorize(s *Session, t *Tool, in any, raw json.RawMessage
 // deniedOutright reports whether a bare deny rule of either layer names
 // the tool, so that tool lists can leave it out.
 func (c *Coordinator) deniedOutright(s *Session, name string) bool {
-	return c.deniedSubject(s, &subject{tool: name})
+	sub := &subject{tool: name}
+	if c.isCommandTool(name) {
+		sub.names = c.commandNames // a bare deny of one command tool hides them all
+	}
+	return c.deniedSubject(s, sub)
 }
 
 // planModeRefusal says why plan mode refuses a call: tools that change

@@ -37,6 +37,7 @@ func (c *Coordinator) buildSubject(t *Tool, in any, raw json.RawMessage) (*subje
 	if t.RunsCommands() {
 		line = t.Command(in)
 		c.addCommand(s, line)
+		s.names = c.commandNames
 	}
 	if t.Name == UseMCPTool {
 		s.mcpServer, s.mcpTool = mcpInputNames(in, raw)
@@ -173,8 +174,11 @@ type subject struct {
 	// badCwd says why a command's working directory cannot be used
 	// (outside the workspace, or not a valid path): no approval can make
 	// a command run there, so the call is refused.
-	badCwd     error
-	tool       string // registry name: read_file, execute_command, use_mcp_tool
+	badCwd error
+	tool   string // registry name: read_file, execute_command, use_mcp_tool
+	// names are the other names rules may use for the call: for a command
+	// line, those of every tool that runs one (policy_command_tools.go).
+	names      []string
 	mcpServer  string // for use_mcp_tool
 	mcpTool    string
 	paths      []pathRef          // workspace paths the call touches
