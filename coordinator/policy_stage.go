@@ -141,12 +141,7 @@ func (c *Coordinator) authorize(s *Session, t *Tool, in any, raw json.RawMessage
 	g := gate{sub: sub, ignored: m}
 	v := c.policy.decide(sub, t, s.permRules(), line.RequiresApproval)
 	if v.decision != decideDeny {
-		if reason, ask := c.gitHistoryAsk(sub, m); ask {
-			if v.decision == decideAsk {
-				reason = v.reason + "; also " + strings.TrimPrefix(reason, "approval required: ")
-			}
-			v = verdict{decision: decideAsk, reason: reason}
-		}
+		v = c.repositoryAsks(sub, m, v)
 	}
 	switch v.decision {
 	case decideDeny:
@@ -163,6 +158,24 @@ func (c *Coordinator) authorize(s *Session, t *Tool, in any, raw json.RawMessage
 		g.decision, g.decidedBy = "allow", decidedByRule(v)
 	}
 	return nil, g
+}
+
+// repositoryAsks turns a verdict into an ask, whatever allowed it, when a
+// command may print stored versions of ignored files (gitHistoryAsk) or
+// start a program the repository's configuration names (gitConfigAsk).
+func (c *Coordinator) repositoryAsks(sub *subject, m *ignore.Matcher, v verdict) verdict {
+	for _, check := range []func() (string, bool){
+		func() (string, bool) { return c.gitHistoryAsk(sub, m) },
+		func() (string, bool) { return c.gitConfigAsk(sub) },
+	} {
+		if reason, ask := check(); ask {
+			if v.decision == decideAsk {
+				reason = v.reason + "; also " + strings.TrimPrefix(reason, "approval required: ")
+			}
+			v = verdict{decision: decideAsk, reason: reason}
+		}
+	}
+	return v
 }
 
 // deniedOutright reports whether a bare deny rule of either layer names
