@@ -22,8 +22,9 @@ type Options struct {
 	Workspace *Workspace
 	// Tools is the static tool set, usually handlers.Default().
 	Tools []Registration
-	// Dialects map other clients' tool vocabularies onto Tools, usually
-	// handlers.Dialects(). Cline's vocabulary is Tools itself.
+	// Dialects map clients' tool vocabularies onto Tools, usually
+	// dialect.All(). Cline's vocabulary is Tools itself; a session whose
+	// dialect is not listed speaks it.
 	Dialects []Dialect
 	// Dynamic sources create tools lazily by name.
 	Dynamic    []DynamicSource

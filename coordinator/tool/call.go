@@ -33,10 +33,13 @@ type Call struct {
 	// that keep something per session (browser_action's browser); nil
 	// when the call has no session.
 	SessionDone <-chan struct{}
-	// Dialect is the session's dialect ("" is Cline's), for the results
-	// that every dialect reaches by one tool but words its own way (MCP
-	// tool results).
-	Dialect api.Dialect
+	// PlainResults asks for results without the client texts the
+	// registry's tools answer in by default (Cline's): an MCP tool's or
+	// resource's blocks as the server gave them, a command's output as it
+	// was written, a patch's summary alone. The session's dialect sets it
+	// (Dialect.PlainResults) when it words results its own way; a handler
+	// never learns which dialect that is.
+	PlainResults bool
 	// ReadTurn is the call's turn among the session's reads (FileMemory
 	// QueueRead) when its tool counts reads, 0 otherwise.
 	ReadTurn uint64
