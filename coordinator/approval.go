@@ -109,7 +109,9 @@ func (c *Coordinator) approve(ctx context.Context, cs *callState) {
 	cs.ask = nil
 	ctx, span := c.tracer.stage(ctx, cs, "approval wait")
 	defer span.End()
+	asked := time.Now()
 	out, feedback := c.askApproval(ctx, cs.s, cs.e, *v, cs.sub, cs.tool, cs.input, cs.raw)
+	cs.waited += time.Since(asked)
 	if out != nil {
 		cs.stop(*out)
 		return

@@ -138,7 +138,7 @@ func New(o Options) *Coordinator {
 		Web: cfg.webEnv(), OmitFinalFileContent: cfg.OmitFinalFileContent}, o.Tools, dynamic...)
 	c.dialects, c.dialectList = newDialectSet(o.Dialects), o.Dialects
 	c.commandNames = c.commandTools()
-	c.metrics.start(c.registry.Names())
+	c.metrics.start(c.metricTools())
 	o.Registerer.MustRegister(newStateCollector(c))
 	go c.expireIdleSessions(c.stop)
 	return c
@@ -181,14 +181,14 @@ func (c *Coordinator) Pool(d api.Dialect, s *Session) []api.ToolInfo {
 				out = append(out, api.ToolInfo{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
 			}
 		}
-		return append(out, c.mcpTools(s)...)
+		return append(out, c.mcpTools(d, s)...)
 	}
 	for _, dt := range c.dialectTools(d) {
 		if c.listed(dt, hidden) {
 			out = append(out, api.ToolInfo{Name: dt.Name, Description: dt.Description, InputSchema: dt.InputSchema, APIType: dt.APIType})
 		}
 	}
-	out = append(out, c.mcpTools(s)...)
+	out = append(out, c.mcpTools(d, s)...)
 	for _, t := range c.registry.dynamicTools() {
 		if !hidden(t) {
 			out = append(out, api.ToolInfo{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
