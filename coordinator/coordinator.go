@@ -86,6 +86,9 @@ type Coordinator struct {
 	// ignoreFixed is the ignore rules when ignore is nil: none without a
 	// workspace, everything excluded when the files could not be loaded.
 	ignoreFixed *ignore.Matcher
+	// commandNames are the names of every tool that runs a command line
+	// (policy_command_tools.go), sorted.
+	commandNames []string
 }
 
 // New builds the registry from the tool list and starts the "default"
@@ -134,6 +137,7 @@ func New(o Options) *Coordinator {
 	c.registry = NewRegistry(ToolEnv{Workspace: o.Workspace, Validate: v, Commands: &cfg.Commands, Registerer: o.Registerer, MCP: o.MCP,
 		Web: cfg.webEnv(), OmitFinalFileContent: cfg.OmitFinalFileContent}, o.Tools, dynamic...)
 	c.dialects, c.dialectList = newDialectSet(o.Dialects), o.Dialects
+	c.commandNames = c.commandTools()
 	c.metrics.start(c.metricTools())
 	o.Registerer.MustRegister(newStateCollector(c))
 	go c.expireIdleSessions(c.stop)
