@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -114,6 +115,12 @@ func TestImportDirections(t *testing.T) {
 		{"a dialect imports api, the tool contract, handlers and internal only", false, func(e importEdge) bool {
 			return within(e.from, "dialect") && !dialectMayImport(e.from, e.to)
 		}},
+		// The coordinator's seams: each package imports what its doc.go
+		// says, and none reaches back into the coordinator.
+		{"a coordinator seam imports only what its doc.go allows", true, func(e importEdge) bool {
+			allowed, ok := seamImports[e.from]
+			return ok && !within(e.to, "internal") && !slices.Contains(allowed, e.to)
+		}},
 	}
 	edges := map[bool][]importEdge{false: moduleImports(t, false), true: moduleImports(t, true)}
 	for _, r := range rules {
@@ -125,6 +132,12 @@ func TestImportDirections(t *testing.T) {
 			}
 		})
 	}
+}
+
+// seamImports lists, for each package split out of the coordinator, the
+// packages of the module it may import besides internal/.
+var seamImports = map[string][]string{
+	"coordinator/eventlog": {"api"},
 }
 
 // dialectMayImport reports whether dialect package from may import to: a

@@ -39,7 +39,7 @@ type Config struct {
 	// MaxCallsPerSession bounds the finished call records a session keeps.
 	MaxCallsPerSession int `json:"max_calls_per_session"`
 	// MaxCallBytesPerSession bounds the bytes of the results those
-	// records hold (texts and images, counted as resultSize does): past
+	// records hold (texts and images, counted as eventlog.ResultSize does): past
 	// it the oldest finished calls are forgotten, as past
 	// MaxCallsPerSession. The newest call is always kept.
 	MaxCallBytesPerSession int `json:"max_call_bytes_per_session"`

@@ -1,9 +1,10 @@
 // Package coordinator turns tool_use blocks into tool_result blocks. It owns
 // the registry (tool name -> tool built by a factory), the per-call
-// pipeline, sessions with their bounded event logs, policy (permission
-// rules, ignore rules, modes, approvals), hooks, subagents and the ordering
-// of a message's calls. It knows nothing of HTTP: the server package drives
-// it. Tools are built against the small contract in package tool.
+// pipeline, sessions (their bounded event logs are package eventlog),
+// policy (permission rules, ignore rules, modes, approvals), hooks,
+// subagents and the ordering of a message's calls. It knows nothing of
+// HTTP: the server package drives it. Tools are built against the small
+// contract in package tool.
 //
 // The life of one call is Coordinator.runCall in pipeline.go, one stage a
 // line: prepare (lookup, normalization, coercion, decode, validate) ->
@@ -24,7 +25,6 @@
 //	hooks*.go     PreToolUse/PostToolUse hooks: config, runner, stage
 //	record*.go    the tool_result, the store, the audit log, restore
 //	session*.go   sessions, their table, kept output, answers, drain, revert
-//	events_*.go   a session's bounded event log
 //	message*.go   assistant messages, streaming and partial previews
 //	schedule.go   the order and concurrency of a message's calls
 //	subagent*.go  subagent tools, their files, HTTP runs and scoped tokens

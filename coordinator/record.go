@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/eventlog"
 	"github.com/toolgate/toolgate/internal/store"
 )
 
@@ -149,7 +150,7 @@ func (r *recorder) row(s *Session, e *callEntry, res *api.ToolResult, wholeInput
 			kept := *res
 			kept.Content = slices.Clone(res.Content)
 			c.ResultLater = func() (json.RawMessage, int) { return boundResult(kept) }
-			c.LaterBytes = resultSize(&kept)
+			c.LaterBytes = eventlog.ResultSize(&kept)
 		} else {
 			c.Result, c.ResultBytes = boundResult(*res)
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/eventlog"
 	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
@@ -17,7 +18,7 @@ import (
 type Session struct {
 	ID      string
 	Created time.Time
-	Events  *EventLog
+	Events  *eventlog.Log
 	// Files is what the session read and wrote, for the stale-file guard
 	// and reverts.
 	Files *FileMemory
@@ -40,7 +41,7 @@ type Session struct {
 	calls       map[string]*callEntry
 	callOrder   []string
 	maxCalls    int
-	// callBytes is what the kept calls' results hold (resultSize), bounded
+	// callBytes is what the kept calls' results hold (eventlog.ResultSize), bounded
 	// by maxCallBytes.
 	callBytes, maxCallBytes int
 
@@ -82,7 +83,7 @@ type callEntry struct {
 func newSession(id string, mode api.Mode, perms api.Permissions, cfg *Config) *Session {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Session{
-		ID: id, Created: time.Now().UTC(), Events: NewEventLog(id, cfg.EventLogSize, cfg.EventLogBytes), Files: NewFileMemory(*cfg),
+		ID: id, Created: time.Now().UTC(), Events: eventlog.New(id, cfg.EventLogSize, cfg.EventLogBytes), Files: NewFileMemory(*cfg),
 		ctx: ctx, cancel: cancel, mode: mode, permissions: perms, dialect: api.DialectCline,
 		calls: map[string]*callEntry{}, maxCalls: cfg.MaxCallsPerSession, maxCallBytes: cfg.MaxCallBytesPerSession,
 		open: newOpenMessages(cfg),
@@ -232,7 +233,7 @@ func (s *Session) finish(e *callEntry, status api.CallStatus, dur time.Duration,
 	rec, cancel := e.record, e.cancel
 	e.cancel = nil
 	if s.calls[e.record.ToolUseID] == e {
-		e.size = resultSize(&res)
+		e.size = eventlog.ResultSize(&res)
 		s.callBytes += e.size
 		s.evictLocked(e)
 	}

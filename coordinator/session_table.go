@@ -59,7 +59,7 @@ func (s *Sessions) restore(row store.Session) {
 		sess.mu.Lock()
 		sess.mode, sess.permissions, sess.rulesParsed = mode, perms, false
 		sess.mu.Unlock()
-		sess.Events.markRestored()
+		sess.Events.MarkRestored()
 		return
 	}
 	if len(s.byID) >= s.cfg.MaxSessions {
@@ -70,7 +70,7 @@ func (s *Sessions) restore(row store.Session) {
 	if api.ValidDialect(api.Dialect(row.Dialect)) && row.Dialect != "" {
 		sess.dialect = api.Dialect(row.Dialect)
 	}
-	sess.Events.markRestored()
+	sess.Events.MarkRestored()
 	s.byID[row.ID] = sess
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/eventlog"
 )
 
 type nameInput struct {
@@ -108,7 +109,7 @@ func use1(name, id, input string) api.ToolUse {
 }
 
 func TestEventLogBounds(t *testing.T) {
-	l := coordinator.NewEventLog("s", 4, 0)
+	l := eventlog.New("s", 4, 0)
 	for i := range 10 {
 		l.Append(api.Event{Type: "x", ToolUseID: string(rune('a' + i))})
 	}
