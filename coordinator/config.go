@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/hooks"
 	"github.com/toolgate/toolgate/internal/sandbox"
 )
 
@@ -88,7 +89,7 @@ type Config struct {
 // guard. It is embedded in Config; the config file puts hooks and
 // subagents in sections of their own and the rest under "tools".
 type AgentConfig struct {
-	Hooks HookConfig `json:"hooks,omitzero"`
+	Hooks hooks.Config `json:"hooks,omitzero"`
 	// InputTimeout is how long an interactive call (ask_followup_question,
 	// attempt_completion, plan_mode_respond) waits for an answer; default
 	// 30 minutes.

@@ -8,6 +8,7 @@ import (
 	"github.com/go-playground/validator/v10"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/hooks"
 	"github.com/toolgate/toolgate/coordinator/mcphub"
 	"github.com/toolgate/toolgate/internal/ignore"
 	"github.com/toolgate/toolgate/internal/sandbox"
@@ -66,7 +67,7 @@ type Coordinator struct {
 	logger   *slog.Logger
 	policy   *policy
 	ignore   *ignore.Watcher // nil without a workspace
-	hooks    *hookRunner
+	hooks    *hooks.Runner
 	inputs   pendingInputs   // interactive calls awaiting an answer
 	scoped   scopedTokens    // subagents' tokens for their child sessions
 	agents   *subagentSource // nil without an agent directory
@@ -115,11 +116,16 @@ func New(o Options) *Coordinator {
 	registerSandboxInfo(o.Registerer, c.sandbox.Info())
 	o = withMCP(o)
 	c.startPolicy(o)
-	c.hooks = newHookRunner(&cfg, o.Workspace, o.Registerer, o.Logger)
-	c.hooks.confine = func() (*sandbox.Sandbox, sandbox.Run, error) {
+	hookDir := "" // the hooks' working directory: the workspace, when there is one
+	if o.Workspace != nil {
+		hookDir = o.Workspace.Dir
+	}
+	c.hooks = hooks.New(cfg.Hooks, hooks.Options{Dir: hookDir, Env: cfg.Commands.ChildEnv,
+		DefaultTimeout: hookTimeout(), Registerer: o.Registerer, Logger: o.Logger})
+	c.hooks.SetConfine(func() (*sandbox.Sandbox, sandbox.Run, error) {
 		r, err := c.confine("", c.ignoreMatcher())
 		return c.sandbox, r, err
-	}
+	})
 	c.mcp.SetConfine(c.confineMCP)
 	dynamic := append(append([]DynamicSource(nil), o.Dynamic...), c.subagentSources()...)
 	c.registry = NewRegistry(ToolEnv{Workspace: o.Workspace, Validate: v, Commands: &cfg.Commands, Registerer: o.Registerer, MCP: o.MCP,

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/hooks"
 )
 
 // BenchmarkHookOverhead compares a read_file call without hooks, with a
@@ -14,9 +15,9 @@ import (
 func BenchmarkHookOverhead(b *testing.B) {
 	cases := []struct {
 		name  string
-		hooks HookConfig
+		hooks hooks.Config
 	}{
-		{"none", HookConfig{}},
+		{"none", hooks.Config{}},
 		{"exit0", pre("*", command("exit 0"))},
 		{"json", pre("*", command(`echo '{"permissionDecision":"allow","additionalContext":"ok"}'`))},
 	}

@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/hooks"
 	"github.com/toolgate/toolgate/internal/ignore"
 	"github.com/toolgate/toolgate/internal/logattrs"
 	"github.com/toolgate/toolgate/internal/sandbox"
@@ -65,7 +66,7 @@ type callState struct {
 	logger *slog.Logger
 
 	// pre-hooks
-	hook        hookDecision    // what the PreToolUse hooks decided
+	hook        hooks.Decision  // what the PreToolUse hooks decided
 	hookReason  string          // and why
 	hookContext []string        // what PreToolUse hooks add to the tool_result
 	hookInput   json.RawMessage // an updatedInput, in the model's words

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/mcphub"
 	"github.com/toolgate/toolgate/coordinator/tool"
@@ -133,6 +134,7 @@ type testPolicy struct {
 	c   *Coordinator
 	dir string
 	ran *ran
+	reg *prometheus.Registry // the coordinator's metrics
 }
 
 func newTestPolicy(t *testing.T, cfg Config, files map[string]string) *testPolicy {
@@ -151,11 +153,11 @@ func newTestPolicy(t *testing.T, cfg Config, files map[string]string) *testPolic
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &ran{}
-	c := New(Options{Config: cfg, Workspace: ws, Tools: policyTools(r), MCP: policyHub(), Dialects: []Dialect{testClaudeCode()},
+	r, reg := &ran{}, prometheus.NewRegistry()
+	c := New(Options{Config: cfg, Workspace: ws, Tools: policyTools(r), MCP: policyHub(), Dialects: []Dialect{testClaudeCode()}, Registerer: reg,
 		MCPAutoApprove: func(server, tool string) bool { return server == "docs" && tool == "search" }})
 	t.Cleanup(func() { c.Close(); ws.Close() })
-	return &testPolicy{c: c, dir: ws.Dir, ran: r}
+	return &testPolicy{c: c, dir: ws.Dir, ran: r, reg: reg}
 }
 
 // session creates a session with its own rules.

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/hooks"
 	"github.com/toolgate/toolgate/internal/ignore"
 )
 
@@ -48,7 +49,7 @@ func (c *Coordinator) checkPolicy(cs *callState) {
 		return
 	}
 	if cs.judged {
-		if cs.hook == hookAsk && !cs.approved && cs.ask == nil {
+		if cs.hook == hooks.Ask && !cs.approved && cs.ask == nil {
 			cs.ask = hookAskVerdict(cs.hookReason)
 		}
 		return
@@ -97,12 +98,12 @@ const decidedByHook = "PreToolUse hook"
 
 // withHookDecision weighs the PreToolUse hooks' allow or ask into the
 // policy's gate (see checkPolicy).
-func withHookDecision(g gate, d hookDecision, reason string) gate {
+func withHookDecision(g gate, d hooks.Decision, reason string) gate {
 	switch {
-	case d == hookAsk && g.ask == nil:
+	case d == hooks.Ask && g.ask == nil:
 		g.ask = hookAskVerdict(reason)
 		g.decision, g.decidedBy = "", ""
-	case d == hookAllow && g.ask != nil && g.ask.kind == askDefault:
+	case d == hooks.Allow && g.ask != nil && g.ask.kind == askDefault:
 		g.ask = nil
 		g.decision, g.decidedBy = "allow", decidedByHook
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/internal/capbuf"
 	"github.com/toolgate/toolgate/internal/process"
 )
 
@@ -94,7 +95,7 @@ func (c *Coordinator) runCommandSubagent(ctx context.Context, call *Call, j suba
 	sc, a := c.cfg.Subagents, j.agent
 	env := append(c.cfg.Commands.ChildEnv(), "TOOLGATE_URL="+sc.ToolgateURL, "TOOLGATE_TOKEN="+j.token,
 		"TOOLGATE_SESSION="+j.session, "TOOLGATE_AGENT="+a.Name, "TOOLGATE_SYSTEM_PROMPT="+a.SystemPrompt)
-	stdout := &cappedBuffer{max: maxSubagentAnswer}
+	stdout := &capbuf.Buffer{Max: maxSubagentAnswer}
 	all := process.NewOutput(process.OutputLimits{})
 	defer func() { _ = all.Close(); _ = all.Remove() }()
 	dir := ""
@@ -110,7 +111,7 @@ func (c *Coordinator) runCommandSubagent(ctx context.Context, call *Call, j suba
 	res, err := process.Run(ctx, process.Options{Sandbox: c.sandbox, Confine: confine, Command: sc.Command, Dir: dir, Env: env, Stdin: strings.NewReader(j.prompt),
 		Timeout: j.timeout, Output: all, OnChunk: func(stream, chunk string) {
 			if stream == "stdout" {
-				stdout.add(chunk)
+				stdout.Add(chunk)
 			}
 			call.Output(stream, chunk)
 		}})
@@ -122,5 +123,5 @@ func (c *Coordinator) runCommandSubagent(ctx context.Context, call *Call, j suba
 	case res.ExitCode != 0 && !res.Cancelled:
 		return Result{}, Errorf(api.ToolCodeFailed, "the %s subagent failed (exit status %d)", a.Name, res.ExitCode)
 	}
-	return TextResult(string(bytes.TrimSpace(stdout.bytes()))), nil
+	return TextResult(string(bytes.TrimSpace(stdout.Bytes()))), nil
 }

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/internal/capbuf"
 )
 
 // subagentRequest is what the HTTP runner is POSTed: everything the
@@ -61,7 +62,7 @@ func (c *Coordinator) runHTTPSubagent(ctx context.Context, call *Call, j subagen
 	for k, v := range sc.Headers {
 		req.Header.Set(k, v)
 	}
-	answer := &cappedBuffer{max: maxSubagentAnswer}
+	answer := &capbuf.Buffer{Max: maxSubagentAnswer}
 	resp, err := subagentHTTP.Do(req)
 	if err == nil {
 		defer resp.Body.Close()
@@ -71,17 +72,17 @@ func (c *Coordinator) runHTTPSubagent(ctx context.Context, call *Call, j subagen
 	case errors.Is(context.Cause(runCtx), errSubagentTimeout):
 		return Result{}, Errorf(api.ToolCodeFailed, "the %s subagent timed out after %s", a.Name, j.timeout)
 	case ctx.Err() != nil:
-		return TextResult(string(bytes.TrimSpace(answer.bytes()))), nil
+		return TextResult(string(bytes.TrimSpace(answer.Bytes()))), nil
 	case err != nil:
 		return Result{}, Errorf(api.ToolCodeFailed, "the %s subagent failed: %v", a.Name, err)
 	}
-	return TextResult(string(bytes.TrimSpace(answer.bytes()))), nil
+	return TextResult(string(bytes.TrimSpace(answer.Bytes()))), nil
 }
 
 // readSubagentResponse reads a runner's answer into answer, passing each
 // piece to output as it arrives. A status other than 2xx is an error
 // carrying the start of the body.
-func readSubagentResponse(resp *http.Response, answer *cappedBuffer, output func(stream, chunk string)) error {
+func readSubagentResponse(resp *http.Response, answer *capbuf.Buffer, output func(stream, chunk string)) error {
 	body := io.LimitReader(resp.Body, maxSubagentBody)
 	if resp.StatusCode/100 != 2 {
 		b, _ := io.ReadAll(io.LimitReader(body, 1024))
@@ -101,7 +102,7 @@ func readSubagentResponse(resp *http.Response, answer *cappedBuffer, output func
 		}
 		if cut > 0 {
 			chunk := string(buf[:cut])
-			answer.add(chunk)
+			answer.Add(chunk)
 			output("stdout", chunk)
 		}
 		held = copy(buf, buf[cut:n])
@@ -118,7 +119,7 @@ func readSubagentResponse(resp *http.Response, answer *cappedBuffer, output func
 // is a piece of the answer and one tool.output, except an event named
 // "result", whose data replaces the answer (a runner that streams its
 // reasoning can end with the final answer alone).
-func readSubagentEvents(body io.Reader, answer *cappedBuffer, output func(stream, chunk string)) error {
+func readSubagentEvents(body io.Reader, answer *capbuf.Buffer, output func(stream, chunk string)) error {
 	sc := bufio.NewScanner(body)
 	sc.Buffer(make([]byte, 64<<10), maxSubagentAnswer)
 	var event string
@@ -130,11 +131,11 @@ func readSubagentEvents(body io.Reader, answer *cappedBuffer, output func(stream
 		}
 		text := strings.Join(data, "\n")
 		if event == "result" {
-			answer.reset()
+			answer.Reset()
 		} else {
 			output("stdout", text)
 		}
-		answer.add(text)
+		answer.Add(text)
 		event, data = "", nil
 	}
 	for sc.Scan() {
@@ -166,11 +167,4 @@ func wholeRunes(b []byte) int {
 		}
 	}
 	return len(b)
-}
-
-// reset empties the buffer, for an answer that replaces what came before.
-func (b *cappedBuffer) reset() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf, b.cut = b.buf[:0], false
 }
