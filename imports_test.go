@@ -3,6 +3,9 @@ package toolgate
 import (
 	"bufio"
 	"bytes"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -209,6 +212,43 @@ func TestHandlersNameNoDialect(t *testing.T) {
 				t.Errorf("%s:%d names a dialect (%s); move the dialect's wording to its package under dialect/", path, i+1, m)
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestNoContractAliases: the tool contract has one name per type,
+// tool.X. The coordinator once re-exported 21 of them as aliases, which
+// let callers reach the contract through the whole coordinator; an alias
+// of a type of package tool declared anywhere else fails here.
+func TestNoContractAliases(t *testing.T) {
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasPrefix(path, "coordinator/tool/") {
+			return err
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			ts, ok := n.(*ast.TypeSpec)
+			if !ok || !ts.Assign.IsValid() {
+				return true
+			}
+			typ := ts.Type
+			if ix, ok := typ.(*ast.IndexExpr); ok {
+				typ = ix.X
+			}
+			if sel, ok := typ.(*ast.SelectorExpr); ok {
+				if x, ok := sel.X.(*ast.Ident); ok && x.Name == "tool" {
+					t.Errorf("%s: %s aliases tool.%s; name the contract's type as tool.%s", fset.Position(ts.Pos()), ts.Name.Name, sel.Sel.Name, sel.Sel.Name)
+				}
+			}
+			return true
+		})
 		return nil
 	})
 	if err != nil {

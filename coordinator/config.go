@@ -7,6 +7,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/hooks"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/sandbox"
 )
 
@@ -45,7 +46,7 @@ type Config struct {
 	// MaxCallsPerSession. The newest call is always kept.
 	MaxCallBytesPerSession int `json:"max_call_bytes_per_session"`
 	// Commands configures execute_command.
-	Commands CommandConfig `json:"commands"`
+	Commands tool.CommandConfig `json:"commands"`
 	// Sandbox confines everything toolgate starts for a model.
 	Sandbox sandbox.Config `json:"sandbox"`
 	// StateFiles are toolgate's own files beyond the config file (the

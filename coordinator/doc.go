@@ -30,7 +30,8 @@
 //	schedule.go   the order and concurrency of a message's calls
 //	subagent*.go  subagent tools, their files, HTTP runs and scoped tokens
 //	mcp_*.go      MCP servers as tools and their names
-//	tools_*.go    the registry and the tool contract re-exported
+//	tools_*.go    the registry, and NewTool: tool.NewTool with the check
+//	              registration makes of its validate tags
 //	dialect*.go   the dialect edges (translate in, reword out) and the
 //	              texts of the coordinator's own answers in Cline's words;
 //	              the dialects are packages under dialect/

@@ -7,6 +7,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/hooks"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // BenchmarkHookOverhead compares a read_file call without hooks, with a
@@ -23,7 +24,7 @@ func BenchmarkHookOverhead(b *testing.B) {
 	}
 	for _, bc := range cases {
 		b.Run(bc.name, func(b *testing.B) {
-			ws, err := OpenWorkspace(b.TempDir())
+			ws, err := tool.OpenWorkspace(b.TempDir())
 			if err != nil {
 				b.Fatal(err)
 			}

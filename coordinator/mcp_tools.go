@@ -6,6 +6,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/mcphub"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // withMCP lets the MCP servers' autoApprove lists feed the policy unless
@@ -101,7 +102,7 @@ const accessMCPResource = "access_mcp_resource"
 //
 // in is raw decoded: a use_mcp_tool input names its server and tool
 // without raw being read again.
-func (c *Coordinator) mcpUnreachable(t *Tool, in any, raw json.RawMessage) *outcome {
+func (c *Coordinator) mcpUnreachable(t *tool.Tool, in any, raw json.RawMessage) *outcome {
 	if t.Name != UseMCPTool && t.Name != accessMCPResource {
 		return nil
 	}

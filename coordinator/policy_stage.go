@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/hooks"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/ignore"
 )
 
@@ -114,7 +115,7 @@ func withHookDecision(g gate, d hooks.Decision, reason string) gate {
 // path the call touches, the command's working directory, the session's
 // mode and the permission decision. It returns the outcome that ends the
 // call, or nil and the gate the call goes on with.
-func (c *Coordinator) authorize(s *Session, t *Tool, in any, raw json.RawMessage) (*outcome, gate) {
+func (c *Coordinator) authorize(s *Session, t *tool.Tool, in any, raw json.RawMessage) (*outcome, gate) {
 	sub, line := c.buildSubject(t, in, raw)
 	m := c.ignoreMatcher()
 	if parts, blocked := c.ignoreBlock(m, sub); blocked {
@@ -126,7 +127,7 @@ func (c *Coordinator) authorize(s *Session, t *Tool, in any, raw json.RawMessage
 	}
 	if sub.badCwd != nil {
 		code := api.ToolCodeOutside
-		var te *ToolError
+		var te *tool.ToolError
 		if errors.As(sub.badCwd, &te) {
 			code = te.Code
 		}
@@ -175,7 +176,7 @@ func (c *Coordinator) deniedOutright(s *Session, name string) bool {
 // planModeRefusal says why plan mode refuses a call: tools that change
 // files, and command lines that are not read-only. Reading commands (ls,
 // cat, git status, grep ...) still run, as exploring is what planning is.
-func planModeRefusal(t *Tool, sub *subject) (string, bool) {
+func planModeRefusal(t *tool.Tool, sub *subject) (string, bool) {
 	switch {
 	case sub.command != nil && sub.command.ReadOnly():
 		return "", false

@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/eventlog"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/store"
 )
 
@@ -217,6 +218,6 @@ func decidedByRule(v verdict) string {
 // hasEffects reports whether running the tool may change something
 // outside toolgate: a write, a command, an MCP server's tool, a subagent.
 // Such calls are recorded durably before they run and before they answer.
-func hasEffects(t *Tool) bool {
+func hasEffects(t *tool.Tool) bool {
 	return t != nil && (t.Writes || t.RunsCommands() || t.Name == UseMCPTool || strings.HasPrefix(t.Name, SubagentPrefix))
 }

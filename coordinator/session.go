@@ -21,7 +21,7 @@ type Session struct {
 	Events  *eventlog.Log
 	// Files is what the session read and wrote, for the stale-file guard
 	// and reverts.
-	Files *FileMemory
+	Files *tool.FileMemory
 
 	ctx    context.Context // cancelled when the session is deleted
 	cancel context.CancelFunc
@@ -73,11 +73,11 @@ type callEntry struct {
 	done      chan struct{}
 	ctx       context.Context
 	cancel    context.CancelCauseFunc
-	interrupt InterruptBehavior
-	output    KeptOutput // full output, when the tool kept one
-	audit     audit      // what the store records beyond record
-	readTurn  uint64     // its turn among the session's reads, 0 for none
-	size      int        // its result's share of the session's callBytes
+	interrupt tool.InterruptBehavior
+	output    tool.KeptOutput // full output, when the tool kept one
+	audit     audit           // what the store records beyond record
+	readTurn  uint64          // its turn among the session's reads, 0 for none
+	size      int             // its result's share of the session's callBytes
 }
 
 func newSession(id string, mode api.Mode, perms api.Permissions, cfg *Config) *Session {
@@ -145,7 +145,7 @@ func (s *Session) Done() <-chan struct{} { return s.ctx.Done() }
 // claim registers a call by its tool_use id. When the id is already known
 // it returns that entry and false: the caller waits for it instead of
 // running the call again.
-func (s *Session) claim(use api.ToolUse, msgID string, interrupt InterruptBehavior) (*callEntry, bool) {
+func (s *Session) claim(use api.ToolUse, msgID string, interrupt tool.InterruptBehavior) (*callEntry, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if e, ok := s.calls[use.ID]; ok {
@@ -319,7 +319,7 @@ func (s *Session) Interrupt(cause error) (cancelled, finishing int) {
 	for _, e := range s.calls {
 		switch {
 		case e.cancel == nil:
-		case e.record.State == api.StateRunning && e.interrupt == InterruptBlock:
+		case e.record.State == api.StateRunning && e.interrupt == tool.InterruptBlock:
 			finishing++
 		default:
 			e.cancel(cause)

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/capbuf"
 )
 
@@ -44,18 +45,18 @@ var errSubagentTimeout = errors.New("subagent run timed out")
 // the answer; it is passed on as tool.output while it arrives, so a
 // runner that streams (chunked text or text/event-stream) shows progress.
 // A cancelled call returns what arrived before it stopped.
-func (c *Coordinator) runHTTPSubagent(ctx context.Context, call *Call, j subagentJob) (Result, error) {
+func (c *Coordinator) runHTTPSubagent(ctx context.Context, call *tool.Call, j subagentJob) (tool.Result, error) {
 	sc, a := c.cfg.Subagents, j.agent
 	body, err := json.Marshal(subagentRequest{Agent: a.Name, SystemPrompt: a.SystemPrompt, Prompt: j.prompt,
 		ToolgateURL: sc.ToolgateURL, Token: j.token, SessionID: j.session})
 	if err != nil {
-		return Result{}, err
+		return tool.Result{}, err
 	}
 	runCtx, cancel := context.WithTimeoutCause(ctx, j.timeout, errSubagentTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(runCtx, http.MethodPost, sc.URL, bytes.NewReader(body))
 	if err != nil {
-		return Result{}, Errorf(api.ToolCodeFailed, "invalid subagents.url: %v", err)
+		return tool.Result{}, tool.Errorf(api.ToolCodeFailed, "invalid subagents.url: %v", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream, text/plain;q=0.9, */*;q=0.5")
@@ -70,13 +71,13 @@ func (c *Coordinator) runHTTPSubagent(ctx context.Context, call *Call, j subagen
 	}
 	switch {
 	case errors.Is(context.Cause(runCtx), errSubagentTimeout):
-		return Result{}, Errorf(api.ToolCodeFailed, "the %s subagent timed out after %s", a.Name, j.timeout)
+		return tool.Result{}, tool.Errorf(api.ToolCodeFailed, "the %s subagent timed out after %s", a.Name, j.timeout)
 	case ctx.Err() != nil:
-		return TextResult(string(bytes.TrimSpace(answer.Bytes()))), nil
+		return tool.TextResult(string(bytes.TrimSpace(answer.Bytes()))), nil
 	case err != nil:
-		return Result{}, Errorf(api.ToolCodeFailed, "the %s subagent failed: %v", a.Name, err)
+		return tool.Result{}, tool.Errorf(api.ToolCodeFailed, "the %s subagent failed: %v", a.Name, err)
 	}
-	return TextResult(string(bytes.TrimSpace(answer.Bytes()))), nil
+	return tool.TextResult(string(bytes.TrimSpace(answer.Bytes()))), nil
 }
 
 // readSubagentResponse reads a runner's answer into answer, passing each

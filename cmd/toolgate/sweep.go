@@ -5,7 +5,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/atomicfile"
 )
 
@@ -16,7 +16,7 @@ const sweepLimit = 500_000
 // sweepTemps removes, in the background, the temporary files that writes
 // cut short by a crash or a kill left in the workspace. The returned
 // function stops the sweep and waits for it, before the workspace closes.
-func sweepTemps(ctx context.Context, ws *coordinator.Workspace, logger *slog.Logger) (stop func()) {
+func sweepTemps(ctx context.Context, ws *tool.Workspace, logger *slog.Logger) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
