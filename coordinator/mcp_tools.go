@@ -18,6 +18,15 @@ func withMCP(o Options) Options {
 	return o
 }
 
+// mcpOf is the hub as the tools' Env holds it: nil, not a nil *Hub in an
+// interface, when there is none, so that the MCP tools can tell.
+func mcpOf(h *mcphub.Hub) tool.MCP {
+	if h == nil {
+		return nil
+	}
+	return h
+}
+
 // MCP is the hub of MCP servers calls are forwarded to; nil without any.
 func (c *Coordinator) MCP() *mcphub.Hub { return c.mcp }
 

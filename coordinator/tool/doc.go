@@ -8,7 +8,10 @@
 // Handlers import this package, not the coordinator, so a tool compiles
 // against the few types it uses. The coordinator fills in a Call's
 // Runtime and runs the pipeline around Tool.Run. Everyone names these
-// types here, as tool.X: the coordinator re-exports none of them.
+// types here, as tool.X: the coordinator re-exports none of them. The
+// package imports api and internal/ only (TestImportDirections): what a
+// tool needs of a concrete part, such as the MCP hub, it sees through a
+// small interface (MCP).
 //
 // Declaring a tool:
 //
