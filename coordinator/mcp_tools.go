@@ -6,6 +6,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/mcphub"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // withMCP lets the MCP servers' autoApprove lists feed the policy unless
@@ -15,6 +16,15 @@ func withMCP(o Options) Options {
 		o.MCPAutoApprove = o.MCP.AutoApprove
 	}
 	return o
+}
+
+// mcpOf is the hub as the tools' Env holds it: nil, not a nil *Hub in an
+// interface, when there is none, so that the MCP tools can tell.
+func mcpOf(h *mcphub.Hub) tool.MCP {
+	if h == nil {
+		return nil
+	}
+	return h
 }
 
 // MCP is the hub of MCP servers calls are forwarded to; nil without any.
@@ -101,7 +111,7 @@ const accessMCPResource = "access_mcp_resource"
 //
 // in is raw decoded: a use_mcp_tool input names its server and tool
 // without raw being read again.
-func (c *Coordinator) mcpUnreachable(t *Tool, in any, raw json.RawMessage) *outcome {
+func (c *Coordinator) mcpUnreachable(t *tool.Tool, in any, raw json.RawMessage) *outcome {
 	if t.Name != UseMCPTool && t.Name != accessMCPResource {
 		return nil
 	}

@@ -11,13 +11,14 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/shellcmd"
 )
 
 // buildSubject describes a decoded call for the rules: the workspace paths
 // it touches, its command line and its MCP server and tool. Paths that
 // leave the workspace are left to the handler, which refuses them.
-func (c *Coordinator) buildSubject(t *Tool, in any, raw json.RawMessage) (*subject, CommandLine) {
+func (c *Coordinator) buildSubject(t *tool.Tool, in any, raw json.RawMessage) (*subject, tool.CommandLine) {
 	s := &subject{tool: t.Name}
 	if u := t.URL(in); u != "" {
 		s.url = u
@@ -26,14 +27,14 @@ func (c *Coordinator) buildSubject(t *Tool, in any, raw json.RawMessage) (*subje
 		}
 	}
 	if c.workspace == nil {
-		return s, CommandLine{}
+		return s, tool.CommandLine{}
 	}
 	for _, p := range t.Paths(in) {
 		if rel, err := c.workspace.Rel(p); err == nil {
 			s.paths = append(s.paths, c.pathRef(rel))
 		}
 	}
-	var line CommandLine
+	var line tool.CommandLine
 	if t.RunsCommands() {
 		line = t.Command(in)
 		c.addCommand(s, line)
@@ -66,7 +67,7 @@ func unique[T comparable](xs []T) []T {
 // resolved inside the workspace (a home directory, outside paths, links
 // leading outside) are recorded as such: the policy never approves them
 // silently.
-func (c *Coordinator) addCommand(s *subject, line CommandLine) {
+func (c *Coordinator) addCommand(s *subject, line tool.CommandLine) {
 	a := shellcmd.Analyze(line.Command)
 	s.command, s.line, s.background = &a, line.Command, line.Background
 	cwd := "."

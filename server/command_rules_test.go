@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"github.com/toolgate/toolgate/coordinator/hooks"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -95,8 +96,8 @@ func TestCommandHooksReachEveryCommandTool(t *testing.T) {
 	for _, matcher := range []string{"execute_command", "Bash"} {
 		t.Run(matcher, func(t *testing.T) {
 			cfg := coordinator.Config{PolicyConfig: coordinator.PolicyConfig{AllowAll: true}}
-			cfg.Hooks = coordinator.HookConfig{PreToolUse: []coordinator.HookMatcher{{Matcher: matcher,
-				Hooks: []coordinator.HookSpec{{Type: "command", Command: `cat >/dev/null; echo "guard: no commands today" >&2; exit 2`}}}}}
+			cfg.Hooks = hooks.Config{PreToolUse: []hooks.Matcher{{Matcher: matcher,
+				Hooks: []hooks.Spec{{Type: "command", Command: `cat >/dev/null; echo "guard: no commands today" >&2; exit 2`}}}}}
 			files := map[string]string{}
 			for i := range commandTools {
 				files[fmt.Sprintf("v%d", i)] = "keep\n"
