@@ -90,5 +90,18 @@ if [ "$(cat "$fs_dir/.installed" 2>/dev/null)" != "${fs_pkgs[*]}" ]; then
   echo "${fs_pkgs[*]}" > "$fs_dir/.installed"
 fi
 export TOOLGATE_MCP_FS_DIR="$fs_dir"
+# The real Claude Code CLI, the oracle of the claude_code dialect
+# (internal/conformance/claudecode runs it against a mock model): the
+# pinned release, whose native binary comes in the registry package
+# @anthropic-ai/claude-code-linux-x64, so nothing else is downloaded; in a
+# scratch directory (TOOLGATE_CLAUDE_CODE_DIR), installed when missing.
+cc_dir="${TOOLGATE_CLAUDE_CODE_DIR:-${TMPDIR:-/tmp}/toolgate-claude-code}"
+cc_pkgs=(@anthropic-ai/claude-code@2.1.197)
+mkdir -p "$cc_dir"
+if [ "$(cat "$cc_dir/.installed" 2>/dev/null)" != "${cc_pkgs[*]}" ]; then
+  (cd "$cc_dir" && npm install --no-audit --no-fund --silent --no-save "${cc_pkgs[@]}")
+  echo "${cc_pkgs[*]}" > "$cc_dir/.installed"
+fi
+export TOOLGATE_CLAUDE_CODE_DIR="$cc_dir"
 
 CI="${CI:-1}" go test -race -count=1 -timeout 30m "$@" ./...
