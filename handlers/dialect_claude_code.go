@@ -107,11 +107,12 @@ type WebSearchInput struct {
 	BlockedDomains []string `json:"blocked_domains,omitempty" jsonschema:"Never include search results from these domains"`
 }
 
-// claudeCodeAbs checks a Claude Code path parameter: Claude Code's file
-// tools take absolute paths, and toolgate serves only its workspace.
+// claudeCodeAbs checks a Claude Code path parameter: a relative path is
+// taken from the workspace, as Claude Code takes it from its working
+// directory, and toolgate serves only its workspace.
 func claudeCodeAbs(env tool.MapEnv, param, p string) (string, error) {
 	if !filepath.IsAbs(filepath.FromSlash(p)) {
-		return "", tool.Errorf(api.ToolCodeOutside, "%s must be an absolute path inside the workspace %s; got %q.", param, env.Workspace.Dir, p)
+		p = filepath.Join(env.Workspace.Dir, filepath.FromSlash(p))
 	}
 	if _, err := env.Workspace.Rel(p); err != nil {
 		return "", err
@@ -167,18 +168,12 @@ func lastText(res tool.Result) string {
 	return ""
 }
 
-// editedSnippet is Claude Code's answer to a successful edit.
-func editedSnippet(abs string, res tool.Result) tool.Result {
-	return tool.TextResult(fmt.Sprintf("The file %s has been updated. Here's the result of running `cat -n` on a snippet of the edited file:\n%s",
-		abs, lastText(res)))
-}
-
 // noChange refuses an edit whose replacement equals its original, before
 // anything is read, as Claude Code's Edit validates it.
 func noChange(edits []TextEdit) error {
 	for _, e := range edits {
 		if e.OldString == e.NewString {
-			return tool.Errorf(CodeNoChange, "No changes to make: old_string and new_string are exactly the same.")
+			return tool.Errorf(CodeNoChange, "<tool_use_error>No changes to make: old_string and new_string are exactly the same.</tool_use_error>")
 		}
 	}
 	return nil
@@ -194,8 +189,8 @@ func claudeRead() *tool.DialectTool {
 		Targets: []string{"read_lines"},
 		Map: func(env tool.MapEnv, in *ReadInput) (tool.Mapping, error) {
 			p, err := claudeCodeAbs(env, "file_path", in.FilePath)
-			return tool.Mapping{Tool: "read_lines", Input: ReadLinesInput{Path: p, Offset: in.Offset, Limit: in.Limit},
-				Result: claudeCodeErrors}, err
+			return tool.Mapping{Tool: "read_lines", Input: ReadLinesInput{Path: p, Offset: in.Offset, Limit: in.Limit, Split: true},
+				Result: readErrors(env, p)}, err
 		},
 	})
 }
@@ -209,27 +204,9 @@ func claudeWrite() *tool.DialectTool {
 		Map: func(env tool.MapEnv, in *WriteInput) (tool.Mapping, error) {
 			p, err := claudeCodeAbs(env, "file_path", in.FilePath)
 			return tool.Mapping{Tool: "write_file", Input: WriteToFileInput{Path: p, Content: in.Content},
-				Result: func(res tool.Result, code string) tool.Result {
-					switch text := lastText(res); {
-					case code != "":
-						return claudeCodeErrors(res, code)
-					case strings.HasPrefix(text, "Created "):
-						return tool.TextResult("File created successfully at: " + p)
-					default:
-						return tool.TextResult(fmt.Sprintf("The file %s has been updated.%s", p, afterSummary(text)))
-					}
-				}}, err
+				Result: writeResult(in.FilePath)}, err
 		},
 	})
-}
-
-// afterSummary is what a write's result holds after its summary line:
-// the diff, when there is one.
-func afterSummary(text string) string {
-	if _, rest, ok := strings.Cut(text, "\n\n"); ok {
-		return " Here's the diff of the change:\n\n" + rest
-	}
-	return ""
 }
 
 func claudeEdit() *tool.DialectTool {
@@ -245,12 +222,7 @@ func claudeEdit() *tool.DialectTool {
 				err = noChange([]TextEdit{edit})
 			}
 			return tool.Mapping{Tool: "edit_text", Input: EditTextInput{Path: p, Edits: []TextEdit{edit}, RequireRead: true},
-				Result: func(res tool.Result, code string) tool.Result {
-					if code != "" {
-						return editErrors(res, code, *in.OldString)
-					}
-					return editedSnippet(p, res)
-				}}, err
+				Result: claudeEditResult(env, in.FilePath, in)}, err
 		},
 	})
 }
@@ -308,18 +280,24 @@ func claudeBash() *tool.DialectTool {
 				return tool.Mapping{Tool: "execute_command", Input: ExecuteCommandInput{Command: in.Command, RequiresApproval: new(false), Background: true},
 					Result: backgroundStarted}, nil
 			}
-			timeout := 120
+			ms := 120000
 			if in.Timeout > 0 {
-				timeout = (in.Timeout + 999) / 1000
+				ms = in.Timeout
 			}
-			return tool.Mapping{Tool: "execute_command", Input: ExecuteCommandInput{Command: in.Command, RequiresApproval: new(false), Timeout: timeout},
-				Result: bashResult}, nil
+			return tool.Mapping{Tool: "execute_command", Input: ExecuteCommandInput{Command: in.Command, RequiresApproval: new(false), Timeout: (ms + 999) / 1000},
+				Result: func(res tool.Result, code string) tool.Result {
+					if code == api.ToolCodeTimedOut {
+						// SIGTERM's status, as the shell reports it.
+						return errorText("Exit code 143\nCommand timed out after " + jsDuration(ms))
+					}
+					return bashResult(res, code)
+				}}, nil
 		},
 	})
 }
 
 // bashResult is a command's output as Claude Code's Bash shows it: the
-// output alone when the command succeeded, the output then "Exit code N"
+// output alone when the command succeeded, "Exit code N" then the output
 // when it failed. execute_command words its result as Cline does (a
 // sentence on the exit status, then "Output:"), which this undoes.
 func bashResult(res tool.Result, code string) tool.Result {
@@ -333,8 +311,7 @@ func bashResult(res tool.Result, code string) tool.Result {
 	case head == "Command executed successfully (exit code 0).":
 		res.Content[0].Text = output
 	case fmtScan(head, "Command failed with exit code %d.", &exit):
-		res.Content[0].Text = strings.TrimSuffix(output+"\nExit code "+fmt.Sprint(exit), "\n")
-		res.Content[0].Text = strings.TrimPrefix(res.Content[0].Text, "\n")
+		res.Content[0].Text = strings.TrimSuffix("Exit code "+fmt.Sprint(exit)+"\n"+output, "\n")
 	}
 	return res
 }
@@ -349,6 +326,16 @@ func backgroundStarted(res tool.Result, code string) tool.Result {
 		return tool.TextResult("Command running in background with ID: " + m[1])
 	}
 	return res
+}
+
+// jsDuration words a duration in milliseconds as Claude Code does in
+// its timeout message: seconds under a minute, else minutes and seconds.
+func jsDuration(ms int) string {
+	s := ms / 1000
+	if s < 60 {
+		return fmt.Sprintf("%ds", s)
+	}
+	return fmt.Sprintf("%dm %ds", s/60, s%60)
 }
 
 // fmtScan reports whether s is format filled in (one verb).
@@ -414,7 +401,11 @@ func claudeNotebookEdit() *tool.DialectTool {
 		Targets: []string{"notebook_edit"},
 		Map: func(env tool.MapEnv, in *ClaudeNotebookEditInput) (tool.Mapping, error) {
 			p, err := claudeCodeAbs(env, "notebook_path", in.NotebookPath)
-			return tool.Mapping{Tool: "notebook_edit", Result: claudeCodeErrors, Input: NotebookEditInput{
+			if err == nil && !strings.EqualFold(filepath.Ext(p), ".ipynb") {
+				err = tool.Errorf(api.ToolCodeInvalidNotebook, "<tool_use_error>File must be a Jupyter notebook (.ipynb file). "+
+					"For editing other file types, use the FileEdit tool.</tool_use_error>")
+			}
+			return tool.Mapping{Tool: "notebook_edit", Result: notebookResult(in), Input: NotebookEditInput{
 				Path: p, CellID: in.CellID, NewSource: *in.NewSource, CellType: in.CellType, EditMode: in.EditMode}}, err
 		},
 	})

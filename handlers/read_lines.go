@@ -22,6 +22,11 @@ type ReadLinesInput struct {
 	Path   string `json:"path" validate:"required" jsonschema:"path of the file, relative to the workspace or absolute inside it"`
 	Offset int    `json:"offset,omitempty" validate:"omitempty,min=1" jsonschema:"first line to read, 1-based (default 1)"`
 	Limit  int    `json:"limit,omitempty" validate:"omitempty,min=1" jsonschema:"how many lines to read (default 2000)"`
+	// Split shows the text as splitting it at each newline does (a
+	// final newline is followed by one last, empty line), numbers
+	// unpadded, every line whole, and every line unless limit says
+	// otherwise: Claude Code 2.1's Read.
+	Split bool `json:"split,omitempty" jsonschema:"show the text split at each newline: numbers unpadded, a final newline giving a last empty line, lines whole, no default limit"`
 }
 
 // Limits of one read_lines answer, as Claude Code's Read documents them.
@@ -76,6 +81,9 @@ func readLines(ctx context.Context, call *tool.Call, in *ReadLinesInput) (tool.R
 // the number right-aligned in six columns, a tab, the line.
 func numberedWindow(r io.Reader, rel string, in *ReadLinesInput) (tool.Result, error) {
 	start, limit := max(in.Offset, 1), in.Limit
+	if in.Split {
+		return splitWindow(r, rel, start, limit)
+	}
 	if limit == 0 {
 		limit = readLinesDefault
 	}

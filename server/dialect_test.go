@@ -197,7 +197,7 @@ func TestMCPFacadeDialect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := mcpText(res); res.IsError || got != "     1\talpha\n" {
+	if got := mcpText(res); res.IsError || got != "1\talpha\n2\t" {
 		t.Errorf("Read over /mcp = %q (error %v)", got, res.IsError)
 	}
 }

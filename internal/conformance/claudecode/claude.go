@@ -66,6 +66,14 @@ func runClaude(ctx context.Context, bin, workspace, home, model, log string) err
 	if err := os.MkdirAll(filepath.Join(home, "tmp"), 0o755); err != nil {
 		return err
 	}
+	// WebFetch asks claude.ai whether a domain may be fetched before it
+	// fetches; the setting skips the question, which has no answer here.
+	if err := os.MkdirAll(filepath.Join(home, ".claude"), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte(`{"skipWebFetchPreflight": true}`), 0o644); err != nil {
+		return err
+	}
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("claude: %w (its output is in %s)", err, log)
 	}

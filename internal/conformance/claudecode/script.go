@@ -13,7 +13,10 @@ const (
 )
 
 // script is the conversation the mock model plays: one tool_use a turn,
-// reaching every tool and every error path that can be provoked.
+// reaching every tool and every error path that can be provoked. Grep
+// calls that show lines search one file or one match: ripgrep walks
+// directories in parallel, so the order of several files' lines changes
+// from run to run, on either side.
 var script = []call{
 	// Read
 	{"Read", obj{"file_path": "{WS}/README.md"}, "read a file"},
@@ -88,20 +91,20 @@ var script = []call{
 	{"Glob", obj{"pattern": "*.py", "path": "src/lib"}, "relative path"},
 	// Grep
 	{"Grep", obj{"pattern": "needle"}, "files_with_matches (default)"},
-	{"Grep", obj{"pattern": "needle", "output_mode": "content"}, "content"},
-	{"Grep", obj{"pattern": "needle", "output_mode": "content", "-n": false}, "content without line numbers"},
-	{"Grep", obj{"pattern": "needle", "output_mode": "count"}, "count"},
-	{"Grep", obj{"pattern": "NEEDLE", "-i": true, "output_mode": "content", "path": "{WS}/docs"}, "-i"},
+	{"Grep", obj{"pattern": "needle", "output_mode": "content", "path": "{WS}/docs/notes.txt"}, "content"},
+	{"Grep", obj{"pattern": "needle", "output_mode": "content", "-n": false, "path": "{WS}/src/main.go"}, "content without line numbers"},
+	{"Grep", obj{"pattern": "needle", "output_mode": "count", "path": "{WS}/big.txt"}, "count"},
+	{"Grep", obj{"pattern": "NEEDLE", "-i": true, "output_mode": "content", "path": "{WS}/docs/notes.txt"}, "-i"},
 	{"Grep", obj{"pattern": "needle", "output_mode": "content", "-A": 1, "glob": "*.md"}, "-A"},
 	{"Grep", obj{"pattern": "needle", "output_mode": "content", "-B": 1, "path": "{WS}/docs/notes.txt"}, "-B on a file"},
-	{"Grep", obj{"pattern": "needle", "output_mode": "content", "-C": 1, "path": "{WS}/src"}, "-C"},
+	{"Grep", obj{"pattern": "needle", "output_mode": "content", "-C": 1, "path": "{WS}/src/main.go"}, "-C"},
 	{"Grep", obj{"pattern": "fox", "output_mode": "content", "context": 2, "path": "{WS}/README.md"}, "context, no match"},
 	{"Grep", obj{"pattern": "line 0[0-9]00", "output_mode": "content", "head_limit": 3}, "head_limit"},
 	{"Grep", obj{"pattern": "needle", "offset": 2, "head_limit": 2}, "offset and head_limit"},
-	{"Grep", obj{"pattern": "func", "glob": "*.go", "output_mode": "content"}, "glob filter"},
+	{"Grep", obj{"pattern": "func Reverse", "glob": "*.go", "output_mode": "content"}, "glob filter"},
 	{"Grep", obj{"pattern": "TODO", "type": "py", "output_mode": "content"}, "type filter"},
 	{"Grep", obj{"pattern": "alpha\\nBETA", "multiline": true, "output_mode": "content"}, "multiline"},
-	{"Grep", obj{"pattern": "ne+dle", "-o": true, "output_mode": "content", "path": "{WS}/docs"}, "-o"},
+	{"Grep", obj{"pattern": "ne+dle", "-o": true, "output_mode": "content", "path": "{WS}/docs/notes.txt"}, "-o"},
 	{"Grep", obj{"pattern": "(unclosed", "output_mode": "content"}, "invalid regex"},
 	{"Grep", obj{"pattern": "needle", "output_mode": "count", "path": "{WS}/nosuchdir"}, "missing path"},
 	{"Grep", obj{"pattern": "needle", "output_mode": "lines"}, "bad output_mode (invalid)"},
