@@ -344,31 +344,6 @@ func fmtScan(s, format string, arg any) bool {
 	return err == nil && n == 1
 }
 
-func claudeGlob() *tool.DialectTool {
-	return tool.NewDialectTool(tool.DialectSpec[GlobInput]{
-		Name: "Glob",
-		Description: "Fast file pattern matching: glob patterns like \"**/*.js\" or \"src/**/*.ts\". " +
-			"Returns matching absolute file paths sorted by modification time, newest first, at most 100.",
-		Targets: []string{"glob_files"},
-		Map: func(env tool.MapEnv, in *GlobInput) (tool.Mapping, error) {
-			return tool.Mapping{Tool: "glob_files", Input: GlobFilesInput(*in)}, nil
-		},
-	})
-}
-
-func claudeGrep() *tool.DialectTool {
-	return tool.NewDialectTool(tool.DialectSpec[GrepInput]{
-		Name: "Grep",
-		Description: "A powerful search tool built on ripgrep. Supports full regex syntax; filter files with glob or type. " +
-			"Output modes: \"content\" shows matching lines (with -A/-B/-C context and -n line numbers), \"files_with_matches\" shows only file paths (default), " +
-			"\"count\" shows match counts. multiline: true lets patterns span lines. head_limit keeps the first N lines or entries.",
-		Targets: []string{"grep_files"},
-		Map: func(env tool.MapEnv, in *GrepInput) (tool.Mapping, error) {
-			return tool.Mapping{Tool: "grep_files", Input: in}, nil
-		},
-	})
-}
-
 func claudeLS() *tool.DialectTool {
 	return tool.NewDialectTool(tool.DialectSpec[LSInput]{
 		Name:        "LS",
