@@ -418,9 +418,23 @@ func claudeWebFetch() *tool.DialectTool {
 			if !env.Has(webFetchTool) {
 				return tool.Mapping{}, tool.Errorf(api.ToolCodeNotOwned, "Tool WebFetch is handled by the client, not by toolgate (no web_fetch is configured).")
 			}
-			return tool.Mapping{Tool: webFetchTool, Input: WebFetchInput{URL: in.URL, Prompt: in.Prompt}}, nil
+			return tool.Mapping{Tool: webFetchTool, Input: WebFetchInput{URL: in.URL, Prompt: in.Prompt}, Result: webFetchStatus}, nil
 		},
 	})
+}
+
+// httpRefusal finds the status in web_fetch's answer to an HTTP error.
+var httpRefusal = regexp.MustCompile(`^\S+ answered (\d{3} [^\n]*?)\.(\n|$)`)
+
+// webFetchStatus words an HTTP error status as Claude Code 2.1's WebFetch
+// does: not a failure, a note that the body was not read.
+func webFetchStatus(res tool.Result, code string) tool.Result {
+	m := httpRefusal.FindStringSubmatch(lastText(res))
+	if code != api.ToolCodeFetchFailed || m == nil {
+		return res
+	}
+	return tool.TextResult("The server returned HTTP " + m[1] + ".\n\nThe response body was not retrieved. If this URL requires " +
+		"authentication, use an authenticated tool (e.g. `gh` for GitHub, or an MCP-provided fetch tool) instead of WebFetch.")
 }
 
 func claudeWebSearch() *tool.DialectTool {
@@ -439,7 +453,9 @@ func claudeCode() tool.Dialect {
 	return tool.Dialect{Name: api.DialectClaudeCode, Tools: []*tool.DialectTool{
 		claudeTask(), claudeBash(), claudeGlob(), claudeGrep(), claudeLS(), claudeRead(), claudeEdit(), claudeMultiEdit(),
 		claudeWrite(), claudeNotebookEdit(), claudeWebFetch(), claudeTodoWrite(), claudeWebSearch(),
-		claudeBashOutput(), claudeKillShell(),
+		claudeBashOutput(), claudeKillShell(), claudeTaskOutput(), claudeTaskStop(),
+	}, InvalidInput: claudeInvalidInput, UnknownTool: func(name string) string {
+		return "<tool_use_error>Error: No such tool available: " + name + "</tool_use_error>"
 	}}
 }
 

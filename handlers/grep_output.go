@@ -111,7 +111,9 @@ func grepContent(hits []grepFile, in *GrepInput, re *regexp.Regexp, named bool) 
 		return "No matches found"
 	}
 	out, info := grepPage(out, in.Offset, in.HeadLimit)
-	text := strings.Join(out, "\n")
+	// Claude Code trims ripgrep's output as a whole (a named file's
+	// first line, shown without a name or number, loses its indent).
+	text := strings.TrimSpace(strings.Join(out, "\n"))
 	if info != "" {
 		text += "\n\n[Showing results with pagination = " + info + "]"
 	}

@@ -195,25 +195,27 @@ func readNotebook(r io.Reader, rel string) (tool.Result, error) {
 	if err := json.Unmarshal(data, &nb); err != nil {
 		return tool.Result{}, tool.Errorf(api.ToolCodeInvalidNotebook, "%s is not a valid Jupyter notebook: %v", rel, err)
 	}
-	var b strings.Builder
+	// Claude Code 2.1's form, as the conformance harness records it: a
+	// part for each cell (id, type unless code, source) and one for each
+	// text output after it (a newline, then the text), joined by newlines.
+	var parts []string
 	for i, c := range nb.Cells {
 		id := cellID(c, i)
-		fmt.Fprintf(&b, "<cell id=%q>", id)
+		typ := ""
 		if c.CellType != "code" {
-			fmt.Fprintf(&b, "<cell_type>%s</cell_type>", c.CellType)
+			typ = "<cell_type>" + c.CellType + "</cell_type>"
 		}
-		b.WriteString(string(c.Source))
+		parts = append(parts, fmt.Sprintf("<cell id=%q>%s%s</cell id=%q>", id, typ, c.Source, id))
 		for _, o := range c.Outputs {
 			if text := outputText(o); text != "" {
-				b.WriteString("\n<output>" + text + "</output>")
+				parts = append(parts, "\n"+text)
 			}
 		}
-		fmt.Fprintf(&b, "</cell id=%q>\n", id)
 	}
 	if len(nb.Cells) == 0 {
 		return tool.TextResult("<system-reminder>Warning: the notebook has no cells.</system-reminder>"), nil
 	}
-	return tool.TextResult(b.String()), nil
+	return tool.TextResult(strings.Join(parts, "\n")), nil
 }
 
 // cellID is a cell's id, or "cell-N" for notebooks (nbformat < 4.5) whose

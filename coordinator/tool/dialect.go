@@ -19,6 +19,13 @@ import (
 type Dialect struct {
 	Name  api.Dialect
 	Tools []*DialectTool
+	// InvalidInput, when set, words an input of one of the dialect's
+	// tools that failed decoding or validation as the dialect's client
+	// words it, from the input as sent; "" keeps toolgate's words.
+	InvalidInput func(t *DialectTool, raw json.RawMessage) string
+	// UnknownTool, when set, words a tool name no dialect has as the
+	// dialect's client does.
+	UnknownTool func(name string) string
 }
 
 // DialectTool is one tool of a dialect.

@@ -84,11 +84,19 @@ func excerpt(s string, at int, full bool) string {
 
 // CompareTrees compares two directory trees file by file, leaving out
 // .git directories and any relative path skip reports: the same set of
-// paths, the same kinds, the same bytes. It returns the number of paths
-// identical on both sides, the number of paths on either side, and one
-// line per difference.
-func CompareTrees(a, b string, skip func(rel string) bool) (same, total int, diffs []string) {
+// paths, the same kinds, the same bytes once normalize (when not nil) has
+// had each file's content. It returns the number of paths identical on
+// both sides, the number of paths on either side, and one line per
+// difference.
+func CompareTrees(a, b string, skip func(rel string) bool, normalize func(content string) string) (same, total int, diffs []string) {
 	ta, tb := tree(a, skip), tree(b, skip)
+	if normalize != nil {
+		for _, t := range []map[string]string{ta, tb} {
+			for p, c := range t {
+				t[p] = normalize(c)
+			}
+		}
+	}
 	paths := map[string]bool{}
 	for p := range ta {
 		paths[p] = true
@@ -110,7 +118,8 @@ func CompareTrees(a, b string, skip func(rel string) bool) (same, total int, dif
 		case !inB:
 			diffs = append(diffs, p+": only in the client's workspace")
 		case x != y:
-			diffs = append(diffs, fmt.Sprintf("%s: differs at byte %d", p, commonPrefix(x, y)))
+			at := commonPrefix(x, y)
+			diffs = append(diffs, fmt.Sprintf("%s: differs at byte %d: client %s, toolgate %s", p, at, excerpt(x, at, false), excerpt(y, at, false)))
 		default:
 			same++
 		}

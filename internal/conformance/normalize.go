@@ -18,9 +18,10 @@ import (
 //     {is_error, content}.
 //  2. Paths: each side's workspace path (as given and as resolved through
 //     symlinks) is replaced by the placeholder {WS} in every text.
-//  3. Ids: text a side invents (a background job's id) is replaced by a
-//     numbered placeholder, {ID1}, {ID2}, ... in order of first
-//     appearance, by the patterns of IDs.
+//  3. Ids: text a side invents (a background job's id) is found by the
+//     patterns of IDs, and its every appearance in the text replaced by
+//     a numbered placeholder, {ID1}, {ID2}, ... in order of first
+//     appearance.
 //  4. The client's own prompt text: a <system-reminder>…</system-reminder>
 //     element (Claude Code appends them to results as notes to the model),
 //     with the blank lines that set it apart, is removed. Nothing is copied
@@ -47,21 +48,33 @@ func (n Normalizer) Text(s string) string {
 			s = strings.ReplaceAll(s, p, "{WS}")
 		}
 	}
-	seen := map[string]string{}
+	// Every appearance of an id found by a pattern, numbered by where
+	// it first appears.
+	type found struct {
+		at int
+		id string
+	}
+	var ids []found
 	for _, re := range n.IDs {
-		s = re.ReplaceAllStringFunc(s, func(m string) string {
-			sub := re.FindStringSubmatch(m)
-			id := m
-			if len(sub) > 1 {
-				id = sub[1]
+		for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
+			if len(m) >= 4 && m[2] >= 0 {
+				ids = append(ids, found{m[2], s[m[2]:m[3]]})
+			} else {
+				ids = append(ids, found{m[0], s[m[0]:m[1]]})
 			}
-			ph, ok := seen[id]
-			if !ok {
-				ph = "{ID" + strconv.Itoa(len(seen)+1) + "}"
-				seen[id] = ph
-			}
-			return strings.Replace(m, id, ph, 1)
-		})
+		}
+	}
+	sort.SliceStable(ids, func(i, j int) bool { return ids[i].at < ids[j].at })
+	seen := map[string]bool{}
+	var pairs []string
+	for _, f := range ids {
+		if !seen[f.id] && f.id != "" {
+			seen[f.id] = true
+			pairs = append(pairs, f.id, "{ID"+strconv.Itoa(len(seen))+"}")
+		}
+	}
+	if len(pairs) > 0 {
+		s = strings.NewReplacer(pairs...).Replace(s)
 	}
 	return s
 }

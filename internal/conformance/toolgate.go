@@ -52,9 +52,10 @@ func (l *lockedBuffer) String() string {
 // serve` on workspace with its defaults (the SQLite store, the command
 // sandbox), a random loopback port, the token in TOOLGATE_TOKEN and its
 // state under a temporary XDG_STATE_HOME. config, when not nil, is written
-// to a file passed with --config. The process is stopped when the test
-// ends; its log is shown if the test failed.
-func StartToolgate(t *testing.T, workspace string, config any) *Toolgate {
+// to a file passed with --config; env adds variables (KEY=value). The
+// process is stopped when the test ends; its log is shown if the test
+// failed.
+func StartToolgate(t *testing.T, workspace string, config any, env ...string) *Toolgate {
 	t.Helper()
 	bin := testbuild.Binary(t, testbuild.Toolgate)
 	args := []string{"serve", "--addr", "127.0.0.1:0", "--workspace", workspace, "--log-format", "json"}
@@ -73,7 +74,7 @@ func StartToolgate(t *testing.T, workspace string, config any) *Toolgate {
 	_, _ = rand.Read(tok)
 	tg := &Toolgate{token: hex.EncodeToString(tok), log: &lockedBuffer{}}
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "TOOLGATE_TOKEN="+tg.token, "XDG_STATE_HOME="+t.TempDir())
+	cmd.Env = append(append(os.Environ(), "TOOLGATE_TOKEN="+tg.token, "XDG_STATE_HOME="+t.TempDir()), env...)
 	cmd.Stderr = tg.log
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

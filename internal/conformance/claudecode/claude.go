@@ -42,8 +42,8 @@ func claudeBinary(t *testing.T) string {
 // model's, every permission granted (the comparison is about results, not
 // prompts), Glob and Grep offered (2.1 leaves them out otherwise) and
 // TodoWrite instead of the Task* tools. Its stream-json output goes to
-// log.
-func runClaude(ctx context.Context, bin, workspace, home, model, log string) error {
+// log; env adds variables (KEY=value).
+func runClaude(ctx context.Context, bin, workspace, home, model, log string, env ...string) error {
 	out, err := os.Create(log)
 	if err != nil {
 		return err
@@ -58,6 +58,7 @@ func runClaude(ctx context.Context, bin, workspace, home, model, log string) err
 		"DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 		"CLAUDE_CODE_ENABLE_TASKS=0",
 	}
+	cmd.Env = append(cmd.Env, env...)
 	if os.Geteuid() == 0 {
 		// --dangerously-skip-permissions refuses root unless told the
 		// machine is a sandbox.

@@ -2,12 +2,16 @@ package claudecode
 
 import (
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
+	"testing"
 
 	"github.com/toolgate/toolgate/internal/conformance"
 )
@@ -86,9 +90,11 @@ const webPage = `<!DOCTYPE html><html><head><title>Conformance page</title></hea
 <h1>Conformance</h1><p>A paragraph with <a href="/other">a link</a> and <b>bold</b> text.</p>
 <ul><li>one</li><li>two</li></ul></body></html>`
 
-// newWebServer serves webPage at /page.html and 404 elsewhere.
-func newWebServer() *httptest.Server {
-	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// newWebServer serves webPage at /page.html and 404 elsewhere, over TLS
+// (Claude Code fetches http URLs as https), its certificate written to
+// a PEM file for the clients to trust.
+func newWebServer(t *testing.T) (*httptest.Server, string) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/page.html" {
 			http.NotFound(w, r)
 			return
@@ -96,4 +102,11 @@ func newWebServer() *httptest.Server {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		io.WriteString(w, webPage)
 	}))
+	t.Cleanup(srv.Close)
+	cert := filepath.Join(t.TempDir(), "web.pem")
+	pemBytes := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	if err := os.WriteFile(cert, pemBytes, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return srv, cert
 }

@@ -38,13 +38,12 @@ func TestResultsMatchClaudeCode(t *testing.T) {
 	defer cancel()
 
 	wsClient, wsToolgate := workspace(t), workspace(t)
-	web := newWebServer()
-	defer web.Close()
+	web, webCert := newWebServer(t)
 
 	tg := conformance.StartToolgate(t, wsToolgate, map[string]any{
 		"policy": map[string]any{"allow_bypass_permissions": true},
 		"tools":  map[string]any{"web_fetch": map[string]any{"allow_addresses": []string{web.Listener.Addr().String()}}},
-	})
+	}, "SSL_CERT_FILE="+webCert)
 	sid, err := tg.NewSession(ctx, map[string]any{"dialect": "claude_code", "mode": "bypassPermissions"})
 	if err != nil {
 		t.Fatal(err)
@@ -70,7 +69,9 @@ func TestResultsMatchClaudeCode(t *testing.T) {
 	home := t.TempDir()
 	log := filepath.Join(os.TempDir(), "toolgate-conformance-claude-code.jsonl")
 	claudeDone := make(chan error, 1)
-	go func() { claudeDone <- runClaude(ctx, bin, wsClient, home, mock.srv.URL, log) }()
+	go func() {
+		claudeDone <- runClaude(ctx, bin, wsClient, home, mock.srv.URL, log, "NODE_EXTRA_CA_CERTS="+webCert)
+	}()
 
 	got := make([]conformance.Result, len(script))
 	tgSide := side{workspace: wsToolgate, web: web.URL, results: func(i int) (conformance.Result, bool) { return got[i], true }}
@@ -85,7 +86,9 @@ func TestResultsMatchClaudeCode(t *testing.T) {
 	}
 
 	outcomes := compare(t, client, tgSide, got)
-	same, total, fileDiffs := conformance.CompareTrees(wsClient, wsToolgate, nil)
+	// Files get rule 3 too: an inserted notebook cell's id is random.
+	ids := conformance.Normalizer{IDs: []*regexp.Regexp{notebookCellID}}
+	same, total, fileDiffs := conformance.CompareTrees(wsClient, wsToolgate, nil, ids.Text)
 	elapsed := time.Since(began).Round(time.Second)
 
 	var rep bytes.Buffer
@@ -120,16 +123,21 @@ func workspace(t *testing.T) string {
 	return dir
 }
 
-// A cell NotebookEdit inserts gets a random id, on either side.
+// A cell NotebookEdit inserts gets a random id, on either side, and so
+// does a background task (named again by TaskOutput and TaskStop).
 var (
+	taskIDTag    = regexp.MustCompile(`<task_id>([A-Za-z0-9_-]+)</task_id>`)
+	stoppedTask  = regexp.MustCompile(`stopped task: ([A-Za-z0-9_-]+) `)
 	insertedCell = regexp.MustCompile(`Inserted cell ([0-9a-f]{8})`)
 	cellID       = regexp.MustCompile(`cell id="([0-9a-f]{8})"`)
+	// notebookCellID is the id in the notebook file.
+	notebookCellID = regexp.MustCompile(`"id": "([0-9a-f]{8})"`)
 )
 
 // compare pairs each call's two results, normalised, failing the test
 // when Claude Code left a call unanswered.
 func compare(t *testing.T, client, tg side, got []conformance.Result) []conformance.Outcome {
-	ids := []*regexp.Regexp{backgroundID, insertedCell, cellID}
+	ids := []*regexp.Regexp{backgroundID, taskIDTag, stoppedTask, insertedCell, cellID}
 	nc := conformance.Normalizer{Paths: []string{client.workspace}, IDs: ids}
 	nt := conformance.Normalizer{Paths: []string{tg.workspace}, IDs: ids}
 	out := make([]conformance.Outcome, len(script))
