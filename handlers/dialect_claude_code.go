@@ -60,10 +60,10 @@ func textEdits(items []MultiEditItem) []TextEdit {
 
 // BashInput is Claude Code's Bash.
 type BashInput struct {
-	Command         string `json:"command" validate:"required" jsonschema:"The command to execute"`
-	Timeout         int    `json:"timeout,omitempty" validate:"omitempty,min=1,max=600000" jsonschema:"Optional timeout in milliseconds (max 600000)"`
-	Description     string `json:"description,omitempty" jsonschema:"Clear, concise description of what this command does in 5-10 words"`
-	RunInBackground bool   `json:"run_in_background,omitempty" jsonschema:"Set to true to run this command in the background. Use BashOutput to read the output later."`
+	Command         string  `json:"command" validate:"required" jsonschema:"The command to execute"`
+	Timeout         float64 `json:"timeout,omitempty" validate:"omitempty,min=1,max=600000" jsonschema:"Optional timeout in milliseconds (max 600000)"`
+	Description     string  `json:"description,omitempty" jsonschema:"Clear, concise description of what this command does in 5-10 words"`
+	RunInBackground bool    `json:"run_in_background,omitempty" jsonschema:"Set to true to run this command in the background. Use BashOutput to read the output later."`
 }
 
 // GlobInput is Claude Code's Glob.
@@ -282,7 +282,7 @@ func claudeBash() *tool.DialectTool {
 			}
 			ms := 120000
 			if in.Timeout > 0 {
-				ms = in.Timeout
+				ms = int(in.Timeout)
 			}
 			return tool.Mapping{Tool: "execute_command", Input: ExecuteCommandInput{Command: in.Command, RequiresApproval: new(false), Timeout: (ms + 999) / 1000},
 				Result: func(res tool.Result, code string) tool.Result {

@@ -80,6 +80,20 @@ func TestToolDefinitionsMatch(t *testing.T) {
 	}
 }
 
+// nonNull is a schema type without the null a toolgate optional allows.
+func nonNull(t any) string {
+	if list, ok := t.([]any); ok {
+		var rest []string
+		for _, x := range list {
+			if x != "null" {
+				rest = append(rest, fmt.Sprint(x))
+			}
+		}
+		return strings.Join(rest, ",")
+	}
+	return fmt.Sprint(t)
+}
+
 // toolDef is a tool definition as both sides list it.
 type toolDef struct {
 	Name        string         `json:"name"`
@@ -88,7 +102,10 @@ type toolDef struct {
 
 // schemaFacts lists what a schema says about its parameters, one fact a
 // line: each property's type and enum, each object's required list, down
-// through array items and nested objects.
+// through array items and nested objects. toolgate's schemas let an
+// optional parameter be null (["null","integer"], an enum holding null),
+// which means "left out", as leaving it out does in Claude Code's: the
+// type compared is the other one, and null is not an enum value.
 func schemaFacts(schema map[string]any, at string) []string {
 	var out []string
 	if req, ok := schema["required"].([]any); ok && len(req) > 0 {
@@ -103,18 +120,20 @@ func schemaFacts(schema map[string]any, at string) []string {
 	for name, p := range props {
 		ps, _ := p.(map[string]any)
 		path := at + "." + name
-		out = append(out, path+" type "+fmt.Sprint(ps["type"]))
+		out = append(out, path+" type "+nonNull(ps["type"]))
 		if enum, ok := ps["enum"].([]any); ok {
-			vals := make([]string, len(enum))
-			for i, v := range enum {
-				vals[i] = fmt.Sprint(v)
+			var vals []string
+			for _, v := range enum {
+				if v != nil {
+					vals = append(vals, fmt.Sprint(v))
+				}
 			}
 			sort.Strings(vals)
 			out = append(out, path+" enum "+strings.Join(vals, ","))
 		}
 		out = append(out, schemaFacts(ps, path)...)
 		if items, ok := ps["items"].(map[string]any); ok {
-			out = append(out, path+"[] type "+fmt.Sprint(items["type"]))
+			out = append(out, path+"[] type "+nonNull(items["type"]))
 			out = append(out, schemaFacts(items, path+"[]")...)
 		}
 	}
