@@ -3,7 +3,11 @@ package toolgate
 import (
 	"bufio"
 	"bytes"
+	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -63,7 +67,9 @@ func within(pkg, dir string) bool {
 // TestImportDirections holds the layering of ARCHITECTURE.md: api <-
 // coordinator <- handlers <- cmd and api <- coordinator <- server <- cmd;
 // the server never reaches a handler; handlers see the coordinator's tool
-// contract, not its internals; libraries under internal/ import no layer.
+// contract, not its internals; libraries under internal/ import no layer;
+// dialects (dialect/...) sit at the edge: they import api, the tool
+// contract and handlers, nothing imports them but cmd.
 func TestImportDirections(t *testing.T) {
 	layers := []string{"api", "coordinator", "handlers", "server", "cmd"}
 	rules := []struct {
@@ -97,6 +103,17 @@ func TestImportDirections(t *testing.T) {
 		{"coordinator must not import handlers or server", true, func(e importEdge) bool {
 			return within(e.from, "coordinator") && (within(e.to, "handlers") || within(e.to, "server"))
 		}},
+		// Dialects live at the edges: the core and the handlers never
+		// learn which client called (docs/architecture.md).
+		{"handlers and coordinator must not import a dialect", true, func(e importEdge) bool {
+			return (within(e.from, "handlers") || within(e.from, "coordinator")) && within(e.to, "dialect")
+		}},
+		{"only cmd imports the dialects", false, func(e importEdge) bool {
+			return within(e.to, "dialect") && !within(e.from, "cmd") && !within(e.from, "dialect")
+		}},
+		{"a dialect imports api, the tool contract, handlers and internal only", false, func(e importEdge) bool {
+			return within(e.from, "dialect") && !dialectMayImport(e.from, e.to)
+		}},
 	}
 	edges := map[bool][]importEdge{false: moduleImports(t, false), true: moduleImports(t, true)}
 	for _, r := range rules {
@@ -108,6 +125,20 @@ func TestImportDirections(t *testing.T) {
 			}
 		})
 	}
+}
+
+// dialectMayImport reports whether dialect package from may import to: a
+// dialect maps its calls onto the registry's tools (the tool contract,
+// handlers' input types); only the list (package dialect) imports the
+// dialects themselves.
+func dialectMayImport(from, to string) bool {
+	switch {
+	case to == "api", to == "coordinator/tool", to == "handlers", within(to, "internal"):
+		return true
+	case from == "dialect" && within(to, "dialect"):
+		return true
+	}
+	return false
 }
 
 // handlerMayImport lists the coordinator packages a handler may compile
@@ -140,5 +171,33 @@ func TestOneRandomSource(t *testing.T) {
 				t.Errorf("%s imports %s; draw random ids from internal/randid", relative(fields[0]), imp)
 			}
 		}
+	}
+}
+
+// dialectName matches a reference to a dialect in Go source: a dialect's
+// name (api.DialectCline) or its declaration (tool.Dialect, DialectTool).
+var dialectName = regexp.MustCompile(`\b(api|tool)\.Dialect\w*`)
+
+// TestHandlersNameNoDialect: handlers never know which dialect called,
+// so no handler source names one; a dialect's tools and texts live in its
+// package under dialect/.
+func TestHandlersNameNoDialect(t *testing.T) {
+	err := filepath.WalkDir("handlers", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(src), "\n") {
+			if m := dialectName.FindString(line); m != "" {
+				t.Errorf("%s:%d names a dialect (%s); move the dialect's wording to its package under dialect/", path, i+1, m)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -54,8 +54,10 @@ fi
 # The npm packages go into a scratch directory, installed when missing.
 # @modelcontextprotocol/sdk is the TypeScript MCP client that
 # server/mcp_typescript_test.go drives against /mcp (TOOLGATE_NODE_MODULES).
+# openai and @openai/agents are the OpenAI SDKs whose helpers'
+# messages and strict-schema checks server/openai_sdk_test.go runs.
 ts_dir="${TOOLGATE_TS_DIR:-${TMPDIR:-/tmp}/toolgate-ts-check}"
-ts_pkgs=(openapi-typescript@7.13.0 typescript@5.9.3 @anthropic-ai/sdk@1.14.0 @modelcontextprotocol/sdk@1.32.2)
+ts_pkgs=(openapi-typescript@7.13.0 typescript@5.9.3 @anthropic-ai/sdk@1.14.0 @modelcontextprotocol/sdk@1.32.2 openai@7.59.0 @openai/agents@0.20.0)
 mkdir -p "$ts_dir"
 if [ "$(cat "$ts_dir/.installed" 2>/dev/null)" != "${ts_pkgs[*]}" ]; then
   (cd "$ts_dir" && npm install --no-audit --no-fund --silent --no-save "${ts_pkgs[@]}")

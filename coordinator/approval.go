@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -34,7 +35,7 @@ type answer struct {
 // Decide delivers the client's decision on a call awaiting approval. With
 // remember, an approval also adds an allow rule for the call's exact shape
 // to the session, unless the managed policy forbids session allow rules.
-func (c *Coordinator) Decide(s *Session, toolUseID string, req api.DecisionRequest) (api.DecisionResponse, error) {
+func (c *Coordinator) Decide(s *Session, toolUseID string, req api.DecisionRequest, by string) (api.DecisionResponse, error) {
 	if req.Decision != api.DecisionApprove && req.Decision != api.DecisionReject {
 		return api.DecisionResponse{}, errDecisionValues
 	}
@@ -56,9 +57,9 @@ func (c *Coordinator) Decide(s *Session, toolUseID string, req api.DecisionReque
 		s.addAllow(pa.remember)
 		resp.RememberedRules = pa.remember
 	}
-	// Only the server's own token may decide (a subagent's scoped token
-	// may not), so that is who the audit log names.
-	pa.decided <- answer{req, "token"}
+	// by names the token that decided ("token", "token:alice"); the
+	// server lets only tokens with the approve scope get here.
+	pa.decided <- answer{req, by}
 	return resp, nil
 }
 
@@ -147,6 +148,11 @@ func (c *Coordinator) askApproval(ctx context.Context, s *Session, e *callEntry,
 	e.audit.reason = v.reason
 	s.rec.callAwaiting(s, e)
 	s.Events.Append(api.Event{Type: api.EventToolAwaitingApproval, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Call: &rec, Approval: approval})
+	// The log says how to decide, so an operator who sees a client wait
+	// knows what it waits for and the exact request that ends the wait.
+	c.logger.Info("call awaits approval", "session", s.ID, "tool_use_id", rec.ToolUseID, "tool", rec.Name,
+		"reason", v.reason, "deadline", approval.Deadline,
+		"approve", fmt.Sprintf(`POST /v1/sessions/%s/calls/%s/decision {"decision":"approve"}`, url.PathEscape(s.ID), url.PathEscape(rec.ToolUseID)))
 
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()

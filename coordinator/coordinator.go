@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 
@@ -21,8 +22,9 @@ type Options struct {
 	Workspace *Workspace
 	// Tools is the static tool set, usually handlers.Default().
 	Tools []Registration
-	// Dialects map other clients' tool vocabularies onto Tools, usually
-	// handlers.Dialects(). Cline's vocabulary is Tools itself.
+	// Dialects map clients' tool vocabularies onto Tools, usually
+	// dialect.All(). Cline's vocabulary is Tools itself; a session whose
+	// dialect is not listed speaks it.
 	Dialects []Dialect
 	// Dynamic sources create tools lazily by name.
 	Dynamic    []DynamicSource
@@ -46,6 +48,10 @@ type Options struct {
 	// Tracing makes a span per call and per stage (metrics_tracing.go); nil means
 	// tracing is off.
 	Tracing trace.TracerProvider
+
+	// ignoreWatchers replaces the ways the ignore files are kept current
+	// (policy_start.go), so tests can make them fail.
+	ignoreWatchers []func(*os.Root, ...string) (*ignore.Watcher, error)
 }
 
 // Coordinator runs tool calls for sessions.
@@ -64,7 +70,7 @@ type Coordinator struct {
 	metrics  *Metrics
 	logger   *slog.Logger
 	policy   *policy
-	ignore   *ignore.Watcher // nil without a workspace
+	ignore   *ignore.Watcher // nil without a workspace or when no watcher started
 	hooks    *hookRunner
 	inputs   pendingInputs   // interactive calls awaiting an answer
 	scoped   scopedTokens    // subagents' tokens for their child sessions
@@ -76,6 +82,10 @@ type Coordinator struct {
 	tracer   *callTracer   // nil when tracing is off
 	stop     chan struct{} // closed by Close
 	stopOnce sync.Once
+
+	// ignoreFixed is the ignore rules when ignore is nil: none without a
+	// workspace, everything excluded when the files could not be loaded.
+	ignoreFixed *ignore.Matcher
 }
 
 // New builds the registry from the tool list and starts the "default"

@@ -13,7 +13,9 @@ type dialectSet map[api.Dialect]map[string]*DialectTool
 func newDialectSet(ds []Dialect) dialectSet {
 	set := dialectSet{}
 	for _, d := range ds {
-		if d.Name == "" || d.Name == api.DialectCline || set[d.Name] != nil {
+		// Cline's vocabulary is the registry's own: its dialect declares
+		// no tools of its own, and no other dialect may take its name.
+		if d.Name == "" || d.Name == api.DialectCline && len(d.Tools) > 0 || set[d.Name] != nil {
 			panic(fmt.Sprintf("coordinator: dialect %q is reserved or registered twice", d.Name))
 		}
 		tools := map[string]*DialectTool{}
@@ -39,6 +41,17 @@ func (ds dialectSet) dialectsOf(name string) []api.Dialect {
 		}
 	}
 	return out
+}
+
+// plainResults reports whether calls in dialect d ask handlers for plain
+// results (Dialect.PlainResults).
+func (c *Coordinator) plainResults(d api.Dialect) bool {
+	for _, x := range c.dialectList {
+		if x.Name == d {
+			return x.PlainResults
+		}
+	}
+	return false
 }
 
 // dialectTools lists a dialect's tools in the order it declared them.

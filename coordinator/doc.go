@@ -30,7 +30,9 @@
 //	subagent*.go  subagent tools, their files, HTTP runs and scoped tokens
 //	mcp_*.go      MCP servers as tools and their names
 //	tools_*.go    the registry and the tool contract re-exported
-//	dialect*.go   client dialects' names and texts
+//	dialect*.go   the dialect edges (translate in, reword out) and the
+//	              texts of the coordinator's own answers in Cline's words;
+//	              the dialects are packages under dialect/
 //	config*.go    the managed config and its sections
 //	metrics*.go   metrics and tracing
 package coordinator

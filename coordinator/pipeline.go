@@ -321,7 +321,7 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 	s.Events.Append(api.Event{Type: api.EventToolStarted, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Call: &rec})
 	call := &Call{
 		ToolUseID: rec.ToolUseID, Name: cs.tool.Name, SessionID: s.ID, Workspace: c.workspace, Logger: cs.logger, Files: s.Files,
-		SessionDone: s.Done(), ReadTurn: e.readTurn, Dialect: s.Dialect(),
+		SessionDone: s.Done(), ReadTurn: e.readTurn, PlainResults: c.plainResults(s.Dialect()),
 	}
 	call.Attach(callRuntime{
 		Output: func(stream, chunk string) {

@@ -209,7 +209,7 @@ func applyPatch(call *tool.Call, text string, omitBody bool) (tool.Result, error
 	if err := writePlan(call, plan); err != nil {
 		return tool.Result{}, err
 	}
-	if call.Dialect == "" || call.Dialect == api.DialectCline {
+	if !call.PlainResults {
 		return tool.Result{Content: []api.Content{
 			api.TextContent(plan.clineText(omitBody)),
 			api.TextContent(plan.summary()),

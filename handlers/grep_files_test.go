@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // grepTree is a small repository: a .gitignore'd file, a hidden file and
@@ -186,7 +187,7 @@ func TestGrepJudgesWhatItOpens(t *testing.T) {
 		"docs/a.txt": "needle docs\n", "private/secret.txt": "needle s3cret\n", "private/a.txt": "needle s3cret\n"})
 	cfg := coordinator.DefaultConfig()
 	cfg.AllowAll = true
-	c := coordinator.New(coordinator.Options{Config: cfg, Workspace: ws, Tools: Default(), Dialects: Dialects()})
+	c := coordinator.New(coordinator.Options{Config: cfg, Workspace: ws, Tools: Default(), Dialects: []tool.Dialect{testDialect(api.DialectClaudeCode, grepTool())}})
 	t.Cleanup(c.Close)
 	sess, err := c.Sessions().Create(api.ModeAct, api.Permissions{})
 	if err != nil {

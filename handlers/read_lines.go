@@ -108,7 +108,7 @@ func numberedWindow(r io.Reader, rel string, in *ReadLinesInput) (tool.Result, e
 		}
 		text = strings.TrimSuffix(strings.TrimSuffix(text, "\n"), "\r")
 		if len(text) > readLineMaxChars {
-			text = cutChars(text, readLineMaxChars)
+			text = CutChars(text, readLineMaxChars)
 		}
 		fmt.Fprintf(&b, "%6d\t%s\n", line, text)
 		last = line
@@ -127,12 +127,12 @@ func numberedWindow(r io.Reader, rel string, in *ReadLinesInput) (tool.Result, e
 	return tool.TextResult(text), nil
 }
 
-// cutChars cuts s to at most n characters as Claude Code counts them: it
+// CutChars cuts s to at most n characters as Claude Code counts them: it
 // is JavaScript, whose string length counts UTF-16 code units, so a
 // character beyond the Basic Multilingual Plane counts two. A character
 // is never split, and a line of n characters or fewer is kept whole
 // however many bytes it takes.
-func cutChars(s string, n int) string {
+func CutChars(s string, n int) string {
 	if len(s) <= n {
 		return s // n bytes hold at most n characters
 	}

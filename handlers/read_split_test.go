@@ -28,7 +28,7 @@ func TestSplitWindow(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := lastText(res); got != tc.want {
+			if got := res.LastText(); got != tc.want {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
 		})

@@ -12,6 +12,7 @@ import (
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/coordinator/mcphub"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/testbuild"
 )
 
@@ -34,7 +35,8 @@ func mcpFixture(t *testing.T, perms api.Permissions) (*coordinator.Coordinator, 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
-	coord := coordinator.New(coordinator.Options{Config: cfg, Workspace: ws, Tools: Default(), MCP: hub})
+	coord := coordinator.New(coordinator.Options{Config: cfg, Workspace: ws, Tools: Default(), MCP: hub,
+		Dialects: []tool.Dialect{testDialect(api.DialectClaudeCode)}})
 	t.Cleanup(coord.Close)
 	deadline := time.Now().Add(15 * time.Second)
 	for len(hub.Tools()) == 0 {

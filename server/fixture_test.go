@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/coordinator/mcphub"
+	"github.com/toolgate/toolgate/dialect"
 	"github.com/toolgate/toolgate/handlers"
 )
 
@@ -74,7 +75,7 @@ func newFixture(tb testing.TB, o fixtureOptions) *fixture {
 	}
 	var dialects []coordinator.Dialect
 	if o.tools == nil {
-		o.tools, dialects = handlers.Default(), handlers.Dialects()
+		o.tools, dialects = handlers.Default(), dialect.All()
 	}
 	if o.logger == nil {
 		o.logger = discardLogger()

@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -19,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolgate/toolgate/internal/randid"
 	"github.com/toolgate/toolgate/internal/testbuild"
 )
 
@@ -70,9 +69,7 @@ func StartToolgate(t *testing.T, workspace string, config any, env ...string) *T
 		}
 		args = append(args, "--config", p)
 	}
-	tok := make([]byte, 16)
-	_, _ = rand.Read(tok)
-	tg := &Toolgate{token: hex.EncodeToString(tok), log: &lockedBuffer{}}
+	tg := &Toolgate{token: randid.Hex(16), log: &lockedBuffer{}}
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(append(os.Environ(), "TOOLGATE_TOKEN="+tg.token, "XDG_STATE_HOME="+t.TempDir()), env...)
 	cmd.Stderr = tg.log

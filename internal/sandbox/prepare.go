@@ -150,6 +150,7 @@ func (s *Sandbox) Prepare(argv, env []string, r Run) (*Prepared, error) {
 	network := s.cfg.NetworkOn() || r.Network
 	spec := helperSpec{Landlock: s.landlock >= 1, Network: network, ABI: s.landlock, Limits: s.limits}
 	hidden := s.hidden(ws, r.Hide)
+	readOnly := s.readOnly(ws, writable, hidden, r.ReadOnly)
 	var visible []string
 	if s.mode == InForceBwrap {
 		spec.Writable = append(slices.Clone(writable), "/tmp", "/dev")
@@ -165,7 +166,7 @@ func (s *Sandbox) Prepare(argv, env []string, r Run) (*Prepared, error) {
 		}
 		if r.Warm && s.warm != nil {
 			// The helper moves to the run's directory itself.
-			args, err := s.bwrapArgs(ws, "/", visible, network, writable, hidden)
+			args, err := s.bwrapArgs(ws, "/", visible, network, writable, readOnly, hidden)
 			if err != nil {
 				return nil, err
 			}
@@ -192,7 +193,7 @@ func (s *Sandbox) Prepare(argv, env []string, r Run) (*Prepared, error) {
 	}
 	switch s.mode {
 	case InForceBwrap:
-		args, err := s.bwrapArgs(ws, dir, visible, network, writable, hidden)
+		args, err := s.bwrapArgs(ws, dir, visible, network, writable, readOnly, hidden)
 		if err != nil {
 			p.Finish()
 			return nil, err
@@ -205,11 +206,15 @@ func (s *Sandbox) Prepare(argv, env []string, r Run) (*Prepared, error) {
 			p.Finish()
 			return nil, fmt.Errorf("sandbox: private temporary directory: %w", err)
 		}
+		if real := resolve(tmp); real != "" {
+			tmp = real // the helper grants no path reached through a link
+		}
 		p.tmp = tmp
 		p.Env = append(slices.Clone(env), "TMPDIR="+tmp)
 		spec.Writable = append(writable, tmp)
 		spec.WritableFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/random", "/dev/urandom"}
 		spec.Hidden = hidden
+		spec.ReadOnly = readOnly
 		spec.Dir = dir
 		p.Argv = s.helperArgv(spec, argv)
 	}

@@ -1,4 +1,4 @@
-package handlers
+package claudecode
 
 import (
 	"encoding/json"
@@ -11,7 +11,7 @@ import (
 // claudeTool is the claude_code dialect's tool of that name.
 func claudeTool(t *testing.T, name string) *tool.DialectTool {
 	t.Helper()
-	for _, dt := range claudeCode().Tools {
+	for _, dt := range Dialect().Tools {
 		if dt.Name == name {
 			return dt
 		}
@@ -48,18 +48,20 @@ func TestClaudeInvalidInput(t *testing.T) {
 func TestClaudeTaskTexts(t *testing.T) {
 	out := taskOutputResult("b1", true, tool.TextResult("<status>completed</status>\n\n<exit_code>0</exit_code>\n\n<stdout>\nstarted\nfinished\n</stdout>\n"), "")
 	want := "<retrieval_status>success</retrieval_status>\n\n<task_id>b1</task_id>\n\n<task_type>local_bash</task_type>\n\n<status>completed</status>\n\n<exit_code>0</exit_code>\n\n<output>\nstarted\nfinished\n</output>"
-	if got := lastText(out); got != want {
+	if got := out.LastText(); got != want {
 		t.Errorf("TaskOutput = %q, want %q", got, want)
 	}
 	if got := lastText(taskOutputResult("nope", false, tool.Result{IsError: true}, api.ToolCodeNotFound)); got != "<tool_use_error>No task found with ID: nope</tool_use_error>" {
 		t.Errorf("unknown task = %q", got)
 	}
 	stop := taskStopResult("b2", tool.TextResult("Successfully killed shell: b2 (sleep 60)"), "")
-	if got := lastText(stop); got != `{"message":"Successfully stopped task: b2 (sleep 60)","task_id":"b2","task_type":"local_bash","command":"sleep 60"}` {
+	if got := stop.LastText(); got != `{"message":"Successfully stopped task: b2 (sleep 60)","task_id":"b2","task_type":"local_bash","command":"sleep 60"}` {
 		t.Errorf("TaskStop = %q", got)
 	}
 	res := webFetchStatus(tool.Result{Content: []api.Content{api.TextContent("https://x.test/a answered 404 Not Found.\nnot here")}, IsError: true}, api.ToolCodeFetchFailed)
-	if res.IsError || lastText(res)[:39] != "The server returned HTTP 404 Not Found." {
+	if res.IsError || res.LastText()[:39] != "The server returned HTTP 404 Not Found." {
 		t.Errorf("WebFetch 404 = %+v", res)
 	}
 }
+
+func lastText(r tool.Result) string { return r.LastText() }

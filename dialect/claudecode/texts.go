@@ -1,4 +1,4 @@
-package handlers
+package claudecode
 
 import (
 	"fmt"
@@ -23,12 +23,7 @@ func cwdNote(env tool.MapEnv) string {
 // toolUseError is a refusal as Claude Code words those of a tool's input
 // check, which runs before the tool: wrapped in <tool_use_error>.
 func toolUseError(text string) tool.Result {
-	return errorText("<tool_use_error>" + text + "</tool_use_error>")
-}
-
-// errorText is a failed call's result holding text alone.
-func errorText(text string) tool.Result {
-	return tool.Result{Content: []api.Content{api.TextContent(text)}, IsError: true}
+	return tool.ErrorResult("<tool_use_error>" + text + "</tool_use_error>")
 }
 
 // readErrors words read_lines's refusals as Claude Code's Read does: a
@@ -40,9 +35,9 @@ func readErrors(env tool.MapEnv, abs string) func(tool.Result, string) tool.Resu
 		case "":
 			return res
 		case api.ToolCodeNotFound:
-			return errorText("File does not exist." + cwdNote(env))
+			return tool.ErrorResult("File does not exist." + cwdNote(env))
 		case api.ToolCodeIsDirectory:
-			return errorText(fmt.Sprintf("EISDIR: illegal operation on a directory, read '%s'", abs))
+			return tool.ErrorResult(fmt.Sprintf("EISDIR: illegal operation on a directory, read '%s'", abs))
 		case api.ToolCodeBinaryFile:
 			return toolUseError(fmt.Sprintf("This tool cannot read binary files. The file appears to be a binary %s file. "+
 				"Please use appropriate tools for binary file analysis.", path.Ext(abs)))
@@ -61,7 +56,7 @@ func writeResult(given string) func(tool.Result, string) tool.Result {
 			return toolUseError("File has not been read yet. Read it first before writing to it.")
 		case code != "":
 			return wrapped(claudeCodeErrors(res, code), code)
-		case strings.HasPrefix(lastText(res), "Created "):
+		case strings.HasPrefix(res.LastText(), "Created "):
 			return tool.TextResult("File created successfully at: " + given + fileStateNote)
 		}
 		return tool.TextResult("The file " + given + " has been updated successfully." + fileStateNote)
@@ -87,7 +82,7 @@ func claudeEditResult(env tool.MapEnv, given string, in *EditInput) func(tool.Re
 // input check, so that it wraps them in <tool_use_error>.
 var checkedCodes = map[string]bool{
 	api.ToolCodeReadRequired: true, api.ToolCodeFileChanged: true, api.ToolCodeNotFound: true,
-	CodeNoMatch: true, CodeMultipleMatches: true, CodeNoChange: true, CodeFileExists: true,
+	api.ToolCodeNoMatch: true, api.ToolCodeMultipleMatches: true, api.ToolCodeNoChange: true, api.ToolCodeFileExists: true,
 	api.ToolCodeCellNotFound: true,
 }
 
@@ -97,7 +92,7 @@ func wrapped(res tool.Result, code string) tool.Result {
 	if !checkedCodes[code] || !res.IsError {
 		return res
 	}
-	return toolUseError(lastText(res))
+	return toolUseError(res.LastText())
 }
 
 // notebookResult words notebook_edit's answers as Claude Code's
@@ -110,7 +105,7 @@ func notebookResult(in *ClaudeNotebookEditInput) func(tool.Result, string) tool.
 		case code != "":
 			return wrapped(claudeCodeErrors(res, code), code)
 		case in.EditMode == "insert":
-			return tool.TextResult(lastText(res) + " with " + *in.NewSource)
+			return tool.TextResult(res.LastText() + " with " + *in.NewSource)
 		}
 		return res
 	}

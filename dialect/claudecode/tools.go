@@ -1,4 +1,8 @@
-package handlers
+// Package claudecode is Claude Code's dialect: its tools, with the
+// parameters and result texts its tool docs give
+// (docs.anthropic.com/en/docs/claude-code/settings#tools-available-to-claude
+// and the tools' own prompts), mapped onto the registry's tools.
+package claudecode
 
 import (
 	"fmt"
@@ -8,103 +12,16 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/tool"
+	"github.com/toolgate/toolgate/handlers"
 )
 
-// Claude Code's tools, with the parameters and result texts its tool docs
-// give (docs.anthropic.com/en/docs/claude-code/settings#tools-available-to-claude
-// and the tools' own prompts), mapped onto toolgate's handlers.
-
-// ReadInput is Claude Code's Read.
-type ReadInput struct {
-	FilePath string `json:"file_path" validate:"required" jsonschema:"The absolute path to the file to read"`
-	Offset   int    `json:"offset,omitempty" validate:"omitempty,min=1" jsonschema:"The line number to start reading from. Only provide if the file is too large to read at once"`
-	Limit    int    `json:"limit,omitempty" validate:"omitempty,min=1" jsonschema:"The number of lines to read. Only provide if the file is too large to read at once."`
-}
-
-// WriteInput is Claude Code's Write.
-type WriteInput struct {
-	FilePath string  `json:"file_path" validate:"required" jsonschema:"The absolute path to the file to write (must be absolute, not relative)"`
-	Content  *string `json:"content" validate:"required" jsonschema:"The content to write to the file"`
-}
-
-// EditInput is Claude Code's Edit.
-type EditInput struct {
-	FilePath   string  `json:"file_path" validate:"required" jsonschema:"The absolute path to the file to modify"`
-	OldString  *string `json:"old_string" validate:"required" jsonschema:"The text to replace"`
-	NewString  *string `json:"new_string" validate:"required" jsonschema:"The text to replace it with (must be different from old_string)"`
-	ReplaceAll bool    `json:"replace_all,omitempty" jsonschema:"Replace all occurences of old_string (default false)"`
-}
-
-// MultiEditInput is Claude Code's MultiEdit.
-type MultiEditInput struct {
-	FilePath string          `json:"file_path" validate:"required" jsonschema:"The absolute path to the file to modify"`
-	Edits    []MultiEditItem `json:"edits" validate:"required,min=1,dive" jsonschema:"Array of edit operations to perform sequentially on the file"`
-}
-
-// MultiEditItem is one edit of MultiEdit: Claude Code requires old_string
-// and new_string in each, as in Edit.
-type MultiEditItem struct {
-	OldString  *string `json:"old_string" validate:"required" jsonschema:"The text to replace"`
-	NewString  *string `json:"new_string" validate:"required" jsonschema:"The text to replace it with"`
-	ReplaceAll bool    `json:"replace_all,omitempty" jsonschema:"Replace all occurences of old_string (default false)"`
-}
-
 // textEdits turns MultiEdit's validated items into edit_text's edits.
-func textEdits(items []MultiEditItem) []TextEdit {
-	out := make([]TextEdit, len(items))
+func textEdits(items []MultiEditItem) []handlers.TextEdit {
+	out := make([]handlers.TextEdit, len(items))
 	for i, e := range items {
-		out[i] = TextEdit{OldString: *e.OldString, NewString: *e.NewString, ReplaceAll: e.ReplaceAll}
+		out[i] = handlers.TextEdit{OldString: *e.OldString, NewString: *e.NewString, ReplaceAll: e.ReplaceAll}
 	}
 	return out
-}
-
-// BashInput is Claude Code's Bash.
-type BashInput struct {
-	Command         string  `json:"command" validate:"required" jsonschema:"The command to execute"`
-	Timeout         float64 `json:"timeout,omitempty" validate:"omitempty,min=1,max=600000" jsonschema:"Optional timeout in milliseconds (max 600000)"`
-	Description     string  `json:"description,omitempty" jsonschema:"Clear, concise description of what this command does in 5-10 words"`
-	RunInBackground bool    `json:"run_in_background,omitempty" jsonschema:"Set to true to run this command in the background. Use BashOutput to read the output later."`
-}
-
-// GlobInput is Claude Code's Glob.
-type GlobInput struct {
-	Pattern string `json:"pattern" validate:"required" jsonschema:"The glob pattern to match files against"`
-	Path    string `json:"path,omitempty" jsonschema:"The directory to search in. If not specified, the current working directory will be used."`
-}
-
-// LSInput is Claude Code's LS.
-type LSInput struct {
-	Path   string   `json:"path" validate:"required" jsonschema:"The absolute path to the directory to list (must be absolute, not relative)"`
-	Ignore []string `json:"ignore,omitempty" jsonschema:"List of glob patterns to ignore"`
-}
-
-// NotebookEditInput is Claude Code's NotebookEdit.
-type ClaudeNotebookEditInput struct {
-	NotebookPath string  `json:"notebook_path" validate:"required" jsonschema:"The absolute path to the Jupyter notebook file to edit (must be absolute, not relative)"`
-	CellID       string  `json:"cell_id,omitempty" jsonschema:"The ID of the cell to edit. When inserting a new cell, the new cell will be inserted after the cell with this ID, or at the beginning if not specified."`
-	NewSource    *string `json:"new_source" validate:"required" jsonschema:"The new source for the cell"`
-	CellType     string  `json:"cell_type,omitempty" validate:"omitempty,oneof=code markdown" jsonschema:"The type of the cell (code or markdown). Required for edit_mode=insert."`
-	EditMode     string  `json:"edit_mode,omitempty" validate:"omitempty,oneof=replace insert delete" jsonschema:"The type of edit to make (replace, insert, delete). Defaults to replace."`
-}
-
-// TaskInput is Claude Code's Task.
-type TaskInput struct {
-	Description  string `json:"description" validate:"required" jsonschema:"A short (3-5 word) description of the task"`
-	Prompt       string `json:"prompt" validate:"required" jsonschema:"The task for the agent to perform"`
-	SubagentType string `json:"subagent_type" validate:"required" jsonschema:"The type of specialized agent to use for this task"`
-}
-
-// ClaudeWebFetchInput is Claude Code's WebFetch.
-type ClaudeWebFetchInput struct {
-	URL    string `json:"url" validate:"required,url" jsonschema:"The URL to fetch content from"`
-	Prompt string `json:"prompt" validate:"required" jsonschema:"The prompt to run on the fetched content"`
-}
-
-// WebSearchInput is Claude Code's WebSearch.
-type WebSearchInput struct {
-	Query          string   `json:"query" validate:"required,min=2" jsonschema:"The search query to use"`
-	AllowedDomains []string `json:"allowed_domains,omitempty" jsonschema:"Only include search results from these domains"`
-	BlockedDomains []string `json:"blocked_domains,omitempty" jsonschema:"Never include search results from these domains"`
 }
 
 // claudeCodeAbs checks a Claude Code path parameter: a relative path is
@@ -133,7 +50,7 @@ func claudeCodeErrors(res tool.Result, code string) tool.Result {
 	default:
 		return res
 	}
-	return tool.Result{Content: []api.Content{api.TextContent(text)}, IsError: true}
+	return tool.ErrorResult(text)
 }
 
 var occurrences = regexp.MustCompile(`occurs (\d+) times`)
@@ -142,38 +59,29 @@ var occurrences = regexp.MustCompile(`occurs (\d+) times`)
 func editErrors(res tool.Result, code, oldString string) tool.Result {
 	text := ""
 	switch code {
-	case CodeNoMatch:
+	case api.ToolCodeNoMatch:
 		text = "String to replace not found in file.\nString: " + oldString
-	case CodeMultipleMatches:
+	case api.ToolCodeMultipleMatches:
 		n := "several"
-		if m := occurrences.FindStringSubmatch(lastText(res)); m != nil {
+		if m := occurrences.FindStringSubmatch(res.LastText()); m != nil {
 			n = m[1]
 		}
 		text = fmt.Sprintf("Found %s matches of the string to replace, but replace_all is false. To replace all occurrences, set replace_all to true. "+
 			"To replace only one occurrence, please provide more context to uniquely identify the instance.\nString: %s", n, oldString)
-	case CodeFileExists:
+	case api.ToolCodeFileExists:
 		text = "Cannot create new file - file already exists."
 	default:
 		return claudeCodeErrors(res, code)
 	}
-	return tool.Result{Content: []api.Content{api.TextContent(text)}, IsError: true}
-}
-
-func lastText(res tool.Result) string {
-	for i := len(res.Content) - 1; i >= 0; i-- {
-		if res.Content[i].Type == api.TypeText {
-			return res.Content[i].Text
-		}
-	}
-	return ""
+	return tool.ErrorResult(text)
 }
 
 // noChange refuses an edit whose replacement equals its original, before
 // anything is read, as Claude Code's Edit validates it.
-func noChange(edits []TextEdit) error {
+func noChange(edits []handlers.TextEdit) error {
 	for _, e := range edits {
 		if e.OldString == e.NewString {
-			return tool.Errorf(CodeNoChange, "<tool_use_error>No changes to make: old_string and new_string are exactly the same.</tool_use_error>")
+			return tool.Errorf(api.ToolCodeNoChange, "<tool_use_error>No changes to make: old_string and new_string are exactly the same.</tool_use_error>")
 		}
 	}
 	return nil
@@ -189,7 +97,7 @@ func claudeRead() *tool.DialectTool {
 		Targets: []string{"read_lines"},
 		Map: func(env tool.MapEnv, in *ReadInput) (tool.Mapping, error) {
 			p, err := claudeCodeAbs(env, "file_path", in.FilePath)
-			return tool.Mapping{Tool: "read_lines", Input: ReadLinesInput{Path: p, Offset: in.Offset, Limit: in.Limit, Split: true},
+			return tool.Mapping{Tool: "read_lines", Input: handlers.ReadLinesInput{Path: p, Offset: in.Offset, Limit: in.Limit, Split: true},
 				Result: readErrors(env, p)}, err
 		},
 	})
@@ -203,7 +111,7 @@ func claudeWrite() *tool.DialectTool {
 		Targets: []string{"write_file"},
 		Map: func(env tool.MapEnv, in *WriteInput) (tool.Mapping, error) {
 			p, err := claudeCodeAbs(env, "file_path", in.FilePath)
-			return tool.Mapping{Tool: "write_file", Input: WriteToFileInput{Path: p, Content: in.Content},
+			return tool.Mapping{Tool: "write_file", Input: handlers.WriteToFileInput{Path: p, Content: in.Content},
 				Result: writeResult(in.FilePath)}, err
 		},
 	})
@@ -217,11 +125,11 @@ func claudeEdit() *tool.DialectTool {
 		Targets: []string{"edit_text"},
 		Map: func(env tool.MapEnv, in *EditInput) (tool.Mapping, error) {
 			p, err := claudeCodeAbs(env, "file_path", in.FilePath)
-			edit := TextEdit{OldString: *in.OldString, NewString: *in.NewString, ReplaceAll: in.ReplaceAll}
+			edit := handlers.TextEdit{OldString: *in.OldString, NewString: *in.NewString, ReplaceAll: in.ReplaceAll}
 			if err == nil {
-				err = noChange([]TextEdit{edit})
+				err = noChange([]handlers.TextEdit{edit})
 			}
-			return tool.Mapping{Tool: "edit_text", Input: EditTextInput{Path: p, Edits: []TextEdit{edit}, RequireRead: true},
+			return tool.Mapping{Tool: "edit_text", Input: handlers.EditTextInput{Path: p, Edits: []handlers.TextEdit{edit}, RequireRead: true},
 				Result: claudeEditResult(env, in.FilePath, in)}, err
 		},
 	})
@@ -239,11 +147,11 @@ func claudeMultiEdit() *tool.DialectTool {
 			if err == nil {
 				err = noChange(edits)
 			}
-			return tool.Mapping{Tool: "edit_text", Input: EditTextInput{Path: p, Edits: edits, RequireRead: true},
+			return tool.Mapping{Tool: "edit_text", Input: handlers.EditTextInput{Path: p, Edits: edits, RequireRead: true},
 				Result: func(res tool.Result, code string) tool.Result {
 					if code != "" {
 						old := ""
-						if m := regexp.MustCompile(`^Edit (\d+):`).FindStringSubmatch(lastText(res)); m != nil {
+						if m := regexp.MustCompile(`^Edit (\d+):`).FindStringSubmatch(res.LastText()); m != nil {
 							var i int
 							fmt.Sscan(m[1], &i)
 							old = edits[i-1].OldString
@@ -251,7 +159,7 @@ func claudeMultiEdit() *tool.DialectTool {
 						return editErrors(res, code, old)
 					}
 					var b strings.Builder
-					fmt.Fprintf(&b, "Applied %d %s to %s:", len(edits), pluralWord(len(edits), "edit"), p)
+					fmt.Fprintf(&b, "Applied %d %s to %s:", len(edits), plural(len(edits), "edit"), p)
 					for i, e := range edits {
 						fmt.Fprintf(&b, "\n%d. Replaced %q with %q", i+1, clip(e.OldString), clip(e.NewString))
 					}
@@ -263,7 +171,7 @@ func claudeMultiEdit() *tool.DialectTool {
 
 // clip shortens a string for a one-line summary.
 func clip(s string) string {
-	if c := cutChars(s, 50); c != s {
+	if c := handlers.CutChars(s, 50); c != s {
 		return c + "..."
 	}
 	return s
@@ -277,18 +185,18 @@ func claudeBash() *tool.DialectTool {
 		Targets: []string{"execute_command"},
 		Map: func(env tool.MapEnv, in *BashInput) (tool.Mapping, error) {
 			if in.RunInBackground {
-				return tool.Mapping{Tool: "execute_command", Input: ExecuteCommandInput{Command: in.Command, RequiresApproval: new(false), Background: true},
+				return tool.Mapping{Tool: "execute_command", Input: handlers.ExecuteCommandInput{Command: in.Command, RequiresApproval: new(false), Background: true},
 					Result: backgroundStarted}, nil
 			}
 			ms := 120000
 			if in.Timeout > 0 {
 				ms = int(in.Timeout)
 			}
-			return tool.Mapping{Tool: "execute_command", Input: ExecuteCommandInput{Command: in.Command, RequiresApproval: new(false), Timeout: (ms + 999) / 1000},
+			return tool.Mapping{Tool: "execute_command", Input: handlers.ExecuteCommandInput{Command: in.Command, RequiresApproval: new(false), Timeout: (ms + 999) / 1000},
 				Result: func(res tool.Result, code string) tool.Result {
 					if code == api.ToolCodeTimedOut {
 						// SIGTERM's status, as the shell reports it.
-						return errorText("Exit code 143\nCommand timed out after " + jsDuration(ms))
+						return tool.ErrorResult("Exit code 143\nCommand timed out after " + jsDuration(ms))
 					}
 					return bashResult(res, code)
 				}}, nil
@@ -322,7 +230,7 @@ var startedJob = regexp.MustCompile(`^Started in the background as job (\S+)\.`)
 
 // backgroundStarted is Claude Code's answer to run_in_background.
 func backgroundStarted(res tool.Result, code string) tool.Result {
-	if m := startedJob.FindStringSubmatch(lastText(res)); code == "" && m != nil {
+	if m := startedJob.FindStringSubmatch(res.LastText()); code == "" && m != nil {
 		return tool.TextResult("Command running in background with ID: " + m[1])
 	}
 	return res
@@ -351,18 +259,18 @@ func claudeLS() *tool.DialectTool {
 		Targets:     []string{"list_tree"},
 		Map: func(env tool.MapEnv, in *LSInput) (tool.Mapping, error) {
 			p, err := claudeCodeAbs(env, "path", in.Path)
-			return tool.Mapping{Tool: "list_tree", Input: ListTreeInput{Path: p, Ignore: in.Ignore}}, err
+			return tool.Mapping{Tool: "list_tree", Input: handlers.ListTreeInput{Path: p, Ignore: in.Ignore}}, err
 		},
 	})
 }
 
 func claudeTodoWrite() *tool.DialectTool {
-	return tool.NewDialectTool(tool.DialectSpec[TodoWriteInput]{
+	return tool.NewDialectTool(tool.DialectSpec[handlers.TodoWriteInput]{
 		Name: "TodoWrite",
 		Description: "Create and manage a structured task list for the session: the whole list each time, every task with content, " +
 			"status (pending, in_progress, completed) and activeForm. The list is shown to the user.",
 		Targets: []string{"todo_write"},
-		Map: func(env tool.MapEnv, in *TodoWriteInput) (tool.Mapping, error) {
+		Map: func(env tool.MapEnv, in *handlers.TodoWriteInput) (tool.Mapping, error) {
 			return tool.Mapping{Tool: "todo_write", Input: in}, nil
 		},
 	})
@@ -380,7 +288,7 @@ func claudeNotebookEdit() *tool.DialectTool {
 				err = tool.Errorf(api.ToolCodeInvalidNotebook, "<tool_use_error>File must be a Jupyter notebook (.ipynb file). "+
 					"For editing other file types, use the FileEdit tool.</tool_use_error>")
 			}
-			return tool.Mapping{Tool: "notebook_edit", Result: notebookResult(in), Input: NotebookEditInput{
+			return tool.Mapping{Tool: "notebook_edit", Result: notebookResult(in), Input: handlers.NotebookEditInput{
 				Path: p, CellID: in.CellID, NewSource: *in.NewSource, CellType: in.CellType, EditMode: in.EditMode}}, err
 		},
 	})
@@ -418,7 +326,7 @@ func claudeWebFetch() *tool.DialectTool {
 			if !env.Has(webFetchTool) {
 				return tool.Mapping{}, tool.Errorf(api.ToolCodeNotOwned, "Tool WebFetch is handled by the client, not by toolgate (no web_fetch is configured).")
 			}
-			return tool.Mapping{Tool: webFetchTool, Input: WebFetchInput{URL: in.URL, Prompt: in.Prompt}, Result: webFetchStatus}, nil
+			return tool.Mapping{Tool: webFetchTool, Input: handlers.WebFetchInput{URL: in.URL, Prompt: in.Prompt}, Result: webFetchStatus}, nil
 		},
 	})
 }
@@ -429,7 +337,7 @@ var httpRefusal = regexp.MustCompile(`^\S+ answered (\d{3} [^\n]*?)\.(\n|$)`)
 // webFetchStatus words an HTTP error status as Claude Code 2.1's WebFetch
 // does: not a failure, a note that the body was not read.
 func webFetchStatus(res tool.Result, code string) tool.Result {
-	m := httpRefusal.FindStringSubmatch(lastText(res))
+	m := httpRefusal.FindStringSubmatch(res.LastText())
 	if code != api.ToolCodeFetchFailed || m == nil {
 		return res
 	}
@@ -448,9 +356,10 @@ func claudeWebSearch() *tool.DialectTool {
 	})
 }
 
-// claudeCode is Claude Code's tool set.
-func claudeCode() tool.Dialect {
-	return tool.Dialect{Name: api.DialectClaudeCode, Tools: []*tool.DialectTool{
+// Dialect is Claude Code's tool set. Its mappings word the results
+// themselves, so handlers answer it plainly.
+func Dialect() tool.Dialect {
+	return tool.Dialect{Name: api.DialectClaudeCode, PlainResults: true, Tools: []*tool.DialectTool{
 		claudeTask(), claudeBash(), claudeGlob(), claudeGrep(), claudeLS(), claudeRead(), claudeEdit(), claudeMultiEdit(),
 		claudeWrite(), claudeNotebookEdit(), claudeWebFetch(), claudeTodoWrite(), claudeWebSearch(),
 		claudeBashOutput(), claudeKillShell(), claudeTaskOutput(), claudeTaskStop(),
@@ -459,24 +368,13 @@ func claudeCode() tool.Dialect {
 	}}
 }
 
-// BashOutputInput is Claude Code's BashOutput.
-type BashOutputInput struct {
-	BashID string `json:"bash_id" validate:"required" jsonschema:"The ID of the background shell to retrieve output from"`
-	Filter string `json:"filter,omitempty" jsonschema:"Optional regular expression to filter the output lines. Only lines matching this regex will be included in the result. Any lines that do not match will no longer be available to read."`
-}
-
-// KillShellClaudeInput is Claude Code's KillShell.
-type KillShellClaudeInput struct {
-	ShellID string `json:"shell_id" validate:"required" jsonschema:"The ID of the background shell to kill"`
-}
-
 func claudeBashOutput() *tool.DialectTool {
 	return tool.NewDialectTool(tool.DialectSpec[BashOutputInput]{
 		Name:        "BashOutput",
 		Description: "Retrieves output from a running or completed background bash shell: only the output written since the last check, with the shell's status.",
 		Targets:     []string{"shell_output"},
 		Map: func(env tool.MapEnv, in *BashOutputInput) (tool.Mapping, error) {
-			return tool.Mapping{Tool: "shell_output", Input: ShellOutputInput{ID: in.BashID, Filter: in.Filter}}, nil
+			return tool.Mapping{Tool: "shell_output", Input: handlers.ShellOutputInput{ID: in.BashID, Filter: in.Filter}}, nil
 		},
 	})
 }
@@ -487,7 +385,15 @@ func claudeKillShell() *tool.DialectTool {
 		Description: "Kills a running background bash shell by its ID.",
 		Targets:     []string{"kill_shell"},
 		Map: func(env tool.MapEnv, in *KillShellClaudeInput) (tool.Mapping, error) {
-			return tool.Mapping{Tool: "kill_shell", Input: KillShellInput{ID: in.ShellID}}, nil
+			return tool.Mapping{Tool: "kill_shell", Input: handlers.KillShellInput{ID: in.ShellID}}, nil
 		},
 	})
+}
+
+// plural is word, with an s unless n is 1.
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }

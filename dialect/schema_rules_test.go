@@ -1,4 +1,4 @@
-package handlers
+package dialect
 
 import (
 	"encoding/json"
@@ -14,6 +14,7 @@ import (
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/coordinator/tool"
+	"github.com/toolgate/toolgate/handlers"
 )
 
 // probedTool is one tool as a model sees it (its published schema) and as
@@ -77,7 +78,7 @@ func probedTools(t *testing.T) []probedTool {
 	env := tool.Env{Workspace: ws, Validate: v, Commands: &tool.CommandConfig{}, Registerer: prometheus.NewRegistry()}
 	published := map[string]json.RawMessage{} // "dialect name" -> schema
 	var out []probedTool
-	for _, r := range Default() {
+	for _, r := range handlers.Default() {
 		tl := r.Factory(r.Name, env)
 		if tl == nil {
 			continue
@@ -92,7 +93,7 @@ func probedTools(t *testing.T) []probedTool {
 			return err
 		}})
 	}
-	for _, d := range Dialects() {
+	for _, d := range All() {
 		for _, dt := range d.Tools {
 			where := string(d.Name) + " " + dt.Name
 			published[where] = dt.InputSchema
@@ -103,7 +104,7 @@ func probedTools(t *testing.T) []probedTool {
 		}
 	}
 	// The pools a model is shown list these very schemas.
-	c := coordinator.New(coordinator.Options{Workspace: ws, Tools: Default(), Dialects: Dialects()})
+	c := coordinator.New(coordinator.Options{Workspace: ws, Tools: handlers.Default(), Dialects: All()})
 	t.Cleanup(c.Close)
 	for _, d := range api.Dialects() {
 		pool := c.Pool(d, nil)

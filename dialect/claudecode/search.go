@@ -1,10 +1,11 @@
-package handlers
+package claudecode
 
 import (
 	"path/filepath"
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/tool"
+	"github.com/toolgate/toolgate/handlers"
 )
 
 // ClaudeGrepInput is Claude Code's Grep, with its parameter names and
@@ -34,7 +35,7 @@ func claudeGlob() *tool.DialectTool {
 			"Returns matching file paths sorted by modification time, oldest first, at most 100.",
 		Targets: []string{"glob_files"},
 		Map: func(env tool.MapEnv, in *GlobInput) (tool.Mapping, error) {
-			return tool.Mapping{Tool: "glob_files", Input: GlobFilesInput(*in), Result: missingPath(env, in.Path, "Directory")}, nil
+			return tool.Mapping{Tool: "glob_files", Input: handlers.GlobFilesInput(*in), Result: missingPath(env, in.Path, "Directory")}, nil
 		},
 	})
 }
@@ -51,7 +52,7 @@ func claudeGrep() *tool.DialectTool {
 			if in.ContextToo > 0 {
 				context = in.ContextToo
 			}
-			g := GrepInput{
+			g := handlers.GrepInput{
 				Pattern: in.Pattern, Path: in.Path, Glob: in.Glob, Type: in.Type, OutputMode: in.OutputMode,
 				IgnoreCase: in.IgnoreCase, LineNumber: in.LineNumber, Multiline: in.Multiline, Only: in.Only,
 				After: int(in.After), Before: int(in.Before), Context: int(context),

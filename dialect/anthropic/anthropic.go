@@ -1,4 +1,11 @@
-package handlers
+// Package anthropic is the dialect of the Messages API's client tools, as
+// Anthropic's tool docs define them: the text editor
+// (docs.anthropic.com/en/docs/agents-and-tools/tool-use/text-editor-tool,
+// type text_editor_20250728) and bash (.../bash-tool, type bash_20250124),
+// with the result texts of Anthropic's reference implementation
+// (anthropic-quickstarts computer-use-demo tools/edit.py and
+// tools/bash.py), mapped onto the registry's tools.
+package anthropic
 
 import (
 	"fmt"
@@ -6,14 +13,8 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/tool"
+	"github.com/toolgate/toolgate/handlers"
 )
-
-// The Messages API's client tools, as Anthropic's tool docs define them:
-// the text editor (docs.anthropic.com/en/docs/agents-and-tools/tool-use/
-// text-editor-tool, type text_editor_20250728) and bash (.../bash-tool,
-// type bash_20250124), with the result texts of Anthropic's reference
-// implementation (anthropic-quickstarts computer-use-demo tools/edit.py
-// and tools/bash.py).
 
 // TextEditorInput is str_replace_based_edit_tool's input.
 type TextEditorInput struct {
@@ -55,14 +56,14 @@ func mapTextEditor(env tool.MapEnv, in *TextEditorInput) (tool.Mapping, error) {
 			if len(in.ViewRange) > 0 {
 				return tool.Mapping{}, tool.Errorf(api.ToolCodeInvalid, "The `view_range` parameter is not allowed when `path` points to a directory.")
 			}
-			return tool.Mapping{Tool: "list_tree", Input: ListTreeInput{Path: p}, Result: func(res tool.Result, code string) tool.Result {
+			return tool.Mapping{Tool: "list_tree", Input: handlers.ListTreeInput{Path: p}, Result: func(res tool.Result, code string) tool.Result {
 				if code != "" {
 					return res
 				}
-				return tool.TextResult(fmt.Sprintf("Here's the files and directories in %s, excluding hidden items:\n%s", p, lastText(res)))
+				return tool.TextResult(fmt.Sprintf("Here's the files and directories in %s, excluding hidden items:\n%s", p, res.LastText()))
 			}}, nil
 		}
-		read := ReadLinesInput{Path: p}
+		read := handlers.ReadLinesInput{Path: p}
 		if len(in.ViewRange) > 0 {
 			if len(in.ViewRange) != 2 || in.ViewRange[0] < 1 || in.ViewRange[1] != -1 && in.ViewRange[1] < in.ViewRange[0] {
 				return tool.Mapping{}, tool.Errorf(api.ToolCodeInvalid, "Invalid `view_range`: %v. It should be a list of two integers, [first, last], first >= 1 and last >= first or -1.", in.ViewRange)
@@ -74,27 +75,27 @@ func mapTextEditor(env tool.MapEnv, in *TextEditorInput) (tool.Mapping, error) {
 		}
 		return tool.Mapping{Tool: "read_lines", Input: read}, nil
 	case "create":
-		return tool.Mapping{Tool: "write_to_file", Input: WriteToFileInput{Path: p, Content: new(in.FileText)}, Result: func(res tool.Result, code string) tool.Result {
+		return tool.Mapping{Tool: "write_to_file", Input: handlers.WriteToFileInput{Path: p, Content: new(in.FileText)}, Result: func(res tool.Result, code string) tool.Result {
 			if code != "" {
 				return res
 			}
 			return tool.TextResult("File created successfully at: " + p)
 		}}, nil
 	case "str_replace":
-		edit := EditTextInput{Path: p, Edits: []TextEdit{{OldString: in.OldStr, NewString: in.NewStr}}}
+		edit := handlers.EditTextInput{Path: p, Edits: []handlers.TextEdit{{OldString: in.OldStr, NewString: in.NewStr}}}
 		return tool.Mapping{Tool: "edit_text", Input: edit, Result: func(res tool.Result, code string) tool.Result {
 			switch code {
 			case "":
 				return tool.TextResult(fmt.Sprintf("The file %s has been edited. Here's the result of running `cat -n` on a snippet of %s:\n%s"+
-					"Review the changes and make sure they are as expected. Edit the file again if necessary.", p, p, lastText(res)))
-			case CodeNoMatch:
-				return errorResult(fmt.Sprintf("No replacement was performed, old_str `%s` did not appear verbatim in %s.", in.OldStr, p))
-			case CodeMultipleMatches:
+					"Review the changes and make sure they are as expected. Edit the file again if necessary.", p, p, res.LastText()))
+			case api.ToolCodeNoMatch:
+				return tool.ErrorResult(fmt.Sprintf("No replacement was performed, old_str `%s` did not appear verbatim in %s.", in.OldStr, p))
+			case api.ToolCodeMultipleMatches:
 				lines := ""
-				if _, rest, ok := strings.Cut(lastText(res), "(lines "); ok {
+				if _, rest, ok := strings.Cut(res.LastText(), "(lines "); ok {
 					lines, _, _ = strings.Cut(rest, ")")
 				}
-				return errorResult(fmt.Sprintf("No replacement was performed. Multiple occurrences of old_str `%s` in lines [%s]. Please ensure it is unique", in.OldStr, lines))
+				return tool.ErrorResult(fmt.Sprintf("No replacement was performed. Multiple occurrences of old_str `%s` in lines [%s]. Please ensure it is unique", in.OldStr, lines))
 			}
 			return res
 		}}, nil
@@ -102,20 +103,16 @@ func mapTextEditor(env tool.MapEnv, in *TextEditorInput) (tool.Mapping, error) {
 		if in.InsertLine == nil {
 			return tool.Mapping{}, tool.Errorf(api.ToolCodeInvalid, "Parameter `insert_line` is required for command: insert")
 		}
-		edit := EditTextInput{Path: p, Insert: &TextInsert{Line: *in.InsertLine, Text: in.InsertText}}
+		edit := handlers.EditTextInput{Path: p, Insert: &handlers.TextInsert{Line: *in.InsertLine, Text: in.InsertText}}
 		return tool.Mapping{Tool: "edit_text", Input: edit, Result: func(res tool.Result, code string) tool.Result {
 			if code != "" {
 				return res
 			}
 			return tool.TextResult(fmt.Sprintf("The file %s has been edited. Here's the result of running `cat -n` on a snippet of the edited file:\n%s"+
-				"Review the changes and make sure they are as expected (correct indentation, no duplicate lines, etc). Edit the file again if necessary.", p, lastText(res)))
+				"Review the changes and make sure they are as expected (correct indentation, no duplicate lines, etc). Edit the file again if necessary.", p, res.LastText()))
 		}}, nil
 	}
 	return tool.Mapping{}, tool.Errorf(api.ToolCodeInvalid, "Unrecognized command %s.", in.Command)
-}
-
-func errorResult(text string) tool.Result {
-	return tool.Result{Content: []api.Content{api.TextContent(text)}, IsError: true}
 }
 
 func anthropicBash() *tool.DialectTool {
@@ -125,12 +122,13 @@ func anthropicBash() *tool.DialectTool {
 		Description: "Run commands in a persistent bash shell: cd and variables carry over between calls until restart.",
 		Targets:     []string{"shell_session"},
 		Map: func(env tool.MapEnv, in *BashToolInput) (tool.Mapping, error) {
-			return tool.Mapping{Tool: "shell_session", Input: ShellSessionInput{Command: in.Command, Restart: in.Restart}}, nil
+			return tool.Mapping{Tool: "shell_session", Input: handlers.ShellSessionInput{Command: in.Command, Restart: in.Restart}}, nil
 		},
 	})
 }
 
-// anthropic is the Messages API's client tools.
-func anthropic() tool.Dialect {
-	return tool.Dialect{Name: api.DialectAnthropic, Tools: []*tool.DialectTool{anthropicEditor(), anthropicBash()}}
+// Dialect is the Messages API's client tools. Its mappings word the
+// results themselves, so handlers answer it plainly.
+func Dialect() tool.Dialect {
+	return tool.Dialect{Name: api.DialectAnthropic, PlainResults: true, Tools: []*tool.DialectTool{anthropicEditor(), anthropicBash()}}
 }

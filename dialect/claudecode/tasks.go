@@ -1,4 +1,4 @@
-package handlers
+package claudecode
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/tool"
+	"github.com/toolgate/toolgate/handlers"
 )
 
 // Claude Code 2.1's tools for background commands, TaskOutput and
@@ -42,7 +43,7 @@ func claudeTaskOutput() *tool.DialectTool {
 					wait = int(*in.Timeout)
 				}
 			}
-			return tool.Mapping{Tool: "shell_output", Input: ShellOutputInput{ID: in.TaskID, Wait: wait},
+			return tool.Mapping{Tool: "shell_output", Input: handlers.ShellOutputInput{ID: in.TaskID, Wait: wait},
 				Result: func(res tool.Result, code string) tool.Result {
 					return taskOutputResult(in.TaskID, wait > 0, res, code)
 				}}, nil
@@ -63,7 +64,7 @@ func claudeTaskStop() *tool.DialectTool {
 			if id == "" {
 				return tool.Mapping{}, tool.Errorf(api.ToolCodeInvalid, "<tool_use_error>Missing required parameter: task_id</tool_use_error>")
 			}
-			return tool.Mapping{Tool: "kill_shell", Input: KillShellInput{ID: id}, Result: func(res tool.Result, code string) tool.Result {
+			return tool.Mapping{Tool: "kill_shell", Input: handlers.KillShellInput{ID: id}, Result: func(res tool.Result, code string) tool.Result {
 				return taskStopResult(id, res, code)
 			}}, nil
 		},
@@ -86,7 +87,7 @@ func taskOutputResult(id string, blocked bool, res tool.Result, code string) too
 	if code != "" {
 		return res
 	}
-	text := lastText(res)
+	text := res.LastText()
 	status := "running"
 	if m := shellStatusTag.FindStringSubmatch(text); m != nil {
 		status = m[1]
@@ -116,10 +117,10 @@ func taskStopResult(id string, res tool.Result, code string) tool.Result {
 	case api.ToolCodeNotFound:
 		return toolUseError("No task found with ID: " + id)
 	default:
-		return toolUseError(lastText(res))
+		return toolUseError(res.LastText())
 	}
 	command := ""
-	if m := killedCommand.FindStringSubmatch(lastText(res)); m != nil {
+	if m := killedCommand.FindStringSubmatch(res.LastText()); m != nil {
 		command = m[1]
 	}
 	js, _ := json.Marshal(struct {
