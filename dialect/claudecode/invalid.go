@@ -70,6 +70,9 @@ func claudeInvalidInput(t *tool.DialectTool, raw json.RawMessage) string {
 	if err := json.Unmarshal(raw, &in); err != nil {
 		return ""
 	}
+	if _, ok := in.(map[string]any); !ok {
+		return "" // not an object (arguments that are no JSON): toolgate's words say so
+	}
 	issues := check(&schema, t.InputSchema, in, nil)
 	if len(issues) == 0 {
 		return ""

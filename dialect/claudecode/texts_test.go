@@ -34,6 +34,7 @@ func TestClaudeInvalidInput(t *testing.T) {
 		{"nested enum", "TodoWrite", `{"todos":[{"content":"x","status":"later","activeForm":"x"}]}`,
 			"<tool_use_error>InputValidationError: [\n  {\n    \"code\": \"invalid_value\",\n    \"values\": [\n      \"pending\",\n      \"in_progress\",\n      \"completed\"\n    ],\n    \"path\": [\n      \"todos\",\n      0,\n      \"status\"\n    ],\n    \"message\": \"Invalid option: expected one of \\\"pending\\\"|\\\"in_progress\\\"|\\\"completed\\\"\"\n  }\n]</tool_use_error>"},
 		{"valid input has no issue", "Read", `{"file_path":"/a"}`, ""},
+		{"not an object keeps toolgate's words", "Read", `"{\"file_path\":"`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := claudeInvalidInput(claudeTool(t, tc.tool), json.RawMessage(tc.input)); got != tc.want {
