@@ -103,5 +103,18 @@ if [ "$(cat "$codex_dir/.installed" 2>/dev/null)" != "${codex_pkgs[*]}" ]; then
   echo "${codex_pkgs[*]}" > "$codex_dir/.installed"
 fi
 export TOOLGATE_CODEX_DIR="$codex_dir/node_modules"
+# The real Claude Code CLI, the oracle of the claude_code dialect
+# (internal/conformance/claudecode runs it against a mock model): the
+# pinned release, whose native binary comes in the registry package
+# @anthropic-ai/claude-code-linux-x64, so nothing else is downloaded; in a
+# scratch directory (TOOLGATE_CLAUDE_CODE_DIR), installed when missing.
+cc_dir="${TOOLGATE_CLAUDE_CODE_DIR:-${TMPDIR:-/tmp}/toolgate-claude-code}"
+cc_pkgs=(@anthropic-ai/claude-code@2.1.197)
+mkdir -p "$cc_dir"
+if [ "$(cat "$cc_dir/.installed" 2>/dev/null)" != "${cc_pkgs[*]}" ]; then
+  (cd "$cc_dir" && npm install --no-audit --no-fund --silent --no-save "${cc_pkgs[@]}")
+  echo "${cc_pkgs[*]}" > "$cc_dir/.installed"
+fi
+export TOOLGATE_CLAUDE_CODE_DIR="$cc_dir"
 
 CI="${CI:-1}" go test -race -count=1 -timeout 30m "$@" ./...

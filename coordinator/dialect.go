@@ -57,9 +57,18 @@ func (c *Coordinator) plainResults(d api.Dialect) bool {
 
 // dialectTools lists a dialect's tools in the order it declared them.
 func (c *Coordinator) dialectTools(d api.Dialect) []*tool.DialectTool {
-	for _, x := range c.dialectList {
-		if x.Name == d {
-			return x.Tools
+	if x := c.dialect(d); x != nil {
+		return x.Tools
+	}
+	return nil
+}
+
+// dialect is the dialect of that name, nil for cline (which has no
+// Dialect value) and unknown names.
+func (c *Coordinator) dialect(d api.Dialect) *tool.Dialect {
+	for i := range c.dialectList {
+		if c.dialectList[i].Name == d {
+			return &c.dialectList[i]
 		}
 	}
 	return nil

@@ -36,7 +36,13 @@ func (c *Coordinator) translate(d api.Dialect, use api.ToolUse) (string, json.Ra
 	}
 	in, err := DecodeDialectInput(dt, c.validate, use.Input)
 	if err != nil {
-		out := failure(api.StatusInvalid, api.ToolCodeInvalid, err.Error())
+		msg := err.Error()
+		if x := c.dialect(d); x != nil && x.InvalidInput != nil {
+			if own := x.InvalidInput(dt, use.Input); own != "" {
+				msg = own
+			}
+		}
+		out := failure(api.StatusInvalid, api.ToolCodeInvalid, msg)
 		return "", nil, nil, &out
 	}
 	m, err := dt.Map(tool.MapEnv{Workspace: c.workspace, Has: c.registry.has}, in)
@@ -90,6 +96,9 @@ func (c *Coordinator) unknownToolMessage(d api.Dialect, name string) string {
 		}
 	}
 	if len(owners) == 0 {
+		if x := c.dialect(d); x != nil && x.UnknownTool != nil {
+			return x.UnknownTool(name)
+		}
 		return msg
 	}
 	return msg + fmt.Sprintf(". %s is a tool of the %s dialect, and this session speaks %s: "+

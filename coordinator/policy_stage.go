@@ -145,6 +145,18 @@ func (c *Coordinator) authorize(s *Session, t *tool.Tool, in any, raw json.RawMe
 	if v.decision != decideDeny {
 		v = c.repositoryAsks(sub, m, v)
 	}
+	// Paths denied to reading are ignored paths for the rest of the call
+	// (policy_read_deny.go). What the rules did not name themselves (a
+	// link to a denied file, a command or a search naming one) is refused
+	// as a path the ignore rules cover.
+	hidden := withReadDenials(m, c.policy.managed, s.permRules())
+	if v.decision != decideDeny && hidden != m {
+		if parts, blocked := c.ignoreBlock(hidden, sub); blocked {
+			out := failure(api.StatusDenied, api.ToolCodeDenied, strings.Join(parts, "\n\n"))
+			return &out, gate{decision: "deny", decidedBy: "rule: read deny"}
+		}
+	}
+	g.ignored = hidden
 	switch v.decision {
 	case decideDeny:
 		out := failure(api.StatusDenied, api.ToolCodeDenied, "Denied: "+v.reason+".")
