@@ -233,6 +233,7 @@ func (c *Coordinator) prepare(s *Session, use api.ToolUse) *callState {
 		// An MCP tool's input is its own arguments; every other Cline
 		// tool may carry the conversation's checklist.
 		raw, cs.progress, cs.hasProgress = splitTaskProgress(raw)
+		raw = renameClineAliases(name, raw)
 	}
 	tool, owned := c.registry.lookup(name)
 	if dc != nil {
