@@ -7,10 +7,10 @@ import (
 
 // clineParamAliases are the parameter names Cline's native tool specs
 // give a tool in place of the registry's, by tool: with native tool
-// calling, the next-gen and Gemini 3 variants name the path of
+// calling, the native-next-gen variant (Claude, and the other next-gen
+// families that are not GPT-5 or Gemini 3) names the path of
 // write_to_file and replace_in_file "absolutePath" (Cline's
-// tools/write_to_file.ts and replace_in_file.ts, native-next-gen and
-// gemini3 variants). Cline's WriteToFileToolHandler, which also serves
+// tools/write_to_file.ts and replace_in_file.ts). Cline's WriteToFileToolHandler, which also serves
 // new_rule, reads `params.path || params.absolutePath`: path wins when
 // both are given and not empty.
 var clineParamAliases = map[string]map[string]string{

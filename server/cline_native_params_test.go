@@ -15,7 +15,7 @@ import (
 // TestClineNativeToolCalls posts the calls Cline makes with native tool
 // calling, in the parameter names and JSON types of its native tool specs
 // for each model family (as cline@2.18.0 offers them in the request's
-// tools): the next-gen and Gemini 3 variants' write_to_file and
+// tools): the native-next-gen variant's write_to_file and
 // replace_in_file name the path "absolutePath" (an absolute path), the
 // GPT-5 variants edit with apply_patch's "input", and every variant sends
 // integers and booleans typed. Each must run as the XML form does.
