@@ -19,7 +19,7 @@ import (
 // floors are the identical results per mode as last measured: a change
 // that makes fewer calls identical fails the test (a ratchet; raise a
 // floor as differences close). The target is 95% of the mode's calls.
-var floors = map[string]int{"xml": 38, "native": 36}
+var floors = map[string]int{"xml": 45, "native": 43}
 
 // filesFloor is the same ratchet for the workspace files afterwards.
 var filesFloor = map[string]int{"xml": 36, "native": 35}
@@ -49,7 +49,7 @@ func TestClineConformance(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if t.Failed() {
+		if t.Failed() || os.Getenv("TOOLGATE_CLINE_REPLAY") != "" {
 			t.Logf("the runs' workspaces, logs and differing results are in %s", base)
 			return
 		}
