@@ -258,6 +258,9 @@ func (c *Coordinator) prepare(s *Session, use api.ToolUse) *callState {
 		cs.stop(failure(api.StatusUnknownTool, api.ToolCodeUnknownTool, msg))
 		return cs
 	}
+	if dc == nil && name == use.Name {
+		raw = clineEmptyIsMissing(raw, tool.InputType())
+	}
 	raw = coerceStrings(raw, tool.ParamTypes())
 	cs.tool, cs.raw = tool, raw
 	in, err := DecodeInput(tool, c.validate, raw)

@@ -3,6 +3,8 @@ package coordinator
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
+	"strings"
 )
 
 // clineParamAliases are the parameter names Cline's native tool specs
@@ -66,4 +68,44 @@ func renameClineAliases(name string, raw json.RawMessage) json.RawMessage {
 func emptyString(v json.RawMessage) bool {
 	var s *string
 	return json.Unmarshal(v, &s) == nil && (s == nil || *s == "")
+}
+
+// clineEmptyIsMissing drops the required string parameters of a Cline
+// call whose value is "": Cline's handlers test them with `!value`
+// (WriteToFileToolHandler's content, ExecuteCommandToolHandler's command,
+// every path), so an empty one is a missing one, answered with Cline's
+// missing-parameter text and counted as a mistake. Input without an empty
+// string is returned unchanged.
+func clineEmptyIsMissing(raw json.RawMessage, input reflect.Type) json.RawMessage {
+	if !bytes.Contains(raw, []byte(`""`)) {
+		return raw
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+		return raw
+	}
+	changed := false
+	for i := range input.NumField() {
+		f := input.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		typ := f.Type
+		if typ.Kind() == reflect.Pointer {
+			typ = typ.Elem()
+		}
+		if typ.Kind() != reflect.String || !strings.Contains(f.Tag.Get("validate"), "required") {
+			continue
+		}
+		if v, ok := obj[name]; ok && string(v) == `""` {
+			delete(obj, name)
+			changed = true
+		}
+	}
+	if !changed {
+		return raw
+	}
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return raw
+	}
+	return out
 }

@@ -165,7 +165,7 @@ func TestOmitFinalFileContent(t *testing.T) {
 	}
 	// apply_patch's answer (ApplyPatchHandler.execute) drops the body too.
 	res, _ := f.call(t, "apply_patch", map[string]any{"input": "*** Begin Patch\n*** Update File: a.txt\n-other body\n+third body\n*** End Patch"})
-	if res.IsError || len(res.Content) != 2 {
+	if res.IsError || len(res.Content) != 1 {
 		t.Fatalf("apply_patch = %+v", res)
 	}
 	if want := "Successfully applied patch to the following files:\n\n" + dropped; res.Content[0].Text != want {

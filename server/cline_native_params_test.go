@@ -77,3 +77,30 @@ func TestClineNativeToolCalls(t *testing.T) {
 		t.Logf("calls: %s", b)
 	}
 }
+
+// TestClineEmptyRequiredIsMissing: an empty required string parameter is
+// a missing one, as Cline's handlers test them (`!content`): an empty
+// write_to_file content is refused with Cline's missing-content text, as
+// cline@2.18.0 refuses it, and writes nothing.
+func TestClineEmptyRequiredIsMissing(t *testing.T) {
+	fx := newFixture(t, fixtureOptions{
+		config: coordinator.Config{PolicyConfig: coordinator.PolicyConfig{AllowAll: true}},
+		server: Config{Token: testToken},
+	})
+	ts := &testServer{Server: fx.ts, coord: fx.coord, reg: fx.reg}
+	msg := map[string]any{"role": "assistant", "content": []any{
+		map[string]any{"type": "tool_use", "id": "w1", "name": "write_to_file", "input": map[string]any{"path": "empty.txt", "content": ""}},
+		map[string]any{"type": "tool_use", "id": "x1", "name": "execute_command", "input": map[string]any{"command": "", "requires_approval": "false"}},
+	}}
+	sess := decodeBody[api.Session](t, ts.do(t, "POST", "/v1/sessions", map[string]any{}), http.StatusCreated)
+	resp := decodeBody[api.MessageResponse](t, ts.do(t, "POST", "/v1/sessions/"+sess.ID+"/messages", msg), http.StatusOK)
+	for i, want := range []string{"Failed to write to 'empty.txt': The 'content' parameter was empty.", "The 'command' parameter was empty."} {
+		r := resp.Message.Content[i]
+		if resp.Calls[i].Status != api.StatusInvalid || len(r.Content) == 0 || !strings.Contains(r.Content[0].Text, want) {
+			t.Errorf("%s: %s %+v, want invalid with %q", r.ToolUseID, resp.Calls[i].Status, r.Content, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(fx.dir, "empty.txt")); err == nil {
+		t.Error("empty.txt was written")
+	}
+}
