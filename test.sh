@@ -117,4 +117,17 @@ if [ "$(cat "$cc_dir/.installed" 2>/dev/null)" != "${cc_pkgs[*]}" ]; then
 fi
 export TOOLGATE_CLAUDE_CODE_DIR="$cc_dir"
 
+# The real Cline CLI, the oracle of the cline dialect's conformance
+# harness (internal/conformance/cline, TOOLGATE_CLINE_DIR): cline@2.18.0
+# is built on the extension's own code (core 3.82.0); cline@3.x is another
+# agent, not this oracle. In a scratch directory, installed when missing.
+cline_dir="${TOOLGATE_CLINE_DIR:-${TMPDIR:-/tmp}/toolgate-cline}"
+cline_pkgs=(cline@2.18.0)
+mkdir -p "$cline_dir"
+if [ "$(cat "$cline_dir/.installed" 2>/dev/null)" != "${cline_pkgs[*]}" ]; then
+  (cd "$cline_dir" && npm install --no-audit --no-fund --silent --no-save "${cline_pkgs[@]}")
+  echo "${cline_pkgs[*]}" > "$cline_dir/.installed"
+fi
+export TOOLGATE_CLINE_DIR="$cline_dir"
+
 CI="${CI:-1}" go test -race -count=1 -timeout 30m "$@" ./...

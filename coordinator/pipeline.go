@@ -238,6 +238,7 @@ func (c *Coordinator) prepare(s *Session, use api.ToolUse) *callState {
 		// An MCP tool's input is its own arguments; every other Cline
 		// tool may carry the conversation's checklist.
 		raw, cs.progress, cs.hasProgress = splitTaskProgress(raw)
+		raw = renameClineAliases(name, raw)
 	}
 	tool, owned := c.registry.lookup(name)
 	if dc != nil {
@@ -261,6 +262,9 @@ func (c *Coordinator) prepare(s *Session, use api.ToolUse) *callState {
 		}
 		cs.stop(failure(api.StatusUnknownTool, api.ToolCodeUnknownTool, msg))
 		return cs
+	}
+	if dc == nil && name == use.Name {
+		raw = clineEmptyIsMissing(raw, tool.InputType())
 	}
 	raw = coerceStrings(raw, tool.ParamTypes())
 	cs.tool, cs.raw = tool, raw
