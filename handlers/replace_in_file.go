@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/toolgate/toolgate/api"
@@ -153,11 +152,4 @@ func markerOf(line string) string {
 		return "separator"
 	}
 	return ""
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
