@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -35,7 +36,7 @@ type answer struct {
 // Decide delivers the client's decision on a call awaiting approval. With
 // remember, an approval also adds an allow rule for the call's exact shape
 // to the session, unless the managed policy forbids session allow rules.
-func (c *Coordinator) Decide(s *Session, toolUseID string, req api.DecisionRequest) (api.DecisionResponse, error) {
+func (c *Coordinator) Decide(s *Session, toolUseID string, req api.DecisionRequest, by string) (api.DecisionResponse, error) {
 	if req.Decision != api.DecisionApprove && req.Decision != api.DecisionReject {
 		return api.DecisionResponse{}, errDecisionValues
 	}
@@ -57,9 +58,9 @@ func (c *Coordinator) Decide(s *Session, toolUseID string, req api.DecisionReque
 		s.addAllow(pa.remember)
 		resp.RememberedRules = pa.remember
 	}
-	// Only the server's own token may decide (a subagent's scoped token
-	// may not), so that is who the audit log names.
-	pa.decided <- answer{req, "token"}
+	// by names the token that decided ("token", "token:alice"); the
+	// server lets only tokens with the approve scope get here.
+	pa.decided <- answer{req, by}
 	return resp, nil
 }
 
@@ -109,7 +110,9 @@ func (c *Coordinator) approve(ctx context.Context, cs *callState) {
 	cs.ask = nil
 	ctx, span := c.tracer.stage(ctx, cs, "approval wait")
 	defer span.End()
+	asked := time.Now()
 	out, feedback := c.askApproval(ctx, cs.s, cs.e, *v, cs.sub, cs.tool, cs.input, cs.raw)
+	cs.waited += time.Since(asked)
 	if out != nil {
 		cs.stop(*out)
 		return
@@ -148,6 +151,11 @@ func (c *Coordinator) askApproval(ctx context.Context, s *Session, e *callEntry,
 	e.audit.reason = v.reason
 	s.rec.callAwaiting(s, e)
 	s.Events.Append(api.Event{Type: api.EventToolAwaitingApproval, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Call: &rec, Approval: approval})
+	// The log says how to decide, so an operator who sees a client wait
+	// knows what it waits for and the exact request that ends the wait.
+	c.logger.Info("call awaits approval", "session", s.ID, "tool_use_id", rec.ToolUseID, "tool", rec.Name,
+		"reason", v.reason, "deadline", approval.Deadline,
+		"approve", fmt.Sprintf(`POST /v1/sessions/%s/calls/%s/decision {"decision":"approve"}`, url.PathEscape(s.ID), url.PathEscape(rec.ToolUseID)))
 
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()

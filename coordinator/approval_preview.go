@@ -8,14 +8,13 @@ import (
 	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
-// preview shows what a call would do: a command line and its parts, the
-// paths, and for a tool that writes the diff its own Preview computes.
-// Other tools show their input.
+// preview shows what a call would do: a command line and its parts, or
+// the paths and, for a tool that writes, the diff its own Preview
+// computes. Other tools show their input. A command's words are judged as
+// possible paths by the policy, but listing them as paths would show
+// "step $i" or "0.5" as files: its parts show them as they are.
 func (c *Coordinator) preview(ctx context.Context, s *Session, sub *subject, t *tool.Tool, in any, raw []byte) api.Preview {
 	var p api.Preview
-	for _, r := range sub.paths {
-		p.Paths = append(p.Paths, r.rel)
-	}
 	if sub.command != nil {
 		p.Command = sub.line
 		for _, cmd := range sub.command.Commands {
@@ -24,6 +23,9 @@ func (c *Coordinator) preview(ctx context.Context, s *Session, sub *subject, t *
 		p.Risks = blockingRisks(sub.command)
 		p.Sandbox = c.sandboxPreview(sub.background)
 		return p
+	}
+	for _, r := range sub.paths {
+		p.Paths = append(p.Paths, r.rel)
 	}
 	if t.HasPreview() {
 		p.Diff, p.Error = c.toolPreview(ctx, s, t, in, "", false)

@@ -95,6 +95,7 @@ func (c *Config) fillDefaults() {
 	orDefaultInt(&c.Commands.LongTimeoutSeconds, int(tool.LongCommandTimeout/time.Second))
 	orDefaultInt(&c.Commands.MaxTimeoutSeconds, int(tool.MaxCommandTimeout/time.Second))
 	orDefaultInt(&c.Commands.MaxOutputBytes, tool.DefaultMaxOutputBytes)
+	orDefaultInt(&c.Commands.MaxSpillBytes, tool.DefaultMaxSpillBytes)
 
 	orDefaultInt(&c.WebFetch.MaxBytes, DefaultWebFetchMaxBytes)
 	orDefaultInt(&c.WebFetch.Timeout, Duration(DefaultWebFetchTimeout))

@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 
@@ -49,6 +50,10 @@ type Options struct {
 	// Tracing makes a span per call and per stage (metrics_tracing.go); nil means
 	// tracing is off.
 	Tracing trace.TracerProvider
+
+	// ignoreWatchers replaces the ways the ignore files are kept current
+	// (policy_start.go), so tests can make them fail.
+	ignoreWatchers []func(*os.Root, ...string) (*ignore.Watcher, error)
 }
 
 // Coordinator runs tool calls for sessions.
@@ -67,7 +72,7 @@ type Coordinator struct {
 	metrics  *Metrics
 	logger   *slog.Logger
 	policy   *policy
-	ignore   *ignore.Watcher // nil without a workspace
+	ignore   *ignore.Watcher // nil without a workspace or when no watcher started
 	hooks    *hooks.Runner
 	inputs   pendingInputs   // interactive calls awaiting an answer
 	scoped   scopedTokens    // subagents' tokens for their child sessions
@@ -79,6 +84,13 @@ type Coordinator struct {
 	tracer   *callTracer   // nil when tracing is off
 	stop     chan struct{} // closed by Close
 	stopOnce sync.Once
+
+	// ignoreFixed is the ignore rules when ignore is nil: none without a
+	// workspace, everything excluded when the files could not be loaded.
+	ignoreFixed *ignore.Matcher
+	// commandNames are the names of every tool that runs a command line
+	// (policy_command_tools.go), sorted.
+	commandNames []string
 }
 
 // New builds the registry from the tool list and starts the "default"
@@ -132,7 +144,8 @@ func New(o Options) *Coordinator {
 	c.registry = NewRegistry(tool.Env{Workspace: o.Workspace, Validate: v, Commands: &cfg.Commands, Registerer: o.Registerer, MCP: mcpOf(o.MCP),
 		Web: cfg.webEnv(), OmitFinalFileContent: cfg.OmitFinalFileContent}, o.Tools, dynamic...)
 	c.dialects, c.dialectList = newDialectSet(o.Dialects), o.Dialects
-	c.metrics.start(c.registry.Names())
+	c.commandNames = c.commandTools()
+	c.metrics.start(c.metricTools())
 	o.Registerer.MustRegister(newStateCollector(c))
 	go c.expireIdleSessions(c.stop)
 	return c
@@ -175,14 +188,14 @@ func (c *Coordinator) Pool(d api.Dialect, s *Session) []api.ToolInfo {
 				out = append(out, api.ToolInfo{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
 			}
 		}
-		return append(out, c.mcpTools(s)...)
+		return append(out, c.mcpTools(d, s)...)
 	}
 	for _, dt := range c.dialectTools(d) {
 		if c.listed(dt, hidden) {
 			out = append(out, api.ToolInfo{Name: dt.Name, Description: dt.Description, InputSchema: dt.InputSchema, APIType: dt.APIType})
 		}
 	}
-	out = append(out, c.mcpTools(s)...)
+	out = append(out, c.mcpTools(d, s)...)
 	for _, t := range c.registry.dynamicTools() {
 		if !hidden(t) {
 			out = append(out, api.ToolInfo{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})

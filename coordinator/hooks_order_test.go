@@ -35,7 +35,7 @@ func approveAll(t *testing.T, p *testPolicy, s *Session, u api.ToolUse) (api.Too
 		}
 		after = ev.ID
 		asked = append(asked, ev.Approval)
-		if _, err := p.c.Decide(s, u.ID, api.DecisionRequest{Decision: api.DecisionApprove}); err != nil {
+		if _, err := p.c.Decide(s, u.ID, api.DecisionRequest{Decision: api.DecisionApprove}, "token"); err != nil {
 			t.Fatalf("approve %s: %v", u.ID, err)
 		}
 	}

@@ -42,7 +42,7 @@ func (c *Coordinator) preHooks(ctx context.Context, cs *callState) {
 	}
 	ctx, span := c.tracer.stage(ctx, cs, "hooks PreToolUse")
 	defer span.End()
-	v := c.hooks.Run(ctx, c.hookInputFor(cs, hooks.PreToolUse), hookNames(cs)...)
+	v := c.hooks.Run(ctx, c.hookInputFor(cs, hooks.PreToolUse), c.hookNames(cs)...)
 	if len(v.Failed) > 0 && c.cfg.Hooks.FailClosed {
 		cs.stop(failure(api.StatusDenied, api.ToolCodeHookFailed, "Denied: a PreToolUse hook failed and hooks fail closed: "+strings.Join(v.Failed, "; ")))
 		return
@@ -95,7 +95,7 @@ func (c *Coordinator) postHooks(ctx context.Context, cs *callState) {
 	defer span.End()
 	in := c.hookInputFor(cs, hooks.PostToolUse)
 	in.ToolResponse = api.ToolResult{Type: api.TypeToolResult, ToolUseID: cs.use.ID, Content: out.result.Content, IsError: out.result.IsError}
-	v := c.hooks.Run(ctx, in, hookNames(cs)...)
+	v := c.hooks.Run(ctx, in, c.hookNames(cs)...)
 	for _, t := range v.Context {
 		out.result.Content = append(out.result.Content, api.TextContent(t))
 	}
@@ -117,8 +117,13 @@ func (c *Coordinator) postHooks(ctx context.Context, cs *callState) {
 // model used, the registered one and, for a direct use_mcp_tool call,
 // mcp__<server>__<tool>, so that a matcher such as "mcp__github__.*" sees
 // an MCP call however the model named it, as the permission rules do.
-func hookNames(cs *callState) []string {
+func (c *Coordinator) hookNames(cs *callState) []string {
 	names := []string{cs.use.Name, cs.tool.Name}
+	if cs.tool.RunsCommands() {
+		// A hook that guards commands ("Bash", "execute_command") guards
+		// every tool that runs one, as command rules do.
+		return append(names, c.commandNames...)
+	}
 	if cs.tool.Name != UseMCPTool {
 		return names
 	}

@@ -33,7 +33,7 @@ func (c *Coordinator) MCP() *mcphub.Hub { return c.mcp }
 // mcpTools lists the connected MCP servers' tools under their
 // mcp__<server>__<tool> names, leaving out those a bare deny rule names.
 // Calls to these names are normalized to use_mcp_tool.
-func (c *Coordinator) mcpTools(s *Session) []api.ToolInfo {
+func (c *Coordinator) mcpTools(d api.Dialect, s *Session) []api.ToolInfo {
 	var out []api.ToolInfo
 	for _, t := range c.mcp.Tools() {
 		server, tool := mcphub.ListedParts(t.Server, t.Name)
@@ -41,8 +41,8 @@ func (c *Coordinator) mcpTools(s *Session) []api.ToolInfo {
 			continue
 		}
 		out = append(out, api.ToolInfo{Name: t.Listed, Description: t.Description, InputSchema: mcphub.Schema(t.Tool)})
-		if !c.metrics.known(t.Listed) {
-			c.metrics.addTools(t.Listed) // listed tools' series start at zero
+		if d := orCline(d); !c.metrics.known(d, t.Listed) {
+			c.metrics.addTools(d, t.Listed) // listed tools' series start at zero
 		}
 	}
 	return out
@@ -153,8 +153,8 @@ func (c *Coordinator) metricLabel(cs *callState, label string) string {
 	if !ok {
 		return otherTool
 	}
-	if !c.metrics.known(listed) {
-		c.metrics.addTools(listed)
+	if d := metricDialect(cs.s); !c.metrics.known(d, listed) {
+		c.metrics.addTools(d, listed)
 	}
 	return listed
 }

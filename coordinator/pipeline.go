@@ -49,6 +49,9 @@ type callState struct {
 	// dialect is how the session's dialect mapped the call at the inbound
 	// edge; nil for Cline's names, which are the registry's own.
 	dialect *dialectCall
+	// waited is how long the call waited for an approval, left out of
+	// its execution time in the metrics.
+	waited time.Duration
 	// repeats is how many identical calls in a row this one completes,
 	// counted when it is queued, so in the order the model emitted them
 	// even when calls run side by side.
@@ -400,13 +403,17 @@ func (c *Coordinator) record(cs *callState, dur time.Duration) (api.ToolResult, 
 	}
 	rec := s.finish(cs.e, out.status, dur, detail, res)
 	s.Events.Append(api.Event{Type: api.EventToolFinished, MessageID: rec.MessageID, ToolUseID: use.ID, Call: &rec, Result: &res})
-	// A call is counted under its registered name; one that resolved to
-	// no tool under the catch-all series.
+	// A call is counted under the name its client called (a dialect's
+	// tool, else the registered name); one that resolved to no tool under
+	// the catch-all series. Its time excludes the wait for a person.
 	metricTool := ""
-	if cs.tool != nil {
-		metricTool = cs.tool.Name
+	switch {
+	case cs.dialect != nil:
+		metricTool = cs.dialect.tool.Name
+	case cs.tool != nil:
+		metricTool = c.metricLabel(cs, cs.tool.Name)
 	}
-	c.metrics.observe(c.metricLabel(cs, metricTool), out.status, dur, cs.span)
+	c.metrics.observe(metricDialect(s), metricTool, out.status, dur-cs.waited, cs.span)
 	c.tracer.endCall(cs, out)
 	// At debug level: the audit log keeps every call, and one more line
 	// per call beside the request's was a fifth of a small call's cost

@@ -191,7 +191,7 @@ func (p *testPolicy) decideOnly(t *testing.T, s *Session, u api.ToolUse) (string
 	select {
 	case <-done:
 	case <-waitState(s, u.ID, api.StateAwaitingApproval, done):
-		if _, err := p.c.Decide(s, u.ID, api.DecisionRequest{Decision: api.DecisionReject}); err != nil {
+		if _, err := p.c.Decide(s, u.ID, api.DecisionRequest{Decision: api.DecisionReject}, "token"); err != nil {
 			t.Fatalf("reject %s: %v", u.ID, err)
 		}
 		receive(t, done)

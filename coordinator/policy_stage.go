@@ -143,12 +143,7 @@ func (c *Coordinator) authorize(s *Session, t *tool.Tool, in any, raw json.RawMe
 	g := gate{sub: sub, ignored: m}
 	v := c.policy.decide(sub, t, s.permRules(), line.RequiresApproval)
 	if v.decision != decideDeny {
-		if reason, ask := c.gitHistoryAsk(sub, m); ask {
-			if v.decision == decideAsk {
-				reason = v.reason + "; also " + strings.TrimPrefix(reason, "approval required: ")
-			}
-			v = verdict{decision: decideAsk, reason: reason}
-		}
+		v = c.repositoryAsks(sub, m, v)
 	}
 	switch v.decision {
 	case decideDeny:
@@ -167,10 +162,32 @@ func (c *Coordinator) authorize(s *Session, t *tool.Tool, in any, raw json.RawMe
 	return nil, g
 }
 
+// repositoryAsks turns a verdict into an ask, whatever allowed it, when a
+// command may print stored versions of ignored files (gitHistoryAsk) or
+// start a program the repository's configuration names (gitConfigAsk).
+func (c *Coordinator) repositoryAsks(sub *subject, m *ignore.Matcher, v verdict) verdict {
+	for _, check := range []func() (string, bool){
+		func() (string, bool) { return c.gitHistoryAsk(sub, m) },
+		func() (string, bool) { return c.gitConfigAsk(sub) },
+	} {
+		if reason, ask := check(); ask {
+			if v.decision == decideAsk {
+				reason = v.reason + "; also " + strings.TrimPrefix(reason, "approval required: ")
+			}
+			v = verdict{decision: decideAsk, reason: reason}
+		}
+	}
+	return v
+}
+
 // deniedOutright reports whether a bare deny rule of either layer names
 // the tool, so that tool lists can leave it out.
 func (c *Coordinator) deniedOutright(s *Session, name string) bool {
-	return c.deniedSubject(s, &subject{tool: name})
+	sub := &subject{tool: name}
+	if c.isCommandTool(name) {
+		sub.names = c.commandNames // a bare deny of one command tool hides them all
+	}
+	return c.deniedSubject(s, sub)
 }
 
 // planModeRefusal says why plan mode refuses a call: tools that change

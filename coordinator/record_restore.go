@@ -60,7 +60,7 @@ func (c *Coordinator) restore(undo UndoFunc) error {
 			return err
 		}
 	}
-	return nil
+	return c.restoreCalls()
 }
 
 // markInterrupted ends a call a stop cut short.
@@ -120,6 +120,28 @@ func (s *Session) storedCallLocked(id string, dropped bool) *callEntry {
 	if !ok || row.State != string(api.StateDone) {
 		return nil
 	}
+	return s.installStoredLocked(row)
+}
+
+// storedCall brings back from the store a done call the session no longer
+// lists, and returns its record.
+func (s *Session) storedCall(id string) (api.CallRecord, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e := s.calls[id]; e != nil {
+		return e.record, true
+	}
+	e := s.storedCallLocked(id, s.dropped.has(id))
+	if e == nil {
+		return api.CallRecord{}, false
+	}
+	return e.record, true
+}
+
+// installStoredLocked puts a done call read from the store among the
+// session's calls, as a finished entry, and returns it.
+func (s *Session) installStoredLocked(row store.Call) *callEntry {
+	id := row.ToolUseID
 	var res api.ToolResult
 	if err := json.Unmarshal(row.Result, &res); err != nil {
 		res = api.NewToolResult(id, "The stored result of this call could not be read.", true)
@@ -136,6 +158,29 @@ func (s *Session) storedCallLocked(id string, dropped bool) *callEntry {
 	s.callOrder = append(s.callOrder, id)
 	s.evictLocked(e)
 	return e
+}
+
+// restoreCalls lists again, after a restart, each session's most recent
+// finished calls (as many as a session keeps), oldest first as they ran:
+// GET .../calls and a revert see them without the client posting them
+// again. Older ones stay in the store, answered when their id is posted.
+func (c *Coordinator) restoreCalls() error {
+	for _, s := range c.sessions.List() {
+		page, err := c.rec.st.Audit(store.Query{SessionID: s.ID, Limit: s.maxCalls})
+		if err != nil {
+			return fmt.Errorf("load the calls of session %s: %w", s.ID, err)
+		}
+		s.mu.Lock()
+		for i := len(page.Calls) - 1; i >= 0; i-- {
+			row := page.Calls[i]
+			if row.State != string(api.StateDone) || row.Discarded || s.calls[row.ToolUseID] != nil {
+				continue
+			}
+			s.installStoredLocked(row)
+		}
+		s.mu.Unlock()
+	}
+	return nil
 }
 
 // UndoFunc rebuilds the undo of an edit restored from the store; the

@@ -37,7 +37,7 @@ func (c *Coordinator) confine(dir string, m *ignore.Matcher) (sandbox.Run, error
 	if dir == "" {
 		dir = c.workspace.Dir
 	}
-	r := sandbox.Run{Workspace: c.workspace.Dir, Dir: dir, Hide: c.ownFiles()}
+	r := sandbox.Run{Workspace: c.workspace.Dir, Dir: dir, Hide: c.ownFiles(), ReadOnly: c.readOnlyFiles()}
 	if c.sandbox.Mode() == sandbox.InForceOff || m == nil || m.Len() == 0 {
 		return r, nil
 	}
@@ -75,6 +75,26 @@ func (c *Coordinator) ownFiles() []string {
 		}
 	}
 	return append(out, c.cfg.StateFiles...)
+}
+
+// readOnlyFiles are the workspace files a command may read but not
+// change, beyond those the sandbox protects in every workspace
+// (.clineignore, git hooks and config, shell start-up files): the extra
+// ignore files, and the literal paths among protected_files and the
+// protected defaults. A change to them would weaken the checks of later
+// calls, or run code at the user's next git command or editor start.
+func (c *Coordinator) readOnlyFiles() []string {
+	var out []string
+	for _, f := range c.cfg.IgnoreFiles {
+		out = append(out, filepath.Join(c.workspace.Dir, f))
+	}
+	for _, p := range append(slices.Clone(defaultProtected), c.cfg.ProtectedFiles...) {
+		if filepath.IsAbs(p) || p == ".git" || strings.ContainsAny(p, `*?[\!`) {
+			continue // masked as toolgate's own; the sandbox's; a pattern
+		}
+		out = append(out, filepath.Join(c.workspace.Dir, strings.TrimPrefix(p, "/")))
+	}
+	return out
 }
 
 // errTooManyMasks refuses a run whose ignored paths are too many to mask.

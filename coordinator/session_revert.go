@@ -18,6 +18,11 @@ import (
 func (c *Coordinator) Revert(s *Session, toolUseID string) (api.RevertResponse, error) {
 	rec, _, found := s.Call(toolUseID)
 	if !found {
+		// A call older than those a restored session lists again is
+		// still in the store, with its edits.
+		rec, found = s.storedCall(toolUseID)
+	}
+	if !found {
 		return api.RevertResponse{}, &api.Error{Code: api.CodeNotFound, Message: "no such call in this session"}
 	}
 	if rec.State != api.StateDone {

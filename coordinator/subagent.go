@@ -97,7 +97,7 @@ func (c *Coordinator) runCommandSubagent(ctx context.Context, call *tool.Call, j
 	env := append(c.cfg.Commands.ChildEnv(), "TOOLGATE_URL="+sc.ToolgateURL, "TOOLGATE_TOKEN="+j.token,
 		"TOOLGATE_SESSION="+j.session, "TOOLGATE_AGENT="+a.Name, "TOOLGATE_SYSTEM_PROMPT="+a.SystemPrompt)
 	stdout := &capbuf.Buffer{Max: maxSubagentAnswer}
-	all := process.NewOutput(process.OutputLimits{})
+	all := process.NewOutput(process.OutputLimits{Dir: c.cfg.Commands.OutputDir, Area: c.cfg.Commands.Spills})
 	defer func() { _ = all.Close(); _ = all.Remove() }()
 	dir := ""
 	if c.workspace != nil {

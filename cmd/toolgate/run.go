@@ -30,6 +30,9 @@ Usage:
   toolgate serve [flags]    serve the workspace (default: the current directory)
   toolgate audit export [flags]
                             write the audit log (every call) to stdout as JSON lines
+  toolgate token new NAME SCOPES [--file F]
+                            make a named token with scopes (call, approve, admin,
+                            metrics): the token on stdout, its hashed line in F
   toolgate version
 
 Flags of serve:
@@ -52,6 +55,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return serve(ctx, args[2:], getenv, stdin, stdout, stderr)
 	case "audit":
 		return audit(ctx, args[2:], getenv, stdout, stderr)
+	case "token":
+		return tokenCommand(args[2:], stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "toolgate", version)
 		return nil
@@ -110,6 +115,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdin
 	}
 	defer ws.Close()
 	defer sweepTemps(ctx, ws, logger)()
+	closeSpills, err := openSpills(&cfg.Coordinator.Commands, logger)
+	if err != nil {
+		return err
+	}
+	defer closeSpills()
 	if o.store != "" {
 		cfg.Store.Mode = o.store
 		if err := cfg.Store.check(); err != nil {
@@ -121,6 +131,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdin
 		return err
 	}
 	defer closeStore()
+	cfg.Coordinator.StateFiles = append(cfg.Coordinator.StateFiles, stateDirs(getenv)...)
 	if cfg.Store.Mode == storeSQLite {
 		// A write to the state database (when it lives in the workspace)
 		// must never pass silently.
