@@ -131,3 +131,13 @@ fi
 export TOOLGATE_CLINE_DIR="$cline_dir"
 
 CI="${CI:-1}" go test -race -count=1 -timeout 30m "$@" ./...
+# The benchmarks that defend code kept only for speed (docs/benchmarks.md),
+# one iteration each, so that they keep compiling and running; their
+# figures come from the commands in the README's Benchmarks table.
+go test -run '^$' -benchtime 1x -bench 'ToolUseVsBare|ReadVsFilesystemMCP' ./cmd/toolgate/
+go test -run '^$' -benchtime 1x -bench 'MCPThroughToolgate|EventFanOut|CommandChunkLatency' ./server/
+go test -run '^$' -benchtime 1x -bench 'SchedulerOverhead' ./coordinator/
+go test -run '^$' -benchtime 1x -bench 'RunTrueVsBash' ./internal/process/
+go test -run '^$' -benchtime 1x -bench 'SandboxedTrue' ./internal/sandbox/
+go test -run '^$' -benchtime 1x -bench 'ReadFileRecord' ./handlers/
+go test -run '^$' -benchtime 1x -bench 'SearchGoTree' ./handlers/search/

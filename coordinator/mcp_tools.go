@@ -65,7 +65,8 @@ type mcpNamer interface{ MCPNames() (server, tool string) }
 
 // mcpInputNames is mcpCallNames(raw), taken from in, the decoded raw,
 // when it can name them: the policy, the hooks and the metrics each ask
-// for a call's names, and reading the JSON again cost each 2 µs.
+// for a call's names, and reading the JSON again cost each 2 µs
+// (BenchmarkMCPThroughToolgate, server; docs/benchmarks.md).
 func mcpInputNames(in any, raw json.RawMessage) (server, tool string) {
 	if n, ok := in.(mcpNamer); ok {
 		return mcpSubjectNames(n.MCPNames())

@@ -420,7 +420,8 @@ func (c *Coordinator) record(cs *callState, dur time.Duration) (api.ToolResult, 
 	c.metrics.observe(metricDialect(s), metricTool, out.status, dur-cs.waited, cs.span)
 	c.tracer.endCall(cs, out)
 	// At debug level: the audit log keeps every call, and one more line
-	// per call beside the request's was a fifth of a small call's cost.
+	// per call beside the request's was a fifth of a small call's cost
+	// (BenchmarkToolUseVsBare; docs/benchmarks.md).
 	if cs.logger.Enabled(context.Background(), slog.LevelDebug) { // as Debug asks, without boxing its values first
 		cs.logger.Debug("tool call", "status", out.status, "duration_ms", rec.DurationMS)
 	}

@@ -59,7 +59,9 @@ type scheduler struct {
 	holding bool
 	held    *task
 	// The first slots of tasks, queue and running: most messages hold
-	// one call, which then needs no slice of its own.
+	// one call, which then needs no slice of its own. Speed only:
+	// BenchmarkSchedulerOverhead and BenchmarkToolUseVsBare/route=messages
+	// defend them (docs/benchmarks.md).
 	tasks1, queue1, running1 [1]*task
 	task1                    task // the first task
 }

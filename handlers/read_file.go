@@ -178,7 +178,8 @@ var textBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); retur
 const maxPooledText = 64 << 10
 
 // lineReaders recycles the 64 KiB line readers of text windows: allocating
-// and clearing one per call was most of a small read's cost.
+// and clearing one per call was most of a small read's cost
+// (BenchmarkReadFileRecord, BenchmarkToolUseVsBare; docs/benchmarks.md).
 var lineReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
 
 // imageType names the image formats returned as image blocks. Only a

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"github.com/toolgate/toolgate/coordinator/tool"
 	"io"
 	"log/slog"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolgate/toolgate/coordinator/tool"
 	procs "github.com/toolgate/toolgate/internal/process"
 	"github.com/toolgate/toolgate/internal/sandbox"
 )

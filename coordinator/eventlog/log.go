@@ -18,7 +18,8 @@ import (
 // one shared channel, every append would wake every reader: fifty commands
 // streaming to fifty clients made 2,500 wake-ups per round of lines, all
 // contending for the log's lock, and a chunk waited hundreds of
-// milliseconds behind them.
+// milliseconds behind them (BenchmarkCommandChunkLatency, server;
+// docs/benchmarks.md).
 type Log struct {
 	sessionID string
 
@@ -53,7 +54,8 @@ type loggedEvent struct {
 
 // EventJSON is an event's JSON encoding, made once, by the first reader
 // that asks, and shared by every reader after: a hundred streams replaying
-// the window send the same bytes rather than a hundred copies of them.
+// the window send the same bytes rather than a hundred copies of them
+// (BenchmarkEventFanOut, server; docs/benchmarks.md).
 type EventJSON struct {
 	ev   *api.Event
 	once sync.Once
