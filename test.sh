@@ -105,5 +105,16 @@ if [ "$(cat "$cc_dir/.installed" 2>/dev/null)" != "${cc_pkgs[*]}" ]; then
   echo "${cc_pkgs[*]}" > "$cc_dir/.installed"
 fi
 export TOOLGATE_CLAUDE_CODE_DIR="$cc_dir"
+# The Codex CLI (its native binary comes in @openai/codex-linux-x64) that
+# internal/conformance/codex runs against a mock Responses API and
+# measures toolgate against (TOOLGATE_CODEX_DIR), installed when missing.
+codex_dir="${TOOLGATE_CODEX_INSTALL_DIR:-${TMPDIR:-/tmp}/toolgate-codex}"
+codex_pkgs=(@openai/codex@0.169.0)
+mkdir -p "$codex_dir"
+if [ "$(cat "$codex_dir/.installed" 2>/dev/null)" != "${codex_pkgs[*]}" ]; then
+  (cd "$codex_dir" && npm install --no-audit --no-fund --silent --no-save "${codex_pkgs[@]}")
+  echo "${codex_pkgs[*]}" > "$codex_dir/.installed"
+fi
+export TOOLGATE_CODEX_DIR="$codex_dir/node_modules"
 
 CI="${CI:-1}" go test -race -count=1 -timeout 30m "$@" ./...

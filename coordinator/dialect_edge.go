@@ -6,13 +6,14 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // dialectCall is a call of a dialect tool after the inbound edge: the tool
 // the model named and how its call was mapped.
 type dialectCall struct {
-	tool    *DialectTool
-	mapping Mapping
+	tool    *tool.DialectTool
+	mapping tool.Mapping
 }
 
 // translate is the pipeline's inbound edge. It maps a call in the
@@ -44,7 +45,7 @@ func (c *Coordinator) translate(d api.Dialect, use api.ToolUse) (string, json.Ra
 		out := failure(api.StatusInvalid, api.ToolCodeInvalid, msg)
 		return "", nil, nil, &out
 	}
-	m, err := dt.Map(MapEnv{Workspace: c.workspace, Has: c.registry.has}, in)
+	m, err := dt.Map(tool.MapEnv{Workspace: c.workspace, Has: c.registry.has}, in)
 	if err == nil {
 		var raw json.RawMessage
 		if raw, err = json.Marshal(m.Input); err == nil {
@@ -53,7 +54,7 @@ func (c *Coordinator) translate(d api.Dialect, use api.ToolUse) (string, json.Ra
 	}
 	var out outcome
 	var ie *InputError
-	var te *ToolError
+	var te *tool.ToolError
 	switch {
 	case asError(err, &ie):
 		out = failure(api.StatusInvalid, api.ToolCodeInvalid, err.Error())

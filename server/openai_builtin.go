@@ -110,8 +110,13 @@ type shellOutcome struct {
 }
 
 // shellRun runs a shell_call's commands, each as an execute_command call.
+// A call in a hosted container (environment container_reference) is the
+// API's to run, and is passed over.
 func shellRun(i int, callID string, raw json.RawMessage) (*openAIRun, error) {
 	var item struct {
+		Environment *struct {
+			Type string `json:"type"`
+		} `json:"environment"`
 		Action *struct {
 			Commands        []string `json:"commands"`
 			MaxOutputLength *int     `json:"max_output_length"`
@@ -120,6 +125,9 @@ func shellRun(i int, callID string, raw json.RawMessage) (*openAIRun, error) {
 	}
 	if err := json.Unmarshal(raw, &item); err != nil {
 		return nil, itemDecodeError(i, err)
+	}
+	if item.Environment != nil && item.Environment.Type == "container_reference" {
+		return nil, nil
 	}
 	if item.Action == nil || len(item.Action.Commands) == 0 {
 		return nil, itemError(i, "action.commands", "must hold at least one command")

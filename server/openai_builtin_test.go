@@ -206,6 +206,8 @@ func TestOpenAIItemsNotRun(t *testing.T) {
 			map[string]any{"type": "web_search_call", "id": "ws_1", "status": "completed", "action": map[string]any{"type": "search", "query": "x"}},
 			map[string]any{"type": "tool_search_call", "id": "ts_1", "execution": "server", "arguments": map[string]any{"query": "x"}},
 			map[string]any{"type": "reasoning", "id": "rs_1", "summary": []any{}},
+			map[string]any{"type": "shell_call", "id": "sh_h", "call_id": "call_hosted", "status": "completed",
+				"environment": map[string]any{"type": "container_reference", "container_id": "cntr_1"}, "action": map[string]any{"commands": []string{"ls"}}},
 			read,
 			map[string]any{"type": "function_call_output", "call_id": "call_old", "output": []any{map[string]any{"type": "input_text", "text": "old"}}},
 		}

@@ -15,7 +15,8 @@ import (
 // apply_patch_call, shell_call and local_shell_call (openai_builtin.go).
 // Items that are history (message, reasoning, outputs) or that the API ran
 // itself (web_search_call, file_search_call, code_interpreter_call,
-// image_generation_call, mcp_call, a server-side tool_search_call) are
+// image_generation_call, mcp_call, a server-side tool_search_call, a
+// shell_call in a hosted container) are
 // passed over. A client-side call toolgate cannot run (computer_call, an
 // MCP approval request, a client-side tool search, a call type it does not
 // know) is refused with a 400 naming it: passing it over would leave the

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"io"
 	"log/slog"
 	"os"
@@ -11,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolgate/toolgate/coordinator"
 	procs "github.com/toolgate/toolgate/internal/process"
 	"github.com/toolgate/toolgate/internal/sandbox"
 )
@@ -23,7 +23,7 @@ import (
 // masked as run masks it (commands.output_dir), a command that reads every
 // spill file of every toolgate prints nothing of them, in both modes.
 func TestCommandsCannotReadOtherCallsSpilledOutputs(t *testing.T) {
-	var cmds coordinator.CommandConfig
+	var cmds tool.CommandConfig
 	closeSpills, err := openSpills(&cmds, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)

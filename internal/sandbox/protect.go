@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // An approved command must not weaken what is checked after it: rewrite
@@ -55,7 +56,7 @@ func (s *Sandbox) readOnly(ws string, writable, hidden, extra []string) []string
 // protectedPath is an allow_write entry as a path: "~/" under home,
 // absolute as it is, else relative to the workspace.
 func (s *Sandbox) protectedPath(ws, p string) string {
-	if filepath.IsAbs(p) || len(p) > 1 && p[:2] == "~/" {
+	if filepath.IsAbs(p) || strings.HasPrefix(p, "~/") {
 		return expandHome(p, s.home)
 	}
 	return filepath.Join(ws, p)
