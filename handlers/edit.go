@@ -1,14 +1,14 @@
 package handlers
 
 import (
-	"strings"
-	"path/filepath"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 	"unicode/utf8"
 
