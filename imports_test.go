@@ -3,7 +3,15 @@ package toolgate
 import (
 	"bufio"
 	"bytes"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -63,7 +71,9 @@ func within(pkg, dir string) bool {
 // TestImportDirections holds the layering of ARCHITECTURE.md: api <-
 // coordinator <- handlers <- cmd and api <- coordinator <- server <- cmd;
 // the server never reaches a handler; handlers see the coordinator's tool
-// contract, not its internals; libraries under internal/ import no layer.
+// contract, not its internals; libraries under internal/ import no layer;
+// dialects (dialect/...) sit at the edge: they import api, the tool
+// contract and handlers, nothing imports them but cmd.
 func TestImportDirections(t *testing.T) {
 	layers := []string{"api", "coordinator", "handlers", "server", "cmd"}
 	rules := []struct {
@@ -97,6 +107,23 @@ func TestImportDirections(t *testing.T) {
 		{"coordinator must not import handlers or server", true, func(e importEdge) bool {
 			return within(e.from, "coordinator") && (within(e.to, "handlers") || within(e.to, "server"))
 		}},
+		// Dialects live at the edges: the core and the handlers never
+		// learn which client called (docs/architecture.md).
+		{"handlers and coordinator must not import a dialect", true, func(e importEdge) bool {
+			return (within(e.from, "handlers") || within(e.from, "coordinator")) && within(e.to, "dialect")
+		}},
+		{"only cmd imports the dialects", false, func(e importEdge) bool {
+			return within(e.to, "dialect") && !within(e.from, "cmd") && !within(e.from, "dialect")
+		}},
+		{"a dialect imports api, the tool contract, handlers and internal only", false, func(e importEdge) bool {
+			return within(e.from, "dialect") && !dialectMayImport(e.from, e.to)
+		}},
+		// The coordinator's seams: each package imports what its doc.go
+		// says, and none reaches back into the coordinator.
+		{"a coordinator seam imports only what its doc.go allows", true, func(e importEdge) bool {
+			allowed, ok := seamImports[e.from]
+			return ok && !within(e.to, "internal") && !slices.Contains(allowed, e.to)
+		}},
 	}
 	edges := map[bool][]importEdge{false: moduleImports(t, false), true: moduleImports(t, true)}
 	for _, r := range rules {
@@ -108,6 +135,30 @@ func TestImportDirections(t *testing.T) {
 			}
 		})
 	}
+}
+
+// seamImports lists, for each package split out of the coordinator, the
+// packages of the module it may import besides internal/.
+var seamImports = map[string][]string{
+	"coordinator/eventlog": {"api"},
+	"coordinator/hooks":    {},
+	// The tool contract names no concrete part of toolgate: the MCP hub
+	// reaches handlers through the tool.MCP interface.
+	"coordinator/tool": {"api"},
+}
+
+// dialectMayImport reports whether dialect package from may import to: a
+// dialect maps its calls onto the registry's tools (the tool contract,
+// handlers' input types); only the list (package dialect) imports the
+// dialects themselves.
+func dialectMayImport(from, to string) bool {
+	switch {
+	case to == "api", to == "coordinator/tool", to == "handlers", within(to, "internal"):
+		return true
+	case from == "dialect" && within(to, "dialect"):
+		return true
+	}
+	return false
 }
 
 // handlerMayImport lists the coordinator packages a handler may compile
@@ -140,5 +191,70 @@ func TestOneRandomSource(t *testing.T) {
 				t.Errorf("%s imports %s; draw random ids from internal/randid", relative(fields[0]), imp)
 			}
 		}
+	}
+}
+
+// dialectName matches a reference to a dialect in Go source: a dialect's
+// name (api.DialectCline) or its declaration (tool.Dialect, DialectTool).
+var dialectName = regexp.MustCompile(`\b(api|tool)\.Dialect\w*`)
+
+// TestHandlersNameNoDialect: handlers never know which dialect called,
+// so no handler source names one; a dialect's tools and texts live in its
+// package under dialect/.
+func TestHandlersNameNoDialect(t *testing.T) {
+	err := filepath.WalkDir("handlers", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(src), "\n") {
+			if m := dialectName.FindString(line); m != "" {
+				t.Errorf("%s:%d names a dialect (%s); move the dialect's wording to its package under dialect/", path, i+1, m)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestNoContractAliases: the tool contract has one name per type,
+// tool.X. The coordinator once re-exported 21 of them as aliases, which
+// let callers reach the contract through the whole coordinator; an alias
+// of a type of package tool declared anywhere else fails here.
+func TestNoContractAliases(t *testing.T) {
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasPrefix(path, "coordinator/tool/") {
+			return err
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			ts, ok := n.(*ast.TypeSpec)
+			if !ok || !ts.Assign.IsValid() {
+				return true
+			}
+			typ := ts.Type
+			if ix, ok := typ.(*ast.IndexExpr); ok {
+				typ = ix.X
+			}
+			if sel, ok := typ.(*ast.SelectorExpr); ok {
+				if x, ok := sel.X.(*ast.Ident); ok && x.Name == "tool" {
+					t.Errorf("%s: %s aliases tool.%s; name the contract's type as tool.%s", fset.Position(ts.Pos()), ts.Name.Name, sel.Sel.Name, sel.Sel.Name)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

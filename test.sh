@@ -54,8 +54,10 @@ fi
 # The npm packages go into a scratch directory, installed when missing.
 # @modelcontextprotocol/sdk is the TypeScript MCP client that
 # server/mcp_typescript_test.go drives against /mcp (TOOLGATE_NODE_MODULES).
+# openai and @openai/agents are the OpenAI SDKs whose helpers'
+# messages and strict-schema checks server/openai_sdk_test.go runs.
 ts_dir="${TOOLGATE_TS_DIR:-${TMPDIR:-/tmp}/toolgate-ts-check}"
-ts_pkgs=(openapi-typescript@7.13.0 typescript@5.9.3 @anthropic-ai/sdk@1.14.0 @modelcontextprotocol/sdk@1.32.2)
+ts_pkgs=(openapi-typescript@7.13.0 typescript@5.9.3 @anthropic-ai/sdk@1.14.0 @modelcontextprotocol/sdk@1.32.2 openai@7.59.0 @openai/agents@0.20.0)
 mkdir -p "$ts_dir"
 if [ "$(cat "$ts_dir/.installed" 2>/dev/null)" != "${ts_pkgs[*]}" ]; then
   (cd "$ts_dir" && npm install --no-audit --no-fund --silent --no-save "${ts_pkgs[@]}")
@@ -90,6 +92,30 @@ if [ "$(cat "$fs_dir/.installed" 2>/dev/null)" != "${fs_pkgs[*]}" ]; then
   echo "${fs_pkgs[*]}" > "$fs_dir/.installed"
 fi
 export TOOLGATE_MCP_FS_DIR="$fs_dir"
+# The Codex CLI (its native binary comes in @openai/codex-linux-x64) that
+# internal/conformance/codex runs against a mock Responses API and
+# measures toolgate against (TOOLGATE_CODEX_DIR), installed when missing.
+codex_dir="${TOOLGATE_CODEX_INSTALL_DIR:-${TMPDIR:-/tmp}/toolgate-codex}"
+codex_pkgs=(@openai/codex@0.169.0)
+mkdir -p "$codex_dir"
+if [ "$(cat "$codex_dir/.installed" 2>/dev/null)" != "${codex_pkgs[*]}" ]; then
+  (cd "$codex_dir" && npm install --no-audit --no-fund --silent --no-save "${codex_pkgs[@]}")
+  echo "${codex_pkgs[*]}" > "$codex_dir/.installed"
+fi
+export TOOLGATE_CODEX_DIR="$codex_dir/node_modules"
+# The real Claude Code CLI, the oracle of the claude_code dialect
+# (internal/conformance/claudecode runs it against a mock model): the
+# pinned release, whose native binary comes in the registry package
+# @anthropic-ai/claude-code-linux-x64, so nothing else is downloaded; in a
+# scratch directory (TOOLGATE_CLAUDE_CODE_DIR), installed when missing.
+cc_dir="${TOOLGATE_CLAUDE_CODE_DIR:-${TMPDIR:-/tmp}/toolgate-claude-code}"
+cc_pkgs=(@anthropic-ai/claude-code@2.1.197)
+mkdir -p "$cc_dir"
+if [ "$(cat "$cc_dir/.installed" 2>/dev/null)" != "${cc_pkgs[*]}" ]; then
+  (cd "$cc_dir" && npm install --no-audit --no-fund --silent --no-save "${cc_pkgs[@]}")
+  echo "${cc_pkgs[*]}" > "$cc_dir/.installed"
+fi
+export TOOLGATE_CLAUDE_CODE_DIR="$cc_dir"
 
 # The real Cline CLI, the oracle of the cline dialect's conformance
 # harness (internal/conformance/cline, TOOLGATE_CLINE_DIR): cline@2.18.0

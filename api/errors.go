@@ -27,6 +27,9 @@ const (
 	CodeUnauthorized     = "unauthorized"
 	CodeForbiddenHost    = "forbidden_host"
 	CodeForbiddenOrigin  = "forbidden_origin"
+	// CodeForbiddenScope: the token is valid but lacks the route's scope
+	// (an agent's call token deciding its own approval).
+	CodeForbiddenScope   = "forbidden_scope"
 	CodeNotFound         = "not_found"
 	CodeMethodNotAllowed = "method_not_allowed"
 	CodeConflict         = "conflict"

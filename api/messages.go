@@ -135,3 +135,32 @@ type InterruptResponse struct {
 // toolgate stopped (a crash, a kill): it is never run again, since it may
 // have done part or all of its work.
 const StatusInterrupted CallStatus = "interrupted"
+
+// PendingResponse answers a call route with 202 Accepted when the client
+// asked not to be kept waiting (Prefer: respond-async, or wait=N) and a
+// call waits for a person: the calls go on in the session, and the client
+// learns at once which call waits and how to decide it.
+type PendingResponse struct {
+	// MessageID is the message the calls belong to.
+	MessageID string `json:"message_id"`
+	// Waiting is the call that waits for a decision or an answer.
+	Waiting PendingCall `json:"waiting"`
+	// Calls are the message's calls as they stand.
+	Calls []CallRecord `json:"calls"`
+}
+
+// PendingCall is a call waiting for a person, with where to act on it.
+type PendingCall struct {
+	ToolUseID string    `json:"tool_use_id"`
+	Name      string    `json:"name"`
+	State     CallState `json:"state"`
+	// CallURL answers GET with the call and, once it is done, its result.
+	CallURL string `json:"call_url"`
+	// DecisionURL takes POST {"decision":"approve"|"reject"} for a call
+	// awaiting approval; AnswerURL takes the answer to a question.
+	DecisionURL string `json:"decision_url,omitempty"`
+	AnswerURL   string `json:"answer_url,omitempty"`
+	// Approval says why the call asks, what it would do, and when an
+	// unanswered approval ends the call as denied.
+	Approval *Approval `json:"approval,omitempty"`
+}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // pendingApproval is a call waiting for the client's decision.
@@ -34,7 +36,7 @@ type answer struct {
 // Decide delivers the client's decision on a call awaiting approval. With
 // remember, an approval also adds an allow rule for the call's exact shape
 // to the session, unless the managed policy forbids session allow rules.
-func (c *Coordinator) Decide(s *Session, toolUseID string, req api.DecisionRequest) (api.DecisionResponse, error) {
+func (c *Coordinator) Decide(s *Session, toolUseID string, req api.DecisionRequest, by string) (api.DecisionResponse, error) {
 	if req.Decision != api.DecisionApprove && req.Decision != api.DecisionReject {
 		return api.DecisionResponse{}, errDecisionValues
 	}
@@ -56,9 +58,9 @@ func (c *Coordinator) Decide(s *Session, toolUseID string, req api.DecisionReque
 		s.addAllow(pa.remember)
 		resp.RememberedRules = pa.remember
 	}
-	// Only the server's own token may decide (a subagent's scoped token
-	// may not), so that is who the audit log names.
-	pa.decided <- answer{req, "token"}
+	// by names the token that decided ("token", "token:alice"); the
+	// server lets only tokens with the approve scope get here.
+	pa.decided <- answer{req, by}
 	return resp, nil
 }
 
@@ -108,7 +110,9 @@ func (c *Coordinator) approve(ctx context.Context, cs *callState) {
 	cs.ask = nil
 	ctx, span := c.tracer.stage(ctx, cs, "approval wait")
 	defer span.End()
+	asked := time.Now()
 	out, feedback := c.askApproval(ctx, cs.s, cs.e, *v, cs.sub, cs.tool, cs.input, cs.raw)
+	cs.waited += time.Since(asked)
 	if out != nil {
 		cs.stop(*out)
 		return
@@ -120,7 +124,7 @@ func (c *Coordinator) approve(ctx context.Context, cs *callState) {
 // a preview and waits for the decision, the deadline or the call's end.
 // It returns nil when the call may run, and the feedback to pass on;
 // otherwise the outcome that ends the call.
-func (c *Coordinator) askApproval(ctx context.Context, s *Session, e *callEntry, v verdict, sub *subject, t *Tool, in any, raw []byte) (*outcome, string) {
+func (c *Coordinator) askApproval(ctx context.Context, s *Session, e *callEntry, v verdict, sub *subject, t *tool.Tool, in any, raw []byte) (*outcome, string) {
 	defer c.metrics.observeApprovalWait(time.Now())
 	timeout := c.cfg.approvalTimeout()
 	pa := &pendingApproval{decided: make(chan answer, 1), remember: rememberRules(sub, t)}
@@ -147,6 +151,11 @@ func (c *Coordinator) askApproval(ctx context.Context, s *Session, e *callEntry,
 	e.audit.reason = v.reason
 	s.rec.callAwaiting(s, e)
 	s.Events.Append(api.Event{Type: api.EventToolAwaitingApproval, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Call: &rec, Approval: approval})
+	// The log says how to decide, so an operator who sees a client wait
+	// knows what it waits for and the exact request that ends the wait.
+	c.logger.Info("call awaits approval", "session", s.ID, "tool_use_id", rec.ToolUseID, "tool", rec.Name,
+		"reason", v.reason, "deadline", approval.Deadline,
+		"approve", fmt.Sprintf(`POST /v1/sessions/%s/calls/%s/decision {"decision":"approve"}`, url.PathEscape(s.ID), url.PathEscape(rec.ToolUseID)))
 
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
@@ -210,7 +219,7 @@ func clineFeedback(feedback string) string {
 // WriteToFileToolHandler.execute's "The user denied this operation." with
 // whether the file was left as it was or never created; then the user's
 // comment as pushAdditionalToolFeedback words it, in a block of its own.
-func (c *Coordinator) clineRejection(t *Tool, sub *subject, feedback string) []api.Content {
+func (c *Coordinator) clineRejection(t *tool.Tool, sub *subject, feedback string) []api.Content {
 	text := "The user denied this operation."
 	switch t.Name {
 	case "write_to_file", "new_rule", "replace_in_file":

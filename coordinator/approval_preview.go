@@ -5,16 +5,16 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
-// preview shows what a call would do: a command line and its parts, the
-// paths, and for a tool that writes the diff its own Preview computes.
-// Other tools show their input.
-func (c *Coordinator) preview(ctx context.Context, s *Session, sub *subject, t *Tool, in any, raw []byte) api.Preview {
+// preview shows what a call would do: a command line and its parts, or
+// the paths and, for a tool that writes, the diff its own Preview
+// computes. Other tools show their input. A command's words are judged as
+// possible paths by the policy, but listing them as paths would show
+// "step $i" or "0.5" as files: its parts show them as they are.
+func (c *Coordinator) preview(ctx context.Context, s *Session, sub *subject, t *tool.Tool, in any, raw []byte) api.Preview {
 	var p api.Preview
-	for _, r := range sub.paths {
-		p.Paths = append(p.Paths, r.rel)
-	}
 	if sub.command != nil {
 		p.Command = sub.line
 		for _, cmd := range sub.command.Commands {
@@ -23,6 +23,9 @@ func (c *Coordinator) preview(ctx context.Context, s *Session, sub *subject, t *
 		p.Risks = blockingRisks(sub.command)
 		p.Sandbox = c.sandboxPreview(sub.background)
 		return p
+	}
+	for _, r := range sub.paths {
+		p.Paths = append(p.Paths, r.rel)
 	}
 	if t.HasPreview() {
 		p.Diff, p.Error = c.toolPreview(ctx, s, t, in, "", false)
@@ -37,7 +40,7 @@ func (c *Coordinator) preview(ctx context.Context, s *Session, sub *subject, t *
 // the server and tool for MCP, else the bare tool name. A command whose
 // words a rule cannot spell (spaces, "*"), or that has risky constructs
 // (which no allow rule approves), gives none.
-func rememberRules(sub *subject, t *Tool) []string {
+func rememberRules(sub *subject, t *tool.Tool) []string {
 	switch {
 	case sub.command != nil:
 		if len(blockingRisks(sub.command)) > 0 || len(sub.command.Commands) == 0 {

@@ -5,18 +5,21 @@ import (
 	"reflect"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // dialectSet indexes the dialects by name and their tools by name.
-type dialectSet map[api.Dialect]map[string]*DialectTool
+type dialectSet map[api.Dialect]map[string]*tool.DialectTool
 
-func newDialectSet(ds []Dialect) dialectSet {
+func newDialectSet(ds []tool.Dialect) dialectSet {
 	set := dialectSet{}
 	for _, d := range ds {
-		if d.Name == "" || d.Name == api.DialectCline || set[d.Name] != nil {
+		// Cline's vocabulary is the registry's own: its dialect declares
+		// no tools of its own, and no other dialect may take its name.
+		if d.Name == "" || d.Name == api.DialectCline && len(d.Tools) > 0 || set[d.Name] != nil {
 			panic(fmt.Sprintf("coordinator: dialect %q is reserved or registered twice", d.Name))
 		}
-		tools := map[string]*DialectTool{}
+		tools := map[string]*tool.DialectTool{}
 		for _, t := range d.Tools {
 			checkRuleSentences(t.Name, t.InputType(), map[reflect.Type]bool{})
 			if tools[t.Name] != nil {
@@ -41,11 +44,31 @@ func (ds dialectSet) dialectsOf(name string) []api.Dialect {
 	return out
 }
 
-// dialectTools lists a dialect's tools in the order it declared them.
-func (c *Coordinator) dialectTools(d api.Dialect) []*DialectTool {
+// plainResults reports whether calls in dialect d ask handlers for plain
+// results (Dialect.PlainResults).
+func (c *Coordinator) plainResults(d api.Dialect) bool {
 	for _, x := range c.dialectList {
 		if x.Name == d {
-			return x.Tools
+			return x.PlainResults
+		}
+	}
+	return false
+}
+
+// dialectTools lists a dialect's tools in the order it declared them.
+func (c *Coordinator) dialectTools(d api.Dialect) []*tool.DialectTool {
+	if x := c.dialect(d); x != nil {
+		return x.Tools
+	}
+	return nil
+}
+
+// dialect is the dialect of that name, nil for cline (which has no
+// Dialect value) and unknown names.
+func (c *Coordinator) dialect(d api.Dialect) *tool.Dialect {
+	for i := range c.dialectList {
+		if c.dialectList[i].Name == d {
+			return &c.dialectList[i]
 		}
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/mcphub"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // withMCP lets the MCP servers' autoApprove lists feed the policy unless
@@ -17,13 +18,22 @@ func withMCP(o Options) Options {
 	return o
 }
 
+// mcpOf is the hub as the tools' Env holds it: nil, not a nil *Hub in an
+// interface, when there is none, so that the MCP tools can tell.
+func mcpOf(h *mcphub.Hub) tool.MCP {
+	if h == nil {
+		return nil
+	}
+	return h
+}
+
 // MCP is the hub of MCP servers calls are forwarded to; nil without any.
 func (c *Coordinator) MCP() *mcphub.Hub { return c.mcp }
 
 // mcpTools lists the connected MCP servers' tools under their
 // mcp__<server>__<tool> names, leaving out those a bare deny rule names.
 // Calls to these names are normalized to use_mcp_tool.
-func (c *Coordinator) mcpTools(s *Session) []api.ToolInfo {
+func (c *Coordinator) mcpTools(d api.Dialect, s *Session) []api.ToolInfo {
 	var out []api.ToolInfo
 	for _, t := range c.mcp.Tools() {
 		server, tool := mcphub.ListedParts(t.Server, t.Name)
@@ -31,8 +41,8 @@ func (c *Coordinator) mcpTools(s *Session) []api.ToolInfo {
 			continue
 		}
 		out = append(out, api.ToolInfo{Name: t.Listed, Description: t.Description, InputSchema: mcphub.Schema(t.Tool)})
-		if !c.metrics.known(t.Listed) {
-			c.metrics.addTools(t.Listed) // listed tools' series start at zero
+		if d := orCline(d); !c.metrics.known(d, t.Listed) {
+			c.metrics.addTools(d, t.Listed) // listed tools' series start at zero
 		}
 	}
 	return out
@@ -101,7 +111,7 @@ const accessMCPResource = "access_mcp_resource"
 //
 // in is raw decoded: a use_mcp_tool input names its server and tool
 // without raw being read again.
-func (c *Coordinator) mcpUnreachable(t *Tool, in any, raw json.RawMessage) *outcome {
+func (c *Coordinator) mcpUnreachable(t *tool.Tool, in any, raw json.RawMessage) *outcome {
 	if t.Name != UseMCPTool && t.Name != accessMCPResource {
 		return nil
 	}
@@ -142,8 +152,8 @@ func (c *Coordinator) metricLabel(cs *callState, label string) string {
 	if !ok {
 		return otherTool
 	}
-	if !c.metrics.known(listed) {
-		c.metrics.addTools(listed)
+	if d := metricDialect(cs.s); !c.metrics.known(d, listed) {
+		c.metrics.addTools(d, listed)
 	}
 	return listed
 }

@@ -12,20 +12,27 @@ import (
 )
 
 // Metrics are the coordinator's Prometheus series, on a registry the caller
-// owns. Labels come only from bounded sets: registered tool names, the
-// mcp__<server>__<tool> names of the tools configured MCP servers list
-// (others are folded into "other"), and call statuses.
+// owns. A call is counted under the name its client called it by (Claude
+// Code's Edit, the Messages API's str_replace_based_edit_tool, Cline's
+// replace_in_file) and its session's dialect, so a dashboard shows the
+// tools its users know. Labels come only from bounded sets: registered and
+// dialect tool names, the mcp__<server>__<tool> names of the tools
+// configured MCP servers list (others are folded into "other"), dialects
+// and call statuses.
 type Metrics struct {
 	calls    *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	// series holds each known tool's children, looked up once: a call then
 	// finds its series without hashing label values. The map is never
 	// changed once published; adding a tool publishes a copy.
-	series atomic.Pointer[map[string]*toolSeries]
+	series atomic.Pointer[map[seriesKey]*toolSeries]
 	mu     sync.Mutex // serializes adding tools
 	// approvalWait times the wait for a decision (metrics_state.go).
 	approvalWait prometheus.Histogram
 }
+
+// seriesKey is a tool as one dialect's clients name it.
+type seriesKey struct{ dialect, tool string }
 
 // toolSeries are one tool's counters by status and its histogram.
 type toolSeries struct {
@@ -41,73 +48,78 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "toolgate_tool_calls_total",
-			Help: "Tool calls finished, by tool and final status.",
-		}, []string{"tool", "status"}),
+			Help: "Tool calls finished, by the tool's name in its dialect, the dialect and the final status.",
+		}, []string{"tool", "dialect", "status"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "toolgate_tool_call_duration_seconds",
-			Help:    "Time from a tool call's start to its result, by tool.",
+			Help:    "Time from a tool call's start to its result, less any wait for an approval (toolgate_approval_wait_seconds), by tool and dialect.",
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300},
-		}, []string{"tool"}),
+		}, []string{"tool", "dialect"}),
 	}
-	m.series.Store(&map[string]*toolSeries{})
+	m.series.Store(&map[seriesKey]*toolSeries{})
 	reg.MustRegister(m.calls, m.duration)
 	m.approvalWait = newApprovalWait(reg)
 	return m
 }
 
-// start makes every known tool x status series exist at zero, so rates and
-// dashboards work before the first call.
-func (m *Metrics) start(tools []string) {
-	m.addTools(append(tools, otherTool)...)
+// start makes every known dialect x tool x status series exist at zero,
+// so rates and dashboards work before the first call. tools lists each
+// dialect's tool names.
+func (m *Metrics) start(tools map[api.Dialect][]string) {
+	for d, names := range tools {
+		m.addTools(d, append(names, otherTool)...)
+	}
 }
 
-// addTools makes the tools' series (each status at zero) if they are new.
-func (m *Metrics) addTools(tools ...string) {
+// addTools makes a dialect's tools' series (each status at zero) if they
+// are new.
+func (m *Metrics) addTools(d api.Dialect, tools ...string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	old := *m.series.Load()
-	var next map[string]*toolSeries
+	var next map[seriesKey]*toolSeries
 	for _, t := range tools {
-		if _, ok := old[t]; ok {
+		k := seriesKey{string(d), t}
+		if _, ok := old[k]; ok {
 			continue
 		}
 		if next == nil {
-			next = make(map[string]*toolSeries, len(old)+len(tools))
+			next = make(map[seriesKey]*toolSeries, len(old)+len(tools))
 			maps.Copy(next, old)
 		}
-		ts := &toolSeries{calls: map[api.CallStatus]prometheus.Counter{}, duration: m.duration.WithLabelValues(t)}
+		ts := &toolSeries{calls: map[api.CallStatus]prometheus.Counter{}, duration: m.duration.WithLabelValues(t, k.dialect)}
 		for _, st := range api.AllStatuses {
-			ts.calls[st] = m.calls.WithLabelValues(t, string(st))
+			ts.calls[st] = m.calls.WithLabelValues(t, k.dialect, string(st))
 		}
-		next[t] = ts
+		next[k] = ts
 	}
 	if next != nil {
 		m.series.Store(&next)
 	}
 }
 
-// known reports whether the tool has its own series.
-func (m *Metrics) known(tool string) bool {
-	_, ok := (*m.series.Load())[tool]
+// known reports whether the dialect's tool has its own series.
+func (m *Metrics) known(d api.Dialect, tool string) bool {
+	_, ok := (*m.series.Load())[seriesKey{string(d), tool}]
 	return ok
 }
 
 // observe counts a finished call and times it; a traced call's duration
 // carries its trace id as an exemplar, linking the histogram to the trace.
-func (m *Metrics) observe(tool string, status api.CallStatus, d time.Duration, span trace.Span) {
+func (m *Metrics) observe(dialect api.Dialect, tool string, status api.CallStatus, d time.Duration, span trace.Span) {
 	series := *m.series.Load()
-	ts, ok := series[tool]
+	ts, ok := series[seriesKey{string(dialect), tool}]
 	if !ok {
-		tool, ts = otherTool, series[otherTool]
+		tool, ts = otherTool, series[seriesKey{string(dialect), otherTool}]
 	}
 	if ts == nil { // observed before start: no series were made yet
-		m.calls.WithLabelValues(tool, string(status)).Inc()
-		observeWithTrace(m.duration.WithLabelValues(tool), d.Seconds(), span)
+		m.calls.WithLabelValues(tool, string(dialect), string(status)).Inc()
+		observeWithTrace(m.duration.WithLabelValues(tool, string(dialect)), d.Seconds(), span)
 		return
 	}
 	c, ok := ts.calls[status]
 	if !ok {
-		c = m.calls.WithLabelValues(tool, string(status))
+		c = m.calls.WithLabelValues(tool, string(dialect), string(status))
 	}
 	c.Inc()
 	observeWithTrace(ts.duration, d.Seconds(), span)
@@ -125,4 +137,33 @@ func observeWithTrace(o prometheus.Observer, v float64, span trace.Span) {
 		}
 	}
 	o.Observe(v)
+}
+
+// metricDialect is the dialect label of a session's calls: cline for a
+// session that names none, as it speaks Cline's names.
+func metricDialect(s *Session) api.Dialect { return orCline(s.Dialect()) }
+
+// orCline names the dialect d, cline when d is empty.
+func orCline(d api.Dialect) api.Dialect {
+	if d == "" {
+		return api.DialectCline
+	}
+	return d
+}
+
+// metricTools lists the tool names each dialect's calls are counted under:
+// the registry's for cline, each other dialect's own tools, and under
+// every dialect the registry's names too (MCP and subagent calls, and a
+// dialect session's calls of a registry tool, keep those names).
+func (c *Coordinator) metricTools() map[api.Dialect][]string {
+	names := c.registry.Names()
+	out := map[api.Dialect][]string{api.DialectCline: names}
+	for _, d := range c.dialectList {
+		list := append([]string(nil), names...)
+		for _, t := range d.Tools {
+			list = append(list, t.Name)
+		}
+		out[d.Name] = list
+	}
+	return out
 }

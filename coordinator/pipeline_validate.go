@@ -8,8 +8,10 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-playground/validator/v10"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // NewValidator returns the one validator shared by every tool. It reports
@@ -53,7 +55,7 @@ func (e *InputError) Error() string {
 // validates it, as the pipeline's prepare stage does. Unknown fields are
 // refused: a misspelt parameter must not be silently dropped. The error is
 // an *InputError.
-func DecodeInput(t *Tool, v *validator.Validate, raw json.RawMessage) (any, error) {
+func DecodeInput(t *tool.Tool, v *validator.Validate, raw json.RawMessage) (any, error) {
 	in := t.NewInput()
 	if err := decodeInto(t.Name, in, v, coerceStrings(raw, t.ParamTypes())); err != nil {
 		return nil, err
@@ -63,7 +65,7 @@ func DecodeInput(t *Tool, v *validator.Validate, raw json.RawMessage) (any, erro
 
 // DecodeDialectInput decodes and validates a dialect tool's input, as the
 // dialect's inbound edge does before mapping it.
-func DecodeDialectInput(dt *DialectTool, v *validator.Validate, raw json.RawMessage) (any, error) {
+func DecodeDialectInput(dt *tool.DialectTool, v *validator.Validate, raw json.RawMessage) (any, error) {
 	in := dt.NewInput()
 	if err := decodeInto(dt.Name, in, v, raw); err != nil {
 		return nil, err
@@ -76,6 +78,9 @@ func DecodeDialectInput(dt *DialectTool, v *validator.Validate, raw json.RawMess
 func decodeInto(tool string, in any, v *validator.Validate, raw json.RawMessage) error {
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = json.RawMessage("{}")
+	}
+	if err := notObject(tool, raw); err != nil {
+		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
@@ -93,6 +98,45 @@ func decodeInto(tool string, in any, v *validator.Validate, raw json.RawMessage)
 		return validationError(tool, reflect.TypeOf(in).Elem(), err)
 	}
 	return nil
+}
+
+// notObject explains an input that is not a JSON object. A JSON string
+// is arguments that were sent as text: OpenAI's formats carry a call's
+// arguments as a string, and toolgate passes one that is not valid JSON
+// on as that string, so the model learns its arguments did not parse.
+func notObject(tool string, raw json.RawMessage) error {
+	trimmed := bytes.TrimSpace(raw)
+	if len(trimmed) == 0 || trimmed[0] == '{' {
+		return nil
+	}
+	var text string
+	if trimmed[0] == '"' && json.Unmarshal(trimmed, &text) == nil {
+		var v any
+		err := json.Unmarshal([]byte(text), &v)
+		if err == nil {
+			return &InputError{Summary: fmt.Sprintf("Invalid input for tool %s: the arguments are a JSON string holding JSON, not a JSON object: %s. Send the object itself.", tool, clip(text, 200))}
+		}
+		return &InputError{Summary: fmt.Sprintf("Invalid input for tool %s: the arguments are not valid JSON (%s): %s. Send them as one JSON object.", tool, strings.TrimPrefix(err.Error(), "json: "), clip(text, 200))}
+	}
+	kind := "a number"
+	switch trimmed[0] {
+	case '[':
+		kind = "an array"
+	case 't', 'f':
+		kind = "a boolean"
+	}
+	return &InputError{Summary: fmt.Sprintf("Invalid input for tool %s: the arguments must be a JSON object, got %s.", tool, kind)}
+}
+
+// clip shortens s to at most n bytes (on a rune boundary), marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // asError is errors.As for the error types a mapping may return.

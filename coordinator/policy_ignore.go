@@ -45,10 +45,11 @@ func (c *Coordinator) ignoreBlock(m *ignore.Matcher, s *subject) ([]string, bool
 }
 
 // ignoreMatcher is the current ignore rules; a coordinator without a
-// workspace ignores nothing.
+// workspace ignores nothing, one whose ignore files could not be loaded
+// excludes everything (startIgnore).
 func (c *Coordinator) ignoreMatcher() *ignore.Matcher {
 	if c.ignore == nil {
-		return nil
+		return c.ignoreFixed
 	}
 	return c.ignore.Current()
 }

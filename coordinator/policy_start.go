@@ -1,6 +1,8 @@
 package coordinator
 
 import (
+	"os"
+
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/internal/ignore"
 )
@@ -21,18 +23,42 @@ func (c *Coordinator) startPolicy(o Options) {
 		mcpAutoApprove: o.MCPAutoApprove,
 		protected:      newProtected(o.Workspace, c.cfg.IgnoreFiles, c.cfg.ProtectedFiles),
 	}
-	if o.Workspace == nil {
+	if o.Workspace != nil {
+		c.startIgnore(o)
+	}
+}
+
+// unreadableIgnore is the rule in force when no watcher starts: every
+// path is excluded, so a call that touches the workspace is refused
+// rather than run with no ignore rules at all.
+const unreadableIgnore = "toolgate (the ignore files could not be loaded)"
+
+// startIgnore loads the ignore files and keeps them current, trying the
+// ways in order until one starts: file notifications, then polling the
+// files' stamps on every call. It fails closed: when no way starts, every
+// workspace path is refused.
+func (c *Coordinator) startIgnore(o Options) {
+	watchers := o.ignoreWatchers
+	if watchers == nil {
+		watchers = []func(*os.Root, ...string) (*ignore.Watcher, error){ignore.NewWatcher, ignore.NewPollingWatcher}
+	}
+	for i, start := range watchers {
+		w, err := start(o.Workspace.Root, c.cfg.IgnoreFiles...)
+		if err != nil {
+			c.logger.Error("cannot keep the ignore files current this way; trying the next", "way", i, "err", err)
+			continue
+		}
+		if i > 0 {
+			c.logger.Warn("ignore files are polled on every call instead of watched")
+		}
+		if err := w.Err(); err != nil {
+			c.logger.Warn("ignore files", "err", err)
+		}
+		c.ignore = w
 		return
 	}
-	w, err := ignore.NewWatcher(o.Workspace.Root, c.cfg.IgnoreFiles...)
-	if err != nil {
-		c.logger.Error("cannot watch ignore files", "err", err)
-		return
-	}
-	if err := w.Err(); err != nil {
-		c.logger.Warn("ignore files", "err", err)
-	}
-	c.ignore = w
+	c.logger.Error("cannot load the ignore files; every call that touches the workspace is refused")
+	c.ignoreFixed = ignore.NewMatcher(ignore.ParseRules(unreadableIgnore, "", []byte("*\n")))
 }
 
 // CheckSessionPermissions validates rules a client gives a session: their

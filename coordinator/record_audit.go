@@ -9,8 +9,13 @@ import (
 )
 
 // Audit pages through the calls the store recorded, newest first, as
-// the audit log shows them.
+// the audit log shows them. Records still in the store's write queue (a
+// read's record is batched) are written first: a call that was answered
+// is in the audit at once.
 func (c *Coordinator) Audit(q store.Query) (api.AuditResponse, error) {
+	if err := c.rec.apply(true); err != nil {
+		return api.AuditResponse{}, err
+	}
 	page, err := c.rec.st.Audit(q)
 	if err != nil {
 		return api.AuditResponse{}, err

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/store"
 )
 
@@ -59,7 +60,7 @@ func (c *Coordinator) restore(undo UndoFunc) error {
 			return err
 		}
 	}
-	return nil
+	return c.restoreCalls()
 }
 
 // markInterrupted ends a call a stop cut short.
@@ -119,6 +120,28 @@ func (s *Session) storedCallLocked(id string, dropped bool) *callEntry {
 	if !ok || row.State != string(api.StateDone) {
 		return nil
 	}
+	return s.installStoredLocked(row)
+}
+
+// storedCall brings back from the store a done call the session no longer
+// lists, and returns its record.
+func (s *Session) storedCall(id string) (api.CallRecord, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e := s.calls[id]; e != nil {
+		return e.record, true
+	}
+	e := s.storedCallLocked(id, s.dropped.has(id))
+	if e == nil {
+		return api.CallRecord{}, false
+	}
+	return e.record, true
+}
+
+// installStoredLocked puts a done call read from the store among the
+// session's calls, as a finished entry, and returns it.
+func (s *Session) installStoredLocked(row store.Call) *callEntry {
+	id := row.ToolUseID
 	var res api.ToolResult
 	if err := json.Unmarshal(row.Result, &res); err != nil {
 		res = api.NewToolResult(id, "The stored result of this call could not be read.", true)
@@ -127,7 +150,7 @@ func (s *Session) storedCallLocked(id string, dropped bool) *callEntry {
 	rec := api.CallRecord{ToolUseID: id, Name: row.Tool, MessageID: row.MessageID, State: api.StateDone,
 		Status: api.CallStatus(row.Status), StartedAt: &started, DurationMS: row.DurationMS}
 	if row.ErrorCode != "" {
-		rec.Error = &api.ErrorDetail{Code: row.ErrorCode, Message: firstText(Result{Content: res.Content})}
+		rec.Error = &api.ErrorDetail{Code: row.ErrorCode, Message: firstText(tool.Result{Content: res.Content})}
 	}
 	e := &callEntry{record: rec, result: res, done: make(chan struct{})}
 	close(e.done)
@@ -137,9 +160,32 @@ func (s *Session) storedCallLocked(id string, dropped bool) *callEntry {
 	return e
 }
 
+// restoreCalls lists again, after a restart, each session's most recent
+// finished calls (as many as a session keeps), oldest first as they ran:
+// GET .../calls and a revert see them without the client posting them
+// again. Older ones stay in the store, answered when their id is posted.
+func (c *Coordinator) restoreCalls() error {
+	for _, s := range c.sessions.List() {
+		page, err := c.rec.st.Audit(store.Query{SessionID: s.ID, Limit: s.maxCalls})
+		if err != nil {
+			return fmt.Errorf("load the calls of session %s: %w", s.ID, err)
+		}
+		s.mu.Lock()
+		for i := len(page.Calls) - 1; i >= 0; i-- {
+			row := page.Calls[i]
+			if row.State != string(api.StateDone) || row.Discarded || s.calls[row.ToolUseID] != nil {
+				continue
+			}
+			s.installStoredLocked(row)
+		}
+		s.mu.Unlock()
+	}
+	return nil
+}
+
 // UndoFunc rebuilds the undo of an edit restored from the store; the
 // handlers that write files know how.
-type UndoFunc func(ws *Workspace, p Prior) func(current []byte) (FileState, string, error)
+type UndoFunc func(ws *tool.Workspace, p tool.Prior) func(current []byte) (tool.FileState, string, error)
 
 // restoreEdits puts the stored edits back in their sessions' histories.
 func (c *Coordinator) restoreEdits(undo UndoFunc) error {
@@ -152,8 +198,8 @@ func (c *Coordinator) restoreEdits(undo UndoFunc) error {
 		if !ok || undo == nil || c.workspace == nil {
 			continue
 		}
-		p := Prior{ToolUseID: ed.ToolUseID, Path: ed.Path, Existed: ed.Existed, Deleted: ed.Deleted, Content: ed.Content,
-			After: FileState{Size: ed.AfterSize, ModTime: ed.AfterModTime}}
+		p := tool.Prior{ToolUseID: ed.ToolUseID, Path: ed.Path, Existed: ed.Existed, Deleted: ed.Deleted, Content: ed.Content,
+			After: tool.FileState{Size: ed.AfterSize, ModTime: ed.AfterModTime}}
 		if len(ed.AfterHash) == len(p.After.Hash) {
 			copy(p.After.Hash[:], ed.AfterHash)
 			p.After.Hashed = true
@@ -165,7 +211,7 @@ func (c *Coordinator) restoreEdits(undo UndoFunc) error {
 }
 
 // edit records an edit's prior content; editGone forgets it.
-func (r *recorder) edit(sessionID string, p Prior) {
+func (r *recorder) edit(sessionID string, p tool.Prior) {
 	e := store.Edit{SessionID: sessionID, ToolUseID: p.ToolUseID, Path: p.Path, Existed: p.Existed, Deleted: p.Deleted, Content: p.Content,
 		AfterSize: p.After.Size, AfterModTime: p.After.ModTime, CreatedAt: time.Now().UTC()}
 	if p.After.Hashed {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/ignore"
 	"github.com/toolgate/toolgate/internal/sandbox"
 )
@@ -36,7 +37,7 @@ func (c *Coordinator) confine(dir string, m *ignore.Matcher) (sandbox.Run, error
 	if dir == "" {
 		dir = c.workspace.Dir
 	}
-	r := sandbox.Run{Workspace: c.workspace.Dir, Dir: dir, Hide: c.ownFiles()}
+	r := sandbox.Run{Workspace: c.workspace.Dir, Dir: dir, Hide: c.ownFiles(), ReadOnly: c.readOnlyFiles()}
 	if c.sandbox.Mode() == sandbox.InForceOff || m == nil || m.Len() == 0 {
 		return r, nil
 	}
@@ -76,12 +77,32 @@ func (c *Coordinator) ownFiles() []string {
 	return append(out, c.cfg.StateFiles...)
 }
 
+// readOnlyFiles are the workspace files a command may read but not
+// change, beyond those the sandbox protects in every workspace
+// (.clineignore, git hooks and config, shell start-up files): the extra
+// ignore files, and the literal paths among protected_files and the
+// protected defaults. A change to them would weaken the checks of later
+// calls, or run code at the user's next git command or editor start.
+func (c *Coordinator) readOnlyFiles() []string {
+	var out []string
+	for _, f := range c.cfg.IgnoreFiles {
+		out = append(out, filepath.Join(c.workspace.Dir, f))
+	}
+	for _, p := range append(slices.Clone(defaultProtected), c.cfg.ProtectedFiles...) {
+		if filepath.IsAbs(p) || p == ".git" || strings.ContainsAny(p, `*?[\!`) {
+			continue // masked as toolgate's own; the sandbox's; a pattern
+		}
+		out = append(out, filepath.Join(c.workspace.Dir, strings.TrimPrefix(p, "/")))
+	}
+	return out
+}
+
 // errTooManyMasks refuses a run whose ignored paths are too many to mask.
 var errTooManyMasks = errors.New("too many ignored files to mask")
 
 // ignoredPaths lists the absolute paths of the workspace entries m
 // excludes; an excluded directory is listed once and not entered.
-func ignoredPaths(ws *Workspace, m *ignore.Matcher) ([]string, error) {
+func ignoredPaths(ws *tool.Workspace, m *ignore.Matcher) ([]string, error) {
 	var out []string
 	err := fs.WalkDir(ws.Root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || p == "." {
@@ -99,7 +120,7 @@ func ignoredPaths(ws *Workspace, m *ignore.Matcher) ([]string, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, Errorf(api.ToolCodeFailed, "The command was not run: more than %d workspace paths are excluded by the ignore rules, "+
+		return nil, tool.Errorf(api.ToolCodeFailed, "The command was not run: more than %d workspace paths are excluded by the ignore rules, "+
 			"too many to hide from it. Exclude their directories instead of the files one by one.", maxMasks)
 	}
 	return out, nil

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // task is one tool_use of a message as the scheduler holds it.
@@ -202,7 +203,7 @@ func (sc *scheduler) abortLocked(cause error) {
 		sc.s.Cancel(t.p.use.ID, cause)
 	}
 	for _, t := range sc.running {
-		if t.p.interrupt() != InterruptBlock {
+		if t.p.interrupt() != tool.InterruptBlock {
 			sc.s.Cancel(t.p.use.ID, cause)
 		}
 	}

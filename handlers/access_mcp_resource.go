@@ -30,7 +30,7 @@ func newAccessMCPResource(name string, env tool.Env) *tool.Tool {
 			if err != nil {
 				return tool.Result{}, tool.Errorf(api.ToolCodeMCPFailed, "%s", err.Error())
 			}
-			if call.Dialect == "" || call.Dialect == api.DialectCline {
+			if !call.PlainResults {
 				return tool.Result{Content: clineResourceResult(res.Contents)}, nil
 			}
 			out := tool.Result{Content: make([]api.Content, 0, len(res.Contents))}

@@ -209,7 +209,7 @@ func applyPatch(call *tool.Call, text string, omitBody bool) (tool.Result, error
 	if err := writePlan(call, plan); err != nil {
 		return tool.Result{}, err
 	}
-	if call.Dialect == "" || call.Dialect == api.DialectCline {
+	if !call.PlainResults {
 		// Cline's text alone, as cline@2.18.0 answers; a fuzzy match is
 		// noted in a block of its own.
 		res := tool.Result{Content: []api.Content{api.TextContent(plan.clineText(omitBody))}}

@@ -35,8 +35,9 @@ type editTarget struct {
 	old    []byte
 	state  tool.FileState
 	// real is the absolute path of the file opened, read from its handle;
-	// "" when it does not exist or the system cannot tell.
-	real string
+	// "" when it does not exist or the system cannot tell (realErr).
+	real    string
+	realErr error
 }
 
 // loadTarget reads the file at p whole, or notes that it does not exist.
@@ -77,8 +78,8 @@ func loadTarget(ws *tool.Workspace, p string) (*editTarget, error) {
 	if len(data) > maxEditBytes {
 		return nil, tooLarge(rel, int64(len(data)))
 	}
-	real, _ := fdpath.Of(f)
-	return &editTarget{rel: rel, exists: true, old: data, state: tool.StateOf(data, info.ModTime()), real: real}, nil
+	real, realErr := fdpath.Of(f)
+	return &editTarget{rel: rel, exists: true, old: data, state: tool.StateOf(data, info.ModTime()), real: real, realErr: realErr}, nil
 }
 
 func tooLarge(rel string, size int64) error {
@@ -109,6 +110,9 @@ func commit(call *tool.Call, t *editTarget, content []byte) (string, error) {
 // checkIgnored refuses the target when the ignore rules cover the file
 // that was opened (a symlink swapped in after the policy's check).
 func (t *editTarget) checkIgnored(call *tool.Call) error {
+	if t.realErr != nil && call.HasIgnoreRules() {
+		return tool.UnknownRealError(t.rel, t.realErr)
+	}
 	if t.real == "" {
 		return nil
 	}
@@ -118,6 +122,9 @@ func (t *editTarget) checkIgnored(call *tool.Call) error {
 // verifier is the last check of a write: the ignore rules judge the file
 // where the write will really land.
 func (t *editTarget) verifier(call *tool.Call) func(string) error {
+	if !call.HasIgnoreRules() {
+		return nil // nothing to judge: spare the lookup, which may be unavailable
+	}
 	return func(real string) error { return call.CheckReal(real, t.rel, false) }
 }
 

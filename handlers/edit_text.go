@@ -205,7 +205,7 @@ func numberedSnippet(content string, at int) string {
 	from, to := max(at-snippetLines, 1), min(at+snippetLines, len(lines))
 	var b strings.Builder
 	for n := from; n <= to; n++ {
-		fmt.Fprintf(&b, "%6d\t%s\n", n, cutChars(lines[n-1], readLineMaxChars))
+		fmt.Fprintf(&b, "%6d\t%s\n", n, CutChars(lines[n-1], readLineMaxChars))
 	}
 	return b.String()
 }

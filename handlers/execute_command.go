@@ -135,7 +135,7 @@ func (r *commandRunner) run(ctx context.Context, call *tool.Call, in *ExecuteCom
 		return tool.Result{}, err
 	}
 	timeout := commandTimeout(r.cfg, in)
-	out := process.NewOutput(process.OutputLimits{Full: r.cfg.OutputCap(), Dir: r.cfg.OutputDir})
+	out := process.NewOutput(process.OutputLimits{Full: r.cfg.OutputCap(), Dir: r.cfg.OutputDir, Area: r.cfg.Spills})
 	// Kept from the start, so that the output so far can be fetched while
 	// the command runs.
 	call.KeepOutput(out)
@@ -160,7 +160,7 @@ func (r *commandRunner) run(ctx context.Context, call *tool.Call, in *ExecuteCom
 	output := strings.TrimSuffix(out.Summary(process.SummaryLimits{Hint: hint}), "\n")
 	status, verdict := judge(res, timeout)
 	r.metrics.runs.WithLabelValues(status).Inc()
-	cline := call.Dialect == "" || call.Dialect == api.DialectCline
+	cline := !call.PlainResults
 	if cline {
 		// Cline's terminal managers hand over the output trimmed at both
 		// ends (VscodeTerminalManager.processOutput: String.prototype.trim).
@@ -273,7 +273,7 @@ func commandDir(ws *tool.Workspace, cwd string) (string, error) {
 // other command dies with its call: nothing it leaves running survives.
 func (r *commandRunner) startJob(call *tool.Call, in *ExecuteCommandInput, dir string) (tool.Result, error) {
 	job, err := call.StartJob(tool.JobSpec{Command: in.Command, Dir: dir, Env: r.cfg.ChildEnv(),
-		MaxOutputBytes: r.cfg.OutputCap(), OutputDir: r.cfg.OutputDir})
+		MaxOutputBytes: r.cfg.OutputCap(), OutputDir: r.cfg.OutputDir, Spills: r.cfg.Spills})
 	if err != nil {
 		if errors.Is(err, sandbox.ErrUnavailable) {
 			return tool.Result{}, tool.Errorf(api.ToolCodeNoSandbox, "The command was not run: %v", err)

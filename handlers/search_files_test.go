@@ -10,10 +10,11 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/handlers/search"
 )
 
-func searchTree(t *testing.T) *coordinator.Workspace {
+func searchTree(t *testing.T) *tool.Workspace {
 	t.Helper()
 	return workspaceWith(t, map[string]string{
 		".git/HEAD":      "ref\n",
@@ -28,9 +29,9 @@ func searchTree(t *testing.T) *coordinator.Workspace {
 	})
 }
 
-func runSearch(t *testing.T, ws *coordinator.Workspace, in SearchFilesInput, exclude excludeFunc) (coordinator.Result, error) {
+func runSearch(t *testing.T, ws *tool.Workspace, in SearchFilesInput, exclude excludeFunc) (tool.Result, error) {
 	t.Helper()
-	return searchFiles(bg, &coordinator.Call{Workspace: ws}, &in, nil, exclude)
+	return searchFiles(bg, &tool.Call{Workspace: ws}, &in, nil, exclude)
 }
 
 // TestSearchFilesOutput: context lines are grouped as cline@2.18.0's

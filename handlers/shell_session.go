@@ -102,7 +102,7 @@ func endShell(sh *tool.Job) {
 
 func startShell(call *tool.Call, cfg *tool.CommandConfig) (*tool.Job, error) {
 	return call.StartJob(tool.JobSpec{Command: persistentShell, Env: cfg.ChildEnv(), Stdin: true,
-		MaxOutputBytes: cfg.OutputCap(), OutputDir: cfg.OutputDir})
+		MaxOutputBytes: cfg.OutputCap(), OutputDir: cfg.OutputDir, Spills: cfg.Spills})
 }
 
 // shellRun writes the command and a sentinel carrying its exit status to

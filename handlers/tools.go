@@ -54,10 +54,5 @@ func Default() []tool.Registration {
 	}
 }
 
-// Dialects are the tool vocabularies besides Cline's, mapped onto Default.
-func Dialects() []tool.Dialect {
-	return []tool.Dialect{claudeCode(), anthropic()}
-}
-
 // clientSide marks a tool the client runs itself.
 func clientSide(string, tool.Env) *tool.Tool { return nil }

@@ -46,11 +46,11 @@ func newUseMCPTool(name string, env tool.Env) *tool.Tool {
 	})
 }
 
-func useMCPTool(ctx context.Context, hub *mcphub.Hub, call *tool.Call, in *UseMCPToolInput) (tool.Result, error) {
+func useMCPTool(ctx context.Context, hub tool.MCP, call *tool.Call, in *UseMCPToolInput) (tool.Result, error) {
 	if hub == nil {
 		return tool.Result{}, tool.Errorf(api.ToolCodeMCPUnavailable, "No MCP servers are configured on this toolgate.")
 	}
-	cline := call.Dialect == "" || call.Dialect == api.DialectCline
+	cline := !call.PlainResults
 	args, err := mcpArguments(in.Arguments)
 	if err != nil && cline {
 		// UseMcpToolHandler.execute (Cline v4.0.12): arguments that do not

@@ -12,6 +12,7 @@ import (
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/coordinator/mcphub"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/testbuild"
 )
 
@@ -29,12 +30,13 @@ func mcpFixture(t *testing.T, perms api.Permissions) (*coordinator.Coordinator, 
 	t.Cleanup(hub.Close)
 	cfg := coordinator.DefaultConfig()
 	cfg.Permissions = perms
-	ws, err := coordinator.OpenWorkspace(t.TempDir())
+	ws, err := tool.OpenWorkspace(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
-	coord := coordinator.New(coordinator.Options{Config: cfg, Workspace: ws, Tools: Default(), MCP: hub})
+	coord := coordinator.New(coordinator.Options{Config: cfg, Workspace: ws, Tools: Default(), MCP: hub,
+		Dialects: []tool.Dialect{testDialect(api.DialectClaudeCode)}})
 	t.Cleanup(coord.Close)
 	deadline := time.Now().Add(15 * time.Second)
 	for len(hub.Tools()) == 0 {

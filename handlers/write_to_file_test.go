@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 func TestWriteToFile(t *testing.T) {
@@ -86,7 +87,7 @@ func TestWriteToFileRequireRead(t *testing.T) {
 	cfg := coordinator.DefaultConfig()
 	cfg.RequireReadBeforeEdit = true
 	ws := workspaceWith(t, map[string]string{"f.txt": "a\n"})
-	call := &coordinator.Call{ToolUseID: "toolu_1", Workspace: ws, Files: coordinator.NewFileMemory(cfg)}
+	call := &tool.Call{ToolUseID: "toolu_1", Workspace: ws, Files: coordinator.NewFileMemory(cfg)}
 	t.Run("unread existing file refused", func(t *testing.T) {
 		_, err := writeToFile(call, &WriteToFileInput{Path: "f.txt", Content: new("b\n")}, false, false)
 		if got := toolCode(t, err); got != "read_required" {
@@ -113,7 +114,7 @@ func TestWriteToFileRequireRead(t *testing.T) {
 
 func TestWriteToFilePreviewWritesNothing(t *testing.T) {
 	ws := workspaceWith(t, map[string]string{"f.txt": "a\n"})
-	tool := newWriteFile("write_to_file", coordinator.ToolEnv{Workspace: ws})
+	tool := newWriteFile("write_to_file", tool.Env{Workspace: ws})
 	diff, err := tool.Preview(context.Background(), editCall(ws, "toolu_1"), &WriteToFileInput{Path: "f.txt", Content: new("b\n")})
 	if err != nil {
 		t.Fatal(err)
@@ -127,7 +128,7 @@ func TestWriteToFilePreviewWritesNothing(t *testing.T) {
 }
 
 // assertNoTemps fails if a temporary file of an atomic write is left.
-func assertNoTemps(t *testing.T, ws *coordinator.Workspace) {
+func assertNoTemps(t *testing.T, ws *tool.Workspace) {
 	t.Helper()
 	_ = filepath.WalkDir(ws.Dir, func(p string, d os.DirEntry, err error) error {
 		if err == nil && strings.Contains(d.Name(), ".toolgate") {

@@ -17,6 +17,7 @@ var statusOf = map[string]int{
 	api.CodeUnauthorized:     http.StatusUnauthorized,
 	api.CodeForbiddenHost:    http.StatusForbidden,
 	api.CodeForbiddenOrigin:  http.StatusForbidden,
+	api.CodeForbiddenScope:   http.StatusForbidden,
 	api.CodeNotFound:         http.StatusNotFound,
 	api.CodeMethodNotAllowed: http.StatusMethodNotAllowed,
 	api.CodeConflict:         http.StatusConflict,

@@ -17,7 +17,7 @@ func (s *Server) handleDecision(w http.ResponseWriter, r *http.Request) error {
 	if err := s.decode(w, r, &req); err != nil {
 		return err
 	}
-	resp, err := s.coord.Decide(sess, chi.URLParam(r, "tool_use_id"), req)
+	resp, err := s.coord.Decide(sess, chi.URLParam(r, "tool_use_id"), req, principalOf(r.Context()).name)
 	if err != nil {
 		return err
 	}

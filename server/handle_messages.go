@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -47,6 +48,11 @@ func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) error
 	msgID := msg.ID
 	if msgID == "" {
 		msgID = newMessageID()
+	}
+	if p, ok := preferenceOf(r); ok && !wantsEventStream(r) {
+		s.answerPreferring(w, r, sess, p, msgID, func(ev api.Event) bool { return ev.MessageID == msgID },
+			func(ctx context.Context) any { return s.coord.RunMessage(ctx, sess, msgID, uses) })
+		return nil
 	}
 	if !wantsEventStream(r) {
 		s.encode(w, r, http.StatusOK, s.coord.RunMessage(r.Context(), sess, msgID, uses))

@@ -22,7 +22,7 @@ func (s *Server) handleCreateTicket(w http.ResponseWriter, r *http.Request) erro
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	s.encode(w, r, http.StatusCreated, api.SSETicket{
-		Ticket:    s.tickets.mint(req.Session),
+		Ticket:    s.tickets.mint(req.Session, principalOf(r.Context())),
 		Session:   req.Session,
 		ExpiresIn: int(ticketTTL.Seconds()),
 	})

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/toolgate/toolgate/api"
@@ -20,9 +21,12 @@ func (s *Server) handleListTools(w http.ResponseWriter, r *http.Request) error {
 	if !api.ValidDialect(d) {
 		return dialectError()
 	}
+	strict, err := strictParam(q.Get("strict"), format)
+	if err != nil {
+		return err
+	}
 	var sess *coordinator.Session
 	if id := q.Get("session"); id != "" {
-		var err error
 		if sess, err = s.coord.Sessions().Get(id); err != nil {
 			return err
 		}
@@ -43,8 +47,23 @@ func (s *Server) handleListTools(w http.ResponseWriter, r *http.Request) error {
 	if dialect == "" || dialect == api.DialectCline {
 		clientSide = s.coord.ClientSide()
 	}
-	s.encode(w, r, http.StatusOK, formatTools(api.ToolsResponse{Tools: tools, ClientSide: clientSide, Errors: s.coord.ToolErrors()}, format))
+	s.encode(w, r, http.StatusOK, formatTools(api.ToolsResponse{Tools: tools, ClientSide: clientSide, Errors: s.coord.ToolErrors()}, format, strict))
 	return nil
+}
+
+// strictParam reads ?strict=, which only the OpenAI formats have.
+func strictParam(v, format string) (bool, error) {
+	switch {
+	case v == "" || v == "false":
+		return false, nil
+	case v != "true":
+		return false, &api.Error{Code: api.CodeValidation, Message: "strict must be true or false",
+			Fields: map[string]string{"strict": "must be true or false"}}
+	case format != formatOpenAI && format != formatOpenAIResponses:
+		return false, &api.Error{Code: api.CodeValidation, Message: "strict applies to the OpenAI formats",
+			Fields: map[string]string{"strict": "needs format openai or openai-responses"}}
+	}
+	return true, nil
 }
 
 // handleToolUse runs one tool_use block in the default session.
@@ -59,6 +78,14 @@ func (s *Server) handleToolUse(w http.ResponseWriter, r *http.Request) error {
 	sess, err := s.coord.Sessions().Get(api.DefaultSessionID)
 	if err != nil {
 		return err
+	}
+	if p, ok := preferenceOf(r); ok {
+		s.answerPreferring(w, r, sess, p, "", func(ev api.Event) bool { return ev.ToolUseID == use.ID },
+			func(ctx context.Context) any {
+				res, rec := s.coord.Execute(ctx, sess, "", use)
+				return api.ToolUseResponse{Result: res, Call: rec}
+			})
+		return nil
 	}
 	res, rec := s.coord.Execute(r.Context(), sess, "", use)
 	s.encode(w, r, http.StatusOK, api.ToolUseResponse{Result: res, Call: rec})

@@ -113,7 +113,7 @@ func approveAfterSwap(t *testing.T, ts *testServer, sess *coordinator.Session, u
 	}()
 	awaitApprovalOf(t, sess, u.ID)
 	swap()
-	if _, err := ts.coord.Decide(sess, u.ID, api.DecisionRequest{Decision: api.DecisionApprove}); err != nil {
+	if _, err := ts.coord.Decide(sess, u.ID, api.DecisionRequest{Decision: api.DecisionApprove}, "token"); err != nil {
 		t.Fatal(err)
 	}
 	resp := receive(t, answered)

@@ -55,13 +55,29 @@ var approvalSchema = map[string]any{
 	"required": []string{"decision"},
 }
 
+// approver is who an MCP client's elicitation answers decide as: the
+// token of its request, when that token has the approve scope. A client
+// holding only call is not asked; its calls' approvals wait on the event
+// stream for a client that may decide them.
+func (f *mcpFacade) approver(req *mcp.CallToolRequest) (string, bool) {
+	if req.Extra == nil {
+		return "", false
+	}
+	got, ok := strings.CutPrefix(req.Extra.Header.Get("Authorization"), "Bearer ")
+	p, known := f.s.principalFor(got)
+	if !ok || !known || p.scopes&ScopeApprove == 0 {
+		return "", false
+	}
+	return p.name, true
+}
+
 // elicitApproval puts one approval to the MCP client and applies its
 // answer: accept with approve or reject (and feedback), decline as a
 // rejection, cancel (dismissed) as a rejection too, so the call never
 // hangs on a client that will not ask again. When the approval was
 // decided elsewhere first (the console, POST .../decision), the late
 // answer is dropped.
-func (f *mcpFacade) elicitApproval(ctx context.Context, req *mcp.CallToolRequest, sess *coordinator.Session, ev api.Event) {
+func (f *mcpFacade) elicitApproval(ctx context.Context, req *mcp.CallToolRequest, sess *coordinator.Session, ev api.Event, by string) {
 	res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: approvalMessage(ev), RequestedSchema: approvalSchema})
 	if err != nil {
 		if ctx.Err() == nil {
@@ -81,7 +97,7 @@ func (f *mcpFacade) elicitApproval(ctx context.Context, req *mcp.CallToolRequest
 	default:
 		d.Feedback = "The user dismissed the approval."
 	}
-	_, _ = f.s.coord.Decide(sess, ev.ToolUseID, d)
+	_, _ = f.s.coord.Decide(sess, ev.ToolUseID, d, by)
 }
 
 // approvalMessage tells the user what the call would do and why it asks.

@@ -137,7 +137,9 @@ func (f *mcpFacade) call(sess *coordinator.Session, name string) mcp.ToolHandler
 		over := make(chan struct{})
 		defer close(over)
 		defer cancelOnDone(ctx, sess, use.ID, over)()
-		fl := follower{progress: req.Params.GetProgressToken() != nil, elicit: elicits(req)}
+		fl := follower{progress: req.Params.GetProgressToken() != nil}
+		fl.approver, fl.elicit = f.approver(req)
+		fl.elicit = fl.elicit && elicits(req)
 		if !fl.progress && !fl.elicit {
 			res, _ := f.s.coord.Execute(ctx, sess, use.ID, use)
 			return mcpResult(res), nil

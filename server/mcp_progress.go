@@ -16,6 +16,8 @@ const progressBatch = 256
 type follower struct {
 	progress bool // tool.output -> notifications/progress
 	elicit   bool // tool.awaiting_approval -> elicitation/create
+	// approver is the token the client's elicitation answers decide as.
+	approver string
 }
 
 // follow reads a facade call's events (the call's id is also its
@@ -53,7 +55,7 @@ func (f *mcpFacade) follow(ctx context.Context, req *mcp.CallToolRequest, sess *
 				asking.Add(1)
 				go func() {
 					defer asking.Done()
-					f.elicitApproval(ectx, req, sess, ev)
+					f.elicitApproval(ectx, req, sess, ev, fl.approver)
 				}()
 			}
 		}

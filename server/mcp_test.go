@@ -139,7 +139,7 @@ func TestMCPFacade(t *testing.T) {
 			done <- answer{res, err}
 		}()
 		id := awaitApproval(t, sess)
-		if _, err := coord.Decide(sess, id, api.DecisionRequest{Decision: api.DecisionApprove}); err != nil {
+		if _, err := coord.Decide(sess, id, api.DecisionRequest{Decision: api.DecisionApprove}, "token"); err != nil {
 			t.Fatal(err)
 		}
 		a := receive(t, done)

@@ -17,26 +17,21 @@ import (
 // messages; /responses/create: function_call items answered by
 // function_call_output items). They run as tool_use blocks.
 
-// openAIChatMessage is a Chat Completions assistant message, with every
-// field the API returns in choices[].message (openai-node
-// src/resources/chat/completions/completions.ts, ChatCompletionMessage):
-// a client posts the message as it came, annotations, audio and the
-// deprecated function_call included. Only tool_calls are run.
+// openAIChatMessage is a Chat Completions assistant message. Only
+// tool_calls are read: the rest of what a client posts (content, refusal,
+// annotations, audio, the deprecated function_call, and what the SDK's
+// helpers add: parse()'s parsed, a streamed message's reasoning_content)
+// is ignored, as in the Responses items.
 type openAIChatMessage struct {
-	Role         string           `json:"role"`
-	Content      json.RawMessage  `json:"content,omitempty"`
-	ToolCalls    []openAIToolCall `json:"tool_calls"`
-	Refusal      json.RawMessage  `json:"refusal,omitempty"`
-	Name         string           `json:"name,omitempty"`
-	Annotations  json.RawMessage  `json:"annotations,omitempty"`
-	Audio        json.RawMessage  `json:"audio,omitempty"`
-	FunctionCall json.RawMessage  `json:"function_call,omitempty"`
+	Role      string           `json:"role"`
+	ToolCalls []openAIToolCall `json:"tool_calls"`
 }
 
 // openAIToolCall is one of tool_calls: a function call, or a custom tool
 // call whose input is free text (openai-node
 // src/resources/chat/completions/completions.ts,
-// ChatCompletionMessageCustomToolCall).
+// ChatCompletionMessageCustomToolCall). The SDK's additions (a leftover
+// streaming index, parse()'s parsed_arguments) are ignored.
 type openAIToolCall struct {
 	ID       string `json:"id"`
 	Type     string `json:"type"`
@@ -48,18 +43,6 @@ type openAIToolCall struct {
 		Name  string `json:"name"`
 		Input string `json:"input"`
 	} `json:"custom"`
-}
-
-// openAIResponsesItem is a Responses API output item; function_call and
-// custom_tool_call items are calls, the others (message, reasoning) are
-// passed over.
-type openAIResponsesItem struct {
-	Type      string `json:"type"`
-	ID        string `json:"id,omitempty"`
-	CallID    string `json:"call_id,omitempty"`
-	Name      string `json:"name,omitempty"`
-	Arguments string `json:"arguments,omitempty"`
-	Input     string `json:"input,omitempty"` // a custom_tool_call's text
 }
 
 // customToolInput is the input of a custom tool call: its free text as
@@ -109,11 +92,12 @@ type openAIOutputItem struct {
 	ImageURL string `json:"image_url,omitempty"`
 }
 
-// openAIResponsesResponse answers a list of function_call items.
+// openAIResponsesResponse answers a list of Responses items: one output
+// item per call item, in order, each in its call's output shape.
 type openAIResponsesResponse struct {
-	MessageID string                 `json:"message_id"`
-	Output    []openAIFunctionOutput `json:"output"`
-	Calls     []api.CallRecord       `json:"calls"`
+	MessageID string           `json:"message_id"`
+	Output    []any            `json:"output"`
+	Calls     []api.CallRecord `json:"calls"`
 }
 
 // openAIBody tells the OpenAI forms of a posted message from the
@@ -172,53 +156,29 @@ func openAIArguments(args string) json.RawMessage {
 	return quoted
 }
 
+// openAIRun is one posted call that runs: the tool_use blocks it runs as
+// (one, or one per command of a shell call) and how their results answer
+// it, in the call's own form.
+type openAIRun struct {
+	uses   []api.ToolUse
+	answer func(results []api.ToolResult, calls []api.CallRecord) any
+}
+
 // runOpenAI runs an OpenAI-form message and answers in the same form.
 func (s *Server) runOpenAI(w http.ResponseWriter, r *http.Request, sess *coordinator.Session, format string, body []byte) error {
+	var runs []openAIRun
+	var err error
+	if format == formatOpenAI {
+		runs, err = chatRuns(body)
+	} else {
+		runs, err = responsesRuns(body)
+	}
+	if err != nil {
+		return err
+	}
 	var uses []api.ToolUse
-	var ids []string
-	var outputTypes []string // Responses: the type of each call's output item
-	switch format {
-	case formatOpenAI:
-		var msg openAIChatMessage
-		dec := json.NewDecoder(bytes.NewReader(body))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&msg); err != nil {
-			return decodeError(err)
-		}
-		if msg.Role != "assistant" {
-			return &api.Error{Code: api.CodeValidation, Message: `role must be "assistant"`, Fields: map[string]string{"role": `must be "assistant"`}}
-		}
-		for i, tc := range msg.ToolCalls {
-			use := api.ToolUse{Type: api.TypeToolUse, ID: tc.ID, Name: tc.Function.Name, Input: openAIArguments(tc.Function.Arguments)}
-			switch tc.Type {
-			case "", "function":
-			case "custom":
-				use.Name, use.Input = tc.Custom.Name, customToolInput(tc.Custom.Input)
-			default:
-				return &api.Error{Code: api.CodeValidation, Message: "only function and custom tool calls can be run",
-					Fields: map[string]string{fmt.Sprintf("tool_calls[%d].type", i): `must be "function" or "custom"`}}
-			}
-			uses = append(uses, use)
-			ids = append(ids, tc.ID)
-		}
-	default:
-		var items []openAIResponsesItem
-		if err := json.Unmarshal(body, &items); err != nil {
-			return decodeError(err)
-		}
-		for _, it := range items {
-			switch it.Type {
-			case "function_call":
-				uses = append(uses, api.ToolUse{Type: api.TypeToolUse, ID: it.CallID, Name: it.Name, Input: openAIArguments(it.Arguments)})
-				outputTypes = append(outputTypes, "function_call_output")
-			case "custom_tool_call":
-				uses = append(uses, api.ToolUse{Type: api.TypeToolUse, ID: it.CallID, Name: it.Name, Input: customToolInput(it.Input)})
-				outputTypes = append(outputTypes, "custom_tool_call_output")
-			default:
-				continue
-			}
-			ids = append(ids, it.CallID)
-		}
+	for _, run := range runs {
+		uses = append(uses, run.uses...)
 	}
 	seen := map[string]bool{}
 	for i, use := range uses {
@@ -231,22 +191,53 @@ func (s *Server) runOpenAI(w http.ResponseWriter, r *http.Request, sess *coordin
 		}
 		seen[use.ID] = true
 	}
-	msgID := newMessageID()
-	res := s.coord.RunMessage(r.Context(), sess, msgID, uses)
+	res := s.coord.RunMessage(r.Context(), sess, newMessageID(), uses)
+	answers := make([]any, 0, len(runs))
+	at := 0
+	for _, run := range runs {
+		n := len(run.uses)
+		answers = append(answers, run.answer(res.Message.Content[at:at+n], res.Calls[at:at+n]))
+		at += n
+	}
 	if format == formatOpenAI {
-		out := openAIChatResponse{MessageID: res.MessageID, Messages: []openAIToolMessage{}, Calls: res.Calls}
-		for i, tr := range res.Message.Content {
-			out.Messages = append(out.Messages, openAIToolMessage{Role: "tool", ToolCallID: ids[i], Content: openAIResultText(tr)})
+		out := openAIChatResponse{MessageID: res.MessageID, Messages: make([]openAIToolMessage, 0, len(answers)), Calls: res.Calls}
+		for _, a := range answers {
+			out.Messages = append(out.Messages, a.(openAIToolMessage))
 		}
 		s.encode(w, r, http.StatusOK, out)
 		return nil
 	}
-	out := openAIResponsesResponse{MessageID: res.MessageID, Output: []openAIFunctionOutput{}, Calls: res.Calls}
-	for i, tr := range res.Message.Content {
-		out.Output = append(out.Output, openAIFunctionOutput{Type: outputTypes[i], CallID: ids[i], Output: responsesOutput(tr)})
-	}
-	s.encode(w, r, http.StatusOK, out)
+	s.encode(w, r, http.StatusOK, openAIResponsesResponse{MessageID: res.MessageID, Output: answers, Calls: res.Calls})
 	return nil
+}
+
+// chatRuns reads a Chat Completions assistant message's tool calls, each
+// answered by a role "tool" message.
+func chatRuns(body []byte) ([]openAIRun, error) {
+	var msg openAIChatMessage
+	if err := json.Unmarshal(body, &msg); err != nil {
+		return nil, decodeError(err)
+	}
+	if msg.Role != "assistant" {
+		return nil, &api.Error{Code: api.CodeValidation, Message: `role must be "assistant"`, Fields: map[string]string{"role": `must be "assistant"`}}
+	}
+	runs := make([]openAIRun, 0, len(msg.ToolCalls))
+	for i, tc := range msg.ToolCalls {
+		use := api.ToolUse{Type: api.TypeToolUse, ID: tc.ID, Name: tc.Function.Name, Input: openAIArguments(tc.Function.Arguments)}
+		switch tc.Type {
+		case "", "function":
+		case "custom":
+			use.Name, use.Input = tc.Custom.Name, customToolInput(tc.Custom.Input)
+		default:
+			return nil, &api.Error{Code: api.CodeValidation, Message: "only function and custom tool calls can be run",
+				Fields: map[string]string{fmt.Sprintf("tool_calls[%d].type", i): `must be "function" or "custom"`}}
+		}
+		id := tc.ID
+		runs = append(runs, openAIRun{uses: []api.ToolUse{use}, answer: func(res []api.ToolResult, _ []api.CallRecord) any {
+			return openAIToolMessage{Role: "tool", ToolCallID: id, Content: openAIResultText(res[0])}
+		}})
+	}
+	return runs, nil
 }
 
 // openAIResultText is a tool_result as the one string OpenAI's formats carry:

@@ -32,10 +32,10 @@ func TestMetricsPassPromtool(t *testing.T) {
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	for _, want := range []string{
-		`toolgate_tool_calls_total{status="succeeded",tool="echo"} 2`,
-		`toolgate_tool_calls_total{status="unknown_tool",tool="other"} 1`,
-		`toolgate_tool_calls_total{status="denied",tool="write"} 0`,
-		`toolgate_tool_call_duration_seconds_bucket{tool="echo",le="+Inf"} 2`,
+		`toolgate_tool_calls_total{dialect="cline",status="succeeded",tool="echo"} 2`,
+		`toolgate_tool_calls_total{dialect="cline",status="unknown_tool",tool="other"} 1`,
+		`toolgate_tool_calls_total{dialect="cline",status="denied",tool="write"} 0`,
+		`toolgate_tool_call_duration_seconds_bucket{dialect="cline",tool="echo",le="+Inf"} 2`,
 		`toolgate_http_requests_total{code="200",method="POST",route="/v1/tool_use"} 2`,
 		`toolgate_http_requests_total{code="200",method="POST",route="/v1/sessions/{sid}/messages"} 1`,
 		`toolgate_http_request_duration_seconds_count{route="/v1/tool_use"} 2`,

@@ -7,9 +7,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// routes is the whole HTTP surface, one line per route. Middleware order is
-// declared here once (middleware, below), then for /v1 the token and the
-// JSON body check.
+// routes is the whole HTTP surface, one line per route with the scope it
+// needs. Middleware order is declared here once (middleware, below), then
+// for /v1 the token and the JSON body check.
 func (s *Server) routes() http.Handler {
 	r := chi.NewRouter()
 	r.Use(s.middleware()...)
@@ -17,43 +17,45 @@ func (s *Server) routes() http.Handler {
 	r.MethodNotAllowed(s.handle(s.handleMethodNotAllowed))
 
 	r.Get("/healthz", s.handleHealth)
-	r.Method(http.MethodGet, "/metrics", promhttp.HandlerFor(s.gather, promhttp.HandlerOpts{EnableOpenMetrics: true}))
+	r.With(s.metricsGate).Method(http.MethodGet, "/metrics", promhttp.HandlerFor(s.gather, promhttp.HandlerOpts{EnableOpenMetrics: true}))
 	r.Get("/openapi.yaml", s.handleOpenAPI)
 	r.Get("/", s.handle(s.handleConsole))
 	r.Get("/console/{file}", s.handle(s.handleConsoleFile))
 
 	mcpFacade := s.mcpHandler() // the MCP streamable HTTP transport: POST messages, GET stream, DELETE session
-	r.With(s.requireToken).Post("/mcp", mcpFacade.ServeHTTP)
-	r.With(s.requireToken).Get("/mcp", mcpFacade.ServeHTTP)
-	r.With(s.requireToken).Delete("/mcp", mcpFacade.ServeHTTP)
+	r.With(s.requireToken, s.needs(ScopeCall)).Post("/mcp", mcpFacade.ServeHTTP)
+	r.With(s.requireToken, s.needs(ScopeCall)).Get("/mcp", mcpFacade.ServeHTTP)
+	r.With(s.requireToken, s.needs(ScopeCall)).Delete("/mcp", mcpFacade.ServeHTTP)
 	r.Route("/v1", func(r chi.Router) {
 		r.Use(s.requireToken, s.requireJSON)
-		r.Get("/tools", s.handle(s.handleListTools))
-		r.Post("/tool_use", s.handle(s.handleToolUse))
-		r.Post("/sessions", s.handle(s.handleCreateSession))
-		r.Get("/sessions/{sid}", s.handle(s.handleGetSession))
-		r.Patch("/sessions/{sid}", s.handle(s.handleUpdateSession))
-		r.Delete("/sessions/{sid}", s.handle(s.handleDeleteSession))
-		r.Post("/sessions/{sid}/messages", s.handle(s.handlePostMessage))
-		r.Post("/sessions/{sid}/messages/{mid}/blocks", s.handle(s.handlePostBlock))
-		r.Post("/sessions/{sid}/messages/{mid}/complete", s.handle(s.handleCompleteMessage))
-		r.Delete("/sessions/{sid}/messages/{mid}", s.handle(s.handleDiscardMessage))
-		r.Get("/sessions/{sid}/events", s.handle(s.handleEvents))
-		r.Get("/sessions/{sid}/calls", s.handle(s.handleListCalls))
-		r.Get("/sessions/{sid}/calls/{tool_use_id}", s.handle(s.handleGetCall))
-		r.Get("/sessions/{sid}/calls/{tool_use_id}/output", s.handle(s.handleCallOutput))
-		r.Post("/sessions/{sid}/calls/{tool_use_id}/cancel", s.handle(s.handleCancelCall))
-		r.Post("/sessions/{sid}/calls/{tool_use_id}/revert", s.handle(s.handleRevert))
-		r.Post("/sessions/{sid}/calls/{tool_use_id}/decision", s.handle(s.handleDecision))
-		r.Post("/sessions/{sid}/calls/{tool_use_id}/answer", s.handle(s.handleAnswer))
-		r.Post("/sessions/{sid}/interrupt", s.handle(s.handleInterrupt))
-		r.Get("/sessions/{sid}/jobs", s.handle(s.handleListJobs))
-		r.Get("/sessions/{sid}/jobs/{jid}", s.handle(s.handleGetJob))
-		r.Get("/sessions/{sid}/jobs/{jid}/output", s.handle(s.handleJobOutput))
-		r.Delete("/sessions/{sid}/jobs/{jid}", s.handle(s.handleKillJob))
-		r.Post("/sse-tickets", s.handle(s.handleCreateTicket))
-		r.Get("/mcp/servers", s.handleMCPServers)
-		r.Get("/audit", s.handle(s.handleAudit))
+		// Each route needs one of the scopes it is listed under (auth_scopes.go).
+		call, watch, approve, admin := s.needs(ScopeCall), s.needs(ScopeCall|ScopeApprove), s.needs(ScopeApprove), s.needs(ScopeAdmin)
+		r.With(call).Get("/tools", s.handle(s.handleListTools))
+		r.With(call).Post("/tool_use", s.handle(s.handleToolUse))
+		r.With(call).Post("/sessions", s.handle(s.handleCreateSession))
+		r.With(watch).Get("/sessions/{sid}", s.handle(s.handleGetSession))
+		r.With(admin).Patch("/sessions/{sid}", s.handle(s.handleUpdateSession))
+		r.With(call).Delete("/sessions/{sid}", s.handle(s.handleDeleteSession))
+		r.With(call).Post("/sessions/{sid}/messages", s.handle(s.handlePostMessage))
+		r.With(call).Post("/sessions/{sid}/messages/{mid}/blocks", s.handle(s.handlePostBlock))
+		r.With(call).Post("/sessions/{sid}/messages/{mid}/complete", s.handle(s.handleCompleteMessage))
+		r.With(call).Delete("/sessions/{sid}/messages/{mid}", s.handle(s.handleDiscardMessage))
+		r.With(watch).Get("/sessions/{sid}/events", s.handle(s.handleEvents))
+		r.With(watch).Get("/sessions/{sid}/calls", s.handle(s.handleListCalls))
+		r.With(watch).Get("/sessions/{sid}/calls/{tool_use_id}", s.handle(s.handleGetCall))
+		r.With(watch).Get("/sessions/{sid}/calls/{tool_use_id}/output", s.handle(s.handleCallOutput))
+		r.With(call).Post("/sessions/{sid}/calls/{tool_use_id}/cancel", s.handle(s.handleCancelCall))
+		r.With(approve).Post("/sessions/{sid}/calls/{tool_use_id}/revert", s.handle(s.handleRevert))
+		r.With(approve).Post("/sessions/{sid}/calls/{tool_use_id}/decision", s.handle(s.handleDecision))
+		r.With(approve).Post("/sessions/{sid}/calls/{tool_use_id}/answer", s.handle(s.handleAnswer))
+		r.With(call).Post("/sessions/{sid}/interrupt", s.handle(s.handleInterrupt))
+		r.With(watch).Get("/sessions/{sid}/jobs", s.handle(s.handleListJobs))
+		r.With(watch).Get("/sessions/{sid}/jobs/{jid}", s.handle(s.handleGetJob))
+		r.With(watch).Get("/sessions/{sid}/jobs/{jid}/output", s.handle(s.handleJobOutput))
+		r.With(call).Delete("/sessions/{sid}/jobs/{jid}", s.handle(s.handleKillJob))
+		r.With(watch).Post("/sse-tickets", s.handle(s.handleCreateTicket))
+		r.With(call).Get("/mcp/servers", s.handleMCPServers)
+		r.With(admin).Get("/audit", s.handle(s.handleAudit))
 	})
 	return r
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"crypto/sha256"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -12,8 +13,19 @@ import (
 
 // Config is the HTTP side's configuration.
 type Config struct {
-	// Token is the bearer token every /v1 route requires.
+	// Token is the server token: every scope, named "token" in the audit.
 	Token string `json:"-"`
+	// Tokens are named tokens with scopes (call, approve, admin,
+	// metrics), kept as SHA-256 hashes; tokens_file lines are added to
+	// them at start-up.
+	Tokens []NamedToken `json:"tokens,omitempty"`
+	// TokensFile is a file of named tokens, one "NAME SCOPES SHA256" a
+	// line (`toolgate token new` prints such a line); it is hidden from
+	// the sandbox like the server token's file.
+	TokensFile string `json:"tokens_file,omitempty"`
+	// MetricsRequireToken makes /metrics need a token with the metrics
+	// scope; it is open by default, as Prometheus servers expect.
+	MetricsRequireToken bool `json:"metrics_require_token,omitempty"`
 	// AllowedHosts are host names accepted in the Host header besides
 	// localhost, 127.0.0.1 and ::1 (which are accepted with any port). An
 	// entry with a port ("toolgate.internal:8443") accepts that port only;
@@ -80,26 +92,36 @@ type Server struct {
 	origins originRules
 	hosts   []hostRule
 	tickets *ticketStore
+	// tokenSum is the server token's SHA-256; tokens the named ones'.
+	tokenSum [32]byte
+	tokens   tokenTable
 	// encodeBufs recycles the buffers encode marshals responses into.
 	encodeBufs sync.Pool
 }
 
 // New returns the whole HTTP surface as one handler. reg receives the HTTP
 // metrics and is what /metrics serves, so the coordinator's series must be
-// registered on it too.
+// registered on it too. cfg.Tokens must have passed CheckTokens (New
+// panics otherwise, as a start-up programmer error).
 func New(logger *slog.Logger, coord *coordinator.Coordinator, reg *prometheus.Registry, cfg Config) http.Handler {
 	cfg.defaults()
+	tokens, err := newTokenTable(cfg.Tokens)
+	if err != nil {
+		panic("server: " + err.Error())
+	}
 	m := newHTTPMetrics(reg, cfg.Version)
 	s := &Server{
-		logger:  logger,
-		coord:   coord,
-		cfg:     cfg,
-		metrics: m,
-		streams: newEventStreams(time.Duration(cfg.SSEStallTimeout), cfg.SSEHeartbeat, m.sseSubscribers, m.sseDropped, logger),
-		gather:  reg,
-		origins: compileOrigins(cfg.AllowedOrigins, logger),
-		hosts:   compileHosts(cfg.AllowedHosts),
-		tickets: newTicketStore(ticketTTL, maxTickets, time.Now),
+		logger:   logger,
+		coord:    coord,
+		cfg:      cfg,
+		metrics:  m,
+		streams:  newEventStreams(time.Duration(cfg.SSEStallTimeout), cfg.SSEHeartbeat, m.sseSubscribers, m.sseDropped, logger),
+		gather:   reg,
+		origins:  compileOrigins(cfg.AllowedOrigins, logger),
+		hosts:    compileHosts(cfg.AllowedHosts),
+		tickets:  newTicketStore(ticketTTL, maxTickets, time.Now),
+		tokenSum: sha256.Sum256([]byte(cfg.Token)),
+		tokens:   tokens,
 	}
 	return s.routes()
 }

@@ -44,6 +44,9 @@ type ticketStore struct {
 
 type ticketEntry struct {
 	session string
+	// minter is the token that made the ticket: the stream it opens
+	// carries that token's name and scopes, never more.
+	minter  principal
 	expires time.Time
 	// position is the last event id written to a stream of the ticket.
 	position int64
@@ -55,8 +58,8 @@ func newTicketStore(ttl time.Duration, max int, now func() time.Time) *ticketSto
 	return &ticketStore{ttl: ttl, max: max, now: now, entries: map[[32]byte]ticketEntry{}}
 }
 
-// mint returns a new ticket for session.
-func (ts *ticketStore) mint(session string) string {
+// mint returns a new ticket for session, carrying its minter's scopes.
+func (ts *ticketStore) mint(session string, minter principal) string {
 	ticket := randid.Base64URL(32)
 	now := ts.now()
 	ts.mu.Lock()
@@ -65,27 +68,28 @@ func (ts *ticketStore) mint(session string) string {
 	if len(ts.entries) >= ts.max {
 		ts.dropOldestLocked()
 	}
-	ts.entries[sha256.Sum256([]byte(ticket))] = ticketEntry{session: session, expires: now.Add(ts.ttl)}
+	ts.entries[sha256.Sum256([]byte(ticket))] = ticketEntry{session: session, minter: minter, expires: now.Add(ts.ttl)}
 	return ticket
 }
 
-// redeem reports whether ticket admits session's event stream now. A
-// ticket presented for the wrong session, or after it expired, is
-// revoked: whoever holds a leaked ticket gets one guess.
-func (ts *ticketStore) redeem(ticket, session string) bool {
+// redeem reports whether ticket admits session's event stream now, and
+// the principal that minted it. A ticket presented for the wrong session,
+// or after it expired, is revoked: whoever holds a leaked ticket gets one
+// guess.
+func (ts *ticketStore) redeem(ticket, session string) (principal, bool) {
 	key := sha256.Sum256([]byte(ticket))
 	now := ts.now()
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	e, ok := ts.entries[key]
 	if !ok {
-		return false
+		return principal{}, false
 	}
 	if e.session != session || e.open == 0 && !now.Before(e.expires) {
 		delete(ts.entries, key)
-		return false
+		return principal{}, false
 	}
-	return true
+	return e.minter, true
 }
 
 // attach records a stream the ticket opened and returns where the

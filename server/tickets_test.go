@@ -120,45 +120,45 @@ func TestTicketStore(t *testing.T) {
 	clock := func() time.Time { return now }
 	t.Run("expires after its lifetime", func(t *testing.T) {
 		ts := newTicketStore(ticketTTL, 8, clock)
-		tk := ts.mint("s")
+		tk := ts.mint("s", principal{})
 		now = now.Add(ticketTTL)
-		if ts.redeem(tk, "s") {
+		if redeemOK(ts, tk, "s") {
 			t.Error("redeem at expiry = true, want false")
 		}
 	})
 	t.Run("good just before expiry", func(t *testing.T) {
 		ts := newTicketStore(ticketTTL, 8, clock)
-		tk := ts.mint("s")
+		tk := ts.mint("s", principal{})
 		now = now.Add(ticketTTL - time.Millisecond)
-		if !ts.redeem(tk, "s") {
+		if !redeemOK(ts, tk, "s") {
 			t.Error("redeem before expiry = false, want true")
 		}
 	})
 	t.Run("bounded: the oldest goes", func(t *testing.T) {
 		ts := newTicketStore(ticketTTL, 4, clock)
-		first := ts.mint("s")
+		first := ts.mint("s", principal{})
 		for range 10 {
 			now = now.Add(time.Millisecond)
-			ts.mint("s")
+			ts.mint("s", principal{})
 		}
 		if got := ts.len(); got != 4 {
 			t.Errorf("len = %d, want 4", got)
 		}
-		if ts.redeem(first, "s") {
+		if redeemOK(ts, first, "s") {
 			t.Error("the oldest ticket survived past the bound")
 		}
 	})
 	t.Run("good while its stream is open, and a lifetime after", func(t *testing.T) {
 		ts := newTicketStore(ticketTTL, 2, clock)
-		tk := ts.mint("s")
+		tk := ts.mint("s", principal{})
 		if _, ok := ts.attach(tk); !ok {
 			t.Fatal("attach of a fresh ticket failed")
 		}
 		ts.advance(tk, 41)
 		now = now.Add(3 * ticketTTL) // a long stream
-		ts.mint("s")
-		ts.mint("s") // past the bound: the open one must stay
-		if !ts.redeem(tk, "s") {
+		ts.mint("s", principal{})
+		ts.mint("s", principal{}) // past the bound: the open one must stay
+		if !redeemOK(ts, tk, "s") {
 			t.Fatal("a ticket whose stream is open expired or was dropped")
 		}
 		ts.detach(tk)
@@ -168,17 +168,17 @@ func TestTicketStore(t *testing.T) {
 		}
 		ts.detach(tk)
 		now = now.Add(ticketTTL)
-		if ts.redeem(tk, "s") {
+		if redeemOK(ts, tk, "s") {
 			t.Error("redeem a lifetime after the last stream closed = true, want false")
 		}
 	})
 	t.Run("expired tickets are pruned", func(t *testing.T) {
 		ts := newTicketStore(ticketTTL, 100, clock)
 		for range 10 {
-			ts.mint("s")
+			ts.mint("s", principal{})
 		}
 		now = now.Add(2 * ticketTTL)
-		ts.mint("s")
+		ts.mint("s", principal{})
 		if got := ts.len(); got != 1 {
 			t.Errorf("len = %d, want 1", got)
 		}
@@ -217,4 +217,10 @@ func (ts *ticketStore) len() int {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	return len(ts.entries)
+}
+
+// redeemOK reports whether the ticket admits the session, whoever made it.
+func redeemOK(ts *ticketStore, ticket, session string) bool {
+	_, ok := ts.redeem(ticket, session)
+	return ok
 }

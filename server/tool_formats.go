@@ -44,6 +44,14 @@ type openAIFunctionSpec struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	Parameters  json.RawMessage `json:"parameters"`
+	Strict      bool            `json:"strict,omitempty"`
+}
+
+// notStrict names a tool a strict list leaves out and why: its schema has
+// no strict form (an object of free-form keys, say).
+type notStrict struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
 }
 
 // openAIResponsesTool is a Responses API function tool: the function's
@@ -57,8 +65,10 @@ type openAIResponsesTool struct {
 }
 
 // formatTools renders a tool list in one of the formats. The client-side
-// names and the load errors appear in toolgate's own format only.
-func formatTools(list api.ToolsResponse, format string) any {
+// names and the load errors appear in toolgate's own format only. strict
+// (the OpenAI formats only) gives strict-mode definitions and names the
+// tools that have none in not_strict.
+func formatTools(list api.ToolsResponse, format string, strict bool) any {
 	tools := list.Tools
 	switch format {
 	case formatAnthropic:
@@ -71,16 +81,26 @@ func formatTools(list api.ToolsResponse, format string) any {
 			out = append(out, anthropicTool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
 		}
 		return map[string]any{"tools": out}
-	case formatOpenAI:
-		out := make([]openAIFunction, 0, len(tools))
+	case formatOpenAI, formatOpenAIResponses:
+		out := make([]any, 0, len(tools))
+		skipped := []notStrict{}
 		for _, t := range tools {
-			out = append(out, openAIFunction{Type: "function", Function: openAIFunctionSpec{Name: t.Name, Description: t.Description, Parameters: t.InputSchema}})
+			params := plainParameters(t.InputSchema)
+			if strict {
+				var err error
+				if params, err = strictParameters(t.InputSchema); err != nil {
+					skipped = append(skipped, notStrict{Name: t.Name, Reason: err.Error()})
+					continue
+				}
+			}
+			if format == formatOpenAI {
+				out = append(out, openAIFunction{Type: "function", Function: openAIFunctionSpec{Name: t.Name, Description: t.Description, Parameters: params, Strict: strict}})
+			} else {
+				out = append(out, openAIResponsesTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: params, Strict: strict})
+			}
 		}
-		return map[string]any{"tools": out}
-	case formatOpenAIResponses:
-		out := make([]openAIResponsesTool, 0, len(tools))
-		for _, t := range tools {
-			out = append(out, openAIResponsesTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: t.InputSchema})
+		if strict {
+			return map[string]any{"tools": out, "not_strict": skipped}
 		}
 		return map[string]any{"tools": out}
 	}

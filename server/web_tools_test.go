@@ -73,7 +73,7 @@ func TestWebFetchHTTP(t *testing.T) {
 	resp := s.do(t, "GET", "/metrics", nil)
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
-	if !strings.Contains(string(body), `toolgate_tool_call_duration_seconds_count{tool="web_fetch"} 1`) {
+	if !strings.Contains(string(body), `toolgate_tool_call_duration_seconds_count{dialect="cline",tool="web_fetch"} 1`) {
 		t.Errorf("metrics lack web_fetch's call:\n%s", grepLines(string(body), "toolgate_tool_call_duration_seconds_count"))
 	}
 }

@@ -60,6 +60,9 @@ func loadConfig(path string) (fileConfig, error) {
 		return cfg, err
 	}
 	resolveRelative(&cfg, path)
+	if err := loadTokensFile(&cfg, path); err != nil {
+		return cfg, err
+	}
 	// Writes to the config file itself must never pass silently.
 	if abs, err := filepath.Abs(path); err == nil {
 		if real, err := filepath.EvalSymlinks(abs); err == nil {

@@ -15,6 +15,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
+	"github.com/toolgate/toolgate/dialect"
 	"github.com/toolgate/toolgate/handlers"
 	"github.com/toolgate/toolgate/internal/randid"
 	"github.com/toolgate/toolgate/internal/telemetry"
@@ -28,6 +30,9 @@ Usage:
   toolgate serve [flags]    serve the workspace (default: the current directory)
   toolgate audit export [flags]
                             write the audit log (every call) to stdout as JSON lines
+  toolgate token new NAME SCOPES [--file F]
+                            make a named token with scopes (call, approve, admin,
+                            metrics): the token on stdout, its hashed line in F
   toolgate version
 
 Flags of serve:
@@ -50,6 +55,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return serve(ctx, args[2:], getenv, stdin, stdout, stderr)
 	case "audit":
 		return audit(ctx, args[2:], getenv, stdout, stderr)
+	case "token":
+		return tokenCommand(args[2:], stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "toolgate", version)
 		return nil
@@ -102,12 +109,17 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdin
 	for _, w := range cfg.Warnings {
 		logger.Warn(w, "config", o.config)
 	}
-	ws, err := coordinator.OpenWorkspace(o.workspace)
+	ws, err := tool.OpenWorkspace(o.workspace)
 	if err != nil {
 		return err
 	}
 	defer ws.Close()
 	defer sweepTemps(ctx, ws, logger)()
+	closeSpills, err := openSpills(&cfg.Coordinator.Commands, logger)
+	if err != nil {
+		return err
+	}
+	defer closeSpills()
 	if o.store != "" {
 		cfg.Store.Mode = o.store
 		if err := cfg.Store.check(); err != nil {
@@ -119,6 +131,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdin
 		return err
 	}
 	defer closeStore()
+	cfg.Coordinator.StateFiles = append(cfg.Coordinator.StateFiles, stateDirs(getenv)...)
 	if cfg.Store.Mode == storeSQLite {
 		// A write to the state database (when it lives in the workspace)
 		// must never pass silently.
@@ -170,7 +183,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdin
 	reg := prometheus.NewRegistry()
 	coord := coordinator.New(coordinator.Options{
 		Config: cfg.Coordinator, Workspace: ws, Tools: handlers.Default(),
-		Dialects: handlers.Dialects(), Logger: logger, Registerer: reg, MCP: hub,
+		Dialects: dialect.All(), Logger: logger, Registerer: reg, MCP: hub,
 		Store: st, Undo: handlers.RestoreUndo, Tracing: tp,
 	})
 	// The config's rules were checked for syntax when it was read; the

@@ -99,6 +99,21 @@ func statePath(c storeConfig, workspace string, getenv func(string) string) (str
 	return filepath.Join(base, "toolgate", hex.EncodeToString(sum[:8]), "state.db"), nil
 }
 
+// stateDirs are the directories toolgate keeps its state databases in by
+// default, one database for each workspace: the sandbox masks them whole,
+// so that a command reads no workspace's sessions and audit log, another
+// workspace's included (a store.path elsewhere is masked by its path).
+func stateDirs(getenv func(string) string) []string {
+	var out []string
+	if base := getenv("XDG_STATE_HOME"); base != "" && filepath.IsAbs(base) {
+		out = append(out, filepath.Join(base, "toolgate"))
+	}
+	if home := getenv("HOME"); home != "" {
+		out = append(out, filepath.Join(home, ".local", "state", "toolgate"))
+	}
+	return out
+}
+
 // openStore opens the configured store. The returned stop ends its
 // pruning and closes it.
 func openStore(ctx context.Context, c storeConfig, workspace string, getenv func(string) string, logger *slog.Logger) (store.Store, func(), error) {

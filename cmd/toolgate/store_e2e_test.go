@@ -285,3 +285,52 @@ func TestRestartForgetsDiscardedMessage(t *testing.T) {
 		t.Errorf("audit = %+v, want the discarded run kept and marked", log.Calls)
 	}
 }
+
+// TestRestartListsCallsAndReverts: after a restart a session lists the
+// calls it answered before (GET .../calls), and an edit made before it is
+// reverted without posting the call again. A call answered just now is in
+// the audit log at once, though read records are written in batches.
+func TestRestartListsCallsAndReverts(t *testing.T) {
+	dir := t.TempDir()
+	args := sqliteArgs(t, "")
+	inst := start(t, dir, args...)
+	var sess api.Session
+	if code := inst.postJSON(t, "/v1/sessions", map[string]any{"mode": "act", "permissions": map[string]any{"allow": []string{"write_to_file(a.txt)"}}}, &sess); code != 201 {
+		t.Fatalf("create session: %d", code)
+	}
+	base := "/v1/sessions/" + sess.ID
+	var first api.MessageResponse
+	if code := inst.postJSON(t, base+"/messages", message(
+		map[string]any{"id": "w1", "name": "write_to_file", "input": map[string]any{"path": "a.txt", "content": "one\n"}},
+		map[string]any{"id": "r1", "name": "read_file", "input": map[string]any{"path": "a.txt"}}), &first); code != 200 {
+		t.Fatalf("message: %d %+v", code, first)
+	}
+	var log api.AuditResponse
+	inst.getJSON(t, "/v1/audit?session="+sess.ID, &log)
+	if len(log.Calls) != 2 {
+		t.Fatalf("audit right after the answer lists %d calls, want 2: %+v", len(log.Calls), log.Calls)
+	}
+	if err := inst.stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	inst = start(t, dir, args...)
+	var calls api.CallsResponse
+	if code := inst.getJSON(t, base+"/calls", &calls); code != 200 {
+		t.Fatalf("calls after restart: %d", code)
+	}
+	var got []string
+	for _, c := range calls.Calls {
+		got = append(got, c.ToolUseID+" "+string(c.Status))
+	}
+	if strings.Join(got, ",") != "w1 succeeded,r1 succeeded" {
+		t.Errorf("calls after restart = %v, want w1 and r1 succeeded, in order", got)
+	}
+	var rev api.RevertResponse
+	if code := inst.postJSON(t, base+"/calls/w1/revert", map[string]any{}, &rev); code != 200 || rev.Action != api.RevertDeleted {
+		t.Fatalf("revert after restart, not re-posted: %d %+v", code, rev)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a.txt")); !os.IsNotExist(err) {
+		t.Errorf("a.txt still exists after the revert: %v", err)
+	}
+}

@@ -2,11 +2,15 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"time"
 
-	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/atomicfile"
+	procs "github.com/toolgate/toolgate/internal/process"
 )
 
 // sweepLimit bounds the entries the start-up sweep looks at, so a huge
@@ -16,7 +20,7 @@ const sweepLimit = 500_000
 // sweepTemps removes, in the background, the temporary files that writes
 // cut short by a crash or a kill left in the workspace. The returned
 // function stops the sweep and waits for it, before the workspace closes.
-func sweepTemps(ctx context.Context, ws *coordinator.Workspace, logger *slog.Logger) (stop func()) {
+func sweepTemps(ctx context.Context, ws *tool.Workspace, logger *slog.Logger) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -31,4 +35,25 @@ func sweepTemps(ctx context.Context, ws *coordinator.Workspace, logger *slog.Log
 		cancel()
 		<-done
 	}
+}
+
+// openSpills gives the server its spill directory and the cap on all its
+// spills (commands.max_spill_bytes): under commands.output_dir, by default
+// a directory of the user's own in the system's temporary directory, which
+// the sandbox then masks whole (other servers' spills included). Spill
+// directories that servers killed outright left there are removed first;
+// the returned function removes this server's own.
+func openSpills(cmds *tool.CommandConfig, logger *slog.Logger) (closeSpills func(), err error) {
+	if cmds.OutputDir == "" {
+		cmds.OutputDir = filepath.Join(os.TempDir(), fmt.Sprintf("toolgate-outputs-%d", os.Getuid()))
+	}
+	area, swept, err := procs.OpenSpillArea(cmds.OutputDir, cmds.SpillCap())
+	if len(swept) > 0 {
+		logger.Info("left-over spilled outputs removed", "dirs", len(swept))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("commands.output_dir %s: %w", cmds.OutputDir, err)
+	}
+	cmds.Spills = area
+	return func() { _ = area.Close() }, nil
 }

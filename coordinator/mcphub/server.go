@@ -60,6 +60,13 @@ func (s *server) status() api.MCPServer {
 	return st
 }
 
+// connectCount is how many times the server has connected.
+func (s *server) connectCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.connects
+}
+
 func (s *server) setError(err error) {
 	s.mu.Lock()
 	s.lastErr = err.Error()
@@ -70,16 +77,31 @@ func (s *server) setError(err error) {
 // exponential backoff until ctx ends. A connection that stayed up for a
 // while resets the backoff, so a server that crashes once comes back fast
 // while one that crashes at start-up is not restarted in a tight loop.
+//
+// A server that stays unreachable is logged once as a warning and then,
+// while it keeps failing the same way, at debug level only: an operator
+// learns of it without a warning every backoff period forever (the
+// server's state and last error stay in GET /v1/mcp/servers).
 func (s *server) loop(ctx context.Context) {
 	wait := s.hub.opts.MinBackoff
+	var warned string // the error last logged as a warning, until a connection holds
 	for ctx.Err() == nil {
 		began := time.Now()
+		before := s.connectCount()
 		err := s.connectAndServe(ctx)
 		if ctx.Err() != nil {
 			break
 		}
-		if err != nil {
+		if s.connectCount() != before {
+			warned = "" // it connected: a new failure is news again
+		}
+		switch {
+		case err == nil:
+		case err.Error() == warned:
+			s.logger.Debug("mcp server still unreachable", "err", err)
+		default:
 			s.logger.Warn("mcp server disconnected", "err", err)
+			warned = err.Error()
 		}
 		if time.Since(began) > 10*wait {
 			wait = s.hub.opts.MinBackoff

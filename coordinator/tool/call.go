@@ -33,10 +33,13 @@ type Call struct {
 	// that keep something per session (browser_action's browser); nil
 	// when the call has no session.
 	SessionDone <-chan struct{}
-	// Dialect is the session's dialect ("" is Cline's), for the results
-	// that every dialect reaches by one tool but words its own way (MCP
-	// tool results).
-	Dialect api.Dialect
+	// PlainResults asks for results without the client texts the
+	// registry's tools answer in by default (Cline's): an MCP tool's or
+	// resource's blocks as the server gave them, a command's output as it
+	// was written, a patch's summary alone. The session's dialect sets it
+	// (Dialect.PlainResults) when it words results its own way; a handler
+	// never learns which dialect that is.
+	PlainResults bool
 	// ReadTurn is the call's turn among the session's reads (FileMemory
 	// QueueRead) when its tool counts reads, 0 otherwise.
 	ReadTurn uint64
@@ -182,25 +185,34 @@ func (c *Call) SandboxHint(output string) string {
 // the open handle, so this judges the very file that will be read. rel is
 // the path the call named, for the message.
 func (c *Call) CheckOpened(f *os.File, rel string, isDir bool) error {
-	if !c.hasIgnoreRules() {
+	if !c.HasIgnoreRules() {
 		return nil // nothing to judge: spare the handle's lookup
 	}
 	real, err := fdpath.Of(f)
 	if err != nil {
-		return nil // the system cannot tell; the policy's check stands
+		return UnknownRealError(rel, err)
 	}
 	return c.CheckReal(real, rel, isDir)
 }
 
-// hasIgnoreRules reports whether CheckReal has anything to judge.
-func (c *Call) hasIgnoreRules() bool {
+// UnknownRealError refuses a file opened as rel whose real path cannot be
+// read while ignore rules are in force. It fails closed: the policy judged
+// the name, and a link swapped in since may have led the open to an
+// ignored file.
+func UnknownRealError(rel string, err error) error {
+	return Errorf(api.ToolCodeIgnored, "Access to %s is refused: the ignore rules cannot be checked on the file opened, "+
+		"because its real path cannot be read (%v).", rel, err)
+}
+
+// HasIgnoreRules reports whether CheckReal has anything to judge.
+func (c *Call) HasIgnoreRules() bool {
 	return c.rt.Ignored != nil && c.rt.Ignored.Len() > 0 && c.Workspace != nil
 }
 
 // CheckReal is CheckOpened for an absolute real path the caller resolved
 // from a handle, such as the directory an atomic write goes through.
 func (c *Call) CheckReal(real, rel string, isDir bool) error {
-	if !c.hasIgnoreRules() {
+	if !c.HasIgnoreRules() {
 		return nil
 	}
 	r, err := filepath.Rel(c.Workspace.Dir, real)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/toolgate/toolgate/internal/process"
 )
 
 // CommandConfig configures execute_command: its timeouts, how much output
@@ -33,6 +35,12 @@ type CommandConfig struct {
 	// OutputDir is where full outputs larger than the result are spilled
 	// (default: the system's temporary directory).
 	OutputDir string `json:"output_dir"`
+	// MaxSpillBytes caps the bytes the spilled outputs of all calls hold
+	// together (default 1 GiB; negative: no cap).
+	MaxSpillBytes int64 `json:"max_spill_bytes"`
+	// Spills is the server's spill directory under OutputDir and the cap
+	// on it; nil spills to OutputDir itself. Set at start-up.
+	Spills *process.SpillArea `json:"-"`
 	// Environ is the environment commands start from; nil means the
 	// server's own (os.Environ). Tests set it.
 	Environ func() []string `json:"-"`
@@ -48,6 +56,7 @@ const (
 	LongCommandTimeout    = 300 * time.Second
 	MaxCommandTimeout     = time.Hour
 	DefaultMaxOutputBytes = 64 << 20
+	DefaultMaxSpillBytes  = 1 << 30
 )
 
 // secretWords mark variable names that probably hold credentials.
@@ -81,6 +90,17 @@ func (c *CommandConfig) Timeout(requestedSeconds int, longRunning bool) time.Dur
 		return min(seconds(c.LongTimeoutSeconds, LongCommandTimeout), maxT)
 	}
 	return min(seconds(c.DefaultTimeoutSeconds, DefaultCommandTimeout), maxT)
+}
+
+// SpillCap is the cap on all spilled outputs together, 0 for none.
+func (c *CommandConfig) SpillCap() int64 {
+	switch {
+	case c.MaxSpillBytes < 0:
+		return 0
+	case c.MaxSpillBytes > 0:
+		return c.MaxSpillBytes
+	}
+	return DefaultMaxSpillBytes
 }
 
 // OutputCap is the largest full output a call keeps.

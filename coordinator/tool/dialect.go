@@ -9,16 +9,31 @@ import (
 
 // Dialect is a client's tool vocabulary mapped onto the registry's tools:
 // Claude Code's Read, Edit and Bash, or the Messages API's client tools.
-// Cline's vocabulary is the registry's own and needs no Dialect value.
-// Handlers declare dialects; the coordinator applies them.
+// Each dialect is a package under dialect/, which declares it; the
+// coordinator applies it. Cline's vocabulary is the registry's own: its
+// Dialect has no Tools.
 //
 // A dialect works at the edges of the pipeline only: its tools decode and
 // check their own input, then name a registry tool and that tool's input
 // (before prepare); after execute they may reword the result. Handlers
 // never learn which dialect called them.
 type Dialect struct {
-	Name  api.Dialect
+	Name api.Dialect
+	// Tools are the dialect's own tools; none means the dialect speaks
+	// the registry's vocabulary (Cline's names, parameters and texts).
 	Tools []*DialectTool
+	// InvalidInput, when set, words an input of one of the dialect's
+	// tools that failed decoding or validation as the dialect's client
+	// words it, from the input as sent; "" keeps toolgate's words.
+	InvalidInput func(t *DialectTool, raw json.RawMessage) string
+	// UnknownTool, when set, words a tool name no dialect has as the
+	// dialect's client does.
+	UnknownTool func(name string) string
+	// PlainResults makes every call of the dialect's sessions a
+	// Call.PlainResults one: the dialect words results itself (its
+	// mappings' Result), so handlers leave out the registry's client
+	// texts.
+	PlainResults bool
 }
 
 // DialectTool is one tool of a dialect.

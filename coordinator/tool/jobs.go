@@ -42,6 +42,8 @@ type JobSpec struct {
 	// where the part beyond memory is spilled ("": the temporary directory).
 	MaxOutputBytes int64
 	OutputDir      string
+	// Spills, when set, holds the spilled part instead of OutputDir.
+	Spills *process.SpillArea
 }
 
 // Job is a background command of a session.
@@ -130,7 +132,7 @@ func (t *JobTable) Start(toolUseID string, spec JobSpec, dir string, sb *sandbox
 	t.next++
 	ctx, cancel := context.WithCancel(t.ctx)
 	j := &Job{id: "job_" + strconv.Itoa(t.next), command: spec.Command, toolUseID: toolUseID, started: time.Now().UTC(),
-		out:    process.NewOutput(process.OutputLimits{Full: spec.MaxOutputBytes, Dir: spec.OutputDir}),
+		out:    process.NewOutput(process.OutputLimits{Full: spec.MaxOutputBytes, Dir: spec.OutputDir, Area: spec.Spills}),
 		cancel: cancel, done: make(chan struct{}), state: api.JobRunning}
 	var stdin io.Reader
 	if spec.Stdin {

@@ -30,6 +30,23 @@ func TextResult(text string) Result {
 	return Result{Content: []api.Content{api.TextContent(text)}}
 }
 
+// ErrorResult is a failed Result holding one text, as a dialect words a
+// refusal in its client's words.
+func ErrorResult(text string) Result {
+	return Result{Content: []api.Content{api.TextContent(text)}, IsError: true}
+}
+
+// LastText is the text of the result's last text block, "" when it has
+// none: where a handler puts what a dialect rewords (a snippet, a diff).
+func (r Result) LastText() string {
+	for i := len(r.Content) - 1; i >= 0; i-- {
+		if r.Content[i].Type == api.TypeText {
+			return r.Content[i].Text
+		}
+	}
+	return ""
+}
+
 // ToolError is a handler failure with a stable code (file_changed,
 // outside_workspace, ...). Any other error a handler returns becomes code
 // tool_failed. Both reach the model as an is_error tool_result.

@@ -31,7 +31,7 @@ func newMatcher(pattern string) (*matcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	translated, _ := translate(pattern)
+	translated, _ := translate(pattern, false)
 	m := &matcher{line: re, buf: regexp.MustCompile("(?m:" + translated + ")")}
 	tree, err := syntax.Parse(translated, syntax.Perl)
 	if err != nil {

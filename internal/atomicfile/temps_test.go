@@ -93,3 +93,30 @@ func TestIsTemp(t *testing.T) {
 		})
 	}
 }
+
+// TestWriteVerifiedRefusesUnknownRealPath: when the real path of the
+// directory written to cannot be read, a verified write once went ahead
+// unchecked. It is refused and the file is unchanged.
+func TestWriteVerifiedRefusesUnknownRealPath(t *testing.T) {
+	root, ws, _ := workspace(t)
+	writeFile(t, filepath.Join(ws, "d", "f.txt"), "old", 0o644)
+	verified := false
+	err := write(root, "d/f.txt", []byte("new"), 0o644, func(string) error { verified = true; return nil }, func(s string) error {
+		if s == "realpath" {
+			return errors.New("/proc is not mounted")
+		}
+		return nil
+	})
+	if !errors.Is(err, ErrUnverified) {
+		t.Fatalf("error: got %v, want ErrUnverified", err)
+	}
+	if verified {
+		t.Error("verify was called without a real path")
+	}
+	if got := readFile(t, filepath.Join(ws, "d", "f.txt")); got != "old" {
+		t.Errorf("target: got %q, want it unchanged", got)
+	}
+	if got := listDir(t, filepath.Join(ws, "d")); !slices.Equal(got, []string{"f.txt"}) {
+		t.Errorf("directory: got %v, want only f.txt", got)
+	}
+}

@@ -39,7 +39,8 @@ func Write(root *os.Root, name string, data []byte, defaultPerm fs.FileMode) err
 // aborts the write with nothing changed. The temporary file and the rename
 // then go through that same directory handle, so a symlink swapped in
 // after the check cannot send the write elsewhere. Where the system cannot
-// name an open directory, verify is not called.
+// name an open directory, the write is refused (ErrUnverified): pass a nil
+// verify when there is nothing to check.
 func WriteVerified(root *os.Root, name string, data []byte, defaultPerm fs.FileMode, verify func(real string) error) error {
 	return write(root, name, data, defaultPerm, verify, nil)
 }
@@ -76,7 +77,7 @@ func write(root *os.Root, name string, data []byte, defaultPerm fs.FileMode, ver
 			return err
 		}
 		defer sub.Close()
-		if err := verifyIn(sub, base, verify); err != nil {
+		if err := verifyIn(sub, base, verify, inject); err != nil {
 			return err
 		}
 		root, dir, target = sub, ".", base
@@ -100,19 +101,28 @@ func write(root *os.Root, name string, data []byte, defaultPerm fs.FileMode, ver
 	return nil
 }
 
-// verifyIn calls verify with the real path of base inside dir.
-func verifyIn(dir *os.Root, base string, verify func(string) error) error {
+// verifyIn calls verify with the real path of base inside dir. When the
+// system cannot tell that path the write is refused: the caller's earlier
+// checks judged a name, which a link swapped in since may redirect.
+func verifyIn(dir *os.Root, base string, verify func(string) error, inject fault) error {
 	d, err := dir.Open(".")
 	if err != nil {
 		return err
 	}
 	real, err := fdpath.Of(d)
 	_ = d.Close()
+	if err == nil {
+		err = inject.at("realpath")
+	}
 	if err != nil {
-		return nil // the system cannot tell; the caller's earlier checks stand
+		return fmt.Errorf("%w: the real path of the directory written to cannot be read (%w)", ErrUnverified, err)
 	}
 	return verify(filepath.Join(real, base))
 }
+
+// ErrUnverified is a verified write refused because where it would land
+// cannot be told.
+var ErrUnverified = errors.New("write refused")
 
 // resolve turns name into the workspace-relative path of the regular file
 // to replace, following final-component symlinks, and returns that file's

@@ -61,10 +61,19 @@ type stamp struct {
 
 // NewWatcher loads .clineignore and the extra files (see load)
 // and starts watching them. Load problems do not fail it: Err reports them
-// and Current serves the rules that could be read. It fails only when the
-// workspace path cannot be resolved.
+// and Current serves the rules that could be read. Where notifications
+// cannot be had it polls (see NewPollingWatcher). It fails only when root
+// is nil.
 func NewWatcher(root *os.Root, extra ...string) (*Watcher, error) {
 	return newWatcher(root, true, extra...)
+}
+
+// NewPollingWatcher is a Watcher that never asks for file notifications:
+// Current compares each file's stamp and reloads when one changed. It is
+// the fallback of a caller whose NewWatcher failed, so rules are never
+// served without being read. It fails only when root is nil.
+func NewPollingWatcher(root *os.Root, extra ...string) (*Watcher, error) {
+	return newWatcher(root, false, extra...)
 }
 
 func newWatcher(root *os.Root, notify bool, extra ...string) (*Watcher, error) {
@@ -73,7 +82,8 @@ func newWatcher(root *os.Root, notify bool, extra ...string) (*Watcher, error) {
 	}
 	dir, err := filepath.Abs(root.Name())
 	if err != nil {
-		return nil, err
+		// Notifications name absolute paths; without one, poll.
+		notify = false
 	}
 	w := &Watcher{
 		root:  root,

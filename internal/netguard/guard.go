@@ -46,6 +46,12 @@ var classes = []struct {
 	{"broadcast", prefixes("255.255.255.255/32")},
 }
 
+// bare is ip without its IPv6 zone and IPv4 mapping: the address a
+// connection reaches, whatever spelling named it.
+func bare(ip netip.Addr) netip.Addr {
+	return ip.WithZone("").Unmap()
+}
+
 func prefixes(ss ...string) []netip.Prefix {
 	out := make([]netip.Prefix, len(ss))
 	for i, s := range ss {
@@ -54,9 +60,11 @@ func prefixes(ss ...string) []netip.Prefix {
 	return out
 }
 
-// Class names the refused range an address falls in, or "".
+// Class names the refused range an address falls in, or "". The zone of
+// an IPv6 address ("::1%lo") is dropped first: no prefix contains a zoned
+// address, so a zone would otherwise hide any address from every range.
 func Class(ip netip.Addr) string {
-	ip = ip.Unmap()
+	ip = bare(ip)
 	for _, c := range classes {
 		for _, p := range c.prefixes {
 			if p.Contains(ip) {
@@ -159,13 +167,13 @@ func (g Guard) CheckAddr(ap netip.AddrPort) error {
 		return nil
 	}
 	for _, a := range g.AllowAddresses {
-		if a.Addr().Unmap() == ap.Addr().Unmap() && a.Port() == ap.Port() {
+		if bare(a.Addr()) == bare(ap.Addr()) && a.Port() == ap.Port() {
 			return nil
 		}
 	}
 	return &RefusedError{What: ap.String(), Class: class, Why: fmt.Sprintf(
 		"%s is a %s address; fetching it is refused unless the managed policy sets web_fetch.allow_private (or lists it in web_fetch.allow_addresses)",
-		ap.Addr().Unmap(), class)}
+		bare(ap.Addr()), class)}
 }
 
 // Control is a net.Dialer Control function: it runs after DNS, on the

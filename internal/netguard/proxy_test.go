@@ -1,15 +1,19 @@
 package netguard
 
 import (
+	"bufio"
 	"crypto/tls"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestProxy: plain requests and CONNECT tunnels through the proxy reach
@@ -70,4 +74,63 @@ func TestProxy(t *testing.T) {
 	if len(refused) != 3 {
 		t.Errorf("refusals heard: %v, want 3", refused)
 	}
+}
+
+// TestProxyRefusesZones: a browser behind the proxy asking for a zoned
+// spelling of ::1, as a plain request or a CONNECT tunnel (written raw: Go's
+// own client drops the zone), is refused and the loopback service sees
+// nothing.
+func TestProxyRefusesZones(t *testing.T) {
+	ln, err := net.Listen("tcp", "[::1]:0")
+	if err != nil {
+		t.Skipf("no IPv6 loopback: %v", err)
+	}
+	var hits atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	srv.Listener = ln
+	srv.Start()
+	t.Cleanup(srv.Close)
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	p, err := StartProxy(Guard{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	for _, zone := range []string{"lo", "1", "eth0"} {
+		hostport := "[::1%25" + zone + "]:" + port
+		for _, req := range []string{
+			"GET http://" + hostport + "/ HTTP/1.1\r\nHost: " + hostport + "\r\n\r\n",
+			"CONNECT [::1%" + zone + "]:" + port + " HTTP/1.1\r\nHost: [::1%" + zone + "]:" + port + "\r\n\r\n",
+			"CONNECT " + hostport + " HTTP/1.1\r\nHost: " + hostport + "\r\n\r\n",
+		} {
+			status := rawProxyRequest(t, p.Addr(), req)
+			if strings.HasPrefix(status, "HTTP/1.1 2") {
+				t.Errorf("%q: proxy answered %q, want a refusal", req, status)
+			}
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("the loopback service saw %d requests, want 0", n)
+	}
+}
+
+// rawProxyRequest writes req to the proxy as it is and returns the
+// status line of the answer.
+func rawProxyRequest(t *testing.T, addr, req string) string {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(c, req); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("%q: %v", req, err)
+	}
+	resp.Body.Close()
+	return resp.Proto + " " + resp.Status
 }

@@ -2,6 +2,7 @@ package process
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -21,6 +22,10 @@ type OutputLimits struct {
 	Full int64
 	// Dir holds spill files; "" is the system's temporary directory.
 	Dir string
+	// Area, when set, holds spill files instead of Dir and caps the bytes
+	// of all its spills together: past it an output keeps its head and
+	// tail only, as past Full.
+	Area *SpillArea
 }
 
 func (l *OutputLimits) defaults() {
@@ -34,6 +39,10 @@ func (l *OutputLimits) defaults() {
 		l.Full = 64 << 20
 	}
 }
+
+// errSpillCap is why an output past its server's spill cap was not
+// spilled.
+var errSpillCap = errors.New("the spilled outputs reached their cap")
 
 // Output is a command's combined output, kept with bounded memory. It is
 // safe for concurrent use. Once closed it can be read back whole (Open),
@@ -50,6 +59,8 @@ type Output struct {
 	file     *os.File // spill file, once the output outgrew head
 	name     string
 	fileN    int64
+	reserved int64 // bytes of fileN taken from lim.Area
+	areaFull bool  // the area's cap, not Full, cut the spill file
 	spillErr error
 	closed   bool
 }
@@ -104,20 +115,47 @@ func (o *Output) spill(p []byte) {
 		return
 	}
 	if o.file == nil {
-		f, err := os.CreateTemp(o.lim.Dir, "toolgate-output-*")
+		dir := o.lim.Dir
+		if a := o.lim.Area; a != nil {
+			// The file starts with the head: without room for it, the
+			// output stays the head in memory.
+			dir = a.Dir()
+			if take := a.reserve(int64(len(o.head))); take < int64(len(o.head)) {
+				a.release(take)
+				o.areaFull, o.spillErr = true, errSpillCap
+				return
+			}
+			o.reserved += int64(len(o.head))
+		}
+		f, err := os.CreateTemp(dir, "toolgate-output-*")
 		if err != nil {
 			o.spillErr = err
 			return
 		}
 		o.file, o.name = f, f.Name()
-		o.write(o.head)
+		o.writeReserved(o.head)
 	}
 	if room := o.lim.Full - o.fileN; room > 0 {
 		o.write(p[:min(int64(len(p)), room)])
 	}
 }
 
+// write appends p to the spill file, as much of it as the area's cap
+// leaves room for.
 func (o *Output) write(p []byte) {
+	if a := o.lim.Area; a != nil {
+		take := a.reserve(int64(len(p)))
+		o.reserved += take
+		if take < int64(len(p)) {
+			o.areaFull = true
+			p = p[:take]
+		}
+	}
+	o.writeReserved(p)
+}
+
+// writeReserved appends p, whose room is taken already.
+func (o *Output) writeReserved(p []byte) {
 	n, err := o.file.Write(p)
 	o.fileN += int64(n)
 	if err != nil {
@@ -140,10 +178,24 @@ func (o *Output) Close() error {
 	if dropped := o.total - o.fileN; dropped > 0 && o.spillErr == nil {
 		tail := o.tailBytes()
 		tail = tail[max(0, int64(len(tail))-(o.total-o.fileN)):]
-		note := fmt.Sprintf("\n[... %s omitted: the full output is capped at %s ...]\n", size(o.total-o.fileN-int64(len(tail))), size(o.lim.Full))
+		if a := o.lim.Area; a != nil {
+			take := a.reserve(int64(len(tail)))
+			o.reserved += take
+			tail = tail[int64(len(tail))-take:]
+		}
+		capped := "the full output is capped at " + size(o.lim.Full)
+		if o.areaFull {
+			capped = "the spilled outputs of all calls are capped at " + size(o.lim.Area.max) + " together"
+		}
+		note := fmt.Sprintf("\n[... %s omitted: %s ...]\n", size(o.total-o.fileN-int64(len(tail))), capped)
 		_, _ = o.file.WriteString(note)
 		_, _ = o.file.Write(tail)
 		o.fileN += int64(len(note) + len(tail))
+		if a := o.lim.Area; a != nil {
+			// The note is not refused: a few dozen bytes past the cap.
+			a.used.Add(int64(len(note)))
+			o.reserved += int64(len(note))
+		}
 	}
 	err := o.file.Close()
 	o.file = nil
@@ -211,6 +263,10 @@ func (o *Output) Remove() error {
 	}
 	name := o.name
 	o.name, o.head, o.tail = "", nil, nil
+	if a := o.lim.Area; a != nil {
+		a.release(o.reserved)
+		o.reserved = 0
+	}
 	return os.Remove(name)
 }
 

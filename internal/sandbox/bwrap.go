@@ -2,16 +2,18 @@ package sandbox
 
 import (
 	"os"
+	"path/filepath"
 	"slices"
 )
 
 // bwrapArgs is the bubblewrap command line up to the program: a read-only
 // root, private /dev, /proc and /tmp, the writable set bound read-write,
-// the hidden paths masked (an empty read-only tmpfs over a directory,
-// /dev/null over a file), its own PID namespace and, unless allowed, its
+// the protected paths in it bound read-only over themselves, the hidden
+// paths masked (an empty read-only tmpfs over a directory, /dev/null over
+// a file), its own PID namespace and, unless allowed, its
 // own empty network namespace. No capability is kept, even for root, so
 // nothing inside can unmount a mask.
-func (s *Sandbox) bwrapArgs(ws, dir string, visible []string, network bool, writable, hidden []string) ([]string, error) {
+func (s *Sandbox) bwrapArgs(ws, dir string, visible []string, network bool, writable, readOnly, hidden []string) ([]string, error) {
 	a := []string{s.bwrap,
 		"--die-with-parent", "--new-session", "--unshare-pid", "--cap-drop", "ALL",
 		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
@@ -21,6 +23,18 @@ func (s *Sandbox) bwrapArgs(ws, dir string, visible []string, network bool, writ
 	}
 	for _, w := range writable {
 		a = append(a, "--bind", w, w)
+	}
+	// The directories on the way to a read-only path become mount points
+	// (bound onto themselves) so that they cannot be renamed or removed:
+	// "mv .git old && git init" would otherwise give the repository a
+	// fresh, writable hooks directory. Then the read-only binds, before
+	// the masks: a bind brings the path back as it is outside, hidden
+	// paths below it included.
+	for _, d := range mountedAncestors(readOnly, writable) {
+		a = append(a, "--bind", d, d)
+	}
+	for _, p := range readOnly {
+		a = append(a, "--ro-bind", p, p)
 	}
 	for _, h := range hidden {
 		if (within(h, "/tmp") || within(h, "/dev") || within(h, "/proc")) && !slices.ContainsFunc(writable, func(w string) bool { return within(h, w) }) {
@@ -46,4 +60,28 @@ func (s *Sandbox) bwrapArgs(ws, dir string, visible []string, network bool, writ
 	}
 	a = append(a, "--chdir", dir, "--")
 	return a, nil
+}
+
+// mountedAncestors are the directories strictly between a writable root
+// and each of paths, parents first, each once.
+func mountedAncestors(paths, roots []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range paths {
+		i := slices.IndexFunc(roots, func(r string) bool { return within(p, r) && p != r })
+		if i < 0 {
+			continue
+		}
+		var chain []string
+		for d := filepath.Dir(p); d != roots[i] && within(d, roots[i]); d = filepath.Dir(d) {
+			chain = append(chain, d)
+		}
+		for j := len(chain) - 1; j >= 0; j-- {
+			if !seen[chain[j]] {
+				seen[chain[j]] = true
+				out = append(out, chain[j])
+			}
+		}
+	}
+	return out
 }

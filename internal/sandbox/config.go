@@ -37,6 +37,10 @@ type Config struct {
 	Writable []string `json:"writable,omitempty"`
 	// DenyRead are further paths masked like the credential places.
 	DenyRead []string `json:"deny_read,omitempty"`
+	// AllowWrite are protected paths (.git/hooks, .clineignore, shell
+	// start-up files, see workspaceProtected) that commands may write
+	// nonetheless: relative to the workspace, absolute, or "~/".
+	AllowWrite []string `json:"allow_write,omitempty"`
 	// MaxProcesses, MaxMemoryBytes and MaxCPUSeconds bound one run: its
 	// process count, memory and CPU time (defaults 1024, 4 GiB, 600 s; a
 	// negative value means no limit).
@@ -78,6 +82,11 @@ func (c Config) Check() error {
 	for _, p := range append(append([]string(nil), c.Writable...), c.DenyRead...) {
 		if !filepath.IsAbs(p) && !strings.HasPrefix(p, "~/") {
 			errs = append(errs, fmt.Sprintf("sandbox path %q must be absolute or start with ~/", p))
+		}
+	}
+	for _, p := range c.AllowWrite {
+		if p == "" || !filepath.IsAbs(p) && !strings.HasPrefix(p, "~/") && !filepath.IsLocal(p) {
+			errs = append(errs, fmt.Sprintf("sandbox.allow_write entry %q must be a workspace path, absolute or start with ~/", p))
 		}
 	}
 	if len(errs) > 0 {

@@ -141,8 +141,12 @@ func TestHelperRefusesAnUnknownSpecField(t *testing.T) {
 	}
 }
 
-// TestMain removes the helper binary built for the tests.
+// TestMain removes the helper binary built for the tests; a test binary
+// started as a stand-in server (serverEnvVar) only serves.
 func TestMain(m *testing.M) {
+	if os.Getenv(serverEnvVar) != "" {
+		standInServer()
+	}
 	code := m.Run()
 	if bin, err := builtHelper(); err == nil {
 		_ = os.RemoveAll(filepath.Dir(bin))

@@ -150,6 +150,7 @@ func (s *Sandbox) Prepare(argv, env []string, r Run) (*Prepared, error) {
 	network := s.cfg.NetworkOn() || r.Network
 	spec := helperSpec{Landlock: s.landlock >= 1, Network: network, ABI: s.landlock, Limits: s.limits}
 	hidden := s.hidden(ws, r.Hide)
+	readOnly := s.readOnly(ws, writable, hidden, r.ReadOnly)
 	var visible []string
 	if s.mode == InForceBwrap {
 		spec.Writable = append(slices.Clone(writable), "/tmp", "/dev")
@@ -165,7 +166,7 @@ func (s *Sandbox) Prepare(argv, env []string, r Run) (*Prepared, error) {
 		}
 		if r.Warm && s.warm != nil {
 			// The helper moves to the run's directory itself.
-			args, err := s.bwrapArgs(ws, "/", visible, network, writable, hidden)
+			args, err := s.bwrapArgs(ws, "/", visible, network, writable, readOnly, hidden)
 			if err != nil {
 				return nil, err
 			}
@@ -192,7 +193,7 @@ func (s *Sandbox) Prepare(argv, env []string, r Run) (*Prepared, error) {
 	}
 	switch s.mode {
 	case InForceBwrap:
-		args, err := s.bwrapArgs(ws, dir, visible, network, writable, hidden)
+		args, err := s.bwrapArgs(ws, dir, visible, network, writable, readOnly, hidden)
 		if err != nil {
 			p.Finish()
 			return nil, err
@@ -200,7 +201,7 @@ func (s *Sandbox) Prepare(argv, env []string, r Run) (*Prepared, error) {
 		p.Argv = append(args, s.helperArgv(spec, argv)...)
 		p.Relayed = true
 	case InForceLandlock:
-		tmp, err := os.MkdirTemp("", "toolgate-run-")
+		tmp, runs, err := privateTmp()
 		if err != nil {
 			p.Finish()
 			return nil, fmt.Errorf("sandbox: private temporary directory: %w", err)
@@ -209,7 +210,10 @@ func (s *Sandbox) Prepare(argv, env []string, r Run) (*Prepared, error) {
 		p.Env = append(slices.Clone(env), "TMPDIR="+tmp)
 		spec.Writable = append(writable, tmp)
 		spec.WritableFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/random", "/dev/urandom"}
-		spec.Hidden = hidden
+		// Every run's temporary directory is masked, this one's granted
+		// again as writable: a run reads no other run's files.
+		spec.Hidden = append(hidden, runs)
+		spec.ReadOnly = readOnly
 		spec.Dir = dir
 		p.Argv = s.helperArgv(spec, argv)
 	}
@@ -267,4 +271,21 @@ func programPath(name string) string {
 func (s *Sandbox) helperArgv(spec helperSpec, argv []string) []string {
 	b, _ := json.Marshal(spec) // plain data: cannot fail
 	return append([]string{s.helper, helper.Marker, string(b)}, argv...)
+}
+
+// privateTmp makes a Landlock-only run's private temporary directory in
+// the directory of all runs' (made 0700 when missing), and returns both
+// by their real paths: the helper grants no path reached through a link.
+func privateTmp() (tmp, runs string, err error) {
+	runs = filepath.Join(os.TempDir(), fmt.Sprintf("toolgate-runs-%d", os.Getuid()))
+	if err := os.MkdirAll(runs, 0o700); err != nil {
+		return "", "", err
+	}
+	real := resolve(runs)
+	if real == "" {
+		return "", "", fmt.Errorf("%s cannot be resolved", runs)
+	}
+	runs = real
+	tmp, err = os.MkdirTemp(runs, "run-")
+	return tmp, runs, err
 }

@@ -195,7 +195,9 @@ func (s *Sandbox) caveats() []string {
 	if s.mode == InForceLandlock {
 		out = append(out,
 			"no PID namespace: commands can list other processes in /proc (Landlock refuses signals and ptrace to them)",
-			"a new file cannot be made in a directory that holds a hidden (ignored) path",
+			"a new file cannot be made in a directory that holds a hidden (ignored) or protected path "+
+				"(.clineignore, .git/config, .git/hooks, shell start-up files): git cannot write in .git unless "+
+				"sandbox.allow_write lists .git/config and .git/hooks",
 		)
 		if s.cgroups == nil {
 			out = append(out, "without a limit cgroup, a process that leaves the command's process group (setsid, then a double fork) can outlive its call")
@@ -258,6 +260,10 @@ type Run struct {
 	// Hide are further absolute paths to mask: toolgate's own files and
 	// the workspace files the ignore rules exclude.
 	Hide []string
+	// ReadOnly are further absolute paths in the writable set that the
+	// command may read but not change (toolgate's config and ignore files
+	// in the workspace), beyond the protected ones every run has.
+	ReadOnly []string
 	// Network allows the network whatever the configuration says: a
 	// subagent runner must reach its model and toolgate.
 	Network bool

@@ -8,11 +8,10 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
-
-	"github.com/landlock-lsm/go-landlock/landlock"
 )
 
 // Package helper is the sandbox's helper: the program bubblewrap (or, in
@@ -35,7 +34,7 @@ const VersionMarker = "__toolgate-sandbox-version"
 // Version names the Spec's format. A helper binary found beside toolgate
 // is used only when it prints the same; and a helper refuses a spec with a
 // field it does not know rather than run without it.
-const Version = "toolgate-sandbox-helper 2"
+const Version = "toolgate-sandbox-helper 3"
 
 // ProxyPort is the relay's port inside the sandbox's network namespace.
 const ProxyPort = 3128
@@ -56,6 +55,9 @@ type Spec struct {
 	// otherwise everything but Hidden.
 	ReadAll bool     `json:"read_all,omitempty"`
 	Hidden  []string `json:"hidden,omitempty"`
+	// ReadOnly are paths in Writable left out of the write grants (still
+	// readable unless hidden); bubblewrap binds them read-only already.
+	ReadOnly []string `json:"read_only,omitempty"`
 	// Writable directories and files.
 	Writable      []string `json:"writable,omitempty"`
 	WritableFiles []string `json:"writable_files,omitempty"`
@@ -111,6 +113,9 @@ func runHelper(specJSON string, argv []string) error {
 	if err := dec.Decode(&spec); err != nil {
 		return fmt.Errorf("bad helper spec (a helper of another version?): %w", err)
 	}
+	// Landlock and the capabilities dropped below hold for this thread
+	// alone: the command is exec'd from it, so it is never unlocked.
+	runtime.LockOSThread()
 	if spec.Control > 0 {
 		// Neither the relay started below nor the command may hold it.
 		syscall.CloseOnExec(spec.Control)
@@ -142,6 +147,9 @@ func runHelper(specJSON string, argv []string) error {
 		if err := applyLandlock(spec); err != nil {
 			return fmt.Errorf("landlock: %w", err)
 		}
+	}
+	if err := dropCapabilities(); err != nil {
+		return err
 	}
 	env := os.Environ()
 	if spec.Control > 0 {
@@ -189,39 +197,6 @@ func setRlimits(l Limits) error {
 		}
 	}
 	return nil
-}
-
-// applyLandlock restricts the helper, and so the command, to the spec.
-func applyLandlock(spec Spec) error {
-	var rules []landlock.Rule
-	if spec.ReadAll {
-		rules = append(rules, landlock.RODirs("/"))
-	} else {
-		rules = append(rules, readExcept(spec.Hidden)...)
-	}
-	writable := spec.Writable
-	if !spec.ReadAll {
-		writable = nil
-		for _, w := range spec.Writable {
-			rules = append(rules, writeExcept(w, spec.Hidden)...)
-		}
-	}
-	if len(writable) > 0 {
-		rules = append(rules, landlock.RWDirs(writable...).WithRefer().IgnoreIfMissing())
-	}
-	if len(spec.WritableFiles) > 0 {
-		rules = append(rules, landlock.RWFiles(spec.WritableFiles...).IgnoreIfMissing())
-	}
-	if spec.ProxySocket != "" {
-		rules = append(rules, landlock.ConnectTCP(ProxyPort))
-	}
-	cfg := landlock.V7.BestEffort()
-	if spec.Network {
-		// TCP stays open; files and the IPC scopes (signals and abstract
-		// sockets to processes outside the sandbox) are still restricted.
-		cfg.HandledAccessNet = 0
-	}
-	return cfg.Restrict(rules...)
 }
 
 // ErrNotInCgroup is the helper's refusal when the command would run

@@ -1,30 +1,56 @@
 package helper
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/landlock-lsm/go-landlock/landlock"
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
 )
 
 // Landlock only grants: it cannot take a subtree back from a grant on its
 // parent. To keep hidden paths out, the grants are made on the siblings
 // along each hidden path instead of on their common parent; the
 // directories on the way get the listing right only.
+//
+// A grant is made on the file a descriptor refers to, and every
+// descriptor is opened component by component, each relative to its
+// parent's, with O_NOFOLLOW: a symlink among the siblings gets no grant
+// at all (a grant on it would be one on its target, $HOME say), and one
+// on the way to a granted path makes that grant fail closed. A link still
+// works where its target is granted on its own: Landlock judges the file
+// a path resolves to.
 
-// readExcept grants reading everything but the hidden paths.
-func readExcept(hidden []string) []landlock.Rule {
-	return grantExcept("/", hidden, landlock.RODirs, landlock.ROFiles)
+// grant grants access beneath path; nothing when path is missing or a
+// link, or a link is on its way.
+func (r ruleset) grant(path string, access uint64) error {
+	fd, err := openNoFollow(path, unix.O_PATH)
+	if err != nil {
+		return nil // nothing to grant: missing, or reached through a link
+	}
+	defer unix.Close(fd)
+	return r.addFD(fd, access)
 }
 
-// writeExcept grants reading and writing root but the hidden paths.
-func writeExcept(root string, hidden []string) []landlock.Rule {
-	rw := func(p ...string) landlock.FSRule { return landlock.RWDirs(p...).WithRefer() }
-	return grantExcept(root, hidden, rw, landlock.RWFiles)
+// addFD grants access beneath fd's file, unless that is a link.
+func (r ruleset) addFD(fd int, access uint64) error {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil
+	}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFLNK:
+		return nil
+	case unix.S_IFDIR:
+		return r.add(fd, access, true)
+	}
+	return r.add(fd, access, false)
 }
 
-func grantExcept(root string, hidden []string, dirRule, fileRule func(...string) landlock.FSRule) []landlock.Rule {
+// grantExcept grants access beneath root but the hidden paths.
+func (r ruleset) grantExcept(root string, hidden []string, access uint64) error {
 	var inside []string
 	for _, h := range hidden {
 		if h != root && within(h, root) {
@@ -32,7 +58,7 @@ func grantExcept(root string, hidden []string, dirRule, fileRule func(...string)
 		}
 	}
 	if len(inside) == 0 {
-		return []landlock.Rule{dirRule(root).IgnoreIfMissing()}
+		return r.grant(root, access)
 	}
 	ancestors := map[string]bool{}
 	for _, h := range inside {
@@ -43,7 +69,10 @@ func grantExcept(root string, hidden []string, dirRule, fileRule func(...string)
 			}
 		}
 	}
-	isHidden := func(p string) bool {
+	skip := func(p string) bool {
+		if ancestors[p] {
+			return true // has its own listing grant and its siblings'
+		}
 		for _, h := range inside {
 			if within(p, h) {
 				return true
@@ -51,52 +80,73 @@ func grantExcept(root string, hidden []string, dirRule, fileRule func(...string)
 		}
 		return false
 	}
-	var dirs, files, listOnly []string
 	for d := range ancestors {
-		listOnly = append(listOnly, d)
-		entries, err := os.ReadDir(d)
-		if err != nil {
-			continue
-		}
-		for _, e := range entries {
-			p := filepath.Join(d, e.Name())
-			if ancestors[p] || isHidden(p) {
-				continue
-			}
-			// A grant follows links: one leading into a hidden path, or
-			// above one, would grant it.
-			real, err := filepath.EvalSymlinks(p)
-			if err != nil || isHidden(real) || leadsTo(real, inside) {
-				continue
-			}
-			if st, err := os.Stat(p); err == nil && st.IsDir() {
-				dirs = append(dirs, p)
-			} else {
-				files = append(files, p)
-			}
+		if err := r.grantEntries(d, skip, access); err != nil {
+			return err
 		}
 	}
-	rules := []landlock.Rule{landlock.PathAccess(landlock.AccessFSSet(accessReadDir), listOnly...).IgnoreIfMissing()}
-	if len(dirs) > 0 {
-		rules = append(rules, dirRule(dirs...).IgnoreIfMissing())
-	}
-	if len(files) > 0 {
-		rules = append(rules, fileRule(files...).IgnoreIfMissing())
-	}
-	return rules
+	return nil
 }
 
-// accessReadDir is LANDLOCK_ACCESS_FS_READ_DIR.
-const accessReadDir = 1 << 3
-
-// leadsTo reports whether p is an ancestor of one of paths.
-func leadsTo(p string, paths []string) bool {
-	for _, h := range paths {
-		if h != p && strings.HasPrefix(h, strings.TrimSuffix(p, "/")+"/") {
-			return true
+// grantEntries grants listing dir, and access beneath each of its entries
+// but those skip names.
+func (r ruleset) grantEntries(dir string, skip func(string) bool, access uint64) error {
+	fd, err := openNoFollow(dir, unix.O_RDONLY|unix.O_DIRECTORY)
+	if err != nil {
+		return nil // missing, or reached through a link: no grant
+	}
+	f := os.NewFile(uintptr(fd), dir)
+	defer f.Close()
+	if err := r.add(fd, ll.AccessFSReadDir, true); err != nil {
+		return err
+	}
+	names, _ := f.Readdirnames(-1) // a listing cut short grants less
+	for _, name := range names {
+		if skip(filepath.Join(dir, name)) {
+			continue
+		}
+		efd, err := unix.Openat(fd, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			continue // gone since the listing
+		}
+		err = r.addFD(efd, access)
+		_ = unix.Close(efd)
+		if err != nil {
+			return err
 		}
 	}
-	return false
+	return nil
+}
+
+// openNoFollow opens the absolute path with flags, walking it from "/"
+// one component at a time, each opened relative to its parent with
+// O_NOFOLLOW: it fails (ELOOP, ENOTDIR) where a directory on the way is
+// a link, and with O_PATH it opens a final link itself, not its target.
+func openNoFollow(path string, flags int) (int, error) {
+	if !filepath.IsAbs(path) {
+		return -1, errors.New("not an absolute path: " + path)
+	}
+	parts := strings.Split(strings.TrimPrefix(filepath.Clean(path), "/"), "/")
+	if parts[0] == "" {
+		return unix.Open("/", flags|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	}
+	fd, err := unix.Open("/", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	for i, name := range parts {
+		fl := unix.O_PATH | unix.O_DIRECTORY
+		if i == len(parts)-1 {
+			fl = flags
+		}
+		next, err := unix.Openat(fd, name, fl|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		_ = unix.Close(fd)
+		if err != nil {
+			return -1, err
+		}
+		fd = next
+	}
+	return fd, nil
 }
 
 // within reports whether p is dir or below it.

@@ -1,0 +1,322 @@
+package codex
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"io/fs"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolgate/toolgate/internal/testbuild"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata from the Codex run")
+
+// The pinned Codex CLI (test.sh installs it) and the model whose classic
+// tool list it sends: Codex's default model sends no tools array (its
+// tools sit inside a JavaScript exec tool, "code mode").
+const (
+	codexVersion = "0.169.0"
+	codexModel   = "gpt-5.5"
+)
+
+// fixture is the workspace both runs start from.
+var fixture = map[string]string{
+	"notes.txt":   "alpha\nbeta\n",
+	"src/main.go": "package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n",
+	"old.txt":     "to be deleted\n",
+}
+
+// steps is the script: Codex's exec_command and its apply_patch (a
+// freeform tool, sent as a custom tool call), successes and failures.
+var steps = []step{
+	{Name: "exec_command", Args: `{"cmd":"echo hello"}`},
+	{Name: "exec_command", Args: `{"cmd":"cat notes.txt"}`},
+	{Name: "exec_command", Args: `{"cmd":"ls src; exit 3"}`},
+	{Name: "exec_command", Args: `{"cmd":"pwd","workdir":"src"}`},
+	{Name: "apply_patch", Input: "*** Begin Patch\n*** Add File: new.txt\n+fresh\n+lines\n*** End Patch"},
+	{Name: "apply_patch", Input: "*** Begin Patch\n*** Update File: notes.txt\n@@\n alpha\n-beta\n+gamma\n*** End Patch"},
+	{Name: "apply_patch", Input: "*** Begin Patch\n*** Update File: notes.txt\n@@\n-no such line\n+x\n*** End Patch"},
+	{Name: "apply_patch", Input: "*** Begin Patch\n*** Delete File: old.txt\n*** End Patch"},
+	{Name: "apply_patch", Input: "*** Begin Patch\n*** Update File: src/main.go\n@@ func main() {\n-\tprintln(\"hi\")\n+\tprintln(\"hello\")\n*** End Patch"},
+	{Name: "apply_patch", Input: "*** Begin Patch\n*** Add File: new.txt\n+replaced\n*** End Patch"},
+	{Name: "exec_command", Args: `{"cmd":"cat new.txt notes.txt"}`},
+}
+
+// The figures measured so far, which a change may only raise.
+const (
+	minSameOutputs = 0
+	minSameFiles   = 2
+)
+
+// codexCLI is the installed Codex CLI launcher.
+func codexCLI(t *testing.T) string {
+	t.Helper()
+	nm := os.Getenv("TOOLGATE_CODEX_DIR")
+	if nm == "" {
+		t.Skip("TOOLGATE_CODEX_DIR is not set; test.sh installs @openai/codex@" + codexVersion + " and sets it")
+	}
+	bin := filepath.Join(nm, ".bin", "codex")
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil || !strings.Contains(string(out), codexVersion) {
+		t.Fatalf("%s --version = %q, %v; want %s", bin, out, err, codexVersion)
+	}
+	return bin
+}
+
+func writeWorkspace(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range fixture {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// runCodex runs `codex exec --json` through the steps and returns the
+// requests it sent.
+func runCodex(t *testing.T, bin, ws string) []json.RawMessage {
+	t.Helper()
+	m, err := newMock(steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.close()
+	home := t.TempDir()
+	config := `model = "` + codexModel + `"
+model_provider = "mock"
+approval_policy = "never"
+sandbox_mode = "danger-full-access"
+
+[model_providers.mock]
+name = "mock"
+base_url = "` + m.URL + `"
+env_key = "TOOLGATE_CODEX_MOCK_KEY"
+wire_api = "responses"
+`
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "exec", "--json", "--skip-git-repo-check", "-C", ws, "follow the script")
+	cmd.Env = append(os.Environ(), "CODEX_HOME="+home, "TOOLGATE_CODEX_MOCK_KEY=test")
+	cmd.Stdin = strings.NewReader("")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("codex exec: %v\n%s", err, out)
+	}
+	return m.bodies()
+}
+
+// toolgate is a toolgate process serving ws.
+type toolgate struct{ url, token string }
+
+func startToolgate(t *testing.T, ws string) toolgate {
+	t.Helper()
+	bin := testbuild.Binary(t, testbuild.Toolgate)
+	cfg := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(cfg, []byte(`{"policy": {"allow_all": true}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	t.Cleanup(cancel)
+	const token = "codex-conformance-token"
+	cmd := exec.CommandContext(ctx, bin, "serve", "--addr", "127.0.0.1:0", "--workspace", ws, "--store", "memory",
+		"--log-format", "json", "--config", cfg)
+	cmd.Env = append(os.Environ(), "TOOLGATE_TOKEN="+token)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	buf := make([]byte, 0, 4096)
+	for {
+		chunk := make([]byte, 512)
+		n, err := out.Read(chunk)
+		buf = append(buf, chunk[:n]...)
+		if _, rest, ok := bytes.Cut(buf, []byte("toolgate listening on ")); ok {
+			if line, _, ok := bytes.Cut(rest, []byte("\n")); ok {
+				go func() { _, _ = bytes.NewBuffer(nil).ReadFrom(out) }()
+				return toolgate{url: string(line), token: token}
+			}
+		}
+		if err != nil {
+			t.Fatalf("toolgate did not start: %v\n%s", err, buf)
+		}
+	}
+}
+
+// run posts step n as a Responses item and returns its output item.
+func (tg toolgate) run(t *testing.T, n int) output {
+	t.Helper()
+	body, _ := json.Marshal([]any{steps[n].item(callID(n))})
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, tg.url+"/v1/sessions/default/messages", bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+tg.token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got struct {
+		Output []output `json:"output"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || resp.StatusCode != http.StatusOK || len(got.Output) != 1 {
+		t.Fatalf("step %d: status %d, %v, %+v", n, resp.StatusCode, err, got)
+	}
+	return got.Output[0]
+}
+
+// The figures that differ from run to run: Codex's wall time and output
+// chunk id, toolgate's durations.
+var (
+	wallTime = regexp.MustCompile(`Wall time: [0-9.]+ seconds`)
+	chunkID  = regexp.MustCompile(`Chunk ID: \w+`)
+	duration = regexp.MustCompile(`\b[0-9]+(\.[0-9]+)? ?(ms|s)\b`)
+)
+
+// normal is an output with the workspace path and timing figures
+// replaced, so that two runs on two workspaces compare.
+func normal(text, ws string) string {
+	text = strings.ReplaceAll(text, ws, "$WORKSPACE")
+	text = wallTime.ReplaceAllString(text, "Wall time: N seconds")
+	text = chunkID.ReplaceAllString(text, "Chunk ID: N")
+	return duration.ReplaceAllString(text, "N$2")
+}
+
+// files reads a workspace's files, by slash path.
+func files(t *testing.T, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(root, p)
+		out[filepath.ToSlash(rel)] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestCodexConformance runs the script through the real Codex CLI and
+// through toolgate, and reports how many outputs and files are the same,
+// which may not fall below the figures measured before. Codex's tool list and outputs are kept in
+// testdata (go test -update rewrites them), so a change in the pinned
+// CLI's shapes shows.
+func TestCodexConformance(t *testing.T) {
+	bin := codexCLI(t)
+	wsCodex, wsTG := writeWorkspace(t), writeWorkspace(t)
+	requests := runCodex(t, bin, wsCodex)
+	if len(requests) != len(steps)+1 {
+		t.Fatalf("codex sent %d requests, want %d (one per step and the last)", len(requests), len(steps)+1)
+	}
+	var first struct {
+		Model string            `json:"model"`
+		Tools []json.RawMessage `json:"tools"`
+	}
+	if err := json.Unmarshal(requests[0], &first); err != nil || first.Model != codexModel {
+		t.Fatalf("first request: model %q, %v", first.Model, err)
+	}
+	codexOut := outputs(requests, len(steps))
+	for n, o := range codexOut {
+		if o.Type == "" {
+			t.Fatalf("codex sent no output for step %d (%s)", n, steps[n].Name)
+		}
+	}
+	checkRecord(t, "tools.json", first.Tools)
+	normalized := make([]map[string]string, len(steps))
+	for n, o := range codexOut {
+		normalized[n] = map[string]string{"type": o.Type, "output": normal(o.text(), wsCodex)}
+	}
+	checkRecord(t, "outputs.json", normalized)
+
+	tg := startToolgate(t, wsTG)
+	same := 0
+	for n := range steps {
+		got := tg.run(t, n)
+		want := normalized[n]["output"]
+		if g := normal(got.text(), wsTG); got.Type == codexOut[n].Type && g == want {
+			same++
+		} else {
+			t.Logf("step %d %s differs:\n codex:    %q\n toolgate: %q (%s)", n, steps[n].Name, want, g, got.Type)
+		}
+	}
+	a, b := files(t, wsCodex), files(t, wsTG)
+	names := slices.Sorted(func(yield func(string) bool) {
+		seen := map[string]bool{}
+		for _, m := range []map[string]string{a, b} {
+			for k := range m {
+				if !seen[k] && !yield(k) {
+					return
+				}
+				seen[k] = true
+			}
+		}
+	})
+	sameFiles := 0
+	for _, name := range names {
+		ca, okA := a[name]
+		cb, okB := b[name]
+		if okA == okB && ca == cb {
+			sameFiles++
+		} else {
+			t.Logf("file %s differs: codex %q (%v), toolgate %q (%v)", name, ca, okA, cb, okB)
+		}
+	}
+	t.Logf("codex %s (%s) vs toolgate: %d of %d outputs identical, %d of %d files identical",
+		codexVersion, codexModel, same, len(steps), sameFiles, len(names))
+	if same < minSameOutputs || sameFiles < minSameFiles {
+		t.Errorf("identical outputs %d, files %d: fewer than the %d and %d measured before", same, sameFiles, minSameOutputs, minSameFiles)
+	}
+}
+
+// checkRecord compares v with testdata/name, or writes it there with
+// -update.
+func checkRecord(t *testing.T, name string, v any) {
+	t.Helper()
+	got, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, append(got, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -update records it)", err)
+	}
+	if string(bytes.TrimSpace(want)) != string(got) {
+		t.Errorf("codex's %s changed from testdata/%s (go test -update rewrites it):\n%s", name, name, got)
+	}
+}

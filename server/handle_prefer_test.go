@@ -1,0 +1,143 @@
+package server
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolgate/toolgate/api"
+)
+
+// sendPrefer posts body with a Prefer header and returns the response,
+// its body read.
+func sendPrefer(t *testing.T, f *fixture, path, prefer string, body any) (*http.Response, []byte) {
+	t.Helper()
+	b, _ := json.Marshal(body)
+	req, err := http.NewRequestWithContext(t.Context(), "POST", f.url+path, strings.NewReader(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+flowToken)
+	req.Header.Set("Content-Type", "application/json")
+	if prefer != "" {
+		req.Header.Set("Prefer", prefer)
+	}
+	resp, err := f.ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, data
+}
+
+// TestPreferRespondAsyncAnswersAWaitingCall: a curl user posting a write
+// that needs approval with Prefer: respond-async hears at once (202) which
+// call waits and where to decide it; the call goes on, and deciding it at
+// the given link runs it, its result then at the call's URL. Without the
+// header the request would wait for the decision (the client's timeout
+// bounds this test).
+func TestPreferRespondAsyncAnswersAWaitingCall(t *testing.T) {
+	f := scopeServer(t)
+	resp, body := sendPrefer(t, f, "/v1/tool_use", "respond-async",
+		toolUse("toolu_p1", "write_to_file", map[string]any{"path": "a.txt", "content": "new\n"}))
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("status %d, want 202: %s", resp.StatusCode, body)
+	}
+	var p api.PendingResponse
+	if err := json.Unmarshal(body, &p); err != nil {
+		t.Fatal(err)
+	}
+	want := "/v1/sessions/default/calls/toolu_p1"
+	if p.Waiting.ToolUseID != "toolu_p1" || p.Waiting.State != api.StateAwaitingApproval || p.Waiting.CallURL != want ||
+		p.Waiting.DecisionURL != want+"/decision" || p.Waiting.Approval == nil || p.Waiting.Name != "write_to_file" {
+		t.Fatalf("pending = %+v", p)
+	}
+	if resp.Header.Get("Preference-Applied") != "respond-async" || resp.Header.Get("Location") != want {
+		t.Errorf("headers: Preference-Applied %q, Location %q", resp.Header.Get("Preference-Applied"), resp.Header.Get("Location"))
+	}
+	if got := readFile(t, f, "a.txt"); got != "old\n" {
+		t.Fatalf("a.txt = %q before the decision", got)
+	}
+	if status, body := send(t, f, flowToken, "POST", p.Waiting.DecisionURL, map[string]any{"decision": "approve"}); status != http.StatusOK {
+		t.Fatalf("decision: %d %s", status, body)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		status, body := send(t, f, flowToken, "GET", p.Waiting.CallURL, nil)
+		var c api.CallResponse
+		_ = json.Unmarshal(body, &c)
+		if status == http.StatusOK && c.Call.State == api.StateDone {
+			if c.Call.Status != api.StatusSucceeded || c.Result == nil {
+				t.Fatalf("call after approval: %s", body)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the approved call did not finish: %d %s", status, body)
+		}
+		time.Sleep(20 * time.Millisecond) // a poll with a deadline, as a client of call_url would
+	}
+	if got := readFile(t, f, "a.txt"); got != "new\n" {
+		t.Errorf("a.txt = %q after the approval", got)
+	}
+}
+
+// TestPreferWaitAnswersAMessage: wait=N on a message answers 202 once a
+// call has waited N seconds, naming the message's calls; a message whose
+// calls need nobody is answered whole (200) whatever the preference.
+func TestPreferWaitAnswersAMessage(t *testing.T) {
+	f := scopeServer(t)
+	resp, body := sendPrefer(t, f, "/v1/sessions/default/messages", "wait=1", assistant(
+		toolUse("toolu_r1", "read_file", map[string]any{"path": "a.txt"}),
+		toolUse("toolu_w2", "write_to_file", map[string]any{"path": "a.txt", "content": "x\n"})))
+	if resp.StatusCode != http.StatusAccepted || resp.Header.Get("Preference-Applied") != "wait=1" {
+		t.Fatalf("status %d, Preference-Applied %q: %s", resp.StatusCode, resp.Header.Get("Preference-Applied"), body)
+	}
+	var p api.PendingResponse
+	if err := json.Unmarshal(body, &p); err != nil {
+		t.Fatal(err)
+	}
+	if p.Waiting.ToolUseID != "toolu_w2" || len(p.Calls) != 2 || p.Calls[0].ToolUseID != "toolu_r1" || p.MessageID == "" {
+		t.Fatalf("pending = %+v", p)
+	}
+
+	resp, body = sendPrefer(t, f, "/v1/sessions/default/messages", "respond-async", assistant(
+		toolUse("toolu_r2", "read_file", map[string]any{"path": "a.txt"})))
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Preference-Applied") != "" {
+		t.Fatalf("a message needing nobody: %d %s", resp.StatusCode, body)
+	}
+	var m api.MessageResponse
+	if err := json.Unmarshal(body, &m); err != nil || len(m.Calls) != 1 || m.Calls[0].Status != api.StatusSucceeded {
+		t.Fatalf("message = %s (%v)", body, err)
+	}
+}
+
+func TestPreferenceOf(t *testing.T) {
+	for _, c := range []struct {
+		header string
+		want   preference
+		ok     bool
+	}{
+		{"respond-async", preference{async: true}, true},
+		{"respond-async, wait=5", preference{async: true, wait: 5 * time.Second}, true},
+		{"wait=10", preference{wait: 10 * time.Second}, true},
+		{"wait=-1", preference{}, false},
+		{"wait=999999", preference{}, false},
+		{"return=minimal", preference{}, false},
+		{"", preference{}, false},
+	} {
+		r, _ := http.NewRequest("POST", "/", nil)
+		r.Header.Set("Prefer", c.header)
+		got, ok := preferenceOf(r)
+		if got != c.want || ok != c.ok {
+			t.Errorf("Prefer %q = %+v %v, want %+v %v", c.header, got, ok, c.want, c.ok)
+		}
+	}
+}
