@@ -239,8 +239,8 @@ type pathRef struct {
 	// given is the path as the call gave it when that was absolute (a
 	// native Cline call's absolutePath), which Cline's refusals name.
 	given string
-	abs string     // the absolute path, for rules rooted at "/" (//path, ~/path)
-	dir *dirLookup // whether it names a directory, looked up once when asked
+	abs   string     // the absolute path, for rules rooted at "/" (//path, ~/path)
+	dir   *dirLookup // whether it names a directory, looked up once when asked
 }
 
 // isDir reports whether the path names a directory (through symlinks), as
