@@ -29,6 +29,9 @@ func (c *Coordinator) ignoreBlock(m *ignore.Matcher, s *subject) ([]string, bool
 			shown = fmt.Sprintf("%s (a link to %s)", p.rel, real)
 		}
 		if r.Source == ".clineignore" {
+			if p.given != "" && shown == p.rel {
+				shown = p.given
+			}
 			// Cline's own words (ReadFileToolHandler and the other path
 			// tools; ExecuteCommandToolHandler for a command), alone as
 			// Cline answers: the rule is in the audit log's decision.

@@ -31,7 +31,11 @@ func (c *Coordinator) buildSubject(t *tool.Tool, in any, raw json.RawMessage) (*
 	}
 	for _, p := range t.Paths(in) {
 		if rel, err := c.workspace.Rel(p); err == nil {
-			s.paths = append(s.paths, c.pathRef(rel))
+			ref := c.pathRef(rel)
+			if filepath.IsAbs(p) {
+				ref.given = filepath.Clean(p)
+			}
+			s.paths = append(s.paths, ref)
 		}
 	}
 	var line tool.CommandLine
@@ -232,8 +236,11 @@ type subject struct {
 // pathRef is a workspace-relative path and whether it names a directory.
 type pathRef struct {
 	rel string
-	abs string     // the absolute path, for rules rooted at "/" (//path, ~/path)
-	dir *dirLookup // whether it names a directory, looked up once when asked
+	// given is the path as the call gave it when that was absolute (a
+	// native Cline call's absolutePath), which Cline's refusals name.
+	given string
+	abs   string     // the absolute path, for rules rooted at "/" (//path, ~/path)
+	dir   *dirLookup // whether it names a directory, looked up once when asked
 }
 
 // isDir reports whether the path names a directory (through symlinks), as

@@ -21,7 +21,8 @@ import (
 // integers and booleans typed. Each must run as the XML form does.
 func TestClineNativeToolCalls(t *testing.T) {
 	fx := newFixture(t, fixtureOptions{
-		files:  map[string]string{"app.py": "x = 1\n", "both.txt": "old\n", "lines.txt": "a\nb\nc\n", "dir/f.txt": "f\n"},
+		files: map[string]string{"app.py": "x = 1\n", "both.txt": "old\n", "lines.txt": "a\nb\nc\n", "dir/f.txt": "f\n",
+			".clineignore": "secret.txt\n", "secret.txt": "s\n"},
 		config: coordinator.Config{PolicyConfig: coordinator.PolicyConfig{AllowAll: true}},
 		server: Config{Token: testToken},
 	})
@@ -38,6 +39,7 @@ func TestClineNativeToolCalls(t *testing.T) {
 		use("w2", "write_to_file", map[string]any{"path": "both.txt", "absolutePath": abs("elsewhere.txt"), "content": "new\n"}),
 		use("w3", "write_to_file", map[string]any{"path": "", "absolutePath": abs("empty-path.txt"), "content": "e\n"}),
 		use("w4", "write_to_file", map[string]any{"absolutePath": "/etc/toolgate-outside.txt", "content": "no\n"}),
+		use("w5", "write_to_file", map[string]any{"absolutePath": abs("secret.txt"), "content": "no\n"}),
 		use("p1", "apply_patch", map[string]any{"input": patch}),
 		use("r1", "read_file", map[string]any{"path": "lines.txt", "start_line": 2, "end_line": 2}),
 		use("l1", "list_files", map[string]any{"path": ".", "recursive": true}),
@@ -60,6 +62,10 @@ func TestClineNativeToolCalls(t *testing.T) {
 	}
 	if status["w4"] != api.StatusFailed || !strings.Contains(text["w4"], "outside the workspace") {
 		t.Errorf("w4 (absolutePath outside the workspace): %s %q, want failed, outside the workspace", status["w4"], text["w4"])
+	}
+	// Cline names a path .clineignore blocks as the model gave it.
+	if want := "Access to " + abs("secret.txt") + " is blocked by the .clineignore file settings."; status["w5"] != api.StatusDenied || !strings.Contains(text["w5"], want) {
+		t.Errorf("w5 (absolutePath .clineignore blocks): %s %q, want denied with %q", status["w5"], text["w5"], want)
 	}
 	for path, want := range map[string]string{"new/created.txt": "made\n", "app.py": "x = 2\n", "both.txt": "new\n",
 		"empty-path.txt": "e\n", "patched.txt": "patched\n"} {

@@ -22,8 +22,10 @@ import (
 //     REQUIRED", the focus chain's), which the task adds every few
 //     results: about the conversation, not a tool result.
 //  5. The "(tool did not return anything)" block the ToolExecutor pushes
-//     after a handler that already pushed its error and returned nothing:
-//     its own bookkeeping, not a tool result.
+//     after a handler that already pushed its error and returned nothing,
+//     and a block equal to the one before it (in native mode a refusal is
+//     pushed twice, once for the streamed partial call and once for the
+//     whole): its own bookkeeping, not a tool result.
 //  6. The "result missing" tool message Cline's OpenAI message converter
 //     answers a native tool call with, its result being in the user
 //     message that follows (normalised by rules 2 to 5).
@@ -66,10 +68,11 @@ func clineResult(msgs []chatMessage, ws string) string {
 				continue // rule 2
 			}
 			t = resultPrefix.ReplaceAllString(t, "") // rule 2
-			if t == "(tool did not return anything)" {
+			t = normalise(t, ws)
+			if t == "(tool did not return anything)" || len(parts) > 0 && parts[len(parts)-1] == t {
 				continue // rule 5
 			}
-			parts = append(parts, normalise(t, ws))
+			parts = append(parts, t)
 		}
 	}
 	return strings.Join(parts, blockSeparator)
