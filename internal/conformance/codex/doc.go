@@ -4,4 +4,3 @@
 // workspace, and the outputs and the files are compared. It imports no
 // layer of toolgate.
 package codex
-
