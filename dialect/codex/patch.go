@@ -78,7 +78,9 @@ var failedHunk = regexp.MustCompile(`^\*\*\* Update File: (.+?): hunk (\d+) `)
 // patchFailure words a refused patch as Codex's verification does: a
 // hunk whose lines are not in the file gives the file's absolute path and
 // the lines it expected; a file to update that does not exist, the read
-// error. Other refusals keep toolgate's text after Codex's prefix.
+// error. Other refusals of the patch keep toolgate's text after Codex's
+// prefix; a call that never got to the patch (denied, cancelled) keeps
+// toolgate's answer.
 func patchFailure(res tool.Result, code, dir string, ops []patch.FileOp) tool.Result {
 	text := res.LastText()
 	abs := func(p string) string {
@@ -105,10 +107,17 @@ func patchFailure(res tool.Result, code, dir string, ops []patch.FileOp) tool.Re
 			}
 		}
 	}
-	if text == "" {
+	if text == "" || !patchCodes[code] {
 		return res
 	}
 	return tool.ErrorResult("apply_patch verification failed: " + text)
+}
+
+// patchCodes are the refusals of a patch itself, which Codex reports as
+// a failed verification.
+var patchCodes = map[string]bool{
+	api.ToolCodeInvalidPatch: true, api.ToolCodeHunkFailed: true, api.ToolCodeNotFound: true, api.ToolCodeFileExists: true,
+	api.ToolCodeBinaryFile: true, api.ToolCodeIsDirectory: true, api.ToolCodeNotRegular: true, api.ToolCodeFileChanged: true,
 }
 
 // ViewImageInput is Codex's view_image.
