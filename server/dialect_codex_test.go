@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -19,7 +20,8 @@ import (
 // Codex changes them, and the outputs read as Codex's. The codex pool
 // holds Codex's names and none of the registry's.
 func TestCodexDialect(t *testing.T) {
-	ts, dir := newDialectServer(t, coordinator.Config{}, map[string]string{"a.txt": "old\n", "n.txt": "alpha\n"})
+	png := "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89"
+	ts, dir := newDialectServer(t, coordinator.Config{}, map[string]string{"a.txt": "old\n", "n.txt": "alpha\n", "p.png": png})
 	pool := toolNames(decodeBody[api.ToolsResponse](t, ts.do(t, http.MethodGet, "/v1/tools?dialect=codex", nil), http.StatusOK).Tools)
 	for _, n := range []string{"exec_command", "write_stdin", "apply_patch", "view_image"} {
 		if !slices.Contains(pool, n) {
@@ -40,27 +42,33 @@ func TestCodexDialect(t *testing.T) {
 
 	s := newSessionOf(t, ts, map[string]any{"dialect": "codex", "permissions": map[string]any{"allow": []string{"execute_command", "patch_files"}}})
 	items := []any{
-		map[string]any{"type": "custom_tool_call", "id": "ctc_1", "call_id": "c1", "name": "apply_patch", "input": "*** Begin Patch\n*** Add File: a.txt\n+new\n*** End Patch"},
-		map[string]any{"type": "custom_tool_call", "id": "ctc_2", "call_id": "c2", "name": "apply_patch", "input": "*** Begin Patch\n*** Update File: n.txt\n@@\n-beta\n+x\n*** End Patch"},
-		map[string]any{"type": "function_call", "id": "fc_3", "call_id": "c3", "name": "write_stdin", "arguments": `{"session_id":1,"chars":"y"}`},
-		// Last: a non-zero exit cancels the calls after it in the same
-		// message (cascade_tools).
-		map[string]any{"type": "function_call", "id": "fc_4", "call_id": "c4", "name": "exec_command", "arguments": `{"cmd":"cat n.txt; exit 2"}`},
+		// First: a non-zero exit cancels none of the message's other
+		// calls, as Codex runs them independently.
+		map[string]any{"type": "function_call", "id": "fc_1", "call_id": "c1", "name": "exec_command", "arguments": `{"cmd":"cat n.txt; exit 2"}`},
+		map[string]any{"type": "custom_tool_call", "id": "ctc_2", "call_id": "c2", "name": "apply_patch", "input": "*** Begin Patch\n*** Add File: a.txt\n+new\n*** End Patch"},
+		map[string]any{"type": "custom_tool_call", "id": "ctc_3", "call_id": "c3", "name": "apply_patch", "input": "*** Begin Patch\n*** Update File: n.txt\n@@\n-beta\n+x\n*** End Patch"},
+		map[string]any{"type": "function_call", "id": "fc_4", "call_id": "c4", "name": "write_stdin", "arguments": `{"session_id":1,"chars":"y"}`},
 	}
 	got := decodeBody[functionOutputs](t, ts.do(t, http.MethodPost, "/v1/sessions/"+s.ID+"/messages", items), http.StatusOK)
 	if len(got.Output) != 4 {
 		t.Fatalf("output = %+v", got.Output)
 	}
 	want := []*regexp.Regexp{
+		regexp.MustCompile(`^Chunk ID: [0-9a-f]{6}\nWall time: [0-9.]+ seconds\nProcess exited with code 2\nOriginal token count: 2\nOutput:\nalpha\n$`),
 		regexp.MustCompile(`^Exit code: 0\nWall time: [0-9.]+ seconds\nOutput:\nSuccess. Updated the following files:\nA a.txt\n$`),
 		regexp.MustCompile(`^apply_patch verification failed: Failed to find expected lines in ` + regexp.QuoteMeta(filepath.Join(dir, "n.txt")) + `:\nbeta$`),
 		regexp.MustCompile(`^write_stdin failed: Unknown process id 1: `),
-		regexp.MustCompile(`^Chunk ID: [0-9a-f]{6}\nWall time: [0-9.]+ seconds\nProcess exited with code 2\nOriginal token count: 2\nOutput:\nalpha\n$`),
 	}
 	for i, re := range want {
 		if text := outputText(got.Output[i]); !re.MatchString(text) {
 			t.Errorf("output %d = %q, want %v", i, text, re)
 		}
+	}
+	img := decodeBody[functionOutputs](t, ts.do(t, http.MethodPost, "/v1/sessions/"+s.ID+"/messages", []any{
+		map[string]any{"type": "function_call", "id": "fc_5", "call_id": "c5", "name": "view_image", "arguments": `{"path":"p.png"}`},
+	}), http.StatusOK)
+	if items, ok := img.Output[0].Output.([]any); !ok || !strings.Contains(fmt.Sprint(items), "input_image") {
+		t.Errorf("view_image output = %+v, want an input_image item", img.Output[0].Output)
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "a.txt")); err != nil || string(b) != "new\n" {
 		t.Errorf("a.txt = %q, %v: *** Add File: replaces a file in Codex", b, err)

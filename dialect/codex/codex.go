@@ -14,9 +14,11 @@ import (
 )
 
 // Dialect is the Codex CLI's tool set. Its mappings word the results
-// themselves, so handlers answer it plainly.
+// themselves, so handlers answer it plainly; Codex runs a turn's parallel
+// calls independently, so a command that exits non-zero (grep finding
+// nothing) cancels none of the others.
 func Dialect() tool.Dialect {
-	return tool.Dialect{Name: api.DialectCodex, PlainResults: true, Tools: []*tool.DialectTool{
+	return tool.Dialect{Name: api.DialectCodex, PlainResults: true, IndependentCalls: true, Tools: []*tool.DialectTool{
 		execCommand(), writeStdin(), applyPatch(), viewImage(),
 		clientTool("request_user_input", "Request user input for one to three short questions and wait for the response.", "ask_followup_question"),
 		clientTool("get_goal", "Get the current goal for this thread.", "todo_write"),
