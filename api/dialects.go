@@ -10,10 +10,13 @@ const (
 	DialectCline      Dialect = "cline"
 	DialectClaudeCode Dialect = "claude_code"
 	DialectAnthropic  Dialect = "anthropic"
+	DialectCodex      Dialect = "codex"
 )
 
 // Dialects lists every dialect, the default first.
-func Dialects() []Dialect { return []Dialect{DialectCline, DialectClaudeCode, DialectAnthropic} }
+func Dialects() []Dialect {
+	return []Dialect{DialectCline, DialectClaudeCode, DialectAnthropic, DialectCodex}
+}
 
 // ValidDialect reports whether d names a dialect ("" counts: it means the
 // default or "unchanged").

@@ -55,6 +55,17 @@ func (c *Coordinator) plainResults(d api.Dialect) bool {
 	return false
 }
 
+// independentCalls reports whether a failed call in dialect d leaves its
+// siblings running (Dialect.IndependentCalls).
+func (c *Coordinator) independentCalls(d api.Dialect) bool {
+	for _, x := range c.dialectList {
+		if x.Name == d {
+			return x.IndependentCalls
+		}
+	}
+	return false
+}
+
 // dialectTools lists a dialect's tools in the order it declared them.
 func (c *Coordinator) dialectTools(d api.Dialect) []*tool.DialectTool {
 	if x := c.dialect(d); x != nil {

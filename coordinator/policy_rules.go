@@ -207,7 +207,7 @@ func (r *permRule) matchesName(s *subject) bool {
 var claudeCodeRuleTools = map[string][]string{
 	"Bash":         {"execute_command", "shell_session"},
 	"Read":         {"read_file", "read_lines", "list_files", "search_files", "list_code_definition_names", "glob_files", "grep_files", "list_tree"},
-	"Edit":         {"replace_in_file", "write_to_file", "new_rule", "write_file", "edit_text", "notebook_edit", "apply_patch"},
+	"Edit":         {"replace_in_file", "write_to_file", "new_rule", "write_file", "edit_text", "notebook_edit", "apply_patch", "patch_files"},
 	"Write":        {"write_to_file", "new_rule", "write_file"},
 	"MultiEdit":    {"edit_text"},
 	"NotebookEdit": {"notebook_edit"},

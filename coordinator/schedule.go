@@ -68,6 +68,9 @@ type scheduler struct {
 
 func (c *Coordinator) newScheduler(s *Session, msgID string) *scheduler {
 	sc := &scheduler{c: c, s: s, msgID: msgID, max: c.cfg.MaxConcurrency, cascade: c.cfg.CascadeTools}
+	if c.independentCalls(s.Dialect()) {
+		sc.cascade = nil
+	}
 	sc.tasks, sc.queue, sc.running = sc.tasks1[:0], sc.queue1[:0], sc.running1[:0]
 	return sc
 }

@@ -5,6 +5,7 @@ import (
 	"github.com/toolgate/toolgate/dialect/anthropic"
 	"github.com/toolgate/toolgate/dialect/claudecode"
 	"github.com/toolgate/toolgate/dialect/cline"
+	"github.com/toolgate/toolgate/dialect/codex"
 )
 
 // All is every dialect toolgate speaks, the default (Cline's) first: the
@@ -14,5 +15,6 @@ func All() []tool.Dialect {
 		cline.Dialect(),
 		claudecode.Dialect(),
 		anthropic.Dialect(),
+		codex.Dialect(),
 	}
 }

@@ -31,10 +31,10 @@ func newApplyPatch(name string, env tool.Env) *tool.Tool {
 			"Every file of the patch changes, or none does: a hunk that does not apply leaves the workspace untouched and the " +
 			"error shows the closest region. Files changed on disk since you last read them are refused (file_changed).",
 		Run: func(ctx context.Context, call *tool.Call, in *ApplyPatchInput) (tool.Result, error) {
-			return applyPatch(call, in.Input, env.OmitFinalFileContent)
+			return applyPatch(call, in.Input, false, env.OmitFinalFileContent)
 		},
 		Preview: func(ctx context.Context, call *tool.Call, in *ApplyPatchInput) (string, error) {
-			plan, err := planPatch(call, in.Input, nil)
+			plan, err := planPatch(call, in.Input, false, nil)
 			if err != nil {
 				return "", err
 			}
@@ -67,14 +67,15 @@ type patchPlan struct {
 // against what the session last saw before its hunks are tried, so a
 // stale file is reported as file_changed rather than as a hunk that does
 // not match; the preview passes nil.
-func planPatch(call *tool.Call, text string, files *tool.FileMemory) (*patchPlan, error) {
+// With addReplaces an Add section may replace an existing file.
+func planPatch(call *tool.Call, text string, addReplaces bool, files *tool.FileMemory) (*patchPlan, error) {
 	ops, err := patch.Parse(text)
 	if err != nil {
 		return nil, tool.Errorf(api.ToolCodeInvalidPatch, "%v. No file was changed.", err)
 	}
 	plan := &patchPlan{}
 	for _, op := range ops {
-		c, fuzz, err := planChange(call.Workspace, files, op)
+		c, fuzz, err := planChange(call.Workspace, files, op, addReplaces)
 		if err != nil {
 			return nil, err
 		}
@@ -89,7 +90,7 @@ func planPatch(call *tool.Call, text string, files *tool.FileMemory) (*patchPlan
 
 // planChange loads the file one section names and computes its new
 // content.
-func planChange(ws *tool.Workspace, files *tool.FileMemory, op patch.FileOp) (patchChange, int, error) {
+func planChange(ws *tool.Workspace, files *tool.FileMemory, op patch.FileOp, addReplaces bool) (patchChange, int, error) {
 	c := patchChange{op: op}
 	src, err := loadTarget(ws, op.Path)
 	if err != nil {
@@ -101,7 +102,7 @@ func planChange(ws *tool.Workspace, files *tool.FileMemory, op patch.FileOp) (pa
 	c.src = src
 	switch op.Kind {
 	case patch.Add:
-		if src.exists {
+		if src.exists && !addReplaces {
 			return c, 0, tool.Errorf(api.ToolCodeFileExists, "*** Add File: %s: the file already exists; use *** Update File: to change it. No file was changed.", src.rel)
 		}
 		c.content = []byte(op.Content)
@@ -188,12 +189,12 @@ func (p *patchPlan) diff() string {
 
 // applyPatch plans the patch, checks every file the session knows against
 // what it last saw, and writes all files or none.
-func applyPatch(call *tool.Call, text string, omitBody bool) (tool.Result, error) {
+func applyPatch(call *tool.Call, text string, addReplaces, omitBody bool) (tool.Result, error) {
 	// Planning, the stale checks and the writes are one step under the
 	// edit locks of every file the patch names, as in editFile.
 	unlock := call.Workspace.LockForEdit(patch.Paths(text)...)
 	defer unlock()
-	plan, err := planPatch(call, text, call.Files)
+	plan, err := planPatch(call, text, addReplaces, call.Files)
 	if err != nil {
 		return tool.Result{}, err
 	}

@@ -51,6 +51,7 @@ func Default() []tool.Registration {
 		{Name: "shell_output", Factory: newShellOutput, Internal: true},
 		{Name: "kill_shell", Factory: newKillShell, Internal: true},
 		{Name: "shell_session", Factory: newShellSession, Internal: true},
+		{Name: "patch_files", Factory: newPatchFiles, Internal: true},
 	}
 }
 

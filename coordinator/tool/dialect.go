@@ -34,6 +34,10 @@ type Dialect struct {
 	// mappings' Result), so handlers leave out the registry's client
 	// texts.
 	PlainResults bool
+	// IndependentCalls keeps a failed call of the dialect's sessions from
+	// cancelling the other calls of its message (cascade_tools): the
+	// client runs parallel calls independently, a non-zero exit included.
+	IndependentCalls bool
 }
 
 // DialectTool is one tool of a dialect.

@@ -1,0 +1,230 @@
+package codex
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
+	"github.com/toolgate/toolgate/handlers"
+)
+
+// mapCall decodes raw as the named codex tool's input and maps it, in a
+// workspace of its own.
+func mapCall(t *testing.T, name, raw string) (tool.Mapping, tool.MapEnv, error) {
+	t.Helper()
+	ws, err := tool.OpenWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := tool.MapEnv{Workspace: ws, Has: func(string) bool { return true }}
+	for _, dt := range Dialect().Tools {
+		if dt.Name == name {
+			in := dt.NewInput()
+			if err := json.Unmarshal([]byte(raw), in); err != nil {
+				t.Fatal(err)
+			}
+			m, err := dt.Map(env, in)
+			return m, env, err
+		}
+	}
+	t.Fatalf("the codex dialect has no tool %s", name)
+	return tool.Mapping{}, env, nil
+}
+
+// code is a mapping error's tool code.
+func code(err error) string {
+	var te *tool.ToolError
+	if errors.As(err, &te) {
+		return te.Code
+	}
+	return ""
+}
+
+// codexExec is the layout of Codex's exec_command output, with the chunk
+// id and the wall time as patterns.
+func codexExec(status string, tokens, output string) *regexp.Regexp {
+	return regexp.MustCompile(`^Chunk ID: [0-9a-f]{6}\nWall time: [0-9]+\.[0-9]{4} seconds\n` + regexp.QuoteMeta(status) +
+		`\nOriginal token count: ` + tokens + `\nOutput:\n` + regexp.QuoteMeta(output) + `$`)
+}
+
+// TestExecCommand: exec_command runs as execute_command in its workdir,
+// and its result reads as Codex's unified exec output: exit code, token
+// count (four bytes a token) and the output with its last line end.
+func TestExecCommand(t *testing.T) {
+	m, _, err := mapCall(t, "exec_command", `{"cmd":"ls; exit 3","workdir":"src","tty":false,"yield_time_ms":1000}`)
+	if err != nil || m.Tool != "execute_command" {
+		t.Fatalf("mapping %+v, %v", m, err)
+	}
+	// The input as the coordinator hands it on: JSON.
+	raw, _ := json.Marshal(m.Input)
+	if want := `{"command":"ls; exit 3","requires_approval":false,"timeout":300,"cwd":"src"}`; string(raw) != want {
+		t.Errorf("execute_command input %s, want %s", raw, want)
+	}
+	for _, tc := range []struct {
+		text, code string
+		want       *regexp.Regexp
+	}{
+		{"Command executed successfully (exit code 0).\nOutput:\nhello", "", codexExec("Process exited with code 0", "2", "hello\n")},
+		{"Command failed with exit code 3.\nOutput:\nmain.go", api.ToolCodeExitStatus, codexExec("Process exited with code 3", "2", "main.go\n")},
+		{"Command executed successfully (exit code 0).", "", codexExec("Process exited with code 0", "0", "")},
+	} {
+		got := m.Result(tool.TextResult(tc.text), tc.code).LastText()
+		if !tc.want.MatchString(got) {
+			t.Errorf("%q became %q, want %v", tc.text, got, tc.want)
+		}
+	}
+	// A refusal before the command ran keeps toolgate's words.
+	refused := tool.ErrorResult("cwd src is not a directory.")
+	if got := m.Result(refused, api.ToolCodeNotDirectory).LastText(); got != refused.LastText() {
+		t.Errorf("refusal became %q", got)
+	}
+}
+
+// TestExecCommandBudget: max_output_tokens keeps the output's head and
+// tail, counting the tokens left out; the token count is the whole
+// output's.
+func TestExecCommandBudget(t *testing.T) {
+	m, _, err := mapCall(t, "exec_command", `{"cmd":"seq 100","max_output_tokens":2}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := strings.Repeat("x", 40) + "\n"
+	got := m.Result(tool.TextResult("Command executed successfully (exit code 0).\nOutput:\n"+out), "").LastText()
+	if !strings.Contains(got, "Original token count: 11\n") || !strings.HasSuffix(got, "Output:\nxxxx…9 tokens truncated…xxx\n") {
+		t.Errorf("budgeted output %q", got)
+	}
+}
+
+// TestExecCommandTimedOut: a command killed at toolgate's limit says so
+// in Codex's layout, with the output so far.
+func TestExecCommandTimedOut(t *testing.T) {
+	m, _, err := mapCall(t, "exec_command", `{"cmd":"sleep 1000"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := m.Result(tool.ErrorResult("partial"), api.ToolCodeTimedOut).LastText()
+	if !strings.Contains(got, "Process killed after running for 300 seconds") || !strings.HasSuffix(got, "Output:\npartial\n") {
+		t.Errorf("timed out: %q", got)
+	}
+}
+
+// TestApplyPatch: apply_patch's text goes to patch_files with Add
+// replacing a file, and the answer lists the files as Codex does: added,
+// modified (a move under its new path), deleted.
+func TestApplyPatch(t *testing.T) {
+	p := "*** Begin Patch\n*** Delete File: old.txt\n*** Update File: a.txt\n*** Move to: b.txt\n@@\n-x\n+y\n*** Add File: new.txt\n+n\n*** Update File: c.txt\n@@\n-p\n+q\n*** End Patch"
+	raw, _ := json.Marshal(map[string]string{"input": p})
+	m, _, err := mapCall(t, "apply_patch", string(raw))
+	if err != nil || m.Tool != "patch_files" {
+		t.Fatalf("mapping %+v, %v", m, err)
+	}
+	if in := m.Input.(handlers.PatchFilesInput); in.Patch != p || !in.AddReplaces {
+		t.Errorf("patch_files input %+v", in)
+	}
+	got := m.Result(tool.TextResult("Successfully applied patch"), "").LastText()
+	want := regexp.MustCompile(`^Exit code: 0\nWall time: [0-9]+\.[0-9] seconds\nOutput:\nSuccess\. Updated the following files:\nA new\.txt\nM b\.txt\nM c\.txt\nD old\.txt\n$`)
+	if !want.MatchString(got) {
+		t.Errorf("success = %q", got)
+	}
+}
+
+// TestApplyPatchFailures: a hunk that does not match and a file to
+// update that is missing read as Codex's verification failures; any other
+// refusal keeps toolgate's text after Codex's prefix.
+func TestApplyPatchFailures(t *testing.T) {
+	p := "*** Begin Patch\n*** Update File: notes.txt\n@@\n alpha\n-no such line\n+x\n*** End Patch"
+	raw, _ := json.Marshal(map[string]string{"input": p})
+	m, env, err := mapCall(t, "apply_patch", string(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs := filepath.Join(env.Workspace.Dir, "notes.txt")
+	for _, tc := range []struct{ text, code, want string }{
+		{"*** Update File: notes.txt: hunk 1 (patch line 3): not found", api.ToolCodeHunkFailed,
+			"apply_patch verification failed: Failed to find expected lines in " + abs + ":\nalpha\nno such line"},
+		{"*** Update File: notes.txt: the file does not exist; use *** Add File: to create it.", api.ToolCodeNotFound,
+			"apply_patch verification failed: Failed to read file to update " + abs + ": No such file or directory (os error 2)"},
+		{"invalid patch: no *** Begin Patch", api.ToolCodeInvalidPatch, "apply_patch verification failed: invalid patch: no *** Begin Patch"},
+		{"Cancelled: parallel tool call c1 errored", api.ToolCodeCancelled, "Cancelled: parallel tool call c1 errored"},
+	} {
+		res := m.Result(tool.ErrorResult(tc.text), tc.code)
+		if got := res.LastText(); got != tc.want || !res.IsError {
+			t.Errorf("%s: %q (error %v), want %q", tc.code, got, res.IsError, tc.want)
+		}
+	}
+}
+
+// TestViewImage: view_image reads the image with read_file; a missing
+// file reads as Codex's.
+func TestViewImage(t *testing.T) {
+	m, _, err := mapCall(t, "view_image", `{"path":"shot.png"}`)
+	if err != nil || m.Tool != "read_file" || m.Input.(handlers.ReadFileInput).Path != "shot.png" {
+		t.Fatalf("mapping %+v, %v", m, err)
+	}
+	if got := m.Result(tool.ErrorResult("not found"), api.ToolCodeNotFound).LastText(); got != "unable to locate image at `shot.png`: No such file or directory (os error 2)" {
+		t.Errorf("missing image: %q", got)
+	}
+}
+
+// TestWriteStdinAndClientTools: write_stdin has no session to write to,
+// and the tools Codex serves itself are refused as not_owned, each with a
+// message saying why.
+func TestWriteStdinAndClientTools(t *testing.T) {
+	if _, _, err := mapCall(t, "write_stdin", `{"session_id":7,"chars":"y\n"}`); code(err) != api.ToolCodeNotFound || !strings.Contains(err.Error(), "Unknown process id 7") {
+		t.Errorf("write_stdin: %v", err)
+	}
+	for _, name := range []string{"request_user_input", "get_goal", "create_goal", "update_goal", "tool_search"} {
+		if _, _, err := mapCall(t, name, `{}`); code(err) != api.ToolCodeNotOwned || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// TestToolsMatchCodex: the dialect's tools carry the names and
+// parameters of Codex's tools array as the conformance harness recorded
+// it, so a model's calls decode.
+func TestToolsMatchCodex(t *testing.T) {
+	raw, err := os.ReadFile("../../internal/conformance/codex/testdata/tools.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recorded []struct {
+		Name       string `json:"name"`
+		Parameters struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		} `json:"parameters"`
+	}
+	if err := json.Unmarshal(raw, &recorded); err != nil {
+		t.Fatal(err)
+	}
+	ours := map[string]*tool.DialectTool{}
+	for _, dt := range Dialect().Tools {
+		ours[dt.Name] = dt
+	}
+	for _, r := range recorded {
+		dt := ours[r.Name]
+		if dt == nil {
+			if r.Name != "" {
+				t.Errorf("codex's %s has no tool in the dialect", r.Name)
+			}
+			continue
+		}
+		var schema struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		if err := json.Unmarshal(dt.InputSchema, &schema); err != nil {
+			t.Fatal(err)
+		}
+		for p := range r.Parameters.Properties {
+			if _, ok := schema.Properties[p]; !ok {
+				t.Errorf("%s lacks codex's parameter %s", r.Name, p)
+			}
+		}
+	}
+}

@@ -1,0 +1,142 @@
+package codex
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
+	"github.com/toolgate/toolgate/handlers"
+)
+
+// ExecCommandInput is Codex's exec_command.
+type ExecCommandInput struct {
+	Cmd                string   `json:"cmd" validate:"required" jsonschema:"Shell command to execute."`
+	Workdir            string   `json:"workdir,omitempty" jsonschema:"Working directory for the command. Defaults to the turn cwd."`
+	Shell              string   `json:"shell,omitempty" jsonschema:"Shell binary to launch. Defaults to the user's default shell."`
+	Login              *bool    `json:"login,omitempty" jsonschema:"True runs the shell with -l/-i semantics; false disables them. Defaults to true."`
+	TTY                bool     `json:"tty,omitempty" jsonschema:"True allocates a PTY for the command; false or omitted uses plain pipes."`
+	YieldTimeMS        float64  `json:"yield_time_ms,omitempty" validate:"omitempty,min=0" jsonschema:"Wait before yielding output. Defaults to 10000 ms; effective range is 250-30000 ms."`
+	MaxOutputTokens    float64  `json:"max_output_tokens,omitempty" validate:"omitempty,min=0" jsonschema:"Output token budget. Defaults to 10000 tokens; larger requests may be capped by policy."`
+	SandboxPermissions string   `json:"sandbox_permissions,omitempty" validate:"omitempty,oneof=use_default require_escalated" jsonschema:"Per-command sandbox override. Defaults to use_default; use require_escalated for unsandboxed execution."`
+	Justification      string   `json:"justification,omitempty" jsonschema:"User-facing approval question for require_escalated; omit otherwise."`
+	PrefixRule         []string `json:"prefix_rule,omitempty" jsonschema:"Reusable approval prefix for cmd, only with sandbox_permissions require_escalated."`
+}
+
+// Codex's defaults for exec_command's output budget, and how long
+// toolgate lets a command run: Codex yields a still-running command after
+// yield_time_ms and keeps it as a session for write_stdin, which toolgate
+// does not keep, so a command runs to its end or to this limit.
+const (
+	defaultMaxOutputTokens = 10000
+	commandTimeoutSeconds  = 300
+)
+
+func execCommand() *tool.DialectTool {
+	return tool.NewDialectTool(tool.DialectSpec[ExecCommandInput]{
+		Name: "exec_command",
+		Description: "Runs a command in the workspace and returns its output when it exits (toolgate keeps no session for write_stdin; " +
+			fmt.Sprintf("a command is killed after %d seconds).", commandTimeoutSeconds),
+		Targets: []string{"execute_command"},
+		Map: func(env tool.MapEnv, in *ExecCommandInput) (tool.Mapping, error) {
+			budget := defaultMaxOutputTokens
+			if in.MaxOutputTokens >= 1 {
+				budget = int(in.MaxOutputTokens)
+			}
+			start := time.Now()
+			return tool.Mapping{Tool: "execute_command",
+				Input: handlers.ExecuteCommandInput{Command: in.Cmd, Cwd: in.Workdir, RequiresApproval: new(false), Timeout: commandTimeoutSeconds},
+				Result: func(res tool.Result, code string) tool.Result {
+					return execResult(res, code, time.Since(start), budget)
+				}}, nil
+		},
+	})
+}
+
+// execResult words execute_command's plain result as Codex's unified exec
+// does: a chunk id, the wall time, the exit code, the output's token count
+// and the output. A call refused before the command ran keeps toolgate's
+// text.
+func execResult(res tool.Result, code string, wall time.Duration, budget int) tool.Result {
+	if len(res.Content) == 0 || res.Content[0].Type != api.TypeText {
+		return res
+	}
+	head, body, _ := strings.Cut(res.Content[0].Text, "\n")
+	output := strings.TrimPrefix(body, "Output:\n")
+	var status string
+	var exit int
+	switch {
+	case head == "Command executed successfully (exit code 0).":
+		status = "Process exited with code 0"
+	case scan(head, "Command failed with exit code %d.", &exit):
+		status = fmt.Sprintf("Process exited with code %d", exit)
+	case strings.HasPrefix(head, "Command terminated by signal "):
+		status = "Process " + strings.TrimSuffix(strings.TrimPrefix(head, "Command "), ".")
+	case code == api.ToolCodeTimedOut:
+		status = fmt.Sprintf("Process killed after running for %d seconds (toolgate keeps no exec session to yield)", commandTimeoutSeconds)
+		output = res.Content[0].Text
+	default:
+		return res
+	}
+	if output != "" && !strings.HasSuffix(output, "\n") {
+		// execute_command drops the output's last line end.
+		output += "\n"
+	}
+	text := fmt.Sprintf("Chunk ID: %s\nWall time: %.4f seconds\n%s\nOriginal token count: %d\nOutput:\n%s",
+		chunkID(), wall.Seconds(), status, approxTokens(output), truncateTokens(output, budget))
+	res.Content = append([]api.Content{api.TextContent(text)}, res.Content[1:]...)
+	return res
+}
+
+// approxTokens is Codex's estimate of a text's tokens: four bytes a token,
+// rounded up.
+func approxTokens(s string) int { return (len(s) + 3) / 4 }
+
+// truncateTokens keeps an output within budget tokens as Codex does: its
+// head and its tail, with the number of tokens left out between them.
+func truncateTokens(s string, budget int) string {
+	limit := budget * 4
+	if len(s) <= limit {
+		return s
+	}
+	head, tail := s[:limit/2], s[len(s)-limit/2:]
+	return fmt.Sprintf("%s…%d tokens truncated…%s", head, approxTokens(s[limit/2:len(s)-limit/2]), tail)
+}
+
+// chunkID is a fresh output chunk id, six hex digits as Codex's.
+func chunkID() string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// scan reports whether s is format filled in (one verb).
+func scan(s, format string, arg any) bool {
+	n, err := fmt.Sscanf(s, format, arg)
+	return err == nil && n == 1
+}
+
+// WriteStdinInput is Codex's write_stdin.
+type WriteStdinInput struct {
+	SessionID       *float64 `json:"session_id" validate:"required" jsonschema:"Identifier of the running unified exec session."`
+	Chars           string   `json:"chars,omitempty" jsonschema:"Bytes to write to stdin. Defaults to empty, which polls without writing."`
+	YieldTimeMS     float64  `json:"yield_time_ms,omitempty" jsonschema:"Wait before yielding output."`
+	MaxOutputTokens float64  `json:"max_output_tokens,omitempty" jsonschema:"Output token budget."`
+}
+
+// writeStdin answers write_stdin: toolgate runs every exec_command to its
+// end, so no session stays open to write to or poll.
+func writeStdin() *tool.DialectTool {
+	return tool.NewDialectTool(tool.DialectSpec[WriteStdinInput]{
+		Name:        "write_stdin",
+		Description: "Writes characters to an existing unified exec session; toolgate keeps none open (exec_command runs to completion).",
+		Targets:     []string{"execute_command"},
+		Map: func(env tool.MapEnv, in *WriteStdinInput) (tool.Mapping, error) {
+			return tool.Mapping{}, tool.Errorf(api.ToolCodeNotFound,
+				"write_stdin failed: Unknown process id %v: toolgate runs exec_command to completion and keeps no session for stdin; run the command again with its input piped in (e.g. printf '...' | cmd).", *in.SessionID)
+		},
+	})
+}
