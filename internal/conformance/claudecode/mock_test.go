@@ -179,6 +179,14 @@ func allText(bs []block) string {
 	return strings.Join(parts, "\n")
 }
 
+// offered is the tools array of the first main request: read under the
+// lock, as a late side request may still be served when the CLI exits.
+func (m *mockModel) offered() json.RawMessage {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.tools
+}
+
 func (m *mockModel) result(id string) (conformance.Result, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

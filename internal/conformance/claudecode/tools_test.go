@@ -40,7 +40,7 @@ func TestToolDefinitionsMatch(t *testing.T) {
 		t.Fatalf("%v\n%s", err, tail(out, 4000))
 	}
 	var theirs []toolDef
-	if err := json.Unmarshal(mock.tools, &theirs); err != nil || len(theirs) == 0 {
+	if err := json.Unmarshal(mock.offered(), &theirs); err != nil || len(theirs) == 0 {
 		t.Fatalf("Claude Code's tools array: %v (%d tools)", err, len(theirs))
 	}
 	tg := conformance.StartToolgate(t, ws, nil)
