@@ -3,11 +3,15 @@ package toolgate
 import (
 	"bufio"
 	"bytes"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -114,6 +118,12 @@ func TestImportDirections(t *testing.T) {
 		{"a dialect imports api, the tool contract, handlers and internal only", false, func(e importEdge) bool {
 			return within(e.from, "dialect") && !dialectMayImport(e.from, e.to)
 		}},
+		// The coordinator's seams: each package imports what its doc.go
+		// says, and none reaches back into the coordinator.
+		{"a coordinator seam imports only what its doc.go allows", true, func(e importEdge) bool {
+			allowed, ok := seamImports[e.from]
+			return ok && !within(e.to, "internal") && !slices.Contains(allowed, e.to)
+		}},
 	}
 	edges := map[bool][]importEdge{false: moduleImports(t, false), true: moduleImports(t, true)}
 	for _, r := range rules {
@@ -125,6 +135,16 @@ func TestImportDirections(t *testing.T) {
 			}
 		})
 	}
+}
+
+// seamImports lists, for each package split out of the coordinator, the
+// packages of the module it may import besides internal/.
+var seamImports = map[string][]string{
+	"coordinator/eventlog": {"api"},
+	"coordinator/hooks":    {},
+	// The tool contract names no concrete part of toolgate: the MCP hub
+	// reaches handlers through the tool.MCP interface.
+	"coordinator/tool": {"api"},
 }
 
 // dialectMayImport reports whether dialect package from may import to: a
@@ -195,6 +215,43 @@ func TestHandlersNameNoDialect(t *testing.T) {
 				t.Errorf("%s:%d names a dialect (%s); move the dialect's wording to its package under dialect/", path, i+1, m)
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestNoContractAliases: the tool contract has one name per type,
+// tool.X. The coordinator once re-exported 21 of them as aliases, which
+// let callers reach the contract through the whole coordinator; an alias
+// of a type of package tool declared anywhere else fails here.
+func TestNoContractAliases(t *testing.T) {
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasPrefix(path, "coordinator/tool/") {
+			return err
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			ts, ok := n.(*ast.TypeSpec)
+			if !ok || !ts.Assign.IsValid() {
+				return true
+			}
+			typ := ts.Type
+			if ix, ok := typ.(*ast.IndexExpr); ok {
+				typ = ix.X
+			}
+			if sel, ok := typ.(*ast.SelectorExpr); ok {
+				if x, ok := sel.X.(*ast.Ident); ok && x.Name == "tool" {
+					t.Errorf("%s: %s aliases tool.%s; name the contract's type as tool.%s", fset.Position(ts.Pos()), ts.Name.Name, sel.Sel.Name, sel.Sel.Name)
+				}
+			}
+			return true
+		})
 		return nil
 	})
 	if err != nil {

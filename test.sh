@@ -103,5 +103,41 @@ if [ "$(cat "$codex_dir/.installed" 2>/dev/null)" != "${codex_pkgs[*]}" ]; then
   echo "${codex_pkgs[*]}" > "$codex_dir/.installed"
 fi
 export TOOLGATE_CODEX_DIR="$codex_dir/node_modules"
+# The real Claude Code CLI, the oracle of the claude_code dialect
+# (internal/conformance/claudecode runs it against a mock model): the
+# pinned release, whose native binary comes in the registry package
+# @anthropic-ai/claude-code-linux-x64, so nothing else is downloaded; in a
+# scratch directory (TOOLGATE_CLAUDE_CODE_DIR), installed when missing.
+cc_dir="${TOOLGATE_CLAUDE_CODE_DIR:-${TMPDIR:-/tmp}/toolgate-claude-code}"
+cc_pkgs=(@anthropic-ai/claude-code@2.1.197)
+mkdir -p "$cc_dir"
+if [ "$(cat "$cc_dir/.installed" 2>/dev/null)" != "${cc_pkgs[*]}" ]; then
+  (cd "$cc_dir" && npm install --no-audit --no-fund --silent --no-save "${cc_pkgs[@]}")
+  echo "${cc_pkgs[*]}" > "$cc_dir/.installed"
+fi
+export TOOLGATE_CLAUDE_CODE_DIR="$cc_dir"
+
+# The real Cline CLI, the oracle of the cline dialect's conformance
+# harness (internal/conformance/cline, TOOLGATE_CLINE_DIR): cline@2.18.0
+# is built on the extension's own code (core 3.82.0); cline@3.x is another
+# agent, not this oracle. In a scratch directory, installed when missing.
+cline_dir="${TOOLGATE_CLINE_DIR:-${TMPDIR:-/tmp}/toolgate-cline}"
+cline_pkgs=(cline@2.18.0)
+mkdir -p "$cline_dir"
+if [ "$(cat "$cline_dir/.installed" 2>/dev/null)" != "${cline_pkgs[*]}" ]; then
+  (cd "$cline_dir" && npm install --no-audit --no-fund --silent --no-save "${cline_pkgs[@]}")
+  echo "${cline_pkgs[*]}" > "$cline_dir/.installed"
+fi
+export TOOLGATE_CLINE_DIR="$cline_dir"
 
 CI="${CI:-1}" go test -race -count=1 -timeout 30m "$@" ./...
+# The benchmarks that defend code kept only for speed (docs/benchmarks.md),
+# one iteration each, so that they keep compiling and running; their
+# figures come from the commands in the README's Benchmarks table.
+go test -run '^$' -benchtime 1x -bench 'ToolUseVsBare|ReadVsFilesystemMCP' ./cmd/toolgate/
+go test -run '^$' -benchtime 1x -bench 'MCPThroughToolgate|EventFanOut|CommandChunkLatency' ./server/
+go test -run '^$' -benchtime 1x -bench 'SchedulerOverhead' ./coordinator/
+go test -run '^$' -benchtime 1x -bench 'RunTrueVsBash' ./internal/process/
+go test -run '^$' -benchtime 1x -bench 'SandboxedTrue' ./internal/sandbox/
+go test -run '^$' -benchtime 1x -bench 'ReadFileRecord' ./handlers/
+go test -run '^$' -benchtime 1x -bench 'SearchGoTree' ./handlers/search/

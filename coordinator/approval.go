@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // pendingApproval is a call waiting for the client's decision.
@@ -123,7 +124,7 @@ func (c *Coordinator) approve(ctx context.Context, cs *callState) {
 // a preview and waits for the decision, the deadline or the call's end.
 // It returns nil when the call may run, and the feedback to pass on;
 // otherwise the outcome that ends the call.
-func (c *Coordinator) askApproval(ctx context.Context, s *Session, e *callEntry, v verdict, sub *subject, t *Tool, in any, raw []byte) (*outcome, string) {
+func (c *Coordinator) askApproval(ctx context.Context, s *Session, e *callEntry, v verdict, sub *subject, t *tool.Tool, in any, raw []byte) (*outcome, string) {
 	defer c.metrics.observeApprovalWait(time.Now())
 	timeout := c.cfg.approvalTimeout()
 	pa := &pendingApproval{decided: make(chan answer, 1), remember: rememberRules(sub, t)}
@@ -218,7 +219,7 @@ func clineFeedback(feedback string) string {
 // WriteToFileToolHandler.execute's "The user denied this operation." with
 // whether the file was left as it was or never created; then the user's
 // comment as pushAdditionalToolFeedback words it, in a block of its own.
-func (c *Coordinator) clineRejection(t *Tool, sub *subject, feedback string) []api.Content {
+func (c *Coordinator) clineRejection(t *tool.Tool, sub *subject, feedback string) []api.Content {
 	text := "The user denied this operation."
 	switch t.Name {
 	case "write_to_file", "new_rule", "replace_in_file":

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // preview shows what a call would do: a command line and its parts, or
@@ -12,7 +13,7 @@ import (
 // computes. Other tools show their input. A command's words are judged as
 // possible paths by the policy, but listing them as paths would show
 // "step $i" or "0.5" as files: its parts show them as they are.
-func (c *Coordinator) preview(ctx context.Context, s *Session, sub *subject, t *Tool, in any, raw []byte) api.Preview {
+func (c *Coordinator) preview(ctx context.Context, s *Session, sub *subject, t *tool.Tool, in any, raw []byte) api.Preview {
 	var p api.Preview
 	if sub.command != nil {
 		p.Command = sub.line
@@ -39,7 +40,7 @@ func (c *Coordinator) preview(ctx context.Context, s *Session, sub *subject, t *
 // the server and tool for MCP, else the bare tool name. A command whose
 // words a rule cannot spell (spaces, "*"), or that has risky constructs
 // (which no allow rule approves), gives none.
-func rememberRules(sub *subject, t *Tool) []string {
+func rememberRules(sub *subject, t *tool.Tool) []string {
 	switch {
 	case sub.command != nil:
 		if len(blockingRisks(sub.command)) > 0 || len(sub.command.Commands) == 0 {

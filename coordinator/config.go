@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/hooks"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/sandbox"
 )
 
@@ -39,12 +41,12 @@ type Config struct {
 	// MaxCallsPerSession bounds the finished call records a session keeps.
 	MaxCallsPerSession int `json:"max_calls_per_session"`
 	// MaxCallBytesPerSession bounds the bytes of the results those
-	// records hold (texts and images, counted as resultSize does): past
+	// records hold (texts and images, counted as eventlog.ResultSize does): past
 	// it the oldest finished calls are forgotten, as past
 	// MaxCallsPerSession. The newest call is always kept.
 	MaxCallBytesPerSession int `json:"max_call_bytes_per_session"`
 	// Commands configures execute_command.
-	Commands CommandConfig `json:"commands"`
+	Commands tool.CommandConfig `json:"commands"`
 	// Sandbox confines everything toolgate starts for a model.
 	Sandbox sandbox.Config `json:"sandbox"`
 	// StateFiles are toolgate's own files beyond the config file (the
@@ -88,7 +90,7 @@ type Config struct {
 // guard. It is embedded in Config; the config file puts hooks and
 // subagents in sections of their own and the rest under "tools".
 type AgentConfig struct {
-	Hooks HookConfig `json:"hooks,omitzero"`
+	Hooks hooks.Config `json:"hooks,omitzero"`
 	// InputTimeout is how long an interactive call (ask_followup_question,
 	// attempt_completion, plan_mode_respond) waits for an answer; default
 	// 30 minutes.

@@ -11,7 +11,7 @@ import (
 // unset field from here (fillDefaults), so the rest of the coordinator
 // reads effective values and names none of these constants
 // (TestDefaultsNamedInOnePlace). A hook's time limit, per item of a list,
-// is applied here too (HookSpec.timeout). Defaults owned by a lower
+// is named here too (hookTimeout). Defaults owned by a lower
 // package are named there: execute_command's and the network tools' in
 // tool (DefaultCommandTimeout, DefaultWeb, ...), the sandbox limits in
 // internal/sandbox.
@@ -107,14 +107,10 @@ func (c *Config) fillDefaults() {
 	orDefaultInt(&c.Browser.ActionTimeout, Duration(DefaultBrowserAction))
 }
 
-// timeout is the hook's time limit: a default applied per hook, where
-// the hook runs, since hooks are a list.
-func (h HookSpec) timeout() time.Duration {
-	if h.Timeout <= 0 {
-		return defaultHookTimeout
-	}
-	return time.Duration(h.Timeout) * time.Second
-}
+// hookTimeout is a hook's time limit when its spec sets none, applied
+// per hook, where it runs (hooks.Options.DefaultTimeout), since hooks are
+// a list.
+func hookTimeout() time.Duration { return defaultHookTimeout }
 
 // orDefaultInt sets *p to def unless it is positive.
 func orDefaultInt[T ~int | ~int64](p *T, def T) {

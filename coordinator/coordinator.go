@@ -9,7 +9,9 @@ import (
 	"github.com/go-playground/validator/v10"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/hooks"
 	"github.com/toolgate/toolgate/coordinator/mcphub"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/ignore"
 	"github.com/toolgate/toolgate/internal/sandbox"
 	"github.com/toolgate/toolgate/internal/store"
@@ -19,13 +21,13 @@ import (
 // Options are a Coordinator's dependencies.
 type Options struct {
 	Config    Config
-	Workspace *Workspace
+	Workspace *tool.Workspace
 	// Tools is the static tool set, usually handlers.Default().
-	Tools []Registration
+	Tools []tool.Registration
 	// Dialects map clients' tool vocabularies onto Tools, usually
 	// dialect.All(). Cline's vocabulary is Tools itself; a session whose
 	// dialect is not listed speaks it.
-	Dialects []Dialect
+	Dialects []tool.Dialect
 	// Dynamic sources create tools lazily by name.
 	Dynamic    []DynamicSource
 	Logger     *slog.Logger
@@ -57,21 +59,21 @@ type Options struct {
 // Coordinator runs tool calls for sessions.
 type Coordinator struct {
 	cfg       *Config
-	workspace *Workspace
+	workspace *tool.Workspace
 	validate  *validator.Validate
 	registry  *Registry
 
 	// dialects index the dialects' tools; dialectList keeps their
 	// declared order for listings.
 	dialects    dialectSet
-	dialectList []Dialect
+	dialectList []tool.Dialect
 
 	sessions *Sessions
 	metrics  *Metrics
 	logger   *slog.Logger
 	policy   *policy
 	ignore   *ignore.Watcher // nil without a workspace or when no watcher started
-	hooks    *hookRunner
+	hooks    *hooks.Runner
 	inputs   pendingInputs   // interactive calls awaiting an answer
 	scoped   scopedTokens    // subagents' tokens for their child sessions
 	agents   *subagentSource // nil without an agent directory
@@ -86,6 +88,9 @@ type Coordinator struct {
 	// ignoreFixed is the ignore rules when ignore is nil: none without a
 	// workspace, everything excluded when the files could not be loaded.
 	ignoreFixed *ignore.Matcher
+	// commandNames are the names of every tool that runs a command line
+	// (policy_command_tools.go), sorted.
+	commandNames []string
 }
 
 // New builds the registry from the tool list and starts the "default"
@@ -124,16 +129,22 @@ func New(o Options) *Coordinator {
 	registerSandboxInfo(o.Registerer, c.sandbox.Info())
 	o = withMCP(o)
 	c.startPolicy(o)
-	c.hooks = newHookRunner(&cfg, o.Workspace, o.Registerer, o.Logger)
-	c.hooks.confine = func() (*sandbox.Sandbox, sandbox.Run, error) {
+	hookDir := "" // the hooks' working directory: the workspace, when there is one
+	if o.Workspace != nil {
+		hookDir = o.Workspace.Dir
+	}
+	c.hooks = hooks.New(cfg.Hooks, hooks.Options{Dir: hookDir, Env: cfg.Commands.ChildEnv,
+		DefaultTimeout: hookTimeout(), Registerer: o.Registerer, Logger: o.Logger})
+	c.hooks.SetConfine(func() (*sandbox.Sandbox, sandbox.Run, error) {
 		r, err := c.confine("", c.ignoreMatcher())
 		return c.sandbox, r, err
-	}
+	})
 	c.mcp.SetConfine(c.confineMCP)
 	dynamic := append(append([]DynamicSource(nil), o.Dynamic...), c.subagentSources()...)
-	c.registry = NewRegistry(ToolEnv{Workspace: o.Workspace, Validate: v, Commands: &cfg.Commands, Registerer: o.Registerer, MCP: o.MCP,
+	c.registry = NewRegistry(tool.Env{Workspace: o.Workspace, Validate: v, Commands: &cfg.Commands, Registerer: o.Registerer, MCP: mcpOf(o.MCP),
 		Web: cfg.webEnv(), OmitFinalFileContent: cfg.OmitFinalFileContent}, o.Tools, dynamic...)
 	c.dialects, c.dialectList = newDialectSet(o.Dialects), o.Dialects
+	c.commandNames = c.commandTools()
 	c.metrics.start(c.metricTools())
 	o.Registerer.MustRegister(newStateCollector(c))
 	go c.expireIdleSessions(c.stop)
@@ -148,7 +159,7 @@ func (c *Coordinator) Restore() error { return c.restore(c.undo) }
 func (c *Coordinator) Sessions() *Sessions { return c.sessions }
 
 // Workspace is the directory calls work in.
-func (c *Coordinator) Workspace() *Workspace { return c.workspace }
+func (c *Coordinator) Workspace() *tool.Workspace { return c.workspace }
 
 // Tools lists the tool pool of a session (nil: the default cline pool).
 func (c *Coordinator) Tools(s *Session) []api.ToolInfo {
@@ -167,7 +178,7 @@ func (c *Coordinator) Tools(s *Session) []api.ToolInfo {
 // read).
 func (c *Coordinator) Pool(d api.Dialect, s *Session) []api.ToolInfo {
 	plan := s != nil && s.Mode() == api.ModePlan
-	hidden := func(t *Tool) bool {
+	hidden := func(t *tool.Tool) bool {
 		return t == nil || plan && t.Writes && !t.RunsCommands() || c.deniedOutright(s, t.Name)
 	}
 	out := []api.ToolInfo{}
@@ -195,7 +206,7 @@ func (c *Coordinator) Pool(d api.Dialect, s *Session) []api.ToolInfo {
 
 // listed reports whether any of a dialect tool's targets is in the pool;
 // a target ending in "*" stands for the dynamic tools it prefixes.
-func (c *Coordinator) listed(dt *DialectTool, hidden func(*Tool) bool) bool {
+func (c *Coordinator) listed(dt *tool.DialectTool, hidden func(*tool.Tool) bool) bool {
 	for _, name := range dt.Targets {
 		if prefix, ok := strings.CutSuffix(name, "*"); ok {
 			for _, t := range c.registry.dynamicTools() {

@@ -5,12 +5,13 @@ import (
 	"reflect"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // dialectSet indexes the dialects by name and their tools by name.
-type dialectSet map[api.Dialect]map[string]*DialectTool
+type dialectSet map[api.Dialect]map[string]*tool.DialectTool
 
-func newDialectSet(ds []Dialect) dialectSet {
+func newDialectSet(ds []tool.Dialect) dialectSet {
 	set := dialectSet{}
 	for _, d := range ds {
 		// Cline's vocabulary is the registry's own: its dialect declares
@@ -18,7 +19,7 @@ func newDialectSet(ds []Dialect) dialectSet {
 		if d.Name == "" || d.Name == api.DialectCline && len(d.Tools) > 0 || set[d.Name] != nil {
 			panic(fmt.Sprintf("coordinator: dialect %q is reserved or registered twice", d.Name))
 		}
-		tools := map[string]*DialectTool{}
+		tools := map[string]*tool.DialectTool{}
 		for _, t := range d.Tools {
 			checkRuleSentences(t.Name, t.InputType(), map[reflect.Type]bool{})
 			if tools[t.Name] != nil {
@@ -66,10 +67,19 @@ func (c *Coordinator) independentCalls(d api.Dialect) bool {
 }
 
 // dialectTools lists a dialect's tools in the order it declared them.
-func (c *Coordinator) dialectTools(d api.Dialect) []*DialectTool {
-	for _, x := range c.dialectList {
-		if x.Name == d {
-			return x.Tools
+func (c *Coordinator) dialectTools(d api.Dialect) []*tool.DialectTool {
+	if x := c.dialect(d); x != nil {
+		return x.Tools
+	}
+	return nil
+}
+
+// dialect is the dialect of that name, nil for cline (which has no
+// Dialect value) and unknown names.
+func (c *Coordinator) dialect(d api.Dialect) *tool.Dialect {
+	for i := range c.dialectList {
+		if c.dialectList[i].Name == d {
+			return &c.dialectList[i]
 		}
 	}
 	return nil

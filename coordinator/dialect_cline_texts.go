@@ -57,7 +57,7 @@ func clineMissingParamError(param string) string {
 // it is wrapped as a tool error. mistakes is the session's count of
 // consecutive mistakes, this one included (Cline's
 // taskState.consecutiveMistakeCount).
-func invalidInputText(t *Tool, raw json.RawMessage, err error, mistakes int) string {
+func invalidInputText(t *tool.Tool, raw json.RawMessage, err error, mistakes int) string {
 	if field := firstMissing(t, err); field != "" {
 		return ClineToolError(clineMissingText(t.Name, field, stringParam(raw, "path"), mistakes))
 	}
@@ -66,7 +66,7 @@ func invalidInputText(t *Tool, raw json.RawMessage, err error, mistakes int) str
 
 // firstMissing is the required parameter Cline's handler would report
 // first when every problem of err is a missing top-level parameter, else "".
-func firstMissing(t *Tool, err error) string {
+func firstMissing(t *tool.Tool, err error) string {
 	ie, ok := err.(*InputError)
 	if !ok || len(ie.Fields) == 0 {
 		return ""
@@ -86,7 +86,7 @@ func firstMissing(t *Tool, err error) string {
 
 // inputFieldOrder lists the JSON names of a tool's input fields in their
 // declared order, which follows the order of Cline's parameter checks.
-func inputFieldOrder(t *Tool) []string {
+func inputFieldOrder(t *tool.Tool) []string {
 	typ := reflect.TypeOf(t.NewInput()).Elem()
 	var names []string
 	for i := range typ.NumField() {

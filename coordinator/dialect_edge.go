@@ -6,13 +6,14 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // dialectCall is a call of a dialect tool after the inbound edge: the tool
 // the model named and how its call was mapped.
 type dialectCall struct {
-	tool    *DialectTool
-	mapping Mapping
+	tool    *tool.DialectTool
+	mapping tool.Mapping
 }
 
 // translate is the pipeline's inbound edge. It maps a call in the
@@ -35,10 +36,16 @@ func (c *Coordinator) translate(d api.Dialect, use api.ToolUse) (string, json.Ra
 	}
 	in, err := DecodeDialectInput(dt, c.validate, use.Input)
 	if err != nil {
-		out := failure(api.StatusInvalid, api.ToolCodeInvalid, err.Error())
+		msg := err.Error()
+		if x := c.dialect(d); x != nil && x.InvalidInput != nil {
+			if own := x.InvalidInput(dt, use.Input); own != "" {
+				msg = own
+			}
+		}
+		out := failure(api.StatusInvalid, api.ToolCodeInvalid, msg)
 		return "", nil, nil, &out
 	}
-	m, err := dt.Map(MapEnv{Workspace: c.workspace, Has: c.registry.has}, in)
+	m, err := dt.Map(tool.MapEnv{Workspace: c.workspace, Has: c.registry.has}, in)
 	if err == nil {
 		var raw json.RawMessage
 		if raw, err = json.Marshal(m.Input); err == nil {
@@ -47,7 +54,7 @@ func (c *Coordinator) translate(d api.Dialect, use api.ToolUse) (string, json.Ra
 	}
 	var out outcome
 	var ie *InputError
-	var te *ToolError
+	var te *tool.ToolError
 	switch {
 	case asError(err, &ie):
 		out = failure(api.StatusInvalid, api.ToolCodeInvalid, err.Error())
@@ -89,6 +96,9 @@ func (c *Coordinator) unknownToolMessage(d api.Dialect, name string) string {
 		}
 	}
 	if len(owners) == 0 {
+		if x := c.dialect(d); x != nil && x.UnknownTool != nil {
+			return x.UnknownTool(name)
+		}
 		return msg
 	}
 	return msg + fmt.Sprintf(". %s is a tool of the %s dialect, and this session speaks %s: "+

@@ -1,9 +1,10 @@
 // Package coordinator turns tool_use blocks into tool_result blocks. It owns
 // the registry (tool name -> tool built by a factory), the per-call
-// pipeline, sessions with their bounded event logs, policy (permission
-// rules, ignore rules, modes, approvals), hooks, subagents and the ordering
-// of a message's calls. It knows nothing of HTTP: the server package drives
-// it. Tools are built against the small contract in package tool.
+// pipeline, sessions (their bounded event logs are package eventlog),
+// policy (permission rules, ignore rules, modes, approvals), hooks (run
+// by package hooks), subagents and the ordering of a message's calls. It
+// knows nothing of HTTP: the server package drives it. Tools are built
+// against the small contract in package tool.
 //
 // The life of one call is Coordinator.runCall in pipeline.go, one stage a
 // line: prepare (lookup, normalization, coercion, decode, validate) ->
@@ -21,15 +22,16 @@
 //	policy*.go    rules, subjects, session rules, ignore files, protected
 //	              files, git history, the policy stage
 //	approval*.go  asking the user and remembering answers
-//	hooks*.go     PreToolUse/PostToolUse hooks: config, runner, stage
+//	hooks_stage.go the PreToolUse/PostToolUse stages (the hooks' config
+//	              and runner are package hooks)
 //	record*.go    the tool_result, the store, the audit log, restore
 //	session*.go   sessions, their table, kept output, answers, drain, revert
-//	events_*.go   a session's bounded event log
 //	message*.go   assistant messages, streaming and partial previews
 //	schedule.go   the order and concurrency of a message's calls
 //	subagent*.go  subagent tools, their files, HTTP runs and scoped tokens
 //	mcp_*.go      MCP servers as tools and their names
-//	tools_*.go    the registry and the tool contract re-exported
+//	tools_*.go    the registry, and NewTool: tool.NewTool with the check
+//	              registration makes of its validate tags
 //	dialect*.go   the dialect edges (translate in, reword out) and the
 //	              texts of the coordinator's own answers in Cline's words;
 //	              the dialects are packages under dialect/

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/hooks"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // BenchmarkHookOverhead compares a read_file call without hooks, with a
@@ -14,15 +16,15 @@ import (
 func BenchmarkHookOverhead(b *testing.B) {
 	cases := []struct {
 		name  string
-		hooks HookConfig
+		hooks hooks.Config
 	}{
-		{"none", HookConfig{}},
+		{"none", hooks.Config{}},
 		{"exit0", pre("*", command("exit 0"))},
 		{"json", pre("*", command(`echo '{"permissionDecision":"allow","additionalContext":"ok"}'`))},
 	}
 	for _, bc := range cases {
 		b.Run(bc.name, func(b *testing.B) {
-			ws, err := OpenWorkspace(b.TempDir())
+			ws, err := tool.OpenWorkspace(b.TempDir())
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/hooks"
 )
 
 // approveAll runs a call, approves every approval it asks for and
@@ -225,9 +226,9 @@ func TestPostToolUseSeesTheUpdatedInput(t *testing.T) {
 	seen := filepath.Join(scripts, "post.json")
 	preHook := writeHook(t, scripts, "pre", ccPreToolUse("allow", "rewritten", `{"path":"b.txt","content":"y"}`))
 	postHook := writeHook(t, scripts, "post", `cat > `+shellQuote(seen))
-	hooks := pre("write_to_file", command(preHook))
-	hooks.PostToolUse = []HookMatcher{{Matcher: "write_to_file", Hooks: []HookSpec{command(postHook)}}}
-	p, s := hookCase(t, hooks, nil)
+	hc := pre("write_to_file", command(preHook))
+	hc.PostToolUse = []hooks.Matcher{{Matcher: "write_to_file", Hooks: []hooks.Spec{command(postHook)}}}
+	p, s := hookCase(t, hc, nil)
 	if res, rec := run(t, p, s, use("pu1", "write_to_file", map[string]any{"path": "a.txt", "content": "x"})); rec.Status != api.StatusSucceeded {
 		t.Fatalf("status %s (%q)", rec.Status, resultText(res))
 	}

@@ -7,17 +7,18 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/hooks"
 )
 
 // hookInputFor describes a call to its hooks. tool_input is the input in
 // the model's words: as the model sent it, or as a PreToolUse hook's
 // updatedInput replaced it, which is what PostToolUse hooks see ran.
-func (c *Coordinator) hookInputFor(cs *callState, event string) hookInput {
+func (c *Coordinator) hookInputFor(cs *callState, event string) hooks.Input {
 	toolInput := cs.use.Input
 	if cs.hookInput != nil {
 		toolInput = cs.hookInput
 	}
-	in := hookInput{SessionID: cs.s.ID, HookEventName: event, ToolName: cs.use.Name, ToolInput: toolInput,
+	in := hooks.Input{SessionID: cs.s.ID, HookEventName: event, ToolName: cs.use.Name, ToolInput: toolInput,
 		ToolUseID: cs.use.ID, PermissionMode: permissionModeName(cs.s.Mode())}
 	if len(in.ToolInput) == 0 {
 		in.ToolInput = json.RawMessage("{}")
@@ -36,25 +37,25 @@ func (c *Coordinator) hookInputFor(cs *callState, event string) hookInput {
 // context is kept for the result. A call whose message already had a call
 // rejected is left to the policy's rejection cascade, unseen by hooks.
 func (c *Coordinator) preHooks(ctx context.Context, cs *callState) {
-	if !cs.running() || c.hooks.idle(HookPreToolUse) || cs.s.policy.wasRejected(cs.e.record.MessageID) {
+	if !cs.running() || c.hooks.Idle(hooks.PreToolUse) || cs.s.policy.wasRejected(cs.e.record.MessageID) {
 		return
 	}
 	ctx, span := c.tracer.stage(ctx, cs, "hooks PreToolUse")
 	defer span.End()
-	v := c.hooks.run(ctx, c.hookInputFor(cs, HookPreToolUse), hookNames(cs)...)
-	if len(v.failed) > 0 && c.cfg.Hooks.FailClosed {
-		cs.stop(failure(api.StatusDenied, api.ToolCodeHookFailed, "Denied: a PreToolUse hook failed and hooks fail closed: "+strings.Join(v.failed, "; ")))
+	v := c.hooks.Run(ctx, c.hookInputFor(cs, hooks.PreToolUse), c.hookNames(cs)...)
+	if len(v.Failed) > 0 && c.cfg.Hooks.FailClosed {
+		cs.stop(failure(api.StatusDenied, api.ToolCodeHookFailed, "Denied: a PreToolUse hook failed and hooks fail closed: "+strings.Join(v.Failed, "; ")))
 		return
 	}
-	if v.decision == hookDeny {
-		cs.stop(failure(api.StatusDenied, api.ToolCodeHookBlocked, "Blocked by a PreToolUse hook: "+orDefault(v.reason, "no reason given")))
+	if v.Decision == hooks.Deny {
+		cs.stop(failure(api.StatusDenied, api.ToolCodeHookBlocked, "Blocked by a PreToolUse hook: "+orDefault(v.Reason, "no reason given")))
 		return
 	}
-	cs.hookContext = v.context
-	if v.updated != nil {
+	cs.hookContext = v.Context
+	if v.Updated != nil {
 		// The hook saw the call as the model named it, so its input is in
 		// the session's dialect and crosses the same edge.
-		name, raw, _, stop := c.translate(cs.s.Dialect(), api.ToolUse{Name: cs.use.Name, Input: v.updated})
+		name, raw, _, stop := c.translate(cs.s.Dialect(), api.ToolUse{Name: cs.use.Name, Input: v.Updated})
 		if stop != nil {
 			out := *stop
 			out.result.Content = append([]api.Content{api.TextContent("A PreToolUse hook's updatedInput cannot be used:")}, out.result.Content...)
@@ -70,10 +71,10 @@ func (c *Coordinator) preHooks(ctx context.Context, cs *callState) {
 			cs.stop(failure(api.StatusInvalid, api.ToolCodeInvalid, "A PreToolUse hook's updatedInput is invalid: "+err.Error()))
 			return
 		}
-		cs.input, cs.raw, cs.hookInput = in, raw, v.updated
+		cs.input, cs.raw, cs.hookInput = in, raw, v.Updated
 		cs.judged = false
 	}
-	cs.hook, cs.hookReason = v.decision, v.reason
+	cs.hook, cs.hookReason = v.Decision, v.Reason
 }
 
 // postHooks is the pipeline stage after execute: it appends the PreToolUse
@@ -87,23 +88,23 @@ func (c *Coordinator) postHooks(ctx context.Context, cs *callState) {
 	for _, t := range cs.hookContext {
 		out.result.Content = append(out.result.Content, api.TextContent(t))
 	}
-	if out.status != api.StatusSucceeded && out.status != api.StatusFailed || c.hooks.idle(HookPostToolUse) {
+	if out.status != api.StatusSucceeded && out.status != api.StatusFailed || c.hooks.Idle(hooks.PostToolUse) {
 		return
 	}
 	ctx, span := c.tracer.stage(ctx, cs, "hooks PostToolUse")
 	defer span.End()
-	in := c.hookInputFor(cs, HookPostToolUse)
+	in := c.hookInputFor(cs, hooks.PostToolUse)
 	in.ToolResponse = api.ToolResult{Type: api.TypeToolResult, ToolUseID: cs.use.ID, Content: out.result.Content, IsError: out.result.IsError}
-	v := c.hooks.run(ctx, in, hookNames(cs)...)
-	for _, t := range v.context {
+	v := c.hooks.Run(ctx, in, c.hookNames(cs)...)
+	for _, t := range v.Context {
 		out.result.Content = append(out.result.Content, api.TextContent(t))
 	}
 	reason := ""
 	switch {
-	case v.decision == hookDeny:
-		reason = "Blocked by a PostToolUse hook: " + orDefault(v.reason, "no reason given")
-	case len(v.failed) > 0 && c.cfg.Hooks.FailClosed:
-		reason = "A PostToolUse hook failed and hooks fail closed: " + strings.Join(v.failed, "; ")
+	case v.Decision == hooks.Deny:
+		reason = "Blocked by a PostToolUse hook: " + orDefault(v.Reason, "no reason given")
+	case len(v.Failed) > 0 && c.cfg.Hooks.FailClosed:
+		reason = "A PostToolUse hook failed and hooks fail closed: " + strings.Join(v.Failed, "; ")
 	default:
 		return
 	}
@@ -116,8 +117,13 @@ func (c *Coordinator) postHooks(ctx context.Context, cs *callState) {
 // model used, the registered one and, for a direct use_mcp_tool call,
 // mcp__<server>__<tool>, so that a matcher such as "mcp__github__.*" sees
 // an MCP call however the model named it, as the permission rules do.
-func hookNames(cs *callState) []string {
+func (c *Coordinator) hookNames(cs *callState) []string {
 	names := []string{cs.use.Name, cs.tool.Name}
+	if cs.tool.RunsCommands() {
+		// A hook that guards commands ("Bash", "execute_command") guards
+		// every tool that runs one, as command rules do.
+		return append(names, c.commandNames...)
+	}
 	if cs.tool.Name != UseMCPTool {
 		return names
 	}

@@ -11,8 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/hooks"
 )
 
 // writeHook writes an executable shell script and returns a command line
@@ -32,10 +33,10 @@ func writeHook(t *testing.T, dir, name, body string) string {
 // hookCase builds a coordinator whose config has the given hooks; the
 // hooks' scripts live outside the workspace, in directories the sandbox
 // is configured to show them (and let them write, as "record" does).
-func hookCase(t *testing.T, hooks HookConfig, files map[string]string) (*testPolicy, *Session) {
+func hookCase(t *testing.T, hc hooks.Config, files map[string]string) (*testPolicy, *Session) {
 	t.Helper()
-	cfg := Config{PolicyConfig: PolicyConfig{AllowAll: true}, AgentConfig: AgentConfig{Hooks: hooks}}
-	for _, ms := range [][]HookMatcher{hooks.PreToolUse, hooks.PostToolUse} {
+	cfg := Config{PolicyConfig: PolicyConfig{AllowAll: true}, AgentConfig: AgentConfig{Hooks: hc}}
+	for _, ms := range [][]hooks.Matcher{hc.PreToolUse, hc.PostToolUse} {
 		for _, m := range ms {
 			for _, h := range m.Hooks {
 				if p := strings.Trim(h.Command, "'"); filepath.IsAbs(p) {
@@ -48,11 +49,11 @@ func hookCase(t *testing.T, hooks HookConfig, files map[string]string) (*testPol
 	return p, p.session(t, api.Permissions{})
 }
 
-func pre(matcher string, specs ...HookSpec) HookConfig {
-	return HookConfig{PreToolUse: []HookMatcher{{Matcher: matcher, Hooks: specs}}}
+func pre(matcher string, specs ...hooks.Spec) hooks.Config {
+	return hooks.Config{PreToolUse: []hooks.Matcher{{Matcher: matcher, Hooks: specs}}}
 }
 
-func command(line string) HookSpec { return HookSpec{Type: "command", Command: line} }
+func command(line string) hooks.Spec { return hooks.Spec{Type: "command", Command: line} }
 
 func run(t *testing.T, p *testPolicy, s *Session, u api.ToolUse) (api.ToolResult, api.CallRecord) {
 	t.Helper()
@@ -149,15 +150,15 @@ func TestHookFailures(t *testing.T) {
 	badJSON := writeHook(t, scripts, "bad", `echo '{not json'`)
 	cases := []struct {
 		name       string
-		spec       HookSpec
+		spec       hooks.Spec
 		failClosed bool
 		wantStatus api.CallStatus
 		wantText   string
 	}{
 		{"crash fails open", command(crash), false, api.StatusSucceeded, "ok a.txt"},
 		{"crash fails closed", command(crash), true, api.StatusDenied, "boom"},
-		{"timeout fails open", HookSpec{Command: slow, Timeout: 1}, false, api.StatusSucceeded, "ok a.txt"},
-		{"timeout fails closed", HookSpec{Command: slow, Timeout: 1}, true, api.StatusDenied, "timed out"},
+		{"timeout fails open", hooks.Spec{Command: slow, Timeout: 1}, false, api.StatusSucceeded, "ok a.txt"},
+		{"timeout fails closed", hooks.Spec{Command: slow, Timeout: 1}, true, api.StatusDenied, "timed out"},
 		{"invalid JSON fails closed", command(badJSON), true, api.StatusDenied, "invalid JSON"},
 	}
 	for _, tc := range cases {
@@ -177,18 +178,18 @@ func TestParallelHooksAnyDenyWins(t *testing.T) {
 	scripts := t.TempDir()
 	allow := writeHook(t, scripts, "allow", `echo '{"permissionDecision":"allow"}'`)
 	deny := writeHook(t, scripts, "deny", `echo 'second opinion: no' >&2; exit 2`)
-	p, s := hookCase(t, HookConfig{PreToolUse: []HookMatcher{
-		{Matcher: "*", Hooks: []HookSpec{command(allow)}},
-		{Matcher: "write_.*", Hooks: []HookSpec{command(deny), command(allow)}},
+	p, s := hookCase(t, hooks.Config{PreToolUse: []hooks.Matcher{
+		{Matcher: "*", Hooks: []hooks.Spec{command(allow)}},
+		{Matcher: "write_.*", Hooks: []hooks.Spec{command(deny), command(allow)}},
 	}}, nil)
 	res, rec := run(t, p, s, use("p1", "write_to_file", map[string]any{"path": "a.txt"}))
 	if rec.Status != api.StatusDenied || !strings.Contains(resultText(res), "second opinion") {
 		t.Fatalf("got %s %q, want denied by the second hook", rec.Status, resultText(res))
 	}
-	if got := testutil.ToFloat64(p.c.hooks.runs.WithLabelValues(HookPreToolUse, "allow")); got != 2 {
+	if got := hookRuns(t, p.reg, hooks.PreToolUse, "allow"); got != 2 {
 		t.Errorf("allow runs = %v, want 2", got)
 	}
-	if got := testutil.ToFloat64(p.c.hooks.runs.WithLabelValues(HookPreToolUse, "deny")); got != 1 {
+	if got := hookRuns(t, p.reg, hooks.PreToolUse, "deny"); got != 1 {
 		t.Errorf("deny runs = %v, want 1", got)
 	}
 }
@@ -219,7 +220,7 @@ func TestPostToolUseHooks(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			hook := writeHook(t, scripts, tc.name, tc.body)
-			p, s := hookCase(t, HookConfig{PostToolUse: []HookMatcher{{Matcher: "write_to_file", Hooks: []HookSpec{command(hook)}}}}, nil)
+			p, s := hookCase(t, hooks.Config{PostToolUse: []hooks.Matcher{{Matcher: "write_to_file", Hooks: []hooks.Spec{command(hook)}}}}, nil)
 			res, rec := run(t, p, s, use("q1", "write_to_file", map[string]any{"path": "a.txt"}))
 			if rec.Status != tc.wantStatus || !strings.Contains(resultText(res), tc.wantText) {
 				t.Fatalf("got %s %q, want %s containing %q", rec.Status, resultText(res), tc.wantStatus, tc.wantText)
@@ -236,7 +237,7 @@ func TestWorkspaceHooksNeedTrust(t *testing.T) {
 	for _, trust := range []bool{false, true} {
 		name := map[bool]string{false: "untrusted workspace hooks are ignored", true: "trusted workspace hooks run"}[trust]
 		t.Run(name, func(t *testing.T) {
-			p, s := hookCase(t, HookConfig{TrustWorkspace: trust}, files)
+			p, s := hookCase(t, hooks.Config{TrustWorkspace: trust}, files)
 			writeHook(t, p.dir, ".clinerules/hooks/PreToolUse", `echo 'repo hook says no' >&2; exit 2`)
 			res, rec := run(t, p, s, use("w1", "write_to_file", map[string]any{"path": "a.txt"}))
 			blocked := rec.Status == api.StatusDenied && strings.Contains(resultText(res), "repo hook says no")
@@ -257,7 +258,7 @@ func TestHTTPHook(t *testing.T) {
 		_, _ = io.WriteString(w, `{"hookSpecificOutput":{"permissionDecision":"deny","permissionDecisionReason":"the IDE says no"}}`)
 	}))
 	defer srv.Close()
-	p, s := hookCase(t, pre("write_to_file", HookSpec{Type: "http", URL: srv.URL}), nil)
+	p, s := hookCase(t, pre("write_to_file", hooks.Spec{Type: "http", URL: srv.URL}), nil)
 	res, rec := run(t, p, s, use("h1", "write_to_file", map[string]any{"path": "a.txt"}))
 	if rec.Status != api.StatusDenied || !strings.Contains(resultText(res), "the IDE says no") {
 		t.Fatalf("got %s %q, want denied by the HTTP hook", rec.Status, resultText(res))
@@ -265,4 +266,32 @@ func TestHTTPHook(t *testing.T) {
 	if in := receive(t, bodies); in["tool_name"] != "write_to_file" || in["hook_event_name"] != "PreToolUse" {
 		t.Errorf("hook body = %v, want the PreToolUse input of write_to_file", in)
 	}
+}
+
+// shellQuote quotes a path for a hook's command line.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// hookRuns is toolgate_hook_runs_total{event, outcome} as reg gathers it.
+func hookRuns(t *testing.T, reg *prometheus.Registry, event, outcome string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "toolgate_hook_runs_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["event"] == event && labels["outcome"] == outcome {
+				return m.GetCounter().GetValue()
+			}
+		}
+	}
+	t.Fatalf("no toolgate_hook_runs_total{event=%q,outcome=%q}", event, outcome)
+	return 0
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/mcphub"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/sandbox"
 	"github.com/toolgate/toolgate/internal/testbuild"
 )
@@ -59,7 +60,7 @@ func testMCPServerSandboxed(t *testing.T, bin, mode string) {
 		t.Fatal(err)
 	}
 
-	ws, err := OpenWorkspace(dir)
+	ws, err := tool.OpenWorkspace(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

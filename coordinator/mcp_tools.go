@@ -6,6 +6,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/mcphub"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // withMCP lets the MCP servers' autoApprove lists feed the policy unless
@@ -15,6 +16,15 @@ func withMCP(o Options) Options {
 		o.MCPAutoApprove = o.MCP.AutoApprove
 	}
 	return o
+}
+
+// mcpOf is the hub as the tools' Env holds it: nil, not a nil *Hub in an
+// interface, when there is none, so that the MCP tools can tell.
+func mcpOf(h *mcphub.Hub) tool.MCP {
+	if h == nil {
+		return nil
+	}
+	return h
 }
 
 // MCP is the hub of MCP servers calls are forwarded to; nil without any.
@@ -55,7 +65,8 @@ type mcpNamer interface{ MCPNames() (server, tool string) }
 
 // mcpInputNames is mcpCallNames(raw), taken from in, the decoded raw,
 // when it can name them: the policy, the hooks and the metrics each ask
-// for a call's names, and reading the JSON again cost each 2 µs.
+// for a call's names, and reading the JSON again cost each 2 µs
+// (BenchmarkMCPThroughToolgate, server; docs/benchmarks.md).
 func mcpInputNames(in any, raw json.RawMessage) (server, tool string) {
 	if n, ok := in.(mcpNamer); ok {
 		return mcpSubjectNames(n.MCPNames())
@@ -101,7 +112,7 @@ const accessMCPResource = "access_mcp_resource"
 //
 // in is raw decoded: a use_mcp_tool input names its server and tool
 // without raw being read again.
-func (c *Coordinator) mcpUnreachable(t *Tool, in any, raw json.RawMessage) *outcome {
+func (c *Coordinator) mcpUnreachable(t *tool.Tool, in any, raw json.RawMessage) *outcome {
 	if t.Name != UseMCPTool && t.Name != accessMCPResource {
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 type partsInput struct {
@@ -17,10 +18,10 @@ type partsInput struct {
 // the Messages API refuses a tool_result holding one, so they are dropped,
 // and a result left with nothing says so in Cline's words.
 func TestEmptyTextBlocksDropped(t *testing.T) {
-	parts := coordinator.Registration{Name: "parts", Factory: func(name string, _ coordinator.ToolEnv) *coordinator.Tool {
-		return coordinator.NewTool(coordinator.Spec[partsInput]{Name: name, Description: "Answers with the given text blocks.",
-			Run: func(_ context.Context, _ *coordinator.Call, in *partsInput) (coordinator.Result, error) {
-				var r coordinator.Result
+	parts := tool.Registration{Name: "parts", Factory: func(name string, _ tool.Env) *tool.Tool {
+		return coordinator.NewTool(tool.Spec[partsInput]{Name: name, Description: "Answers with the given text blocks.",
+			Run: func(_ context.Context, _ *tool.Call, in *partsInput) (tool.Result, error) {
+				var r tool.Result
 				for _, s := range in.Texts {
 					r.Content = append(r.Content, api.TextContent(s))
 				}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // previewTimeout bounds one preview: it reads a file and diffs it, and a
@@ -81,21 +82,21 @@ func (c *Coordinator) previewPartial(s *Session, use api.ToolUse) (p *api.Previe
 
 // toolPreview runs a tool's Preview under a time limit and returns the
 // diff, or why there is none.
-func (c *Coordinator) toolPreview(ctx context.Context, s *Session, tool *Tool, in any, toolUseID string, partial bool) (diff, why string) {
+func (c *Coordinator) toolPreview(ctx context.Context, s *Session, t *tool.Tool, in any, toolUseID string, partial bool) (diff, why string) {
 	defer func() {
 		if r := recover(); r != nil {
-			c.logger.Error("tool preview panicked", "tool", tool.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			c.logger.Error("tool preview panicked", "tool", t.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 			diff, why = "", "the preview failed unexpectedly (internal error)"
 		}
 	}()
 	ctx, cancel := context.WithTimeout(ctx, previewTimeout)
 	defer cancel()
-	call := &Call{
-		ToolUseID: toolUseID, Name: tool.Name, SessionID: s.ID, Workspace: c.workspace,
-		Logger: c.logger.With("session_id", s.ID, "tool_use_id", toolUseID, "tool", tool.Name),
+	call := &tool.Call{
+		ToolUseID: toolUseID, Name: t.Name, SessionID: s.ID, Workspace: c.workspace,
+		Logger: c.logger.With("session_id", s.ID, "tool_use_id", toolUseID, "tool", t.Name),
 		Files:  s.Files, Partial: partial,
 	}
-	diff, err := tool.Preview(ctx, call, in)
+	diff, err := t.Preview(ctx, call, in)
 	if err != nil {
 		return "", err.Error()
 	}

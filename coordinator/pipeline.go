@@ -13,6 +13,8 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/hooks"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/ignore"
 	"github.com/toolgate/toolgate/internal/logattrs"
 	"github.com/toolgate/toolgate/internal/sandbox"
@@ -22,11 +24,11 @@ import (
 type outcome struct {
 	status api.CallStatus
 	code   string // empty on success
-	result Result
+	result tool.Result
 }
 
 func failure(status api.CallStatus, code, msg string) outcome {
-	return outcome{status: status, code: code, result: Result{Content: []api.Content{api.TextContent(msg)}, IsError: true}}
+	return outcome{status: status, code: code, result: tool.Result{Content: []api.Content{api.TextContent(msg)}, IsError: true}}
 }
 
 // callState carries one call through the pipeline: what prepare made of
@@ -35,7 +37,7 @@ func failure(status api.CallStatus, code, msg string) outcome {
 type callState struct {
 	// prepare
 	use  api.ToolUse
-	tool *Tool
+	tool *tool.Tool
 	raw  json.RawMessage // the input after MCP name normalization and coercion
 	// input is the decoded, validated input (replaced by a PreToolUse
 	// hook's updatedInput, which the policy then judges).
@@ -68,7 +70,7 @@ type callState struct {
 	logger *slog.Logger
 
 	// pre-hooks
-	hook        hookDecision    // what the PreToolUse hooks decided
+	hook        hooks.Decision  // what the PreToolUse hooks decided
 	hookReason  string          // and why
 	hookContext []string        // what PreToolUse hooks add to the tool_result
 	hookInput   json.RawMessage // an updatedInput, in the model's words
@@ -236,6 +238,7 @@ func (c *Coordinator) prepare(s *Session, use api.ToolUse) *callState {
 		// An MCP tool's input is its own arguments; every other Cline
 		// tool may carry the conversation's checklist.
 		raw, cs.progress, cs.hasProgress = splitTaskProgress(raw)
+		raw = renameClineAliases(name, raw)
 	}
 	tool, owned := c.registry.lookup(name)
 	if dc != nil {
@@ -259,6 +262,9 @@ func (c *Coordinator) prepare(s *Session, use api.ToolUse) *callState {
 		}
 		cs.stop(failure(api.StatusUnknownTool, api.ToolCodeUnknownTool, msg))
 		return cs
+	}
+	if dc == nil && name == use.Name {
+		raw = clineEmptyIsMissing(raw, tool.InputType())
 	}
 	raw = coerceStrings(raw, tool.ParamTypes())
 	cs.tool, cs.raw = tool, raw
@@ -287,9 +293,9 @@ func (cs *callState) concurrencySafe() bool {
 }
 
 // interrupt is what an interrupt does to the call once it runs.
-func (cs *callState) interrupt() InterruptBehavior {
+func (cs *callState) interrupt() tool.InterruptBehavior {
 	if cs.tool == nil {
-		return InterruptCancel
+		return tool.InterruptCancel
 	}
 	return cs.tool.Interrupt
 }
@@ -314,7 +320,7 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 	s, e := cs.s, cs.e
 	rec, ok := s.start(e)
 	if !ok {
-		cs.stop(cancelled(ctx, Result{}))
+		cs.stop(cancelled(ctx, tool.Result{}))
 		return
 	}
 	if e.audit.effects = hasEffects(cs.tool); s.rec.callStarted(s, e) != nil && e.audit.effects {
@@ -322,17 +328,17 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 		return
 	}
 	s.Events.Append(api.Event{Type: api.EventToolStarted, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Call: &rec})
-	call := &Call{
+	call := &tool.Call{
 		ToolUseID: rec.ToolUseID, Name: cs.tool.Name, SessionID: s.ID, Workspace: c.workspace, Logger: cs.logger, Files: s.Files,
 		SessionDone: s.Done(), ReadTurn: e.readTurn, PlainResults: c.plainResults(s.Dialect()),
 	}
-	call.Attach(callRuntime{
+	call.Attach(tool.Runtime{
 		Output: func(stream, chunk string) {
 			s.Events.Append(api.Event{Type: api.EventToolOutput, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Stream: stream, Chunk: chunk})
 		},
 		Ignored: cs.ignored,
 		Todos:   s.SetTodos,
-		Keep:    func(o KeptOutput) { s.keepOutput(e, o) },
+		Keep:    func(o tool.KeptOutput) { s.keepOutput(e, o) },
 		Await: func(ctx context.Context, req api.InputRequest) (api.AnswerRequest, error) {
 			return c.awaitInput(ctx, s, e, req)
 		},
@@ -355,20 +361,20 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 // handler never takes the server down.
 // Cline's calls see a failure in Cline's tool-error wrapping; a dialect's
 // see the plain message, which the dialect words its own way.
-func (c *Coordinator) runHandler(ctx context.Context, tool *Tool, call *Call, in any, logger *slog.Logger, cline bool) (out outcome) {
+func (c *Coordinator) runHandler(ctx context.Context, t *tool.Tool, call *tool.Call, in any, logger *slog.Logger, cline bool) (out outcome) {
 	defer func() {
 		if p := recover(); p != nil {
 			logger.Error("tool handler panicked", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-			out = failure(api.StatusFailed, api.ToolCodePanic, fmt.Sprintf("Tool %s failed unexpectedly (internal error).", tool.Name))
+			out = failure(api.StatusFailed, api.ToolCodePanic, fmt.Sprintf("Tool %s failed unexpectedly (internal error).", t.Name))
 		}
 	}()
-	res, err := tool.Run(ctx, call, in)
+	res, err := t.Run(ctx, call, in)
 	if ctx.Err() != nil {
 		return cancelled(ctx, res)
 	}
 	if err != nil {
 		code := api.ToolCodeFailed
-		var te *ToolError
+		var te *tool.ToolError
 		if errors.As(err, &te) {
 			code = te.Code
 		}
@@ -414,7 +420,8 @@ func (c *Coordinator) record(cs *callState, dur time.Duration) (api.ToolResult, 
 	c.metrics.observe(metricDialect(s), metricTool, out.status, dur-cs.waited, cs.span)
 	c.tracer.endCall(cs, out)
 	// At debug level: the audit log keeps every call, and one more line
-	// per call beside the request's was a fifth of a small call's cost.
+	// per call beside the request's was a fifth of a small call's cost
+	// (BenchmarkToolUseVsBare; docs/benchmarks.md).
 	if cs.logger.Enabled(context.Background(), slog.LevelDebug) { // as Debug asks, without boxing its values first
 		cs.logger.Debug("tool call", "status", out.status, "duration_ms", rec.DurationMS)
 	}
@@ -423,7 +430,7 @@ func (c *Coordinator) record(cs *callState, dur time.Duration) (api.ToolResult, 
 
 // cancelled is the outcome of a call whose context ended, keeping what
 // the handler returned before it stopped.
-func cancelled(ctx context.Context, res Result) outcome {
+func cancelled(ctx context.Context, res tool.Result) outcome {
 	msg := "Cancelled."
 	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
 		msg = "Cancelled: " + cause.Error()
@@ -468,7 +475,7 @@ type mcpCallInput struct {
 
 // toToolResult normalizes a handler's result into a tool_result block.
 // Empty text blocks are dropped: the Messages API refuses them.
-func toToolResult(id string, r Result) api.ToolResult {
+func toToolResult(id string, r tool.Result) api.ToolResult {
 	content := make([]api.Content, 0, len(r.Content))
 	for _, c := range r.Content {
 		if c.Type != api.TypeText || c.Text != "" {
@@ -482,7 +489,7 @@ func toToolResult(id string, r Result) api.ToolResult {
 	return api.ToolResult{Type: api.TypeToolResult, ToolUseID: id, Content: content, IsError: r.IsError}
 }
 
-func firstText(r Result) string {
+func firstText(r tool.Result) string {
 	for i := len(r.Content) - 1; i >= 0; i-- {
 		if r.Content[i].Type == api.TypeText {
 			return r.Content[i].Text

@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // typedInput has one parameter of every JSON type a Cline XML call may
@@ -22,17 +23,17 @@ type typedInput struct {
 	Env       map[string]string `json:"env,omitempty" jsonschema:"an object"`
 }
 
-func echoTyped(name string, _ coordinator.ToolEnv) *coordinator.Tool {
-	return coordinator.NewTool(coordinator.Spec[typedInput]{Name: name, Description: "Echo the decoded input.",
-		Run: func(_ context.Context, _ *coordinator.Call, in *typedInput) (coordinator.Result, error) {
+func echoTyped(name string, _ tool.Env) *tool.Tool {
+	return coordinator.NewTool(tool.Spec[typedInput]{Name: name, Description: "Echo the decoded input.",
+		Run: func(_ context.Context, _ *tool.Call, in *typedInput) (tool.Result, error) {
 			b, _ := json.Marshal(in)
-			return coordinator.TextResult(string(b)), nil
+			return tool.TextResult(string(b)), nil
 		}})
 }
 
 func newTypedCoordinator(t *testing.T) (*coordinator.Coordinator, *coordinator.Session) {
 	t.Helper()
-	c := coordinator.New(coordinator.Options{Tools: []coordinator.Registration{{Name: "typed", Factory: echoTyped}}})
+	c := coordinator.New(coordinator.Options{Tools: []tool.Registration{{Name: "typed", Factory: echoTyped}}})
 	t.Cleanup(c.Close)
 	s, err := c.Sessions().Get(api.DefaultSessionID)
 	if err != nil {
@@ -151,8 +152,8 @@ func TestEveryValidationRuleHasASentence(t *testing.T) {
 				t.Errorf("recover() = %v, want a panic naming the tag", r)
 			}
 		}()
-		coordinator.NewTool(coordinator.Spec[badInput]{Name: "bad", Run: func(context.Context, *coordinator.Call, *badInput) (coordinator.Result, error) {
-			return coordinator.Result{}, nil
+		coordinator.NewTool(tool.Spec[badInput]{Name: "bad", Run: func(context.Context, *tool.Call, *badInput) (tool.Result, error) {
+			return tool.Result{}, nil
 		}})
 	})
 	type ruled struct {
@@ -162,9 +163,9 @@ func TestEveryValidationRuleHasASentence(t *testing.T) {
 		Tags  []string `json:"tags,omitempty" validate:"omitempty,min=2"`
 		Kind  string   `json:"kind,omitempty" validate:"omitempty,oneof=a b"`
 	}
-	c := coordinator.New(coordinator.Options{Tools: []coordinator.Registration{{Name: "ruled", Factory: func(n string, _ coordinator.ToolEnv) *coordinator.Tool {
-		return coordinator.NewTool(coordinator.Spec[ruled]{Name: n, Run: func(context.Context, *coordinator.Call, *ruled) (coordinator.Result, error) {
-			return coordinator.TextResult("ok"), nil
+	c := coordinator.New(coordinator.Options{Tools: []tool.Registration{{Name: "ruled", Factory: func(n string, _ tool.Env) *tool.Tool {
+		return coordinator.NewTool(tool.Spec[ruled]{Name: n, Run: func(context.Context, *tool.Call, *ruled) (tool.Result, error) {
+			return tool.TextResult("ok"), nil
 		}})
 	}}}})
 	defer c.Close()

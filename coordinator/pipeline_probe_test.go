@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // probeIn is the input of the test tools: which call it is, whether it may
@@ -50,7 +51,7 @@ func (r *recorder) chans(tag string) (started, gate chan struct{}) {
 	return r.started[tag], r.gates[tag]
 }
 
-func (r *recorder) run(ctx context.Context, in *probeIn) (coordinator.Result, error) {
+func (r *recorder) run(ctx context.Context, in *probeIn) (tool.Result, error) {
 	started, gate := r.chans(in.Tag)
 	r.mu.Lock()
 	r.log = append(r.log, "start:"+in.Tag)
@@ -69,9 +70,9 @@ func (r *recorder) run(ctx context.Context, in *probeIn) (coordinator.Result, er
 	r.running--
 	r.mu.Unlock()
 	if in.Fail {
-		return coordinator.Result{}, errors.New("probe " + in.Tag + " failed")
+		return tool.Result{}, errors.New("probe " + in.Tag + " failed")
 	}
-	return coordinator.TextResult("ran " + in.Tag), nil
+	return tool.TextResult("ran " + in.Tag), nil
 }
 
 // release lets a held call finish.
@@ -117,11 +118,11 @@ func (r *recorder) maxRunning() int {
 }
 
 // probeTool builds a test tool named name whose interrupt behavior is kind.
-func probeTool(name string, kind coordinator.InterruptBehavior, r *recorder) coordinator.Registration {
-	return coordinator.Registration{Name: name, Factory: func(string, coordinator.ToolEnv) *coordinator.Tool {
-		return coordinator.NewTool(coordinator.Spec[probeIn]{
+func probeTool(name string, kind tool.InterruptBehavior, r *recorder) tool.Registration {
+	return tool.Registration{Name: name, Factory: func(string, tool.Env) *tool.Tool {
+		return coordinator.NewTool(tool.Spec[probeIn]{
 			Name: name, Description: "test probe",
-			Run: func(ctx context.Context, _ *coordinator.Call, in *probeIn) (coordinator.Result, error) {
+			Run: func(ctx context.Context, _ *tool.Call, in *probeIn) (tool.Result, error) {
 				return r.run(ctx, in)
 			},
 			ConcurrencySafe: func(in *probeIn) bool { return in.Safe },
@@ -135,10 +136,10 @@ func probeTool(name string, kind coordinator.InterruptBehavior, r *recorder) coo
 func newProbeCoordinator(t testing.TB, cfg coordinator.Config) (*coordinator.Coordinator, *coordinator.Session, *recorder) {
 	t.Helper()
 	r := newRecorder()
-	c := coordinator.New(coordinator.Options{Config: cfg, Tools: []coordinator.Registration{
-		probeTool("probe", coordinator.InterruptCancel, r),
-		probeTool("probe_block", coordinator.InterruptBlock, r),
-		probeTool("execute_command", coordinator.InterruptCancel, r),
+	c := coordinator.New(coordinator.Options{Config: cfg, Tools: []tool.Registration{
+		probeTool("probe", tool.InterruptCancel, r),
+		probeTool("probe_block", tool.InterruptBlock, r),
+		probeTool("execute_command", tool.InterruptCancel, r),
 	}})
 	t.Cleanup(c.Close)
 	s, err := c.Sessions().Create(api.ModeAct, api.Permissions{})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 type gateInput struct {
@@ -28,28 +29,28 @@ func newGate() *gateTool {
 	return &gateTool{started: make(chan struct{}, 16), release: make(chan struct{})}
 }
 
-func (g *gateTool) registration() coordinator.Registration {
-	return coordinator.Registration{Name: "gate", Factory: func(name string, _ coordinator.ToolEnv) *coordinator.Tool {
-		return coordinator.NewTool(coordinator.Spec[gateInput]{Name: name, Run: func(ctx context.Context, call *coordinator.Call, in *gateInput) (coordinator.Result, error) {
+func (g *gateTool) registration() tool.Registration {
+	return tool.Registration{Name: "gate", Factory: func(name string, _ tool.Env) *tool.Tool {
+		return coordinator.NewTool(tool.Spec[gateInput]{Name: name, Run: func(ctx context.Context, call *tool.Call, in *gateInput) (tool.Result, error) {
 			n := g.runs.Add(1)
 			g.started <- struct{}{}
 			select {
 			case <-g.release:
 			case <-ctx.Done():
 			}
-			return coordinator.TextResult("run " + string(rune('0'+n))), nil
+			return tool.TextResult("run " + string(rune('0'+n))), nil
 		}})
 	}}
 }
 
-func newGateCoordinator(t *testing.T, g *gateTool, extra ...coordinator.Registration) (*coordinator.Coordinator, *coordinator.Session) {
+func newGateCoordinator(t *testing.T, g *gateTool, extra ...tool.Registration) (*coordinator.Coordinator, *coordinator.Session) {
 	t.Helper()
-	ws, err := coordinator.OpenWorkspace(t.TempDir())
+	ws, err := tool.OpenWorkspace(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
-	c := coordinator.New(coordinator.Options{Workspace: ws, Tools: append([]coordinator.Registration{g.registration()}, extra...)})
+	c := coordinator.New(coordinator.Options{Workspace: ws, Tools: append([]tool.Registration{g.registration()}, extra...)})
 	t.Cleanup(c.Close)
 	s, err := c.Sessions().Create(api.ModeAct, api.Permissions{})
 	if err != nil {
@@ -171,12 +172,12 @@ func (m *memOutput) Remove() error { m.removed.Store(true); return nil }
 
 func TestKeptOutput(t *testing.T) {
 	var kept []*memOutput
-	keeper := coordinator.Registration{Name: "keeper", Factory: func(name string, _ coordinator.ToolEnv) *coordinator.Tool {
-		return coordinator.NewTool(coordinator.Spec[gateInput]{Name: name, Run: func(_ context.Context, call *coordinator.Call, in *gateInput) (coordinator.Result, error) {
+	keeper := tool.Registration{Name: "keeper", Factory: func(name string, _ tool.Env) *tool.Tool {
+		return coordinator.NewTool(tool.Spec[gateInput]{Name: name, Run: func(_ context.Context, call *tool.Call, in *gateInput) (tool.Result, error) {
 			o := &memOutput{text: "full " + in.Name}
 			kept = append(kept, o)
 			call.KeepOutput(o)
-			return coordinator.TextResult("short"), nil
+			return tool.TextResult("short"), nil
 		}})
 	}}
 	g := newGate()

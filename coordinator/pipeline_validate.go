@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-playground/validator/v10"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // NewValidator returns the one validator shared by every tool. It reports
@@ -54,7 +55,7 @@ func (e *InputError) Error() string {
 // validates it, as the pipeline's prepare stage does. Unknown fields are
 // refused: a misspelt parameter must not be silently dropped. The error is
 // an *InputError.
-func DecodeInput(t *Tool, v *validator.Validate, raw json.RawMessage) (any, error) {
+func DecodeInput(t *tool.Tool, v *validator.Validate, raw json.RawMessage) (any, error) {
 	in := t.NewInput()
 	if err := decodeInto(t.Name, in, v, coerceStrings(raw, t.ParamTypes())); err != nil {
 		return nil, err
@@ -64,7 +65,7 @@ func DecodeInput(t *Tool, v *validator.Validate, raw json.RawMessage) (any, erro
 
 // DecodeDialectInput decodes and validates a dialect tool's input, as the
 // dialect's inbound edge does before mapping it.
-func DecodeDialectInput(dt *DialectTool, v *validator.Validate, raw json.RawMessage) (any, error) {
+func DecodeDialectInput(dt *tool.DialectTool, v *validator.Validate, raw json.RawMessage) (any, error) {
 	in := dt.NewInput()
 	if err := decodeInto(dt.Name, in, v, raw); err != nil {
 		return nil, err

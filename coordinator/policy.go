@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/shellcmd"
 )
 
@@ -60,7 +61,7 @@ type policy struct {
 // layers, then ask rules, then the checks no allow rule may override
 // (command risks, protected files), then allow rules, then the defaults.
 // The first that applies decides.
-func (p *policy) decide(s *subject, t *Tool, session []*permRule, requiresApproval bool) verdict {
+func (p *policy) decide(s *subject, t *tool.Tool, session []*permRule, requiresApproval bool) verdict {
 	layers := [][]*permRule{p.managed, session}
 	for _, list := range []string{listDeny, listAsk} {
 		for _, rules := range layers {
@@ -116,7 +117,7 @@ func outsideReason(word string) string {
 // outside the workspace, and writes to protected files. allow_all, a
 // deliberate choice of the managed policy, still approves risky command
 // lines; protected files and paths outside the workspace ask even then.
-func (p *policy) mustAsk(s *subject, t *Tool) (verdict, bool) {
+func (p *policy) mustAsk(s *subject, t *tool.Tool) (verdict, bool) {
 	if s.command != nil {
 		readOnly := s.command.ReadOnly()
 		if f, ok := p.protected.touched(s.paths); ok && !readOnly {
@@ -197,7 +198,7 @@ func coverEach[T any](allows []*permRule, s *subject, items []T, match func(*per
 // defaults are Cline's auto-approval settings: reads allowed, edits ask,
 // read-only commands allowed unless the model asked for approval, MCP
 // tools ask unless the server auto-approves them.
-func (p *policy) defaults(s *subject, t *Tool, requiresApproval bool) verdict {
+func (p *policy) defaults(s *subject, t *tool.Tool, requiresApproval bool) verdict {
 	switch {
 	case s.command != nil:
 		if requiresApproval {

@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // BenchmarkPolicyStage measures the whole policy stage (subject, ignore
 // rules, permission decision) for a file call and a 200-command chain.
 func BenchmarkPolicyStage(b *testing.B) {
 	dir := b.TempDir()
-	ws, err := OpenWorkspace(dir)
+	ws, err := tool.OpenWorkspace(dir)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 type urlIn struct {
@@ -13,12 +14,12 @@ type urlIn struct {
 }
 
 // urlTool stands in for web_fetch: a tool whose input reaches a URL.
-func urlTool(r *ran) Registration {
-	return Registration{Name: "web_fetch", Factory: func(name string, env ToolEnv) *Tool {
-		return NewTool(Spec[urlIn]{Name: name,
-			Run: func(_ context.Context, c *Call, in *urlIn) (Result, error) {
+func urlTool(r *ran) tool.Registration {
+	return tool.Registration{Name: "web_fetch", Factory: func(name string, env tool.Env) *tool.Tool {
+		return NewTool(tool.Spec[urlIn]{Name: name,
+			Run: func(_ context.Context, c *tool.Call, in *urlIn) (tool.Result, error) {
 				r.add(c.ToolUseID)
-				return TextResult("fetched"), nil
+				return tool.TextResult("fetched"), nil
 			},
 			URL: func(in *urlIn) string { return in.URL }})
 	}}
@@ -30,7 +31,7 @@ func TestDomainRules(t *testing.T) {
 	r := &ran{}
 	p := newTestPolicy(t, Config{}, nil)
 	p.c = New(Options{Config: Config{Permissions: api.Permissions{Deny: []string{"web_fetch(domain:evil.example)"}}},
-		Workspace: p.c.workspace, Tools: []Registration{urlTool(r)}})
+		Workspace: p.c.workspace, Tools: []tool.Registration{urlTool(r)}})
 	p.ran = r
 	t.Cleanup(p.c.Close)
 	s := p.session(t, api.Permissions{Allow: []string{"web_fetch(domain:example.com)", "web_fetch(domain:*.docs.example)"}})

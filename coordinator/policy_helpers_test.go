@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/mcphub"
 	"github.com/toolgate/toolgate/coordinator/tool"
@@ -57,26 +58,26 @@ func (r *ran) has(id string) bool {
 
 // policyTools are stand-ins for the real tools with the same declarations:
 // which paths they touch, whether they write, which command they run.
-func policyTools(r *ran) []Registration {
-	fileTool := func(writes bool) Factory {
-		return func(name string, env ToolEnv) *Tool {
-			return NewTool(Spec[fileIn]{
+func policyTools(r *ran) []tool.Registration {
+	fileTool := func(writes bool) tool.Factory {
+		return func(name string, env tool.Env) *tool.Tool {
+			return NewTool(tool.Spec[fileIn]{
 				Name: name, Writes: writes,
-				Run: func(_ context.Context, c *Call, in *fileIn) (Result, error) {
+				Run: func(_ context.Context, c *tool.Call, in *fileIn) (tool.Result, error) {
 					r.add(c.ToolUseID)
-					return TextResult("ok " + in.Path), nil
+					return tool.TextResult("ok " + in.Path), nil
 				},
 				Paths: func(in *fileIn) []string { return []string{in.Path} },
 			})
 		}
 	}
-	return []Registration{
+	return []tool.Registration{
 		{Name: "read_file", Factory: fileTool(false)},
 		{Name: "write_to_file", Factory: fileTool(true)},
-		{Name: "list_files", Factory: func(name string, env ToolEnv) *Tool {
-			return NewTool(Spec[fileIn]{
+		{Name: "list_files", Factory: func(name string, env tool.Env) *tool.Tool {
+			return NewTool(tool.Spec[fileIn]{
 				Name: name,
-				Run: func(_ context.Context, c *Call, in *fileIn) (Result, error) {
+				Run: func(_ context.Context, c *tool.Call, in *fileIn) (tool.Result, error) {
 					r.add(c.ToolUseID)
 					var kept []string
 					n := 0
@@ -88,29 +89,29 @@ func policyTools(r *ran) []Registration {
 						kept = append(kept, f)
 					}
 					b, _ := json.Marshal(kept)
-					return TextResult(string(b) + "\n" + IgnoredNote(n)), nil
+					return tool.TextResult(string(b) + "\n" + tool.IgnoredNote(n)), nil
 				},
 				Paths: func(in *fileIn) []string { return []string{in.Path} },
 			})
 		}},
-		{Name: "execute_command", Factory: func(name string, env ToolEnv) *Tool {
-			return NewTool(Spec[cmdIn]{
+		{Name: "execute_command", Factory: func(name string, env tool.Env) *tool.Tool {
+			return NewTool(tool.Spec[cmdIn]{
 				Name: name,
-				Run: func(_ context.Context, c *Call, in *cmdIn) (Result, error) {
+				Run: func(_ context.Context, c *tool.Call, in *cmdIn) (tool.Result, error) {
 					r.add(c.ToolUseID)
-					return TextResult("ran " + in.Command), nil
+					return tool.TextResult("ran " + in.Command), nil
 				},
-				Command: func(in *cmdIn) CommandLine {
-					return CommandLine{Command: in.Command, RequiresApproval: in.RequiresApproval, Cwd: in.Cwd}
+				Command: func(in *cmdIn) tool.CommandLine {
+					return tool.CommandLine{Command: in.Command, RequiresApproval: in.RequiresApproval, Cwd: in.Cwd}
 				},
 			})
 		}},
-		{Name: UseMCPTool, Factory: func(name string, env ToolEnv) *Tool {
-			return NewTool(Spec[mcpIn]{
+		{Name: UseMCPTool, Factory: func(name string, env tool.Env) *tool.Tool {
+			return NewTool(tool.Spec[mcpIn]{
 				Name: name,
-				Run: func(_ context.Context, c *Call, in *mcpIn) (Result, error) {
+				Run: func(_ context.Context, c *tool.Call, in *mcpIn) (tool.Result, error) {
 					r.add(c.ToolUseID)
-					return TextResult("mcp"), nil
+					return tool.TextResult("mcp"), nil
 				},
 			})
 		}},
@@ -133,6 +134,7 @@ type testPolicy struct {
 	c   *Coordinator
 	dir string
 	ran *ran
+	reg *prometheus.Registry // the coordinator's metrics
 }
 
 func newTestPolicy(t *testing.T, cfg Config, files map[string]string) *testPolicy {
@@ -147,15 +149,15 @@ func newTestPolicy(t *testing.T, cfg Config, files map[string]string) *testPolic
 			t.Fatal(err)
 		}
 	}
-	ws, err := OpenWorkspace(dir)
+	ws, err := tool.OpenWorkspace(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &ran{}
-	c := New(Options{Config: cfg, Workspace: ws, Tools: policyTools(r), MCP: policyHub(), Dialects: []Dialect{testClaudeCode()},
+	r, reg := &ran{}, prometheus.NewRegistry()
+	c := New(Options{Config: cfg, Workspace: ws, Tools: policyTools(r), MCP: policyHub(), Dialects: []tool.Dialect{testClaudeCode()}, Registerer: reg,
 		MCPAutoApprove: func(server, tool string) bool { return server == "docs" && tool == "search" }})
 	t.Cleanup(func() { c.Close(); ws.Close() })
-	return &testPolicy{c: c, dir: ws.Dir, ran: r}
+	return &testPolicy{c: c, dir: ws.Dir, ran: r, reg: reg}
 }
 
 // session creates a session with its own rules.
@@ -240,10 +242,12 @@ func resultText(r api.ToolResult) string {
 // testClaudeCode stands in for the claude_code dialect: its Write maps
 // onto write_to_file with the same input, so tests can tell Claude Code's
 // pipeline order from Cline's on the same tool.
-func testClaudeCode() Dialect {
-	return Dialect{Name: api.DialectClaudeCode, Tools: []*DialectTool{tool.NewDialectTool(tool.DialectSpec[fileIn]{
+func testClaudeCode() tool.Dialect {
+	return tool.Dialect{Name: api.DialectClaudeCode, Tools: []*tool.DialectTool{tool.NewDialectTool(tool.DialectSpec[fileIn]{
 		Name: "Write", Targets: []string{"write_to_file"},
-		Map: func(_ MapEnv, in *fileIn) (Mapping, error) { return Mapping{Tool: "write_to_file", Input: *in}, nil },
+		Map: func(_ tool.MapEnv, in *fileIn) (tool.Mapping, error) {
+			return tool.Mapping{Tool: "write_to_file", Input: *in}, nil
+		},
 	})}}
 }
 

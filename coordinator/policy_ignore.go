@@ -7,9 +7,9 @@ import (
 )
 
 // ignoreBlock finds the first path of a call that the ignore rules cover,
-// judging symlinks by what they point to. It returns the refusal text,
-// naming the path and the rule: for .clineignore Cline's words, then
-// toolgate's note naming the rule, as two parts.
+// judging symlinks by what they point to. It returns the refusal text:
+// for .clineignore Cline's words, naming the path; for other ignore files
+// toolgate's, naming the path and the rule.
 func (c *Coordinator) ignoreBlock(m *ignore.Matcher, s *subject) ([]string, bool) {
 	if m.Len() == 0 {
 		return nil, false
@@ -29,10 +29,13 @@ func (c *Coordinator) ignoreBlock(m *ignore.Matcher, s *subject) ([]string, bool
 			shown = fmt.Sprintf("%s (a link to %s)", p.rel, real)
 		}
 		if r.Source == ".clineignore" {
+			if p.given != "" && shown == p.rel {
+				shown = p.given
+			}
 			// Cline's own words (ReadFileToolHandler and the other path
-			// tools; ExecuteCommandToolHandler for a command), then the
-			// rule, which Cline does not name.
-			return []string{ClineToolError(clineIgnoreError(shown)), fmt.Sprintf("(Excluded by the rule %s.)", r)}, true
+			// tools; ExecuteCommandToolHandler for a command), alone as
+			// Cline answers: the rule is in the audit log's decision.
+			return []string{ClineToolError(clineIgnoreError(shown))}, true
 		}
 		if s.command != nil {
 			return []string{fmt.Sprintf("The command was blocked: it names %s, which %s excludes (%s). "+

@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"errors"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,7 +28,7 @@ func ignorePolicy(t *testing.T, files map[string]string, watchers ...func(*os.Ro
 			t.Fatal(err)
 		}
 	}
-	ws, err := OpenWorkspace(dir)
+	ws, err := tool.OpenWorkspace(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

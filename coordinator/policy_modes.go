@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // Claude Code's permission modes (code.claude.com/docs/en/permission-modes)
@@ -51,7 +52,7 @@ func permissionModeName(m api.Mode) string {
 // touch, mv, cp) in the workspace; bypassPermissions waives the default
 // prompt and a risky command line's, as allow_all does, but never an ask
 // rule, a protected file or a path outside the workspace.
-func modeAllows(m api.Mode, v verdict, t *Tool, sub *subject) bool {
+func modeAllows(m api.Mode, v verdict, t *tool.Tool, sub *subject) bool {
 	switch {
 	case v.decision != decideAsk:
 		return false
@@ -88,6 +89,6 @@ func onlyFileCommands(sub *subject) bool {
 // writes, naming workspace paths, that runs no command and reaches no MCP
 // server or web address. The subject's paths are workspace-relative: a
 // path outside the workspace never gets this far.
-func editsWorkspaceFiles(t *Tool, sub *subject) bool {
+func editsWorkspaceFiles(t *tool.Tool, sub *subject) bool {
 	return t.Writes && !t.RunsCommands() && sub.command == nil && sub.tool != UseMCPTool && sub.url == "" && len(sub.paths) > 0
 }

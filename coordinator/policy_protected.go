@@ -3,6 +3,7 @@ package coordinator
 import (
 	"path/filepath"
 
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/ignore"
 )
 
@@ -29,7 +30,7 @@ type protectedFiles struct{ m *ignore.Matcher }
 // newProtected builds the protected set from the defaults, the extra
 // ignore files and the configured patterns. Absolute paths (the server's
 // own config file) are kept when they lie in the workspace.
-func newProtected(ws *Workspace, ignoreFiles, extra []string) protectedFiles {
+func newProtected(ws *tool.Workspace, ignoreFiles, extra []string) protectedFiles {
 	lines := append([]string{}, defaultProtected...)
 	for _, f := range ignoreFiles {
 		lines = append(lines, "/"+escapeGlob(filepath.ToSlash(filepath.Clean(f))))

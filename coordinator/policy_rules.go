@@ -187,7 +187,15 @@ func (r *permRule) matchesName(s *subject) bool {
 			return true
 		}
 	}
-	return glob(r.tool, s.tool)
+	if glob(r.tool, s.tool) {
+		return true
+	}
+	for _, n := range s.names {
+		if glob(r.tool, n) {
+			return true
+		}
+	}
+	return false
 }
 
 // claudeCodeRuleTools maps the tool names of Claude Code's rule syntax

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/hooks"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/ignore"
 )
 
@@ -48,7 +50,7 @@ func (c *Coordinator) checkPolicy(cs *callState) {
 		return
 	}
 	if cs.judged {
-		if cs.hook == hookAsk && !cs.approved && cs.ask == nil {
+		if cs.hook == hooks.Ask && !cs.approved && cs.ask == nil {
 			cs.ask = hookAskVerdict(cs.hookReason)
 		}
 		return
@@ -97,12 +99,12 @@ const decidedByHook = "PreToolUse hook"
 
 // withHookDecision weighs the PreToolUse hooks' allow or ask into the
 // policy's gate (see checkPolicy).
-func withHookDecision(g gate, d hookDecision, reason string) gate {
+func withHookDecision(g gate, d hooks.Decision, reason string) gate {
 	switch {
-	case d == hookAsk && g.ask == nil:
+	case d == hooks.Ask && g.ask == nil:
 		g.ask = hookAskVerdict(reason)
 		g.decision, g.decidedBy = "", ""
-	case d == hookAllow && g.ask != nil && g.ask.kind == askDefault:
+	case d == hooks.Allow && g.ask != nil && g.ask.kind == askDefault:
 		g.ask = nil
 		g.decision, g.decidedBy = "allow", decidedByHook
 	}
@@ -113,7 +115,7 @@ func withHookDecision(g gate, d hookDecision, reason string) gate {
 // path the call touches, the command's working directory, the session's
 // mode and the permission decision. It returns the outcome that ends the
 // call, or nil and the gate the call goes on with.
-func (c *Coordinator) authorize(s *Session, t *Tool, in any, raw json.RawMessage) (*outcome, gate) {
+func (c *Coordinator) authorize(s *Session, t *tool.Tool, in any, raw json.RawMessage) (*outcome, gate) {
 	sub, line := c.buildSubject(t, in, raw)
 	m := c.ignoreMatcher()
 	if parts, blocked := c.ignoreBlock(m, sub); blocked {
@@ -125,7 +127,7 @@ func (c *Coordinator) authorize(s *Session, t *Tool, in any, raw json.RawMessage
 	}
 	if sub.badCwd != nil {
 		code := api.ToolCodeOutside
-		var te *ToolError
+		var te *tool.ToolError
 		if errors.As(sub.badCwd, &te) {
 			code = te.Code
 		}
@@ -141,13 +143,20 @@ func (c *Coordinator) authorize(s *Session, t *Tool, in any, raw json.RawMessage
 	g := gate{sub: sub, ignored: m}
 	v := c.policy.decide(sub, t, s.permRules(), line.RequiresApproval)
 	if v.decision != decideDeny {
-		if reason, ask := c.gitHistoryAsk(sub, m); ask {
-			if v.decision == decideAsk {
-				reason = v.reason + "; also " + strings.TrimPrefix(reason, "approval required: ")
-			}
-			v = verdict{decision: decideAsk, reason: reason}
+		v = c.repositoryAsks(sub, m, v)
+	}
+	// Paths denied to reading are ignored paths for the rest of the call
+	// (policy_read_deny.go). What the rules did not name themselves (a
+	// link to a denied file, a command or a search naming one) is refused
+	// as a path the ignore rules cover.
+	hidden := withReadDenials(m, c.policy.managed, s.permRules())
+	if v.decision != decideDeny && hidden != m {
+		if parts, blocked := c.ignoreBlock(hidden, sub); blocked {
+			out := failure(api.StatusDenied, api.ToolCodeDenied, strings.Join(parts, "\n\n"))
+			return &out, gate{decision: "deny", decidedBy: "rule: read deny"}
 		}
 	}
+	g.ignored = hidden
 	switch v.decision {
 	case decideDeny:
 		out := failure(api.StatusDenied, api.ToolCodeDenied, "Denied: "+v.reason+".")
@@ -165,16 +174,38 @@ func (c *Coordinator) authorize(s *Session, t *Tool, in any, raw json.RawMessage
 	return nil, g
 }
 
+// repositoryAsks turns a verdict into an ask, whatever allowed it, when a
+// command may print stored versions of ignored files (gitHistoryAsk) or
+// start a program the repository's configuration names (gitConfigAsk).
+func (c *Coordinator) repositoryAsks(sub *subject, m *ignore.Matcher, v verdict) verdict {
+	for _, check := range []func() (string, bool){
+		func() (string, bool) { return c.gitHistoryAsk(sub, m) },
+		func() (string, bool) { return c.gitConfigAsk(sub) },
+	} {
+		if reason, ask := check(); ask {
+			if v.decision == decideAsk {
+				reason = v.reason + "; also " + strings.TrimPrefix(reason, "approval required: ")
+			}
+			v = verdict{decision: decideAsk, reason: reason}
+		}
+	}
+	return v
+}
+
 // deniedOutright reports whether a bare deny rule of either layer names
 // the tool, so that tool lists can leave it out.
 func (c *Coordinator) deniedOutright(s *Session, name string) bool {
-	return c.deniedSubject(s, &subject{tool: name})
+	sub := &subject{tool: name}
+	if c.isCommandTool(name) {
+		sub.names = c.commandNames // a bare deny of one command tool hides them all
+	}
+	return c.deniedSubject(s, sub)
 }
 
 // planModeRefusal says why plan mode refuses a call: tools that change
 // files, and command lines that are not read-only. Reading commands (ls,
 // cat, git status, grep ...) still run, as exploring is what planning is.
-func planModeRefusal(t *Tool, sub *subject) (string, bool) {
+func planModeRefusal(t *tool.Tool, sub *subject) (string, bool) {
 	switch {
 	case sub.command != nil && sub.command.ReadOnly():
 		return "", false

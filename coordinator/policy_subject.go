@@ -11,13 +11,14 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/shellcmd"
 )
 
 // buildSubject describes a decoded call for the rules: the workspace paths
 // it touches, its command line and its MCP server and tool. Paths that
 // leave the workspace are left to the handler, which refuses them.
-func (c *Coordinator) buildSubject(t *Tool, in any, raw json.RawMessage) (*subject, CommandLine) {
+func (c *Coordinator) buildSubject(t *tool.Tool, in any, raw json.RawMessage) (*subject, tool.CommandLine) {
 	s := &subject{tool: t.Name}
 	if u := t.URL(in); u != "" {
 		s.url = u
@@ -26,17 +27,22 @@ func (c *Coordinator) buildSubject(t *Tool, in any, raw json.RawMessage) (*subje
 		}
 	}
 	if c.workspace == nil {
-		return s, CommandLine{}
+		return s, tool.CommandLine{}
 	}
 	for _, p := range t.Paths(in) {
 		if rel, err := c.workspace.Rel(p); err == nil {
-			s.paths = append(s.paths, c.pathRef(rel))
+			ref := c.pathRef(rel)
+			if filepath.IsAbs(p) {
+				ref.given = filepath.Clean(p)
+			}
+			s.paths = append(s.paths, ref)
 		}
 	}
-	var line CommandLine
+	var line tool.CommandLine
 	if t.RunsCommands() {
 		line = t.Command(in)
 		c.addCommand(s, line)
+		s.names = c.commandNames
 	}
 	if t.Name == UseMCPTool {
 		s.mcpServer, s.mcpTool = mcpInputNames(in, raw)
@@ -62,9 +68,10 @@ func unique[T comparable](xs []T) []T {
 
 // addCommand analyses a command line and records the paths its words may
 // name, resolved against its working directory. Words that cannot be
-// resolved inside the workspace (a home directory, outside paths) are
-// recorded as such: the policy never approves them silently.
-func (c *Coordinator) addCommand(s *subject, line CommandLine) {
+// resolved inside the workspace (a home directory, outside paths, links
+// leading outside) are recorded as such: the policy never approves them
+// silently.
+func (c *Coordinator) addCommand(s *subject, line tool.CommandLine) {
 	a := shellcmd.Analyze(line.Command)
 	s.command, s.line, s.background = &a, line.Command, line.Background
 	cwd := "."
@@ -95,11 +102,48 @@ func (c *Coordinator) addCommand(s *subject, line CommandLine) {
 		if rel == "." {
 			continue
 		}
+		if c.resolvesOutside(rel) {
+			s.outside = append(s.outside, arg)
+			continue
+		}
 		s.paths = append(s.paths, c.pathRef(rel))
 		if globbed && strings.ContainsAny(rel, "*?[") {
+			if m, ok := c.globLeaves(rel); ok {
+				s.outside = append(s.outside, m)
+				continue
+			}
 			s.paths = append(s.paths, c.expandGlob(rel)...)
 		}
 	}
+}
+
+// globLeaves returns a match of a pattern word that resolves outside the
+// workspace. The shell expands patterns through symlinks (link_*/secret),
+// which expandGlob, confined to the workspace, does not follow out.
+func (c *Coordinator) globLeaves(pattern string) (string, bool) {
+	matches, err := filepath.Glob(filepath.Join(c.workspace.Dir, filepath.FromSlash(pattern)))
+	if err != nil {
+		return "", false
+	}
+	for i, m := range matches {
+		if i == maxGlobMatches {
+			break
+		}
+		rel, err := filepath.Rel(c.workspace.Dir, m)
+		if err == nil && c.resolvesOutside(filepath.ToSlash(rel)) {
+			return filepath.ToSlash(rel), true
+		}
+	}
+	return "", false
+}
+
+// resolvesOutside reports whether a workspace path leads outside through
+// a symlink (link_outside/secret, procroot/etc/shadow): a command word is
+// judged where it resolves, as the file tools judge it, so such a word
+// asks like an outside path.
+func (c *Coordinator) resolvesOutside(rel string) bool {
+	_, inside := c.realPath(rel)
+	return !inside
 }
 
 // maxGlobMatches bounds how many files one pattern word is expanded to.
@@ -173,8 +217,11 @@ type subject struct {
 	// badCwd says why a command's working directory cannot be used
 	// (outside the workspace, or not a valid path): no approval can make
 	// a command run there, so the call is refused.
-	badCwd     error
-	tool       string // registry name: read_file, execute_command, use_mcp_tool
+	badCwd error
+	tool   string // registry name: read_file, execute_command, use_mcp_tool
+	// names are the other names rules may use for the call: for a command
+	// line, those of every tool that runs one (policy_command_tools.go).
+	names      []string
 	mcpServer  string // for use_mcp_tool
 	mcpTool    string
 	paths      []pathRef          // workspace paths the call touches
@@ -189,8 +236,11 @@ type subject struct {
 // pathRef is a workspace-relative path and whether it names a directory.
 type pathRef struct {
 	rel string
-	abs string     // the absolute path, for rules rooted at "/" (//path, ~/path)
-	dir *dirLookup // whether it names a directory, looked up once when asked
+	// given is the path as the call gave it when that was absolute (a
+	// native Cline call's absolutePath), which Cline's refusals name.
+	given string
+	abs   string     // the absolute path, for rules rooted at "/" (//path, ~/path)
+	dir   *dirLookup // whether it names a directory, looked up once when asked
 }
 
 // isDir reports whether the path names a directory (through symlinks), as

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // A command tool names its paths twice, through its Paths and through the
@@ -12,11 +14,11 @@ import (
 // once.
 func TestSubjectListsEachPathOnce(t *testing.T) {
 	p := newTestPolicy(t, Config{}, map[string]string{"a.txt": "x"})
-	tool := NewTool(Spec[cmdIn]{
+	tool := NewTool(tool.Spec[cmdIn]{
 		Name:    "execute_command",
-		Run:     func(context.Context, *Call, *cmdIn) (Result, error) { return Result{}, nil },
+		Run:     func(context.Context, *tool.Call, *cmdIn) (tool.Result, error) { return tool.Result{}, nil },
 		Paths:   func(in *cmdIn) []string { return []string{"a.txt"} },
-		Command: func(in *cmdIn) CommandLine { return CommandLine{Command: in.Command} },
+		Command: func(in *cmdIn) tool.CommandLine { return tool.CommandLine{Command: in.Command} },
 	})
 	raw, _ := json.Marshal(cmd("cat a.txt a.txt; cd \"$D\" && cat b"))
 	var in cmdIn

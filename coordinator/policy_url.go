@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // deniedURL refuses a web address that a call reaches on its own after
@@ -24,7 +25,7 @@ func (c *Coordinator) deniedURL(s *Session, toolName, raw string) error {
 	for _, rules := range layers {
 		for _, r := range rules {
 			if r.list == listDeny && r.domain != "" && r.matchesAny(sub) {
-				return Errorf(api.ToolCodeDenied, "%s is denied by %s", sub.host, r)
+				return tool.Errorf(api.ToolCodeDenied, "%s is denied by %s", sub.host, r)
 			}
 		}
 	}

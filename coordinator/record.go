@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/eventlog"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/store"
 )
 
@@ -149,7 +151,7 @@ func (r *recorder) row(s *Session, e *callEntry, res *api.ToolResult, wholeInput
 			kept := *res
 			kept.Content = slices.Clone(res.Content)
 			c.ResultLater = func() (json.RawMessage, int) { return boundResult(kept) }
-			c.LaterBytes = resultSize(&kept)
+			c.LaterBytes = eventlog.ResultSize(&kept)
 		} else {
 			c.Result, c.ResultBytes = boundResult(*res)
 		}
@@ -216,6 +218,6 @@ func decidedByRule(v verdict) string {
 // hasEffects reports whether running the tool may change something
 // outside toolgate: a write, a command, an MCP server's tool, a subagent.
 // Such calls are recorded durably before they run and before they answer.
-func hasEffects(t *Tool) bool {
+func hasEffects(t *tool.Tool) bool {
 	return t != nil && (t.Writes || t.RunsCommands() || t.Name == UseMCPTool || strings.HasPrefix(t.Name, SubagentPrefix))
 }

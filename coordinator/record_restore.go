@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/store"
 )
 
@@ -149,7 +150,7 @@ func (s *Session) installStoredLocked(row store.Call) *callEntry {
 	rec := api.CallRecord{ToolUseID: id, Name: row.Tool, MessageID: row.MessageID, State: api.StateDone,
 		Status: api.CallStatus(row.Status), StartedAt: &started, DurationMS: row.DurationMS}
 	if row.ErrorCode != "" {
-		rec.Error = &api.ErrorDetail{Code: row.ErrorCode, Message: firstText(Result{Content: res.Content})}
+		rec.Error = &api.ErrorDetail{Code: row.ErrorCode, Message: firstText(tool.Result{Content: res.Content})}
 	}
 	e := &callEntry{record: rec, result: res, done: make(chan struct{})}
 	close(e.done)
@@ -184,7 +185,7 @@ func (c *Coordinator) restoreCalls() error {
 
 // UndoFunc rebuilds the undo of an edit restored from the store; the
 // handlers that write files know how.
-type UndoFunc func(ws *Workspace, p Prior) func(current []byte) (FileState, string, error)
+type UndoFunc func(ws *tool.Workspace, p tool.Prior) func(current []byte) (tool.FileState, string, error)
 
 // restoreEdits puts the stored edits back in their sessions' histories.
 func (c *Coordinator) restoreEdits(undo UndoFunc) error {
@@ -197,8 +198,8 @@ func (c *Coordinator) restoreEdits(undo UndoFunc) error {
 		if !ok || undo == nil || c.workspace == nil {
 			continue
 		}
-		p := Prior{ToolUseID: ed.ToolUseID, Path: ed.Path, Existed: ed.Existed, Deleted: ed.Deleted, Content: ed.Content,
-			After: FileState{Size: ed.AfterSize, ModTime: ed.AfterModTime}}
+		p := tool.Prior{ToolUseID: ed.ToolUseID, Path: ed.Path, Existed: ed.Existed, Deleted: ed.Deleted, Content: ed.Content,
+			After: tool.FileState{Size: ed.AfterSize, ModTime: ed.AfterModTime}}
 		if len(ed.AfterHash) == len(p.After.Hash) {
 			copy(p.After.Hash[:], ed.AfterHash)
 			p.After.Hashed = true
@@ -210,7 +211,7 @@ func (c *Coordinator) restoreEdits(undo UndoFunc) error {
 }
 
 // edit records an edit's prior content; editGone forgets it.
-func (r *recorder) edit(sessionID string, p Prior) {
+func (r *recorder) edit(sessionID string, p tool.Prior) {
 	e := store.Edit{SessionID: sessionID, ToolUseID: p.ToolUseID, Path: p.Path, Existed: p.Existed, Deleted: p.Deleted, Content: p.Content,
 		AfterSize: p.After.Size, AfterModTime: p.After.ModTime, CreatedAt: time.Now().UTC()}
 	if p.After.Hashed {

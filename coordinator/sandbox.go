@@ -10,6 +10,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/ignore"
 	"github.com/toolgate/toolgate/internal/sandbox"
 )
@@ -101,7 +102,7 @@ var errTooManyMasks = errors.New("too many ignored files to mask")
 
 // ignoredPaths lists the absolute paths of the workspace entries m
 // excludes; an excluded directory is listed once and not entered.
-func ignoredPaths(ws *Workspace, m *ignore.Matcher) ([]string, error) {
+func ignoredPaths(ws *tool.Workspace, m *ignore.Matcher) ([]string, error) {
 	var out []string
 	err := fs.WalkDir(ws.Root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || p == "." {
@@ -119,7 +120,7 @@ func ignoredPaths(ws *Workspace, m *ignore.Matcher) ([]string, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, Errorf(api.ToolCodeFailed, "The command was not run: more than %d workspace paths are excluded by the ignore rules, "+
+		return nil, tool.Errorf(api.ToolCodeFailed, "The command was not run: more than %d workspace paths are excluded by the ignore rules, "+
 			"too many to hide from it. Exclude their directories instead of the files one by one.", maxMasks)
 	}
 	return out, nil

@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"context"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,7 +32,7 @@ func TestCommandCannotRewriteTheConfiguredIgnoreAndProtectedFiles(t *testing.T) 
 					t.Fatal(err)
 				}
 			}
-			ws, err := OpenWorkspace(dir)
+			ws, err := tool.OpenWorkspace(dir)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // task is one tool_use of a message as the scheduler holds it.
@@ -58,7 +59,9 @@ type scheduler struct {
 	holding bool
 	held    *task
 	// The first slots of tasks, queue and running: most messages hold
-	// one call, which then needs no slice of its own.
+	// one call, which then needs no slice of its own. Speed only:
+	// BenchmarkSchedulerOverhead and BenchmarkToolUseVsBare/route=messages
+	// defend them (docs/benchmarks.md).
 	tasks1, queue1, running1 [1]*task
 	task1                    task // the first task
 }
@@ -205,7 +208,7 @@ func (sc *scheduler) abortLocked(cause error) {
 		sc.s.Cancel(t.p.use.ID, cause)
 	}
 	for _, t := range sc.running {
-		if t.p.interrupt() != InterruptBlock {
+		if t.p.interrupt() != tool.InterruptBlock {
 			sc.s.Cancel(t.p.use.ID, cause)
 		}
 	}

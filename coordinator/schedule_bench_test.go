@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // sleepIn is the input of the benchmark tool: sleep for ms, safe or not.
@@ -23,10 +24,10 @@ type sleepIn struct {
 func benchCoordinator(b *testing.B) (*coordinator.Coordinator, *coordinator.Session, *atomic.Int64) {
 	b.Helper()
 	var running, peak atomic.Int64
-	tool := coordinator.Registration{Name: "sleep", Factory: func(string, coordinator.ToolEnv) *coordinator.Tool {
-		return coordinator.NewTool(coordinator.Spec[sleepIn]{
+	reg := tool.Registration{Name: "sleep", Factory: func(string, tool.Env) *tool.Tool {
+		return coordinator.NewTool(tool.Spec[sleepIn]{
 			Name: "sleep", Description: "sleeps",
-			Run: func(ctx context.Context, _ *coordinator.Call, in *sleepIn) (coordinator.Result, error) {
+			Run: func(ctx context.Context, _ *tool.Call, in *sleepIn) (tool.Result, error) {
 				n := running.Add(1)
 				for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
 				}
@@ -34,12 +35,12 @@ func benchCoordinator(b *testing.B) (*coordinator.Coordinator, *coordinator.Sess
 					time.Sleep(time.Duration(in.MS) * time.Millisecond)
 				}
 				running.Add(-1)
-				return coordinator.TextResult("ok"), nil
+				return tool.TextResult("ok"), nil
 			},
 			ConcurrencySafe: func(in *sleepIn) bool { return in.Safe },
 		})
 	}}
-	c := coordinator.New(coordinator.Options{Tools: []coordinator.Registration{tool}})
+	c := coordinator.New(coordinator.Options{Tools: []tool.Registration{reg}})
 	b.Cleanup(c.Close)
 	s, err := c.Sessions().Create(api.ModeAct, api.Permissions{})
 	if err != nil {

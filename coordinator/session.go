@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/eventlog"
 	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
@@ -17,10 +18,10 @@ import (
 type Session struct {
 	ID      string
 	Created time.Time
-	Events  *EventLog
+	Events  *eventlog.Log
 	// Files is what the session read and wrote, for the stale-file guard
 	// and reverts.
-	Files *FileMemory
+	Files *tool.FileMemory
 
 	ctx    context.Context // cancelled when the session is deleted
 	cancel context.CancelFunc
@@ -40,7 +41,7 @@ type Session struct {
 	calls       map[string]*callEntry
 	callOrder   []string
 	maxCalls    int
-	// callBytes is what the kept calls' results hold (resultSize), bounded
+	// callBytes is what the kept calls' results hold (eventlog.ResultSize), bounded
 	// by maxCallBytes.
 	callBytes, maxCallBytes int
 
@@ -72,17 +73,17 @@ type callEntry struct {
 	done      chan struct{}
 	ctx       context.Context
 	cancel    context.CancelCauseFunc
-	interrupt InterruptBehavior
-	output    KeptOutput // full output, when the tool kept one
-	audit     audit      // what the store records beyond record
-	readTurn  uint64     // its turn among the session's reads, 0 for none
-	size      int        // its result's share of the session's callBytes
+	interrupt tool.InterruptBehavior
+	output    tool.KeptOutput // full output, when the tool kept one
+	audit     audit           // what the store records beyond record
+	readTurn  uint64          // its turn among the session's reads, 0 for none
+	size      int             // its result's share of the session's callBytes
 }
 
 func newSession(id string, mode api.Mode, perms api.Permissions, cfg *Config) *Session {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Session{
-		ID: id, Created: time.Now().UTC(), Events: NewEventLog(id, cfg.EventLogSize, cfg.EventLogBytes), Files: NewFileMemory(*cfg),
+		ID: id, Created: time.Now().UTC(), Events: eventlog.New(id, cfg.EventLogSize, cfg.EventLogBytes), Files: NewFileMemory(*cfg),
 		ctx: ctx, cancel: cancel, mode: mode, permissions: perms, dialect: api.DialectCline,
 		calls: map[string]*callEntry{}, maxCalls: cfg.MaxCallsPerSession, maxCallBytes: cfg.MaxCallBytesPerSession,
 		open: newOpenMessages(cfg),
@@ -144,7 +145,7 @@ func (s *Session) Done() <-chan struct{} { return s.ctx.Done() }
 // claim registers a call by its tool_use id. When the id is already known
 // it returns that entry and false: the caller waits for it instead of
 // running the call again.
-func (s *Session) claim(use api.ToolUse, msgID string, interrupt InterruptBehavior) (*callEntry, bool) {
+func (s *Session) claim(use api.ToolUse, msgID string, interrupt tool.InterruptBehavior) (*callEntry, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if e, ok := s.calls[use.ID]; ok {
@@ -232,7 +233,7 @@ func (s *Session) finish(e *callEntry, status api.CallStatus, dur time.Duration,
 	rec, cancel := e.record, e.cancel
 	e.cancel = nil
 	if s.calls[e.record.ToolUseID] == e {
-		e.size = resultSize(&res)
+		e.size = eventlog.ResultSize(&res)
 		s.callBytes += e.size
 		s.evictLocked(e)
 	}
@@ -318,7 +319,7 @@ func (s *Session) Interrupt(cause error) (cancelled, finishing int) {
 	for _, e := range s.calls {
 		switch {
 		case e.cancel == nil:
-		case e.record.State == api.StateRunning && e.interrupt == InterruptBlock:
+		case e.record.State == api.StateRunning && e.interrupt == tool.InterruptBlock:
 			finishing++
 		default:
 			e.cancel(cause)

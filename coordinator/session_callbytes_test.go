@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/store"
 )
 
@@ -38,20 +39,20 @@ func TestSessionKeepsResultsUpToItsBytes(t *testing.T) {
 
 func testSessionKeepsResultsUpToItsBytes(t *testing.T, st store.Store) {
 	var runs atomic.Int32
-	sized := coordinator.Registration{Name: "sized", Factory: func(name string, _ coordinator.ToolEnv) *coordinator.Tool {
-		return coordinator.NewTool(coordinator.Spec[sizedInput]{Name: name, Run: func(_ context.Context, _ *coordinator.Call, in *sizedInput) (coordinator.Result, error) {
+	sized := tool.Registration{Name: "sized", Factory: func(name string, _ tool.Env) *tool.Tool {
+		return coordinator.NewTool(tool.Spec[sizedInput]{Name: name, Run: func(_ context.Context, _ *tool.Call, in *sizedInput) (tool.Result, error) {
 			runs.Add(1)
-			return coordinator.TextResult(strings.Repeat("x", in.Bytes)), nil
+			return tool.TextResult(strings.Repeat("x", in.Bytes)), nil
 		}})
 	}}
-	ws, err := coordinator.OpenWorkspace(t.TempDir())
+	ws, err := tool.OpenWorkspace(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
 	cfg := coordinator.DefaultConfig()
 	cfg.MaxCallBytesPerSession = 10000
-	c := coordinator.New(coordinator.Options{Workspace: ws, Config: cfg, Tools: []coordinator.Registration{sized}, Store: st})
+	c := coordinator.New(coordinator.Options{Workspace: ws, Config: cfg, Tools: []tool.Registration{sized}, Store: st})
 	t.Cleanup(c.Close)
 	s, err := c.Sessions().Create(api.ModeAct, api.Permissions{})
 	if err != nil {

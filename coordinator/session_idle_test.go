@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 func TestSessionsExpireIdle(t *testing.T) {
@@ -15,7 +16,7 @@ func TestSessionsExpireIdle(t *testing.T) {
 		t.Helper()
 		cfg := coordinator.DefaultConfig()
 		cfg.SessionIdleSeconds, cfg.MaxSessions = idleSeconds, max
-		c := coordinator.New(coordinator.Options{Config: cfg, Tools: []coordinator.Registration{}})
+		c := coordinator.New(coordinator.Options{Config: cfg, Tools: []tool.Registration{}})
 		t.Cleanup(c.Close)
 		return c
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // pendingInputs are the interactive calls waiting for an answer, by
@@ -61,7 +62,7 @@ func (c *Coordinator) awaitInput(ctx context.Context, s *Session, e *callEntry, 
 		s.setState(e, api.StateRunning, nil)
 		return answer, nil
 	case <-timer.C:
-		return api.AnswerRequest{}, Errorf(api.ToolCodeNoAnswer, "No answer came within %s.", timeout)
+		return api.AnswerRequest{}, tool.Errorf(api.ToolCodeNoAnswer, "No answer came within %s.", timeout)
 	case <-ctx.Done():
 		return api.AnswerRequest{}, fmt.Errorf("no answer: %w", context.Cause(ctx))
 	}

@@ -77,7 +77,7 @@ func (c *Coordinator) Revert(s *Session, toolUseID string) (api.RevertResponse, 
 // checkUnchanged reads the file a Prior names and returns its content if
 // it still matches the state the call left it in; for a file the call
 // deleted, it checks that the path is still free.
-func (c *Coordinator) checkUnchanged(p Prior) ([]byte, error) {
+func (c *Coordinator) checkUnchanged(p tool.Prior) ([]byte, error) {
 	changed := func(why string) error {
 		return &api.Error{Code: api.CodeFileChanged, Message: fmt.Sprintf(
 			"%s has changed since call %s wrote it (%s); reverting would lose that change", p.Path, p.ToolUseID, why)}
@@ -114,7 +114,7 @@ func (c *Coordinator) checkUnchanged(p Prior) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", p.Path, err)
 	}
-	if now := StateOf(data, info.ModTime()); !now.Same(p.After) {
+	if now := tool.StateOf(data, info.ModTime()); !now.Same(p.After) {
 		return nil, changed(tool.DescribeChange(p.After, now))
 	}
 	return data, nil

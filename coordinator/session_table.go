@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/randid"
 	"github.com/toolgate/toolgate/internal/store"
 )
@@ -38,7 +39,7 @@ func (s *Sessions) newSession(id string, mode api.Mode, perms api.Permissions) *
 	sess := newSession(id, mode, perms, s.cfg)
 	if s.rec != nil {
 		sess.rec = s.rec
-		sess.Files.MirrorEdits(func(p Prior) { s.rec.edit(id, p) }, func(toolUseID string) { s.rec.editGone(id, toolUseID) })
+		sess.Files.MirrorEdits(func(p tool.Prior) { s.rec.edit(id, p) }, func(toolUseID string) { s.rec.editGone(id, toolUseID) })
 	}
 	return sess
 }
@@ -59,7 +60,7 @@ func (s *Sessions) restore(row store.Session) {
 		sess.mu.Lock()
 		sess.mode, sess.permissions, sess.rulesParsed = mode, perms, false
 		sess.mu.Unlock()
-		sess.Events.markRestored()
+		sess.Events.MarkRestored()
 		return
 	}
 	if len(s.byID) >= s.cfg.MaxSessions {
@@ -70,7 +71,7 @@ func (s *Sessions) restore(row store.Session) {
 	if api.ValidDialect(api.Dialect(row.Dialect)) && row.Dialect != "" {
 		sess.dialect = api.Dialect(row.Dialect)
 	}
-	sess.Events.markRestored()
+	sess.Events.MarkRestored()
 	s.byID[row.ID] = sess
 }
 

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
+	"github.com/toolgate/toolgate/internal/capbuf"
 	"github.com/toolgate/toolgate/internal/process"
 )
 
@@ -65,19 +67,19 @@ type subagentJob struct {
 // runSubagent runs an agent in a child session of its own, with a token
 // that admits it to that session only, through the configured runner.
 // Its output streams as tool.output; its answer is the result.
-func (c *Coordinator) runSubagent(ctx context.Context, call *Call, a *agentFile, prompt string) (Result, error) {
+func (c *Coordinator) runSubagent(ctx context.Context, call *tool.Call, a *agentFile, prompt string) (tool.Result, error) {
 	sc := c.cfg.Subagents
 	switch {
 	case sc.Command != "" && sc.URL != "":
 		// A config from before subagents.url named a runner endpoint
 		// gave toolgate's own address there: refuse rather than post to it.
-		return Result{}, Errorf(api.ToolCodeFailed, "subagents.command and subagents.url are both set: configure one runner (toolgate's own address is subagents.toolgate_url)")
+		return tool.Result{}, tool.Errorf(api.ToolCodeFailed, "subagents.command and subagents.url are both set: configure one runner (toolgate's own address is subagents.toolgate_url)")
 	case sc.Command == "" && sc.URL == "":
-		return Result{}, Errorf(api.ToolCodeFailed, "no subagent runner is configured (subagents.command or subagents.url)")
+		return tool.Result{}, tool.Errorf(api.ToolCodeFailed, "no subagent runner is configured (subagents.command or subagents.url)")
 	}
 	child, err := c.sessions.Create(api.ModeAct, c.agentPermissions(a))
 	if err != nil {
-		return Result{}, err
+		return tool.Result{}, err
 	}
 	defer func() { _ = c.sessions.Delete(child.ID) }()
 	token, revoke := c.scoped.issue(child.ID)
@@ -90,11 +92,11 @@ func (c *Coordinator) runSubagent(ctx context.Context, call *Call, a *agentFile,
 }
 
 // runCommandSubagent runs the command runner; its stdout is the answer.
-func (c *Coordinator) runCommandSubagent(ctx context.Context, call *Call, j subagentJob) (Result, error) {
+func (c *Coordinator) runCommandSubagent(ctx context.Context, call *tool.Call, j subagentJob) (tool.Result, error) {
 	sc, a := c.cfg.Subagents, j.agent
 	env := append(c.cfg.Commands.ChildEnv(), "TOOLGATE_URL="+sc.ToolgateURL, "TOOLGATE_TOKEN="+j.token,
 		"TOOLGATE_SESSION="+j.session, "TOOLGATE_AGENT="+a.Name, "TOOLGATE_SYSTEM_PROMPT="+a.SystemPrompt)
-	stdout := &cappedBuffer{max: maxSubagentAnswer}
+	stdout := &capbuf.Buffer{Max: maxSubagentAnswer}
 	all := process.NewOutput(process.OutputLimits{Dir: c.cfg.Commands.OutputDir, Area: c.cfg.Commands.Spills})
 	defer func() { _ = all.Close(); _ = all.Remove() }()
 	dir := ""
@@ -103,24 +105,24 @@ func (c *Coordinator) runCommandSubagent(ctx context.Context, call *Call, j suba
 	}
 	confine, err := c.confine(dir, c.ignoreMatcher())
 	if err != nil {
-		return Result{}, err
+		return tool.Result{}, err
 	}
 	// The runner is an agent: it must reach its model and toolgate.
 	confine.Network = true
 	res, err := process.Run(ctx, process.Options{Sandbox: c.sandbox, Confine: confine, Command: sc.Command, Dir: dir, Env: env, Stdin: strings.NewReader(j.prompt),
 		Timeout: j.timeout, Output: all, OnChunk: func(stream, chunk string) {
 			if stream == "stdout" {
-				stdout.add(chunk)
+				stdout.Add(chunk)
 			}
 			call.Output(stream, chunk)
 		}})
 	switch {
 	case err != nil:
-		return Result{}, fmt.Errorf("cannot start the subagent runner: %w", err)
+		return tool.Result{}, fmt.Errorf("cannot start the subagent runner: %w", err)
 	case res.TimedOut:
-		return Result{}, Errorf(api.ToolCodeFailed, "the %s subagent timed out after %s", a.Name, j.timeout)
+		return tool.Result{}, tool.Errorf(api.ToolCodeFailed, "the %s subagent timed out after %s", a.Name, j.timeout)
 	case res.ExitCode != 0 && !res.Cancelled:
-		return Result{}, Errorf(api.ToolCodeFailed, "the %s subagent failed (exit status %d)", a.Name, res.ExitCode)
+		return tool.Result{}, tool.Errorf(api.ToolCodeFailed, "the %s subagent failed (exit status %d)", a.Name, res.ExitCode)
 	}
-	return TextResult(string(bytes.TrimSpace(stdout.bytes()))), nil
+	return tool.TextResult(string(bytes.TrimSpace(stdout.Bytes()))), nil
 }

@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
+	"github.com/toolgate/toolgate/internal/capbuf"
 )
 
 // subagentRequest is what the HTTP runner is POSTed: everything the
@@ -43,25 +45,25 @@ var errSubagentTimeout = errors.New("subagent run timed out")
 // the answer; it is passed on as tool.output while it arrives, so a
 // runner that streams (chunked text or text/event-stream) shows progress.
 // A cancelled call returns what arrived before it stopped.
-func (c *Coordinator) runHTTPSubagent(ctx context.Context, call *Call, j subagentJob) (Result, error) {
+func (c *Coordinator) runHTTPSubagent(ctx context.Context, call *tool.Call, j subagentJob) (tool.Result, error) {
 	sc, a := c.cfg.Subagents, j.agent
 	body, err := json.Marshal(subagentRequest{Agent: a.Name, SystemPrompt: a.SystemPrompt, Prompt: j.prompt,
 		ToolgateURL: sc.ToolgateURL, Token: j.token, SessionID: j.session})
 	if err != nil {
-		return Result{}, err
+		return tool.Result{}, err
 	}
 	runCtx, cancel := context.WithTimeoutCause(ctx, j.timeout, errSubagentTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(runCtx, http.MethodPost, sc.URL, bytes.NewReader(body))
 	if err != nil {
-		return Result{}, Errorf(api.ToolCodeFailed, "invalid subagents.url: %v", err)
+		return tool.Result{}, tool.Errorf(api.ToolCodeFailed, "invalid subagents.url: %v", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream, text/plain;q=0.9, */*;q=0.5")
 	for k, v := range sc.Headers {
 		req.Header.Set(k, v)
 	}
-	answer := &cappedBuffer{max: maxSubagentAnswer}
+	answer := &capbuf.Buffer{Max: maxSubagentAnswer}
 	resp, err := subagentHTTP.Do(req)
 	if err == nil {
 		defer resp.Body.Close()
@@ -69,19 +71,19 @@ func (c *Coordinator) runHTTPSubagent(ctx context.Context, call *Call, j subagen
 	}
 	switch {
 	case errors.Is(context.Cause(runCtx), errSubagentTimeout):
-		return Result{}, Errorf(api.ToolCodeFailed, "the %s subagent timed out after %s", a.Name, j.timeout)
+		return tool.Result{}, tool.Errorf(api.ToolCodeFailed, "the %s subagent timed out after %s", a.Name, j.timeout)
 	case ctx.Err() != nil:
-		return TextResult(string(bytes.TrimSpace(answer.bytes()))), nil
+		return tool.TextResult(string(bytes.TrimSpace(answer.Bytes()))), nil
 	case err != nil:
-		return Result{}, Errorf(api.ToolCodeFailed, "the %s subagent failed: %v", a.Name, err)
+		return tool.Result{}, tool.Errorf(api.ToolCodeFailed, "the %s subagent failed: %v", a.Name, err)
 	}
-	return TextResult(string(bytes.TrimSpace(answer.bytes()))), nil
+	return tool.TextResult(string(bytes.TrimSpace(answer.Bytes()))), nil
 }
 
 // readSubagentResponse reads a runner's answer into answer, passing each
 // piece to output as it arrives. A status other than 2xx is an error
 // carrying the start of the body.
-func readSubagentResponse(resp *http.Response, answer *cappedBuffer, output func(stream, chunk string)) error {
+func readSubagentResponse(resp *http.Response, answer *capbuf.Buffer, output func(stream, chunk string)) error {
 	body := io.LimitReader(resp.Body, maxSubagentBody)
 	if resp.StatusCode/100 != 2 {
 		b, _ := io.ReadAll(io.LimitReader(body, 1024))
@@ -101,7 +103,7 @@ func readSubagentResponse(resp *http.Response, answer *cappedBuffer, output func
 		}
 		if cut > 0 {
 			chunk := string(buf[:cut])
-			answer.add(chunk)
+			answer.Add(chunk)
 			output("stdout", chunk)
 		}
 		held = copy(buf, buf[cut:n])
@@ -118,7 +120,7 @@ func readSubagentResponse(resp *http.Response, answer *cappedBuffer, output func
 // is a piece of the answer and one tool.output, except an event named
 // "result", whose data replaces the answer (a runner that streams its
 // reasoning can end with the final answer alone).
-func readSubagentEvents(body io.Reader, answer *cappedBuffer, output func(stream, chunk string)) error {
+func readSubagentEvents(body io.Reader, answer *capbuf.Buffer, output func(stream, chunk string)) error {
 	sc := bufio.NewScanner(body)
 	sc.Buffer(make([]byte, 64<<10), maxSubagentAnswer)
 	var event string
@@ -130,11 +132,11 @@ func readSubagentEvents(body io.Reader, answer *cappedBuffer, output func(stream
 		}
 		text := strings.Join(data, "\n")
 		if event == "result" {
-			answer.reset()
+			answer.Reset()
 		} else {
 			output("stdout", text)
 		}
-		answer.add(text)
+		answer.Add(text)
 		event, data = "", nil
 	}
 	for sc.Scan() {
@@ -166,11 +168,4 @@ func wholeRunes(b []byte) int {
 		}
 	}
 	return len(b)
-}
-
-// reset empties the buffer, for an answer that replaces what came before.
-func (b *cappedBuffer) reset() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf, b.cut = b.buf[:0], false
 }

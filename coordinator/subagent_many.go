@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // UseSubagents is the tool that runs up to five generic, read-only
@@ -26,11 +27,11 @@ type subagentsIn struct {
 var genericAgent = &agentFile{Name: "subagent", Tools: defaultAgentTools}
 
 // newUseSubagents builds use_subagents over the coordinator's runner.
-func (c *Coordinator) newUseSubagents() *Tool {
-	return NewTool(Spec[subagentsIn]{
+func (c *Coordinator) newUseSubagents() *tool.Tool {
+	return NewTool(tool.Spec[subagentsIn]{
 		Name:        UseSubagents,
 		Description: "Run up to five read-only subagents at once, one per prompt; each answers its own task.",
-		Run: func(ctx context.Context, call *Call, in *subagentsIn) (Result, error) {
+		Run: func(ctx context.Context, call *tool.Call, in *subagentsIn) (tool.Result, error) {
 			prompts := []string{}
 			for _, p := range []string{in.Prompt1, in.Prompt2, in.Prompt3, in.Prompt4, in.Prompt5} {
 				if strings.TrimSpace(p) != "" {
@@ -54,7 +55,7 @@ func (c *Coordinator) newUseSubagents() *Tool {
 			for i, a := range answers {
 				fmt.Fprintf(&b, "<subagent_%d>\n%s\n</subagent_%d>\n", i+1, a, i+1)
 			}
-			return Result{Content: []api.Content{api.TextContent(b.String())}}, nil
+			return tool.Result{Content: []api.Content{api.TextContent(b.String())}}, nil
 		},
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // TestSubagentSchemasMatchValidation: use_subagents and use_subagent_<name>
@@ -32,7 +33,7 @@ func TestSubagentSchemasMatchValidation(t *testing.T) {
 	}
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
-			tl := c.agents.Tool(name, ToolEnv{})
+			tl := c.agents.Tool(name, tool.Env{})
 			var s jsonschema.Schema
 			if err := json.Unmarshal(tl.InputSchema, &s); err != nil {
 				t.Fatal(err)

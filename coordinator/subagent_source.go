@@ -3,12 +3,14 @@ package coordinator
 import (
 	"context"
 	"fmt"
-	"github.com/toolgate/toolgate/api"
 	"os"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 
 	"github.com/fsnotify/fsnotify"
 )
@@ -33,7 +35,7 @@ type subagentSource struct {
 	wg  sync.WaitGroup
 
 	mu       sync.Mutex
-	agents   map[*Tool]builtAgent
+	agents   map[*tool.Tool]builtAgent
 	names    []string // Names' answer under namesGen
 	namesGen uint64
 	closed   bool
@@ -51,7 +53,7 @@ func (c *Coordinator) subagentSources() []DynamicSource {
 	if c.cfg.Subagents.Dir == "" {
 		return nil
 	}
-	src := &subagentSource{c: c, dir: c.cfg.Subagents.Dir, agents: map[*Tool]builtAgent{}}
+	src := &subagentSource{c: c, dir: c.cfg.Subagents.Dir, agents: map[*tool.Tool]builtAgent{}}
 	src.watch()
 	c.agents = src
 	return []DynamicSource{src}
@@ -113,7 +115,7 @@ func (src *subagentSource) close() {
 }
 
 // Tool creates use_subagent_<name> from the agent file naming it.
-func (src *subagentSource) Tool(name string, _ ToolEnv) *Tool {
+func (src *subagentSource) Tool(name string, _ tool.Env) *tool.Tool {
 	gen := src.gen.Load()
 	if name == UseSubagents {
 		t := src.c.newUseSubagents()
@@ -127,10 +129,10 @@ func (src *subagentSource) Tool(name string, _ ToolEnv) *Tool {
 	if err != nil {
 		return nil
 	}
-	t := NewTool(Spec[subagentIn]{
+	t := NewTool(tool.Spec[subagentIn]{
 		Name:        name,
 		Description: fmt.Sprintf("Run the %s subagent on a task: %s", a.Name, a.Description),
-		Run: func(ctx context.Context, call *Call, in *subagentIn) (Result, error) {
+		Run: func(ctx context.Context, call *tool.Call, in *subagentIn) (tool.Result, error) {
 			return src.c.runSubagent(ctx, call, a, in.Prompt)
 		},
 	})
@@ -139,7 +141,7 @@ func (src *subagentSource) Tool(name string, _ ToolEnv) *Tool {
 }
 
 // remember records which agent a tool runs, for Valid.
-func (src *subagentSource) remember(t *Tool, a *agentFile, gen uint64) {
+func (src *subagentSource) remember(t *tool.Tool, a *agentFile, gen uint64) {
 	src.mu.Lock()
 	defer src.mu.Unlock()
 	src.agents[t] = builtAgent{agent: a, gen: gen}
@@ -149,7 +151,7 @@ func (src *subagentSource) remember(t *Tool, a *agentFile, gen uint64) {
 // in the watched directory since it was built (or, unwatched, its file is
 // unchanged). A stale tool is forgotten; the registry builds it again or
 // finds its file gone.
-func (src *subagentSource) Valid(t *Tool) bool {
+func (src *subagentSource) Valid(t *tool.Tool) bool {
 	src.mu.Lock()
 	b, ok := src.agents[t]
 	src.mu.Unlock()

@@ -2,19 +2,21 @@ package coordinator
 
 import (
 	"fmt"
-	"github.com/toolgate/toolgate/api"
 	"reflect"
 	"sort"
 	"sync"
+
+	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // DynamicSource creates tools on first use for names outside the static
 // table (use_subagent_<name>). It returns nil for names it does not know.
 type DynamicSource interface {
-	Tool(name string, env ToolEnv) *Tool
+	Tool(name string, env tool.Env) *tool.Tool
 	// Valid reports whether a cached tool is still current (its config
 	// file unchanged); stale tools are created again.
-	Valid(t *Tool) bool
+	Valid(t *tool.Tool) bool
 }
 
 // DynamicLister is a DynamicSource that can name every tool it offers
@@ -26,8 +28,8 @@ type DynamicLister interface {
 // Registry maps tool names to tools: a static table filled once at
 // start-up and a dynamic table filled lazily at run time.
 type Registry struct {
-	env    ToolEnv
-	static map[string]*Tool
+	env    tool.Env
+	static map[string]*tool.Tool
 	notOwn map[string]bool
 	// internal names the tools only dialects reach.
 	internal map[string]bool
@@ -35,15 +37,15 @@ type Registry struct {
 	sources  []DynamicSource
 
 	mu      sync.Mutex
-	dynamic map[string]*Tool
+	dynamic map[string]*tool.Tool
 }
 
 // NewRegistry runs every registration's factory. It panics on a duplicate
 // name, a factory that returns a tool under another name or an input with
 // a validate tag that has no sentence: those are programmer errors to
 // catch at start-up.
-func NewRegistry(env ToolEnv, regs []Registration, sources ...DynamicSource) *Registry {
-	r := &Registry{env: env, static: map[string]*Tool{}, notOwn: map[string]bool{}, internal: map[string]bool{}, sources: sources, dynamic: map[string]*Tool{}}
+func NewRegistry(env tool.Env, regs []tool.Registration, sources ...DynamicSource) *Registry {
+	r := &Registry{env: env, static: map[string]*tool.Tool{}, notOwn: map[string]bool{}, internal: map[string]bool{}, sources: sources, dynamic: map[string]*tool.Tool{}}
 	for _, reg := range regs {
 		if _, dup := r.static[reg.Name]; dup || r.notOwn[reg.Name] {
 			panic(fmt.Sprintf("coordinator: tool %q registered twice", reg.Name))
@@ -69,7 +71,7 @@ func NewRegistry(env ToolEnv, regs []Registration, sources ...DynamicSource) *Re
 // lookup finds the tool for a name a model used: static table, then
 // dynamic table. owned is false for names the coordinator knows but does
 // not serve. Internal tools are not found by their own name.
-func (r *Registry) lookup(name string) (t *Tool, owned bool) {
+func (r *Registry) lookup(name string) (t *tool.Tool, owned bool) {
 	if r.internal[name] {
 		return nil, true
 	}
@@ -78,7 +80,7 @@ func (r *Registry) lookup(name string) (t *Tool, owned bool) {
 
 // lookupTarget finds the tool a dialect mapped a call onto, internal
 // tools included.
-func (r *Registry) lookupTarget(name string) (t *Tool, owned bool) {
+func (r *Registry) lookupTarget(name string) (t *tool.Tool, owned bool) {
 	if t, ok := r.static[name]; ok {
 		return t, true
 	}
@@ -88,7 +90,7 @@ func (r *Registry) lookupTarget(name string) (t *Tool, owned bool) {
 	return r.lookupDynamic(name), true
 }
 
-func (r *Registry) lookupDynamic(name string) *Tool {
+func (r *Registry) lookupDynamic(name string) *tool.Tool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if t, ok := r.dynamic[name]; ok {
@@ -112,8 +114,8 @@ func (r *Registry) lookupDynamic(name string) *Tool {
 // Tools lists the static tools in registration order, then the dynamic
 // ones by name: those cached and those a DynamicLister names, each
 // checked (and built, or dropped) as a lookup would.
-func (r *Registry) Tools() []*Tool {
-	out := make([]*Tool, 0, len(r.order))
+func (r *Registry) Tools() []*tool.Tool {
+	out := make([]*tool.Tool, 0, len(r.order))
 	for _, n := range r.order {
 		if !r.internal[n] {
 			out = append(out, r.static[n])
@@ -150,8 +152,8 @@ func (r *Registry) has(name string) bool {
 
 // dynamicTools lists the tools of the dynamic sources (subagents), which
 // every dialect's pool holds.
-func (r *Registry) dynamicTools() []*Tool {
-	var out []*Tool
+func (r *Registry) dynamicTools() []*tool.Tool {
+	var out []*tool.Tool
 	for _, t := range r.Tools() {
 		if r.static[t.Name] == nil {
 			out = append(out, t)

@@ -8,16 +8,18 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/eventlog"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 type nameInput struct {
 	Name string `json:"name" validate:"required" jsonschema:"a name"`
 }
 
-func nameTool(name string, _ coordinator.ToolEnv) *coordinator.Tool {
-	return coordinator.NewTool(coordinator.Spec[nameInput]{Name: name, Description: "Say the name it serves.",
-		Run: func(_ context.Context, c *coordinator.Call, in *nameInput) (coordinator.Result, error) {
-			return coordinator.TextResult(c.Name + ":" + in.Name), nil
+func nameTool(name string, _ tool.Env) *tool.Tool {
+	return coordinator.NewTool(tool.Spec[nameInput]{Name: name, Description: "Say the name it serves.",
+		Run: func(_ context.Context, c *tool.Call, in *nameInput) (tool.Result, error) {
+			return tool.TextResult(c.Name + ":" + in.Name), nil
 		}})
 }
 
@@ -48,9 +50,9 @@ func TestParseMCPName(t *testing.T) {
 
 func TestRegistry(t *testing.T) {
 	t.Run("one implementation serves several names", func(t *testing.T) {
-		c := coordinator.New(coordinator.Options{Tools: []coordinator.Registration{
+		c := coordinator.New(coordinator.Options{Tools: []tool.Registration{
 			{Name: "alpha", Factory: nameTool}, {Name: "beta", Factory: nameTool},
-			{Name: "focus_chain", Factory: func(string, coordinator.ToolEnv) *coordinator.Tool { return nil }},
+			{Name: "focus_chain", Factory: func(string, tool.Env) *tool.Tool { return nil }},
 		}})
 		defer c.Close()
 		s, _ := c.Sessions().Get(api.DefaultSessionID)
@@ -73,7 +75,7 @@ func TestRegistry(t *testing.T) {
 		}
 	})
 	t.Run("schema comes from the input type", func(t *testing.T) {
-		tool := nameTool("alpha", coordinator.ToolEnv{})
+		tool := nameTool("alpha", tool.Env{})
 		var schema struct {
 			Required   []string                   `json:"required"`
 			Properties map[string]json.RawMessage `json:"properties"`
@@ -87,10 +89,10 @@ func TestRegistry(t *testing.T) {
 	})
 	for _, c := range []struct {
 		name string
-		regs []coordinator.Registration
+		regs []tool.Registration
 	}{
-		{"duplicate name", []coordinator.Registration{{Name: "alpha", Factory: nameTool}, {Name: "alpha", Factory: nameTool}}},
-		{"factory builds another name", []coordinator.Registration{{Name: "alpha", Factory: func(string, coordinator.ToolEnv) *coordinator.Tool { return nameTool("beta", coordinator.ToolEnv{}) }}}},
+		{"duplicate name", []tool.Registration{{Name: "alpha", Factory: nameTool}, {Name: "alpha", Factory: nameTool}}},
+		{"factory builds another name", []tool.Registration{{Name: "alpha", Factory: func(string, tool.Env) *tool.Tool { return nameTool("beta", tool.Env{}) }}}},
 	} {
 		t.Run("panics on "+c.name, func(t *testing.T) {
 			defer func() {
@@ -108,7 +110,7 @@ func use1(name, id, input string) api.ToolUse {
 }
 
 func TestEventLogBounds(t *testing.T) {
-	l := coordinator.NewEventLog("s", 4, 0)
+	l := eventlog.New("s", 4, 0)
 	for i := range 10 {
 		l.Append(api.Event{Type: "x", ToolUseID: string(rune('a' + i))})
 	}

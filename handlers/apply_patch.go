@@ -211,10 +211,13 @@ func applyPatch(call *tool.Call, text string, addReplaces, omitBody bool) (tool.
 		return tool.Result{}, err
 	}
 	if !call.PlainResults {
-		return tool.Result{Content: []api.Content{
-			api.TextContent(plan.clineText(omitBody)),
-			api.TextContent(plan.summary()),
-		}}, nil
+		// Cline's text alone, as cline@2.18.0 answers; a fuzzy match is
+		// noted in a block of its own.
+		res := tool.Result{Content: []api.Content{api.TextContent(plan.clineText(omitBody))}}
+		if plan.fuzz > 0 {
+			res.Content = append(res.Content, api.TextContent(fmt.Sprintf("Note: Patch applied with fuzz factor %d (%s).", plan.fuzz, fuzzName(plan.fuzz))))
+		}
+		return res, nil
 	}
 	return tool.TextResult(plan.summary()), nil
 }
@@ -224,8 +227,7 @@ func applyPatch(call *tool.Call, text string, addReplaces, omitBody bool) (tool.
 // per file, in the patch's order, the final content in
 // <final_file_content> as DiffViewProvider.saveChanges gives it (a moved
 // file under its new path, then its old path as deleted), or "[deleted]",
-// the lines joined by line ends. toolgate's summary, diffs and fuzz note
-// follow in a block of their own. With omitBody each element holds the
+// the lines joined by line ends. With omitBody each element holds the
 // note Cline's context management leaves in place of a dropped body.
 func (p *patchPlan) clineText(omitBody bool) string {
 	lines := []string{"Successfully applied patch to the following files:"}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/tool"
@@ -15,6 +16,7 @@ import (
 type ShellOutputInput struct {
 	ID     string `json:"id" validate:"required" jsonschema:"the background job's id"`
 	Filter string `json:"filter,omitempty" jsonschema:"regular expression: only output lines matching it are shown (the others are still consumed)"`
+	Wait   int    `json:"wait,omitempty" validate:"min=0,max=600000" jsonschema:"milliseconds to wait for the job to end before reading (0: read at once)"`
 }
 
 // KillShellInput is kill_shell's input.
@@ -46,6 +48,16 @@ func shellOutput(ctx context.Context, call *tool.Call, in *ShellOutputInput) (to
 			return tool.Result{}, tool.Errorf(api.ToolCodeInvalid, "Invalid filter: %v", err)
 		}
 		keep = re
+	}
+	if in.Wait > 0 {
+		wait := time.NewTimer(time.Duration(in.Wait) * time.Millisecond)
+		defer wait.Stop()
+		select {
+		case <-j.Done():
+		case <-wait.C:
+		case <-ctx.Done():
+			return tool.Result{}, ctx.Err()
+		}
 	}
 	// The state first: output read after it is complete for a job that
 	// had already ended.

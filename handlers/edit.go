@@ -7,6 +7,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -181,23 +183,31 @@ func diffText(rel string, old, new []byte) string {
 
 func isText(b []byte) bool { return bytes.IndexByte(b, 0) < 0 && utf8.Valid(b) }
 
-// editResult is the confirmation a successful edit returns: Cline's
-// saved-content text with the whole file (clineFileSaved), then toolgate's
-// own block: one line, the diff of what changed, and any note. With
+// editResult is the confirmation a successful edit returns, as
+// cline@2.18.0 answers it: its saved-content text with the whole file
+// (clineFileSaved), the file named as the model named it (shownPath). A
+// note (the edit cannot be reverted) follows in a block of its own. With
 // omitBody the file's body is left out (clineDroppedContent).
-func editResult(rel string, written []byte, modelContent string, omitBody bool, summary, diff, note string) tool.Result {
-	text := summary
-	if diff != "" {
-		text += "\n\n" + diff
-	}
-	saved := clineFileSaved(rel, clineFinalContent(rel, written, modelContent))
+func editResult(shown string, written []byte, modelContent string, omitBody bool, note string) tool.Result {
+	saved := clineFileSaved(shown, clineFinalContent(shown, written, modelContent))
 	if omitBody {
 		saved = clineDroppedContent(saved)
 	}
-	return tool.Result{Content: []api.Content{
-		api.TextContent(saved),
-		api.TextContent(text + note),
-	}}
+	res := tool.Result{Content: []api.Content{api.TextContent(saved)}}
+	if note != "" {
+		res.Content = append(res.Content, api.TextContent(strings.TrimSpace(note)))
+	}
+	return res
+}
+
+// shownPath is how Cline names an edited file in its answer: as the model
+// gave it when that is an absolute path (native tool calls' absolutePath),
+// else relative to the workspace.
+func shownPath(given, rel string) string {
+	if filepath.IsAbs(given) {
+		return filepath.Clean(given)
+	}
+	return rel
 }
 
 // describeSize is "N lines, B bytes" of new content.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // BenchmarkReadFileRecord compares read_file of the first window of a
@@ -20,7 +21,7 @@ func BenchmarkReadFileRecord(b *testing.B) {
 	ws := workspaceWith(b, map[string]string{"big.txt": sb.String()})
 	for _, record := range []bool{false, true} {
 		b.Run(fmt.Sprintf("record=%v", record), func(b *testing.B) {
-			call := &coordinator.Call{Workspace: ws}
+			call := &tool.Call{Workspace: ws}
 			if record {
 				call.Files = coordinator.NewFileMemory(coordinator.DefaultConfig())
 			}

@@ -7,10 +7,11 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // workspaceWith makes a workspace holding files (slash path -> content).
-func workspaceWith(t testing.TB, files map[string]string) *coordinator.Workspace {
+func workspaceWith(t testing.TB, files map[string]string) *tool.Workspace {
 	t.Helper()
 	dir := t.TempDir()
 	for name, content := range files {
@@ -22,7 +23,7 @@ func workspaceWith(t testing.TB, files map[string]string) *coordinator.Workspace
 			t.Fatal(err)
 		}
 	}
-	ws, err := coordinator.OpenWorkspace(dir)
+	ws, err := tool.OpenWorkspace(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,12 +32,12 @@ func workspaceWith(t testing.TB, files map[string]string) *coordinator.Workspace
 }
 
 // editCall is a call in a fresh session memory.
-func editCall(ws *coordinator.Workspace, id string) *coordinator.Call {
-	return &coordinator.Call{ToolUseID: id, Workspace: ws, Files: coordinator.NewFileMemory(coordinator.DefaultConfig())}
+func editCall(ws *tool.Workspace, id string) *tool.Call {
+	return &tool.Call{ToolUseID: id, Workspace: ws, Files: coordinator.NewFileMemory(coordinator.DefaultConfig())}
 }
 
 // readWS returns a workspace file's content, or "<absent>".
-func readWS(t *testing.T, ws *coordinator.Workspace, name string) string {
+func readWS(t *testing.T, ws *tool.Workspace, name string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(ws.Dir, filepath.FromSlash(name)))
 	if errors.Is(err, os.ErrNotExist) {
@@ -54,7 +55,7 @@ func toolCode(t *testing.T, err error) string {
 	if err == nil {
 		return ""
 	}
-	var te *coordinator.ToolError
+	var te *tool.ToolError
 	if !errors.As(err, &te) {
 		t.Fatalf("error %v is not a *coordinator.ToolError", err)
 	}
@@ -62,7 +63,7 @@ func toolCode(t *testing.T, err error) string {
 }
 
 // resultText joins a result's text contents.
-func resultText(r coordinator.Result) string {
+func resultText(r tool.Result) string {
 	s := ""
 	for _, c := range r.Content {
 		s += c.Text
@@ -71,7 +72,7 @@ func resultText(r coordinator.Result) string {
 }
 
 // writeFileT changes a workspace file behind the tools' back.
-func writeFileT(t *testing.T, ws *coordinator.Workspace, name, content string) {
+func writeFileT(t *testing.T, ws *tool.Workspace, name, content string) {
 	t.Helper()
 	if err := os.WriteFile(filepath.Join(ws.Dir, filepath.FromSlash(name)), []byte(content), 0o644); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // commandEnv is a coordinator over a fresh workspace with the default tools.
@@ -23,10 +24,10 @@ type commandEnv struct {
 	reg   *prometheus.Registry
 }
 
-func newCommandEnv(t *testing.T, cfg coordinator.CommandConfig) *commandEnv {
+func newCommandEnv(t *testing.T, cfg tool.CommandConfig) *commandEnv {
 	t.Helper()
 	dir := t.TempDir()
-	ws, err := coordinator.OpenWorkspace(dir)
+	ws, err := tool.OpenWorkspace(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +71,7 @@ func cmdText(r api.ToolResult) string {
 }
 
 func TestExecuteCommandExitCodes(t *testing.T) {
-	e := newCommandEnv(t, coordinator.CommandConfig{})
+	e := newCommandEnv(t, tool.CommandConfig{})
 	for _, tc := range []struct {
 		name, cmd string
 		isError   bool
@@ -108,7 +109,7 @@ func TestExecuteCommandEnvironment(t *testing.T) {
 		"OPENAI_API_KEY=k1", "AWS_SECRET_ACCESS_KEY=k2", "GITHUB_TOKEN=k3", "DB_PASSWORD=k4",
 		"GOOGLE_APPLICATION_CREDENTIALS=k5", "npm_config_authToken=k6", "NPM_TOKEN=passed", "LANG=C.UTF-8",
 	}
-	e := newCommandEnv(t, coordinator.CommandConfig{
+	e := newCommandEnv(t, tool.CommandConfig{
 		Environ: func() []string { return server },
 		PassEnv: []string{"NPM_*", "TOOLGATE_TOKEN"},
 		Env:     map[string]string{"ADDED": "yes", "TOOLGATE_TOKEN": "also-not"},
@@ -131,7 +132,7 @@ func TestExecuteCommandEnvironment(t *testing.T) {
 }
 
 func TestExecuteCommandCwd(t *testing.T) {
-	e := newCommandEnv(t, coordinator.CommandConfig{})
+	e := newCommandEnv(t, tool.CommandConfig{})
 	outside := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(e.dir, "sub", "deep"), 0o755); err != nil {
 		t.Fatal(err)
@@ -179,7 +180,7 @@ func TestExecuteCommandCwd(t *testing.T) {
 }
 
 func TestExecuteCommandTimeout(t *testing.T) {
-	e := newCommandEnv(t, coordinator.CommandConfig{})
+	e := newCommandEnv(t, tool.CommandConfig{})
 	res, rec := e.exec(t, map[string]any{"command": "echo before; sleep 30", "timeout": 1})
 	got := cmdText(res)
 	if rec.Status != api.StatusFailed || rec.Error == nil || rec.Error.Code != api.ToolCodeTimedOut {
@@ -217,7 +218,7 @@ func (e *commandEnv) commandsTotal(t *testing.T, status string) float64 {
 }
 
 func TestCommandTimeoutClass(t *testing.T) {
-	cfg := &coordinator.CommandConfig{}
+	cfg := &tool.CommandConfig{}
 	for _, tc := range []struct {
 		cmd  string
 		req  int
@@ -251,7 +252,7 @@ func TestCommandPaths(t *testing.T) {
 // result is the output it printed, then only that it was cancelled and
 // why. No exit trailer: the command never exited on its own.
 func TestExecuteCommandCancelledSaysWhy(t *testing.T) {
-	e := newCommandEnv(t, coordinator.CommandConfig{})
+	e := newCommandEnv(t, tool.CommandConfig{})
 	after := e.sess.Events.LastID()
 	type answer struct {
 		res api.ToolResult

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -23,8 +22,8 @@ const globFilesLimit = 100
 func newGlobFiles(name string, env tool.Env) *tool.Tool {
 	return tool.NewTool(tool.Spec[GlobFilesInput]{
 		Name: name,
-		Description: "Find files by glob pattern (\"**/*.go\", \"src/**/*.ts\"), newest first, at most 100. " +
-			"Files are chosen as ripgrep chooses them: .gitignore rules apply and hidden files are skipped.",
+		Description: "Find files by glob pattern (\"**/*.go\", \"src/**/*.ts\"; a pattern without a slash matches names at any depth), " +
+			"oldest first, at most 100, as paths relative to the workspace. Ignored and hidden files are listed too, as Claude Code's Glob lists them.",
 		Run:             globFiles,
 		ConcurrencySafe: func(*GlobFilesInput) bool { return true },
 		Paths:           func(in *GlobFilesInput) []string { return []string{orDot(in.Path)} },
@@ -51,9 +50,17 @@ func globFiles(ctx context.Context, call *tool.Call, in *GlobFilesInput) (tool.R
 	if rel != "." {
 		prefix = rel + "/"
 	}
+	// ripgrep's --glob: a pattern without a slash matches a file's name.
+	basename := !strings.Contains(in.Pattern, "/")
 	res, err := search.Files(ctx, call.Workspace.Root, search.FilesOptions{
-		Path: rel, Exclude: callExclude(call),
-		Keep: func(p string) bool { return match(strings.TrimPrefix(p, prefix)) },
+		Path: rel, Exclude: callExclude(call), All: true,
+		Keep: func(p string) bool {
+			p = strings.TrimPrefix(p, prefix)
+			if basename {
+				p = p[strings.LastIndexByte(p, '/')+1:]
+			}
+			return match(p)
+		},
 	})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -62,8 +69,9 @@ func globFiles(ctx context.Context, call *tool.Call, in *GlobFilesInput) (tool.R
 		return tool.Result{}, fileError(rel, err)
 	}
 	files := res.Files
-	// Newest first; equal times keep path order, so answers are stable.
-	slices.SortStableFunc(files, func(a, b search.FoundFile) int { return b.ModTime.Compare(a.ModTime) })
+	// Oldest first, as Claude Code 2.1 lists them (ripgrep
+	// --sort=modified); equal times keep path order, so answers are stable.
+	slices.SortStableFunc(files, func(a, b search.FoundFile) int { return a.ModTime.Compare(b.ModTime) })
 	if len(files) == 0 {
 		return tool.TextResult("No files found" + excludedNote(res.Excluded)), nil
 	}
@@ -73,7 +81,7 @@ func globFiles(ctx context.Context, call *tool.Call, in *GlobFilesInput) (tool.R
 			b.WriteString("(Results are truncated. Consider using a more specific path or pattern.)\n")
 			break
 		}
-		b.WriteString(filepath.Join(call.Workspace.Dir, filepath.FromSlash(f.Path)) + "\n")
+		b.WriteString(f.Path + "\n")
 	}
 	return tool.TextResult(strings.TrimSuffix(b.String(), "\n") + excludedNote(res.Excluded)), nil
 }

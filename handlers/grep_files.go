@@ -3,11 +3,9 @@ package handlers
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/toolgate/toolgate/api"
@@ -30,6 +28,8 @@ type GrepInput struct {
 	Context    int    `json:"-C,omitempty" validate:"min=0,max=1000" jsonschema:"lines of context before and after each match (rg -C); content mode only"`
 	Multiline  bool   `json:"multiline,omitempty" jsonschema:"let patterns span lines and . match newlines (rg -U --multiline-dotall)"`
 	HeadLimit  int    `json:"head_limit,omitempty" validate:"min=0" jsonschema:"keep only the first N lines or entries of the output"`
+	Offset     int    `json:"offset,omitempty" validate:"min=0" jsonschema:"skip the first N lines or entries of the output, before head_limit"`
+	Only       bool   `json:"-o,omitempty" jsonschema:"show only the matched parts of matching lines, each on its own line (rg -o); content mode only"`
 }
 
 // grepMaxFileBytes bounds a file Grep reads whole.
@@ -48,7 +48,8 @@ func newGrepFiles(name string, env tool.Env) *tool.Tool {
 
 // grepFile is one searched file's answer.
 type grepFile struct {
-	path    string // absolute, as Claude Code shows paths
+	path    string // relative to the workspace, as ripgrep run there shows it
+	abs     string // absolute, as ripgrep shows it when given an absolute path
 	found   search.FoundFile
 	lines   []string
 	matched []bool // by line index
@@ -85,11 +86,11 @@ func grepFiles(ctx context.Context, call *tool.Call, in *GrepInput) (tool.Result
 	var text string
 	switch in.OutputMode {
 	case "content":
-		text = grepContent(hits, in)
+		text = grepContent(hits, in, re, named)
 	case "count":
-		text = grepCount(hits, in.HeadLimit)
+		text = grepCount(hits, in)
 	default:
-		text = grepFilesWithMatches(hits, in.HeadLimit)
+		text = grepFilesWithMatches(hits, in)
 	}
 	return tool.TextResult(text + excludedNote(excluded)), nil
 }
@@ -101,14 +102,16 @@ func grepRegexp(in *GrepInput) (*regexp.Regexp, error) {
 	if in.IgnoreCase {
 		flags += "i"
 	}
+	compile := search.CompilePattern
 	if in.Multiline {
 		flags += "s"
+		compile = search.CompileMultiline
 	}
 	pattern := in.Pattern
 	if flags != "" {
 		pattern = "(?" + flags + ")" + pattern
 	}
-	re, err := search.CompilePattern(pattern)
+	re, err := compile(pattern)
 	if err != nil {
 		return nil, tool.Errorf(api.ToolCodeInvalidRegex, "%v", err)
 	}
@@ -179,7 +182,7 @@ func grepOne(call *tool.Call, f search.FoundFile, re *regexp.Regexp, multiline b
 		return grepFile{}, false, nil
 	}
 	text := string(data)
-	g := grepFile{path: filepath.Join(call.Workspace.Dir, filepath.FromSlash(f.Path)), found: f}
+	g := grepFile{path: f.Path, abs: filepath.Join(call.Workspace.Dir, filepath.FromSlash(f.Path)), found: f}
 	g.lines = strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 	g.matched = make([]bool, len(g.lines))
 	if multiline {
@@ -200,91 +203,4 @@ func grepOne(call *tool.Call, f search.FoundFile, re *regexp.Regexp, multiline b
 		}
 	}
 	return g, g.count > 0, nil
-}
-
-// grepFilesWithMatches lists matching files newest first, as Claude Code's
-// Grep does.
-func grepFilesWithMatches(hits []grepFile, limit int) string {
-	if len(hits) == 0 {
-		return "No files found"
-	}
-	slices.SortStableFunc(hits, func(a, b grepFile) int { return b.found.ModTime.Compare(a.found.ModTime) })
-	paths := make([]string, 0, len(hits))
-	for _, h := range hits {
-		paths = append(paths, h.path)
-	}
-	paths = headOf(paths, limit)
-	return fmt.Sprintf("Found %d %s\n%s", len(paths), pluralWord(len(paths), "file"), strings.Join(paths, "\n"))
-}
-
-// grepCount answers path:count lines and a total.
-func grepCount(hits []grepFile, limit int) string {
-	if len(hits) == 0 {
-		return "No matches found"
-	}
-	var lines []string
-	total := 0
-	for _, h := range hits {
-		lines = append(lines, fmt.Sprintf("%s:%d", h.path, h.count))
-		total += h.count
-	}
-	lines = headOf(lines, limit)
-	return fmt.Sprintf("%s\n\nFound %d total %s across %d %s.", strings.Join(lines, "\n"),
-		total, pluralWord(total, "occurrence"), len(hits), pluralWord(len(hits), "file"))
-}
-
-// grepContent shows matching lines as ripgrep does: path:line:text for a
-// match, path-line-text for context, "--" between separate groups.
-func grepContent(hits []grepFile, in *GrepInput) string {
-	before, after := in.Before, in.After
-	if in.Context > 0 {
-		before, after = in.Context, in.Context
-	}
-	numbers := in.LineNumber == nil || *in.LineNumber
-	var out []string
-	context := before > 0 || after > 0
-	for _, h := range hits {
-		last := -2
-		for i := range h.lines {
-			if !h.matched[i] {
-				continue
-			}
-			from, to := max(i-before, 0), min(i+after, len(h.lines)-1)
-			// ripgrep separates groups of context, within a file and
-			// between files.
-			if context && len(out) > 0 && (last < 0 || from > last+1) {
-				out = append(out, "--")
-			}
-			for j := max(from, last+1); j <= to; j++ {
-				sep := "-"
-				if h.matched[j] {
-					sep = ":"
-				}
-				line := h.path + sep
-				if numbers {
-					line += fmt.Sprint(j+1) + sep
-				}
-				out = append(out, line+strings.TrimSuffix(h.lines[j], "\r"))
-			}
-			last = max(last, to)
-		}
-	}
-	if len(out) == 0 {
-		return "No matches found"
-	}
-	return strings.Join(headOf(out, in.HeadLimit), "\n")
-}
-
-func headOf(xs []string, limit int) []string {
-	if limit > 0 && len(xs) > limit {
-		return xs[:limit]
-	}
-	return xs
-}
-
-func pluralWord(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }

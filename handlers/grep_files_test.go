@@ -51,7 +51,7 @@ func TestGrepAgainstRipgrep(t *testing.T) {
 			case "--":
 				lines = append(lines, l)
 			default:
-				lines = append(lines, ws.Dir+"/"+strings.TrimPrefix(l, "./"))
+				lines = append(lines, strings.TrimPrefix(l, "./"))
 			}
 		}
 		return lines
@@ -94,16 +94,34 @@ func TestGrepAgainstRipgrep(t *testing.T) {
 			t.Errorf("got %q\nrg  %q", got, want)
 		}
 	})
-	t.Run("head_limit", func(t *testing.T) {
-		got := grep(GrepInput{Pattern: "needle", OutputMode: "content", HeadLimit: 2, IgnoreCase: true})
-		if len(got) != 2 {
-			t.Errorf("got %d lines, want 2: %q", len(got), got)
+	t.Run("head_limit says it cut", func(t *testing.T) {
+		got := grep(GrepInput{Pattern: "needle", OutputMode: "content", HeadLimit: 2, IgnoreCase: true, Path: "a.go"})
+		if want := []string{"3:// Needle finds.", "4:func Needle() {}", "", "[Showing results with pagination = limit: 2]"}; !slices.Equal(got, want) {
+			t.Errorf("got %q, want %q", got, want)
+		}
+	})
+	t.Run("offset and head_limit", func(t *testing.T) {
+		got := grep(GrepInput{Pattern: "needle", IgnoreCase: true, Offset: 1, HeadLimit: 1})
+		if len(got) != 2 || got[0] != "Found 1 file limit: 1, offset: 1" {
+			t.Errorf("got %q", got)
+		}
+	})
+	t.Run("-o on a named file", func(t *testing.T) {
+		got := grep(GrepInput{Pattern: "ne+dle", OutputMode: "content", Only: true, Path: "src/b.ts"})
+		if want := rg("-n", "-o", "ne+dle", "src/b.ts"); !slices.Equal(got, []string{"1:needle", "6:needle"}) || len(want) != 2 {
+			t.Errorf("got %q, rg (with file names) %q", got, want)
+		}
+	})
+	t.Run("context lines of an absolute path keep it", func(t *testing.T) {
+		got := grep(GrepInput{Pattern: "hay", OutputMode: "content", Path: filepath.Join(ws.Dir, "src"), Before: 1})
+		if want := []string{filepath.Join(ws.Dir, "src/b.ts") + "-1-const needle = 1;", "src/b.ts:2:const hay = 2;"}; !slices.Equal(got, want) {
+			t.Errorf("got %q, want %q", got, want)
 		}
 	})
 	t.Run("no line numbers", func(t *testing.T) {
 		no := false
 		got := grep(GrepInput{Pattern: "hay", OutputMode: "content", LineNumber: &no})
-		if want := []string{filepath.Join(ws.Dir, "src/b.ts") + ":const hay = 2;"}; !slices.Equal(got, want) {
+		if want := []string{"src/b.ts:const hay = 2;"}; !slices.Equal(got, want) {
 			t.Errorf("got %q, want %q", got, want)
 		}
 	})
@@ -113,42 +131,34 @@ func TestGrepAgainstRipgrep(t *testing.T) {
 	})
 }
 
-// TestGlobNewestFirst follows Claude Code's Glob (tools/GlobTool/prompt.ts):
-// matching paths sorted by modification time, newest first.
-func TestGlobNewestFirst(t *testing.T) {
-	ws := workspaceWith(t, map[string]string{"a.go": "", "sub/b.go": "", "sub/c.txt": "", "top.json": "", "sub/x.json": ""})
+// TestGlobOldestFirst follows Claude Code 2.1's Glob as the conformance
+// harness records it: paths relative to the workspace, oldest first, a
+// pattern without a slash matching names at any depth, ignored and hidden
+// files listed.
+func TestGlobOldestFirst(t *testing.T) {
+	ws := workspaceWith(t, map[string]string{"a.go": "", "sub/b.go": "", "sub/c.txt": "", "top.json": "", "sub/x.json": "",
+		".gitignore": "ignored.go\n", "ignored.go": "", ".hidden.go": ""})
 	old := time.Now().Add(-time.Hour)
-	for i, name := range []string{"sub/b.go", "a.go"} {
-		ts := old.Add(time.Duration(i) * time.Minute)
+	for i, name := range []string{"a.go", "sub/b.go", "sub/c.txt", "sub/x.json", "top.json", "ignored.go", ".hidden.go"} {
+		ts := old.Add(time.Duration(-i) * time.Minute)
 		if err := os.Chtimes(filepath.Join(ws.Dir, name), ts, ts); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, tc := range []struct {
 		in   GlobFilesInput
-		want []string
+		want string
 	}{
-		{GlobFilesInput{Pattern: "**/*.go"}, []string{"a.go", "sub/b.go"}},
-		{GlobFilesInput{Pattern: "*.json"}, []string{"top.json"}},
-		{GlobFilesInput{Pattern: "*.go", Path: "sub"}, []string{"sub/b.go"}},
-		{GlobFilesInput{Pattern: "**/*.{txt,json}", Path: filepath.Join(ws.Dir, "sub")}, nil},
-		{GlobFilesInput{Pattern: "*.rs"}, nil},
+		{GlobFilesInput{Pattern: "**/*.go"}, ".hidden.go\nignored.go\nsub/b.go\na.go"},
+		{GlobFilesInput{Pattern: "*.json"}, "top.json\nsub/x.json"},
+		{GlobFilesInput{Pattern: "*.go", Path: "sub"}, "sub/b.go"},
+		{GlobFilesInput{Pattern: "**/*.{txt,json}", Path: filepath.Join(ws.Dir, "sub")}, "sub/x.json\nsub/c.txt"},
+		{GlobFilesInput{Pattern: "*.rs"}, "No files found"},
 	} {
 		t.Run(tc.in.Pattern, func(t *testing.T) {
 			res, err := globFiles(context.Background(), editCall(ws, "t"), &tc.in)
-			got := okText(t, res, err)
-			if tc.want == nil {
-				if tc.in.Pattern == "*.rs" && got != "No files found" {
-					t.Errorf("got %q", got)
-				}
-				return
-			}
-			var want []string
-			for _, w := range tc.want {
-				want = append(want, filepath.Join(ws.Dir, w))
-			}
-			if got != strings.Join(want, "\n") {
-				t.Errorf("got %q, want %q", got, want)
+			if got := okText(t, res, err); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
 			}
 		})
 	}

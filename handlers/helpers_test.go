@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // fixture is a workspace with the default tools, and a directory beside it
@@ -47,7 +48,7 @@ func newFixtureConfig(t *testing.T, seed func(dir string), conf func(*coordinato
 	if seed != nil {
 		seed(f.dir)
 	}
-	ws, err := coordinator.OpenWorkspace(f.dir)
+	ws, err := tool.OpenWorkspace(f.dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,6 +53,27 @@ func notebookEdit(ctx context.Context, call *tool.Call, in *NotebookEditInput) (
 
 // newCellID is a random id for an inserted cell, in the 8 hex digits
 // Jupyter uses.
+// newCell is an inserted cell, its keys in the order Claude Code writes
+// them (the conformance harness compares the files): type, id, source,
+// metadata, then a code cell's execution count and outputs.
+func newCell(cellType, id, source string) any {
+	type cell struct {
+		CellType string         `json:"cell_type"`
+		ID       string         `json:"id"`
+		Source   string         `json:"source"`
+		Metadata map[string]any `json:"metadata"`
+	}
+	c := cell{cellType, id, source, map[string]any{}}
+	if cellType != "code" {
+		return c
+	}
+	return struct {
+		cell
+		ExecutionCount *int  `json:"execution_count"`
+		Outputs        []any `json:"outputs"`
+	}{c, nil, []any{}}
+}
+
 func newCellID() string {
 	return randid.Hex(4)
 }
@@ -89,12 +110,9 @@ func editNotebook(t *editTarget, in *NotebookEditInput) ([]byte, string, error) 
 		if in.CellType == "" {
 			return nil, "", tool.Errorf(api.ToolCodeInvalid, "cell_type is required when inserting a cell.")
 		}
-		cell := map[string]any{"cell_type": in.CellType, "id": newCellID(), "metadata": map[string]any{}, "source": in.NewSource}
-		if in.CellType == "code" {
-			cell["outputs"], cell["execution_count"] = []any{}, nil
-		}
-		cells = slices.Insert(cells, at+1, any(cell))
-		msg = "Inserted cell " + cell["id"].(string)
+		id := newCellID()
+		cells = slices.Insert(cells, at+1, newCell(in.CellType, id, in.NewSource))
+		msg = "Inserted cell " + id
 	default:
 		cell, _ := cells[at].(map[string]any)
 		cell["source"] = in.NewSource

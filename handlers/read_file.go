@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -54,7 +55,19 @@ func readFile(ctx context.Context, call *tool.Call, in *ReadFileInput) (tool.Res
 	res, err := readFileContent(ctx, call, in)
 	var te *tool.ToolError
 	if errors.As(err, &te) && !strings.HasPrefix(te.Message, "Error reading file:") {
-		err = &tool.ToolError{Code: te.Code, Message: "Error reading file: " + te.Message}
+		msg := te.Message
+		switch te.Code {
+		case api.ToolCodeIsDirectory:
+			// Node's error for reading a directory, as Cline reports it.
+			msg = "EISDIR: illegal operation on a directory, read"
+		case api.ToolCodeNotFound:
+			// Cline names the missing file by its absolute path, inside
+			// the workspace its system prompt already names.
+			if rel, rerr := call.Workspace.Rel(in.Path); rerr == nil && !strings.Contains(msg, "(") {
+				msg = "File not found: " + filepath.Join(call.Workspace.Dir, filepath.FromSlash(rel))
+			}
+		}
+		err = &tool.ToolError{Code: te.Code, Message: "Error reading file: " + msg}
 	}
 	return res, err
 }
@@ -128,6 +141,9 @@ func readOpenFile(call *tool.Call, in *ReadFileInput, rel string, f *os.File, si
 		if err != nil {
 			return res, err
 		}
+		// Cline's ReadFileToolHandler answers an image with the image and
+		// this text after it.
+		res.Content = append(res.Content, api.TextContent("Successfully read image"))
 		return prefixResult(res, note(h.remember(call.Files, rel))), nil
 	}
 	// The lines gather in a recycled buffer; the answer, the note and
@@ -162,7 +178,8 @@ var textBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); retur
 const maxPooledText = 64 << 10
 
 // lineReaders recycles the 64 KiB line readers of text windows: allocating
-// and clearing one per call was most of a small read's cost.
+// and clearing one per call was most of a small read's cost
+// (BenchmarkReadFileRecord, BenchmarkToolUseVsBare; docs/benchmarks.md).
 var lineReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
 
 // imageType names the image formats returned as image blocks. Only a

@@ -60,8 +60,8 @@ func TestReadFile(t *testing.T) {
 		{"start below 1 is 1", map[string]any{"path": "small.txt", "start_line": -4, "end_line": 1}, false, "1 | a\n\n(Showing lines 1-1 of 3 total. Use start_line=2 to continue reading.)", false},
 		{"binary", map[string]any{"path": "bin.dat"}, true, "binary file", true},
 		{"not utf-8", map[string]any{"path": "latin1.txt"}, true, "binary file", true},
-		{"missing", map[string]any{"path": "nope.txt"}, true, "File not found: nope.txt", true},
-		{"directory", map[string]any{"path": "."}, true, "is a directory", true},
+		{"missing: the absolute path, as Cline", map[string]any{"path": "nope.txt"}, true, "/nope.txt\n</error>", true},
+		{"directory: node's EISDIR, as Cline", map[string]any{"path": "."}, true, "Error reading file: EISDIR: illegal operation on a directory, read", true},
 		{"no path", map[string]any{}, true, "Missing value for required parameter 'path'.", true},
 	}
 	for _, c := range cases {
@@ -99,8 +99,8 @@ func TestReadImage(t *testing.T) {
 	}
 	f.write(t, "dot.png", buf.String())
 	res, rec := f.call(t, "read_file", map[string]any{"path": "dot.png"})
-	if res.IsError || rec.Status != api.StatusSucceeded || len(res.Content) != 1 {
-		t.Fatalf("result = %+v", res)
+	if res.IsError || rec.Status != api.StatusSucceeded || len(res.Content) != 2 || res.Content[1].Text != "Successfully read image" {
+		t.Fatalf("result = %+v, want the image, then Cline's text", res)
 	}
 	c := res.Content[0]
 	if c.Type != api.TypeImage || c.Source == nil || c.Source.MediaType != "image/png" || c.Source.Type != "base64" {

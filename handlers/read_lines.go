@@ -22,6 +22,11 @@ type ReadLinesInput struct {
 	Path   string `json:"path" validate:"required" jsonschema:"path of the file, relative to the workspace or absolute inside it"`
 	Offset int    `json:"offset,omitempty" validate:"omitempty,min=1" jsonschema:"first line to read, 1-based (default 1)"`
 	Limit  int    `json:"limit,omitempty" validate:"omitempty,min=1" jsonschema:"how many lines to read (default 2000)"`
+	// Split shows the text as splitting it at each newline does (a
+	// final newline is followed by one last, empty line), numbers
+	// unpadded, every line whole, and every line unless limit says
+	// otherwise: Claude Code 2.1's Read.
+	Split bool `json:"split,omitempty" jsonschema:"show the text split at each newline: numbers unpadded, a final newline giving a last empty line, lines whole, no default limit"`
 }
 
 // Limits of one read_lines answer, as Claude Code's Read documents them.
@@ -76,6 +81,9 @@ func readLines(ctx context.Context, call *tool.Call, in *ReadLinesInput) (tool.R
 // the number right-aligned in six columns, a tab, the line.
 func numberedWindow(r io.Reader, rel string, in *ReadLinesInput) (tool.Result, error) {
 	start, limit := max(in.Offset, 1), in.Limit
+	if in.Split {
+		return splitWindow(r, rel, start, limit)
+	}
 	if limit == 0 {
 		limit = readLinesDefault
 	}
@@ -187,25 +195,27 @@ func readNotebook(r io.Reader, rel string) (tool.Result, error) {
 	if err := json.Unmarshal(data, &nb); err != nil {
 		return tool.Result{}, tool.Errorf(api.ToolCodeInvalidNotebook, "%s is not a valid Jupyter notebook: %v", rel, err)
 	}
-	var b strings.Builder
+	// Claude Code 2.1's form, as the conformance harness records it: a
+	// part for each cell (id, type unless code, source) and one for each
+	// text output after it (a newline, then the text), joined by newlines.
+	var parts []string
 	for i, c := range nb.Cells {
 		id := cellID(c, i)
-		fmt.Fprintf(&b, "<cell id=%q>", id)
+		typ := ""
 		if c.CellType != "code" {
-			fmt.Fprintf(&b, "<cell_type>%s</cell_type>", c.CellType)
+			typ = "<cell_type>" + c.CellType + "</cell_type>"
 		}
-		b.WriteString(string(c.Source))
+		parts = append(parts, fmt.Sprintf("<cell id=%q>%s%s</cell id=%q>", id, typ, c.Source, id))
 		for _, o := range c.Outputs {
 			if text := outputText(o); text != "" {
-				b.WriteString("\n<output>" + text + "</output>")
+				parts = append(parts, "\n"+text)
 			}
 		}
-		fmt.Fprintf(&b, "</cell id=%q>\n", id)
 	}
 	if len(nb.Cells) == 0 {
 		return tool.TextResult("<system-reminder>Warning: the notebook has no cells.</system-reminder>"), nil
 	}
-	return tool.TextResult(b.String()), nil
+	return tool.TextResult(strings.Join(parts, "\n")), nil
 }
 
 // cellID is a cell's id, or "cell-N" for notebooks (nbformat < 4.5) whose

@@ -76,7 +76,7 @@ func TestReadLines(t *testing.T) {
 	t.Run("notebook cells", func(t *testing.T) {
 		got, _, err := read(ReadLinesInput{Path: "nb.ipynb"})
 		want := "<cell id=\"intro\"><cell_type>markdown</cell_type># Title\ntext</cell id=\"intro\">\n" +
-			"<cell id=\"cell-1\">print(1)\n<output>1\n</output></cell id=\"cell-1\">\n"
+			"<cell id=\"cell-1\">print(1)</cell id=\"cell-1\">\n\n1\n"
 		if err != nil || got != want {
 			t.Errorf("got %q, %v; want %q", got, err, want)
 		}

@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/toolgate/toolgate/api"
@@ -37,34 +36,24 @@ func newReplaceInFile(name string, env tool.Env) *tool.Tool {
 }
 
 func replaceInFile(call *tool.Call, in *ReplaceInFileInput, omitBody bool) (tool.Result, error) {
-	blocks := 0
 	var target *editTarget
 	var missed *editdiff.ApplyError
 	ed, err := editFile(call, in.Path, func(t *editTarget) ([]byte, error) {
 		target = t
 		res, err := applyDiff(t, in.Diff, &missed)
-		blocks = len(res.Blocks)
 		return []byte(res.Content), err
 	})
 	if err != nil {
-		return diffFailure(target, missed, err)
+		return diffFailure(shownPath(in.Path, ""), target, missed, err)
 	}
-	t := ed.target
-	if ed.unchanged {
-		return editResult(t.rel, ed.content, "", omitBody, fmt.Sprintf("No changes: the REPLACE text of every block equals its SEARCH text; %s is unchanged.", t.rel), "", ""), nil
-	}
-	summary := fmt.Sprintf("Edited %s: %s applied (%s).", t.rel, plural(blocks, "block"), describeSize(ed.content))
-	if !t.exists {
-		summary = fmt.Sprintf("Created %s (%s).", t.rel, describeSize(ed.content))
-	}
-	return editResult(t.rel, ed.content, "", omitBody, summary, diffText(t.rel, t.old, ed.content), ed.note), nil
+	return editResult(shownPath(in.Path, ed.target.rel), ed.content, "", omitBody, ed.note), nil
 }
 
-// diffFailure answers a diff that could not be applied as Cline does
-// (WriteToFileToolHandler: the error, then formatResponse.diffError with
-// the file as it still is), with toolgate's own account (which block, the
-// closest region of the file) after it. Other errors pass unchanged.
-func diffFailure(t *editTarget, missed *editdiff.ApplyError, err error) (tool.Result, error) {
+// diffFailure answers a diff that could not be applied as cline@2.18.0
+// does (WriteToFileToolHandler: the error, then formatResponse.diffError
+// with the file as it still is), the file named as the model named it
+// when that was an absolute path (shown). Other errors pass unchanged.
+func diffFailure(shown string, t *editTarget, missed *editdiff.ApplyError, err error) (tool.Result, error) {
 	var te *tool.ToolError
 	if t == nil || !errors.As(err, &te) || te.Code != api.ToolCodeDiffFailed {
 		return tool.Result{}, err
@@ -73,9 +62,11 @@ func diffFailure(t *editTarget, missed *editdiff.ApplyError, err error) (tool.Re
 	if missed != nil && missed.Search != "" {
 		msg = clineSearchMissed(missed.Search)
 	}
+	if shown == "" {
+		shown = t.rel
+	}
 	return tool.Result{Content: []api.Content{
-		api.TextContent(tool.ClineToolError(msg + "\n\n" + clineDiffError(t.rel, string(t.old)))),
-		api.TextContent(te.Message),
+		api.TextContent(tool.ClineToolError(msg + "\n\n" + clineDiffError(shown, string(t.old)))),
 	}}, &tool.ToolError{Code: te.Code}
 }
 
@@ -161,11 +152,4 @@ func markerOf(line string) string {
 		return "separator"
 	}
 	return ""
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -21,25 +21,26 @@ func TestReplaceInFile(t *testing.T) {
 		wantText []string // substrings of the result or error
 	}{
 		{name: "success", file: "a\nb\nc\n", path: "f.txt", diff: block("b\n", "B\n"), want: "a\nB\nc\n",
-			wantText: []string{"Edited f.txt: 1 block applied", "--- a/f.txt", "+++ b/f.txt", "-b\n", "+B\n"}},
+			wantText: []string{"The content was successfully saved to f.txt.", "<final_file_content path=\"f.txt\">\na\nB\nc\n\n</final_file_content>"}},
 		{name: "two blocks out of order", file: "a\nb\nc\nd\n", path: "f.txt", diff: block("d\n", "D\n") + block("a\n", "A\n"),
-			want: "A\nb\nc\nD\n", wantText: []string{"2 blocks applied"}},
+			want: "A\nb\nc\nD\n", wantText: []string{"\nA\nb\nc\nD\n\n</final_file_content>"}},
 		{name: "no match leaves file untouched", file: "a\nb\nc\n", path: "f.txt", diff: block("x\n", "y\n"),
-			want: "a\nb\nc\n", wantCode: "diff_failed", wantText: []string{"No changes were made"}},
+			want: "a\nb\nc\n", wantCode: "diff_failed", wantText: []string{"The SEARCH block:\nx\n...does not match anything in the file.", "<file_content path=\"f.txt\">\na\nb\nc\n"}},
 		{name: "second block failing applies none", file: "a\nb\nc\n", path: "f.txt", diff: block("a\n", "A\n") + block("zzz\n", "y\n"),
-			want: "a\nb\nc\n", wantCode: "diff_failed", wantText: []string{"block 2 of 2"}},
+			want: "a\nb\nc\n", wantCode: "diff_failed", wantText: []string{"The SEARCH block:\nzzz\n...does not match"}},
 		{name: "malformed diff leaves file untouched", file: "a\nb\n", path: "f.txt", diff: "------- SEARCH\na\n+++++++ REPLACE\n",
 			want: "a\nb\n", wantCode: "diff_failed", wantText: []string{"malformed"}},
-		{name: "CRLF kept", file: "a\r\nb\r\nc\r\n", path: "f.txt", diff: block("b\n", "B\nB2\n"), want: "a\r\nB\r\nB2\r\nc\r\n"},
+		{name: "CRLF kept, and shown as Cline shows it", file: "a\r\nb\r\nc\r\n", path: "f.txt", diff: block("b\n", "B\nB2\n"), want: "a\r\nB\r\nB2\r\nc\r\n",
+			wantText: []string{"<final_file_content path=\"f.txt\">\na\r\nB\r\nB2\r\nc\r\n\n</final_file_content>"}},
 		{name: "BOM kept", file: "\uFEFFa\nb\n", path: "f.txt", diff: block("a\n", "A\n"), want: "\uFEFFA\nb\n"},
 		{name: "partial final line", file: "x\ny", path: "f.txt", diff: block("y\n", "z\n"), want: "x\nz"},
 		{name: "empty search creates file", file: "<absent>", path: "f.txt", diff: block("", "new\n"), want: "new\n",
-			wantText: []string{"Created f.txt", "+new"}},
+			wantText: []string{"saved to f.txt.", "\nnew\n\n</final_file_content>"}},
 		{name: "missing file", file: "<absent>", path: "f.txt", diff: block("a\n", "b\n"), want: "<absent>", wantCode: "not_found"},
 		{name: "outside workspace", file: "a\n", path: "../f.txt", diff: block("a\n", "b\n"), want: "a\n", wantCode: "outside_workspace"},
 		{name: "directory", file: "a\n", path: "d", diff: block("a\n", "b\n"), want: "a\n", wantCode: "is_directory"},
 		{name: "binary file", file: "a\x00b\n", path: "f.txt", diff: block("a\n", "b\n"), want: "a\x00b\n", wantCode: "binary_file"},
-		{name: "no-op edit", file: "a\n", path: "f.txt", diff: block("a\n", "a\n"), want: "a\n", wantText: []string{"No changes"}},
+		{name: "no-op edit", file: "a\n", path: "f.txt", diff: block("a\n", "a\n"), want: "a\n", wantText: []string{"The content was successfully saved to f.txt."}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

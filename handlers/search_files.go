@@ -69,7 +69,9 @@ func searchFiles(ctx context.Context, call *tool.Call, in *SearchFilesInput, idx
 		}
 		return tool.Result{}, fileError(rel, err)
 	}
-	return tool.TextResult(res.Format() + excludedNote(res.ExcludedFiles+res.ExcludedDirs)), nil
+	// No note of what .clineignore left out: Cline filters ripgrep's
+	// matches and says nothing of them.
+	return tool.TextResult(res.Format()), nil
 }
 
 // matchStream turns each searched file's matches into one tool.output chunk

@@ -46,7 +46,7 @@ func newUseMCPTool(name string, env tool.Env) *tool.Tool {
 	})
 }
 
-func useMCPTool(ctx context.Context, hub *mcphub.Hub, call *tool.Call, in *UseMCPToolInput) (tool.Result, error) {
+func useMCPTool(ctx context.Context, hub tool.MCP, call *tool.Call, in *UseMCPToolInput) (tool.Result, error) {
 	if hub == nil {
 		return tool.Result{}, tool.Errorf(api.ToolCodeMCPUnavailable, "No MCP servers are configured on this toolgate.")
 	}

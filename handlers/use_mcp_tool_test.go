@@ -30,7 +30,7 @@ func mcpFixture(t *testing.T, perms api.Permissions) (*coordinator.Coordinator, 
 	t.Cleanup(hub.Close)
 	cfg := coordinator.DefaultConfig()
 	cfg.Permissions = perms
-	ws, err := coordinator.OpenWorkspace(t.TempDir())
+	ws, err := tool.OpenWorkspace(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

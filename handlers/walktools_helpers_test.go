@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // okText returns a successful result's text and fails on an error.
-func okText(t *testing.T, res coordinator.Result, err error) string {
+func okText(t *testing.T, res tool.Result, err error) string {
 	t.Helper()
 	if err != nil {
 		t.Fatalf("unexpected error: %v", err)
@@ -27,7 +27,7 @@ func okText(t *testing.T, res coordinator.Result, err error) string {
 // wantToolError checks that err is a ToolError with the given code.
 func wantToolError(t *testing.T, err error, code string) {
 	t.Helper()
-	var te *coordinator.ToolError
+	var te *tool.ToolError
 	if !errors.As(err, &te) {
 		t.Fatalf("error = %v, want a ToolError with code %s", err, code)
 	}

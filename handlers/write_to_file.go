@@ -3,7 +3,6 @@ package handlers
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/toolgate/toolgate/api"
@@ -85,15 +84,7 @@ func writeToFile(call *tool.Call, in *WriteToFileInput, rulesOnly, omitBody bool
 	if err != nil {
 		return tool.Result{}, err
 	}
-	t := ed.target
-	if ed.unchanged {
-		return editResult(t.rel, ed.content, *in.Content, omitBody, fmt.Sprintf("No changes: %s already has this content (%s).", t.rel, describeSize(ed.content)), "", ""), nil
-	}
-	verb := "Updated"
-	if !t.exists {
-		verb = "Created"
-	}
-	return editResult(t.rel, ed.content, *in.Content, omitBody, fmt.Sprintf("%s %s (%s).", verb, t.rel, describeSize(ed.content)), diffText(t.rel, t.old, ed.content), ed.note), nil
+	return editResult(shownPath(in.Path, ed.target.rel), ed.content, *in.Content, omitBody, ed.note), nil
 }
 
 // matchStyle keeps an existing file's byte order mark and CRLF line

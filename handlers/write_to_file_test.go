@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 func TestWriteToFile(t *testing.T) {
@@ -25,17 +26,17 @@ func TestWriteToFile(t *testing.T) {
 		wantNoTmp bool
 	}{
 		{name: "create with parents", path: "a/b/new.txt", content: "hello\n", check: "a/b/new.txt", want: "hello\n",
-			wantText: []string{"Created a/b/new.txt (1 lines, 6 bytes)", "+hello"}},
-		{name: "overwrite shows diff", existing: map[string]string{"f.txt": "a\nb\n"}, path: "f.txt", content: "a\nc\n",
-			check: "f.txt", want: "a\nc\n", wantText: []string{"Updated f.txt", "-b\n", "+c\n"}},
+			wantText: []string{"The content was successfully saved to a/b/new.txt.", "<final_file_content path=\"a/b/new.txt\">\nhello\n\n</final_file_content>"}},
+		{name: "overwrite shows the file", existing: map[string]string{"f.txt": "a\nb\n"}, path: "f.txt", content: "a\nc\n",
+			check: "f.txt", want: "a\nc\n", wantText: []string{"\na\nc\n\n</final_file_content>"}},
 		{name: "CRLF kept", existing: map[string]string{"f.txt": "a\r\nb\r\n"}, path: "f.txt", content: "x\ny\n",
 			check: "f.txt", want: "x\r\ny\r\n"},
 		{name: "BOM kept", existing: map[string]string{"f.txt": "\uFEFFa\n"}, path: "f.txt", content: "b\n",
 			check: "f.txt", want: "\uFEFFb\n"},
 		{name: "same content", existing: map[string]string{"f.txt": "a\n"}, path: "f.txt", content: "a\n",
-			check: "f.txt", want: "a\n", wantText: []string{"No changes"}},
-		{name: "long diff truncated", path: "big.txt", content: long, check: "big.txt", want: long,
-			wantText: []string{"diff truncated"}},
+			check: "f.txt", want: "a\n", wantText: []string{"The content was successfully saved to f.txt."}},
+		{name: "long content", path: "big.txt", content: long, check: "big.txt", want: long,
+			wantText: []string{"saved to big.txt."}},
 		{name: "failure leaves file untouched", existing: map[string]string{"f.txt": "keep\n"}, path: "f.txt/x", content: "new",
 			check: "f.txt", want: "keep\n", wantCode: "not_found"},
 		{name: "directory refused", existing: map[string]string{"d/x": "keep\n"}, path: "d", content: "new",
@@ -86,7 +87,7 @@ func TestWriteToFileRequireRead(t *testing.T) {
 	cfg := coordinator.DefaultConfig()
 	cfg.RequireReadBeforeEdit = true
 	ws := workspaceWith(t, map[string]string{"f.txt": "a\n"})
-	call := &coordinator.Call{ToolUseID: "toolu_1", Workspace: ws, Files: coordinator.NewFileMemory(cfg)}
+	call := &tool.Call{ToolUseID: "toolu_1", Workspace: ws, Files: coordinator.NewFileMemory(cfg)}
 	t.Run("unread existing file refused", func(t *testing.T) {
 		_, err := writeToFile(call, &WriteToFileInput{Path: "f.txt", Content: new("b\n")}, false, false)
 		if got := toolCode(t, err); got != "read_required" {
@@ -113,7 +114,7 @@ func TestWriteToFileRequireRead(t *testing.T) {
 
 func TestWriteToFilePreviewWritesNothing(t *testing.T) {
 	ws := workspaceWith(t, map[string]string{"f.txt": "a\n"})
-	tool := newWriteFile("write_to_file", coordinator.ToolEnv{Workspace: ws})
+	tool := newWriteFile("write_to_file", tool.Env{Workspace: ws})
 	diff, err := tool.Preview(context.Background(), editCall(ws, "toolu_1"), &WriteToFileInput{Path: "f.txt", Content: new("b\n")})
 	if err != nil {
 		t.Fatal(err)
@@ -127,7 +128,7 @@ func TestWriteToFilePreviewWritesNothing(t *testing.T) {
 }
 
 // assertNoTemps fails if a temporary file of an atomic write is left.
-func assertNoTemps(t *testing.T, ws *coordinator.Workspace) {
+func assertNoTemps(t *testing.T, ws *tool.Workspace) {
 	t.Helper()
 	_ = filepath.WalkDir(ws.Dir, func(p string, d os.DirEntry, err error) error {
 		if err == nil && strings.Contains(d.Name(), ".toolgate") {
@@ -155,20 +156,17 @@ func TestOmitFinalFileContent(t *testing.T) {
 		{"replace_in_file", map[string]any{"path": "a.txt", "diff": "------- SEARCH\nsecret body\n=======\nother body\n+++++++ REPLACE"}},
 	} {
 		res, _ := f.call(t, step.tool, step.input)
-		if res.IsError || len(res.Content) != 2 {
-			t.Fatalf("%s = %+v", step.tool, res)
+		if res.IsError || len(res.Content) != 1 {
+			t.Fatalf("%s = %+v, want Cline's one block", step.tool, res)
 		}
 		want := "The content was successfully saved to a.txt.\n\nHere is the full, updated content of the file that was saved:\n\n" + dropped + "\n\nIMPORTANT: "
 		if got := res.Content[0].Text; !strings.HasPrefix(got, want) || strings.Contains(got, " body") {
 			t.Errorf("%s saved text = %q, want it to start %q and hold no body", step.tool, got, want)
 		}
-		if !strings.Contains(res.Content[1].Text, "+") || !strings.Contains(res.Content[1].Text, "body") {
-			t.Errorf("%s diff block = %q, want the diff", step.tool, res.Content[1].Text)
-		}
 	}
 	// apply_patch's answer (ApplyPatchHandler.execute) drops the body too.
 	res, _ := f.call(t, "apply_patch", map[string]any{"input": "*** Begin Patch\n*** Update File: a.txt\n-other body\n+third body\n*** End Patch"})
-	if res.IsError || len(res.Content) != 2 {
+	if res.IsError || len(res.Content) != 1 {
 		t.Fatalf("apply_patch = %+v", res)
 	}
 	if want := "Successfully applied patch to the following files:\n\n" + dropped; res.Content[0].Text != want {

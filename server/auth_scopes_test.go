@@ -15,7 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // Named test tokens, one a scope, and the server token with them all.
@@ -143,7 +143,7 @@ func waitAwaiting(t *testing.T, f *fixture, token, id string) {
 
 func readFile(t *testing.T, f *fixture, name string) string {
 	t.Helper()
-	ws, err := coordinator.OpenWorkspace(f.dir)
+	ws, err := tool.OpenWorkspace(f.dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,8 @@ var updateReplay = flag.Bool("update-replay", false, "rewrite the result section
 //	-- decide <id> --            the user's decision on a call awaiting
 //	                             approval (a DecisionRequest as JSON)
 //	-- result <id> <status> --   the golden result: its text blocks joined by
-//	                             "\n--- next block ---\n"
+//	                             "\n--- next block ---\n", the workspace's
+//	                             path written {WS}
 //	-- after/<path> --           a workspace file's content after the message
 //	-- task_progress --          the session's checklist after the message
 //
@@ -128,7 +129,9 @@ func replayCase(t *testing.T, path string) {
 				texts = append(texts, c.Text)
 			}
 		}
-		got["result "+res.ToolUseID+" "+string(resp.Calls[i].Status)] = strings.Join(texts, blockSeparator)
+		// The workspace, a temporary directory, is {WS} in the goldens
+		// (Cline names some paths absolute).
+		got["result "+res.ToolUseID+" "+string(resp.Calls[i].Status)] = strings.ReplaceAll(strings.Join(texts, blockSeparator), fx.dir, "{WS}")
 	}
 	if *updateReplay {
 		ar.setResults(got)

@@ -12,17 +12,18 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/hooks"
 )
 
 // ccHook writes a hook script; Claude Code's hooks read the call as JSON on
 // stdin and answer by exit code or JSON on stdout.
-func ccHook(t *testing.T, dir, name, body string) coordinator.HookSpec {
+func ccHook(t *testing.T, dir, name, body string) hooks.Spec {
 	t.Helper()
 	p := filepath.Join(dir, name)
 	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return coordinator.HookSpec{Type: "command", Command: p}
+	return hooks.Spec{Type: "command", Command: p}
 }
 
 // runApproving posts one tool_use to a session, approves each prompt it
@@ -102,13 +103,13 @@ func TestClaudeCodeHooks(t *testing.T) {
 	seen := filepath.Join(scripts, "seen.json")
 	cfg := coordinator.Config{}
 	cfg.Sandbox.Writable = []string{scripts} // the sandbox shows hooks their own directory
-	cfg.Hooks.PreToolUse = []coordinator.HookMatcher{
+	cfg.Hooks.PreToolUse = []hooks.Matcher{
 		// Rewrites what Write writes and lets it run without a prompt.
-		{Matcher: "Write", Hooks: []coordinator.HookSpec{ccHook(t, scripts, "write.sh", `cat > '`+seen+`'
+		{Matcher: "Write", Hooks: []hooks.Spec{ccHook(t, scripts, "write.sh", `cat > '`+seen+`'
 path=$(sed -n 's/.*"file_path":"\([^"]*\)".*/\1/p' '`+seen+`')
 printf '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"house style","updatedInput":{"file_path":"%s","content":"written by the hook\\n"}}}' "$path"`)}},
-		{Matcher: "Bash", Hooks: []coordinator.HookSpec{ccHook(t, scripts, "bash.sh", `echo "no shell in this repo" >&2; exit 2`)}},
-		{Matcher: "^Edit$", Hooks: []coordinator.HookSpec{ccHook(t, scripts, "edit.sh",
+		{Matcher: "Bash", Hooks: []hooks.Spec{ccHook(t, scripts, "bash.sh", `echo "no shell in this repo" >&2; exit 2`)}},
+		{Matcher: "^Edit$", Hooks: []hooks.Spec{ccHook(t, scripts, "edit.sh",
 			`echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"edits to docs need a look"}}'`)}},
 	}
 	cfg.Permissions.Allow = []string{"Edit(docs/**)"}

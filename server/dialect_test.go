@@ -116,7 +116,8 @@ func TestToolPools(t *testing.T) {
 }
 
 // TestUnknownToolNamesItsDialect: a name outside the session's pool is
-// unknown_tool, with a hint naming the dialect that has it.
+// unknown_tool, with a hint naming the dialect that has it (a claude_code
+// session answers a name no dialect has as Claude Code does).
 func TestUnknownToolNamesItsDialect(t *testing.T) {
 	ts, _ := newDialectServer(t, coordinator.Config{}, map[string]string{"a.txt": "a\n"})
 	cc := newSessionOf(t, ts, map[string]any{"dialect": "claude_code"})
@@ -127,7 +128,8 @@ func TestUnknownToolNamesItsDialect(t *testing.T) {
 		{"default", "Read", `tool of the claude_code dialect, and this session speaks cline: create the session with "dialect": "claude_code"`, map[string]any{"file_path": "/a.txt"}},
 		{cc.ID, "read_file", `tool of the cline dialect, and this session speaks claude_code`, map[string]any{"path": "a.txt"}},
 		{"default", "read_lines", "No handler registered for tool: read_lines", map[string]any{"path": "a.txt"}},
-		{cc.ID, "edit_text", "No handler registered for tool: edit_text", map[string]any{"path": "a.txt"}},
+		// Claude Code's words for a name no dialect has.
+		{cc.ID, "edit_text", "<tool_use_error>Error: No such tool available: edit_text</tool_use_error>", map[string]any{"path": "a.txt"}},
 	} {
 		t.Run(tc.session+" "+tc.tool, func(t *testing.T) {
 			got := decodeBody[api.MessageResponse](t, ts.do(t, http.MethodPost, "/v1/sessions/"+tc.session+"/messages",
@@ -197,7 +199,7 @@ func TestMCPFacadeDialect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := mcpText(res); res.IsError || got != "     1\talpha\n" {
+	if got := mcpText(res); res.IsError || got != "1\talpha\n2\t" {
 		t.Errorf("Read over /mcp = %q (error %v)", got, res.IsError)
 	}
 }

@@ -45,8 +45,8 @@ func TestStaleFileGuardHTTP(t *testing.T) {
 		if got, want := s.file(t, "f.txt"), "A\nb\nexternal\n"; got != want {
 			t.Errorf("f.txt = %q, want %q", got, want)
 		}
-		if !strings.Contains(text, "-a\n+A\n") {
-			t.Errorf("result %q has no diff", text)
+		if !strings.Contains(text, "<final_file_content path=\"f.txt\">\nA\nb\nexternal\n") {
+			t.Errorf("result %q does not show the file as saved", text)
 		}
 	})
 }

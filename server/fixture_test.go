@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/coordinator/mcphub"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/dialect"
 	"github.com/toolgate/toolgate/handlers"
 )
@@ -37,7 +38,7 @@ type fixtureOptions struct {
 	files       map[string]string // workspace files to create, by slash path
 	noWorkspace bool
 	config      coordinator.Config
-	tools       []coordinator.Registration // nil: handlers.Default()
+	tools       []tool.Registration // nil: handlers.Default()
 	mcp         *mcphub.Hub
 	tracing     trace.TracerProvider // nil: tracing off
 	logger      *slog.Logger         // nil: discarded
@@ -49,7 +50,7 @@ type fixtureOptions struct {
 func newFixture(tb testing.TB, o fixtureOptions) *fixture {
 	tb.Helper()
 	f := &fixture{reg: prometheus.NewRegistry()}
-	var ws *coordinator.Workspace
+	var ws *tool.Workspace
 	if !o.noWorkspace {
 		dir := tb.TempDir()
 		for name, body := range o.files {
@@ -62,7 +63,7 @@ func newFixture(tb testing.TB, o fixtureOptions) *fixture {
 			}
 		}
 		var err error
-		if ws, err = coordinator.OpenWorkspace(dir); err != nil {
+		if ws, err = tool.OpenWorkspace(dir); err != nil {
 			tb.Fatal(err)
 		}
 		f.dir = ws.Dir
@@ -73,7 +74,7 @@ func newFixture(tb testing.TB, o fixtureOptions) *fixture {
 	if o.before != nil {
 		o.before(f.url, f.port, &o.config, &o.server)
 	}
-	var dialects []coordinator.Dialect
+	var dialects []tool.Dialect
 	if o.tools == nil {
 		o.tools, dialects = handlers.Default(), dialect.All()
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // gates holds calls of the "gate" test tool until the test releases them.
@@ -51,10 +52,10 @@ type gateIn struct {
 func newStreamingServer(t *testing.T, cfg coordinator.Config) (*httptest.Server, *gates) {
 	t.Helper()
 	g := &gates{started: map[string]chan struct{}{}, release: map[string]chan struct{}{}}
-	tool := coordinator.Registration{Name: "gate", Factory: func(string, coordinator.ToolEnv) *coordinator.Tool {
-		return coordinator.NewTool(coordinator.Spec[gateIn]{
+	reg := tool.Registration{Name: "gate", Factory: func(string, tool.Env) *tool.Tool {
+		return coordinator.NewTool(tool.Spec[gateIn]{
 			Name: "gate", Description: "waits for the test",
-			Run: func(ctx context.Context, _ *coordinator.Call, in *gateIn) (coordinator.Result, error) {
+			Run: func(ctx context.Context, _ *tool.Call, in *gateIn) (tool.Result, error) {
 				started, release := g.get(in.Tag)
 				close(started)
 				if in.Hold {
@@ -63,12 +64,12 @@ func newStreamingServer(t *testing.T, cfg coordinator.Config) (*httptest.Server,
 					case <-ctx.Done():
 					}
 				}
-				return coordinator.TextResult("ran " + in.Tag), nil
+				return tool.TextResult("ran " + in.Tag), nil
 			},
 			ConcurrencySafe: func(in *gateIn) bool { return in.Safe },
 		})
 	}}
-	f := newFixture(t, fixtureOptions{noWorkspace: true, config: cfg, tools: []coordinator.Registration{tool},
+	f := newFixture(t, fixtureOptions{noWorkspace: true, config: cfg, tools: []tool.Registration{reg},
 		server: Config{Token: testToken}})
 	return f.ts, g
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 const testToken = "test-token-0123456789"
@@ -28,28 +29,28 @@ type echoInput struct {
 // testTools are tools whose behaviour the server tests control: echo
 // returns its text (after an optional delay that a cancel interrupts),
 // boom panics, write pretends to write (plan mode refuses it).
-func testTools() []coordinator.Registration {
-	echo := func(ctx context.Context, call *coordinator.Call, in *echoInput) (coordinator.Result, error) {
+func testTools() []tool.Registration {
+	echo := func(ctx context.Context, call *tool.Call, in *echoInput) (tool.Result, error) {
 		call.Output("stdout", "echo:"+in.Text)
 		if in.Delay > 0 {
 			select {
 			case <-time.After(time.Duration(in.Delay) * time.Millisecond):
 			case <-ctx.Done():
-				return coordinator.Result{}, ctx.Err()
+				return tool.Result{}, ctx.Err()
 			}
 		}
-		return coordinator.TextResult(in.Text), nil
+		return tool.TextResult(in.Text), nil
 	}
-	return []coordinator.Registration{
-		{Name: "echo", Factory: func(name string, _ coordinator.ToolEnv) *coordinator.Tool {
-			return coordinator.NewTool(coordinator.Spec[echoInput]{Name: name, Description: "Echo text.", Run: echo})
+	return []tool.Registration{
+		{Name: "echo", Factory: func(name string, _ tool.Env) *tool.Tool {
+			return coordinator.NewTool(tool.Spec[echoInput]{Name: name, Description: "Echo text.", Run: echo})
 		}},
-		{Name: "boom", Factory: func(name string, _ coordinator.ToolEnv) *coordinator.Tool {
-			return coordinator.NewTool(coordinator.Spec[echoInput]{Name: name, Description: "Panic.",
-				Run: func(context.Context, *coordinator.Call, *echoInput) (coordinator.Result, error) { panic("kaboom") }})
+		{Name: "boom", Factory: func(name string, _ tool.Env) *tool.Tool {
+			return coordinator.NewTool(tool.Spec[echoInput]{Name: name, Description: "Panic.",
+				Run: func(context.Context, *tool.Call, *echoInput) (tool.Result, error) { panic("kaboom") }})
 		}},
-		{Name: "write", Factory: func(name string, _ coordinator.ToolEnv) *coordinator.Tool {
-			return coordinator.NewTool(coordinator.Spec[echoInput]{Name: name, Description: "Pretend to write.", Run: echo, Writes: true})
+		{Name: "write", Factory: func(name string, _ tool.Env) *tool.Tool {
+			return coordinator.NewTool(tool.Spec[echoInput]{Name: name, Description: "Pretend to write.", Run: echo, Writes: true})
 		}},
 	}
 }

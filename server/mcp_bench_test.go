@@ -21,6 +21,7 @@ import (
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/coordinator/mcphub"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/handlers"
 )
 
@@ -205,7 +206,7 @@ func benchToolgate(b *testing.B, bin string) string {
 	}}, mcphub.Options{})
 	hub.Start(context.Background())
 	b.Cleanup(hub.Close)
-	ws, err := coordinator.OpenWorkspace(b.TempDir())
+	ws, err := tool.OpenWorkspace(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}

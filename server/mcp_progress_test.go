@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/handlers"
 )
 
@@ -75,7 +76,7 @@ func (p *progressLog) text() string {
 // land in the returned log.
 func newAllowAllFacade(t *testing.T) (*mcp.ClientSession, *progressLog) {
 	t.Helper()
-	ws, err := coordinator.OpenWorkspace(t.TempDir())
+	ws, err := tool.OpenWorkspace(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

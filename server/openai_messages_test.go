@@ -71,7 +71,7 @@ func TestOpenAIToolCalls(t *testing.T) {
 		if len(got.Output) != 2 || got.Output[0].Type != "function_call_output" || got.Output[0].CallID != "call_a" || got.Output[1].CallID != "call_b" {
 			t.Fatalf("output = %+v", got.Output)
 		}
-		if fmt.Sprint(got.Output[0].Output) != "     1\talpha\n" || !strings.HasSuffix(fmt.Sprint(got.Output[1].Output), "/a.txt") {
+		if fmt.Sprint(got.Output[0].Output) != "1\talpha\n2\t" || fmt.Sprint(got.Output[1].Output) != "a.txt" {
 			t.Errorf("output = %+v", got.Output)
 		}
 	})

@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate"
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // loadSpec parses and validates openapi.yaml.
@@ -126,7 +127,7 @@ func (r *recorder) Flush() { http.NewResponseController(r.ResponseWriter).Flush(
 // openapi.yaml, and every path there must be served.
 func TestRoutesMatchSpec(t *testing.T) {
 	doc, _ := loadSpec(t)
-	ws, err := coordinator.OpenWorkspace(t.TempDir())
+	ws, err := tool.OpenWorkspace(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 const flowToken = "test-token-0123456789abcdef0123456789abcdef"
@@ -30,33 +31,33 @@ type flowCmd struct {
 
 // flowTools are minimal file and command tools; the command tool only
 // echoes, so that approvals can be tested without running anything.
-func flowTools() []coordinator.Registration {
-	return []coordinator.Registration{
-		{Name: "read_file", Factory: func(name string, env coordinator.ToolEnv) *coordinator.Tool {
-			return coordinator.NewTool(coordinator.Spec[flowFile]{Name: name,
-				Run: func(_ context.Context, c *coordinator.Call, in *flowFile) (coordinator.Result, error) {
+func flowTools() []tool.Registration {
+	return []tool.Registration{
+		{Name: "read_file", Factory: func(name string, env tool.Env) *tool.Tool {
+			return coordinator.NewTool(tool.Spec[flowFile]{Name: name,
+				Run: func(_ context.Context, c *tool.Call, in *flowFile) (tool.Result, error) {
 					b, err := c.Workspace.Root.ReadFile(in.Path)
-					return coordinator.TextResult(string(b)), err
+					return tool.TextResult(string(b)), err
 				},
 				Paths: func(in *flowFile) []string { return []string{in.Path} }})
 		}},
-		{Name: "write_to_file", Factory: func(name string, env coordinator.ToolEnv) *coordinator.Tool {
-			return coordinator.NewTool(coordinator.Spec[flowFile]{Name: name, Writes: true,
-				Run: func(_ context.Context, c *coordinator.Call, in *flowFile) (coordinator.Result, error) {
-					return coordinator.TextResult("written"), c.Workspace.Root.WriteFile(in.Path, []byte(in.Content), 0o644)
+		{Name: "write_to_file", Factory: func(name string, env tool.Env) *tool.Tool {
+			return coordinator.NewTool(tool.Spec[flowFile]{Name: name, Writes: true,
+				Run: func(_ context.Context, c *tool.Call, in *flowFile) (tool.Result, error) {
+					return tool.TextResult("written"), c.Workspace.Root.WriteFile(in.Path, []byte(in.Content), 0o644)
 				},
-				Preview: func(_ context.Context, c *coordinator.Call, in *flowFile) (string, error) {
+				Preview: func(_ context.Context, c *tool.Call, in *flowFile) (string, error) {
 					old, _ := c.Workspace.Root.ReadFile(in.Path)
 					return udiff.Unified("a/"+in.Path, "b/"+in.Path, string(old), in.Content), nil
 				},
 				Paths: func(in *flowFile) []string { return []string{in.Path} }})
 		}},
-		{Name: "execute_command", Factory: func(name string, env coordinator.ToolEnv) *coordinator.Tool {
-			return coordinator.NewTool(coordinator.Spec[flowCmd]{Name: name,
-				Run: func(_ context.Context, c *coordinator.Call, in *flowCmd) (coordinator.Result, error) {
-					return coordinator.TextResult("ran " + in.Command), nil
+		{Name: "execute_command", Factory: func(name string, env tool.Env) *tool.Tool {
+			return coordinator.NewTool(tool.Spec[flowCmd]{Name: name,
+				Run: func(_ context.Context, c *tool.Call, in *flowCmd) (tool.Result, error) {
+					return tool.TextResult("ran " + in.Command), nil
 				},
-				Command: func(in *flowCmd) coordinator.CommandLine { return coordinator.CommandLine{Command: in.Command} }})
+				Command: func(in *flowCmd) tool.CommandLine { return tool.CommandLine{Command: in.Command} }})
 		}},
 	}
 }

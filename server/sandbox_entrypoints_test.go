@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/hooks"
 )
 
 // TestEveryEntryPointIsConfined runs one probe through each way toolgate
@@ -54,8 +55,8 @@ echo probed
 	f := newFixture(t, fixtureOptions{files: map[string]string{"a.txt": "alive\n"}, server: Config{Token: testToken},
 		before: func(url string, _ int, c *coordinator.Config, _ *Config) {
 			c.AllowAll = true
-			c.Hooks.PreToolUse = []coordinator.HookMatcher{{Matcher: "^read_file$",
-				Hooks: []coordinator.HookSpec{{Type: "command", Command: writeScript("hook", probe+" hook >/dev/null; exit 0")}}}}
+			c.Hooks.PreToolUse = []hooks.Matcher{{Matcher: "^read_file$",
+				Hooks: []hooks.Spec{{Type: "command", Command: writeScript("hook", probe+" hook >/dev/null; exit 0")}}}}
 			c.Subagents.Command = writeScript("runner", "cat >/dev/null; "+probe+" runner")
 			c.Subagents.Dir, c.Subagents.ToolgateURL = agents, url
 		}})

@@ -15,14 +15,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/r3labs/sse/v2"
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/eventlog"
 )
 
 // This is the only file that knows r3labs/sse, and it uses the library's
 // API only: the library writes every frame of every stream, the replay of
 // the window included. Its traps decide the shape: its own replay log
 // never shrinks, and one slow subscriber blocks the publisher of its
-// stream. So its replay is off; the coordinator's bounded EventLog is the
+// stream. So its replay is off; the session's bounded event log (eventlog.Log) is the
 // source of truth; every connection gets a stream of its own fed by a pump
 // that reads the log with a cursor and publishes into the stream (so a
 // slow reader only slows itself, and Last-Event-ID replay is exact).
@@ -93,7 +93,7 @@ func (es *eventStreams) onUnsubscribe(streamID string, _ *sse.Subscriber) {
 
 // streamSpec says which events of a log one connection gets.
 type streamSpec struct {
-	log   *coordinator.EventLog
+	log   *eventlog.Log
 	after int64
 	// messageID keeps only that message's events; empty keeps all.
 	messageID string
@@ -108,7 +108,7 @@ type streamSpec struct {
 }
 
 // read takes the next batch of the connection's events after the cursor.
-func (spec streamSpec) read(cursor int64) coordinator.Batch {
+func (spec streamSpec) read(cursor int64) eventlog.Batch {
 	const batch = 64
 	if spec.messageID != "" {
 		return spec.log.ReadMessage(spec.messageID, cursor, batch)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/hooks"
 	"github.com/toolgate/toolgate/server"
 )
 
@@ -113,12 +114,12 @@ func checkPolicy(p *problemList, c *coordinator.Config) {
 	}
 }
 
-func checkHooks(p *problemList, h *coordinator.HookConfig) {
+func checkHooks(p *problemList, h *hooks.Config) {
 	notNegative(p, "hooks.max_output_bytes", h.MaxOutputBytes)
 	for _, ev := range []struct {
 		name     string
-		matchers []coordinator.HookMatcher
-	}{{coordinator.HookPreToolUse, h.PreToolUse}, {coordinator.HookPostToolUse, h.PostToolUse}} {
+		matchers []hooks.Matcher
+	}{{hooks.PreToolUse, h.PreToolUse}, {hooks.PostToolUse, h.PostToolUse}} {
 		for i, m := range ev.matchers {
 			for j, spec := range m.Hooks {
 				key := fmt.Sprintf("hooks.%s[%d].hooks[%d]", ev.name, i, j)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/hooks"
 	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/sandbox"
 	"github.com/toolgate/toolgate/internal/telemetry"
@@ -21,7 +22,7 @@ import (
 type configView struct {
 	Server    *server.Config              `json:"server"`
 	Policy    policyView                  `json:"policy"`
-	Hooks     *coordinator.HookConfig     `json:"hooks"`
+	Hooks     *hooks.Config               `json:"hooks"`
 	Subagents *coordinator.SubagentConfig `json:"subagents"`
 	MCP       mcpView                     `json:"mcp"`
 	Sandbox   sandboxView                 `json:"sandbox"`

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/dialect"
 	"github.com/toolgate/toolgate/handlers"
 	"github.com/toolgate/toolgate/internal/randid"
@@ -108,7 +109,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdin
 	for _, w := range cfg.Warnings {
 		logger.Warn(w, "config", o.config)
 	}
-	ws, err := coordinator.OpenWorkspace(o.workspace)
+	ws, err := tool.OpenWorkspace(o.workspace)
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	procs "github.com/toolgate/toolgate/internal/process"
 	"github.com/toolgate/toolgate/internal/sandbox"
 )
@@ -23,7 +23,7 @@ import (
 // masked as run masks it (commands.output_dir), a command that reads every
 // spill file of every toolgate prints nothing of them, in both modes.
 func TestCommandsCannotReadOtherCallsSpilledOutputs(t *testing.T) {
-	var cmds coordinator.CommandConfig
+	var cmds tool.CommandConfig
 	closeSpills, err := openSpills(&cmds, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/atomicfile"
 	procs "github.com/toolgate/toolgate/internal/process"
 )
@@ -20,7 +20,7 @@ const sweepLimit = 500_000
 // sweepTemps removes, in the background, the temporary files that writes
 // cut short by a crash or a kill left in the workspace. The returned
 // function stops the sweep and waits for it, before the workspace closes.
-func sweepTemps(ctx context.Context, ws *coordinator.Workspace, logger *slog.Logger) (stop func()) {
+func sweepTemps(ctx context.Context, ws *tool.Workspace, logger *slog.Logger) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -43,7 +43,7 @@ func sweepTemps(ctx context.Context, ws *coordinator.Workspace, logger *slog.Log
 // the sandbox then masks whole (other servers' spills included). Spill
 // directories that servers killed outright left there are removed first;
 // the returned function removes this server's own.
-func openSpills(cmds *coordinator.CommandConfig, logger *slog.Logger) (closeSpills func(), err error) {
+func openSpills(cmds *tool.CommandConfig, logger *slog.Logger) (closeSpills func(), err error) {
 	if cmds.OutputDir == "" {
 		cmds.OutputDir = filepath.Join(os.TempDir(), fmt.Sprintf("toolgate-outputs-%d", os.Getuid()))
 	}

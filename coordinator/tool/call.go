@@ -229,9 +229,9 @@ func (c *Call) CheckReal(real, rel string, isDir bool) error {
 		shown = fmt.Sprintf("%s (a link to %s)", rel, r)
 	}
 	if rule.Source == ".clineignore" {
-		// The words Cline uses for a blocked path (formatResponse.clineIgnoreError), then the rule.
+		// The words Cline uses for a blocked path (formatResponse.clineIgnoreError), alone as Cline answers.
 		return Errorf(api.ToolCodeIgnored, "Access to %s is blocked by the .clineignore file settings. You must try to continue in the task "+
-			"without using this file, or ask the user to update the .clineignore file.\n\n(Excluded by the rule %s.)", shown, rule)
+			"without using this file, or ask the user to update the .clineignore file.", shown)
 	}
 	return Errorf(api.ToolCodeIgnored, "Access to %s is blocked by %s (%s). "+
 		"You must continue without this file, or ask the user to update the ignore file.", shown, rule.Source, rule)

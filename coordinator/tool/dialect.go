@@ -22,6 +22,13 @@ type Dialect struct {
 	// Tools are the dialect's own tools; none means the dialect speaks
 	// the registry's vocabulary (Cline's names, parameters and texts).
 	Tools []*DialectTool
+	// InvalidInput, when set, words an input of one of the dialect's
+	// tools that failed decoding or validation as the dialect's client
+	// words it, from the input as sent; "" keeps toolgate's words.
+	InvalidInput func(t *DialectTool, raw json.RawMessage) string
+	// UnknownTool, when set, words a tool name no dialect has as the
+	// dialect's client does.
+	UnknownTool func(name string) string
 	// PlainResults makes every call of the dialect's sessions a
 	// Call.PlainResults one: the dialect words results itself (its
 	// mappings' Result), so handlers leave out the registry's client

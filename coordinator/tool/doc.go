@@ -7,8 +7,11 @@
 //
 // Handlers import this package, not the coordinator, so a tool compiles
 // against the few types it uses. The coordinator fills in a Call's
-// Runtime and runs the pipeline around Tool.Run; it re-exports these types
-// under the same names for its own callers.
+// Runtime and runs the pipeline around Tool.Run. Everyone names these
+// types here, as tool.X: the coordinator re-exports none of them. The
+// package imports api and internal/ only (TestImportDirections): what a
+// tool needs of a concrete part, such as the MCP hub, it sees through a
+// small interface (MCP).
 //
 // Declaring a tool:
 //

@@ -1,9 +1,11 @@
 package tool
 
 import (
+	"context"
+
 	"github.com/go-playground/validator/v10"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/toolgate/toolgate/coordinator/mcphub"
 )
 
 // Env is what every tool factory receives: the shared pieces a handler
@@ -16,13 +18,27 @@ type Env struct {
 	// Registerer takes a tool's own metrics; it is never nil.
 	Registerer prometheus.Registerer
 	// MCP is the hub of MCP servers; nil means none are configured.
-	MCP *mcphub.Hub
+	MCP MCP
 	// Web configures the tools that reach the network; nil means the
 	// defaults.
 	Web *Web
 	// OmitFinalFileContent leaves the file's body out of the edit tools'
 	// <final_file_content> (config omit_final_file_content).
 	OmitFinalFileContent bool
+}
+
+// MCP is what the MCP tools need of the hub of MCP servers
+// (coordinator/mcphub.Hub implements it): a tool's call, a resource's
+// read, and whether a tool declares itself read-only. The contract names
+// no concrete hub, so a handler test may stand one in.
+type MCP interface {
+	// CallTool calls a server's tool; progress receives its progress
+	// notifications.
+	CallTool(ctx context.Context, server, tool string, args map[string]any, progress func(string)) (*mcp.CallToolResult, error)
+	// ReadResource reads a server's resource.
+	ReadResource(ctx context.Context, server, uri string) (*mcp.ReadResourceResult, error)
+	// ReadOnly reports whether a server's tool declares readOnlyHint.
+	ReadOnly(server, tool string) bool
 }
 
 // Factory builds the tool for one name. It returns nil when the coordinator

@@ -24,11 +24,12 @@ func textEdits(items []MultiEditItem) []handlers.TextEdit {
 	return out
 }
 
-// claudeCodeAbs checks a Claude Code path parameter: Claude Code's file
-// tools take absolute paths, and toolgate serves only its workspace.
+// claudeCodeAbs checks a Claude Code path parameter: a relative path is
+// taken from the workspace, as Claude Code takes it from its working
+// directory, and toolgate serves only its workspace.
 func claudeCodeAbs(env tool.MapEnv, param, p string) (string, error) {
 	if !filepath.IsAbs(filepath.FromSlash(p)) {
-		return "", tool.Errorf(api.ToolCodeOutside, "%s must be an absolute path inside the workspace %s; got %q.", param, env.Workspace.Dir, p)
+		p = filepath.Join(env.Workspace.Dir, filepath.FromSlash(p))
 	}
 	if _, err := env.Workspace.Rel(p); err != nil {
 		return "", err
@@ -75,18 +76,12 @@ func editErrors(res tool.Result, code, oldString string) tool.Result {
 	return tool.ErrorResult(text)
 }
 
-// editedSnippet is Claude Code's answer to a successful edit.
-func editedSnippet(abs string, res tool.Result) tool.Result {
-	return tool.TextResult(fmt.Sprintf("The file %s has been updated. Here's the result of running `cat -n` on a snippet of the edited file:\n%s",
-		abs, res.LastText()))
-}
-
 // noChange refuses an edit whose replacement equals its original, before
 // anything is read, as Claude Code's Edit validates it.
 func noChange(edits []handlers.TextEdit) error {
 	for _, e := range edits {
 		if e.OldString == e.NewString {
-			return tool.Errorf(api.ToolCodeNoChange, "No changes to make: old_string and new_string are exactly the same.")
+			return tool.Errorf(api.ToolCodeNoChange, "<tool_use_error>No changes to make: old_string and new_string are exactly the same.</tool_use_error>")
 		}
 	}
 	return nil
@@ -102,8 +97,8 @@ func claudeRead() *tool.DialectTool {
 		Targets: []string{"read_lines"},
 		Map: func(env tool.MapEnv, in *ReadInput) (tool.Mapping, error) {
 			p, err := claudeCodeAbs(env, "file_path", in.FilePath)
-			return tool.Mapping{Tool: "read_lines", Input: handlers.ReadLinesInput{Path: p, Offset: in.Offset, Limit: in.Limit},
-				Result: claudeCodeErrors}, err
+			return tool.Mapping{Tool: "read_lines", Input: handlers.ReadLinesInput{Path: p, Offset: in.Offset, Limit: in.Limit, Split: true},
+				Result: readErrors(env, p)}, err
 		},
 	})
 }
@@ -117,27 +112,9 @@ func claudeWrite() *tool.DialectTool {
 		Map: func(env tool.MapEnv, in *WriteInput) (tool.Mapping, error) {
 			p, err := claudeCodeAbs(env, "file_path", in.FilePath)
 			return tool.Mapping{Tool: "write_file", Input: handlers.WriteToFileInput{Path: p, Content: in.Content},
-				Result: func(res tool.Result, code string) tool.Result {
-					switch text := res.LastText(); {
-					case code != "":
-						return claudeCodeErrors(res, code)
-					case strings.HasPrefix(text, "Created "):
-						return tool.TextResult("File created successfully at: " + p)
-					default:
-						return tool.TextResult(fmt.Sprintf("The file %s has been updated.%s", p, afterSummary(text)))
-					}
-				}}, err
+				Result: writeResult(in.FilePath)}, err
 		},
 	})
-}
-
-// afterSummary is what a write's result holds after its summary line:
-// the diff, when there is one.
-func afterSummary(text string) string {
-	if _, rest, ok := strings.Cut(text, "\n\n"); ok {
-		return " Here's the diff of the change:\n\n" + rest
-	}
-	return ""
 }
 
 func claudeEdit() *tool.DialectTool {
@@ -153,12 +130,7 @@ func claudeEdit() *tool.DialectTool {
 				err = noChange([]handlers.TextEdit{edit})
 			}
 			return tool.Mapping{Tool: "edit_text", Input: handlers.EditTextInput{Path: p, Edits: []handlers.TextEdit{edit}, RequireRead: true},
-				Result: func(res tool.Result, code string) tool.Result {
-					if code != "" {
-						return editErrors(res, code, *in.OldString)
-					}
-					return editedSnippet(p, res)
-				}}, err
+				Result: claudeEditResult(env, in.FilePath, in)}, err
 		},
 	})
 }
@@ -216,18 +188,24 @@ func claudeBash() *tool.DialectTool {
 				return tool.Mapping{Tool: "execute_command", Input: handlers.ExecuteCommandInput{Command: in.Command, RequiresApproval: new(false), Background: true},
 					Result: backgroundStarted}, nil
 			}
-			timeout := 120
+			ms := 120000
 			if in.Timeout > 0 {
-				timeout = (in.Timeout + 999) / 1000
+				ms = int(in.Timeout)
 			}
-			return tool.Mapping{Tool: "execute_command", Input: handlers.ExecuteCommandInput{Command: in.Command, RequiresApproval: new(false), Timeout: timeout},
-				Result: bashResult}, nil
+			return tool.Mapping{Tool: "execute_command", Input: handlers.ExecuteCommandInput{Command: in.Command, RequiresApproval: new(false), Timeout: (ms + 999) / 1000},
+				Result: func(res tool.Result, code string) tool.Result {
+					if code == api.ToolCodeTimedOut {
+						// SIGTERM's status, as the shell reports it.
+						return tool.ErrorResult("Exit code 143\nCommand timed out after " + jsDuration(ms))
+					}
+					return bashResult(res, code)
+				}}, nil
 		},
 	})
 }
 
 // bashResult is a command's output as Claude Code's Bash shows it: the
-// output alone when the command succeeded, the output then "Exit code N"
+// output alone when the command succeeded, "Exit code N" then the output
 // when it failed. execute_command words its result as Cline does (a
 // sentence on the exit status, then "Output:"), which this undoes.
 func bashResult(res tool.Result, code string) tool.Result {
@@ -243,8 +221,7 @@ func bashResult(res tool.Result, code string) tool.Result {
 	case head == "Command executed successfully (exit code 0).":
 		res.Content[0].Text = output
 	case fmtScan(head, "Command failed with exit code %d.", &exit):
-		res.Content[0].Text = strings.TrimSuffix(output+"\nExit code "+fmt.Sprint(exit), "\n")
-		res.Content[0].Text = strings.TrimPrefix(res.Content[0].Text, "\n")
+		res.Content[0].Text = strings.TrimSuffix("Exit code "+fmt.Sprint(exit)+"\n"+output, "\n")
 	}
 	return res
 }
@@ -261,35 +238,20 @@ func backgroundStarted(res tool.Result, code string) tool.Result {
 	return res
 }
 
+// jsDuration words a duration in milliseconds as Claude Code does in
+// its timeout message: seconds under a minute, else minutes and seconds.
+func jsDuration(ms int) string {
+	s := ms / 1000
+	if s < 60 {
+		return fmt.Sprintf("%ds", s)
+	}
+	return fmt.Sprintf("%dm %ds", s/60, s%60)
+}
+
 // fmtScan reports whether s is format filled in (one verb).
 func fmtScan(s, format string, arg any) bool {
 	n, err := fmt.Sscanf(s, format, arg)
 	return err == nil && n == 1
-}
-
-func claudeGlob() *tool.DialectTool {
-	return tool.NewDialectTool(tool.DialectSpec[GlobInput]{
-		Name: "Glob",
-		Description: "Fast file pattern matching: glob patterns like \"**/*.js\" or \"src/**/*.ts\". " +
-			"Returns matching absolute file paths sorted by modification time, newest first, at most 100.",
-		Targets: []string{"glob_files"},
-		Map: func(env tool.MapEnv, in *GlobInput) (tool.Mapping, error) {
-			return tool.Mapping{Tool: "glob_files", Input: handlers.GlobFilesInput(*in)}, nil
-		},
-	})
-}
-
-func claudeGrep() *tool.DialectTool {
-	return tool.NewDialectTool(tool.DialectSpec[handlers.GrepInput]{
-		Name: "Grep",
-		Description: "A powerful search tool built on ripgrep. Supports full regex syntax; filter files with glob or type. " +
-			"Output modes: \"content\" shows matching lines (with -A/-B/-C context and -n line numbers), \"files_with_matches\" shows only file paths (default), " +
-			"\"count\" shows match counts. multiline: true lets patterns span lines. head_limit keeps the first N lines or entries.",
-		Targets: []string{"grep_files"},
-		Map: func(env tool.MapEnv, in *handlers.GrepInput) (tool.Mapping, error) {
-			return tool.Mapping{Tool: "grep_files", Input: in}, nil
-		},
-	})
 }
 
 func claudeLS() *tool.DialectTool {
@@ -324,7 +286,11 @@ func claudeNotebookEdit() *tool.DialectTool {
 		Targets: []string{"notebook_edit"},
 		Map: func(env tool.MapEnv, in *ClaudeNotebookEditInput) (tool.Mapping, error) {
 			p, err := claudeCodeAbs(env, "notebook_path", in.NotebookPath)
-			return tool.Mapping{Tool: "notebook_edit", Result: claudeCodeErrors, Input: handlers.NotebookEditInput{
+			if err == nil && !strings.EqualFold(filepath.Ext(p), ".ipynb") {
+				err = tool.Errorf(api.ToolCodeInvalidNotebook, "<tool_use_error>File must be a Jupyter notebook (.ipynb file). "+
+					"For editing other file types, use the FileEdit tool.</tool_use_error>")
+			}
+			return tool.Mapping{Tool: "notebook_edit", Result: notebookResult(in), Input: handlers.NotebookEditInput{
 				Path: p, CellID: in.CellID, NewSource: *in.NewSource, CellType: in.CellType, EditMode: in.EditMode}}, err
 		},
 	})
@@ -362,9 +328,23 @@ func claudeWebFetch() *tool.DialectTool {
 			if !env.Has(webFetchTool) {
 				return tool.Mapping{}, tool.Errorf(api.ToolCodeNotOwned, "Tool WebFetch is handled by the client, not by toolgate (no web_fetch is configured).")
 			}
-			return tool.Mapping{Tool: webFetchTool, Input: handlers.WebFetchInput{URL: in.URL, Prompt: in.Prompt}}, nil
+			return tool.Mapping{Tool: webFetchTool, Input: handlers.WebFetchInput{URL: in.URL, Prompt: in.Prompt}, Result: webFetchStatus}, nil
 		},
 	})
+}
+
+// httpRefusal finds the status in web_fetch's answer to an HTTP error.
+var httpRefusal = regexp.MustCompile(`^\S+ answered (\d{3} [^\n]*?)\.(\n|$)`)
+
+// webFetchStatus words an HTTP error status as Claude Code 2.1's WebFetch
+// does: not a failure, a note that the body was not read.
+func webFetchStatus(res tool.Result, code string) tool.Result {
+	m := httpRefusal.FindStringSubmatch(res.LastText())
+	if code != api.ToolCodeFetchFailed || m == nil {
+		return res
+	}
+	return tool.TextResult("The server returned HTTP " + m[1] + ".\n\nThe response body was not retrieved. If this URL requires " +
+		"authentication, use an authenticated tool (e.g. `gh` for GitHub, or an MCP-provided fetch tool) instead of WebFetch.")
 }
 
 func claudeWebSearch() *tool.DialectTool {
@@ -384,7 +364,9 @@ func Dialect() tool.Dialect {
 	return tool.Dialect{Name: api.DialectClaudeCode, PlainResults: true, Tools: []*tool.DialectTool{
 		claudeTask(), claudeBash(), claudeGlob(), claudeGrep(), claudeLS(), claudeRead(), claudeEdit(), claudeMultiEdit(),
 		claudeWrite(), claudeNotebookEdit(), claudeWebFetch(), claudeTodoWrite(), claudeWebSearch(),
-		claudeBashOutput(), claudeKillShell(),
+		claudeBashOutput(), claudeKillShell(), claudeTaskOutput(), claudeTaskStop(),
+	}, InvalidInput: claudeInvalidInput, UnknownTool: func(name string) string {
+		return "<tool_use_error>Error: No such tool available: " + name + "</tool_use_error>"
 	}}
 }
 

@@ -32,7 +32,7 @@ func (t *translator) escape(inClass bool) error {
 		return t.unicodeEscape(c)
 	case c == 'p' || c == 'P':
 		return t.property(c)
-	case c == 'n' && !inClass:
+	case c == 'n' && !inClass && !t.multiline:
 		return t.fail(`the literal "\n"`, "is not allowed in a regex (searches are line by line)")
 	}
 	t.out.WriteString(t.src[t.i : t.i+2])

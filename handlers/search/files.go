@@ -28,6 +28,9 @@ type FilesOptions struct {
 	Keep func(rel string) bool
 	// Exclude reports paths the caller hides (.clineignore), as in Options.
 	Exclude func(rel string, isDir bool) bool
+	// All lists ignored and hidden files too, everything but .git
+	// (ripgrep --files --no-ignore --hidden); Exclude still applies.
+	All bool
 }
 
 // FilesResult is a listing in path order.
@@ -62,6 +65,7 @@ func Files(ctx context.Context, root *os.Root, opts FilesOptions) (*FilesResult,
 	var found []FoundFile
 	cfg := selection(start, nil, sd.judge(start, opts.Exclude), c)
 	cfg.prune = func(string) bool { return false }
+	cfg.all = opts.All
 	cfg.visit = func(_ int, d *dirNode, names []string) {
 		for _, name := range names {
 			rel := join(d.rel, name)

@@ -14,25 +14,35 @@ const (
 )
 
 // clineResult is one match with its context, grouped the way Cline's parser
-// of `rg --json --context 1` groups them: context lines before a file's
-// first match belong to it, every later context line to the match before it.
+// of `rg --json --context 1` groups them (services/ripgrep/index.ts,
+// regexSearchFiles): a context line belongs to the last match before it in
+// ripgrep's output, whichever file that match is in, as a line before it
+// when its line number is lower and after it otherwise; context lines
+// before the first match of the whole search belong to none.
 type clineResult struct {
 	before, after []string
 	match         string
 }
 
-func groupResults(lines []Line) []clineResult {
-	var out []clineResult
-	var pending []string
-	for _, l := range lines {
-		switch {
-		case l.Match:
-			out = append(out, clineResult{before: pending, match: l.Text})
-			pending = nil
-		case len(out) == 0:
-			pending = append(pending, l.Text)
-		default:
-			out[len(out)-1].after = append(out[len(out)-1].after, l.Text)
+// groupAll groups the lines of every file, in the files' order, into
+// each file's results.
+func groupAll(files []FileMatches) [][]clineResult {
+	out := make([][]clineResult, len(files))
+	last, lastFile, lastLine := -1, -1, 0
+	for fi, f := range files {
+		for _, l := range f.Lines {
+			switch {
+			case l.Match:
+				out[fi] = append(out[fi], clineResult{match: l.Text})
+				last, lastFile, lastLine = len(out[fi])-1, fi, l.Number
+			case last < 0:
+			case l.Number < lastLine:
+				r := &out[lastFile][last]
+				r.before = append(r.before, l.Text)
+			default:
+				r := &out[lastFile][last]
+				r.after = append(r.after, l.Text)
+			}
 		}
 	}
 	return out
@@ -64,13 +74,14 @@ func (r *Result) Format() string {
 // cut the output, at the same boundaries Cline cuts it.
 func writeFiles(b *strings.Builder, files []FileMatches) bool {
 	fits := func(s string) bool { return b.Len()+len(s) < maxOutputBytes }
-	for _, f := range files {
+	grouped := groupAll(files)
+	for fi, f := range files {
 		head := f.Path + "\n" + sep
 		if !fits(head) {
 			return false
 		}
 		b.WriteString(head)
-		results := groupResults(f.Lines)
+		results := grouped[fi]
 		for i, res := range results {
 			var chunk strings.Builder
 			for _, text := range concatLines(res) {

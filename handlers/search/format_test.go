@@ -43,7 +43,10 @@ func TestFormatGolden(t *testing.T) {
 	tests := []struct {
 		name, regex, want string
 	}{
-		{"grouping like Cline's parser", "hello", "Found 5 results.\n\nadjacent.txt\n│----\n│hello 1\n│----\n│hello 2\n│x\n│----\n│hello 4\n│y\n│z\n│----\n│hello 7\n│----\n\nb/one.txt\n│----\n│before\n│hello\n│after\n│----"},
+		// A context line goes with the last match before it in ripgrep's
+		// output, in whatever file: b/one.txt's "before" (line 1) becomes
+		// a line before adjacent.txt's "hello 7", as cline@2.18.0 shows it.
+		{"grouping like Cline's parser", "hello", "Found 5 results.\n\nadjacent.txt\n│----\n│hello 1\n│----\n│hello 2\n│x\n│----\n│hello 4\n│y\n│z\n│----\n│before\n│hello 7\n│----\n\nb/one.txt\n│----\n│hello\n│after\n│----"},
 		{"one result", "before", "Found 1 result.\n\nb/one.txt\n│----\n│before\n│hello\n│----"},
 		{"no result", "absent", "Found 0 results."},
 	}

@@ -37,7 +37,9 @@ type IndexOptions struct {
 // So a repeated search costs one stat per file plus the reads of the files
 // that may match, where a cold search opens, reads and matches every file
 // and lists every directory. An Index is safe for concurrent use; a search
-// that finds the index busy runs cold rather than waiting.
+// that finds the index busy runs cold rather than waiting. Speed only:
+// BenchmarkSearchGoTree and BenchmarkFirstSearch defend it
+// (docs/benchmarks.md).
 type Index struct {
 	max   int64
 	used  atomic.Int64 // summary bytes held

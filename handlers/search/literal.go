@@ -8,7 +8,7 @@ import (
 
 // matcher finds matching lines in a buffer. It prefers a literal prefilter
 // (bytes.Index runs at memory speed) and only runs the regexp on the lines
-// the prefilter cannot rule out.
+// the prefilter cannot rule out (BenchmarkSearchGoTree; docs/benchmarks.md).
 type matcher struct {
 	line *regexp.Regexp // whole pattern, run on one line at a time
 	buf  *regexp.Regexp // (?m) form, run over a buffer when no literal helps
@@ -31,7 +31,7 @@ func newMatcher(pattern string) (*matcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	translated, _ := translate(pattern)
+	translated, _ := translate(pattern, false)
 	m := &matcher{line: re, buf: regexp.MustCompile("(?m:" + translated + ")")}
 	tree, err := syntax.Parse(translated, syntax.Perl)
 	if err != nil {

@@ -27,7 +27,17 @@ func (e *PatternError) Error() string {
 // negations) are expanded because Go's are ASCII-only while Rust's are
 // Unicode-aware by default.
 func CompilePattern(pattern string) (*regexp.Regexp, error) {
-	translated, err := translate(pattern)
+	return compile(pattern, false)
+}
+
+// CompileMultiline is CompilePattern for a search of whole texts (ripgrep
+// -U): a newline, literal or \n, is then a character like any other.
+func CompileMultiline(pattern string) (*regexp.Regexp, error) {
+	return compile(pattern, true)
+}
+
+func compile(pattern string, multiline bool) (*regexp.Regexp, error) {
+	translated, err := translate(pattern, multiline)
 	if err != nil {
 		return nil, err
 	}
@@ -45,10 +55,12 @@ type translator struct {
 	i       int
 	out     strings.Builder
 	unicode bool
+	// multiline lets newlines match (a search of whole texts).
+	multiline bool
 }
 
-func translate(pattern string) (string, error) {
-	t := &translator{src: pattern, unicode: !disablesUnicode(pattern)}
+func translate(pattern string, multiline bool) (string, error) {
+	t := &translator{src: pattern, unicode: !disablesUnicode(pattern), multiline: multiline}
 	for t.i < len(t.src) {
 		if err := t.step(); err != nil {
 			return "", err
@@ -93,7 +105,9 @@ func (t *translator) step() error {
 	case '{':
 		return t.brace()
 	case '\n':
-		return t.fail(`the literal "\n"`, "is not allowed in a regex (searches are line by line)")
+		if !t.multiline {
+			return t.fail(`the literal "\n"`, "is not allowed in a regex (searches are line by line)")
+		}
 	}
 	t.out.WriteByte(c)
 	t.i++

@@ -53,6 +53,17 @@ type walkConfig struct {
 	prune func(rel string) bool
 	// visit handles a batch of kept files of one directory.
 	visit func(worker int, d *dirNode, names []string)
+	// all keeps ignored and hidden entries too, everything but .git
+	// (ripgrep --no-ignore --hidden).
+	all bool
+}
+
+// skips reports whether the walk leaves an entry out.
+func (cfg *walkConfig) skips(d *dirNode, rel, name string, isDir bool) bool {
+	if cfg.all {
+		return name == ".git"
+	}
+	return d.ign.skip(rel, name, isDir)
 }
 
 // parallelWalk walks start (workspace-relative, opened as sd) with one
@@ -140,7 +151,7 @@ func readDir(d *dirNode, cfg walkConfig) []walkItem {
 		rel := join(d.rel, name)
 		switch t := e.Type(); {
 		case t.IsDir():
-			if d.ign.skip(rel, name, true) || cfg.prune(rel) || !cfg.keepDir(rel) {
+			if cfg.skips(d, rel, name, true) || cfg.prune(rel) || !cfg.keepDir(rel) {
 				continue
 			}
 			flush()
@@ -149,7 +160,7 @@ func readDir(d *dirNode, cfg walkConfig) []walkItem {
 			d.refs.Add(1)
 			items = append(items, walkItem{dir: child})
 		case t.IsRegular():
-			if d.ign.skip(rel, name, false) || cfg.prune(rel) || !cfg.keepFile(rel) {
+			if cfg.skips(d, rel, name, false) || cfg.prune(rel) || !cfg.keepFile(rel) {
 				continue
 			}
 			if batch = append(batch, name); len(batch) == filesPerItem {

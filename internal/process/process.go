@@ -135,7 +135,8 @@ func runOnce(ctx context.Context, o Options) (Result, error) {
 	if confined == nil {
 		// Started by its path, with $0 still "bash" as bash -c's name
 		// argument: a bash whose argv[0] has no slash looks itself up
-		// along PATH as it starts, a stat per PATH entry (30-40 µs).
+		// along PATH as it starts, a stat per PATH entry (30-40 µs;
+		// BenchmarkRunTrueVsBash, docs/benchmarks.md).
 		cmd = exec.Command(path, "-c", o.Command, argv[0])
 	}
 	cmd.Dir, cmd.Env, cmd.Stdin = o.Dir, env, o.Stdin

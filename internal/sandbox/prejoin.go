@@ -19,7 +19,8 @@ import (
 // time, with an OS thread of toolgate's already moved into them; the run's
 // command is forked from that thread, which then moves back, leaving the
 // command alone in its cgroups. The waits happen off the run's path,
-// while the previous run executes.
+// while the previous run executes. Speed only: BenchmarkSandboxedTrue
+// defends it (docs/benchmarks.md).
 //
 // Only callers that start the command through Prepared.Start get this
 // (Run.StartOnThread); the helper then checks that it really runs in the

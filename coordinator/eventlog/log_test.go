@@ -1,4 +1,4 @@
-package coordinator_test
+package eventlog_test
 
 import (
 	"context"
@@ -9,7 +9,8 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/eventlog"
+	"github.com/toolgate/toolgate/internal/testwait"
 )
 
 func isClosed(ch <-chan struct{}) bool {
@@ -23,7 +24,7 @@ func isClosed(ch <-chan struct{}) bool {
 
 func TestEventLogReadMessage(t *testing.T) {
 	t.Run("only that message, cursor past the rest", func(t *testing.T) {
-		l := coordinator.NewEventLog("s", 16, 0)
+		l := eventlog.New("s", 16, 0)
 		for i, m := range []string{"a", "b", "a", "b", "b"} {
 			l.Append(api.Event{Type: "x", MessageID: m, ToolUseID: fmt.Sprint(i)})
 		}
@@ -39,7 +40,7 @@ func TestEventLogReadMessage(t *testing.T) {
 		}
 	})
 	t.Run("limit stops the scan at the last event returned", func(t *testing.T) {
-		l := coordinator.NewEventLog("s", 16, 0)
+		l := eventlog.New("s", 16, 0)
 		for _, m := range []string{"a", "b", "a", "a"} {
 			l.Append(api.Event{Type: "x", MessageID: m})
 		}
@@ -49,7 +50,7 @@ func TestEventLogReadMessage(t *testing.T) {
 		}
 	})
 	t.Run("woken only by its own message", func(t *testing.T) {
-		l := coordinator.NewEventLog("s", 16, 0)
+		l := eventlog.New("s", 16, 0)
 		wakeA := l.ReadMessage("a", 0, 10).Wake
 		all := l.Read(0, 10).Wake
 		l.Append(api.Event{Type: "x", MessageID: "b"})
@@ -65,7 +66,7 @@ func TestEventLogReadMessage(t *testing.T) {
 		}
 	})
 	t.Run("close wakes every reader", func(t *testing.T) {
-		l := coordinator.NewEventLog("s", 16, 0)
+		l := eventlog.New("s", 16, 0)
 		wakeA, all := l.ReadMessage("a", 0, 10).Wake, l.Read(0, 10).Wake
 		l.Close()
 		if !isClosed(wakeA) || !isClosed(all) {
@@ -76,7 +77,7 @@ func TestEventLogReadMessage(t *testing.T) {
 		}
 	})
 	t.Run("waits of readers that left stay bounded", func(t *testing.T) {
-		l := coordinator.NewEventLog("s", 16, 0)
+		l := eventlog.New("s", 16, 0)
 		first := l.ReadMessage("m0", 0, 1).Wake
 		for i := 1; i <= 1024; i++ {
 			l.ReadMessage(fmt.Sprint("m", i), 0, 1)
@@ -88,7 +89,7 @@ func TestEventLogReadMessage(t *testing.T) {
 }
 
 func TestEventLogByteBound(t *testing.T) {
-	l := coordinator.NewEventLog("s", 100, 10<<10)
+	l := eventlog.New("s", 100, 10<<10)
 	chunk := strings.Repeat("x", 4<<10)
 	for i := range 10 {
 		l.Append(api.Event{Type: api.EventToolOutput, Chunk: chunk, ToolUseID: fmt.Sprint(i)})
@@ -105,7 +106,7 @@ func TestEventLogByteBound(t *testing.T) {
 		}
 	})
 	t.Run("results and previews count", func(t *testing.T) {
-		l := coordinator.NewEventLog("s", 100, 10<<10)
+		l := eventlog.New("s", 100, 10<<10)
 		big := api.NewToolResult("r", strings.Repeat("z", 6<<10), false)
 		l.Append(api.Event{Type: api.EventToolFinished, Result: &big})
 		l.Append(api.Event{Type: api.EventToolAwaitingApproval, Approval: &api.Approval{Preview: api.Preview{Diff: strings.Repeat("d", 6<<10)}}})
@@ -117,7 +118,7 @@ func TestEventLogByteBound(t *testing.T) {
 
 func TestEventLogWaitFor(t *testing.T) {
 	t.Run("an event appended later", func(t *testing.T) {
-		l := coordinator.NewEventLog("s", 16, 0)
+		l := eventlog.New("s", 16, 0)
 		l.Append(api.Event{Type: "x"})
 		got := make(chan api.Event, 1)
 		go func() {
@@ -125,19 +126,19 @@ func TestEventLogWaitFor(t *testing.T) {
 			got <- ev
 		}()
 		l.Append(api.Event{Type: "y", ToolUseID: "want"})
-		if ev := receive(t, got); ev.ToolUseID != "want" || ev.ID != 2 {
+		if ev := testwait.Receive(t, got); ev.ToolUseID != "want" || ev.ID != 2 {
 			t.Errorf("got %+v, want the second event", ev)
 		}
 	})
 	t.Run("the log ends first", func(t *testing.T) {
-		l := coordinator.NewEventLog("s", 16, 0)
+		l := eventlog.New("s", 16, 0)
 		l.Close()
-		if _, err := l.WaitFor(t.Context(), 0, func(api.Event) bool { return true }); !errors.Is(err, coordinator.ErrLogClosed) {
-			t.Errorf("err = %v, want ErrLogClosed", err)
+		if _, err := l.WaitFor(t.Context(), 0, func(api.Event) bool { return true }); !errors.Is(err, eventlog.ErrClosed) {
+			t.Errorf("err = %v, want ErrClosed", err)
 		}
 	})
 	t.Run("the context ends first", func(t *testing.T) {
-		l := coordinator.NewEventLog("s", 16, 0)
+		l := eventlog.New("s", 16, 0)
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
 		if _, err := l.WaitFor(ctx, 0, func(api.Event) bool { return true }); !errors.Is(err, context.Canceled) {
@@ -149,7 +150,7 @@ func TestEventLogWaitFor(t *testing.T) {
 // The window grows as events arrive, including while the byte bound has
 // already moved its start: every event kept is still read back in order.
 func TestEventLogGrowsInOrder(t *testing.T) {
-	l := coordinator.NewEventLog("s", 64, 20<<10)
+	l := eventlog.New("s", 64, 20<<10)
 	big := strings.Repeat("x", 4<<10)
 	total := 0
 	for i := range 200 {
@@ -184,9 +185,9 @@ func TestEventLogAllocatesAsEventsArrive(t *testing.T) {
 	const logs, size = 100, 100_000 // a full window of pointers is 800 KB
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	kept := make([]*coordinator.EventLog, logs)
+	kept := make([]*eventlog.Log, logs)
 	for i := range kept {
-		kept[i] = coordinator.NewEventLog("s", size, 0)
+		kept[i] = eventlog.New("s", size, 0)
 		kept[i].Append(api.Event{Type: "x"})
 	}
 	runtime.ReadMemStats(&after)
@@ -201,14 +202,14 @@ func TestEventLogAllocatesAsEventsArrive(t *testing.T) {
 // a full window send one copy of its bytes, not a hundred (issue: 1,000
 // subscribers without Last-Event-ID took the server from 152 MB to 6.2 GB).
 func TestEventEncodedOnceForEveryReader(t *testing.T) {
-	l := coordinator.NewEventLog("s", 16, 0)
+	l := eventlog.New("s", 16, 0)
 	l.Append(api.Event{Type: api.EventToolOutput, ToolUseID: "toolu_1", Stream: "stdout", Chunk: strings.Repeat("x", 64<<10)})
 	l.Append(api.Event{Type: api.EventToolOutput, MessageID: "m", ToolUseID: "toolu_2", Stream: "stdout", Chunk: "y"})
 	first := l.Read(0, 10)
 	if len(first.JSON) != 2 || !strings.Contains(string(first.JSON[0].Bytes()), `"chunk":"xxx`) {
 		t.Fatalf("first read: %d encodings", len(first.JSON))
 	}
-	readers := []coordinator.Batch{l.Read(0, 10), l.Read(1, 10), l.ReadMessage("m", 0, 10)}
+	readers := []eventlog.Batch{l.Read(0, 10), l.Read(1, 10), l.ReadMessage("m", 0, 10)}
 	for i, b := range readers {
 		got := b.JSON[len(b.JSON)-1].Bytes()
 		if want := first.JSON[1].Bytes(); &got[0] != &want[0] {

@@ -1,4 +1,4 @@
-package coordinator
+package hooks
 
 import (
 	"context"
@@ -16,9 +16,9 @@ import (
 	"github.com/toolgate/toolgate/internal/sandbox"
 )
 
-// hookInput is what every hook receives, as JSON on stdin or in the POST
+// Input is what every hook receives, as JSON on stdin or in the POST
 // body: Claude Code's hook input.
-type hookInput struct {
+type Input struct {
 	SessionID      string          `json:"session_id"`
 	HookEventName  string          `json:"hook_event_name"`
 	ToolName       string          `json:"tool_name"`
@@ -29,37 +29,40 @@ type hookInput struct {
 	ToolResponse   any             `json:"tool_response,omitempty"`
 }
 
-// hookDecision orders what hooks may say: the strongest wins.
-type hookDecision int
+// Decision orders what hooks may say: the strongest wins.
+type Decision int
 
 const (
-	hookNone hookDecision = iota
-	hookAllow
-	hookAsk
-	hookDeny
+	None Decision = iota
+	Allow
+	Ask
+	Deny
 )
 
-func (d hookDecision) String() string {
+func (d Decision) String() string {
 	return [...]string{"none", "allow", "ask", "deny"}[d]
 }
 
-// hookVerdict is one hook's answer, or all matching hooks' answers
+// Verdict is one hook's answer, or all matching hooks' answers
 // combined.
-type hookVerdict struct {
-	decision hookDecision
-	reason   string
-	updated  json.RawMessage // PreToolUse: the input to run instead
-	context  []string        // text appended to the tool_result
-	failed   []string        // hooks that failed, for fail-closed
+type Verdict struct {
+	Decision Decision
+	Reason   string
+	Updated  json.RawMessage // PreToolUse: the input to run instead
+	Context  []string        // text appended to the tool_result
+	Failed   []string        // hooks that failed, for fail-closed
 }
 
-// hookRunner runs the configured and the workspace's hooks.
-type hookRunner struct {
-	cfg       HookConfig
+// Runner runs the configured and the workspace's hooks.
+type Runner struct {
+	cfg       Config
 	pre, post []compiledMatcher
 	dir       string // the workspace, hooks' working directory
 	env       func() []string
-	// confine is the sandbox of a command hook and what it may see.
+	// timeout is a hook's time limit when its own Timeout is unset.
+	timeout time.Duration
+	// confine is the sandbox of a command hook and what it may see
+	// (SetConfine).
 	confine func() (*sandbox.Sandbox, sandbox.Run, error)
 	client  *http.Client
 	runs    *prometheus.CounterVec
@@ -68,25 +71,36 @@ type hookRunner struct {
 
 type compiledMatcher struct {
 	re    *regexp.Regexp
-	hooks []HookSpec
+	hooks []Spec
 }
 
-func newHookRunner(conf *Config, ws *Workspace, reg prometheus.Registerer, logger *slog.Logger) *hookRunner {
-	h := &hookRunner{cfg: conf.Hooks, client: &http.Client{}, logger: logger, env: conf.Commands.ChildEnv,
+// Options are what a Runner needs besides its Config.
+type Options struct {
+	// Dir is the workspace, the hooks' working directory ("" for none).
+	Dir string
+	// Env gives a hook command's environment.
+	Env func() []string
+	// DefaultTimeout is a hook's time limit when its Timeout is unset.
+	DefaultTimeout time.Duration
+	Registerer     prometheus.Registerer
+	Logger         *slog.Logger
+}
+
+// New builds the runner of cfg's hooks and registers its metric
+// (toolgate_hook_runs_total) with o.Registerer.
+func New(cfg Config, o Options) *Runner {
+	h := &Runner{cfg: cfg, client: &http.Client{}, logger: o.Logger, env: o.Env, dir: o.Dir, timeout: o.DefaultTimeout,
 		runs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "toolgate_hook_runs_total",
 			Help: "Hook runs, by event and outcome (allow, ask, deny, none, error, timeout).",
 		}, []string{"event", "outcome"})}
-	reg.MustRegister(h.runs)
-	for _, ev := range []string{HookPreToolUse, HookPostToolUse} {
+	o.Registerer.MustRegister(h.runs)
+	for _, ev := range []string{PreToolUse, PostToolUse} {
 		for _, o := range []string{"allow", "ask", "deny", "none", "error", "timeout"} {
 			h.runs.WithLabelValues(ev, o)
 		}
 	}
-	if ws != nil {
-		h.dir = ws.Dir
-	}
-	compile := func(ms []HookMatcher) []compiledMatcher {
+	compile := func(ms []Matcher) []compiledMatcher {
 		var out []compiledMatcher
 		for _, m := range ms {
 			out = append(out, compiledMatcher{re: matcherRE(m.Matcher), hooks: m.Hooks})
@@ -97,14 +111,20 @@ func newHookRunner(conf *Config, ws *Workspace, reg prometheus.Registerer, logge
 	return h
 }
 
+// SetConfine sets how a command hook is confined: the sandbox and what
+// the hook may see. Without it, command hooks run unconfined.
+func (h *Runner) SetConfine(confine func() (*sandbox.Sandbox, sandbox.Run, error)) {
+	h.confine = confine
+}
+
 // matching lists the hooks of an event that apply to a call known by the
 // given names (the name the model used and the registered one).
-func (h *hookRunner) matching(event string, names ...string) []HookSpec {
+func (h *Runner) matching(event string, names ...string) []Spec {
 	ms := h.pre
-	if event == HookPostToolUse {
+	if event == PostToolUse {
 		ms = h.post
 	}
-	var out []HookSpec
+	var out []Spec
 	for _, m := range ms {
 		for _, n := range names {
 			if m.re.MatchString(n) {
@@ -115,18 +135,18 @@ func (h *hookRunner) matching(event string, names ...string) []HookSpec {
 	}
 	if h.cfg.TrustWorkspace && h.dir != "" {
 		if p := filepath.Join(h.dir, ".clinerules", "hooks", event); isExecutable(p) {
-			out = append(out, HookSpec{Type: "command", Command: shellQuote(p)})
+			out = append(out, Spec{Type: "command", Command: shellQuote(p)})
 		}
 	}
 	return out
 }
 
-// idle reports whether no hook can run for the event, whatever the call:
+// Idle reports whether no hook can run for the event, whatever the call:
 // none is configured for it and the workspace's own hooks are not
 // trusted. Calls then skip building the hooks' input.
-func (h *hookRunner) idle(event string) bool {
+func (h *Runner) Idle(event string) bool {
 	ms := h.pre
-	if event == HookPostToolUse {
+	if event == PostToolUse {
 		ms = h.post
 	}
 	return len(ms) == 0 && !(h.cfg.TrustWorkspace && h.dir != "")
@@ -141,45 +161,45 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// run runs every matching hook at once and combines their verdicts: the
+// Run runs every matching hook at once and combines their verdicts: the
 // strongest decision wins (deny over ask over allow), the first updated
 // input in config order is kept and every context is appended.
-func (h *hookRunner) run(ctx context.Context, in hookInput, names ...string) hookVerdict {
+func (h *Runner) Run(ctx context.Context, in Input, names ...string) Verdict {
 	specs := h.matching(in.HookEventName, names...)
 	if len(specs) == 0 {
-		return hookVerdict{}
+		return Verdict{}
 	}
 	body, err := json.Marshal(in)
 	if err != nil {
-		return hookVerdict{failed: []string{"encode hook input: " + err.Error()}}
+		return Verdict{Failed: []string{"encode hook input: " + err.Error()}}
 	}
-	verdicts := make([]hookVerdict, len(specs))
+	verdicts := make([]Verdict, len(specs))
 	var wg sync.WaitGroup
 	for i, spec := range specs {
 		wg.Go(func() { verdicts[i] = h.runOne(ctx, in, spec, body) })
 	}
 	wg.Wait()
-	var all hookVerdict
+	var all Verdict
 	for _, v := range verdicts {
-		if v.decision > all.decision {
-			all.decision, all.reason = v.decision, v.reason
+		if v.Decision > all.Decision {
+			all.Decision, all.Reason = v.Decision, v.Reason
 		}
-		if all.updated == nil && v.updated != nil {
-			all.updated = v.updated
+		if all.Updated == nil && v.Updated != nil {
+			all.Updated = v.Updated
 		}
-		all.context = append(all.context, v.context...)
-		all.failed = append(all.failed, v.failed...)
+		all.Context = append(all.Context, v.Context...)
+		all.Failed = append(all.Failed, v.Failed...)
 	}
-	if all.decision == hookDeny {
-		all.updated = nil
+	if all.Decision == Deny {
+		all.Updated = nil
 	}
 	return all
 }
 
 // runOne runs one hook, counts and logs it.
-func (h *hookRunner) runOne(ctx context.Context, in hookInput, spec HookSpec, body []byte) hookVerdict {
+func (h *Runner) runOne(ctx context.Context, in Input, spec Spec, body []byte) Verdict {
 	start := time.Now()
-	var v hookVerdict
+	var v Verdict
 	var outcome string
 	if spec.Type == "http" {
 		v, outcome = h.runHTTP(ctx, spec, body)
@@ -192,11 +212,11 @@ func (h *hookRunner) runOne(ctx context.Context, in hookInput, spec HookSpec, bo
 		target = spec.URL
 	}
 	level := slog.LevelInfo
-	if len(v.failed) > 0 {
+	if len(v.Failed) > 0 {
 		level = slog.LevelWarn
 	}
 	h.logger.Log(ctx, level, "hook", "event", in.HookEventName, "tool", in.ToolName, "tool_use_id", in.ToolUseID,
 		"session_id", in.SessionID, "hook", target, "outcome", outcome, "duration_ms", time.Since(start).Milliseconds(),
-		"failure", strings.Join(v.failed, "; "))
+		"failure", strings.Join(v.Failed, "; "))
 	return v
 }

@@ -1,19 +1,19 @@
-package coordinator
+package hooks
 
 import "regexp"
 
 // Hook events.
 const (
-	HookPreToolUse  = "PreToolUse"
-	HookPostToolUse = "PostToolUse"
+	PreToolUse  = "PreToolUse"
+	PostToolUse = "PostToolUse"
 )
 
-// HookConfig is the "hooks" section of the config, in Claude Code's
+// Config is the "hooks" section of the config, in Claude Code's
 // shape: per event, matchers and the hooks they run. The lower-case keys
 // are toolgate's own settings for all hooks.
-type HookConfig struct {
-	PreToolUse  []HookMatcher `json:"PreToolUse,omitempty"`
-	PostToolUse []HookMatcher `json:"PostToolUse,omitempty"`
+type Config struct {
+	PreToolUse  []Matcher `json:"PreToolUse,omitempty"`
+	PostToolUse []Matcher `json:"PostToolUse,omitempty"`
 	// FailClosed denies the call when a hook fails (crashes, times out,
 	// prints invalid JSON); by default a failed hook is logged and ignored.
 	FailClosed bool `json:"fail_closed,omitempty"`
@@ -26,17 +26,17 @@ type HookConfig struct {
 	MaxOutputBytes int `json:"max_output_bytes,omitempty"`
 }
 
-// HookMatcher runs its hooks for the tools Matcher names: a tool name, a
+// Matcher runs its hooks for the tools Matcher names: a tool name, a
 // regular expression over tool names ("write_to_file|replace_in_file",
 // "mcp__github__.*"), or "*" / "" for every tool.
-type HookMatcher struct {
-	Matcher string     `json:"matcher"`
-	Hooks   []HookSpec `json:"hooks"`
+type Matcher struct {
+	Matcher string `json:"matcher"`
+	Hooks   []Spec `json:"hooks"`
 }
 
-// HookSpec is one hook: a shell command that gets the event as JSON on
+// Spec is one hook: a shell command that gets the event as JSON on
 // stdin, or an HTTP endpoint the same JSON is POSTed to.
-type HookSpec struct {
+type Spec struct {
 	// Type is "command" (the default) or "http".
 	Type    string `json:"type,omitempty"`
 	Command string `json:"command,omitempty"`

@@ -1,4 +1,4 @@
-package coordinator
+package eventlog
 
 import (
 	"context"
@@ -7,12 +7,12 @@ import (
 	"github.com/toolgate/toolgate/api"
 )
 
-// ErrLogClosed is WaitFor's error when the log ends before a match.
-var ErrLogClosed = errors.New("the event log has ended")
+// ErrClosed is WaitFor's error when the log ends before a match.
+var ErrClosed = errors.New("the event log has ended")
 
 // WaitFor returns the first event after the cursor that match selects,
 // waiting for it until ctx ends or the log closes.
-func (l *EventLog) WaitFor(ctx context.Context, after int64, match func(api.Event) bool) (api.Event, error) {
+func (l *Log) WaitFor(ctx context.Context, after int64, match func(api.Event) bool) (api.Event, error) {
 	for {
 		b := l.Read(after, 256)
 		for _, ev := range b.Events {
@@ -25,7 +25,7 @@ func (l *EventLog) WaitFor(ctx context.Context, after int64, match func(api.Even
 			continue
 		}
 		if b.Closed {
-			return api.Event{}, ErrLogClosed
+			return api.Event{}, ErrClosed
 		}
 		select {
 		case <-b.Wake:

@@ -1,4 +1,4 @@
-package coordinator
+package eventlog
 
 import "github.com/toolgate/toolgate/api"
 
@@ -12,11 +12,11 @@ const eventOverhead = 256
 func eventSize(ev *api.Event) int {
 	n := eventOverhead + len(ev.Chunk)
 	if ev.Result != nil {
-		n += resultSize(ev.Result)
+		n += ResultSize(ev.Result)
 	}
 	if ev.Response != nil {
 		for i := range ev.Response.Message.Content {
-			n += resultSize(&ev.Response.Message.Content[i])
+			n += ResultSize(&ev.Response.Message.Content[i])
 		}
 	}
 	if ev.Preview != nil {
@@ -37,7 +37,9 @@ func eventSize(ev *api.Event) int {
 	return n
 }
 
-func resultSize(r *api.ToolResult) int {
+// ResultSize is about how many bytes a tool result holds: its texts and
+// its images' data. Sessions bound the results they keep by it too.
+func ResultSize(r *api.ToolResult) int {
 	n := 0
 	for _, c := range r.Content {
 		n += len(c.Text)

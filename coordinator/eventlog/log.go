@@ -1,4 +1,4 @@
-package coordinator
+package eventlog
 
 import (
 	"encoding/json"
@@ -8,7 +8,7 @@ import (
 	"github.com/toolgate/toolgate/api"
 )
 
-// EventLog is a session's bounded window of recent events. Appending never
+// Log is a session's bounded window of recent events. Appending never
 // blocks: readers follow with a cursor (the last id they saw) and wait on a
 // channel that is closed at the next append they care about, so a slow
 // reader costs the writer nothing and memory stays bounded by the window
@@ -18,8 +18,9 @@ import (
 // one shared channel, every append would wake every reader: fifty commands
 // streaming to fifty clients made 2,500 wake-ups per round of lines, all
 // contending for the log's lock, and a chunk waited hundreds of
-// milliseconds behind them.
-type EventLog struct {
+// milliseconds behind them (BenchmarkCommandChunkLatency, server;
+// docs/benchmarks.md).
+type Log struct {
 	sessionID string
 
 	mu sync.Mutex
@@ -53,7 +54,8 @@ type loggedEvent struct {
 
 // EventJSON is an event's JSON encoding, made once, by the first reader
 // that asks, and shared by every reader after: a hundred streams replaying
-// the window send the same bytes rather than a hundred copies of them.
+// the window send the same bytes rather than a hundred copies of them
+// (BenchmarkEventFanOut, server; docs/benchmarks.md).
 type EventJSON struct {
 	ev   *api.Event
 	once sync.Once
@@ -73,7 +75,7 @@ func (j *EventJSON) Bytes() []byte {
 	return j.data
 }
 
-// Batch is what one read of an EventLog returns.
+// Batch is what one read of an Log returns.
 type Batch struct {
 	// Events are the events read, oldest first.
 	Events []api.Event
@@ -90,14 +92,14 @@ type Batch struct {
 	Closed bool
 }
 
-// NewEventLog keeps the last size events of a session, and of those no
+// New keeps the last size events of a session, and of those no
 // more than about maxBytes (counted by eventSize; 0 means no byte bound):
 // a window of large chunks and results holds fewer events.
-func NewEventLog(sessionID string, size, maxBytes int) *EventLog {
+func New(sessionID string, size, maxBytes int) *Log {
 	if size < 1 {
 		size = 1
 	}
-	return &EventLog{sessionID: sessionID, size: size, max: maxBytes,
+	return &Log{sessionID: sessionID, size: size, max: maxBytes,
 		nextID: 1, wakeMessage: map[string]chan struct{}{}}
 }
 
@@ -106,7 +108,7 @@ const minRing = 16
 
 // growLocked makes room for one more event below the bound: the ring
 // doubles (up to size), its events laid out again from index 0.
-func (l *EventLog) growLocked() {
+func (l *Log) growLocked() {
 	if l.count < len(l.ring) || len(l.ring) >= l.size {
 		return
 	}
@@ -119,7 +121,7 @@ func (l *EventLog) growLocked() {
 
 // Append stamps ev with the next id, the session and the time, and keeps
 // it, dropping the oldest event when the window is full.
-func (l *EventLog) Append(ev api.Event) api.Event {
+func (l *Log) Append(ev api.Event) api.Event {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
@@ -153,7 +155,7 @@ func (l *EventLog) Append(ev api.Event) api.Event {
 
 // dropOldestLocked forgets the oldest event; readers behind it see it in
 // Missed.
-func (l *EventLog) dropOldestLocked() {
+func (l *Log) dropOldestLocked() {
 	l.bytes -= l.ring[l.start].size
 	l.ring[l.start] = nil // release what it held (readers may still share it)
 	l.start = (l.start + 1) % len(l.ring)
@@ -161,7 +163,7 @@ func (l *EventLog) dropOldestLocked() {
 }
 
 // Read returns up to limit events with ids after the cursor.
-func (l *EventLog) Read(after int64, limit int) Batch {
+func (l *Log) Read(after int64, limit int) Batch {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b := l.readLocked(after, limit, nil)
@@ -176,7 +178,7 @@ func (l *EventLog) Read(after int64, limit int) Batch {
 
 // ReadMessage returns up to limit events of one message with ids after
 // the cursor; its Wake channel closes only for that message's events.
-func (l *EventLog) ReadMessage(messageID string, after int64, limit int) Batch {
+func (l *Log) ReadMessage(messageID string, after int64, limit int) Batch {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b := l.readLocked(after, limit, func(ev *api.Event) bool { return ev.MessageID == messageID })
@@ -198,7 +200,7 @@ const maxMessageWaits = 1024
 
 // boundMessageWaits wakes every message reader when the table is full.
 // A reader woken early only reads nothing and waits again.
-func (l *EventLog) boundMessageWaits() {
+func (l *Log) boundMessageWaits() {
 	if len(l.wakeMessage) < maxMessageWaits {
 		return
 	}
@@ -213,7 +215,7 @@ var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); retu
 
 // readLocked scans the window after the cursor, keeping the events keep
 // selects (all when nil). Wake is set only when the log has ended.
-func (l *EventLog) readLocked(after int64, limit int, keep func(*api.Event) bool) Batch {
+func (l *Log) readLocked(after int64, limit int, keep func(*api.Event) bool) Batch {
 	// The events are copied (their strings are shared, not copied); the
 	// JSON travels as a pointer, so the first reader to encode an event
 	// encodes it for all.
@@ -245,7 +247,7 @@ func (l *EventLog) readLocked(after int64, limit int, keep func(*api.Event) bool
 // restart, where they mean the start: that log opens with the calls the
 // restart brought back (approvals asked again), which a client resuming
 // from its last id before the restart must see.
-func (l *EventLog) Cursor(lastEventID int64) int64 {
+func (l *Log) Cursor(lastEventID int64) int64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.restored && lastEventID > l.nextID-1 {
@@ -254,22 +256,22 @@ func (l *EventLog) Cursor(lastEventID int64) int64 {
 	return min(max(lastEventID, 0), l.nextID-1)
 }
 
-// markRestored notes that the log's session came back after a restart.
-func (l *EventLog) markRestored() {
+// MarkRestored notes that the log's session came back after a restart.
+func (l *Log) MarkRestored() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.restored = true
 }
 
 // LastID is the id of the newest event, 0 before any.
-func (l *EventLog) LastID() int64 {
+func (l *Log) LastID() int64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.nextID - 1
 }
 
 // Close ends the log: readers see closed once they have read everything.
-func (l *EventLog) Close() {
+func (l *Log) Close() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
