@@ -157,7 +157,10 @@ func (r *commandRunner) run(ctx context.Context, call *tool.Call, in *ExecuteCom
 		return tool.Result{}, tool.Errorf(api.ToolCodeNotStarted, "The command could not start: %v", err)
 	}
 	hint := fmt.Sprintf("full output: GET /v1/sessions/%s/calls/%s/output", call.SessionID, call.ToolUseID)
-	output := strings.TrimSuffix(out.Summary(process.SummaryLimits{Hint: hint}), "\n")
+	// A dialect that words the result itself (PlainResults) gets the
+	// output as the command wrote it, its last line end included (Codex
+	// shows it).
+	output := out.Summary(process.SummaryLimits{Hint: hint})
 	status, verdict := judge(res, timeout)
 	r.metrics.runs.WithLabelValues(status).Inc()
 	cline := !call.PlainResults

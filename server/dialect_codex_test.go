@@ -57,7 +57,7 @@ func TestCodexDialect(t *testing.T) {
 		regexp.MustCompile(`^Chunk ID: [0-9a-f]{6}\nWall time: [0-9.]+ seconds\nProcess exited with code 2\nOriginal token count: 2\nOutput:\nalpha\n$`),
 		regexp.MustCompile(`^Exit code: 0\nWall time: [0-9.]+ seconds\nOutput:\nSuccess. Updated the following files:\nA a.txt\n$`),
 		regexp.MustCompile(`^apply_patch verification failed: Failed to find expected lines in ` + regexp.QuoteMeta(filepath.Join(dir, "n.txt")) + `:\nbeta$`),
-		regexp.MustCompile(`^write_stdin failed: Unknown process id 1: `),
+		regexp.MustCompile(`^write_stdin failed: Unknown process id 1$`),
 	}
 	for i, re := range want {
 		if text := outputText(got.Output[i]); !re.MatchString(text) {

@@ -139,7 +139,7 @@ func callSeries(t *testing.T, ts *testServer) map[string]float64 {
 					status = l.GetValue()
 				}
 			}
-			out[tool+"/"+status] = m.GetCounter().GetValue()
+			out[tool+"/"+status] += m.GetCounter().GetValue() // summed over dialects
 		}
 	}
 	return out

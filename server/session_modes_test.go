@@ -27,7 +27,7 @@ func TestRuleNamingNoToolRefused(t *testing.T) {
 		{api.Permissions{Deny: []string{"Bash(git push:*)", "Bsh(rm:*)"}}, "permissions.deny[1]", []string{`"Bsh(rm:*)"`, "Bash"}},
 		{api.Permissions{Allow: []string{"raed_file"}}, "permissions.allow[0]", []string{"raed_file", "read_file"}},
 		{api.Permissions{Ask: []string{"WebFetch", "Wirte(src/**)"}}, "permissions.ask[1]", []string{"Wirte", "Write"}},
-		{api.Permissions{Deny: []string{"exec_*"}}, "permissions.deny[0]", []string{"exec_*"}},
+		{api.Permissions{Deny: []string{"exex_*"}}, "permissions.deny[0]", []string{"exex_*"}},
 	} {
 		t.Run(strings.Join(append(append(tc.rules.Deny, tc.rules.Ask...), tc.rules.Allow...), " "), func(t *testing.T) {
 			for _, req := range []struct{ method, path string }{{http.MethodPost, "/v1/sessions"}, {http.MethodPatch, "/v1/sessions/" + sid}} {

@@ -212,6 +212,8 @@ func bashResult(res tool.Result, code string) tool.Result {
 	if len(res.Content) == 0 || res.Content[0].Type != api.TypeText {
 		return res
 	}
+	// Claude Code shows the output without its last line end.
+	res.Content[0].Text = strings.TrimSuffix(res.Content[0].Text, "\n")
 	head, body, _ := strings.Cut(res.Content[0].Text, "\n")
 	output := strings.TrimPrefix(body, "Output:\n")
 	var exit int

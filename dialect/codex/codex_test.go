@@ -55,7 +55,7 @@ func codexExec(status string, tokens, output string) *regexp.Regexp {
 
 // TestExecCommand: exec_command runs as execute_command in its workdir,
 // and its result reads as Codex's unified exec output: exit code, token
-// count (four bytes a token) and the output with its last line end.
+// count (four bytes a token) and the output as the command wrote it.
 func TestExecCommand(t *testing.T) {
 	m, _, err := mapCall(t, "exec_command", `{"cmd":"ls; exit 3","workdir":"src","tty":false,"yield_time_ms":1000}`)
 	if err != nil || m.Tool != "execute_command" {
@@ -70,8 +70,9 @@ func TestExecCommand(t *testing.T) {
 		text, code string
 		want       *regexp.Regexp
 	}{
-		{"Command executed successfully (exit code 0).\nOutput:\nhello", "", codexExec("Process exited with code 0", "2", "hello\n")},
-		{"Command failed with exit code 3.\nOutput:\nmain.go", api.ToolCodeExitStatus, codexExec("Process exited with code 3", "2", "main.go\n")},
+		{"Command executed successfully (exit code 0).\nOutput:\nhello\n", "", codexExec("Process exited with code 0", "2", "hello\n")},
+		{"Command executed successfully (exit code 0).\nOutput:\nabc", "", codexExec("Process exited with code 0", "1", "abc")},
+		{"Command failed with exit code 3.\nOutput:\nmain.go\n", api.ToolCodeExitStatus, codexExec("Process exited with code 3", "2", "main.go\n")},
 		{"Command executed successfully (exit code 0).", "", codexExec("Process exited with code 0", "0", "")},
 	} {
 		got := m.Result(tool.TextResult(tc.text), tc.code).LastText()
@@ -87,8 +88,8 @@ func TestExecCommand(t *testing.T) {
 }
 
 // TestExecCommandBudget: max_output_tokens keeps the output's head and
-// tail, counting the tokens left out; the token count is the whole
-// output's.
+// tail after Codex's warning, counting the tokens left out; the token
+// count is the whole output's.
 func TestExecCommandBudget(t *testing.T) {
 	m, _, err := mapCall(t, "exec_command", `{"cmd":"seq 100","max_output_tokens":2}`)
 	if err != nil {
@@ -96,7 +97,7 @@ func TestExecCommandBudget(t *testing.T) {
 	}
 	out := strings.Repeat("x", 40) + "\n"
 	got := m.Result(tool.TextResult("Command executed successfully (exit code 0).\nOutput:\n"+out), "").LastText()
-	if !strings.Contains(got, "Original token count: 11\n") || !strings.HasSuffix(got, "Output:\nxxxx…9 tokens truncated…xxx\n") {
+	if !strings.Contains(got, "Original token count: 11\n") || !strings.HasSuffix(got, "Output:\nWarning: truncated output (original token count: 11)\nTotal output lines: 1\n\nxxxx…9 tokens truncated…xxx\n") {
 		t.Errorf("budgeted output %q", got)
 	}
 }
@@ -109,7 +110,7 @@ func TestExecCommandTimedOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := m.Result(tool.ErrorResult("partial"), api.ToolCodeTimedOut).LastText()
-	if !strings.Contains(got, "Process killed after running for 300 seconds") || !strings.HasSuffix(got, "Output:\npartial\n") {
+	if !strings.Contains(got, "Process killed after running for 300 seconds") || !strings.HasSuffix(got, "Output:\npartial") {
 		t.Errorf("timed out: %q", got)
 	}
 }
@@ -138,7 +139,7 @@ func TestApplyPatch(t *testing.T) {
 // update that is missing read as Codex's verification failures; any other
 // refusal keeps toolgate's text after Codex's prefix.
 func TestApplyPatchFailures(t *testing.T) {
-	p := "*** Begin Patch\n*** Update File: notes.txt\n@@\n alpha\n-no such line\n+x\n*** End Patch"
+	p := "*** Begin Patch\n*** Update File: notes.txt\n@@\n alpha\n-no such line\n+x\n*** Delete File: old.txt\n*** End Patch"
 	raw, _ := json.Marshal(map[string]string{"input": p})
 	m, env, err := mapCall(t, "apply_patch", string(raw))
 	if err != nil {
@@ -150,6 +151,8 @@ func TestApplyPatchFailures(t *testing.T) {
 			"apply_patch verification failed: Failed to find expected lines in " + abs + ":\nalpha\nno such line"},
 		{"*** Update File: notes.txt: the file does not exist; use *** Add File: to create it.", api.ToolCodeNotFound,
 			"apply_patch verification failed: Failed to read file to update " + abs + ": No such file or directory (os error 2)"},
+		{"*** Delete File: old.txt: the file does not exist. No file was changed.", api.ToolCodeNotFound,
+			"apply_patch verification failed: Failed to read " + filepath.Join(env.Workspace.Dir, "old.txt") + ": No such file or directory (os error 2)"},
 		{"invalid patch: no *** Begin Patch", api.ToolCodeInvalidPatch, "apply_patch verification failed: invalid patch: no *** Begin Patch"},
 		{"Cancelled: parallel tool call c1 errored", api.ToolCodeCancelled, "Cancelled: parallel tool call c1 errored"},
 	} {
@@ -163,11 +166,12 @@ func TestApplyPatchFailures(t *testing.T) {
 // TestViewImage: view_image reads the image with read_file; a missing
 // file reads as Codex's.
 func TestViewImage(t *testing.T) {
-	m, _, err := mapCall(t, "view_image", `{"path":"shot.png"}`)
+	m, env, err := mapCall(t, "view_image", `{"path":"shot.png"}`)
 	if err != nil || m.Tool != "read_file" || m.Input.(handlers.ReadFileInput).Path != "shot.png" {
 		t.Fatalf("mapping %+v, %v", m, err)
 	}
-	if got := m.Result(tool.ErrorResult("not found"), api.ToolCodeNotFound).LastText(); got != "unable to locate image at `shot.png`: No such file or directory (os error 2)" {
+	want := "unable to locate image at `" + filepath.Join(env.Workspace.Dir, "shot.png") + "`: No such file or directory (os error 2)"
+	if got := m.Result(tool.ErrorResult("not found"), api.ToolCodeNotFound).LastText(); got != want {
 		t.Errorf("missing image: %q", got)
 	}
 }
@@ -176,7 +180,7 @@ func TestViewImage(t *testing.T) {
 // and the tools Codex serves itself are refused as not_owned, each with a
 // message saying why.
 func TestWriteStdinAndClientTools(t *testing.T) {
-	if _, _, err := mapCall(t, "write_stdin", `{"session_id":7,"chars":"y\n"}`); code(err) != api.ToolCodeNotFound || !strings.Contains(err.Error(), "Unknown process id 7") {
+	if _, _, err := mapCall(t, "write_stdin", `{"session_id":7,"chars":"y\n"}`); code(err) != api.ToolCodeNotFound || err.Error() != "write_stdin failed: Unknown process id 7" {
 		t.Errorf("write_stdin: %v", err)
 	}
 	for _, name := range []string{"request_user_input", "get_goal", "create_goal", "update_goal", "tool_search"} {

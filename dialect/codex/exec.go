@@ -81,10 +81,6 @@ func execResult(res tool.Result, code string, wall time.Duration, budget int) to
 	default:
 		return res
 	}
-	if output != "" && !strings.HasSuffix(output, "\n") {
-		// execute_command drops the output's last line end.
-		output += "\n"
-	}
 	text := fmt.Sprintf("Chunk ID: %s\nWall time: %.4f seconds\n%s\nOriginal token count: %d\nOutput:\n%s",
 		chunkID(), wall.Seconds(), status, approxTokens(output), truncateTokens(output, budget))
 	res.Content = append([]api.Content{api.TextContent(text)}, res.Content[1:]...)
@@ -95,15 +91,21 @@ func execResult(res tool.Result, code string, wall time.Duration, budget int) to
 // rounded up.
 func approxTokens(s string) int { return (len(s) + 3) / 4 }
 
-// truncateTokens keeps an output within budget tokens as Codex does: its
-// head and its tail, with the number of tokens left out between them.
+// truncateTokens keeps an output within budget tokens as Codex does: a
+// warning with the whole output's token and line counts, then its head
+// and its tail, with the number of tokens left out between them.
 func truncateTokens(s string, budget int) string {
 	limit := budget * 4
 	if len(s) <= limit {
 		return s
 	}
+	lines := strings.Count(s, "\n")
+	if !strings.HasSuffix(s, "\n") {
+		lines++
+	}
 	head, tail := s[:limit/2], s[len(s)-limit/2:]
-	return fmt.Sprintf("%s…%d tokens truncated…%s", head, approxTokens(s[limit/2:len(s)-limit/2]), tail)
+	return fmt.Sprintf("Warning: truncated output (original token count: %d)\nTotal output lines: %d\n\n%s…%d tokens truncated…%s",
+		approxTokens(s), lines, head, approxTokens(s[limit/2:len(s)-limit/2]), tail)
 }
 
 // chunkID is a fresh output chunk id, six hex digits as Codex's.
@@ -135,8 +137,8 @@ func writeStdin() *tool.DialectTool {
 		Description: "Writes characters to an existing unified exec session; toolgate keeps none open (exec_command runs to completion).",
 		Targets:     []string{"execute_command"},
 		Map: func(env tool.MapEnv, in *WriteStdinInput) (tool.Mapping, error) {
-			return tool.Mapping{}, tool.Errorf(api.ToolCodeNotFound,
-				"write_stdin failed: Unknown process id %v: toolgate runs exec_command to completion and keeps no session for stdin; run the command again with its input piped in (e.g. printf '...' | cmd).", *in.SessionID)
+			// Codex's words: no exec_command answer names a session.
+			return tool.Mapping{}, tool.Errorf(api.ToolCodeNotFound, "write_stdin failed: Unknown process id %v", *in.SessionID)
 		},
 	})
 }

@@ -102,8 +102,14 @@ func patchFailure(res tool.Result, code, dir string, ops []patch.FileOp) tool.Re
 		}
 	case api.ToolCodeNotFound:
 		for _, op := range ops {
-			if op.Kind == patch.Update && strings.Contains(text, op.Path+": the file does not exist") {
+			if !strings.Contains(text, op.Path+": the file does not exist") {
+				continue
+			}
+			switch op.Kind {
+			case patch.Update:
 				return tool.ErrorResult(fmt.Sprintf("apply_patch verification failed: Failed to read file to update %s: No such file or directory (os error 2)", abs(op.Path)))
+			case patch.Delete:
+				return tool.ErrorResult(fmt.Sprintf("apply_patch verification failed: Failed to read %s: No such file or directory (os error 2)", abs(op.Path)))
 			}
 		}
 	}
@@ -133,10 +139,15 @@ func viewImage() *tool.DialectTool {
 		Description: "View a local image file from the filesystem when visual inspection is needed. Use this for images already available on disk.",
 		Targets:     []string{"read_file"},
 		Map: func(env tool.MapEnv, in *ViewImageInput) (tool.Mapping, error) {
+			abs := in.Path
+			if !filepath.IsAbs(abs) {
+				abs = filepath.Join(env.Workspace.Dir, filepath.FromSlash(abs))
+			}
 			return tool.Mapping{Tool: "read_file", Input: handlers.ReadFileInput{Path: in.Path},
 				Result: func(res tool.Result, code string) tool.Result {
 					if code == api.ToolCodeNotFound {
-						return tool.ErrorResult(fmt.Sprintf("unable to locate image at `%s`: No such file or directory (os error 2)", in.Path))
+						// Codex names the path it resolved.
+						return tool.ErrorResult(fmt.Sprintf("unable to locate image at `%s`: No such file or directory (os error 2)", abs))
 					}
 					return res
 				}}, nil

@@ -406,11 +406,17 @@ function parseMetrics(text) {
     const m = re.exec(line);
     if (!m) continue;
     const labels = Object.fromEntries([...m[2].matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1], x[2]]));
+    // A tool's series of every dialect add up (a name such as read_file
+    // has one series per dialect).
     const t = get(labels.tool);
     const v = Number(m[3]);
-    if (m[1] === "bucket") t.buckets.push([labels.le === "+Inf" ? Infinity : Number(labels.le), v]);
-    else if (m[1] === "sum") t.sum = v;
-    else if (m[1] === "count") t.count = v;
+    if (m[1] === "bucket") {
+      const le = labels.le === "+Inf" ? Infinity : Number(labels.le);
+      const b = t.buckets.find((x) => x[0] === le);
+      if (b) b[1] += v;
+      else t.buckets.push([le, v]);
+    } else if (m[1] === "sum") t.sum += v;
+    else if (m[1] === "count") t.count += v;
     else if (labels.status !== "succeeded") t.bad += v;
   }
   return tools;

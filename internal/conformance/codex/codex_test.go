@@ -50,11 +50,19 @@ var steps = []step{
 	{Name: "apply_patch", Input: "*** Begin Patch\n*** Update File: src/main.go\n@@ func main() {\n-\tprintln(\"hi\")\n+\tprintln(\"hello\")\n*** End Patch"},
 	{Name: "apply_patch", Input: "*** Begin Patch\n*** Add File: new.txt\n+replaced\n*** End Patch"},
 	{Name: "exec_command", Args: `{"cmd":"cat new.txt notes.txt"}`},
+	{Name: "exec_command", Args: `{"cmd":"printf abc"}`},
+	{Name: "exec_command", Args: `{"cmd":"echo out; echo err >&2"}`},
+	{Name: "exec_command", Args: `{"cmd":"seq 1 300","max_output_tokens":20}`},
+	{Name: "apply_patch", Input: "*** Begin Patch\n*** Update File: src/main.go\n*** Move to: src/app.go\n@@\n-\tprintln(\"hello\")\n+\tprintln(\"moved\")\n*** End Patch"},
+	{Name: "apply_patch", Input: "*** Begin Patch\n*** Update File: missing.txt\n@@\n-a\n+b\n*** End Patch"},
+	{Name: "apply_patch", Input: "*** Begin Patch\n*** Delete File: missing.txt\n*** End Patch"},
+	{Name: "view_image", Args: `{"path":"missing.png"}`},
+	{Name: "write_stdin", Args: `{"session_id":999,"chars":""}`},
 }
 
 // The figures measured so far, which a change may only raise.
 const (
-	minSameOutputs = 11
+	minSameOutputs = 19
 	minSameFiles   = 3
 )
 
@@ -115,7 +123,10 @@ wire_api = "responses"
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "exec", "--json", "--skip-git-repo-check", "-C", ws, "follow the script")
-	cmd.Env = append(os.Environ(), "CODEX_HOME="+home, "TOOLGATE_CODEX_MOCK_KEY=test")
+	// A HOME of its own: Codex runs commands in a login shell, which
+	// would otherwise read this machine's profile (its messages then
+	// land in the outputs).
+	cmd.Env = append(os.Environ(), "CODEX_HOME="+home, "HOME="+t.TempDir(), "TOOLGATE_CODEX_MOCK_KEY=test")
 	cmd.Stdin = strings.NewReader("")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
