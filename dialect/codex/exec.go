@@ -2,13 +2,13 @@ package codex
 
 import (
 	"fmt"
-	"github.com/toolgate/toolgate/internal/randid"
 	"strings"
 	"time"
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/handlers"
+	"github.com/toolgate/toolgate/internal/randid"
 )
 
 // ExecCommandInput is Codex's exec_command.
