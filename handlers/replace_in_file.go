@@ -46,7 +46,8 @@ func replaceInFile(call *tool.Call, in *ReplaceInFileInput, omitBody bool) (tool
 	if err != nil {
 		return diffFailure(shownPath(in.Path, ""), target, missed, err)
 	}
-	return editResult(shownPath(in.Path, ed.target.rel), ed.content, "", omitBody, ed.note), nil
+	// Cline shows the file with its own line ends (a CRLF file in CRLF).
+	return editResult(shownPath(in.Path, ed.target.rel), ed.content, string(ed.content), omitBody, ed.note), nil
 }
 
 // diffFailure answers a diff that could not be applied as cline@2.18.0
@@ -153,3 +154,4 @@ func markerOf(line string) string {
 	}
 	return ""
 }
+
