@@ -1,8 +1,6 @@
 package codex
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"strings"
 	"time"
@@ -10,6 +8,7 @@ import (
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/handlers"
+	"github.com/toolgate/toolgate/internal/randid"
 )
 
 // ExecCommandInput is Codex's exec_command.
@@ -109,11 +108,7 @@ func truncateTokens(s string, budget int) string {
 }
 
 // chunkID is a fresh output chunk id, six hex digits as Codex's.
-func chunkID() string {
-	var b [3]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
+func chunkID() string { return randid.Hex(3) }
 
 // scan reports whether s is format filled in (one verb).
 func scan(s, format string, arg any) bool {

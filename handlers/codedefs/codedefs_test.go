@@ -94,28 +94,16 @@ func TestListLanguages(t *testing.T) {
 `},
 		{"ts", `model.ts
 |----
-│export interface User {
-|----
-│export type ID = string | number;
-|----
-│export enum Role {
-|----
 │export class Repo {
 |----
 │  find(id: ID): User | undefined {
 |----
 │export function greet(u: User): string {
 |----
-│export const shout = (s: string): string => s.toUpperCase();
-|----
 
 view.tsx
 |----
-│interface Props {
-|----
 │export function Header(props: Props) {
-|----
-│export const Footer = () => <footer />;
 |----
 
 `},

@@ -57,7 +57,10 @@ func kinds(names ...string) map[string]bool {
 var defKinds = map[string]map[string]bool{
 	"Go":         kinds("func", "struct", "interface", "type", "talias"),
 	"JavaScript": kinds("function", "class", "method", "generator", "getter", "setter"),
-	"TypeScript": kinds("function", "class", "interface", "enum", "method", "namespace", "alias", "generator"),
+	// Cline's TypeScript query (used for .ts and .tsx) captures functions,
+	// function and method signatures, classes, methods and modules only:
+	// no interfaces, enums, type aliases or function-valued constants.
+	"TypeScript": kinds("function", "class", "method", "namespace"),
 	"Python":     kinds("class", "function", "member"),
 	"Rust":       kinds("module", "struct", "interface", "implementation", "function", "method", "enum", "typedef", "macro"),
 	"Java":       kinds("class", "interface", "enum", "method", "annotation"),
@@ -69,7 +72,7 @@ var defKinds = map[string]map[string]bool{
 	"Kotlin":     kinds("class", "interface", "object", "method", "typealias"),
 }
 
-// valueKinds are JavaScript/TypeScript kinds that name a value; they are
+// valueKinds are JavaScript kinds that name a value; they are
 // definitions when the value is a function (`const f = () => ...`), which
 // ctags reports as a constant or variable, not as a function.
 var valueKinds = kinds("constant", "variable", "field", "property")
@@ -84,7 +87,7 @@ func isDefinition(language, kind, text string) bool {
 	if defKinds[language][kind] {
 		return true
 	}
-	if (language == "JavaScript" || language == "TypeScript") && valueKinds[kind] {
+	if language == "JavaScript" && valueKinds[kind] {
 		return funcValue.MatchString(text)
 	}
 	return false

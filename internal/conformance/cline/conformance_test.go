@@ -19,7 +19,7 @@ import (
 // floors are the identical results per mode as last measured: a change
 // that makes fewer calls identical fails the test (a ratchet; raise a
 // floor as differences close). The target is 95% of the mode's calls.
-var floors = map[string]int{"xml": 54, "native": 57}
+var floors = map[string]int{"xml": 55, "native": 58}
 
 // filesFloor is the same ratchet for the workspace files afterwards.
 var filesFloor = map[string]int{"xml": 36, "native": 35}
