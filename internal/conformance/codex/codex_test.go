@@ -51,7 +51,9 @@ var steps = []step{
 	{Name: "apply_patch", Input: "*** Begin Patch\n*** Add File: new.txt\n+replaced\n*** End Patch"},
 	{Name: "exec_command", Args: `{"cmd":"cat new.txt notes.txt"}`},
 	{Name: "exec_command", Args: `{"cmd":"printf abc"}`},
-	{Name: "exec_command", Args: `{"cmd":"echo out; echo err >&2"}`},
+	// stderr alone: Codex reads stdout and stderr on two pipes, so the
+	// order of lines written to both varies from run to run.
+	{Name: "exec_command", Args: `{"cmd":"echo err >&2; exit 1"}`},
 	{Name: "exec_command", Args: `{"cmd":"seq 1 300","max_output_tokens":20}`},
 	{Name: "apply_patch", Input: "*** Begin Patch\n*** Update File: src/main.go\n*** Move to: src/app.go\n@@\n-\tprintln(\"hello\")\n+\tprintln(\"moved\")\n*** End Patch"},
 	{Name: "apply_patch", Input: "*** Begin Patch\n*** Update File: missing.txt\n@@\n-a\n+b\n*** End Patch"},
