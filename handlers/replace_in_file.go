@@ -154,4 +154,3 @@ func markerOf(line string) string {
 	}
 	return ""
 }
-
