@@ -24,6 +24,31 @@ type ShellSessionInput struct {
 // that cd and variables carry over between calls until a restart.
 const persistentShell = "exec bash --noprofile --norc 2>&1"
 
+// shellAnchor is written to a fresh shell first: the workspace's real
+// path, read-only so no command can move it.
+const shellAnchor = "readonly __tg_ws=\"$(builtin pwd -P)\"\n"
+
+// shellReset runs after every command, before its exit status is
+// reported, so the next command starts clean. The policy judges a command as if
+// it ran in the workspace with no functions, traps or aliases of its own;
+// a persistent shell keeps what an approved command left behind, and a
+// later command that needs no approval would run under it: an approved
+// `cd /` made `cat etc/shadow` read outside, an approved function named
+// ls or a DEBUG trap ran inside every later command. So every function,
+// trap and alias is dropped, and a shell whose working directory is
+// outside the workspace goes back to its root, saying so. Variables and a
+// directory inside the workspace carry over, as the tool promises. The
+// builtins are called as builtins, so the drop cannot be a function. It
+// runs after the command rather than before the next one: a DEBUG trap
+// fires before any command, the reset's own included, so a trap left
+// for the next call would run once more before it could be dropped; run
+// here, whatever it prints belongs to the approved command's output.
+const shellReset = `builtin unset -f $(builtin compgen -A function) 2>/dev/null; ` +
+	`builtin trap - DEBUG ERR RETURN EXIT; builtin unalias -a 2>/dev/null; builtin shopt -u expand_aliases extdebug; ` +
+	`builtin set +o functrace +o errtrace; ` +
+	`case "$(builtin pwd -P)/" in "$__tg_ws"/*) ;; *) builtin cd -- "$__tg_ws" && ` +
+	`builtin printf '%s\n' "(the shell's working directory was outside the workspace; it is back at the workspace root)";; esac`
+
 // Limits of one command in the persistent shell.
 const (
 	shellCommandTimeout = 120 * time.Second
@@ -101,8 +126,16 @@ func endShell(sh *tool.Job) {
 }
 
 func startShell(call *tool.Call, cfg *tool.CommandConfig) (*tool.Job, error) {
-	return call.StartJob(tool.JobSpec{Command: persistentShell, Env: cfg.ChildEnv(), Stdin: true,
+	sh, err := call.StartJob(tool.JobSpec{Command: persistentShell, Env: cfg.ChildEnv(), Stdin: true,
 		MaxOutputBytes: cfg.OutputCap(), OutputDir: cfg.OutputDir, Spills: cfg.Spills})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := fmt.Fprint(sh, shellAnchor); err != nil {
+		endShell(sh)
+		return nil, tool.Errorf(api.ToolCodeFailed, "the shell did not start: %v", err)
+	}
+	return sh, nil
 }
 
 // shellRun writes the command and a sentinel carrying its exit status to
@@ -114,7 +147,7 @@ func shellRun(ctx context.Context, sh *tool.Job, command string) (tool.Result, e
 	start := sh.Info().OutputBytes
 	// The command runs in the shell itself (cd and exports stay); the
 	// sentinel follows on a line of its own whatever the command printed.
-	if _, err := fmt.Fprintf(sh, "%s\n__tg_status=$?; printf '\\n%s%%s\\n' \"$__tg_status\"\n", command, mark); err != nil {
+	if _, err := fmt.Fprintf(sh, "%s\n__tg_status=$?; %s; builtin printf '\\n%s%%s\\n' \"$__tg_status\"\n", command, shellReset, mark); err != nil {
 		return tool.Result{}, tool.Errorf(api.ToolCodeFailed, "the shell has ended; restart it: %v", err)
 	}
 	deadline := time.Now().Add(shellCommandTimeout)
