@@ -101,6 +101,10 @@ func TestResultsMatchClaudeCode(t *testing.T) {
 	t.Logf("Claude Code %s: identical %d of %d (floor %d, target %d = %.0f%%); files identical %d of %d (floor %d); %s\n%s",
 		Version, n, len(outcomes), identicalFloor, int(targetShare*float64(len(outcomes))+0.999), targetShare*100,
 		same, total, filesFloor, elapsed, rep.String())
+	if err := conformance.Announce("Claude Code %s: identical %d of %d (target %d), files %d of %d",
+		Version, n, len(outcomes), int(targetShare*float64(len(outcomes))+0.999), same, total); err != nil {
+		t.Log(err)
+	}
 	writeFullReport(t, outcomes)
 	if n < identicalFloor {
 		t.Errorf("identical %d of %d, below the floor %d", n, len(outcomes), identicalFloor)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolgate/toolgate/internal/conformance"
 	"github.com/toolgate/toolgate/internal/testbuild"
 )
 
@@ -83,6 +84,10 @@ func TestClineConformance(t *testing.T) {
 		}
 		t.Logf("%s mode: identical %d of %d calls (floor %d, target %d); files identical %d of %d (floor %d)\n%s",
 			m.Name, r.same, r.total, floors[m.Name], (r.total*95+99)/100, r.filesSame, r.filesTotal, filesFloor[m.Name], strings.Join(r.diffs, "\n"))
+		if err := conformance.Announce("Cline %s mode: identical %d of %d calls (target %d), files %d of %d",
+			m.Name, r.same, r.total, (r.total*95+99)/100, r.filesSame, r.filesTotal); err != nil {
+			t.Log(err)
+		}
 		if r.same < floors[m.Name] {
 			t.Errorf("%s mode: %d identical results, below the floor %d", m.Name, r.same, floors[m.Name])
 		}

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolgate/toolgate/internal/conformance"
 	"github.com/toolgate/toolgate/internal/testbuild"
 )
 
@@ -326,6 +327,10 @@ func TestCodexConformance(t *testing.T) {
 	}
 	t.Logf("codex %s (%s) vs toolgate: %d of %d outputs identical, %d of %d files identical",
 		codexVersion, codexModel, same, len(steps), sameFiles, len(names))
+	if err := conformance.Announce("Codex %s (%s): identical %d of %d outputs, files %d of %d",
+		codexVersion, codexModel, same, len(steps), sameFiles, len(names)); err != nil {
+		t.Log(err)
+	}
 	if same < minSameOutputs || sameFiles < minSameFiles {
 		t.Errorf("identical outputs %d, files %d: fewer than the %d and %d measured before", same, sameFiles, minSameOutputs, minSameFiles)
 	}
