@@ -54,6 +54,14 @@ func scopeServer(t *testing.T, mutate ...func(*Config)) *fixture {
 // send makes one request with token and returns the status and body.
 func send(t *testing.T, f *fixture, token, method, path string, body any) (int, []byte) {
 	t.Helper()
+	resp, data := sendFull(t, f, token, method, path, body)
+	return resp.StatusCode, data
+}
+
+// sendFull makes one request with token and extra headers (name, value
+// pairs) and returns the response, its body read.
+func sendFull(t *testing.T, f *fixture, token, method, path string, body any, hdr ...string) (*http.Response, []byte) {
+	t.Helper()
 	var rd io.Reader
 	if body != nil {
 		b, _ := json.Marshal(body)
@@ -69,16 +77,19 @@ func send(t *testing.T, f *fixture, token, method, path string, body any) (int, 
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
 	resp, err := f.ts.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		return resp.StatusCode, nil // a stream that stays open: its status is the answer
+		return resp, nil // a stream that stays open: its status is the answer
 	}
 	data, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, data
+	return resp, data
 }
 
 // TestCallTokenCannotApproveItsOwnCall is the attack: an agent loop holding

@@ -2,9 +2,7 @@ package server
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,26 +13,7 @@ import (
 // its body read.
 func sendPrefer(t *testing.T, f *fixture, path, prefer string, body any) (*http.Response, []byte) {
 	t.Helper()
-	b, _ := json.Marshal(body)
-	req, err := http.NewRequestWithContext(t.Context(), "POST", f.url+path, strings.NewReader(string(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+flowToken)
-	req.Header.Set("Content-Type", "application/json")
-	if prefer != "" {
-		req.Header.Set("Prefer", prefer)
-	}
-	resp, err := f.ts.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, data
+	return sendFull(t, f, flowToken, "POST", path, body, "Prefer", prefer)
 }
 
 // TestPreferRespondAsyncAnswersAWaitingCall: a curl user posting a write
