@@ -144,8 +144,15 @@ fi
 # figures come from the commands in the README's Benchmarks table.
 go test -run '^$' -benchtime 1x -bench 'ToolUseVsBare|ReadVsFilesystemMCP' ./cmd/toolgate/
 go test -run '^$' -benchtime 1x -bench 'MCPThroughToolgate|EventFanOut|CommandChunkLatency' ./server/
-go test -run '^$' -benchtime 1x -bench 'SchedulerOverhead' ./coordinator/
+go test -run '^$' -benchtime 1x -bench 'SchedulerOverhead|IgnoredMasks' ./coordinator/
 go test -run '^$' -benchtime 1x -bench 'RunTrueVsBash' ./internal/process/
 go test -run '^$' -benchtime 1x -bench 'SandboxedTrue' ./internal/sandbox/
+go test -run '^$' -benchtime 1x -bench 'CallRecord' ./internal/store/
 go test -run '^$' -benchtime 1x -bench 'ReadFileRecord' ./handlers/
 go test -run '^$' -benchtime 1x -bench 'SearchGoTree' ./handlers/search/
+# The peers benchmark (docs/benchmarks.md) builds E2B's envd from its
+# pinned snapshot, its modules from the Go module proxy, and takes a few
+# minutes: with TOOLGATE_PEERS=1 it runs here, one short round.
+if [ -n "${TOOLGATE_PEERS:-}" ]; then
+  bench/peers/run.sh -rounds 1 -reads 20 -commands 5
+fi

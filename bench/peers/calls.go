@@ -84,11 +84,12 @@ func (t *toolgateCalls) post(block string) (string, error) {
 // would measure the machine's profile, not the server.
 type envdCalls struct {
 	url, dir string
+	user     string // the user envd runs commands as: this one, as envd can switch to no other unless root
 	client   *http.Client
 }
 
 func (e *envdCalls) read(string) error {
-	q := url.Values{"path": {filepath.Join(e.dir, "one_kb.txt")}, "username": {"root"}}
+	q := url.Values{"path": {filepath.Join(e.dir, "one_kb.txt")}, "username": {e.user}}
 	resp, err := e.client.Get(e.url + "/files?" + q.Encode())
 	if err != nil {
 		return err
@@ -121,7 +122,7 @@ func (e *envdCalls) command(string) error {
 	}
 	req.Header.Set("Content-Type", "application/connect+json")
 	req.Header.Set("Connect-Protocol-Version", "1")
-	req.SetBasicAuth("root", "")
+	req.SetBasicAuth(e.user, "")
 	resp, err := e.client.Do(req)
 	if err != nil {
 		return err

@@ -26,6 +26,7 @@ func main() {
 // options are the flags.
 type options struct {
 	envd, toolgate string
+	baseline       string // another toolgate binary, run with its defaults beside
 	rounds         int
 	reads          int
 	commands       int
@@ -38,6 +39,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o := options{}
 	fs.StringVar(&o.envd, "envd", "", "the envd binary (run.sh builds it from bench/peers/envd)")
 	fs.StringVar(&o.toolgate, "toolgate", "", "the toolgate binary")
+	fs.StringVar(&o.baseline, "baseline", "", "another toolgate binary (an earlier commit's), run with its defaults too, for before and after in one run")
 	fs.IntVar(&o.rounds, "rounds", 10, "rounds; each serves every server in turn")
 	fs.IntVar(&o.reads, "reads", 200, "1 KB reads per server and round")
 	fs.IntVar(&o.commands, "commands", 40, "`true` starts per server and round")
@@ -47,6 +49,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if o.envd == "" || o.toolgate == "" {
 		return errors.New("both -envd and -toolgate are needed")
+	}
+	if os.Geteuid() != 0 {
+		// envd sets each process's user and groups, as it runs as root
+		// inside E2B's virtual machines; as another user the kernel
+		// refuses (setgroups).
+		return errors.New("envd starts processes only when it runs as root: run this as root (in a container, say)")
 	}
 	scratch, err := os.MkdirTemp("", "toolgate-peers-")
 	if err != nil {
@@ -76,8 +84,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// startServers starts envd and the three toolgates, each in a workspace
-// of its own holding one_kb.txt.
+// startServers starts envd and the three toolgates (four with a
+// baseline), each in a workspace of its own holding one_kb.txt.
 func startServers(ctx context.Context, o options, scratch string) ([]*server, error) {
 	var servers []*server
 	specs := []struct {
@@ -89,12 +97,18 @@ func startServers(ctx context.Context, o options, scratch string) ([]*server, er
 		{"toolgate, --store memory", []string{"--store", "memory"}, `{"policy": {"allow_all": true}}`},
 		{"toolgate, sandbox off", nil, `{"policy": {"allow_all": true}, "sandbox": {"mode": "off"}}`},
 	}
+	bins := []string{o.toolgate, o.toolgate, o.toolgate}
+	if o.baseline != "" {
+		specs = append(specs, specs[0])
+		specs[len(specs)-1].name = "baseline, defaults"
+		bins = append(bins, o.baseline)
+	}
 	for i, sp := range specs {
 		dir := filepath.Join(scratch, fmt.Sprintf("toolgate%d", i))
 		if err := prepareWorkspace(dir); err != nil {
 			return servers, err
 		}
-		s, err := startToolgate(ctx, o.toolgate, sp.name, dir, sp.config, sp.args)
+		s, err := startToolgate(ctx, bins[i], sp.name, dir, sp.config, sp.args)
 		if err != nil {
 			return servers, err
 		}

@@ -5,6 +5,8 @@
 # and to toolgate with its defaults, with --store memory and with the
 # sandbox off, in turn, and prints each one's figures and ratios.
 # Arguments go to the load generator (-rounds, -reads, -commands, -keep).
+# It runs as root: envd sets the user and groups of each process it
+# starts, as it does inside E2B's virtual machines.
 #
 #	bench/peers/run.sh
 #	bench/peers/run.sh -rounds 20 -reads 400

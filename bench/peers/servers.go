@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -137,7 +138,11 @@ func startEnvd(ctx context.Context, bin, dir string) (*server, error) {
 		return nil, err
 	}
 	s := &server{name: "envd", cmd: cmd, peer: true, client: newClient()}
-	e := &envdCalls{url: fmt.Sprintf("http://127.0.0.1:%d", port), dir: filepath.Join(dir, "ws"), client: s.client}
+	me, err := user.Current()
+	if err != nil {
+		return s, err
+	}
+	e := &envdCalls{url: fmt.Sprintf("http://127.0.0.1:%d", port), dir: filepath.Join(dir, "ws"), user: me.Username, client: s.client}
 	s.read, s.command = e.read, e.command
 	deadline := time.Now().Add(30 * time.Second)
 	for {
