@@ -20,20 +20,18 @@ var configSections = func() map[string]bool {
 	return out
 }()
 
-// TestConfigExamplesLoad: every config the repository shows (README's
-// JSON blocks and inline objects, deploy/) loads in the current layout,
-// without a deprecation warning.
+// TestConfigExamplesLoad: every config the repository shows (the JSON
+// blocks and inline objects of README.md and docs/, deploy/) loads in the
+// current layout, without a deprecation warning.
 func TestConfigExamplesLoad(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var examples []string
-	for _, m := range regexp.MustCompile("(?s)```json\n(.*?)```").FindAllSubmatch(readme, -1) {
-		examples = append(examples, string(m[1]))
-	}
-	for _, m := range regexp.MustCompile("`(\\{\"[^`]*\\})`").FindAllSubmatch(readme, -1) {
-		examples = append(examples, string(m[1]))
+	for _, doc := range docFiles(t) {
+		for _, m := range regexp.MustCompile("(?s)```json\n(.*?)```").FindAllSubmatch(doc.text, -1) {
+			examples = append(examples, string(m[1]))
+		}
+		for _, m := range regexp.MustCompile("`(\\{\"[^`]*\\})`").FindAllSubmatch(doc.text, -1) {
+			examples = append(examples, string(m[1]))
+		}
 	}
 	deploy, err := os.ReadFile("../../deploy/toolgate.json")
 	if err != nil {
