@@ -142,7 +142,7 @@ if [ -f "$figures" ]; then
 fi
 # The benchmarks that defend code kept only for speed (docs/benchmarks.md),
 # one iteration each, so that they keep compiling and running; their
-# figures come from the commands in the README's Benchmarks table.
+# figures come from the commands in docs/benchmarks.md's Figures table.
 go test -run '^$' -benchtime 1x -bench 'ToolUseVsBare|ReadVsFilesystemMCP' ./cmd/toolgate/
 go test -run '^$' -benchtime 1x -bench 'MCPThroughToolgate|EventFanOut|CommandChunkLatency' ./server/
 go test -run '^$' -benchtime 1x -bench 'SchedulerOverhead' ./coordinator/
