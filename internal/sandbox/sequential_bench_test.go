@@ -15,9 +15,10 @@ import (
 // with one sandbox kept started ahead per configuration and with
 // warmDepth, in alternating blocks of 20, and `bash -c true` unconfined
 // between them. It reports each one's median latency, what each adds
-// to the unconfined one, the median time Prepare took (waiting for a
-// sandbox still starting included), and how many runs were handed to a
-// sandbox started ahead.
+// to the unconfined one, the medians of its parts (Prepare, waiting for
+// a sandbox still starting included; the hand-over until the command
+// runs; the release of its limits after it ended), and how many runs
+// were handed to a sandbox started ahead.
 //
 //	go test -run '^$' -bench SequentialSandboxedTrue -benchtime 10x ./internal/sandbox
 func BenchmarkSequentialSandboxedTrue(b *testing.B) {
@@ -35,7 +36,10 @@ func BenchmarkSequentialSandboxedTrue(b *testing.B) {
 	}
 	ws := b.TempDir()
 	argv := []string{"bash", "-c", "true"}
-	prep := make(map[*Sandbox][]time.Duration)
+	// The parts of a confined run: Prepare (waiting for a sandbox still
+	// starting included), the hand-over until the command runs, and the
+	// release of its limits after it ended.
+	prep, handOver, finish := map[*Sandbox][]time.Duration{}, map[*Sandbox][]time.Duration{}, map[*Sandbox][]time.Duration{}
 	run := func(s *Sandbox) (time.Duration, bool) {
 		start := time.Now()
 		a, env := argv, os.Environ()
@@ -53,14 +57,22 @@ func BenchmarkSequentialSandboxedTrue(b *testing.B) {
 		if p != nil {
 			cmd.ExtraFiles = p.ExtraFiles
 		}
+		started := time.Now()
 		if err := p.Start(cmd); err != nil {
 			b.Fatal(err)
+		}
+		if s != nil {
+			handOver[s] = append(handOver[s], time.Since(started))
 		}
 		if err := p.Running(cmd).Wait(); err != nil {
 			b.Fatal(err)
 		}
 		ready := p != nil && p.warm != nil
+		ended := time.Now()
 		p.Finish()
+		if s != nil {
+			finish[s] = append(finish[s], time.Since(ended))
+		}
 		return time.Since(start), ready
 	}
 	const block = 20
@@ -92,8 +104,9 @@ func BenchmarkSequentialSandboxedTrue(b *testing.B) {
 		m := median(lat[i])
 		b.ReportMetric(m, fmt.Sprintf("ms-depth%d-median", d))
 		b.ReportMetric(m-mp, fmt.Sprintf("ms-depth%d-added", d))
-		// Preparing includes waiting for a sandbox still starting.
 		b.ReportMetric(median(prep[boxes[i]]), fmt.Sprintf("ms-depth%d-prepare-median", d))
+		b.ReportMetric(median(handOver[boxes[i]]), fmt.Sprintf("ms-depth%d-handover-median", d))
+		b.ReportMetric(median(finish[boxes[i]]), fmt.Sprintf("ms-depth%d-finish-median", d))
 		b.ReportMetric(100*float64(ready[i])/float64(len(lat[i])), fmt.Sprintf("%%-depth%d-started-ahead", d))
 	}
 }
