@@ -5,9 +5,12 @@
 # encode the answer), each its own process, serving read_file of a 1 KB
 # file with a fresh tool_use id per request, in alternating rounds.
 # Prints each round's requests per second, the servers' CPU per request
-# and the ratio. Needs wrk (Debian package wrk).
+# and the ratio. Needs wrk (Debian package wrk). With BASELINE set to
+# another toolgate binary (an earlier commit's), it runs that one too,
+# with its defaults, for before and after in one run.
 #
 #	bench/wrk/run.sh [rounds] [seconds per round]
+#	BASELINE=/tmp/toolgate-old bench/wrk/run.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rounds="${1:-3}" secs="${2:-5}"
@@ -36,11 +39,16 @@ start() {
 }
 TOOLGATE_TOKEN="$TOKEN" XDG_STATE_HOME="$tmp/state" start toolgate "$tmp/toolgate" serve --addr 127.0.0.1:0 --workspace "$tmp/ws"
 TOOLGATE_BENCH_CHILD="$(printf 'bare\037%s' "$tmp/ws")" start bare "$tmp/bench.test"
+sides=(toolgate bare)
+if [ -n "${BASELINE:-}" ]; then
+  TOOLGATE_TOKEN="$TOKEN" XDG_STATE_HOME="$tmp/state-baseline" start baseline "$BASELINE" serve --addr 127.0.0.1:0 --workspace "$tmp/ws"
+  sides+=(baseline)
+fi
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 hz="$(getconf CLK_TCK)"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq "$rounds"); do
-  for side in toolgate bare; do
+  for side in "${sides[@]}"; do
     eval "url=\$${side}_url pid=\$${side}_pid"
     t0="$(ticks "$pid")"
     out="$(wrk -t2 -c16 -d"${secs}s" -s bench/wrk/tool_use.lua "$url")"
@@ -54,5 +62,6 @@ for r in $(seq "$rounds"); do
       "$(awk -v t=$((t1 - t0)) -v hz="$hz" -v n="$n" 'BEGIN {print t / hz * 1e6 / n}')"
   done
   awk -v a="$toolgate_rps" -v b="$bare_rps" 'BEGIN {printf "round ratio %.2f\n", a / b}'
+  [ -z "${BASELINE:-}" ] || awk -v a="$baseline_rps" -v b="$bare_rps" 'BEGIN {printf "round baseline ratio %.2f\n", a / b}'
 done
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
