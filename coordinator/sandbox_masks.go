@@ -39,8 +39,10 @@ type dirStamp struct {
 }
 
 // masksRacy is how recent a directory's change may be for a listing
-// that read it to be kept.
-const masksRacy = time.Second
+// that read it to be kept: more than the coarsest clock a file system
+// stamps times with (FAT's two seconds), as the ignore rules' watcher
+// allows (git's "racily clean" rule).
+const masksRacy = 2 * time.Second
 
 // ignored lists the workspace paths m excludes, from the kept listing
 // when it still stands.
