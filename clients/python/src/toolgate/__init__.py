@@ -1,0 +1,29 @@
+"""A client for toolgate, the server that runs AI coding agents' tool calls.
+
+>>> import toolgate
+>>> tg = toolgate.Client()          # TOOLGATE_URL, TOOLGATE_TOKEN
+>>> s = tg.sessions.create(dialect="cline")
+>>> reply = tg.run_message(s, assistant_message)   # an Anthropic or OpenAI message
+>>> reply.append_to(conversation)                  # the tool results, as the SDK wants them
+
+:class:`Client` blocks, :class:`AsyncClient` is for asyncio; both have the
+same methods.
+"""
+
+from .adapters import has_tool_calls, to_body
+from .approvals import Answer, ApprovalRequest, Decision, Question
+from .async_client import AsyncClient
+from .client import Client
+from .errors import (APIConnectionError, AuthenticationError, BadRequestError, ConflictError, LimitError, NotFoundError,
+                     PermissionDeniedError, RequestTimeoutError, ServerError, ToolgateError, ValidationError)
+from .events import AsyncEventStream, EventStream
+from .models import CallRecord, CallResult, Event, InterruptResult, MessageReply, Session
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "APIConnectionError", "Answer", "ApprovalRequest", "AsyncClient", "AsyncEventStream", "AuthenticationError",
+    "BadRequestError", "CallRecord", "CallResult", "Client", "ConflictError", "Decision", "Event", "EventStream",
+    "InterruptResult", "LimitError", "MessageReply", "NotFoundError", "PermissionDeniedError", "Question",
+    "RequestTimeoutError", "ServerError", "Session", "ToolgateError", "ValidationError", "has_tool_calls", "to_body",
+]
