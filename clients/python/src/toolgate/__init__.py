@@ -10,6 +10,7 @@
 same methods.
 """
 
+from ._routes import FROM_NOW
 from .adapters import has_tool_calls, to_body
 from .approvals import Answer, ApprovalRequest, Decision, Question
 from .async_client import AsyncClient
@@ -17,13 +18,13 @@ from .client import Client
 from .errors import (APIConnectionError, AuthenticationError, BadRequestError, ConflictError, LimitError, NotFoundError,
                      PermissionDeniedError, RequestTimeoutError, ServerError, ToolgateError, ValidationError)
 from .events import AsyncEventStream, EventStream
-from .models import CallRecord, CallResult, Event, InterruptResult, MessageReply, Session
+from .models import CallRecord, CallResult, Event, InterruptResult, MessageReply, Session, result_text
 
 __version__ = "0.1.0"
 
 __all__ = [
     "APIConnectionError", "Answer", "ApprovalRequest", "AsyncClient", "AsyncEventStream", "AuthenticationError",
-    "BadRequestError", "CallRecord", "CallResult", "Client", "ConflictError", "Decision", "Event", "EventStream",
+    "BadRequestError", "CallRecord", "CallResult", "Client", "ConflictError", "Decision", "Event", "EventStream", "FROM_NOW",
     "InterruptResult", "LimitError", "MessageReply", "NotFoundError", "PermissionDeniedError", "Question",
-    "RequestTimeoutError", "ServerError", "Session", "ToolgateError", "ValidationError", "has_tool_calls", "to_body",
+    "RequestTimeoutError", "ServerError", "Session", "ToolgateError", "ValidationError", "has_tool_calls", "result_text", "to_body",
 ]
