@@ -25,8 +25,8 @@ class ServerSentEvent:
 class SSEParser:
     """Turns byte chunks into :class:`ServerSentEvent` values.
 
-    Lines end with CR, LF or CRLF (a CR at the end of a chunk waits for the
-    next one, in case an LF follows); comments (``:``) are dropped, which is
+    Lines end with CR, LF or CRLF (a CR ends its line at once; an LF right
+    after it, maybe in the next chunk, is then skipped); comments (``:``) are dropped, which is
     what keep-alives are. ``retry`` is the reconnection delay the server
     last asked for, in milliseconds.
     """
@@ -37,6 +37,7 @@ class SSEParser:
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._buffer = ""
         self._first = True
+        self._after_cr = False
         self._reset_event()
 
     def _reset_event(self) -> None:
@@ -50,6 +51,7 @@ class SSEParser:
         self._decoder.reset()
         self._buffer = ""
         self._first = True
+        self._after_cr = False
         self._reset_event()
 
     def feed(self, chunk: bytes) -> List[ServerSentEvent]:
@@ -59,12 +61,18 @@ class SSEParser:
             self._first = False
             if text.startswith("\ufeff"):
                 text = text[1:]
+        if self._after_cr and text:
+            self._after_cr = False
+            if text.startswith("\n"):
+                text = text[1:]  # the LF of a CRLF split across chunks
         self._buffer += text
         events: List[ServerSentEvent] = []
         while True:
             line, rest, ok = _split_line(self._buffer)
             if not ok:
                 break
+            if rest == "" and self._buffer.endswith("\r"):
+                self._after_cr = True
             self._buffer = rest
             ev = self._line(line)
             if ev is not None:
@@ -108,7 +116,5 @@ def _split_line(buffer: str) -> Tuple[str, str, bool]:
         if lf < 0:
             return "", buffer, False
         return buffer[:lf], buffer[lf + 1 :], True
-    if cr + 1 == len(buffer):
-        return "", buffer, False  # an LF may follow in the next chunk
-    end = cr + 2 if buffer[cr + 1] == "\n" else cr + 1
+    end = cr + 2 if buffer[cr + 1 : cr + 2] == "\n" else cr + 1
     return buffer[:cr], buffer[end:], True
