@@ -217,4 +217,3 @@ func checkSdist(t *testing.T, sdist string) {
 		}
 	}
 }
-
