@@ -15,9 +15,9 @@ for pair in rg:ripgrep promtool:prometheus git:git ctags:universal-ctags chromiu
 done
 # Debian's python3 modules the Python client (clients/python) is built and
 # tested with, by Debian's interpreter: httpx (its one dependency), pytest
-# and pytest-timeout, and build, setuptools and wheel for its sdist and
-# wheel, built offline.
-for pair in httpx:python3-httpx pytest:python3-pytest pytest_timeout:python3-pytest-timeout build:python3-build setuptools:python3-setuptools wheel:python3-wheel; do
+# and pytest-timeout, mypy (its annotations are checked strictly), and
+# build, setuptools and wheel for its sdist and wheel, built offline.
+for pair in httpx:python3-httpx pytest:python3-pytest pytest_timeout:python3-pytest-timeout mypy:python3-mypy build:python3-build setuptools:python3-setuptools wheel:python3-wheel; do
   /usr/bin/python3 -c "import ${pair%%:*}" >/dev/null 2>&1 || need+=("${pair#*:}")
 done
 if [ ${#need[@]} -gt 0 ]; then

@@ -103,6 +103,25 @@ func TestErrorCodesMatchContract(t *testing.T) {
 	}
 }
 
+// TestPythonTypes: the package, its example and its tests pass mypy
+// --strict (the package ships py.typed, so its users' checkers read these
+// annotations).
+func TestPythonTypes(t *testing.T) {
+	if err := exec.CommandContext(t.Context(), python, "-c", "import mypy").Run(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("mypy for %s is required in CI (test.sh installs python3-mypy): %v", python, err)
+		}
+		t.Skipf("mypy for %s is not installed: %v", python, err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	env := append(os.Environ(), "MYPYPATH=src:tests", "PYTHONDONTWRITEBYTECODE=1")
+	cmd := pythonCmd(ctx, env, "-m", "mypy", "--cache-dir", t.TempDir(), "--strict", "src/toolgate", "examples", "tests")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("mypy --strict: %v\n%s", err, out)
+	}
+}
+
 func pythonCmd(ctx context.Context, env []string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, python, args...)
 	cmd.Env = env

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any, Dict, List
 
 import pytest
 
@@ -55,7 +55,7 @@ def test_reply_shapes_and_append() -> None:
     chat = MessageReply.from_json({"message_id": "m", "messages": [{"role": "tool", "tool_call_id": "c", "content": ""}],
                                    "calls": [{"tool_use_id": "c", "name": "x", "state": "done", "status": "failed",
                                               "duration_ms": 1, "error": {"code": "not_found", "message": "gone"}}]})
-    conv: list = []
+    conv: List[Any] = []
     anthropic.append_to(conv)
     chat.append_to(conv)
     assert conv == [{"role": "user", "content": []}, {"role": "tool", "tool_call_id": "c", "content": ""}]

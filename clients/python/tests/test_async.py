@@ -30,12 +30,12 @@ def test_async_calls_and_messages(url: str, token: str, workspace: pathlib.Path)
         s = await client.sessions.create(dialect="cline")
         assert (await client.sessions.get(s)).id == s.id
         a, b, c = new_id("toolu_"), new_id("call_"), new_id("call_")
-        user = (await client.run_message(s, anthropic(tool_use(a, "read_file", path="async.txt")))).to_sdk()
-        assert user["content"][0]["tool_use_id"] == a  # type: ignore[index,call-overload]
-        tools = (await client.run_message(s, chat((b, "list_files", {"path": "."})))).to_sdk()
-        assert tools[0]["tool_call_id"] == b  # type: ignore[index,call-overload]
-        out = (await client.run_message(s, responses((c, "list_files", {"path": "."})))).to_sdk()
-        assert out[0]["call_id"] == c  # type: ignore[index,call-overload]
+        user = (await client.run_message(s, anthropic(tool_use(a, "read_file", path="async.txt")))).message
+        assert user is not None and user["content"][0]["tool_use_id"] == a
+        tools = (await client.run_message(s, chat((b, "list_files", {"path": "."})))).messages
+        assert tools[0]["tool_call_id"] == b
+        out = (await client.run_message(s, responses((c, "list_files", {"path": "."})))).output
+        assert out[0]["call_id"] == c
         await client.sessions.end(s)
         try:
             await client.sessions.get(s)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Any, Dict, Iterator
 
 import pytest
 
@@ -18,7 +18,7 @@ def commands(client: toolgate.Client) -> Iterator[toolgate.Session]:
     client.sessions.end(s)
 
 
-def sleeper(id: str) -> dict:
+def sleeper(id: str) -> Dict[str, Any]:
     # Longer than the test's deadline: only a cancel ends it in time.
     return tool_use(id, "execute_command", command="sleep 600", requires_approval=False)
 
@@ -32,7 +32,7 @@ def test_cancel_a_running_call(client: toolgate.Client, commands: toolgate.Sessi
         client.cancel(commands, a)
     reply = running.result()
     assert reply.calls[0].status == "cancelled", reply.calls
-    assert reply.message["content"][0]["is_error"] is True  # type: ignore[index]
+    assert reply.message is not None and reply.message["content"][0]["is_error"] is True
 
 
 def test_interrupt_cancels_the_session_s_calls(client: toolgate.Client, commands: toolgate.Session) -> None:

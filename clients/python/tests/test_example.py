@@ -6,6 +6,7 @@ import os
 import pathlib
 import subprocess
 import sys
+from typing import List
 
 import pytest
 
@@ -13,7 +14,7 @@ EXAMPLE = pathlib.Path(__file__).resolve().parent.parent / "examples" / "agent_l
 
 
 @pytest.mark.parametrize("flags", [[], ["--openai"]], ids=["anthropic", "openai"])
-def test_agent_loop_example(flags: list, url: str, token: str, workspace: pathlib.Path) -> None:
+def test_agent_loop_example(flags: List[str], url: str, token: str, workspace: pathlib.Path) -> None:
     (workspace / "notes.txt").write_text("first note\n")
     env = dict(os.environ, TOOLGATE_URL=url, TOOLGATE_TOKEN=token)
     done = subprocess.run([sys.executable, str(EXAMPLE), *flags], env=env, capture_output=True, text=True, timeout=50)

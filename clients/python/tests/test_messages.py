@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import pathlib
-from typing import Any, Dict
+from typing import Any, Dict, List
 
 import toolgate
 from helpers import anthropic, chat, new_id, responses, tool_use
@@ -24,7 +24,7 @@ def test_anthropic_message_gets_the_user_message_of_tool_results(client: toolgat
     assert all(r["type"] == "tool_result" and r["is_error"] is False for r in user["content"]), user
     assert "alpha" in toolgate.result_text(user["content"][0])
     assert [c.status for c in reply.calls] == ["succeeded", "succeeded"] and not reply.is_error
-    conversation: list = []
+    conversation: List[Any] = []
     reply.append_to(conversation)
     assert conversation == [user]
 
@@ -35,11 +35,12 @@ def test_openai_chat_message_gets_tool_messages(client: toolgate.Client, session
     a, b = new_id("call_"), new_id("call_")
     reply = client.run_message(session, chat((a, "read_file", {"path": "c.txt"}), (b, "read_file", {"path": "missing.txt"})))
     assert reply.shape == "openai_chat"
-    msgs = reply.to_sdk()
+    msgs = reply.messages
+    assert reply.to_sdk() is msgs
     assert [(m["role"], m["tool_call_id"]) for m in msgs] == [("tool", a), ("tool", b)], msgs
     assert "gamma" in msgs[0]["content"] and isinstance(msgs[1]["content"], str)
     assert reply.is_error and reply.calls[1].error_code == "not_found"
-    conversation: list = [{"role": "user", "content": "read"}]
+    conversation: List[Any] = [{"role": "user", "content": "read"}]
     reply.append_to(conversation)
     assert conversation[1:] == msgs
 
@@ -59,7 +60,8 @@ def test_responses_items_get_function_call_outputs(client: toolgate.Client, sess
     a = new_id("call_")
     reply = client.run_message(session, responses((a, "read_file", {"path": "r.txt"})))
     assert reply.shape == "openai_responses"
-    out = reply.to_sdk()
+    out = reply.output
+    assert reply.to_sdk() is out
     assert [(o["type"], o["call_id"]) for o in out] == [("function_call_output", a)], out
     assert "rho" in out[0]["output"]
     whole = {"id": "resp_1", "object": "response", "status": "completed", "model": "gpt-mock",

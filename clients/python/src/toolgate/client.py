@@ -117,7 +117,7 @@ class Client(BaseClient):
     def _run_watched(self, session: SessionRef, body: Any, approval: Optional[ApprovalHandler],
                      question: Optional[QuestionHandler]) -> MessageReply:
         ids = call_ids(body)
-        outcome: Dict[str, Any] = {}
+        outcome: Dict[str, Any] = {}  # "reply" or "error", set by the posting thread
         with self.events(session, last_event_id=_routes.FROM_NOW) as stream:
             stream.open()  # the stream's cursor is set: the message's events all come after it
 
@@ -141,7 +141,8 @@ class Client(BaseClient):
             raise outcome["error"]
         if failure is not None:
             raise failure
-        return outcome["reply"]
+        reply: MessageReply = outcome["reply"]
+        return reply
 
     def _handle(self, session: SessionRef, req: Union[ApprovalRequest, Question], approval: Optional[ApprovalHandler],
                 question: Optional[QuestionHandler]) -> Optional[BaseException]:

@@ -125,10 +125,10 @@ class EventStream(Iterator[Event]):
             if resp.status_code != 200:
                 body = resp.read()
                 resp.close()
-                err = error_from_response(resp.status_code, body)
+                refused = error_from_response(resp.status_code, body)
                 if not _retryable(resp.status_code):
-                    raise err
-                time.sleep(self._state.failed(err))
+                    raise refused
+                time.sleep(self._state.failed(refused))
                 continue
             with self._lock:
                 self._response, self._chunks = resp, resp.iter_bytes()
@@ -245,10 +245,10 @@ class AsyncEventStream(AsyncIterator[Event]):
             if resp.status_code != 200:
                 body = await resp.aread()
                 await resp.aclose()
-                err = error_from_response(resp.status_code, body)
+                refused = error_from_response(resp.status_code, body)
                 if not _retryable(resp.status_code):
-                    raise err
-                await asyncio.sleep(self._state.failed(err))
+                    raise refused
+                await asyncio.sleep(self._state.failed(refused))
                 continue
             self._response, self._chunks = resp, resp.aiter_bytes()
             self._state.connected()
