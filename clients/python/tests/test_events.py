@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import pathlib
+import threading
 from typing import List, Tuple
+
+import pytest
 
 import toolgate
 from conftest import ProxyFactory
-from helpers import anthropic, new_id, tool_use
+from helpers import Background, anthropic, new_id, tool_use
 
 
 def run_three_reads(client: toolgate.Client, session: toolgate.Session, workspace: pathlib.Path) -> List[str]:
@@ -84,3 +87,31 @@ def test_the_stream_ends_when_the_session_ends(client: toolgate.Client, workspac
         until_finished(stream)
         client.sessions.end(s)
         assert list(stream) == []
+
+
+def test_close_from_another_thread_ends_a_blocked_read(client: toolgate.Client, session: toolgate.Session) -> None:
+    got_one = threading.Event()
+
+    def read_all() -> List[str]:
+        types = []
+        for ev in stream:
+            types.append(ev.type)
+            got_one.set()  # the next read blocks: the session has nothing more to say
+        return types
+
+    stream = client.events(session, last_event_id=toolgate.FROM_NOW).open()
+    reader = Background(read_all)
+    client.call("list_files", {"path": "."}, session=session)
+    assert got_one.wait(20)
+    stream.close()
+    # toolgate's keep-alive comes only after 15 s of silence: ending sooner
+    # means close() woke the blocked read.
+    assert reader.result(timeout=5)[0] == "tool.queued"
+
+
+def test_a_refused_stream_raises_at_once(client: toolgate.Client, url: str, token: str) -> None:
+    with pytest.raises(toolgate.NotFoundError):
+        next(client.events("ses_no_such_session"))
+    with toolgate.Client("http://127.0.0.1:9", token, events_max_retries=2) as nowhere:
+        with pytest.raises(toolgate.APIConnectionError, match="after 2 attempts"):
+            next(nowhere.events("ses_x"))

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import socket
 import threading
-import time
 from collections import deque
 from typing import Any, AsyncIterator, Deque, Dict, Iterator, List, Optional
 
@@ -94,6 +93,7 @@ class EventStream(Iterator[Event]):
         self._response: Optional[httpx.Response] = None
         self._chunks: Optional[Iterator[bytes]] = None
         self._lock = threading.Lock()
+        self._stop = threading.Event()  # set by close(); cuts a backoff wait short
         self._closed = False
         self._ended = False
 
@@ -120,7 +120,7 @@ class EventStream(Iterator[Event]):
             try:
                 resp = self._http.send(req, stream=True)
             except httpx.TransportError as err:
-                time.sleep(self._state.failed(err))
+                self._stop.wait(self._state.failed(err))
                 continue
             if resp.status_code != 200:
                 body = resp.read()
@@ -128,7 +128,7 @@ class EventStream(Iterator[Event]):
                 refused = error_from_response(resp.status_code, body)
                 if not _retryable(resp.status_code):
                     raise refused
-                time.sleep(self._state.failed(refused))
+                self._stop.wait(self._state.failed(refused))
                 continue
             with self._lock:
                 self._response, self._chunks = resp, resp.iter_bytes()
@@ -151,9 +151,11 @@ class EventStream(Iterator[Event]):
     def __next__(self) -> Event:
         state = self._state
         while True:
+            if self._closed:
+                raise StopIteration
             if state.queue:
                 return state.queue.popleft()
-            if self._closed or self._ended:
+            if self._ended:
                 raise StopIteration
             if self._chunks is None:
                 self._connect()
@@ -169,7 +171,7 @@ class EventStream(Iterator[Event]):
                 if self._closed:
                     continue
                 state.reconnects += 1
-                time.sleep(state.failed(err))
+                self._stop.wait(state.failed(err))
                 continue
             state.feed(chunk)
 
@@ -178,6 +180,7 @@ class EventStream(Iterator[Event]):
         with self._lock:
             self._closed = True
             resp = self._response
+        self._stop.set()
         if resp is not None:
             _shutdown(resp)
 
@@ -265,9 +268,11 @@ class AsyncEventStream(AsyncIterator[Event]):
     async def __anext__(self) -> Event:
         state = self._state
         while True:
+            if self._closed:
+                raise StopAsyncIteration
             if state.queue:
                 return state.queue.popleft()
-            if self._closed or self._ended:
+            if self._ended:
                 raise StopAsyncIteration
             if self._chunks is None:
                 await self._connect()
