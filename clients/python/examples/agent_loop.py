@@ -95,10 +95,11 @@ def run(client: toolgate.Client, openai: bool) -> str:
                 text = assistant["content"] if openai else assistant["content"][0]["text"]
                 print(f"model: {text}")
                 return str(text)
-            reply = client.run_message(session, assistant, on_approval=approve_edits)
+            # run_message would return just the reply; post_message adds each call's record.
+            reply = client.post_message(session, assistant, on_approval=approve_edits)
             for call in reply.calls:
                 print(f"toolgate ran {call.name}: {call.status}")
-            reply.append_to(messages)
+            reply.append_to(messages)  # the user message, or each role "tool" message
     finally:
         client.sessions.end(session)
 

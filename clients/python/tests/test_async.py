@@ -25,16 +25,16 @@ def test_async_calls_and_messages(url: str, token: str, workspace: pathlib.Path)
     (workspace / "async.txt").write_text("async body\n")
 
     async def body(client: toolgate.AsyncClient) -> None:
-        got = await client.call("read_file", {"path": "async.txt"})
+        got = await client.run_tool("read_file", {"path": "async.txt"})
         assert "async body" in got.text and got.call.status == "succeeded"
         s = await client.sessions.create(dialect="cline")
         assert (await client.sessions.get(s)).id == s.id
         a, b, c = new_id("toolu_"), new_id("call_"), new_id("call_")
-        user = (await client.run_message(s, anthropic(tool_use(a, "read_file", path="async.txt")))).message
+        user = (await client.post_message(s, anthropic(tool_use(a, "read_file", path="async.txt")))).message
         assert user is not None and user["content"][0]["tool_use_id"] == a
-        tools = (await client.run_message(s, chat((b, "list_files", {"path": "."})))).messages
+        tools = (await client.post_message(s, chat((b, "list_files", {"path": "."})))).messages
         assert tools[0]["tool_call_id"] == b
-        out = (await client.run_message(s, responses((c, "list_files", {"path": "."})))).output
+        out = (await client.post_message(s, responses((c, "list_files", {"path": "."})))).output
         assert out[0]["call_id"] == c
         await client.sessions.end(s)
         try:
@@ -59,7 +59,7 @@ def test_async_approval_with_an_async_handler(url: str, token: str, workspace: p
     async def body(client: toolgate.AsyncClient) -> Any:
         s = await client.sessions.create(dialect="cline", permissions={"ask": ["read_file"]})
         a = new_id("call_")
-        reply = await client.run_message(s, chat((a, "read_file", {"path": "gate.txt"})), on_approval=approve)
+        reply = await client.post_message(s, chat((a, "read_file", {"path": "gate.txt"})), on_approval=approve)
         assert asked == [a]
         assert "behind the gate" in reply.messages[0]["content"]
         await client.sessions.end(s)
@@ -103,7 +103,7 @@ def test_async_cancel(url: str, token: str) -> None:
         a = new_id("toolu_")
         async with client.events(s, last_event_id=toolgate.FROM_NOW) as stream:
             await stream.open()
-            running = asyncio.ensure_future(client.run_message(
+            running = asyncio.ensure_future(client.post_message(
                 s, anthropic(tool_use(a, "execute_command", command="sleep 600", requires_approval=False))))
             async for ev in stream:
                 if ev.type == "tool.started" and ev.tool_use_id == a:
@@ -111,6 +111,26 @@ def test_async_cancel(url: str, token: str) -> None:
             await client.cancel(s, a)
         reply = await running
         assert reply.calls[0].status == "cancelled", reply.calls
+        await client.sessions.end(s)
+
+    run(body, url, token)
+
+
+def test_async_subscription_and_inbox(url: str, token: str, workspace: pathlib.Path) -> None:
+    (workspace / "asub.txt").write_text("async subscribed\n")
+
+    async def body(client: toolgate.AsyncClient) -> None:
+        s = await client.sessions.create(permissions={"ask": ["read_file"]})
+        async with client.on_approval(s, lambda req: toolgate.Decision.approved()):
+            user = await client.run_message(s, anthropic(tool_use(new_id("toolu_"), "read_file", path="asub.txt")))
+        assert "async subscribed" in toolgate.result_text(user["content"][0]), user
+        b = new_id("toolu_")
+        waiting = asyncio.ensure_future(client.post_message(s, anthropic(tool_use(b, "read_file", path="asub.txt"))))
+        async for req in client.inbox(s):  # the call approved above is not offered again
+            assert isinstance(req, toolgate.ApprovalRequest) and req.tool_use_id == b, req
+            await req.reject("no")
+            break
+        assert (await waiting).calls[0].status == "denied"
         await client.sessions.end(s)
 
     run(body, url, token)

@@ -24,16 +24,16 @@ def test_tools_in_each_format(client: toolgate.Client) -> None:
 def test_call_in_default_session_and_in_a_session(client: toolgate.Client, session: toolgate.Session,
                                                   workspace: pathlib.Path) -> None:
     (workspace / "call.txt").write_text("called\n")
-    got = client.call("read_file", {"path": "call.txt"})
+    got = client.run_tool("read_file", {"path": "call.txt"})
     assert "called" in got.text and not got.is_error and got.call.status == "succeeded", got
-    got = client.call("read_file", {"path": "call.txt"}, session=session, id=new_id("toolu_"))
+    got = client.run_tool("read_file", {"path": "call.txt"}, session=session, id=new_id("toolu_"))
     assert "called" in got.text and got.call.name == "read_file", got
 
 
 def test_a_failing_tool_is_a_result_with_its_code(client: toolgate.Client, session: toolgate.Session) -> None:
-    got = client.call("read_file", {"path": "no/such/file.txt"}, session=session)
+    got = client.run_tool("read_file", {"path": "no/such/file.txt"}, session=session)
     assert got.is_error and got.call.status == "failed" and got.call.error_code == "not_found", got
-    got = client.call("no_such_tool", {}, session=session)
+    got = client.run_tool("no_such_tool", {}, session=session)
     assert got.is_error and got.call.error_code == "unknown_tool", got
 
 
@@ -56,7 +56,7 @@ def test_errors_carry_toolgate_codes(client: toolgate.Client, url: str, session:
     with pytest.raises(toolgate.ValidationError) as bad:
         client.sessions.create(mode="sideways")
     assert bad.value.code == "validation_failed" and "mode" in bad.value.fields, bad.value.fields
-    done = client.call("list_files", {"path": "."}, session=session)
+    done = client.run_tool("list_files", {"path": "."}, session=session)
     with pytest.raises(toolgate.ConflictError) as late:
         client.approve(session, done.call.tool_use_id)
     assert late.value.code == "conflict" and late.value.status == 409

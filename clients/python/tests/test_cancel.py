@@ -27,7 +27,7 @@ def test_cancel_a_running_call(client: toolgate.Client, commands: toolgate.Sessi
     a = new_id("toolu_")
     with client.events(commands, last_event_id=toolgate.FROM_NOW) as stream:
         stream.open()
-        running = Background(lambda: client.run_message(commands, anthropic(sleeper(a))))
+        running = Background(lambda: client.post_message(commands, anthropic(sleeper(a))))
         wait_for_event(stream, "tool.started", a)
         client.cancel(commands, a)
     reply = running.result()
@@ -39,7 +39,7 @@ def test_interrupt_cancels_the_session_s_calls(client: toolgate.Client, commands
     a = new_id("toolu_")
     with client.events(commands, last_event_id=toolgate.FROM_NOW) as stream:
         stream.open()
-        running = Background(lambda: client.run_message(commands, anthropic(sleeper(a))))
+        running = Background(lambda: client.post_message(commands, anthropic(sleeper(a))))
         wait_for_event(stream, "tool.started", a)
         got = client.interrupt(commands)
     assert got.cancelled == 1 and got.finishing == 0, got

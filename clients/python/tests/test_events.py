@@ -74,7 +74,7 @@ def test_resume_from_a_saved_event_id(client: toolgate.Client, session: toolgate
 def test_a_ticket_opens_the_stream_without_the_token(client: toolgate.Client, session: toolgate.Session,
                                                      workspace: pathlib.Path, url: str) -> None:
     run_three_reads(client, session, workspace)
-    ticket = client.sse_ticket(session)
+    ticket = client.ticket(session)
     with toolgate.Client(url, token="", timeout=30.0) as anonymous:
         with anonymous.events(session, ticket=ticket) as stream:
             assert until_finished(stream)[-1][1] == "message.finished"
@@ -101,7 +101,7 @@ def test_close_from_another_thread_ends_a_blocked_read(client: toolgate.Client, 
 
     stream = client.events(session, last_event_id=toolgate.FROM_NOW).open()
     reader = Background(read_all)
-    client.call("list_files", {"path": "."}, session=session)
+    client.run_tool("list_files", {"path": "."}, session=session)
     assert got_one.wait(20)
     stream.close()
     # toolgate's keep-alive comes only after 15 s of silence: ending sooner

@@ -16,16 +16,16 @@ def test_anthropic_message_gets_the_user_message_of_tool_results(client: toolgat
     a, b = new_id("toolu_"), new_id("toolu_")
     msg = anthropic(tool_use(a, "read_file", path="a.txt"), tool_use(b, "list_files", path="."))
     msg["content"].insert(0, {"type": "thinking", "thinking": "...", "signature": "sig"})
-    reply = client.run_message(session, msg)
-    assert reply.shape == "anthropic"
-    user = reply.to_sdk()
+    user = client.run_message(session, msg)  # what the Messages API takes next
     assert isinstance(user, dict) and user["role"] == "user", user
     assert [r["tool_use_id"] for r in user["content"]] == [a, b]
     assert all(r["type"] == "tool_result" and r["is_error"] is False for r in user["content"]), user
     assert "alpha" in toolgate.result_text(user["content"][0])
-    assert [c.status for c in reply.calls] == ["succeeded", "succeeded"] and not reply.is_error
+    assert [(c.tool_use_id, c.status) for c in client.calls(session)] == [(a, "succeeded"), (b, "succeeded")]
+    again = client.post_message(session, msg)  # the same ids: answered from the session's calls, not run again
+    assert again.shape == "anthropic" and again.to_sdk() == user and not again.is_error
     conversation: List[Any] = []
-    reply.append_to(conversation)
+    again.append_to(conversation)
     assert conversation == [user]
 
 
@@ -33,7 +33,7 @@ def test_openai_chat_message_gets_tool_messages(client: toolgate.Client, session
                                                 workspace: pathlib.Path) -> None:
     (workspace / "c.txt").write_text("gamma\n")
     a, b = new_id("call_"), new_id("call_")
-    reply = client.run_message(session, chat((a, "read_file", {"path": "c.txt"}), (b, "read_file", {"path": "missing.txt"})))
+    reply = client.post_message(session, chat((a, "read_file", {"path": "c.txt"}), (b, "read_file", {"path": "missing.txt"})))
     assert reply.shape == "openai_chat"
     msgs = reply.messages
     assert reply.to_sdk() is msgs
@@ -50,7 +50,7 @@ def test_openai_chat_completion_whole(client: toolgate.Client, session: toolgate
     completion = {"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "gpt-mock",
                   "choices": [{"index": 0, "finish_reason": "tool_calls", "logprobs": None,
                                "message": chat((cid, "list_files", {"path": "."}))}]}
-    reply = client.run_message(session, completion)
+    reply = client.post_message(session, completion)
     assert [m["tool_call_id"] for m in reply.messages] == [cid], reply.messages
 
 
@@ -58,7 +58,7 @@ def test_responses_items_get_function_call_outputs(client: toolgate.Client, sess
                                                    workspace: pathlib.Path) -> None:
     (workspace / "r.txt").write_text("rho\n")
     a = new_id("call_")
-    reply = client.run_message(session, responses((a, "read_file", {"path": "r.txt"})))
+    reply = client.post_message(session, responses((a, "read_file", {"path": "r.txt"})))
     assert reply.shape == "openai_responses"
     out = reply.output
     assert reply.to_sdk() is out
@@ -66,7 +66,7 @@ def test_responses_items_get_function_call_outputs(client: toolgate.Client, sess
     assert "rho" in out[0]["output"]
     whole = {"id": "resp_1", "object": "response", "status": "completed", "model": "gpt-mock",
              "output": responses((new_id("call_"), "list_files", {"path": "."}))}
-    assert client.run_message(session, whole).output[0]["type"] == "function_call_output"
+    assert client.run_message(session, whole)[0]["type"] == "function_call_output"
 
 
 class FakeSDKModel:
@@ -94,9 +94,9 @@ def test_sdk_objects_are_sent_as_the_api_sent_them(client: toolgate.Client, sess
                            content=[FakeSDKModel(type="tool_use", id=a, name="list_files", input={"path": "."})],
                            stop_reason="tool_use", stop_sequence=None, context_management={"applied": []},
                            usage=FakeSDKModel(input_tokens=1, output_tokens=2, cache_creation=None))
-    assert client.run_message(session, message).message["content"][0]["tool_use_id"] == a  # type: ignore[index]
+    assert client.post_message(session, message).message["content"][0]["tool_use_id"] == a  # type: ignore[index]
     b = new_id("call_")
     chat_message = FakeSDKModel(role="assistant", content=None, refusal=None, audio=None, tool_calls=[
         FakeSDKModel(id=b, type="function", function=FakeSDKModel(name="list_files", arguments=json.dumps({"path": "."})))])
-    assert client.run_message(session, chat_message).messages[0]["tool_call_id"] == b
+    assert client.run_message(session, chat_message)[0]["tool_call_id"] == b
     assert toolgate.has_tool_calls(chat_message) and not toolgate.has_tool_calls({"role": "assistant", "content": []})

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Dict, Optional, Union
+from typing import Any, Callable, Dict, Optional, Union
 
 import httpx
 
 from . import _routes
-from .approvals import ApprovalHandler, QuestionHandler
+from .approvals import Answer, ApprovalHandler, Decision, QuestionHandler
 from .errors import error_from_response
 from .models import CallResult, CallRecord
 
@@ -37,16 +37,6 @@ class BaseClient:
         self._events_read_timeout = events_read_timeout
         self._events_max_retries = events_max_retries
 
-    def on_approval(self, handler: Optional[ApprovalHandler]) -> Optional[ApprovalHandler]:
-        """Set the handler run_message asks about calls awaiting approval (usable as a decorator)."""
-        self._on_approval = handler
-        return handler
-
-    def on_question(self, handler: Optional[QuestionHandler]) -> Optional[QuestionHandler]:
-        """Set the handler run_message asks for answers to ask_followup_question and its kin."""
-        self._on_question = handler
-        return handler
-
     def _build(self, http: Union[httpx.Client, httpx.AsyncClient], req: _routes.Request) -> httpx.Request:
         content = None
         headers = dict(self._headers)
@@ -71,6 +61,11 @@ def decode(resp: httpx.Response) -> Any:
 def call_result(doc: JSON) -> CallResult:
     """Read a {"result", "call"} answer."""
     return CallResult(result=doc.get("result") or {}, call=CallRecord.from_json(doc.get("call") or {}))
+
+
+def responder(decide: Callable[[Decision], Any], answer: Callable[[Answer], Any]) -> Callable[[Any], Any]:
+    """Sends a request's reply: a Decision through decide, an Answer through answer."""
+    return lambda reply: decide(reply) if isinstance(reply, Decision) else answer(reply)
 
 
 def tool_use_block(name: str, input: Optional[JSON], id: Optional[str]) -> JSON:

@@ -122,7 +122,12 @@ def interrupt(session: SessionRef) -> Request:
     return Request("POST", _s(session) + "/interrupt")
 
 
-def sse_ticket(session: SessionRef) -> Request:
+def jobs(session: SessionRef) -> Request:
+    """GET /v1/sessions/{sid}/jobs."""
+    return Request("GET", _s(session) + "/jobs")
+
+
+def ticket(session: SessionRef) -> Request:
     """POST /v1/sse-tickets."""
     return Request("POST", "/v1/sse-tickets", json={"session": session_id(session)})
 

@@ -4,8 +4,9 @@ A call that a rule marks ``ask`` waits in state awaiting_approval, announced
 by a ``tool.awaiting_approval`` event; an interactive tool
 (ask_followup_question, attempt_completion, plan_mode_respond) waits in
 state awaiting_input, announced by ``tool.awaiting_input``. This module
-turns those events into :class:`ApprovalRequest` and :class:`Question`
-values and a handler's reply into the request body toolgate takes.
+turns those events into :class:`ApprovalRequest` and :class:`QuestionRequest`
+values (:data:`Pending`) and a handler's reply into the request body
+toolgate takes.
 """
 
 from __future__ import annotations
@@ -18,12 +19,21 @@ from .models import Event
 JSON = Dict[str, Any]
 
 
+#: Sends a reply for one call: the client's decide or answer, bound to the session and the call.
+Responder = Callable[[Any], Any]
+
+
 @dataclass(frozen=True)
 class ApprovalRequest:
-    """A call waiting for approval, with what it would do (``preview``: a diff, a command)."""
+    """A call waiting for approval, with what it would do (``preview``: a diff, a command, paths).
+
+    ``approve()`` and ``reject()`` send the decision (with the AsyncClient
+    they return a coroutine to await).
+    """
 
     session_id: str
     tool_use_id: str
+    #: The tool's name as the model called it.
     name: str
     reason: str
     rule: Optional[str]
@@ -31,14 +41,36 @@ class ApprovalRequest:
     preview: JSON
     message_id: Optional[str]
     event: Event = field(repr=False, compare=False)
+    _respond: Optional[Responder] = field(default=None, repr=False, compare=False)
+
+    def approve(self, remember: bool = False) -> Any:
+        """Let the call run; ``remember`` allows calls of its exact shape from now on in the session."""
+        return self.decide(Decision.approved(remember))
+
+    def reject(self, feedback: str = "") -> Any:
+        """End the call denied, with the feedback in its tool_result; the message's later calls are skipped."""
+        return self.decide(Decision.rejected(feedback))
+
+    def decide(self, decision: "DecisionLike") -> Any:
+        """Send a decision: a Decision, True or "approve", False or "reject"."""
+        if self._respond is None:
+            raise RuntimeError("this request is not bound to a client; use client.decide")
+        return self._respond(as_decision(decision))
 
 
 @dataclass(frozen=True)
-class Question:
-    """An interactive call waiting for the user's answer (``kind`` is the tool)."""
+class QuestionRequest:
+    """An interactive call waiting for the user's answer.
+
+    ``kind`` is what asks (ask_followup_question, attempt_completion,
+    plan_mode_respond); ``answer(text)`` and ``accept()`` reply (with the
+    AsyncClient they return a coroutine to await).
+    """
 
     session_id: str
     tool_use_id: str
+    #: The tool's name as the model called it.
+    name: str
     kind: str
     text: str
     options: List[str]
@@ -47,6 +79,21 @@ class Question:
     acceptable: bool
     message_id: Optional[str]
     event: Event = field(repr=False, compare=False)
+    _respond: Optional[Responder] = field(default=None, repr=False, compare=False)
+
+    def answer(self, answer: "AnswerLike") -> Any:
+        """Complete the call with a text (or an Answer); its tool_result carries the text."""
+        if self._respond is None:
+            raise RuntimeError("this request is not bound to a client; use client.answer")
+        return self._respond(as_answer(answer))
+
+    def accept(self) -> Any:
+        """Complete an acceptable request (attempt_completion: the task is done) without text."""
+        return self.answer(Answer.accepted())
+
+
+#: A call waiting for a person.
+Pending = Union[ApprovalRequest, QuestionRequest]
 
 
 @dataclass(frozen=True)
@@ -94,22 +141,26 @@ class Answer:
         return {"accept": True} if self.accept else {"text": self.text or ""}
 
 
-#: What an approval handler may return: a Decision, or True to approve and False to reject.
-DecisionLike = Union[Decision, bool]
-#: What a question handler may return: an Answer, or the answer's text.
+#: A decision: a Decision, True or "approve" to approve, False or "reject" to reject.
+DecisionLike = Union[Decision, bool, str]
+#: An answer: an Answer, or the answer's text.
 AnswerLike = Union[Answer, str]
 
-ApprovalHandler = Callable[[ApprovalRequest], Union[DecisionLike, Awaitable[DecisionLike]]]
-QuestionHandler = Callable[[Question], Union[AnswerLike, Awaitable[AnswerLike]]]
+#: Returns the decision, or None to leave the call to someone else (a handler may be async).
+ApprovalHandler = Callable[[ApprovalRequest], Union[Optional[DecisionLike], Awaitable[Optional[DecisionLike]]]]
+#: Returns the answer, or None to leave the call to someone else (a handler may be async).
+QuestionHandler = Callable[[QuestionRequest], Union[Optional[AnswerLike], Awaitable[Optional[AnswerLike]]]]
 
 
 def as_decision(value: DecisionLike) -> Decision:
-    """Normalize a handler's return value."""
+    """Normalize a decision."""
     if isinstance(value, Decision):
         return value
     if isinstance(value, bool):
         return Decision(value)
-    raise TypeError(f"an approval handler must return a Decision or a bool, not {type(value).__name__}")
+    if value in ("approve", "reject"):
+        return Decision(value == "approve")
+    raise TypeError(f"a decision is a Decision, a bool, \"approve\" or \"reject\", not {value!r}")
 
 
 def as_answer(value: AnswerLike) -> Answer:
@@ -121,8 +172,12 @@ def as_answer(value: AnswerLike) -> Answer:
     raise TypeError(f"a question handler must return an Answer or a str, not {type(value).__name__}")
 
 
-def request_of(ev: Event) -> Union[ApprovalRequest, Question, None]:
-    """The request an event announces, or None for any other event."""
+#: The call state each request's event announces.
+WAITING_STATE = {"tool.awaiting_approval": "awaiting_approval", "tool.awaiting_input": "awaiting_input"}
+
+
+def request_of(ev: Event, respond: Optional[Responder] = None) -> Optional[Pending]:
+    """The request an event announces, or None for any other event; ``respond`` sends its reply."""
     if ev.type == "tool.awaiting_approval":
         approval = ev.data.get("approval") or {}
         call = ev.call
@@ -136,12 +191,15 @@ def request_of(ev: Event) -> Union[ApprovalRequest, Question, None]:
             preview=dict(approval.get("preview") or {}),
             message_id=ev.message_id,
             event=ev,
+            _respond=respond,
         )
     if ev.type == "tool.awaiting_input":
         asked = ev.data.get("input") or {}
-        return Question(
+        call = ev.call
+        return QuestionRequest(
             session_id=ev.session_id,
             tool_use_id=ev.tool_use_id or "",
+            name=call.name if call else "",
             kind=str(asked.get("kind", "")),
             text=str(asked.get("text", "")),
             options=[str(o) for o in asked.get("options") or []],
@@ -149,5 +207,6 @@ def request_of(ev: Event) -> Union[ApprovalRequest, Question, None]:
             acceptable=bool(asked.get("acceptable")),
             message_id=ev.message_id,
             event=ev,
+            _respond=respond,
         )
     return None

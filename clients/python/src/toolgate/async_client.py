@@ -4,25 +4,26 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from typing import Any, AsyncIterator, Dict, List, Optional, Union
+from typing import Any, AsyncIterator, Callable, Dict, List, Optional, Set, Union
 
 import httpx
 
 from . import _routes
-from ._base import DEFAULT_TIMEOUT, BaseClient, call_result, decode, tool_use_block
+from ._base import DEFAULT_TIMEOUT, BaseClient, call_result, decode, responder, tool_use_block
 from ._routes import SessionRef
 from .adapters import call_ids, is_call_of, to_body
-from .approvals import (AnswerLike, ApprovalHandler, ApprovalRequest, Decision, DecisionLike, Question, QuestionHandler,
-                        as_answer, as_decision, request_of)
-from .errors import APIConnectionError, ConflictError, ToolgateError
+from .approvals import (WAITING_STATE, AnswerLike, ApprovalHandler, ApprovalRequest, Decision, DecisionLike, Pending,
+                        QuestionHandler, QuestionRequest, as_answer, as_decision, request_of)
+from .errors import APIConnectionError, ConflictError, NotFoundError, ToolgateError
 from .events import DEFAULT_MAX_RETRIES, DEFAULT_READ_TIMEOUT, AsyncEventStream
 from .models import CallRecord, CallResult, InterruptResult, MessageReply, Session
+from .subscription import AsyncSubscription, ErrorHandler, log_error
 
 JSON = Dict[str, Any]
 
 
 async def _resolve(value: Any) -> Any:
-    """A handler's return value, awaited when the handler is a coroutine function."""
+    """A value, awaited when it is awaitable (an async handler's, a bound request's reply)."""
     return await value if inspect.isawaitable(value) else value
 
 
@@ -87,21 +88,36 @@ class AsyncClient(BaseClient):
     async def tools(self, dialect: Optional[str] = None, format: Optional[str] = None, *,
                     session: Optional[SessionRef] = None, strict: Optional[bool] = None) -> List[JSON]:
         """The tool definitions for a model, in the SDK's format."""
-        return list((await self._send(_routes.tools(dialect, format, session, strict)))["tools"])
+        return list((await self.list_tools(dialect, format, session=session, strict=strict))["tools"])
 
-    async def call(self, name: str, input: Optional[JSON] = None, *, session: Optional[SessionRef] = None,
-                   id: Optional[str] = None) -> CallResult:
-        """Run one tool call: in ``session``, or in the server's default session."""
+    async def list_tools(self, dialect: Optional[str] = None, format: Optional[str] = None, *,
+                         session: Optional[SessionRef] = None, strict: Optional[bool] = None) -> JSON:
+        """:meth:`tools` with the rest of the answer: ``not_strict``, ``client_side``, ``errors``."""
+        return dict(await self._send(_routes.tools(dialect, format, session, strict)))
+
+    async def tool_use(self, block: JSON) -> CallResult:
+        """Run one tool_use block in the server's "default" session."""
+        return call_result(await self._send(_routes.tool_use(block)))
+
+    async def run_tool(self, name: str, input: Optional[JSON] = None, *, session: Optional[SessionRef] = None,
+                       id: Optional[str] = None) -> CallResult:
+        """Run one tool call by name: in ``session``, or in the server's default session."""
         block = tool_use_block(name, input, id)
         if session is None:
-            return call_result(await self._send(_routes.tool_use(block)))
-        reply = await self.run_message(session, {"role": "assistant", "content": [block]})
+            return await self.tool_use(block)
+        reply = await self.post_message(session, {"role": "assistant", "content": [block]})
         return CallResult(result=(reply.message or {})["content"][0], call=reply.calls[0])
 
     async def run_message(self, session: SessionRef, assistant_message: Any, *,
                           on_approval: Optional[ApprovalHandler] = None,
-                          on_question: Optional[QuestionHandler] = None) -> MessageReply:
+                          on_question: Optional[QuestionHandler] = None) -> Any:
         """Run every tool call of an assistant message; see :meth:`toolgate.Client.run_message`."""
+        return (await self.post_message(session, assistant_message, on_approval=on_approval, on_question=on_question)).to_sdk()
+
+    async def post_message(self, session: SessionRef, assistant_message: Any, *,
+                           on_approval: Optional[ApprovalHandler] = None,
+                           on_question: Optional[QuestionHandler] = None) -> MessageReply:
+        """:meth:`run_message` with toolgate's whole answer."""
         body = to_body(assistant_message)
         approval = on_approval or self._on_approval
         question = on_question or self._on_question
@@ -119,11 +135,20 @@ class AsyncClient(BaseClient):
 
             async def watch() -> None:
                 async for ev in stream:
-                    req = request_of(ev)
-                    if req is not None and is_call_of(req.tool_use_id, ids):
-                        err = await self._handle(session, req, approval, question)
-                        if err is not None:
-                            failures.append(err)
+                    req = request_of(ev, self._responder(session, ev.tool_use_id or ""))
+                    if req is None or not is_call_of(req.tool_use_id, ids):
+                        continue
+                    try:
+                        await self._deliver(req, approval, question)
+                    except Exception as err:  # the call must not wait for an answer that will not come
+                        failures.append(err)
+                        try:
+                            if isinstance(req, ApprovalRequest):
+                                await req.reject(f"the approval handler failed: {err}")
+                            else:
+                                await self.cancel(session, req.tool_use_id)
+                        except ToolgateError:
+                            pass  # best effort: the call may have ended meanwhile
 
             watcher = asyncio.ensure_future(watch())
             try:
@@ -138,27 +163,23 @@ class AsyncClient(BaseClient):
             raise failures[0]
         return MessageReply.from_json(doc)
 
-    async def _handle(self, session: SessionRef, req: Union[ApprovalRequest, Question], approval: Optional[ApprovalHandler],
-                      question: Optional[QuestionHandler]) -> Optional[BaseException]:
-        """Ask the handler and deliver its reply; a handler that fails gets the call rejected or cancelled."""
+    @staticmethod
+    async def _deliver(req: Pending, approval: Optional[ApprovalHandler], question: Optional[QuestionHandler]) -> None:
+        """Ask the request's handler and send its reply; a call decided elsewhere meanwhile is no error."""
         try:
             if isinstance(req, ApprovalRequest):
-                if approval is not None:
-                    await self.decide(session, req.tool_use_id, as_decision(await _resolve(approval(req))))
-            elif question is not None:
-                await self.answer(session, req.tool_use_id, as_answer(await _resolve(question(req))))
-            return None
+                decision = await _resolve(approval(req)) if approval is not None else None
+                if decision is not None:
+                    await req.decide(decision)
+            else:
+                answer = await _resolve(question(req)) if question is not None else None
+                if answer is not None:
+                    await req.answer(answer)
         except ConflictError:
-            return None  # decided meanwhile elsewhere (the console, a timeout)
-        except Exception as err:
-            try:
-                if isinstance(req, ApprovalRequest):
-                    await self.reject(session, req.tool_use_id, feedback=f"the approval handler failed: {err}")
-                else:
-                    await self.cancel(session, req.tool_use_id)
-            except ToolgateError:
-                pass  # best effort: the call may have ended meanwhile
-            return err
+            pass
+
+    def _responder(self, session: SessionRef, tool_use_id: str) -> Any:
+        return responder(lambda d: self.decide(session, tool_use_id, d), lambda a: self.answer(session, tool_use_id, a))
 
     def events(self, session: SessionRef, *, last_event_id: Optional[str] = None,
                ticket: Optional[str] = None) -> AsyncEventStream:
@@ -168,22 +189,73 @@ class AsyncClient(BaseClient):
                                 last_event_id=last_event_id, read_timeout=self._events_read_timeout,
                                 max_retries=self._events_max_retries)
 
-    async def inbox(self, session: SessionRef, *,
-                    last_event_id: Optional[str] = None) -> AsyncIterator[Union[ApprovalRequest, Question]]:
-        """The session's calls waiting for a person, as they come."""
+    async def inbox(self, session: SessionRef, *, last_event_id: Optional[str] = None) -> AsyncIterator[Pending]:
+        """Each call of the session that waits for a person, once, as it comes: ``await req.approve()``..."""
         async with self.events(session, last_event_id=last_event_id) as stream:
-            async for ev in stream:
-                req = request_of(ev)
-                if req is not None:
-                    yield req
+            async for req in self._pending(session, stream):
+                yield req
+
+    async def _pending(self, session: SessionRef, stream: AsyncEventStream) -> AsyncIterator[Pending]:
+        # The stream replays the session's log: an event may be about a call
+        # decided long ago, so each is checked against the call's state now.
+        async for ev in stream:
+            want = WAITING_STATE.get(ev.type)
+            if want is None or not ev.tool_use_id:
+                continue
+            try:
+                if (await self.call(session, ev.tool_use_id)).call.state != want:
+                    continue
+            except NotFoundError:
+                continue
+            req = request_of(ev, self._responder(session, ev.tool_use_id))
+            if req is not None:
+                yield req
+
+    def on_approval(self, session: SessionRef, handler: ApprovalHandler, *,
+                    on_error: ErrorHandler = log_error) -> AsyncSubscription:
+        """Decide each call of the session that waits for approval, in tasks, until ``stop()``."""
+        return self._subscribe(session, lambda req: self._deliver(req, handler, None) if isinstance(req, ApprovalRequest)
+                               else None, on_error)
+
+    def on_question(self, session: SessionRef, handler: QuestionHandler, *,
+                    on_error: ErrorHandler = log_error) -> AsyncSubscription:
+        """Answer each interactive call of the session, in tasks, until ``stop()``."""
+        return self._subscribe(session, lambda req: self._deliver(req, None, handler) if isinstance(req, QuestionRequest)
+                               else None, on_error)
+
+    def _subscribe(self, session: SessionRef, handle: Callable[[Pending], Any], on_error: ErrorHandler) -> AsyncSubscription:
+        stream = self.events(session)
+
+        async def guarded(work: Any) -> None:
+            try:
+                await work
+            except Exception as err:
+                on_error(err)
+
+        async def loop(running: Set["asyncio.Task[None]"]) -> None:
+            try:
+                async for req in self._pending(session, stream):
+                    work = handle(req)
+                    if work is not None:
+                        task = asyncio.ensure_future(guarded(work))
+                        running.add(task)
+                        task.add_done_callback(running.discard)
+            except Exception as err:
+                on_error(err)
+
+        return AsyncSubscription(stream, loop)
 
     async def calls(self, session: SessionRef, state: Optional[str] = None) -> List[CallRecord]:
         """The session's call records."""
         return [CallRecord.from_json(c) for c in (await self._send(_routes.calls(session, state)))["calls"]]
 
-    async def get_call(self, session: SessionRef, tool_use_id: str) -> CallResult:
+    async def call(self, session: SessionRef, tool_use_id: str) -> CallResult:
         """One call, with its tool_result once it is done."""
         return call_result(await self._send(_routes.get_call(session, tool_use_id)))
+
+    async def jobs(self, session: SessionRef) -> List[JSON]:
+        """The session's background jobs, oldest first."""
+        return list((await self._send(_routes.jobs(session)))["jobs"])
 
     async def decide(self, session: SessionRef, tool_use_id: str, decision: DecisionLike) -> None:
         """Approve or reject a call awaiting approval."""
@@ -210,9 +282,9 @@ class AsyncClient(BaseClient):
         doc = await self._send(_routes.interrupt(session))
         return InterruptResult(cancelled=int(doc["cancelled"]), finishing=int(doc["finishing"]))
 
-    async def sse_ticket(self, session: SessionRef) -> str:
+    async def ticket(self, session: SessionRef) -> str:
         """A short-lived ticket that opens this session's event stream without the token."""
-        return str((await self._send(_routes.sse_ticket(session)))["ticket"])
+        return str((await self._send(_routes.ticket(session)))["ticket"])
 
 
 __all__ = ["AsyncClient", "AsyncSessions"]

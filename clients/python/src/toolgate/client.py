@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import threading
-from typing import Any, Dict, Iterator, List, Optional, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Union
 
 import httpx
 
 from . import _routes
-from ._base import DEFAULT_TIMEOUT, BaseClient, call_result, decode, tool_use_block
+from ._base import DEFAULT_TIMEOUT, BaseClient, call_result, decode, responder, tool_use_block
 from ._routes import SessionRef
 from .adapters import call_ids, is_call_of, to_body
-from .approvals import (Answer, AnswerLike, ApprovalHandler, ApprovalRequest, Decision, DecisionLike, Question,
-                        QuestionHandler, as_answer, as_decision, request_of)
-from .errors import APIConnectionError, ConflictError, ToolgateError
+from .approvals import (WAITING_STATE, AnswerLike, ApprovalHandler, ApprovalRequest, Decision, DecisionLike, Pending,
+                        QuestionHandler, QuestionRequest, as_answer, as_decision, request_of)
+from .errors import APIConnectionError, ConflictError, NotFoundError, ToolgateError
 from .events import DEFAULT_MAX_RETRIES, DEFAULT_READ_TIMEOUT, EventStream
 from .models import CallRecord, CallResult, InterruptResult, MessageReply, Session
+from .subscription import ErrorHandler, Subscription, log_error
 
 JSON = Dict[str, Any]
 
@@ -48,8 +49,8 @@ class Client(BaseClient):
 
     ``base_url`` and ``token`` default to the environment's TOOLGATE_URL and
     TOOLGATE_TOKEN (and http://127.0.0.1:7420). ``on_approval`` and
-    ``on_question`` are asked by :meth:`run_message` about the message's
-    calls that wait for a person.
+    ``on_question`` are the handlers :meth:`run_message` asks about the
+    message's calls that wait for a person, unless it is given others.
     """
 
     def __init__(self, base_url: Optional[str] = None, token: Optional[str] = None, *,
@@ -86,27 +87,46 @@ class Client(BaseClient):
     def tools(self, dialect: Optional[str] = None, format: Optional[str] = None, *, session: Optional[SessionRef] = None,
               strict: Optional[bool] = None) -> List[JSON]:
         """The tool definitions for a model: ``format`` anthropic, openai or openai-responses gives the SDK's ``tools``."""
-        return list(self._send(_routes.tools(dialect, format, session, strict))["tools"])
+        return list(self.list_tools(dialect, format, session=session, strict=strict)["tools"])
 
-    def call(self, name: str, input: Optional[JSON] = None, *, session: Optional[SessionRef] = None,
-             id: Optional[str] = None) -> CallResult:
-        """Run one tool call: in ``session``, or in the server's default session."""
+    def list_tools(self, dialect: Optional[str] = None, format: Optional[str] = None, *,
+                   session: Optional[SessionRef] = None, strict: Optional[bool] = None) -> JSON:
+        """:meth:`tools` with the rest of the answer: ``not_strict``, ``client_side``, ``errors``."""
+        return dict(self._send(_routes.tools(dialect, format, session, strict)))
+
+    def tool_use(self, block: JSON) -> CallResult:
+        """Run one tool_use block in the server's "default" session."""
+        return call_result(self._send(_routes.tool_use(block)))
+
+    def run_tool(self, name: str, input: Optional[JSON] = None, *, session: Optional[SessionRef] = None,
+                 id: Optional[str] = None) -> CallResult:
+        """Run one tool call by name: in ``session``, or in the server's default session."""
         block = tool_use_block(name, input, id)
         if session is None:
-            return call_result(self._send(_routes.tool_use(block)))
-        reply = self.run_message(session, {"role": "assistant", "content": [block]})
+            return self.tool_use(block)
+        reply = self.post_message(session, {"role": "assistant", "content": [block]})
         return CallResult(result=(reply.message or {})["content"][0], call=reply.calls[0])
 
     def run_message(self, session: SessionRef, assistant_message: Any, *, on_approval: Optional[ApprovalHandler] = None,
-                    on_question: Optional[QuestionHandler] = None) -> MessageReply:
-        """Run every tool call of an assistant message and return the reply in its SDK's shape.
+                    on_question: Optional[QuestionHandler] = None) -> Any:
+        """Run every tool call of an assistant message; return what the model's SDK takes next.
 
         ``assistant_message`` is an Anthropic ``Message``, an OpenAI
         ``ChatCompletionMessage`` or ``ChatCompletion``, a list of Responses
-        output items or a ``Response`` (SDK objects or plain dicts). While
-        the calls run, calls that wait for approval or an answer are handed
-        to the handlers (these, else the client's), on this thread.
+        output items or a ``Response`` (SDK objects or plain dicts). The
+        answer is, in the same order, the user message of tool_result blocks
+        (append it), the role "tool" messages or the output items answering
+        the calls (extend with them): a dict or a list of dicts, typed Any
+        since which depends on the message (:meth:`post_message` types each
+        shape). While the calls run, those that wait for approval or an
+        answer go to the handlers (these, else the client's), on this
+        thread.
         """
+        return self.post_message(session, assistant_message, on_approval=on_approval, on_question=on_question).to_sdk()
+
+    def post_message(self, session: SessionRef, assistant_message: Any, *, on_approval: Optional[ApprovalHandler] = None,
+                     on_question: Optional[QuestionHandler] = None) -> MessageReply:
+        """:meth:`run_message` with toolgate's whole answer: the reply, its shape, the message id, each call's record."""
         body = to_body(assistant_message)
         approval = on_approval or self._on_approval
         question = on_question or self._on_question
@@ -133,9 +153,14 @@ class Client(BaseClient):
             worker.start()
             failure: Optional[BaseException] = None
             for ev in stream:
-                req = request_of(ev)
+                req = request_of(ev, self._responder(session, ev.tool_use_id or ""))
                 if req is not None and is_call_of(req.tool_use_id, ids):
-                    failure = self._handle(session, req, approval, question) or failure
+                    try:
+                        self._deliver(req, approval, question)
+                    except Exception as err:  # the call must not wait for an answer that will not come
+                        self._quietly(lambda: req.reject(f"the approval handler failed: {err}")
+                                      if isinstance(req, ApprovalRequest) else self.cancel(session, req.tool_use_id))
+                        failure = failure or err
             worker.join()
         if "error" in outcome:
             raise outcome["error"]
@@ -144,24 +169,20 @@ class Client(BaseClient):
         reply: MessageReply = outcome["reply"]
         return reply
 
-    def _handle(self, session: SessionRef, req: Union[ApprovalRequest, Question], approval: Optional[ApprovalHandler],
-                question: Optional[QuestionHandler]) -> Optional[BaseException]:
-        """Ask the handler and deliver its reply; a handler that fails gets the call rejected or cancelled."""
+    @staticmethod
+    def _deliver(req: Pending, approval: Optional[ApprovalHandler], question: Optional[QuestionHandler]) -> None:
+        """Ask the request's handler and send its reply; a call decided elsewhere meanwhile is no error."""
         try:
             if isinstance(req, ApprovalRequest):
-                if approval is not None:
-                    self.decide(session, req.tool_use_id, as_decision(approval(req)))  # type: ignore[arg-type]
-            elif question is not None:
-                self.answer(session, req.tool_use_id, as_answer(question(req)))  # type: ignore[arg-type]
-            return None
-        except ConflictError:
-            return None  # decided meanwhile elsewhere (the console, a timeout)
-        except Exception as err:
-            if isinstance(req, ApprovalRequest):
-                self._quietly(lambda: self.reject(session, req.tool_use_id, feedback=f"the approval handler failed: {err}"))
+                decision = approval(req) if approval is not None else None
+                if decision is not None:
+                    req.decide(decision)  # type: ignore[arg-type]
             else:
-                self._quietly(lambda: self.cancel(session, req.tool_use_id))
-            return err
+                answer = question(req) if question is not None else None
+                if answer is not None:
+                    req.answer(answer)  # type: ignore[arg-type]
+        except ConflictError:
+            pass
 
     @staticmethod
     def _quietly(action: Any) -> None:
@@ -170,32 +191,77 @@ class Client(BaseClient):
         except ToolgateError:
             pass  # best effort: the call may have ended meanwhile
 
+    def _responder(self, session: SessionRef, tool_use_id: str) -> Any:
+        return responder(lambda d: self.decide(session, tool_use_id, d), lambda a: self.answer(session, tool_use_id, a))
+
     def events(self, session: SessionRef, *, last_event_id: Optional[str] = None, ticket: Optional[str] = None) -> EventStream:
         """The session's events, from the start of its log (or after ``last_event_id``), resumed across drops.
 
-        With ``ticket`` (from :meth:`sse_ticket`) the stream is opened with
-        the ticket instead of the token.
+        With ``ticket`` (from :meth:`ticket`) the stream is opened with the
+        ticket instead of the token.
         """
         headers = {k: v for k, v in self._headers.items() if not (ticket and k == "Authorization")}
         return EventStream(self._http, self._events_url(session), headers, params={"ticket": ticket} if ticket else None,
                            last_event_id=last_event_id, read_timeout=self._events_read_timeout,
                            max_retries=self._events_max_retries)
 
-    def inbox(self, session: SessionRef, *, last_event_id: Optional[str] = None) -> Iterator[Union[ApprovalRequest, Question]]:
-        """The session's calls waiting for a person, as they come: decide each with :meth:`decide` or :meth:`answer`."""
+    def inbox(self, session: SessionRef, *, last_event_id: Optional[str] = None) -> Iterator[Pending]:
+        """Each call of the session that waits for a person, once, as it comes: ``req.approve()``, ``req.answer(text)``..."""
         with self.events(session, last_event_id=last_event_id) as stream:
-            for ev in stream:
-                req = request_of(ev)
-                if req is not None:
-                    yield req
+            yield from self._pending(session, stream)
+
+    def _pending(self, session: SessionRef, stream: EventStream) -> Iterator[Pending]:
+        # The stream replays the session's log: an event may be about a call
+        # decided long ago, so each is checked against the call's state now.
+        for ev in stream:
+            want = WAITING_STATE.get(ev.type)
+            if want is None or not ev.tool_use_id:
+                continue
+            try:
+                if self.call(session, ev.tool_use_id).call.state != want:
+                    continue
+            except NotFoundError:
+                continue
+            req = request_of(ev, self._responder(session, ev.tool_use_id))
+            if req is not None:
+                yield req
+
+    def on_approval(self, session: SessionRef, handler: ApprovalHandler, *, on_error: ErrorHandler = log_error) -> Subscription:
+        """Decide each call of the session that waits for approval, on a thread, until ``stop()``."""
+        return self._subscribe(session, lambda req: isinstance(req, ApprovalRequest) and self._deliver(req, handler, None),
+                               on_error)
+
+    def on_question(self, session: SessionRef, handler: QuestionHandler, *, on_error: ErrorHandler = log_error) -> Subscription:
+        """Answer each interactive call of the session (ask_followup_question...), on a thread, until ``stop()``."""
+        return self._subscribe(session, lambda req: isinstance(req, QuestionRequest) and self._deliver(req, None, handler),
+                               on_error)
+
+    def _subscribe(self, session: SessionRef, handle: Callable[[Pending], Any], on_error: ErrorHandler) -> Subscription:
+        stream = self.events(session)
+
+        def loop() -> None:
+            try:
+                for req in self._pending(session, stream):
+                    try:
+                        handle(req)
+                    except Exception as err:
+                        on_error(err)
+            except Exception as err:
+                on_error(err)
+
+        return Subscription(stream, loop)
 
     def calls(self, session: SessionRef, state: Optional[str] = None) -> List[CallRecord]:
         """The session's call records (state queued, running, awaiting_approval, awaiting_input or done)."""
         return [CallRecord.from_json(c) for c in self._send(_routes.calls(session, state))["calls"]]
 
-    def get_call(self, session: SessionRef, tool_use_id: str) -> CallResult:
+    def call(self, session: SessionRef, tool_use_id: str) -> CallResult:
         """One call, with its tool_result once it is done (an empty dict before)."""
         return call_result(self._send(_routes.get_call(session, tool_use_id)))
+
+    def jobs(self, session: SessionRef) -> List[JSON]:
+        """The session's background jobs (execute_command with background), oldest first."""
+        return list(self._send(_routes.jobs(session))["jobs"])
 
     def decide(self, session: SessionRef, tool_use_id: str, decision: DecisionLike) -> None:
         """Approve or reject a call awaiting approval (ConflictError when it is not)."""
@@ -222,9 +288,9 @@ class Client(BaseClient):
         doc = self._send(_routes.interrupt(session))
         return InterruptResult(cancelled=int(doc["cancelled"]), finishing=int(doc["finishing"]))
 
-    def sse_ticket(self, session: SessionRef) -> str:
+    def ticket(self, session: SessionRef) -> str:
         """A short-lived ticket that opens this session's event stream without the token."""
-        return str(self._send(_routes.sse_ticket(session))["ticket"])
+        return str(self._send(_routes.ticket(session))["ticket"])
 
 
-__all__ = ["Client", "Sessions", "Answer", "Decision"]
+__all__ = ["Client", "Sessions"]
