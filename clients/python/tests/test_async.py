@@ -134,3 +134,22 @@ def test_async_subscription_and_inbox(url: str, token: str, workspace: pathlib.P
         await client.sessions.end(s)
 
     run(body, url, token)
+
+
+def test_async_on_event(url: str, token: str) -> None:
+    async def body(client: toolgate.AsyncClient) -> None:
+        s = await client.sessions.create(permissions={"allow": ["execute_command"]})
+        a = new_id("toolu_")
+        chunks: List[str] = []
+
+        async def collect(ev: toolgate.Event) -> None:
+            if ev.type == "tool.output":
+                chunks.append(ev.chunk)
+
+        reply = await client.post_message(s, chat((a, "execute_command", {"command": "echo async-output",
+                                                                             "requires_approval": False})),
+                                          on_event=collect)
+        assert reply.calls[0].status == "succeeded" and "async-output" in "".join(chunks), (reply.calls, chunks)
+        await client.sessions.end(s)
+
+    run(body, url, token)

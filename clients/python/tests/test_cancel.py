@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterator
+from typing import Any, Dict, Iterator, List
 
 import pytest
 
@@ -44,3 +44,17 @@ def test_interrupt_cancels_the_session_s_calls(client: toolgate.Client, commands
         got = client.interrupt(commands)
     assert got.cancelled == 1 and got.finishing == 0, got
     assert running.result().calls[0].status == "cancelled"
+
+
+def test_on_event_sees_a_call_s_output_as_it_runs(client: toolgate.Client, commands: toolgate.Session) -> None:
+    a, b = new_id("toolu_"), new_id("toolu_")
+    seen: List[toolgate.Event] = []
+    user = client.run_message(commands, anthropic(
+        tool_use(a, "execute_command", command="echo streamed-output", requires_approval=False),
+        tool_use(b, "list_files", path=".")), on_event=seen.append)
+    assert [r["tool_use_id"] for r in user["content"]] == [a, b]
+    kinds = [(ev.type, ev.tool_use_id) for ev in seen]
+    for want in [("tool.queued", a), ("tool.started", a), ("tool.finished", a), ("tool.finished", b)]:
+        assert want in kinds, kinds
+    assert "streamed-output" in "".join(ev.chunk for ev in seen if ev.type == "tool.output"), kinds
+    assert all(ev.tool_use_id in (a, b) for ev in seen), kinds

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping
 
+from .models import Event
+
 JSON = Dict[str, Any]
 
 # The fields of an Anthropic Message toolgate reads; the SDK's others
@@ -88,6 +90,20 @@ def _item_ids(items: List[Any]) -> List[str]:
 def has_tool_calls(message: Any) -> bool:
     """Whether an assistant message (an SDK object or a dict) asks for any tool call."""
     return bool(call_ids(to_body(message)))
+
+
+#: Seconds run_message waits, once toolgate has answered, for the stream to
+#: bring the message.finished event it announced before answering.
+FINISH_GRACE = 10.0
+
+
+def finishes(ev: Event, ids: List[str]) -> bool:
+    """Whether an event is the message.finished of the message whose calls are ``ids``."""
+    if ev.type != "message.finished" or not ids:
+        return False
+    response = ev.data.get("response") or {}
+    got = [str(c.get("tool_use_id", "")) for c in response.get("calls") or []]
+    return bool(got) and all(is_call_of(c, ids) for c in got) and all(any(is_call_of(c, [i]) for c in got) for i in ids)
 
 
 def is_call_of(tool_use_id: str, ids: List[str]) -> bool:

@@ -11,15 +11,17 @@ import httpx
 from . import _routes
 from ._base import DEFAULT_TIMEOUT, BaseClient, call_result, decode, responder, tool_use_block
 from ._routes import SessionRef
-from .adapters import call_ids, is_call_of, to_body
+from .adapters import FINISH_GRACE, call_ids, finishes, is_call_of, to_body
 from .approvals import (WAITING_STATE, AnswerLike, ApprovalHandler, ApprovalRequest, Decision, DecisionLike, Pending,
                         QuestionHandler, QuestionRequest, as_answer, as_decision, request_of)
 from .errors import APIConnectionError, ConflictError, NotFoundError, ToolgateError
 from .events import DEFAULT_MAX_RETRIES, DEFAULT_READ_TIMEOUT, AsyncEventStream
-from .models import CallRecord, CallResult, InterruptResult, MessageReply, Session
+from .models import CallRecord, CallResult, Event, InterruptResult, MessageReply, Session
 from .subscription import AsyncSubscription, ErrorHandler, log_error
 
 JSON = Dict[str, Any]
+#: Receives each event of a message's calls while run_message runs (may be async).
+EventHandler = Callable[[Event], Any]
 
 
 async def _resolve(value: Any) -> Any:
@@ -110,23 +112,26 @@ class AsyncClient(BaseClient):
 
     async def run_message(self, session: SessionRef, assistant_message: Any, *,
                           on_approval: Optional[ApprovalHandler] = None,
-                          on_question: Optional[QuestionHandler] = None) -> Any:
+                          on_question: Optional[QuestionHandler] = None,
+                          on_event: Optional[EventHandler] = None) -> Any:
         """Run every tool call of an assistant message; see :meth:`toolgate.Client.run_message`."""
-        return (await self.post_message(session, assistant_message, on_approval=on_approval, on_question=on_question)).to_sdk()
+        return (await self.post_message(session, assistant_message, on_approval=on_approval, on_question=on_question,
+                                        on_event=on_event)).to_sdk()
 
     async def post_message(self, session: SessionRef, assistant_message: Any, *,
                            on_approval: Optional[ApprovalHandler] = None,
-                           on_question: Optional[QuestionHandler] = None) -> MessageReply:
+                           on_question: Optional[QuestionHandler] = None,
+                           on_event: Optional[EventHandler] = None) -> MessageReply:
         """:meth:`run_message` with toolgate's whole answer."""
         body = to_body(assistant_message)
         approval = on_approval or self._on_approval
         question = on_question or self._on_question
-        if approval is None and question is None:
+        if (approval is None and question is None and on_event is None) or not call_ids(body):
             return MessageReply.from_json(await self._send(_routes.message(session, body)))
-        return await self._run_watched(session, body, approval, question)
+        return await self._run_watched(session, body, approval, question, on_event)
 
     async def _run_watched(self, session: SessionRef, body: Any, approval: Optional[ApprovalHandler],
-                           question: Optional[QuestionHandler]) -> MessageReply:
+                           question: Optional[QuestionHandler], on_event: Optional[EventHandler]) -> MessageReply:
         ids = call_ids(body)
         failures: List[BaseException] = []
         async with self.events(session, last_event_id=_routes.FROM_NOW) as stream:
@@ -135,8 +140,17 @@ class AsyncClient(BaseClient):
 
             async def watch() -> None:
                 async for ev in stream:
-                    req = request_of(ev, self._responder(session, ev.tool_use_id or ""))
-                    if req is None or not is_call_of(req.tool_use_id, ids):
+                    if finishes(ev, ids):
+                        return
+                    if not ev.tool_use_id or not is_call_of(ev.tool_use_id, ids):
+                        continue
+                    if on_event is not None:
+                        try:
+                            await _resolve(on_event(ev))
+                        except Exception as err:
+                            failures.append(err)
+                    req = request_of(ev, self._responder(session, ev.tool_use_id))
+                    if req is None:
                         continue
                     try:
                         await self._deliver(req, approval, question)
@@ -154,6 +168,9 @@ class AsyncClient(BaseClient):
             try:
                 await asyncio.wait({post, watcher}, return_when=asyncio.FIRST_COMPLETED)
                 doc = await post
+                # toolgate announces message.finished before it answers; the
+                # watcher ends there, having seen every event before it.
+                await asyncio.wait({watcher}, timeout=FINISH_GRACE)
             finally:
                 watcher.cancel()
                 await asyncio.gather(watcher, return_exceptions=True)

@@ -10,15 +10,17 @@ import httpx
 from . import _routes
 from ._base import DEFAULT_TIMEOUT, BaseClient, call_result, decode, responder, tool_use_block
 from ._routes import SessionRef
-from .adapters import call_ids, is_call_of, to_body
+from .adapters import FINISH_GRACE, call_ids, finishes, is_call_of, to_body
 from .approvals import (WAITING_STATE, AnswerLike, ApprovalHandler, ApprovalRequest, Decision, DecisionLike, Pending,
                         QuestionHandler, QuestionRequest, as_answer, as_decision, request_of)
 from .errors import APIConnectionError, ConflictError, NotFoundError, ToolgateError
 from .events import DEFAULT_MAX_RETRIES, DEFAULT_READ_TIMEOUT, EventStream
-from .models import CallRecord, CallResult, InterruptResult, MessageReply, Session
+from .models import CallRecord, CallResult, Event, InterruptResult, MessageReply, Session
 from .subscription import ErrorHandler, Subscription, log_error
 
 JSON = Dict[str, Any]
+#: Receives each event of a message's calls while run_message runs.
+EventHandler = Callable[[Event], Any]
 
 
 class Sessions:
@@ -108,7 +110,7 @@ class Client(BaseClient):
         return CallResult(result=(reply.message or {})["content"][0], call=reply.calls[0])
 
     def run_message(self, session: SessionRef, assistant_message: Any, *, on_approval: Optional[ApprovalHandler] = None,
-                    on_question: Optional[QuestionHandler] = None) -> Any:
+                    on_question: Optional[QuestionHandler] = None, on_event: Optional[EventHandler] = None) -> Any:
         """Run every tool call of an assistant message; return what the model's SDK takes next.
 
         ``assistant_message`` is an Anthropic ``Message``, an OpenAI
@@ -119,25 +121,28 @@ class Client(BaseClient):
         the calls (extend with them): a dict or a list of dicts, typed Any
         since which depends on the message (:meth:`post_message` types each
         shape). While the calls run, those that wait for approval or an
-        answer go to the handlers (these, else the client's), on this
-        thread.
+        answer go to the handlers (these, else the client's), and each event
+        of the message's calls (tool.started, tool.output chunks,
+        tool.finished...) to ``on_event``, on this thread.
         """
-        return self.post_message(session, assistant_message, on_approval=on_approval, on_question=on_question).to_sdk()
+        return self.post_message(session, assistant_message, on_approval=on_approval, on_question=on_question,
+                                 on_event=on_event).to_sdk()
 
     def post_message(self, session: SessionRef, assistant_message: Any, *, on_approval: Optional[ApprovalHandler] = None,
-                     on_question: Optional[QuestionHandler] = None) -> MessageReply:
+                     on_question: Optional[QuestionHandler] = None, on_event: Optional[EventHandler] = None) -> MessageReply:
         """:meth:`run_message` with toolgate's whole answer: the reply, its shape, the message id, each call's record."""
         body = to_body(assistant_message)
         approval = on_approval or self._on_approval
         question = on_question or self._on_question
-        if approval is None and question is None:
+        if (approval is None and question is None and on_event is None) or not call_ids(body):
             return MessageReply.from_json(self._send(_routes.message(session, body)))
-        return self._run_watched(session, body, approval, question)
+        return self._run_watched(session, body, approval, question, on_event)
 
     def _run_watched(self, session: SessionRef, body: Any, approval: Optional[ApprovalHandler],
-                     question: Optional[QuestionHandler]) -> MessageReply:
+                     question: Optional[QuestionHandler], on_event: Optional[EventHandler]) -> MessageReply:
         ids = call_ids(body)
         outcome: Dict[str, Any] = {}  # "reply" or "error", set by the posting thread
+        finished = threading.Event()  # the reader saw the message's last event
         with self.events(session, last_event_id=_routes.FROM_NOW) as stream:
             stream.open()  # the stream's cursor is set: the message's events all come after it
 
@@ -146,21 +151,35 @@ class Client(BaseClient):
                     outcome["reply"] = MessageReply.from_json(self._send(_routes.message(session, body)))
                 except BaseException as err:  # handed to the caller's thread
                     outcome["error"] = err
-                finally:
+                    stream.close()
+                    return
+                # toolgate announces message.finished before it answers; the
+                # reader stops there, having seen every event before it.
+                if not finished.wait(FINISH_GRACE):
                     stream.close()
 
             worker = threading.Thread(target=post, name="toolgate-message", daemon=True)
             worker.start()
             failure: Optional[BaseException] = None
             for ev in stream:
-                req = request_of(ev, self._responder(session, ev.tool_use_id or ""))
-                if req is not None and is_call_of(req.tool_use_id, ids):
+                if finishes(ev, ids):
+                    break
+                if not ev.tool_use_id or not is_call_of(ev.tool_use_id, ids):
+                    continue
+                if on_event is not None:
+                    try:
+                        on_event(ev)
+                    except Exception as err:
+                        failure = failure or err
+                req = request_of(ev, self._responder(session, ev.tool_use_id))
+                if req is not None:
                     try:
                         self._deliver(req, approval, question)
                     except Exception as err:  # the call must not wait for an answer that will not come
                         self._quietly(lambda: req.reject(f"the approval handler failed: {err}")
                                       if isinstance(req, ApprovalRequest) else self.cancel(session, req.tool_use_id))
                         failure = failure or err
+            finished.set()
             worker.join()
         if "error" in outcome:
             raise outcome["error"]
