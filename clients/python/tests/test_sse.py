@@ -42,3 +42,19 @@ def test_retry_and_comments() -> None:
     assert p.feed(b"retry: 1500\n\n:comment\n\n") == []
     assert p.retry == 1500
     assert p.feed(b"data\n\n") == [ServerSentEvent("message", "", None)]
+
+
+def test_comments_are_kept_for_the_caller() -> None:
+    p = SSEParser()
+    assert p.feed(b": keep-alive\n\n:3 earlier events are no longer kept\n\nid: 9\ndata: {}\n\n") == \
+        [ServerSentEvent("message", "{}", "9")]
+    assert p.comments == ["keep-alive", "3 earlier events are no longer kept"]
+
+
+def test_a_stream_counts_the_events_the_log_no_longer_kept() -> None:
+    from toolgate.events import _Resume
+
+    state = _Resume(last_event_id="1", max_retries=1)
+    state.feed(b": 5 earlier events are no longer kept\n\n: keep-alive\n\n")
+    state.feed(b'id: 7\ndata: {"id": 7, "type": "tool.queued", "session_id": "s"}\n\n')
+    assert (state.missed, state.last_event_id, [e.id for e in state.queue]) == (5, "7", [7])

@@ -12,6 +12,7 @@ the stream: the session was ended or the server is stopping.
 from __future__ import annotations
 
 import asyncio
+import re
 import socket
 import threading
 from collections import deque
@@ -40,6 +41,8 @@ class _Resume:
         self.failures = 0
         #: Connections that broke and were resumed.
         self.reconnects = 0
+        #: Events toolgate no longer kept when the stream asked for them.
+        self.missed = 0
 
     def headers(self, base: Dict[str, str]) -> Dict[str, str]:
         headers = dict(base)
@@ -56,6 +59,11 @@ class _Resume:
             self.queue.append(Event.from_json(sse.data))
             if sse.id is not None:
                 self.last_event_id = sse.id
+        for comment in self.parser.comments:
+            gap = _MISSED.match(comment)
+            if gap:
+                self.missed += int(gap.group(1))
+        self.parser.comments.clear()
 
     def failed(self, err: Exception) -> float:
         """Count a failed attempt; the delay before the next, or raise when out of attempts."""
@@ -68,6 +76,11 @@ class _Resume:
     def connected(self) -> None:
         self.failures = 0
         self.parser.reset()
+
+
+# toolgate's comment when the bounded log no longer holds events a client
+# asked for (a resume from an id too old, a reader too slow).
+_MISSED = re.compile(r"^(\d+) earlier events are no longer kept$")
 
 
 def _retryable(status: int) -> bool:
@@ -106,6 +119,11 @@ class EventStream(Iterator[Event]):
     def reconnects(self) -> int:
         """How many times a broken connection was resumed."""
         return self._state.reconnects
+
+    @property
+    def missed(self) -> int:
+        """How many events toolgate's bounded log no longer held when the stream reached for them."""
+        return self._state.missed
 
     def open(self) -> "EventStream":
         """Connect now (iterating connects too). Once it returns, every later event will be seen."""
@@ -229,6 +247,11 @@ class AsyncEventStream(AsyncIterator[Event]):
     def reconnects(self) -> int:
         """How many times a broken connection was resumed."""
         return self._state.reconnects
+
+    @property
+    def missed(self) -> int:
+        """How many events toolgate's bounded log no longer held when the stream reached for them."""
+        return self._state.missed
 
     async def open(self) -> "AsyncEventStream":
         """Connect now (iterating connects too). Once it returns, every later event will be seen."""

@@ -27,13 +27,15 @@ class SSEParser:
 
     Lines end with CR, LF or CRLF (a CR ends its line at once; an LF right
     after it, maybe in the next chunk, is then skipped); comments (``:``) are dropped, which is
-    what keep-alives are. ``retry`` is the reconnection delay the server
-    last asked for, in milliseconds.
+    what keep-alives are, but each is kept in ``comments`` until the caller
+    takes them. ``retry`` is the reconnection delay the server last asked
+    for, in milliseconds.
     """
 
     retry: Optional[int] = None
 
     def __init__(self) -> None:
+        self.comments: List[str] = []
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._buffer = ""
         self._first = True
@@ -83,6 +85,7 @@ class SSEParser:
         if line == "":
             return self._dispatch()
         if line.startswith(":"):
+            self.comments.append(line[1:].lstrip(" "))
             return None
         name, sep, value = line.partition(":")
         if sep and value.startswith(" "):
