@@ -154,8 +154,8 @@ func buildPackage(t *testing.T) (wheel, sdist string) {
 }
 
 // unpackWheel extracts the wheel (a zip) into a directory that works as a
-// site-packages, after checking it holds the typed package and declares
-// its one dependency.
+// site-packages, after checking it holds the typed package, nothing that
+// is not in src/, and declares its one dependency.
 func unpackWheel(t *testing.T, wheel string) string {
 	t.Helper()
 	zr, err := zip.OpenReader(wheel)
@@ -185,6 +185,11 @@ func unpackWheel(t *testing.T, wheel string) string {
 	for _, want := range []string{"toolgate/__init__.py", "toolgate/py.typed", "toolgate/events.py", "toolgate/async_client.py"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("wheel lacks %s; it holds %v", want, names)
+		}
+	}
+	for _, name := range names {
+		if _, err := os.Stat(filepath.Join("src", filepath.FromSlash(name))); strings.HasPrefix(name, "toolgate/") && err != nil {
+			t.Errorf("wheel holds %s, which is not in src/", name)
 		}
 	}
 	return site
