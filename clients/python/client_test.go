@@ -46,6 +46,7 @@ func requirePython(t *testing.T) {
 // real toolgate with the wheel's contents as the only copy of the package
 // on the path.
 func TestPythonClient(t *testing.T) {
+	t.Parallel()
 	requirePython(t)
 	wheel, sdist := buildPackage(t)
 	t.Run("sdist", func(t *testing.T) { checkSdist(t, sdist) })
@@ -79,6 +80,7 @@ func TestPythonClient(t *testing.T) {
 // TestErrorCodesMatchContract: the client maps every request-level error
 // code openapi.yaml lists (Error.code) to an exception class, and no other.
 func TestErrorCodesMatchContract(t *testing.T) {
+	t.Parallel()
 	requirePython(t)
 	doc, err := openapi3.NewLoader().LoadFromFile("../../openapi.yaml")
 	if err != nil {
@@ -107,6 +109,7 @@ func TestErrorCodesMatchContract(t *testing.T) {
 // --strict (the package ships py.typed, so its users' checkers read these
 // annotations).
 func TestPythonTypes(t *testing.T) {
+	t.Parallel()
 	if err := exec.CommandContext(t.Context(), python, "-c", "import mypy").Run(); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("mypy for %s is required in CI (test.sh installs python3-mypy): %v", python, err)
