@@ -153,3 +153,31 @@ func TestPreferOnCompleteAnswersAWaitingBlock(t *testing.T) {
 		t.Fatalf("complete: %d %+v", resp.StatusCode, p)
 	}
 }
+
+// TestDiscardCancelsAWriteAwaitingApproval: discarding a streamed message
+// whose write still waits for its approval cancels that write at once (it
+// never started, so nothing can be torn); the discard used to wait for
+// the approval timeout, ten minutes by default.
+func TestDiscardCancelsAWriteAwaitingApproval(t *testing.T) {
+	f := scopeServer(t)
+	if status, body := send(t, f, flowToken, "POST", "/v1/sessions/default/messages/msg_d1/blocks",
+		toolUse("toolu_d1", "write_to_file", map[string]any{"path": "a.txt", "content": "new\n"})); status != http.StatusAccepted {
+		t.Fatalf("block: %d %s", status, body)
+	}
+	waitAwaiting(t, f, flowToken, "toolu_d1")
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "DELETE", f.url+"/v1/sessions/default/messages/msg_d1", nil)
+	req.Header.Set("Authorization", "Bearer "+flowToken)
+	resp, err := f.ts.Client().Do(req)
+	if err != nil {
+		t.Fatalf("discard did not answer while the write awaits approval: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("discard: %d", resp.StatusCode)
+	}
+	if got := readFile(t, f, "a.txt"); got != "old\n" {
+		t.Errorf("a.txt = %q after the discard, want it unchanged", got)
+	}
+}
