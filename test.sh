@@ -138,6 +138,19 @@ if [ "$(cat "$cline_dir/.installed" 2>/dev/null)" != "${cline_pkgs[*]}" ]; then
 fi
 export TOOLGATE_CLINE_DIR="$cline_dir"
 
+# Postman's own OpenAPI converter and its collection runner: the contract
+# is converted as Postman imports it and run with newman against a live
+# server (cmd/toolgate TestPostmanCollectionRuns, TOOLGATE_POSTMAN_DIR),
+# in a scratch directory, installed when missing.
+pm_dir="${TOOLGATE_POSTMAN_DIR:-${TMPDIR:-/tmp}/toolgate-postman}"
+pm_pkgs=(openapi-to-postmanv2@6.3.3 newman@6.2.2)
+mkdir -p "$pm_dir"
+if [ "$(cat "$pm_dir/.installed" 2>/dev/null)" != "${pm_pkgs[*]}" ]; then
+  (cd "$pm_dir" && npm install --no-audit --no-fund --silent --no-save "${pm_pkgs[@]}")
+  echo "${pm_pkgs[*]}" > "$pm_dir/.installed"
+fi
+export TOOLGATE_POSTMAN_DIR="$pm_dir"
+
 # The conformance harnesses append their headline figures here (a passing
 # test's log shows only with -v); they are printed after the run.
 figures="${TMPDIR:-/tmp}/toolgate-conformance-figures.txt"
