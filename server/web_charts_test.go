@@ -6,6 +6,8 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -46,22 +48,20 @@ func TestBrowserConsoleCharts(t *testing.T) {
 	point := func(chart, tool string) string { return `#` + chart + ` circle.point[data-tool="` + tool + `"]` }
 	waitInPage(t, ctx, "the latency points", exists(point("chart-latency", "read_file"))+" && "+exists(point("chart-latency", "list_files")))
 	waitInPage(t, ctx, "the error points", exists(point("chart-errors", "read_file"))+" && "+exists(point("chart-errors", "list_files")))
-	cy := func(sel string) float64 {
-		v, err := strconv.ParseFloat(evalAsync[string](t, ctx, `document.querySelector(`+strconv.Quote(sel)+`).getAttribute("cy")`), 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
+	// The plot's bottom is y = 150 (charts.js): zero errors sit on it. The
+	// calls may fall into two minutes, so each tool may have two points.
+	ys := func(tool string) []float64 {
+		return evalAsync[[]float64](t, ctx, `[...document.querySelectorAll(`+strconv.Quote(point("chart-errors", tool))+`)].map(c => Number(c.getAttribute("cy")))`)
 	}
-	// The plot's bottom is y = 150 (charts.js): zero errors sit on it.
-	if got := cy(point("chart-errors", "list_files")); got != 150 {
-		t.Errorf("list_files' error point at y = %v, want 150 (no errors)", got)
+	if got := ys("list_files"); len(got) == 0 || slices.ContainsFunc(got, func(y float64) bool { return y != 150 }) {
+		t.Errorf("list_files' error points at y = %v, want all at 150 (no errors)", got)
 	}
-	if got := cy(point("chart-errors", "read_file")); got >= 150 {
-		t.Errorf("read_file's error point at y = %v, want above the zero line", got)
+	if got := ys("read_file"); !slices.ContainsFunc(got, func(y float64) bool { return y < 150 }) {
+		t.Errorf("read_file's error points at y = %v, want one above the zero line", got)
 	}
-	if got := evalAsync[string](t, ctx, `document.querySelector(`+strconv.Quote(point("chart-errors", "read_file")+" title")+`).textContent`); !bytes.Contains([]byte(got), []byte("1 of 2 not succeeded")) {
-		t.Errorf("read_file's error tip = %q, want 1 of 2", got)
+	tips := evalAsync[string](t, ctx, `[...document.querySelectorAll(`+strconv.Quote(point("chart-errors", "read_file")+" title")+`)].map(e => e.textContent).join("|")`)
+	if !regexp.MustCompile(`1 of [12] not succeeded`).MatchString(tips) {
+		t.Errorf("read_file's error tips = %q, want its failed call counted", tips)
 	}
 	if got := evalAsync[string](t, ctx, `[...document.querySelectorAll("#chart-legend li")].map(li => li.textContent).join(",")`); got != "list_files,read_file" {
 		t.Errorf("legend = %q", got)
