@@ -1,0 +1,266 @@
+// Client: every toolgate route a client program needs, by what it does.
+// Routes about one session take the session (a Session, or its id) first;
+// Session (session.ts) binds them to one session.
+
+import { sessionEvents, type EventsOptions } from './events.js';
+import { Transport, type ClientOptions, type RequestOptions } from './http.js';
+import { inbox, subscribe, toDecision, type ApprovalRequest, type Decision, type HandlerOptions, type Pending, type QuestionRequest, type Subscription } from './inbox.js';
+import { runStreamed } from './stream_message.js';
+import { Session } from './session.js';
+import type {
+  AnthropicMessageLike,
+  AnyMessageResponse,
+  AnthropicTool,
+  AssistantMessageLike,
+  CallRecord,
+  CallState,
+  ChatCompletionLike,
+  ChatMessageLike,
+  ChatToolMessage,
+  Dialect,
+  Event,
+  Job,
+  OpenAIChatTool,
+  OpenAIResponsesTool,
+  ResponseLike,
+  ResponsesItemLike,
+  ResponsesOutputItem,
+  SessionInfo,
+  SessionRequest,
+  SSETicket,
+  ToolInfo,
+  ToolList,
+  ToolResult,
+  ToolResultMessage,
+  ToolUse,
+} from './types.js';
+
+/** A session, or its id. */
+export type SessionRef = string | { readonly id: string };
+
+/** Which tool pool GET /v1/tools lists, and in which format. */
+export interface ToolsOptions extends RequestOptions {
+  /** The dialect's pool (cline when neither dialect nor session is given). */
+  dialect?: Dialect;
+  /** The session's pool: its dialect, mode and rules. */
+  session?: SessionRef;
+  /** Strict-mode definitions for the OpenAI formats. */
+  strict?: boolean;
+}
+
+/** Options of runMessage and postMessage. */
+export interface RunOptions extends RequestOptions {
+  /** Receives the message's events as they happen (output chunks, approvals); Anthropic-shaped messages only. */
+  onEvent?: (ev: Event) => void;
+}
+
+/** What a handler of onApproval returns: a decision, or nothing when it called approve() or reject() itself. */
+export type ApprovalHandler = (req: ApprovalRequest) => Decision | void | Promise<Decision | void>;
+/** What a handler of onQuestion returns: the answer's text, or nothing when it called answer() or accept() itself. */
+export type QuestionHandler = (req: QuestionRequest) => string | void | Promise<string | void>;
+
+function sid(s: SessionRef): string {
+  return encodeURIComponent(typeof s === 'string' ? s : s.id);
+}
+
+function idOf(s: SessionRef): string {
+  return typeof s === 'string' ? s : s.id;
+}
+
+/** Client talks to one toolgate server with one token. */
+export class Client {
+  /** The HTTP layer, for routes this class does not wrap. */
+  readonly transport: Transport;
+  /** Sessions: create, get, update, end. */
+  readonly sessions: Sessions;
+
+  constructor(opts: ClientOptions = {}) {
+    this.transport = new Transport(opts);
+    this.sessions = new Sessions(this);
+  }
+
+  /** session binds an existing session's id to a Session without a request. */
+  session(id: string): Session {
+    return new Session(this, id);
+  }
+
+  /** health reports toolgate's liveness and sandbox (GET /healthz, no token needed). */
+  health(opts: RequestOptions = {}): Promise<{ status: 'ok'; sandbox: Record<string, unknown> }> {
+    return this.transport.request('GET', '/healthz', opts);
+  }
+
+  /**
+   * tools lists a tool pool ready for a model SDK's `tools` parameter:
+   * format anthropic for the Messages API, openai for Chat Completions,
+   * openai-responses for the Responses API; toolgate's own shape without
+   * a format.
+   */
+  tools(opts: ToolsOptions & { format: 'anthropic' }): Promise<AnthropicTool[]>;
+  tools(opts: ToolsOptions & { format: 'openai' }): Promise<OpenAIChatTool[]>;
+  tools(opts: ToolsOptions & { format: 'openai-responses' }): Promise<OpenAIResponsesTool[]>;
+  tools(opts?: ToolsOptions & { format?: undefined }): Promise<ToolInfo[]>;
+  async tools(opts: ToolsOptions & { format?: string } = {}): Promise<unknown[]> {
+    return (await this.listTools(opts)).tools;
+  }
+
+  /** listTools is tools with the whole answer: the tools left out of a strict list, client-side tools, agent file errors. */
+  listTools(opts: ToolsOptions & { format?: string } = {}): Promise<ToolList> {
+    const { dialect, session, strict, format, signal } = opts;
+    return this.transport.request('GET', '/v1/tools', {
+      query: { dialect, format, strict, session: session === undefined ? undefined : idOf(session) },
+      signal,
+    });
+  }
+
+  /**
+   * runMessage runs every tool call of an assistant message in the session
+   * and returns what the model's SDK takes next: for an Anthropic Message
+   * the user message of tool_result blocks; for a Chat Completions message
+   * (or the whole ChatCompletion) the role "tool" messages; for Responses
+   * API output items (or the whole Response) the items answering its calls.
+   */
+  runMessage<M extends ChatMessageLike | ChatCompletionLike>(session: SessionRef, msg: M, opts?: RunOptions): Promise<ChatToolMessage[]>;
+  runMessage<M extends ResponseLike | ReadonlyArray<ResponsesItemLike>>(session: SessionRef, msg: M, opts?: RunOptions): Promise<ResponsesOutputItem[]>;
+  runMessage<M extends AnthropicMessageLike>(session: SessionRef, msg: M, opts?: RunOptions): Promise<ToolResultMessage>;
+  async runMessage(session: SessionRef, msg: AssistantMessageLike, opts: RunOptions = {}): Promise<unknown> {
+    const res = await this.postMessage(session, msg, opts);
+    if ('message' in res) return res.message;
+    if ('messages' in res) return res.messages;
+    return res.output;
+  }
+
+  /** postMessage is runMessage with toolgate's whole answer: the message id and each call's record. */
+  postMessage(session: SessionRef, msg: AssistantMessageLike, opts: RunOptions = {}): Promise<AnyMessageResponse> {
+    const path = `/v1/sessions/${sid(session)}/messages`;
+    if (opts.onEvent !== undefined) return runStreamed(this.transport, path, msg, opts.onEvent, opts.signal);
+    return this.transport.request('POST', path, { body: msg, signal: opts.signal });
+  }
+
+  /** toolUse runs one tool_use block in the "default" session. */
+  toolUse(block: ToolUse, opts: RequestOptions = {}): Promise<{ result: ToolResult; call: CallRecord }> {
+    return this.transport.request('POST', '/v1/tool_use', { body: block, signal: opts.signal });
+  }
+
+  /**
+   * events yields every event of the session, each once and in order,
+   * across dropped connections: it reconnects with Last-Event-ID and
+   * skips what it already yielded. It ends when the session ends or
+   * opts.signal aborts, or with `break`.
+   */
+  events(session: SessionRef, opts: EventsOptions = {}): AsyncGenerator<Event, void, undefined> {
+    return sessionEvents(this.transport, idOf(session), opts);
+  }
+
+  /** inbox yields each call of the session that waits for a decision or an answer, once. */
+  inbox(session: SessionRef, opts: EventsOptions = {}): AsyncGenerator<Pending, void, undefined> {
+    return inbox(this.host(session), opts);
+  }
+
+  /** onApproval calls handler for each call that waits for approval and sends its decision. */
+  onApproval(session: SessionRef, handler: ApprovalHandler, opts: HandlerOptions = {}): Subscription {
+    return subscribe(
+      this.host(session),
+      'approval',
+      async (req) => {
+        const d = await handler(req);
+        if (d !== undefined) await this.decide(session, req.toolUseId, d);
+      },
+      opts,
+    );
+  }
+
+  /** onQuestion calls handler for each interactive call (ask_followup_question, ...) and sends its answer. */
+  onQuestion(session: SessionRef, handler: QuestionHandler, opts: HandlerOptions = {}): Subscription {
+    return subscribe(
+      this.host(session),
+      'question',
+      async (req) => {
+        const text = await handler(req);
+        if (text !== undefined) await this.answer(session, req.toolUseId, text);
+      },
+      opts,
+    );
+  }
+
+  /** decide approves or rejects a call awaiting approval; ConflictError when it waits no more. */
+  decide(session: SessionRef, toolUseId: string, decision: Decision, opts: RequestOptions = {}): Promise<{ tool_use_id: string; decision: string; remembered_rules?: string[] }> {
+    return this.transport.request('POST', `/v1/sessions/${sid(session)}/calls/${encodeURIComponent(toolUseId)}/decision`, {
+      body: toDecision(decision),
+      signal: opts.signal,
+    });
+  }
+
+  /** answer answers an interactive call with text, or {accept: true} for an acceptable one; ConflictError when it waits no more. */
+  answer(session: SessionRef, toolUseId: string, answer: string | { accept: true }, opts: RequestOptions = {}): Promise<{ tool_use_id: string }> {
+    return this.transport.request('POST', `/v1/sessions/${sid(session)}/calls/${encodeURIComponent(toolUseId)}/answer`, {
+      body: typeof answer === 'string' ? { text: answer } : answer,
+      signal: opts.signal,
+    });
+  }
+
+  /** cancel stops one queued or running call; it ends with status cancelled. ConflictError when it is not running. */
+  async cancel(session: SessionRef, toolUseId: string, opts: RequestOptions = {}): Promise<void> {
+    await this.transport.request('POST', `/v1/sessions/${sid(session)}/calls/${encodeURIComponent(toolUseId)}/cancel`, opts);
+  }
+
+  /** interrupt cancels the session's calls (writes in progress finish); every call still gets its tool_result. */
+  interrupt(session: SessionRef, opts: RequestOptions = {}): Promise<{ cancelled: number; finishing: number }> {
+    return this.transport.request('POST', `/v1/sessions/${sid(session)}/interrupt`, opts);
+  }
+
+  /** calls lists the session's call records, optionally in one state. */
+  async calls(session: SessionRef, state?: CallState, opts: RequestOptions = {}): Promise<CallRecord[]> {
+    const res = await this.transport.request<{ calls: CallRecord[] }>('GET', `/v1/sessions/${sid(session)}/calls`, { query: { state }, signal: opts.signal });
+    return res.calls;
+  }
+
+  /** call reads one call, with its result once it finished. */
+  call(session: SessionRef, toolUseId: string, opts: RequestOptions = {}): Promise<{ call: CallRecord; result?: ToolResult }> {
+    return this.transport.request('GET', `/v1/sessions/${sid(session)}/calls/${encodeURIComponent(toolUseId)}`, opts);
+  }
+
+  /** jobs lists the session's background jobs. */
+  async jobs(session: SessionRef, opts: RequestOptions = {}): Promise<Job[]> {
+    return (await this.transport.request<{ jobs: Job[] }>('GET', `/v1/sessions/${sid(session)}/jobs`, opts)).jobs;
+  }
+
+  /** ticket mints a short-lived ticket that opens the session's event stream without the token (EventSource). */
+  ticket(session: SessionRef, opts: RequestOptions = {}): Promise<SSETicket> {
+    return this.transport.request('POST', '/v1/sse-tickets', { body: { session: idOf(session) }, signal: opts.signal });
+  }
+
+  private host(session: SessionRef) {
+    return {
+      events: (o: EventsOptions) => this.events(session, o),
+      callRecord: async (id: string) => (await this.call(session, id)).call,
+      decide: (id: string, d: Decision) => this.decide(session, id, d),
+      answer: (id: string, a: string | { accept: true }) => this.answer(session, id, a),
+    };
+  }
+}
+
+/** Sessions creates and manages sessions. */
+export class Sessions {
+  constructor(private readonly client: Client) {}
+
+  /** create starts a session with a dialect, a mode and permission rules (all optional). */
+  async create(req: SessionRequest = {}, opts: RequestOptions = {}): Promise<Session> {
+    const info = await this.client.transport.request<SessionInfo>('POST', '/v1/sessions', { body: req, signal: opts.signal });
+    return new Session(this.client, info.id, info);
+  }
+
+  /** get reads a session as it is now. */
+  get(session: SessionRef, opts: RequestOptions = {}): Promise<SessionInfo> {
+    return this.client.transport.request('GET', `/v1/sessions/${sid(session)}`, opts);
+  }
+
+  /** update changes a session's mode or rules (the admin scope); rules may narrow the server's policy, never widen it. */
+  update(session: SessionRef, req: SessionRequest, opts: RequestOptions = {}): Promise<SessionInfo> {
+    return this.client.transport.request('PATCH', `/v1/sessions/${sid(session)}`, { body: req, signal: opts.signal });
+  }
+
+  /** end ends a session: its calls are cancelled and its event streams close. */
+  async end(session: SessionRef, opts: RequestOptions = {}): Promise<void> {
+    await this.client.transport.request('DELETE', `/v1/sessions/${sid(session)}`, opts);
+  }
+}
