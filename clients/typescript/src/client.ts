@@ -130,7 +130,7 @@ export class Client {
   }
 
   /** postMessage is runMessage with toolgate's whole answer: the message id and each call's record. */
-  postMessage(session: SessionRef, msg: AssistantMessageLike, opts: RunOptions = {}): Promise<AnyMessageResponse> {
+  postMessage<M extends AssistantMessageLike>(session: SessionRef, msg: M, opts: RunOptions = {}): Promise<AnyMessageResponse> {
     const path = `/v1/sessions/${sid(session)}/messages`;
     if (opts.onEvent !== undefined) return runStreamed(this.transport, path, msg, opts.onEvent, opts.signal);
     return this.transport.request('POST', path, { body: msg, signal: opts.signal });

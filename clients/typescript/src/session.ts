@@ -56,7 +56,7 @@ export class Session {
   }
 
   /** postMessage is runMessage with toolgate's whole answer (message id, call records). */
-  postMessage(msg: AssistantMessageLike, opts?: RunOptions): Promise<AnyMessageResponse> {
+  postMessage<M extends AssistantMessageLike>(msg: M, opts?: RunOptions): Promise<AnyMessageResponse> {
     return this.client.postMessage(this.id, msg, opts);
   }
 
