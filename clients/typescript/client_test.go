@@ -126,6 +126,7 @@ func copyPackage(src, dst string) error {
 
 // server is a toolgate serving a workspace holding a.txt, behind a proxy.
 type server struct {
+	ws      string
 	tg      *conformance.Toolgate
 	proxy   *cutProxy
 	token   string
@@ -147,7 +148,7 @@ func startServer(t *testing.T, config any) *server {
 		t.Fatal(err)
 	}
 	p := startProxy(t, u.Host)
-	return &server{tg: tg, proxy: p, token: token, control: controlServer(t, p)}
+	return &server{ws: ws, tg: tg, proxy: p, token: token, control: controlServer(t, p)}
 }
 
 // runNode runs node with args in dir against srv, failing the test with
@@ -163,6 +164,7 @@ func runNode(t *testing.T, dir string, srv *server, timeout time.Duration, args 
 		"TOOLGATE_DIRECT_URL="+srv.tg.URL,
 		"TOOLGATE_TOKEN="+srv.token,
 		"TOOLGATE_PROXY_CONTROL="+srv.control,
+		"TOOLGATE_WORKSPACE="+srv.ws,
 	)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

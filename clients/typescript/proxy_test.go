@@ -126,4 +126,3 @@ func controlServer(t *testing.T, p *cutProxy) string {
 	t.Cleanup(hs.Close)
 	return hs.URL
 }
-

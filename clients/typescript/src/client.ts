@@ -8,6 +8,8 @@ import { inbox, subscribe, toDecision, type ApprovalRequest, type Decision, type
 import { runStreamed } from './stream_message.js';
 import { Session } from './session.js';
 import type {
+  AgentsItemLike,
+  AgentsOutputItem,
   AnthropicMessageLike,
   AnyMessageResponse,
   AnthropicTool,
@@ -61,6 +63,16 @@ export type QuestionHandler = (req: QuestionRequest) => string | void | Promise<
 
 function sid(s: SessionRef): string {
   return encodeURIComponent(typeof s === 'string' ? s : s.id);
+}
+
+// withImageDetail gives each input_image part of a function call's output
+// the detail "auto". The Responses API reads a missing detail as auto, but
+// the openai SDK's type requires the field, and runMessage's answer goes
+// back into the SDK as it is.
+function withImageDetail<T>(item: T): T {
+  const out = (item as { output?: unknown }).output;
+  if (!Array.isArray(out)) return item;
+  return { ...item, output: out.map((p: { type?: string; detail?: string }) => (p.type === 'input_image' && p.detail === undefined ? { ...p, detail: 'auto' } : p)) };
 }
 
 function idOf(s: SessionRef): string {
@@ -120,13 +132,14 @@ export class Client {
    * API output items (or the whole Response) the items answering its calls.
    */
   runMessage<M extends ChatMessageLike | ChatCompletionLike>(session: SessionRef, msg: M, opts?: RunOptions): Promise<ChatToolMessage[]>;
+  runMessage<M extends ReadonlyArray<AgentsItemLike>>(session: SessionRef, msg: M, opts?: RunOptions): Promise<AgentsOutputItem[]>;
   runMessage<M extends ResponseLike | ReadonlyArray<ResponsesItemLike>>(session: SessionRef, msg: M, opts?: RunOptions): Promise<ResponsesOutputItem[]>;
   runMessage<M extends AnthropicMessageLike>(session: SessionRef, msg: M, opts?: RunOptions): Promise<ToolResultMessage>;
   async runMessage(session: SessionRef, msg: AssistantMessageLike, opts: RunOptions = {}): Promise<unknown> {
     const res = await this.postMessage(session, msg, opts);
     if ('message' in res) return res.message;
     if ('messages' in res) return res.messages;
-    return res.output;
+    return res.output.map(withImageDetail);
   }
 
   /** postMessage is runMessage with toolgate's whole answer: the message id and each call's record. */

@@ -7,6 +7,8 @@ import type { EventsOptions } from './events.js';
 import type { RequestOptions } from './http.js';
 import type { Decision, HandlerOptions, Pending, Subscription } from './inbox.js';
 import type {
+  AgentsItemLike,
+  AgentsOutputItem,
   AnthropicMessageLike,
   AnthropicTool,
   AssistantMessageLike,
@@ -49,6 +51,7 @@ export class Session {
 
   /** runMessage runs the message's tool calls and returns what the model's SDK takes next (see Client.runMessage). */
   runMessage<M extends ChatMessageLike | ChatCompletionLike>(msg: M, opts?: RunOptions): Promise<ChatToolMessage[]>;
+  runMessage<M extends ReadonlyArray<AgentsItemLike>>(msg: M, opts?: RunOptions): Promise<AgentsOutputItem[]>;
   runMessage<M extends ResponseLike | ReadonlyArray<ResponsesItemLike>>(msg: M, opts?: RunOptions): Promise<ResponsesOutputItem[]>;
   runMessage<M extends AnthropicMessageLike>(msg: M, opts?: RunOptions): Promise<ToolResultMessage>;
   runMessage(msg: AssistantMessageLike, opts?: RunOptions): Promise<unknown> {

@@ -46,8 +46,25 @@ export type SSETicket = Schemas['SSETicket'];
 
 /** toolgate's own tool description. */
 export type ToolInfo = Schemas['ToolInfo'];
-/** An entry of the Anthropic Messages API's `tools` parameter. */
-export type AnthropicTool = Schemas['AnthropicTool'];
+/** An entry of the Anthropic Messages API's `tools` parameter: a client tool with its schema, or a built-in client tool by type and name. */
+export type AnthropicTool = AnthropicCustomTool | AnthropicTextEditorTool | AnthropicBashTool;
+/** A client tool: name, description and the JSON Schema of its input. */
+export interface AnthropicCustomTool {
+  type?: 'custom';
+  name: string;
+  description?: string;
+  input_schema: { type: 'object'; properties?: unknown; required?: string[] | null; [key: string]: unknown };
+}
+/** The built-in text editor tool (the anthropic dialect's file tools). */
+export interface AnthropicTextEditorTool {
+  type: 'text_editor_20250728';
+  name: 'str_replace_based_edit_tool';
+}
+/** The built-in bash tool (the anthropic dialect's commands). */
+export interface AnthropicBashTool {
+  type: 'bash_20250124';
+  name: 'bash';
+}
 /** An entry of OpenAI Chat Completions' `tools` parameter. */
 export type OpenAIChatTool = Schemas['OpenAIFunction'];
 /** An entry of the OpenAI Responses API's `tools` parameter. */
@@ -67,8 +84,26 @@ export type ResponsesResponse = Schemas['OpenAIResponsesResponse'];
 export type ToolResultMessage = MessageResponse['message'];
 /** A role "tool" message, as Chat Completions takes it. */
 export type ChatToolMessage = ChatResponse['messages'][number];
-/** An item answering a Responses API call (function_call_output, ...). */
-export type ResponsesOutputItem = ResponsesResponse['output'][number];
+/** An item answering a Responses API call (function_call_output, custom_tool_call_output, apply_patch_call_output, shell_call_output, local_shell_call_output). */
+export type ResponsesOutputItem =
+  | FunctionCallOutputItem
+  | Schemas['OpenAIApplyPatchCallOutput']
+  | ShellCallOutputItem
+  | Schemas['OpenAILocalShellCallOutput'];
+/** The answer to a shell_call: one entry per command; an exit outcome always carries its code. */
+export type ShellCallOutputItem = Omit<Schemas['OpenAIShellCallOutput'], 'output'> & {
+  output: Array<{ stdout: string; stderr: string; outcome: { type: 'exit'; exit_code: number } | { type: 'timeout' } }>;
+};
+/** The answer to a function_call or custom_tool_call item: the result's text, or its parts when it holds an image. */
+export interface FunctionCallOutputItem {
+  type: 'function_call_output' | 'custom_tool_call_output';
+  call_id: string;
+  output: string | ResponsesOutputPart[];
+}
+/** A part of a function call's output. */
+export type ResponsesOutputPart = { type: 'input_text'; text: string } | { type: 'input_image'; image_url: string; detail: 'auto' | 'low' | 'high' };
+/** An item answering an OpenAI Agents SDK function call item (callId): its function_call_result. */
+export type AgentsOutputItem = Schemas['AgentsFunctionCallResult'];
 
 /** An Anthropic Messages API assistant message (the SDK's Message, or its role and content). */
 export interface AnthropicMessageLike {
@@ -93,6 +128,14 @@ export interface ChatCompletionLike {
 /** A Responses API output item (function_call, custom_tool_call, reasoning, message, ...). */
 export interface ResponsesItemLike {
   type?: string;
+}
+
+/** An OpenAI Agents SDK function call item (its callId in camel case). */
+export interface AgentsItemLike {
+  type: 'function_call';
+  callId: string;
+  name: string;
+  arguments: string;
 }
 
 /** A whole Responses API response (the SDK's Response); its output items are run. */

@@ -32,8 +32,8 @@ describe('tools', () => {
   test('anthropic format: Messages API tools entries', async () => {
     const tools = await client().tools({ dialect: 'cline', format: 'anthropic', signal: deadline() });
     const read = tools.find((t) => t.name === 'read_file');
-    assert.ok(read, 'read_file is listed');
-    assert.equal((read.input_schema as { type?: string }).type, 'object');
+    assert.ok(read !== undefined && 'input_schema' in read, 'read_file is listed with its schema');
+    assert.equal(read.input_schema.type, 'object');
   });
   test('openai format: Chat Completions function tools', async () => {
     const tools = await client().tools({ dialect: 'cline', format: 'openai', signal: deadline() });
