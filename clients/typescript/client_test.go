@@ -11,7 +11,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"io/fs"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -149,6 +152,36 @@ func startServer(t *testing.T, config any) *server {
 	}
 	p := startProxy(t, u.Host)
 	return &server{ws: ws, tg: tg, proxy: p, token: token, control: controlServer(t, p)}
+}
+
+// post sends body as JSON straight to toolgate (not through the proxy)
+// and decodes its 200 answer into out.
+func (srv *server) post(path string, body, out any) error {
+	js, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.tg.URL+path, bytes.NewReader(js))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+srv.token)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	data, err := io.ReadAll(res.Body)
+	if err != nil {
+		return err
+	}
+	if res.StatusCode != http.StatusOK {
+		return fmt.Errorf("POST %s: status %d: %s", path, res.StatusCode, data)
+	}
+	return json.Unmarshal(data, out)
 }
 
 // runNode runs node with args in dir against srv, failing the test with
