@@ -12,6 +12,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image"
+	pngenc "image/png"
 	"io"
 	"io/fs"
 	"net/http"
@@ -141,6 +143,13 @@ func startServer(t *testing.T, config any) *server {
 	t.Helper()
 	ws := t.TempDir()
 	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte(workspaceFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var png bytes.Buffer // pixel.png, which read_file answers as an image
+	if err := pngenc.Encode(&png, image.NewGray(image.Rect(0, 0, 1, 1))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "pixel.png"), png.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	token := randid.Hex(16)

@@ -97,6 +97,16 @@ describe('runMessage', () => {
     assert.match(item.output, new RegExp(fileText));
     await s.end();
   });
+  test("an image result's input_image parts carry the detail the openai SDK's type requires", async () => {
+    const s = await client().sessions.create({ dialect: 'cline' });
+    const out = await s.runMessage([{ type: 'function_call', call_id: 'call_img', name: 'read_file', arguments: '{"path":"pixel.png"}' }]);
+    const item = out[0] as { output: string | Array<{ type: string; image_url?: string; detail?: string }> };
+    assert.ok(Array.isArray(item.output), `an image comes as parts: ${JSON.stringify(item.output)}`);
+    const image = item.output.find((p) => p.type === 'input_image');
+    assert.match(image?.image_url ?? '', /^data:image\/png;base64,/);
+    assert.equal(image?.detail, 'auto');
+    await s.end();
+  });
   test('onEvent sees the message run, then the same answer', async () => {
     const s = await client().sessions.create({ dialect: 'cline' });
     const seen: string[] = [];
@@ -134,7 +144,9 @@ describe('errors', () => {
       .catch((e: unknown) => e);
     assert.ok(err instanceof BadRequestError, String(err));
     assert.ok(err instanceof ToolgateError);
-    assert.match(err.code, /validation_failed|bad_request|invalid_json/);
+    assert.equal(err.code, 'validation_failed');
+    assert.equal(err.status, 400);
+    assert.match(err.fields.mode ?? '', /must be one of/);
   });
   test('deciding a call that waits for nothing is a ConflictError', async () => {
     const s = await client().sessions.create({ dialect: 'cline' });
