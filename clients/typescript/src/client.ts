@@ -5,7 +5,7 @@
 import { sessionEvents, type EventsOptions } from './events.js';
 import { Transport, type ClientOptions, type RequestOptions } from './http.js';
 import { inbox, subscribe, toDecision, type ApprovalRequest, type Decision, type HandlerOptions, type Pending, type QuestionRequest, type Subscription } from './inbox.js';
-import { runStreamed } from './stream_message.js';
+import { postMessage, runStreamed } from './messages.js';
 import { Session } from './session.js';
 import type {
   AgentsItemLike,
@@ -75,6 +75,10 @@ function withImageDetail<T>(item: T): T {
   return { ...item, output: out.map((p: { type?: string; detail?: string }) => (p.type === 'input_image' && p.detail === undefined ? { ...p, detail: 'auto' } : p)) };
 }
 
+function isNode(): boolean {
+  return typeof (globalThis as { process?: { versions?: { node?: unknown } } }).process?.versions?.node === 'string';
+}
+
 function idOf(s: SessionRef): string {
   return typeof s === 'string' ? s : s.id;
 }
@@ -86,9 +90,12 @@ export class Client {
   /** Sessions: create, get, update, end. */
   readonly sessions: Sessions;
 
+  private readonly respondAsync: boolean;
+
   constructor(opts: ClientOptions = {}) {
     this.transport = new Transport(opts);
     this.sessions = new Sessions(this);
+    this.respondAsync = opts.respondAsync ?? isNode();
   }
 
   /** session binds an existing session's id to a Session without a request. */
@@ -146,7 +153,8 @@ export class Client {
   postMessage<M extends AssistantMessageLike>(session: SessionRef, msg: M, opts: RunOptions = {}): Promise<AnyMessageResponse> {
     const path = `/v1/sessions/${sid(session)}/messages`;
     if (opts.onEvent !== undefined) return runStreamed(this.transport, path, msg, opts.onEvent, opts.signal);
-    return this.transport.request('POST', path, { body: msg, signal: opts.signal });
+    const host = { transport: this.transport, respondAsync: this.respondAsync, events: (o: EventsOptions) => this.events(session, o) };
+    return postMessage(host, path, msg, opts.signal);
   }
 
   /** toolUse runs one tool_use block in the "default" session. */

@@ -16,6 +16,13 @@ export interface ClientOptions {
   fetch?: typeof fetch;
   /** Headers sent with every request. */
   headers?: Record<string, string>;
+  /**
+   * Whether runMessage asks toolgate for an early 202 while a call waits for
+   * a person, and follows the session's events to the end (messages.ts
+   * says why). Default: true in Node, false elsewhere (toolgate's CORS does
+   * not admit the Prefer header).
+   */
+  respondAsync?: boolean;
 }
 
 /** Options every call takes. */

@@ -213,6 +213,32 @@ describe('approvals and questions', () => {
     assert.equal((await pending).content[0].is_error, false);
     await s.end();
   });
+  test('a call waiting for a person holds no request open (Node fetch gives up after 5 minutes without headers)', async () => {
+    let open = 0;
+    let idle: (() => void) | undefined;
+    const counting: typeof fetch = async (input, init) => {
+      if (init?.method !== 'POST' || !String(input).endsWith('/messages')) return fetch(input, init);
+      open++;
+      try {
+        return await fetch(input, init); // resolves once the answer's headers came
+      } finally {
+        open--;
+        if (open === 0) idle?.();
+      }
+    };
+    const noneOpen = () => new Promise<void>((resolve) => (open === 0 ? resolve() : (idle = resolve)));
+    const c = new Client({ baseUrl: url, token, fetch: counting });
+    const s = await c.sessions.create({ dialect: 'cline', permissions: { ask: ['read_file'] } });
+    // The person decides only once no request waits for an answer.
+    const sub = s.onApproval(async () => (await noneOpen(), 'approve' as const), { signal: deadline(), transport: 'fetch' });
+    const next = await s.runMessage({ role: 'assistant', content: [readA('toolu_wait')] }, { signal: deadline() });
+    sub.stop();
+    await sub.closed;
+    assert.equal(next.content[0].tool_use_id, 'toolu_wait');
+    assert.equal(next.content[0].is_error, false);
+    assert.match(text(next.content[0].content), new RegExp(fileText));
+    await s.end();
+  });
   test('onQuestion answers ask_followup_question', async () => {
     const s = await client().sessions.create({ dialect: 'cline' });
     const sub = s.onQuestion((q) => (q.input.options?.includes('blue') ? 'blue' : 'none'), { signal: deadline(), transport: 'fetch' });
