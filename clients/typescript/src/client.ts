@@ -5,7 +5,7 @@
 import { sessionEvents, type EventsOptions } from './events.js';
 import { Transport, type ClientOptions, type RequestOptions } from './http.js';
 import { inbox, subscribe, toDecision, type ApprovalRequest, type Decision, type HandlerOptions, type Pending, type QuestionRequest, type Subscription } from './inbox.js';
-import { postMessage, runStreamed } from './messages.js';
+import { callIds, freshToolUseId, postMessage, runStreamed } from './messages.js';
 import { Session } from './session.js';
 import type {
   AgentsItemLike,
@@ -22,6 +22,7 @@ import type {
   Dialect,
   Event,
   Job,
+  MessageResponse,
   OpenAIChatTool,
   OpenAIResponsesTool,
   ResponseLike,
@@ -54,6 +55,10 @@ export interface ToolsOptions extends RequestOptions {
 export interface RunOptions extends RequestOptions {
   /** Receives the message's events as they happen (output chunks, approvals); Anthropic-shaped messages only. */
   onEvent?: (ev: Event) => void;
+  /** Decides this message's calls that wait for approval, while it runs. */
+  onApproval?: ApprovalHandler;
+  /** Answers this message's interactive calls, while it runs. */
+  onQuestion?: QuestionHandler;
 }
 
 /** What a handler of onApproval returns: a decision, or nothing when it called approve() or reject() itself. */
@@ -150,16 +155,42 @@ export class Client {
   }
 
   /** postMessage is runMessage with toolgate's whole answer: the message id and each call's record. */
-  postMessage<M extends AssistantMessageLike>(session: SessionRef, msg: M, opts: RunOptions = {}): Promise<AnyMessageResponse> {
+  async postMessage<M extends AssistantMessageLike>(session: SessionRef, msg: M, opts: RunOptions = {}): Promise<AnyMessageResponse> {
     const path = `/v1/sessions/${sid(session)}/messages`;
-    if (opts.onEvent !== undefined) return runStreamed(this.transport, path, msg, opts.onEvent, opts.signal);
-    const host = { transport: this.transport, respondAsync: this.respondAsync, events: (o: EventsOptions) => this.events(session, o) };
-    return postMessage(host, path, msg, opts.signal);
+    const subs = this.messageHandlers(session, msg, opts);
+    try {
+      if (opts.onEvent !== undefined) return await runStreamed(this.transport, path, msg, opts.onEvent, opts.signal);
+      const host = { transport: this.transport, respondAsync: this.respondAsync, events: (o: EventsOptions) => this.events(session, o) };
+      return await postMessage(host, path, msg, opts.signal);
+    } finally {
+      for (const sub of subs) sub.stop();
+      await Promise.all(subs.map((sub) => sub.closed));
+    }
+  }
+
+  // messageHandlers runs a message's own onApproval and onQuestion while
+  // it runs, for its calls only (a shell_call's commands are id#1, #2...).
+  private messageHandlers(session: SessionRef, msg: AssistantMessageLike, opts: RunOptions): Subscription[] {
+    const ids = callIds(msg);
+    const mine = (id: string) => ids.some((c) => id === c || id.startsWith(c + '#'));
+    const subs: Subscription[] = [];
+    const { onApproval, onQuestion, signal } = opts;
+    if (onApproval !== undefined) subs.push(this.onApproval(session, (req) => (mine(req.toolUseId) ? onApproval(req) : undefined), { signal }));
+    if (onQuestion !== undefined) subs.push(this.onQuestion(session, (req) => (mine(req.toolUseId) ? onQuestion(req) : undefined), { signal }));
+    return subs;
   }
 
   /** toolUse runs one tool_use block in the "default" session. */
   toolUse(block: ToolUse, opts: RequestOptions = {}): Promise<{ result: ToolResult; call: CallRecord }> {
     return this.transport.request('POST', '/v1/tool_use', { body: block, signal: opts.signal });
+  }
+
+  /** runTool runs one call by name: in opts.session, or in the "default" session; opts.id is its tool_use id (a fresh one when left out). */
+  async runTool(name: string, input: Record<string, unknown> = {}, opts: RunOptions & { session?: SessionRef; id?: string } = {}): Promise<{ result: ToolResult; call: CallRecord }> {
+    const block: ToolUse = { type: 'tool_use', id: opts.id ?? freshToolUseId(), name, input };
+    if (opts.session === undefined) return this.toolUse(block, opts);
+    const res = (await this.postMessage(opts.session, { role: 'assistant', content: [block] }, opts)) as MessageResponse;
+    return { result: res.message.content[0], call: res.calls[0] };
   }
 
   /**
@@ -177,26 +208,43 @@ export class Client {
     return inbox(this.host(session), opts);
   }
 
-  /** onApproval calls handler for each call that waits for approval and sends its decision. */
+  /**
+   * onApproval calls handler for each call that waits for approval and
+   * sends its decision. A handler that throws rejects the call (it must
+   * not wait for a decision that will not come); the error goes to
+   * opts.onError.
+   */
   onApproval(session: SessionRef, handler: ApprovalHandler, opts: HandlerOptions = {}): Subscription {
     return subscribe(
       this.host(session),
       'approval',
       async (req) => {
-        const d = await handler(req);
+        let d: Decision | void;
+        try {
+          d = await handler(req);
+        } catch (err) {
+          await req.reject(`the approval handler failed: ${err}`).catch(() => {});
+          throw err;
+        }
         if (d !== undefined) await this.decide(session, req.toolUseId, d);
       },
       opts,
     );
   }
 
-  /** onQuestion calls handler for each interactive call (ask_followup_question, ...) and sends its answer. */
+  /** onQuestion calls handler for each interactive call (ask_followup_question, ...) and sends its answer; a handler that throws cancels the call. */
   onQuestion(session: SessionRef, handler: QuestionHandler, opts: HandlerOptions = {}): Subscription {
     return subscribe(
       this.host(session),
       'question',
       async (req) => {
-        const text = await handler(req);
+        let text: string | void;
+        try {
+          text = await handler(req);
+        } catch (err) {
+          await this.cancel(session, req.toolUseId).catch(() => {});
+          throw err;
+        }
         if (text !== undefined) await this.answer(session, req.toolUseId, text);
       },
       opts,
@@ -209,6 +257,16 @@ export class Client {
       body: toDecision(decision),
       signal: opts.signal,
     });
+  }
+
+  /** approve lets a call awaiting approval run; remember adds an allow rule for its exact shape. */
+  approve(session: SessionRef, toolUseId: string, opts: RequestOptions & { remember?: boolean } = {}) {
+    return this.decide(session, toolUseId, { decision: 'approve', remember: opts.remember }, opts);
+  }
+
+  /** reject ends a call awaiting approval denied, with feedback in its tool_result. */
+  reject(session: SessionRef, toolUseId: string, feedback?: string, opts: RequestOptions = {}) {
+    return this.decide(session, toolUseId, { decision: 'reject', feedback }, opts);
   }
 
   /** answer answers an interactive call with text, or {accept: true} for an acceptable one; ConflictError when it waits no more. */

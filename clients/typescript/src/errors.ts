@@ -37,13 +37,17 @@ export class ToolgateError extends Error {
   }
 }
 
-/** The request was malformed: bad_request, invalid_json, validation_failed, unsupported_media_type, body_too_large, not_acceptable, method_not_allowed, request_timeout. */
+/** The request was malformed: bad_request, invalid_json, unsupported_media_type, body_too_large, not_acceptable. */
 export class BadRequestError extends ToolgateError {}
+/** A field of the request was wrong (validation_failed); `fields` names each with the reason. */
+export class ValidationError extends BadRequestError {}
+/** The request body did not reach toolgate in time (request_timeout). */
+export class RequestTimeoutError extends ToolgateError {}
 /** The token is missing, wrong, or the SSE ticket expired (unauthorized). */
 export class AuthenticationError extends ToolgateError {}
 /** The token lacks the route's scope, or the Host or Origin is not allowed (forbidden_scope, forbidden_host, forbidden_origin). */
 export class PermissionDeniedError extends ToolgateError {}
-/** No such session, call or job (not_found). */
+/** No such session, call, job or route (not_found, method_not_allowed). */
 export class NotFoundError extends ToolgateError {}
 /** The request does not fit the state it met: a call no longer awaiting a decision, a file changed since (conflict, file_changed). */
 export class ConflictError extends ToolgateError {}
@@ -51,8 +55,8 @@ export class ConflictError extends ToolgateError {}
 export class LimitError extends ToolgateError {}
 /** toolgate cannot serve the request now (unavailable, internal). */
 export class ServerError extends ToolgateError {}
-/** No answer came: the connection failed or was refused. */
-export class ConnectionError extends ToolgateError {}
+/** No answer came: the connection failed or was refused (code "connection"). */
+export class APIConnectionError extends ToolgateError {}
 
 type ErrorClass = new (code: ErrorCode, message: string, status: number, fields?: ErrorFields) => ToolgateError;
 
@@ -61,12 +65,12 @@ type ErrorClass = new (code: ErrorCode, message: string, status: number, fields?
 const classOf: Record<ErrorCode, ErrorClass> = {
   bad_request: BadRequestError,
   invalid_json: BadRequestError,
-  validation_failed: BadRequestError,
+  validation_failed: ValidationError,
   unsupported_media_type: BadRequestError,
   body_too_large: BadRequestError,
   not_acceptable: BadRequestError,
-  method_not_allowed: BadRequestError,
-  request_timeout: BadRequestError,
+  method_not_allowed: NotFoundError,
+  request_timeout: RequestTimeoutError,
   unauthorized: AuthenticationError,
   forbidden_host: PermissionDeniedError,
   forbidden_origin: PermissionDeniedError,
@@ -116,7 +120,7 @@ export function errorFromBody(status: number, text: string): ToolgateError {
 }
 
 /** connectionError wraps a failed fetch (refused, reset, DNS) so callers catch one family. */
-export function connectionError(cause: unknown): ConnectionError {
+export function connectionError(cause: unknown): APIConnectionError {
   const msg = cause instanceof Error ? cause.message : String(cause);
-  return new ConnectionError('connection', `toolgate did not answer: ${msg}`, 0, {}, { cause });
+  return new APIConnectionError('connection', `toolgate did not answer: ${msg}`, 0, {}, { cause });
 }

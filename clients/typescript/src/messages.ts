@@ -75,3 +75,27 @@ export async function runStreamed(t: Transport, path: string, msg: unknown, onEv
   }
   throw new ServerError('internal', 'the message stream ended before message.finished', res.status);
 }
+
+/** callIds lists the ids of a message's tool calls, in any of the shapes runMessage takes. */
+export function callIds(msg: unknown): string[] {
+  const ids: string[] = [];
+  const add = (v: unknown) => {
+    if (typeof v === 'string' && v !== '') ids.push(v);
+  };
+  const m = msg as { content?: unknown; tool_calls?: unknown; choices?: unknown; output?: unknown };
+  const items: unknown[] = Array.isArray(msg) ? msg : Array.isArray(m.output) ? m.output : [];
+  for (const it of items) {
+    const i = it as { call_id?: unknown; callId?: unknown };
+    add(i.call_id ?? i.callId);
+  }
+  if (Array.isArray(m.content)) for (const b of m.content as { type?: string; id?: unknown }[]) if (b.type === 'tool_use') add(b.id);
+  const chat = Array.isArray(m.choices) ? (m.choices[0] as { message?: { tool_calls?: unknown } })?.message?.tool_calls : m.tool_calls;
+  if (Array.isArray(chat)) for (const c of chat as { id?: unknown }[]) add(c.id);
+  return ids;
+}
+
+/** freshToolUseId makes a tool_use id no other call has (crypto.getRandomValues works outside secure contexts too). */
+export function freshToolUseId(): string {
+  const b = crypto.getRandomValues(new Uint8Array(12));
+  return 'toolu_' + Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+}

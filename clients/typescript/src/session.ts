@@ -88,6 +88,21 @@ export class Session {
     return this.client.decide(this.id, toolUseId, decision, opts);
   }
 
+  /** runTool runs one call by name in this session. */
+  runTool(name: string, input?: Record<string, unknown>, opts?: RunOptions & { id?: string }) {
+    return this.client.runTool(name, input, { ...opts, session: this.id });
+  }
+
+  /** approve lets one call awaiting approval run. */
+  approve(toolUseId: string, opts?: RequestOptions & { remember?: boolean }) {
+    return this.client.approve(this.id, toolUseId, opts);
+  }
+
+  /** reject ends one call awaiting approval denied, with feedback. */
+  reject(toolUseId: string, feedback?: string, opts?: RequestOptions) {
+    return this.client.reject(this.id, toolUseId, feedback, opts);
+  }
+
   /** answer answers one interactive call. */
   answer(toolUseId: string, answer: string | { accept: true }, opts?: RequestOptions) {
     return this.client.answer(this.id, toolUseId, answer, opts);

@@ -9,8 +9,9 @@ import {
   BadRequestError,
   Client,
   ConflictError,
-  ConnectionError,
+  APIConnectionError,
   NotFoundError,
+  ValidationError,
   ToolgateError,
   type ApprovalRequest,
   type Event,
@@ -107,6 +108,18 @@ describe('runMessage', () => {
     assert.equal(image?.detail, 'auto');
     await s.end();
   });
+  test('runTool runs one call by name, in the default session or in a session', async () => {
+    const c = client();
+    const inDefault = await c.runTool('read_file', { path: 'a.txt' }, { signal: deadline() });
+    assert.match(inDefault.call.tool_use_id, /^toolu_[0-9a-f]{24}$/);
+    assert.equal(inDefault.call.status, 'succeeded');
+    assert.match(text(inDefault.result.content), new RegExp(fileText));
+    const s = await c.sessions.create({ dialect: 'cline' });
+    const inSession = await s.runTool('read_file', { path: 'a.txt' }, { id: 'toolu_named', signal: deadline() });
+    assert.equal(inSession.call.tool_use_id, 'toolu_named');
+    assert.match(text(inSession.result.content), new RegExp(fileText));
+    await s.end();
+  });
   test('onEvent sees the message run, then the same answer', async () => {
     const s = await client().sessions.create({ dialect: 'cline' });
     const seen: string[] = [];
@@ -138,15 +151,21 @@ describe('errors', () => {
     assert.ok(err instanceof NotFoundError, String(err));
     assert.equal(err.code, 'not_found');
   });
-  test('an invalid session request is a BadRequestError naming the field', async () => {
+  test('an invalid session request is a ValidationError naming the field', async () => {
     const err = await client()
       .sessions.create({ mode: 'sideways' as 'act' })
       .catch((e: unknown) => e);
-    assert.ok(err instanceof BadRequestError, String(err));
-    assert.ok(err instanceof ToolgateError);
+    assert.ok(err instanceof ValidationError, String(err));
+    assert.ok(err instanceof BadRequestError && err instanceof ToolgateError);
     assert.equal(err.code, 'validation_failed');
     assert.equal(err.status, 400);
     assert.match(err.fields.mode ?? '', /must be one of/);
+  });
+  test("a missing session's events are a NotFoundError, not endless reconnects", async () => {
+    const err = await (async () => {
+      for await (const ev of client().session('ses_nope').events({ signal: deadline(), transport: 'fetch' })) void ev;
+    })().catch((e: unknown) => e);
+    assert.ok(err instanceof NotFoundError, String(err));
   });
   test('deciding a call that waits for nothing is a ConflictError', async () => {
     const s = await client().sessions.create({ dialect: 'cline' });
@@ -156,10 +175,10 @@ describe('errors', () => {
     assert.equal(err.code, 'conflict');
     await s.end();
   });
-  test('no server is a ConnectionError', async () => {
+  test('no server is an APIConnectionError', async () => {
     const gone = new Client({ baseUrl: 'http://127.0.0.1:9', token });
     const err = await gone.health().catch((e: unknown) => e);
-    assert.ok(err instanceof ConnectionError, String(err));
+    assert.ok(err instanceof APIConnectionError, String(err));
     assert.equal(err.code, 'connection');
   });
 });
@@ -237,6 +256,34 @@ describe('approvals and questions', () => {
     assert.equal(next.content[0].tool_use_id, 'toolu_wait');
     assert.equal(next.content[0].is_error, false);
     assert.match(text(next.content[0].content), new RegExp(fileText));
+    await s.end();
+  });
+  test("runMessage's own onApproval decides its calls while it runs", async () => {
+    const s = await client().sessions.create({ dialect: 'cline', permissions: { ask: ['read_file'] } });
+    const asked: string[] = [];
+    const next = await s.runMessage(
+      { role: 'assistant', content: [readA('toolu_own')] },
+      { onApproval: (req) => (asked.push(req.toolUseId), 'approve' as const), signal: deadline() },
+    );
+    assert.deepEqual(asked, ['toolu_own']);
+    assert.equal(next.content[0].is_error, false);
+    await s.end();
+  });
+  test('an approval handler that throws rejects the call instead of leaving it waiting', async () => {
+    const s = await client().sessions.create({ dialect: 'cline', permissions: { ask: ['read_file'] } });
+    const errors: unknown[] = [];
+    const sub = s.onApproval(
+      () => {
+        throw new Error('no one to ask');
+      },
+      { onError: (e) => errors.push(e), signal: deadline(), transport: 'fetch' },
+    );
+    const next = await s.runMessage({ role: 'assistant', content: [readA('toolu_boom')] }, { signal: deadline() });
+    sub.stop();
+    await sub.closed;
+    assert.equal(next.content[0].is_error, true);
+    assert.match(text(next.content[0].content), /the approval handler failed: Error: no one to ask/);
+    assert.equal(errors.length, 1);
     await s.end();
   });
   test('onQuestion answers ask_followup_question', async () => {
