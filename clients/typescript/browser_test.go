@@ -164,43 +164,66 @@ func TestBrowserBundle(t *testing.T) {
 		}
 	})
 	t.Run("a stream resumed after the connection drops", func(t *testing.T) {
-		sid := eval[string](t, ctx, `window.watch()`)
-		post := func(id string) string {
-			t.Helper()
-			var res struct {
-				MessageID string `json:"message_id"`
-			}
-			msg := map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": id, "name": "read_file", "input": map[string]any{"path": "a.txt"}}}}
-			if err := srv.post("/v1/sessions/"+sid+"/messages", msg, &res); err != nil {
-				t.Fatal(err)
-			}
-			return res.MessageID
-		}
-		finished := func(mid string) string {
-			return `(window.got ?? []).some(e => e.type === "message.finished" && e.message_id === ` + quote(mid) + `)`
-		}
-		waitInPage(t, ctx, "message 1", finished(post("toolu_s1")))
-		srv.proxy.Cut()            // the stream drops, reconnects are refused
-		missed := post("toolu_s2") // published while the page is away
-		srv.proxy.Restore()
-		waitInPage(t, ctx, "message 2, published while cut", finished(missed))
-		waitInPage(t, ctx, "message 3", finished(post("toolu_s3")))
-		eval[bool](t, ctx, `(window.ctrl.abort(), true)`)
-
-		got := eval[[]struct {
-			ID   int64  `json:"id"`
-			Type string `json:"type"`
-		}](t, ctx, `window.got`)
-		for i := range got {
-			if got[i].ID != int64(i+1) {
-				t.Fatalf("event ids %v: want 1, 2, 3... each once", got)
-			}
-		}
-		if len(got) != 12 { // queued, started, finished, message.finished, three times
-			t.Errorf("got %d events %v, want the 12 of three messages", len(got), got)
-		}
-		if n := eval[int](t, ctx, `window.eventSources`); n < 1 {
-			t.Errorf("the page made %d EventSources, want the client to use the browser's", n)
-		}
+		resumedStream(t, ctx, srv, false)
 	})
+	// An EventSource that gets an answer other than 200 gives up for good
+	// (readyState CLOSED); the client opens a new one on a new ticket, whose
+	// stream starts at the window's oldest event, and skips the events it
+	// already yielded.
+	t.Run("a stream whose EventSource gives up is reopened on a new ticket", func(t *testing.T) {
+		resumedStream(t, ctx, srv, true)
+	})
+}
+
+// resumedStream watches a new session's events in the page, cuts the
+// proxy while a message runs, and checks every event arrived once, in
+// order. With givesUp the proxy answers 503 while cut, so the page's
+// EventSource gives up and the client must open another.
+func resumedStream(t *testing.T, ctx context.Context, srv *server, givesUp bool) {
+	cut, minSources := srv.proxy.Cut, 1
+	if givesUp {
+		cut, minSources = srv.proxy.CutFailing, 2
+	}
+	before := eval[int](t, ctx, `window.eventSources`)
+	sid := eval[string](t, ctx, `window.watch()`)
+	post := func(id string) string {
+		t.Helper()
+		var res struct {
+			MessageID string `json:"message_id"`
+		}
+		msg := map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": id, "name": "read_file", "input": map[string]any{"path": "a.txt"}}}}
+		if err := srv.post("/v1/sessions/"+sid+"/messages", msg, &res); err != nil {
+			t.Fatal(err)
+		}
+		return res.MessageID
+	}
+	finished := func(mid string) string {
+		return `(window.got ?? []).some(e => e.type === "message.finished" && e.message_id === ` + quote(mid) + `)`
+	}
+	waitInPage(t, ctx, "message 1", finished(post("toolu_s1")))
+	cut()                      // the stream drops, reconnects are refused
+	missed := post("toolu_s2") // published while the page is away
+	if givesUp {
+		waitInPage(t, ctx, "the EventSource to give up", `window.sources.at(-1).readyState === EventSource.CLOSED`)
+	}
+	srv.proxy.Restore()
+	waitInPage(t, ctx, "message 2, published while cut", finished(missed))
+	waitInPage(t, ctx, "message 3", finished(post("toolu_s3")))
+	eval[bool](t, ctx, `(window.ctrl.abort(), true)`)
+
+	got := eval[[]struct {
+		ID   int64  `json:"id"`
+		Type string `json:"type"`
+	}](t, ctx, `window.got`)
+	for i := range got {
+		if got[i].ID != int64(i+1) {
+			t.Fatalf("event ids %v: want 1, 2, 3... each once", got)
+		}
+	}
+	if len(got) != 12 { // queued, started, finished, message.finished, three times
+		t.Errorf("got %d events %v, want the 12 of three messages", len(got), got)
+	}
+	if n := eval[int](t, ctx, `window.eventSources`) - before; n < minSources {
+		t.Errorf("the page made %d EventSources, want at least %d", n, minSources)
+	}
 }

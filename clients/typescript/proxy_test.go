@@ -20,6 +20,7 @@ type cutProxy struct {
 
 	mu    sync.Mutex
 	cut   bool
+	fail  bool // while cut, answer 503 instead of closing at once
 	conns map[net.Conn]struct{}
 }
 
@@ -54,6 +55,12 @@ func (p *cutProxy) accept() {
 
 func (p *cutProxy) forward(c net.Conn) {
 	if !p.track(c) {
+		p.mu.Lock()
+		fail := p.fail
+		p.mu.Unlock()
+		if fail {
+			_, _ = c.Write([]byte("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
+		}
 		c.Close()
 		return
 	}
@@ -98,10 +105,16 @@ func (p *cutProxy) untrack(c net.Conn) {
 }
 
 // Cut closes every forwarded connection and refuses new ones until Restore.
-func (p *cutProxy) Cut() {
+func (p *cutProxy) Cut() { p.cutting(false) }
+
+// CutFailing is Cut, but new connections get a 503 answer, as from a
+// proxy whose upstream is down: a browser's EventSource gives up on it.
+func (p *cutProxy) CutFailing() { p.cutting(true) }
+
+func (p *cutProxy) cutting(fail bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.cut = true
+	p.cut, p.fail = true, fail
 	for c := range p.conns {
 		c.Close()
 		delete(p.conns, c)

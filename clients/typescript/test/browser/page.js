@@ -4,10 +4,12 @@ import { Client, ConflictError } from '/toolgate.browser.js';
 
 const NativeEventSource = window.EventSource;
 window.eventSources = 0;
+window.sources = [];
 window.EventSource = class extends NativeEventSource {
   constructor(...args) {
     super(...args);
     window.eventSources++;
+    window.sources.push(this);
   }
 };
 
