@@ -115,7 +115,7 @@ export async function* inbox(host: InboxHost, opts: EventsOptions = {}): AsyncGe
 export interface Subscription {
   /** stop ends the handler's event stream; decisions already sent stand. */
   stop(): void;
-  /** Resolves once the handler stopped (stop, the session ended, or an error went to onError). */
+  /** Resolves once the event stream stopped (stop, the session ended, or an error went to onError); handlers already called may still run. */
   readonly closed: Promise<void>;
 }
 
@@ -141,13 +141,10 @@ export function subscribe<K extends Pending['kind']>(
   const stopOuter = () => ctrl.abort(opts.signal?.reason);
   opts.signal?.addEventListener('abort', stopOuter, { once: true });
   const report = opts.onError ?? ((err: unknown) => console.error('toolgate:', err));
-  const running = new Set<Promise<void>>();
   const guard = (p: Promise<void>) => {
-    const q = p.catch((err) => {
-      if (!(err instanceof ConflictError) && !ctrl.signal.aborted) report(err);
+    p.catch((err) => {
+      if (!(err instanceof ConflictError)) report(err);
     });
-    running.add(q);
-    q.finally(() => running.delete(q));
   };
   const loop = async () => {
     try {
@@ -157,8 +154,9 @@ export function subscribe<K extends Pending['kind']>(
     } catch (err) {
       if (!ctrl.signal.aborted) report(err);
     } finally {
+      // Handlers still running (a person not yet asked to decide) go on;
+      // closed does not wait for them, which may be never.
       opts.signal?.removeEventListener('abort', stopOuter);
-      await Promise.all(running);
     }
   };
   return { stop: () => ctrl.abort(), closed: loop() };
