@@ -49,6 +49,6 @@ export async function runAgent(task: string, opts: AgentOptions): Promise<string
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const toolgate = new Client({ baseUrl: process.env.TOOLGATE_URL, token: process.env.TOOLGATE_TOKEN });
+  const toolgate = new Client(); // TOOLGATE_URL and TOOLGATE_TOKEN
   console.log(await runAgent(process.argv[2] ?? 'Summarise a.txt into notes.md', { toolgate, anthropic: new Anthropic() }));
 }

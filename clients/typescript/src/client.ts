@@ -3,7 +3,7 @@
 // Session (session.ts) binds them to one session.
 
 import { sessionEvents, type EventsOptions } from './events.js';
-import { Transport, type ClientOptions, type RequestOptions } from './http.js';
+import { Transport, type RequestOptions, type TransportOptions } from './http.js';
 import { inbox, subscribe, toDecision, type ApprovalRequest, type Decision, type HandlerOptions, type Pending, type QuestionRequest, type Subscription } from './inbox.js';
 import { callIds, freshToolUseId, postMessage, runStreamed } from './messages.js';
 import { Session } from './session.js';
@@ -37,6 +37,14 @@ import type {
   ToolResultMessage,
   ToolUse,
 } from './types.js';
+
+/** How to reach toolgate, and who decides the calls that wait for a person. */
+export interface ClientOptions extends TransportOptions {
+  /** Decides the calls awaiting approval of every runMessage that names no onApproval of its own. */
+  onApproval?: ApprovalHandler;
+  /** Answers the interactive calls of every runMessage that names no onQuestion of its own. */
+  onQuestion?: QuestionHandler;
+}
 
 /** A session, or its id. */
 export type SessionRef = string | { readonly id: string };
@@ -96,11 +104,13 @@ export class Client {
   readonly sessions: Sessions;
 
   private readonly respondAsync: boolean;
+  private readonly defaults: Pick<ClientOptions, 'onApproval' | 'onQuestion'>;
 
   constructor(opts: ClientOptions = {}) {
     this.transport = new Transport(opts);
     this.sessions = new Sessions(this);
     this.respondAsync = opts.respondAsync ?? isNode();
+    this.defaults = { onApproval: opts.onApproval, onQuestion: opts.onQuestion };
   }
 
   /** session binds an existing session's id to a Session without a request. */
@@ -174,7 +184,7 @@ export class Client {
     const ids = callIds(msg);
     const mine = (id: string) => ids.some((c) => id === c || id.startsWith(c + '#'));
     const subs: Subscription[] = [];
-    const { onApproval, onQuestion, signal } = opts;
+    const { onApproval = this.defaults.onApproval, onQuestion = this.defaults.onQuestion, signal } = opts;
     if (onApproval !== undefined) subs.push(this.onApproval(session, (req) => (mine(req.toolUseId) ? onApproval(req) : undefined), { signal }));
     if (onQuestion !== undefined) subs.push(this.onQuestion(session, (req) => (mine(req.toolUseId) ? onQuestion(req) : undefined), { signal }));
     return subs;

@@ -7,10 +7,10 @@ import { connectionError, errorFromBody } from './errors.js';
 import { VERSION } from './version.js';
 
 /** How to reach toolgate. */
-export interface ClientOptions {
-  /** toolgate's address; default http://127.0.0.1:7420. */
+export interface TransportOptions {
+  /** toolgate's address; default $TOOLGATE_URL in Node, else http://127.0.0.1:7420. */
   baseUrl?: string;
-  /** The bearer token (TOOLGATE_TOKEN, or a named token with the scopes the calls need). */
+  /** The bearer token (the server's, or a named token with the scopes the calls need); default $TOOLGATE_TOKEN in Node. */
   token?: string;
   /** A fetch to use instead of the global one (a proxy agent, a test double). */
   fetch?: typeof fetch;
@@ -44,9 +44,9 @@ export class Transport {
   private readonly fetchFn: typeof fetch;
   private readonly headers: Record<string, string>;
 
-  constructor(opts: ClientOptions = {}) {
-    this.baseUrl = (opts.baseUrl ?? 'http://127.0.0.1:7420').replace(/\/+$/, '');
-    this.token = opts.token;
+  constructor(opts: TransportOptions = {}) {
+    this.baseUrl = (opts.baseUrl ?? env('TOOLGATE_URL') ?? 'http://127.0.0.1:7420').replace(/\/+$/, '');
+    this.token = opts.token ?? env('TOOLGATE_TOKEN');
     // Bound to globalThis: a browser's fetch called as a method of another object throws.
     this.fetchFn = opts.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.headers = { ...opts.headers };
@@ -90,6 +90,13 @@ export class Transport {
     if (!res.ok) throw errorFromBody(res.status, await res.text().catch(() => ''));
     return res;
   }
+}
+
+// env reads an environment variable where there is one (Node); an empty
+// value counts as unset.
+function env(name: string): string | undefined {
+  const v = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name];
+  return v === '' ? undefined : v;
 }
 
 // A browser refuses to let scripts set User-Agent (and some throw on it).

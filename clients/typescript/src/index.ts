@@ -1,11 +1,11 @@
 // @toolgate/client: a client for toolgate, the server that runs AI coding
 // agents' tool calls. Start with Client; see README.md.
 
-export { Client, Sessions, type ApprovalHandler, type QuestionHandler, type RunOptions, type SessionRef, type ToolsOptions } from './client.js';
+export { Client, Sessions, type ApprovalHandler, type ClientOptions, type QuestionHandler, type RunOptions, type SessionRef, type ToolsOptions } from './client.js';
 export { Session } from './session.js';
 export { EVENT_TYPES, type EventsOptions } from './events.js';
 export { ApprovalRequest, QuestionRequest, type Decision, type HandlerOptions, type Pending, type Subscription } from './inbox.js';
-export { Transport, type ClientOptions, type RequestOptions } from './http.js';
+export { Transport, type RequestOptions, type TransportOptions } from './http.js';
 export {
   AuthenticationError,
   BadRequestError,

@@ -286,6 +286,16 @@ describe('approvals and questions', () => {
     assert.equal(errors.length, 1);
     await s.end();
   });
+  test("the client's onApproval decides for every runMessage; Node reads TOOLGATE_URL and TOOLGATE_TOKEN", async () => {
+    const asked: string[] = [];
+    const c = new Client({ onApproval: (req) => (asked.push(req.toolUseId), 'approve' as const) });
+    assert.equal(c.transport.baseUrl, url);
+    const s = await c.sessions.create({ dialect: 'cline', permissions: { ask: ['read_file'] } });
+    const next = await s.runMessage({ role: 'assistant', content: [readA('toolu_dflt')] }, { signal: deadline() });
+    assert.deepEqual(asked, ['toolu_dflt']);
+    assert.equal(next.content[0].is_error, false);
+    await s.end();
+  });
   test('onQuestion answers ask_followup_question', async () => {
     const s = await client().sessions.create({ dialect: 'cline' });
     const sub = s.onQuestion((q) => (q.input.options?.includes('blue') ? 'blue' : 'none'), { signal: deadline(), transport: 'fetch' });
