@@ -67,3 +67,27 @@ type Session struct {
 	// task_progress parameter (Cline's focus chain); empty until one came.
 	TaskProgress string `json:"task_progress,omitempty"`
 }
+
+// SessionSummary is one session in the list GET /v1/sessions answers:
+// what a console needs to pick a session and see which ones wait for a
+// person, without each session's rules, todos or calls.
+type SessionSummary struct {
+	ID        string    `json:"id"`
+	Mode      Mode      `json:"mode"`
+	Dialect   Dialect   `json:"dialect"`
+	CreatedAt time.Time `json:"created_at"`
+	// LastUsedAt is when a request last named the session (its creation
+	// before any did).
+	LastUsedAt time.Time `json:"last_used_at"`
+	// Calls counts the calls the session keeps; AwaitingApproval and
+	// Running those in that state now.
+	Calls            int `json:"calls"`
+	AwaitingApproval int `json:"awaiting_approval"`
+	Running          int `json:"running"`
+}
+
+// SessionsResponse answers GET /v1/sessions: every live session, those
+// restored after a restart included, oldest first.
+type SessionsResponse struct {
+	Sessions []SessionSummary `json:"sessions"`
+}

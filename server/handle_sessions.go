@@ -93,3 +93,10 @@ func (s *Server) handleDeleteSession(w http.ResponseWriter, r *http.Request) err
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
+
+// handleListSessions lists every live session, those the store restored
+// after a restart included, with the calls each has waiting or running.
+func (s *Server) handleListSessions(w http.ResponseWriter, r *http.Request) error {
+	s.encode(w, r, http.StatusOK, api.SessionsResponse{Sessions: s.coord.Sessions().Summaries()})
+	return nil
+}
