@@ -6,7 +6,7 @@ cd "$(dirname "$0")"
 
 # Debian packages: ripgrep (search oracle), prometheus (promtool), git
 # (gitignore oracle), universal-ctags (code definitions), chromium (browser
-# tests), curl (README examples), nodejs (the oracle for Cline's JavaScript
+# tests), curl (README and docs/ examples), nodejs (the oracle for Cline's JavaScript
 # list order), bubblewrap (the command sandbox), python3 (the sandbox escape
 # suite), npm (the generated TypeScript client check).
 need=()

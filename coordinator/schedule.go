@@ -198,17 +198,16 @@ func (sc *scheduler) drop(t *task) {
 	t.done.Done()
 }
 
-// abortLocked cancels the message's calls: the ones not yet started, and
-// the running cancel-kind ones (a block-kind call is never torn). Calls
-// added afterwards are cancelled as they arrive.
+// abortLocked cancels the message's calls: the ones not yet started, the
+// running cancel-kind ones, and block-kind ones still awaiting approval
+// (a block-kind call already executing is never torn). Calls added
+// afterwards are cancelled as they arrive.
 func (sc *scheduler) abortLocked(cause error) {
 	sc.abort = cause
 	for _, t := range sc.queue {
 		sc.s.Cancel(t.p.use.ID, cause)
 	}
 	for _, t := range sc.running {
-		// A write awaiting its approval is cancelled too: only one
-		// already executing is left to finish.
 		sc.s.cancelUnlessFinishing(t.p.use.ID, cause)
 	}
 }
