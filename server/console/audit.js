@@ -32,7 +32,7 @@ function auditQuery() {
 function refreshAuditIfLive() {
   clearTimeout(audit.timer);
   audit.timer = setTimeout(refreshAuditIfLive, 10000);
-  if (state.token && audit.page === 0 && document.getElementById("audit-auto").checked) refreshAudit();
+  if (state.token && !document.hidden && audit.page === 0 && document.getElementById("audit-auto").checked) refreshAudit();
 }
 
 // exportAudit downloads every call the filters match. The token goes in

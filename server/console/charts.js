@@ -16,6 +16,7 @@ async function refreshCharts() {
   clearTimeout(chartsView.timer);
   if (!state.token) return;
   chartsView.timer = setTimeout(refreshCharts, 15000);
+  if (document.hidden) return; // a tab in the background asks nothing
   let data;
   try {
     data = await api("GET", "/v1/tool-stats");
@@ -148,6 +149,7 @@ function fmtSeconds(s) {
 async function refreshMetrics() {
   clearTimeout(state.metricsTimer);
   state.metricsTimer = setTimeout(refreshMetrics, 5000);
+  if (document.hidden) return;
   let text;
   try {
     const res = await fetch("/metrics");

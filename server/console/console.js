@@ -463,6 +463,9 @@ function init() {
   $("tool-form").addEventListener("submit", runTool);
   $("message-form").addEventListener("submit", postWholeMessage);
   $("clear").addEventListener("click", () => { state.cards.clear(); $("timeline").replaceChildren(); });
+  // Polling stops while the tab is in the background; back in front, the
+  // views catch up at once.
+  document.addEventListener("visibilitychange", () => { if (!document.hidden && state.token) refreshSoon(); });
   connect();
   refreshMetrics();
 }

@@ -1,6 +1,6 @@
 // toolgate console: the approvals inbox, every call of every session that
-// waits for a decision (GET /v1/approvals), refreshed every two seconds
-// and whenever a call changes. Each entry shows the call's preview and
+// waits for a decision (GET /v1/approvals), refreshed every 3 seconds
+// while the tab is visible and whenever a watched call changes. Each entry shows the call's preview and
 // the decision buttons of approval.js; a decided entry leaves on the next
 // refresh. Uses api(), el(), state and showApproval.
 "use strict";
@@ -10,7 +10,8 @@ const inboxView = { timer: 0, cards: new Map() }; // session id + "\n" + tool_us
 async function refreshInbox() {
   clearTimeout(inboxView.timer);
   if (!state.token) return;
-  inboxView.timer = setTimeout(refreshInbox, 2000);
+  inboxView.timer = setTimeout(refreshInbox, 3000);
+  if (document.hidden) return; // a tab in the background asks nothing
   let data;
   try {
     data = await api("GET", "/v1/approvals");

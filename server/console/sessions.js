@@ -1,5 +1,5 @@
 // toolgate console: the session list (GET /v1/sessions), refreshed every
-// few seconds and whenever a call changes. Clicking a session makes it the
+// 5 seconds while the tab is visible and whenever a watched call changes. Clicking a session makes it the
 // current one (posts go there, its checklist and todos show); ticking
 // "events" adds its live events to the timeline beside the current
 // session's. Uses api(), el(), state and watchSession from console.js.
@@ -15,7 +15,8 @@ const sessionsView = { timer: 0, list: [] };
 async function refreshSessions() {
   clearTimeout(sessionsView.timer);
   if (!state.token) return;
-  sessionsView.timer = setTimeout(refreshSessions, 3000);
+  sessionsView.timer = setTimeout(refreshSessions, 5000);
+  if (document.hidden) return; // a tab in the background asks nothing
   let data;
   try {
     data = await api("GET", "/v1/sessions");
