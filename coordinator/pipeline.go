@@ -228,7 +228,7 @@ func (c *Coordinator) await(ctx context.Context, s *Session, e *callEntry) (api.
 func (c *Coordinator) prepare(s *Session, use api.ToolUse) *callState {
 	cs := &callState{use: use}
 	d := s.Dialect()
-	name, raw, dc, stop := c.translate(d, use)
+	name, raw, dc, stop := c.translate(s, use)
 	if stop != nil {
 		cs.stop(*stop)
 		return cs
