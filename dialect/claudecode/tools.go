@@ -99,7 +99,7 @@ func claudeRead() *tool.DialectTool {
 		Targets: []string{"read_lines"},
 		Map: func(env tool.MapEnv, in *ReadInput) (tool.Mapping, error) {
 			p, err := claudeCodeAbs(env, "file_path", in.FilePath)
-			return tool.Mapping{Tool: "read_lines", Input: handlers.ReadLinesInput{Path: p, Offset: in.Offset, Limit: in.Limit, Split: true},
+			return tool.Mapping{Tool: "read_lines", Input: handlers.ReadLinesInput{Path: p, Offset: in.Offset, Limit: in.Limit, Split: true, Unchanged: true, Documents: true},
 				Result: readErrors(env, p)}, err
 		},
 	})
