@@ -150,6 +150,7 @@ func (c *Coordinator) authorize(s *Session, t *tool.Tool, in any, raw json.RawMe
 	// link to a denied file, a command or a search naming one) is refused
 	// as a path the ignore rules cover.
 	hidden := withReadDenials(m, c.policy.managed, s.permRules())
+	hidden = withHardLinks(c.workspace, m, hidden, readDenialPatterns(c.policy.managed, s.permRules()))
 	if v.decision != decideDeny && hidden != m {
 		if parts, blocked := c.ignoreBlock(hidden, sub); blocked {
 			out := failure(api.StatusDenied, api.ToolCodeDenied, strings.Join(parts, "\n\n"))
