@@ -344,6 +344,7 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 		},
 		Confine: func(dir string) (*sandbox.Sandbox, sandbox.Run, error) {
 			r, err := c.confine(dir, cs.ignored)
+			r.ReadOnly = append(r.ReadOnly, editDeniedPaths(c.workspace, editDenialPatterns(c.policy.managed, s.permRules()))...)
 			return c.sandbox, r, err
 		},
 		SandboxHint: c.sandboxHint,
