@@ -62,7 +62,7 @@ func withHardLinks(ws *tool.Workspace, base, hidden *ignore.Matcher, denials []s
 	if pattern.Len() == 0 {
 		return hidden
 	}
-	return hidden.WithRules(ignore.ParseRules("a hard link to a file a deny rule keeps from reading", "", []byte(pattern.String())))
+	return hidden.WithRules(ignore.ParseRules(tool.HardLinkSource, "", []byte(pattern.String())))
 }
 
 // denialRoots are the fixed leading paths of read-deny patterns (secret

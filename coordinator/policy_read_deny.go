@@ -1,6 +1,7 @@
 package coordinator
 
 import (
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/ignore"
 )
 
@@ -25,7 +26,7 @@ func withReadDenials(m *ignore.Matcher, layers ...[]*permRule) *ignore.Matcher {
 	for _, layer := range layers {
 		for _, r := range layer {
 			if pattern, ok := readDenial(r); ok {
-				rules = append(rules, ignore.ParseRules(r.String(), "", []byte(pattern))...)
+				rules = append(rules, ignore.ParseRules(tool.DenyRuleSource+r.String(), "", []byte(pattern))...)
 			}
 		}
 	}

@@ -15,7 +15,8 @@ import (
 // kept from every tool as the first name is: Read refuses it, Grep and
 // Glob leave it out, and a command reading it (a real process in the
 // default sandbox) is refused or finds it masked. The secret's content
-// is in no result.
+// is in no result, and what names why a path was left out or refused
+// names the permission rule, not .clineignore.
 func TestReadDenyHoldsForHardLinks(t *testing.T) {
 	const secret = "LINKED-SECRET-7"
 	ts, dir := newDialectServer(t, coordinator.Config{}, map[string]string{
@@ -43,6 +44,9 @@ func TestReadDenyHoldsForHardLinks(t *testing.T) {
 			text, st := callIn(t, ts, sid, "toolu_link"+string(rune('a'+i)), tc.tool, tc.input)
 			if strings.Contains(text, secret) {
 				t.Fatalf("%s revealed the secret through the hard link: %q", tc.tool, text)
+			}
+			if strings.Contains(text, ".clineignore") {
+				t.Errorf("%s blames .clineignore, which this workspace does not have: %q", tc.tool, text)
 			}
 			if tc.tool == "Glob" && (strings.Contains(text, "docs.txt") || !strings.Contains(text, "notes.txt")) {
 				t.Errorf("Glob = %q, want notes.txt listed and the link left out", text)
