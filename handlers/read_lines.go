@@ -34,7 +34,9 @@ type ReadLinesInput struct {
 	// Documents answers a PDF as a document block (readPDFDocument),
 	// as Claude Code 2.1's Read does.
 	Documents bool `json:"documents,omitempty" jsonschema:"answer a PDF whole, as a document block, instead of its lines"`
-	Unchanged bool `json:"unchanged,omitempty" jsonschema:"when the session last read this same window of the file and it has not been modified since, answer that it is unchanged instead of repeating the lines"`
+	// Pages renders these pages of a PDF as images (readPDFPages).
+	Pages     string `json:"pages,omitempty" jsonschema:"pages of a PDF to render as images: 3, 1-5 or 10- (at most 20)"`
+	Unchanged bool   `json:"unchanged,omitempty" jsonschema:"when the session last read this same window of the file and it has not been modified since, answer that it is unchanged instead of repeating the lines"`
 }
 
 // ReadUnchanged is read_lines's answer to a repeated read of a window
@@ -65,6 +67,9 @@ func readLines(ctx context.Context, call *tool.Call, in *ReadLinesInput) (tool.R
 		return tool.Result{}, err
 	}
 	defer f.Close()
+	if in.Pages != "" && strings.EqualFold(path.Ext(rel), ".pdf") {
+		return readPDFPages(ctx, call, f, rel, in.Pages)
+	}
 	window, seen := readWindow(call, rel, f, in)
 	if seen {
 		return tool.TextResult(ReadUnchanged), nil

@@ -99,10 +99,31 @@ func claudeRead() *tool.DialectTool {
 		Targets: []string{"read_lines"},
 		Map: func(env tool.MapEnv, in *ReadInput) (tool.Mapping, error) {
 			p, err := claudeCodeAbs(env, "file_path", in.FilePath)
-			return tool.Mapping{Tool: "read_lines", Input: handlers.ReadLinesInput{Path: p, Offset: in.Offset, Limit: in.Limit, Split: true, Unchanged: true, Documents: true},
-				Result: readErrors(env, p)}, err
+			if err == nil {
+				err = checkPages(in.Pages)
+			}
+			return tool.Mapping{Tool: "read_lines", Input: handlers.ReadLinesInput{Path: p, Offset: in.Offset, Limit: in.Limit, Pages: in.Pages,
+				Split: true, Unchanged: true, Documents: true}, Result: readErrors(env, p)}, err
 		},
 	})
+}
+
+// checkPages refuses a pages parameter as Claude Code's Read checks it,
+// before anything is read.
+func checkPages(pages string) error {
+	if pages == "" {
+		return nil
+	}
+	p, ok := handlers.ParsePDFPages(pages)
+	switch {
+	case !ok:
+		return tool.Errorf(api.ToolCodeInvalid, "<tool_use_error>Invalid pages parameter: \"%s\". Use formats like \"1-5\", \"3\", or \"10-20\". "+
+			"Pages are 1-indexed.</tool_use_error>", pages)
+	case p.Count() > 20:
+		return tool.Errorf(api.ToolCodeInvalid, "<tool_use_error>Page range \"%s\" exceeds maximum of 20 pages per request. "+
+			"Please use a smaller range.</tool_use_error>", pages)
+	}
+	return nil
 }
 
 func claudeWrite() *tool.DialectTool {
