@@ -1,8 +1,10 @@
 package coordinator
 
 import (
+	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 
 	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/ignore"
@@ -52,14 +54,11 @@ func editDeniedPaths(ws *tool.Workspace, patterns []string) []string {
 	if ws == nil || len(patterns) == 0 {
 		return nil
 	}
-	var data []byte
-	for _, p := range patterns {
-		data = append(data, p+"\n"...)
-	}
-	m := (*ignore.Matcher)(nil).WithRules(ignore.ParseRules("edit deny rules", "", data))
+	m := editDenials(patterns)
 	var out []string
 	seen := map[string]bool{}
-	for _, root := range denialRoots(patterns) {
+	roots := denialRoots(patterns)
+	for _, root := range roots {
 		_ = fs.WalkDir(ws.Root.FS(), root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil || len(out) >= maxReadOnly {
 				return fs.SkipAll
@@ -79,5 +78,42 @@ func editDeniedPaths(ws *tool.Workspace, patterns []string) []string {
 			return nil
 		})
 	}
+	// A hard link is another name of the file, writable as the file.
+	for _, n := range editDeniedLinks(ws, m, roots) {
+		out = append(out, filepath.Join(ws.Dir, filepath.FromSlash(n)))
+	}
 	return out
+}
+
+// editDenials is a matcher of the paths the patterns deny editing.
+func editDenials(patterns []string) *ignore.Matcher {
+	var data []byte
+	for _, p := range patterns {
+		data = append(data, p+"\n"...)
+	}
+	return (*ignore.Matcher)(nil).WithRules(ignore.ParseRules("edit deny rules", "", data))
+}
+
+// editDeniedLinks are the other names in the workspace of the files m
+// denies editing that have several names.
+func editDeniedLinks(ws *tool.Workspace, m *ignore.Matcher, roots []string) []string {
+	return otherNames(ws, roots, func(p string) bool {
+		_, hit := m.Match(p, false)
+		return hit
+	})
+}
+
+// editLinkDenial refuses a call that writes through a hard link to a
+// file a deny rule keeps from editing, "" when it does not.
+func editLinkDenial(ws *tool.Workspace, t *tool.Tool, sub *subject, patterns []string) string {
+	if ws == nil || !t.Writes || len(patterns) == 0 || len(sub.paths) == 0 {
+		return ""
+	}
+	links := editDeniedLinks(ws, editDenials(patterns), denialRoots(patterns))
+	for _, p := range sub.paths {
+		if slices.Contains(links, p.rel) {
+			return fmt.Sprintf("Denied: %s is a hard link to a file a deny rule keeps from editing.", p.rel)
+		}
+	}
+	return ""
 }

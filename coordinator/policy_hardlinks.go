@@ -26,17 +26,34 @@ type fileKey struct{ dev, ino uint64 }
 
 // withHardLinks returns hidden with the other names of the denied files
 // (hidden's matches that denials added to base) that have several names.
-// The denied files are found under each denial's fixed leading directory,
-// so the whole workspace is walked only when some denied file has
-// another name.
 func withHardLinks(ws *tool.Workspace, base, hidden *ignore.Matcher, denials []string) *ignore.Matcher {
 	if ws == nil || hidden == base {
 		return hidden
 	}
+	names := otherNames(ws, denialRoots(denials), func(p string) bool {
+		_, hit := hidden.Match(p, false)
+		return hit
+	})
+	if len(names) == 0 {
+		return hidden
+	}
+	var pattern strings.Builder
+	for _, n := range names {
+		pattern.WriteString("/" + escapePattern(n) + "\n")
+	}
+	return hidden.WithRules(ignore.ParseRules(tool.HardLinkSource, "", []byte(pattern.String())))
+}
+
+// otherNames lists the workspace-relative names, not matched themselves,
+// of the regular files matched that have several names. The matched
+// files are looked for under roots (the rules' fixed leading
+// directories), so the whole workspace is walked only when one of them
+// has another name.
+func otherNames(ws *tool.Workspace, roots []string, matched func(rel string) bool) []string {
 	linked := map[fileKey]bool{}
-	for _, dir := range denialRoots(denials) {
+	for _, dir := range roots {
 		walkWorkspace(ws, dir, func(p string, info fs.FileInfo) bool {
-			if _, hit := hidden.Match(p, info.IsDir()); hit && info.Mode().IsRegular() {
+			if info.Mode().IsRegular() && matched(p) {
 				if k, n := inode(info); n > 1 {
 					linked[k] = true
 				}
@@ -45,24 +62,19 @@ func withHardLinks(ws *tool.Workspace, base, hidden *ignore.Matcher, denials []s
 		})
 	}
 	if len(linked) == 0 {
-		return hidden
+		return nil
 	}
-	var pattern strings.Builder
+	var out []string
 	walkWorkspace(ws, ".", func(p string, info fs.FileInfo) bool {
 		if !info.Mode().IsRegular() {
 			return true
 		}
-		if k, n := inode(info); n > 1 && linked[k] {
-			if _, hit := hidden.Match(p, false); !hit {
-				pattern.WriteString("/" + escapePattern(p) + "\n")
-			}
+		if k, n := inode(info); n > 1 && linked[k] && !matched(p) {
+			out = append(out, p)
 		}
 		return true
 	})
-	if pattern.Len() == 0 {
-		return hidden
-	}
-	return hidden.WithRules(ignore.ParseRules(tool.HardLinkSource, "", []byte(pattern.String())))
+	return out
 }
 
 // denialRoots are the fixed leading paths of read-deny patterns (secret

@@ -158,6 +158,12 @@ func (c *Coordinator) authorize(s *Session, t *tool.Tool, in any, raw json.RawMe
 		}
 	}
 	g.ignored = hidden
+	if v.decision != decideDeny {
+		if msg := editLinkDenial(c.workspace, t, sub, editDenialPatterns(c.policy.managed, s.permRules())); msg != "" {
+			out := failure(api.StatusDenied, api.ToolCodeDenied, msg)
+			return &out, gate{decision: "deny", decidedBy: "rule: edit deny"}
+		}
+	}
 	switch v.decision {
 	case decideDeny:
 		out := failure(api.StatusDenied, api.ToolCodeDenied, "Denied: "+v.reason+".")
