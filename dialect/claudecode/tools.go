@@ -95,7 +95,8 @@ func claudeRead() *tool.DialectTool {
 		Description: "Reads a file from the local filesystem. The file_path parameter must be an absolute path. By default, it reads up to 2000 lines " +
 			"starting from the beginning of the file; offset and limit read further. Lines longer than 2000 characters are truncated. " +
 			"Results are returned using cat -n format, with line numbers starting at 1. Images (PNG, JPG, GIF, WebP) are shown as images; " +
-			"Jupyter notebooks (.ipynb) as their cells with outputs.",
+			"Jupyter notebooks (.ipynb) as their cells with outputs, PDFs whole as documents, or pages of them as images with pages " +
+			"(rendered by poppler's pdftoppm, at most 20 a call).",
 		Targets: []string{"read_lines"},
 		Map: func(env tool.MapEnv, in *ReadInput) (tool.Mapping, error) {
 			p, err := claudeCodeAbs(env, "file_path", in.FilePath)
