@@ -37,6 +37,9 @@ type Permissions struct {
 
 // CreateSessionRequest is the body of POST /v1/sessions.
 type CreateSessionRequest struct {
+	// ID names the session (1 to 64 letters, digits, '.', '_' or '-',
+	// starting with a letter or digit); empty picks a random one.
+	ID          string       `json:"id,omitempty"`
 	Mode        Mode         `json:"mode,omitempty"`
 	Permissions *Permissions `json:"permissions,omitempty"`
 	// Dialect is the tool vocabulary of the session (default cline).

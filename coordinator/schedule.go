@@ -10,7 +10,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // task is one tool_use of a message as the scheduler holds it.
@@ -208,9 +207,9 @@ func (sc *scheduler) abortLocked(cause error) {
 		sc.s.Cancel(t.p.use.ID, cause)
 	}
 	for _, t := range sc.running {
-		if t.p.interrupt() != tool.InterruptBlock {
-			sc.s.Cancel(t.p.use.ID, cause)
-		}
+		// A write awaiting its approval is cancelled too: only one
+		// already executing is left to finish.
+		sc.s.cancelUnlessFinishing(t.p.use.ID, cause)
 	}
 }
 

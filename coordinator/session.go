@@ -311,6 +311,19 @@ func (s *Session) Cancel(toolUseID string, cause error) bool {
 	return true
 }
 
+// cancelUnlessFinishing cancels a call as an interrupt would: unless it
+// is a block-kind call already executing (a write is never torn). A call
+// still waiting for its approval has not started, so it is cancelled.
+func (s *Session) cancelUnlessFinishing(toolUseID string, cause error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.calls[toolUseID]
+	if !ok || e.cancel == nil || e.record.State == api.StateRunning && e.interrupt == tool.InterruptBlock {
+		return
+	}
+	e.cancel(cause)
+}
+
 // Interrupt stops the session's work the way a user's interrupt does:
 // running cancel-kind calls are cancelled, running block-kind calls are
 // left to finish (a write is never torn), and calls not yet started are

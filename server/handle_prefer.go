@@ -60,12 +60,12 @@ func (p preference) applied() string {
 
 // answerPreferring runs calls in the session and answers as the client
 // prefers: with the whole answer (200) if they end first, else with 202
-// once one of them (match picks the request's events) has waited for a
-// person as long as the preference allows. run returns the body of the
-// 200; it runs under the session, so a 202 does not stop the calls.
+// once one of them (match picks the request's events after the event id
+// after) has waited for a person as long as the preference allows. run
+// returns the body of the 200; it runs under the session, so a 202 does
+// not stop the calls.
 func (s *Server) answerPreferring(w http.ResponseWriter, r *http.Request, sess *coordinator.Session, p preference,
-	msgID string, match func(api.Event) bool, run func(ctx context.Context) any) {
-	after := sess.Events.LastID()
+	msgID string, after int64, match func(api.Event) bool, run func(ctx context.Context) any) {
 	done := make(chan any, 1)
 	runCtx := context.WithoutCancel(r.Context()) // keeps request id and trace; the session bounds the calls
 	go func() { done <- run(runCtx) }()

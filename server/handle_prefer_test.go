@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"testing"
@@ -118,5 +119,65 @@ func TestPreferenceOf(t *testing.T) {
 		if got != c.want || ok != c.ok {
 			t.Errorf("Prefer %q = %+v %v, want %+v %v", c.header, got, ok, c.want, c.ok)
 		}
+	}
+}
+
+// TestPreferOnCompleteAnswersAWaitingBlock: a streamed message whose
+// block already waits for a decision when the client completes it is
+// answered 202 at once under Prefer: respond-async, naming that call,
+// as POST /messages is; without the header complete would wait for the
+// decision.
+func TestPreferOnCompleteAnswersAWaitingBlock(t *testing.T) {
+	f := scopeServer(t)
+	if status, body := send(t, f, flowToken, "POST", "/v1/sessions/default/messages/msg_p1/blocks",
+		toolUse("toolu_c1", "write_to_file", map[string]any{"path": "a.txt", "content": "new\n"})); status != http.StatusAccepted {
+		t.Fatalf("block: %d %s", status, body)
+	}
+	waitAwaiting(t, f, flowToken, "toolu_c1")
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "POST", f.url+"/v1/sessions/default/messages/msg_p1/complete", nil)
+	req.Header.Set("Authorization", "Bearer "+flowToken)
+	req.Header.Set("Prefer", "respond-async")
+	resp, err := f.ts.Client().Do(req)
+	if err != nil {
+		t.Fatalf("complete did not answer while the call waits: %v", err)
+	}
+	defer resp.Body.Close()
+	var p api.PendingResponse
+	if err := json.NewDecoder(resp.Body).Decode(&p); err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusAccepted || p.MessageID != "msg_p1" || p.Waiting.ToolUseID != "toolu_c1" ||
+		p.Waiting.DecisionURL != "/v1/sessions/default/calls/toolu_c1/decision" {
+		t.Fatalf("complete: %d %+v", resp.StatusCode, p)
+	}
+}
+
+// TestDiscardCancelsAWriteAwaitingApproval: discarding a streamed message
+// whose write still waits for its approval cancels that write at once (it
+// never started, so nothing can be torn); the discard used to wait for
+// the approval timeout, ten minutes by default.
+func TestDiscardCancelsAWriteAwaitingApproval(t *testing.T) {
+	f := scopeServer(t)
+	if status, body := send(t, f, flowToken, "POST", "/v1/sessions/default/messages/msg_d1/blocks",
+		toolUse("toolu_d1", "write_to_file", map[string]any{"path": "a.txt", "content": "new\n"})); status != http.StatusAccepted {
+		t.Fatalf("block: %d %s", status, body)
+	}
+	waitAwaiting(t, f, flowToken, "toolu_d1")
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "DELETE", f.url+"/v1/sessions/default/messages/msg_d1", nil)
+	req.Header.Set("Authorization", "Bearer "+flowToken)
+	resp, err := f.ts.Client().Do(req)
+	if err != nil {
+		t.Fatalf("discard did not answer while the write awaits approval: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("discard: %d", resp.StatusCode)
+	}
+	if got := readFile(t, f, "a.txt"); got != "old\n" {
+		t.Errorf("a.txt = %q after the discard, want it unchanged", got)
 	}
 }

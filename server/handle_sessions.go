@@ -46,7 +46,7 @@ func (s *Server) handleCreateSession(w http.ResponseWriter, r *http.Request) err
 	if req.Permissions != nil {
 		perms = *req.Permissions
 	}
-	sess, err := s.coord.Sessions().Create(req.Mode, perms)
+	sess, err := s.coord.Sessions().CreateNamed(req.ID, req.Mode, perms)
 	if err != nil {
 		return err
 	}
