@@ -63,7 +63,7 @@ func (d *downloads) download(t *testing.T, ctx context.Context, button string) (
 	defer cancel()
 	select {
 	case <-wait.Done():
-		t.Fatalf("no download ended; the audit view says %q", evalAsync[string](t, ctx, `document.getElementById("audit-note").textContent`))
+		t.Fatalf("no download ended; the audit view says %q", evalAsync[string](t, ctx, `document.getElementById("audit-export-note").textContent`))
 		return "", nil
 	case got := <-d.ended:
 		id, state, _ := strings.Cut(got, " ")
