@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,44 +18,65 @@ import (
 	"github.com/toolgate/toolgate/api"
 )
 
-// download clicks a button and waits for the file it downloads into dir,
-// which it empties first (a second file of the same name may replace the
-// first), and returns the file's name and content.
-func download(t *testing.T, ctx context.Context, dir, button string) (string, []byte) {
-	t.Helper()
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
-			t.Fatal(err)
-		}
-	}
-	do(t, ctx, "click "+button, chromedp.Click(chromedp.ID(button)))
-	return waitDownload(t, dir)
+// downloads are the files the browser downloaded into dir, each named by
+// its download's id (allowAndName), announced when complete or cancelled.
+type downloads struct {
+	dir   string
+	mu    sync.Mutex
+	names map[string]string // download id -> the name the page suggested
+	ended chan string       // "id state"
 }
 
-// waitDownload waits for a file to finish downloading into dir and
-// returns its name and content.
-func waitDownload(t *testing.T, dir string) (string, []byte) {
+// watchDownloads lets the browser download into a new directory and
+// follows its downloads.
+func watchDownloads(t *testing.T, ctx context.Context) *downloads {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
+	d := &downloads{dir: t.TempDir(), names: map[string]string{}, ended: make(chan string, 16)}
+	events := true
+	if _, err := chromedp.CallBrowser(ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+		Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: d.dir, EventsEnabled: &events}); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.ListenBrowser(ctx, func(ev any) {
+		switch e := ev.(type) {
+		case *browser.EventDownloadWillBegin:
+			d.mu.Lock()
+			d.names[e.GUID] = e.SuggestedFilename
+			d.mu.Unlock()
+		case *browser.EventDownloadProgress:
+			if e.State == browser.DownloadProgressStateCompleted || e.State == browser.DownloadProgressStateCanceled {
+				d.ended <- e.GUID + " " + string(e.State)
+			}
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// download clicks a button and waits for the download it starts to end;
+// it returns the name the page gave the file and its content.
+func (d *downloads) download(t *testing.T, ctx context.Context, button string) (string, []byte) {
+	t.Helper()
+	do(t, ctx, "click "+button, chromedp.Click(chromedp.ID(button)))
+	wait, cancel := context.WithTimeout(t.Context(), 15*time.Second)
 	defer cancel()
-	for {
-		entries, _ := os.ReadDir(dir)
-		for _, e := range entries {
-			if strings.HasSuffix(e.Name(), ".crdownload") {
-				continue
-			}
-			b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-			if err != nil {
-				t.Fatal(err)
-			}
-			return e.Name(), b
+	select {
+	case <-wait.Done():
+		t.Fatalf("no download ended; the audit view says %q", evalAsync[string](t, ctx, `document.getElementById("audit-export-note").textContent`))
+		return "", nil
+	case got := <-d.ended:
+		id, state, _ := strings.Cut(got, " ")
+		if state != string(browser.DownloadProgressStateCompleted) {
+			t.Fatalf("download %s: %s", id, state)
 		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("no download came into %s", dir)
-		case <-time.After(50 * time.Millisecond):
+		body, err := os.ReadFile(filepath.Join(d.dir, id))
+		if err != nil {
+			t.Fatal(err)
 		}
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		return d.names[id], body
 	}
 }
 
@@ -64,11 +86,7 @@ func waitDownload(t *testing.T, dir string) (string, []byte) {
 func TestBrowserConsoleAuditExport(t *testing.T) {
 	env := newWebEnv(t, nil, map[string]string{"a.txt": "a\n"})
 	ctx := newBrowser(t, 60*time.Second)
-	downloads := t.TempDir()
-	if _, err := chromedp.CallBrowser(ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
-		Behavior: browser.SetDownloadBehaviorBehaviorAllow, DownloadPath: downloads}); err != nil {
-		t.Fatal(err)
-	}
+	dl := watchDownloads(t, ctx)
 	openConsole(t, ctx, env)
 	rows := `document.querySelectorAll("#audit tbody tr[data-tool-use-id]")`
 	waitInPage(t, ctx, "the empty audit view", `document.querySelector("#audit tbody td.muted")?.textContent === "no calls"`)
@@ -81,9 +99,9 @@ func TestBrowserConsoleAuditExport(t *testing.T) {
 	waitInPage(t, ctx, "the audit view to refresh by itself", rows+`.length === 3`)
 
 	t.Run("JSON lines", func(t *testing.T) {
-		name, body := download(t, ctx, downloads, "audit-export-jsonl")
-		if !strings.HasSuffix(name, ".jsonl") {
-			t.Errorf("file name = %q, want .jsonl", name)
+		name, body := dl.download(t, ctx, "audit-export-jsonl")
+		if name != "toolgate-audit.jsonl" {
+			t.Errorf("file name = %q, want toolgate-audit.jsonl", name)
 		}
 		var got []string
 		for _, line := range strings.Split(strings.TrimSpace(string(body)), "\n") {
@@ -98,10 +116,10 @@ func TestBrowserConsoleAuditExport(t *testing.T) {
 		}
 	})
 	t.Run("CSV", func(t *testing.T) {
-		name, body := download(t, ctx, downloads, "audit-export-csv")
+		name, body := dl.download(t, ctx, "audit-export-csv")
 		recs, err := csv.NewReader(strings.NewReader(string(body))).ReadAll()
-		if err != nil || !strings.HasSuffix(name, ".csv") || len(recs) != 4 {
-			t.Fatalf("%s: %v, %d records, want a header and 3 calls", name, err, len(recs))
+		if err != nil || name != "toolgate-audit.csv" || len(recs) != 4 {
+			t.Fatalf("%s: %v, %d records, want toolgate-audit.csv with a header and 3 calls", name, err, len(recs))
 		}
 		col := slices.Index(recs[0], "tool_use_id")
 		var got []string
@@ -114,7 +132,7 @@ func TestBrowserConsoleAuditExport(t *testing.T) {
 	})
 	t.Run("the filters apply", func(t *testing.T) {
 		do(t, ctx, "filter failed calls", chromedp.SendKeys(chromedp.ID("audit-status"), "failed"))
-		_, body := download(t, ctx, downloads, "audit-export-jsonl")
+		_, body := dl.download(t, ctx, "audit-export-jsonl")
 		var r api.AuditRecord
 		if lines := strings.Split(strings.TrimSpace(string(body)), "\n"); len(lines) != 1 || json.Unmarshal([]byte(lines[0]), &r) != nil || r.ToolUseID != ids[1] {
 			t.Errorf("failed calls exported = %q, want only %s", body, ids[1])

@@ -39,7 +39,8 @@ function refreshAuditIfLive() {
 // a header, so the file is fetched here and handed to the browser as a
 // blob rather than by a plain link.
 async function exportAudit(format) {
-  const note = document.getElementById("audit-note");
+  // A note of its own: the view's refreshes clear audit-note.
+  const note = document.getElementById("audit-export-note");
   const q = auditFilters();
   q.set("format", format);
   note.textContent = "exporting…";
