@@ -109,7 +109,7 @@ func TestExecCommandBudget(t *testing.T) {
 func TestExecCommandYields(t *testing.T) {
 	for args, want := range map[string]string{
 		`{"cmd":"python3 -i","tty":true,"yield_time_ms":50}`: `{"command":"python3 -i","requires_approval":false,"background":true,"tty":true,"yield_ms":250}`,
-		`{"cmd":"sleep 9"}`: `{"command":"sleep 9","requires_approval":false,"background":true,"yield_ms":10000}`,
+		`{"cmd":"sleep 9"}`:                        `{"command":"sleep 9","requires_approval":false,"background":true,"yield_ms":10000}`,
 		`{"cmd":"sleep 99","yield_time_ms":99000}`: `{"command":"sleep 99","requires_approval":false,"background":true,"yield_ms":30000}`,
 	} {
 		m, _, err := mapCall(t, "exec_command", args)

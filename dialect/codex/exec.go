@@ -41,7 +41,7 @@ const (
 
 func execCommand() *tool.DialectTool {
 	return tool.NewDialectTool(tool.DialectSpec[ExecCommandInput]{
-		Name: "exec_command",
+		Name:        "exec_command",
 		Description: "Runs a command in a PTY (tty: true) or on pipes, returning output or a session ID for ongoing interaction.",
 		Targets:     []string{"execute_command"},
 		Map: func(env tool.MapEnv, in *ExecCommandInput) (tool.Mapping, error) {
