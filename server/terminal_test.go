@@ -167,7 +167,7 @@ func TestJobStdinRoute(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		out := decodeBody[api.JobOutput](t, ts.do(t, http.MethodGet, base+"/output?offset=0", nil), http.StatusOK)
-		if out.Output == "hi there\n" {
+		if out.Output == "hi there\n" && out.Job.State == api.JobExited {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -156,6 +156,16 @@ func runOnce(ctx context.Context, o Options) (Result, error) {
 		cmd = exec.Command(path, "-c", o.Command, argv[0])
 	}
 	cmd.Dir, cmd.Env, cmd.Stdin = o.Dir, env, o.Stdin
+	copyStdin := func() {}
+	if _, isFile := o.Stdin.(*os.File); o.Stdin != nil && !isFile && slave == nil {
+		start, done, err := stdinPipe(cmd, o.Stdin)
+		if err != nil {
+			confined.Finish()
+			return Result{ExitCode: -1}, err
+		}
+		copyStdin = start
+		defer done()
+	}
 	if o.Stdin == nil && slave == nil {
 		if f := devNull(); f != nil {
 			cmd.Stdin = f // as os/exec would give, without an open per run
@@ -211,6 +221,7 @@ func runOnce(ctx context.Context, o Options) (Result, error) {
 		return Result{ExitCode: -1}, err
 	}
 	defer pipes.close()
+	copyStdin()
 	start := time.Now()
 	// running is the process the command runs as: cmd, or the sandbox
 	// started ahead of time that it was handed to.

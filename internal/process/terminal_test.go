@@ -133,3 +133,30 @@ func write(t *testing.T, w io.Writer, s string) {
 		t.Fatalf("write %q: %v", s, err)
 	}
 }
+
+// TestStdinThatStaysOpenEndsWithTheCommand: a command given a standard
+// input that is still open when it exits (a job's, written by a client)
+// ends its run: the copy into it is not waited for.
+func TestStdinThatStaysOpenEndsWithTheCommand(t *testing.T) {
+	for name, sb := range sandboxes(t) {
+		t.Run(name, func(t *testing.T) {
+			ws := t.TempDir()
+			in, input := io.Pipe()
+			defer input.Close()
+			type ended struct {
+				res Result
+				out string
+			}
+			done := make(chan ended, 1)
+			go func() {
+				res, out := run(t, t.Context(), Options{Command: "head -n 1", Dir: ws, Env: os.Environ(), Stdin: in,
+					Sandbox: sb, Confine: sandbox.Run{Workspace: ws}, Grace: 500 * time.Millisecond})
+				done <- ended{res, text(t, out)}
+			}()
+			write(t, input, "one line\n")
+			if got := testwait.Receive(t, done); got.res.ExitCode != 0 || got.out != "one line\n" {
+				t.Errorf("exit %d, output %q; want 0 and the line", got.res.ExitCode, got.out)
+			}
+		})
+	}
+}
