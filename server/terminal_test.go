@@ -188,3 +188,19 @@ func TestJobStdinRoute(t *testing.T) {
 	resp = ts.do(t, http.MethodPost, base+"/stdin", map[string]any{"text": "x", "base64": "eA=="})
 	decodeBody[api.ErrorResponse](t, resp, http.StatusBadRequest)
 }
+
+// TestCodexWriteStdinRefusedInPlanMode: input to a running command is a
+// command plan mode cannot judge, so write_stdin is refused there; the
+// job keeps running for act mode.
+func TestCodexWriteStdinRefusedInPlanMode(t *testing.T) {
+	ts, _ := newDialectServer(t, coordinator.Config{}, nil)
+	s := newSessionOf(t, ts, map[string]any{"dialect": "codex", "permissions": map[string]any{"allow": []string{"execute_command"}}})
+	id := runningSession(t, codexCall(t, ts, s.ID, "exec_command", map[string]any{"cmd": "head -n 1", "tty": true, "yield_time_ms": 250}))
+	decodeBody[api.Session](t, ts.do(t, http.MethodPatch, "/v1/sessions/"+s.ID, map[string]any{"mode": "plan"}), http.StatusOK)
+	got := codexCall(t, ts, s.ID, "write_stdin", map[string]any{"session_id": id, "chars": "rm -rf x\n"})
+	if !strings.Contains(got, "not available in plan mode") {
+		t.Errorf("write_stdin in plan mode: %q", got)
+	}
+	decodeBody[api.Session](t, ts.do(t, http.MethodPatch, "/v1/sessions/"+s.ID, map[string]any{"mode": "act"}), http.StatusOK)
+	pollUntil(t, ts, s.ID, id, "ok\n", regexp.MustCompile(`ok\r\nok\r\n`))
+}
