@@ -11,11 +11,12 @@ import (
 	"github.com/toolgate/toolgate/internal/store"
 )
 
-// JobStdinTool names input written to a job's standard input in the audit
-// log, whether a client posted it (POST .../jobs/{jid}/stdin) or a
-// dialect's tool wrote it (Codex's write_stdin runs the tool of that
-// name): input to a running shell is a command like any other, so it is
-// kept where commands are.
+// JobStdinTool is the registry tool that writes to a job's standard input
+// (Codex's write_stdin maps onto it), and the tool name under which the
+// audit log keeps what a client posts to POST .../jobs/{jid}/stdin: input
+// to a running shell is a command like any other, so it is kept where
+// commands are. (A dialect's call is audited under its own name, its
+// input holding what it wrote, as every call is.)
 const JobStdinTool = "job_stdin"
 
 // WriteJobStdin writes data to a job's standard input for a client (by
