@@ -95,7 +95,7 @@ func newExecuteCommand(name string, env tool.Env) *tool.Tool {
 	r := &commandRunner{cfg: env.Commands, metrics: newCommandMetrics(env.Registerer)}
 	return tool.NewTool(tool.Spec[ExecuteCommandInput]{
 		Name: name,
-		Description: "Run a bash command in the workspace (stdin is empty; no terminal). Output streams live; the result " +
+		Description: "Run a bash command in the workspace (stdin is empty and there is no terminal unless tty is set). Output streams live; the result " +
 			"holds the exit code and the output, its first and last lines when it is longer than 1000 lines or 512 KB. " +
 			"Commands are killed after `timeout` seconds: 30 by default, 300 for installs, builds and tests.",
 		Run:             r.run,
