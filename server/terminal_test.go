@@ -204,3 +204,34 @@ func TestCodexWriteStdinRefusedInPlanMode(t *testing.T) {
 	decodeBody[api.Session](t, ts.do(t, http.MethodPatch, "/v1/sessions/"+s.ID, map[string]any{"mode": "act"}), http.StatusOK)
 	pollUntil(t, ts, s.ID, id, "ok\n", regexp.MustCompile(`ok\r\nok\r\n`))
 }
+
+// TestJobTerminalResize: rows and cols on the stdin route resize a tty
+// job's terminal before the text is written; a job on pipes has none.
+func TestJobTerminalResize(t *testing.T) {
+	ts, _ := newDialectServer(t, coordinator.Config{}, nil)
+	s := newSessionOf(t, ts, map[string]any{"permissions": map[string]any{"allow": []string{"execute_command"}}})
+	msg := assistant(toolUse("r1", "execute_command", map[string]any{"command": "head -n 1 >/dev/null; stty size", "requires_approval": false,
+		"background": true, "tty": true}))
+	decodeBody[api.MessageResponse](t, ts.do(t, http.MethodPost, "/v1/sessions/"+s.ID+"/messages", msg), http.StatusOK)
+	base := "/v1/sessions/" + s.ID + "/jobs/job_1"
+	w := decodeBody[api.JobStdinResponse](t, ts.do(t, http.MethodPost, base+"/stdin", map[string]any{"text": "\n", "rows": 40, "cols": 100}), http.StatusOK)
+	if w.Job.Terminal == nil || *w.Job.Terminal != (api.TerminalSize{Rows: 40, Cols: 100}) {
+		t.Errorf("job terminal %+v", w.Job.Terminal)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		out := decodeBody[api.JobOutput](t, ts.do(t, http.MethodGet, base+"/output", nil), http.StatusOK)
+		if out.Job.State == api.JobExited {
+			if !strings.HasSuffix(out.Output, "40 100\r\n") {
+				t.Errorf("output %q, want the new size", out.Output)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %+v", out)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	resp := ts.do(t, http.MethodPost, base+"/stdin", map[string]any{"rows": 40})
+	decodeBody[api.ErrorResponse](t, resp, http.StatusBadRequest)
+}
