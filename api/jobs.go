@@ -28,6 +28,34 @@ type Job struct {
 	Reason string `json:"reason,omitempty"`
 	// OutputBytes is how much output can be read so far.
 	OutputBytes int64 `json:"output_bytes"`
+	// Stdin says the job's standard input is open for
+	// POST /v1/sessions/{sid}/jobs/{jid}/stdin.
+	Stdin bool `json:"stdin"`
+	// Terminal is the window of the pseudo-terminal the job runs under;
+	// absent for a job on pipes.
+	Terminal *TerminalSize `json:"terminal,omitempty"`
+}
+
+// TerminalSize is a terminal's window in characters.
+type TerminalSize struct {
+	Rows int `json:"rows"`
+	Cols int `json:"cols"`
+}
+
+// JobStdinRequest is POST /v1/sessions/{sid}/jobs/{jid}/stdin: what to
+// write, as text or as base64 bytes (one of the two); Rows and Cols,
+// when both set, resize the job's terminal first.
+type JobStdinRequest struct {
+	Text   *string `json:"text,omitempty"`
+	Base64 string  `json:"base64,omitempty"`
+	Rows   int     `json:"rows,omitempty"`
+	Cols   int     `json:"cols,omitempty"`
+}
+
+// JobStdinResponse answers a write: the bytes written and the job.
+type JobStdinResponse struct {
+	Written int `json:"written"`
+	Job     Job `json:"job"`
 }
 
 // JobList is GET /v1/sessions/{sid}/jobs.

@@ -78,7 +78,9 @@ func loopKeyRoundTrip(name string, input json.RawMessage) string {
 // the call was queued (enqueue).
 func (c *Coordinator) guardLoop(cs *callState) {
 	limit := c.cfg.LoopGuardRepeats
-	if limit < 0 {
+	// Polling a running job with the same input (Codex's write_stdin
+	// with no chars) reads new output each time: that is progress.
+	if limit < 0 || cs.toolName() == JobStdinTool {
 		return
 	}
 	n := cs.repeats

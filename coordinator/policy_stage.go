@@ -235,6 +235,11 @@ func planModeRefusal(t *tool.Tool, sub *subject) (string, bool) {
 			"Switch the session to act mode to run it.", true
 	case t.Writes:
 		return fmt.Sprintf("Tool %s is not available in plan mode because it changes files. Switch the session to act mode to use it.", t.Name), true
+	case t.Name == JobStdinTool:
+		// Input to a running command is a command line of its own (a
+		// shell, an interpreter), which plan mode cannot judge.
+		return "Writing to a running command's input is not available in plan mode: it may change something. " +
+			"Switch the session to act mode to use it.", true
 	}
 	return "", false
 }

@@ -29,6 +29,9 @@ type ExecuteCommandInput struct {
 	Timeout          int    `json:"timeout,omitempty" validate:"omitempty,min=1" jsonschema:"seconds before the command is killed (default 30, or 300 for installs, builds and tests)"`
 	Cwd              string `json:"cwd,omitempty" jsonschema:"directory to run in, relative to the workspace (default: the workspace)"`
 	Background       bool   `json:"background,omitempty" jsonschema:"true to start a long-running process (a dev server, a watcher) as a background job of the session: the call returns at once with the job's id; the job runs until it exits, is killed, or the session ends"`
+	TTY              bool   `json:"tty,omitempty" jsonschema:"true runs the command under a pseudo-terminal (80x24): programs see a terminal, output and errors are one stream; a background job's input stays open for its stdin route"`
+	Stdin            bool   `json:"stdin,omitempty" jsonschema:"with background: keep the job's standard input open for POST /v1/sessions/{sid}/jobs/{id}/stdin (otherwise it is empty)"`
+	YieldMS          int    `json:"yield_ms,omitempty" validate:"omitempty,min=0,max=600000" jsonschema:"with background: wait up to this many milliseconds for the job to end; one that ended is answered as a foreground command, one still running with its id and its output so far"`
 
 	// analysed is Command's analysis, made once for the call's stages
 	// (scheduling, paths, timeout), which all ask for it.
@@ -92,7 +95,7 @@ func newExecuteCommand(name string, env tool.Env) *tool.Tool {
 	r := &commandRunner{cfg: env.Commands, metrics: newCommandMetrics(env.Registerer)}
 	return tool.NewTool(tool.Spec[ExecuteCommandInput]{
 		Name: name,
-		Description: "Run a bash command in the workspace (stdin is empty; no terminal). Output streams live; the result " +
+		Description: "Run a bash command in the workspace (stdin is empty and there is no terminal unless tty is set). Output streams live; the result " +
 			"holds the exit code and the output, its first and last lines when it is longer than 1000 lines or 512 KB. " +
 			"Commands are killed after `timeout` seconds: 30 by default, 300 for installs, builds and tests.",
 		Run:             r.run,
@@ -128,7 +131,7 @@ func (r *commandRunner) run(ctx context.Context, call *tool.Call, in *ExecuteCom
 		return tool.Result{}, err
 	}
 	if in.Background {
-		return r.startJob(call, in, dir)
+		return r.startJob(ctx, call, in, dir)
 	}
 	sb, confine, err := call.Confinement(dir)
 	if err != nil {
@@ -140,10 +143,14 @@ func (r *commandRunner) run(ctx context.Context, call *tool.Call, in *ExecuteCom
 	// the command runs.
 	call.KeepOutput(out)
 	r.metrics.running.Inc()
+	var term *process.Terminal
+	if in.TTY {
+		term = process.NewTerminal(0, 0)
+	}
 	res, err := process.Run(ctx, process.Options{
 		Sandbox: sb, Confine: confine,
 		Command: in.Command, Dir: dir, Env: r.cfg.ChildEnv(), Timeout: timeout, Output: out,
-		OnChunk: call.Output,
+		OnChunk: call.Output, Terminal: term,
 		OnBytes: func(stream string, n int) { r.metrics.bytes.WithLabelValues(stream).Add(float64(n)) },
 	})
 	r.metrics.running.Dec()
@@ -274,14 +281,21 @@ func commandDir(ws *tool.Workspace, cwd string) (string, error) {
 
 // startJob starts the command as a background job of the session. Any
 // other command dies with its call: nothing it leaves running survives.
-func (r *commandRunner) startJob(call *tool.Call, in *ExecuteCommandInput, dir string) (tool.Result, error) {
-	job, err := call.StartJob(tool.JobSpec{Command: in.Command, Dir: dir, Env: r.cfg.ChildEnv(),
-		MaxOutputBytes: r.cfg.OutputCap(), OutputDir: r.cfg.OutputDir, Spills: r.cfg.Spills})
+func (r *commandRunner) startJob(ctx context.Context, call *tool.Call, in *ExecuteCommandInput, dir string) (tool.Result, error) {
+	spec := tool.JobSpec{Command: in.Command, Dir: dir, Env: r.cfg.ChildEnv(), Stdin: in.Stdin,
+		MaxOutputBytes: r.cfg.OutputCap(), OutputDir: r.cfg.OutputDir, Spills: r.cfg.Spills}
+	if in.TTY {
+		spec.Terminal = &tool.TerminalSize{}
+	}
+	job, err := call.StartJob(spec)
 	if err != nil {
 		if errors.Is(err, sandbox.ErrUnavailable) {
 			return tool.Result{}, tool.Errorf(api.ToolCodeNoSandbox, "The command was not run: %v", err)
 		}
 		return tool.Result{}, err
+	}
+	if in.YieldMS > 0 {
+		return yieldJob(ctx, call, job, time.Duration(in.YieldMS)*time.Millisecond)
 	}
 	text := fmt.Sprintf("Started in the background as job %[1]s. It runs until it exits, is killed, or the session ends.\n"+
 		"Its output: GET /v1/sessions/%[2]s/jobs/%[1]s/output?offset=0; stop it: DELETE /v1/sessions/%[2]s/jobs/%[1]s.",

@@ -50,6 +50,7 @@ func Default() []tool.Registration {
 		{Name: "notebook_edit", Factory: newNotebookEdit, Internal: true},
 		{Name: "shell_output", Factory: newShellOutput, Internal: true},
 		{Name: "kill_shell", Factory: newKillShell, Internal: true},
+		{Name: "job_stdin", Factory: newJobStdin, Internal: true},
 		{Name: "shell_session", Factory: newShellSession, Internal: true},
 		{Name: "patch_files", Factory: newPatchFiles, Internal: true},
 	}

@@ -194,6 +194,7 @@ var routeScopes = map[string]Scope{
 	"GET /v1/sessions/{sid}/jobs/{jid}":                    ScopeCall | ScopeApprove,
 	"GET /v1/sessions/{sid}/jobs/{jid}/output":             ScopeCall | ScopeApprove,
 	"DELETE /v1/sessions/{sid}/jobs/{jid}":                 ScopeCall,
+	"POST /v1/sessions/{sid}/jobs/{jid}/stdin":             ScopeCall,
 	"POST /v1/sse-tickets":                                 ScopeCall | ScopeApprove,
 	"GET /v1/mcp/servers":                                  ScopeCall,
 	"GET /v1/approvals":                                    ScopeCall | ScopeApprove,

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/base64"
 	"net/http"
 	"strconv"
 
@@ -96,4 +97,64 @@ func queryInt(r *http.Request, name string, def int64) (int64, error) {
 		return def, nil
 	}
 	return strconv.ParseInt(v, 10, 64)
+}
+
+// handleJobStdin writes text or base64 bytes to a job's standard input,
+// resizing its terminal first when rows and cols are given; the write is
+// audited as a job_stdin entry.
+func (s *Server) handleJobStdin(w http.ResponseWriter, r *http.Request) error {
+	sess, err := s.session(r)
+	if err != nil {
+		return err
+	}
+	var req api.JobStdinRequest
+	if err := s.decode(w, r, &req); err != nil {
+		return err
+	}
+	data, err := stdinBytes(req)
+	if err != nil {
+		return err
+	}
+	if req.Rows != 0 || req.Cols != 0 {
+		j, ok := sess.Job(chi.URLParam(r, "jid"))
+		if !ok {
+			return errorf(api.CodeNotFound, "no such job in this session")
+		}
+		if err := j.Resize(uint16(req.Rows), uint16(req.Cols)); err != nil {
+			return &api.Error{Code: api.CodeConflict, Message: err.Error()}
+		}
+	}
+	n, info, err := s.coord.WriteJobStdin(sess, chi.URLParam(r, "jid"), data, principalOf(r.Context()).name)
+	if err != nil {
+		return err
+	}
+	s.encode(w, r, http.StatusOK, api.JobStdinResponse{Written: n, Job: info})
+	return nil
+}
+
+// stdinBytes is what a stdin request writes: its text or its base64
+// bytes, exactly one of them unless it only resizes.
+func stdinBytes(req api.JobStdinRequest) ([]byte, error) {
+	if (req.Rows == 0) != (req.Cols == 0) || req.Rows < 0 || req.Cols < 0 || req.Rows > 1000 || req.Cols > 1000 {
+		return nil, &api.Error{Code: api.CodeValidation, Message: "rows and cols go together, each from 1 to 1000",
+			Fields: map[string]string{"rows": "1 to 1000, with cols", "cols": "1 to 1000, with rows"}}
+	}
+	switch {
+	case req.Text != nil && req.Base64 != "":
+		return nil, &api.Error{Code: api.CodeValidation, Message: "send text or base64, not both",
+			Fields: map[string]string{"base64": "leave out when text is sent"}}
+	case req.Text != nil:
+		return []byte(*req.Text), nil
+	case req.Base64 != "":
+		b, err := base64.StdEncoding.DecodeString(req.Base64)
+		if err != nil {
+			return nil, &api.Error{Code: api.CodeValidation, Message: "base64 is not valid standard base64",
+				Fields: map[string]string{"base64": err.Error()}}
+		}
+		return b, nil
+	case req.Rows == 0:
+		return nil, &api.Error{Code: api.CodeValidation, Message: "nothing to write: send text or base64",
+			Fields: map[string]string{"text": "required unless base64 or rows and cols are sent"}}
+	}
+	return nil, nil
 }

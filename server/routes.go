@@ -56,6 +56,7 @@ func (s *Server) routes() http.Handler {
 		r.With(watch).Get("/sessions/{sid}/jobs/{jid}", s.handle(s.handleGetJob))
 		r.With(watch).Get("/sessions/{sid}/jobs/{jid}/output", s.handle(s.handleJobOutput))
 		r.With(call).Delete("/sessions/{sid}/jobs/{jid}", s.handle(s.handleKillJob))
+		r.With(call).Post("/sessions/{sid}/jobs/{jid}/stdin", s.handle(s.handleJobStdin))
 		r.With(watch).Post("/sse-tickets", s.handle(s.handleCreateTicket))
 		r.With(call).Get("/mcp/servers", s.handleMCPServers)
 		r.With(watch).Get("/approvals", s.handle(s.handleListApprovals))

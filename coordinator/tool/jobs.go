@@ -44,7 +44,13 @@ type JobSpec struct {
 	OutputDir      string
 	// Spills, when set, holds the spilled part instead of OutputDir.
 	Spills *process.SpillArea
+	// Terminal, when set, runs the job under a pseudo-terminal of that
+	// size (its output one stream, its stdin open as with Stdin).
+	Terminal *TerminalSize
 }
+
+// TerminalSize is a terminal's window: rows and columns (0: 24 x 80).
+type TerminalSize struct{ Rows, Cols uint16 }
 
 // Job is a background command of a session.
 type Job struct {
@@ -52,6 +58,7 @@ type Job struct {
 	started                time.Time
 	out                    *process.Output
 	stdin                  *io.PipeWriter // nil without Stdin
+	term                   *process.Terminal
 	cancel                 context.CancelFunc
 	done                   chan struct{}
 
@@ -104,6 +111,33 @@ func (c *Call) Job(id string) (*Job, bool) {
 	return c.rt.Jobs.Get(id)
 }
 
+// ForgetJob forgets an ended job of the call's session and frees its
+// output: its end has been reported (a yield that saw it end), and its
+// id is no longer a session to write to.
+func (c *Call) ForgetJob(id string) {
+	if c.rt.Jobs != nil {
+		c.rt.Jobs.forget(id)
+	}
+}
+
+// forget drops an ended job.
+func (t *JobTable) forget(id string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	j, ok := t.byID[id]
+	if !ok || j.State() == api.JobRunning {
+		return
+	}
+	_ = j.out.Remove()
+	delete(t.byID, id)
+	for i, o := range t.order {
+		if o == id {
+			t.order = append(t.order[:i], t.order[i+1:]...)
+			break
+		}
+	}
+}
+
 // Jobs lists the jobs of the call's session, oldest first.
 func (c *Call) Jobs() []*Job {
 	if c.rt.Jobs == nil {
@@ -135,13 +169,16 @@ func (t *JobTable) Start(toolUseID string, spec JobSpec, dir string, sb *sandbox
 		out:    process.NewOutput(process.OutputLimits{Full: spec.MaxOutputBytes, Dir: spec.OutputDir, Area: spec.Spills}),
 		cancel: cancel, done: make(chan struct{}), state: api.JobRunning}
 	var stdin io.Reader
-	if spec.Stdin {
+	if spec.Stdin || spec.Terminal != nil {
 		r, w := io.Pipe()
 		stdin, j.stdin = r, w
 	}
+	if spec.Terminal != nil {
+		j.term = process.NewTerminal(spec.Terminal.Rows, spec.Terminal.Cols)
+	}
 	started := make(chan error, 1)
 	go j.run(ctx, process.Options{Sandbox: sb, Confine: confine, Command: spec.Command, Dir: dir, Env: spec.Env,
-		Stdin: stdin, Output: j.out, Grace: 500 * time.Millisecond}, started)
+		Stdin: stdin, Output: j.out, Grace: 500 * time.Millisecond, Terminal: j.term}, started)
 	if err := <-started; err != nil {
 		cancel()
 		return nil, err
@@ -256,7 +293,11 @@ func (j *Job) Info() api.Job {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	info := api.Job{ID: j.id, Command: j.command, ToolUseID: j.toolUseID, State: j.state, StartedAt: j.started,
-		ExitCode: j.exit, Reason: j.reason, OutputBytes: j.out.Size()}
+		ExitCode: j.exit, Reason: j.reason, OutputBytes: j.out.Size(), Stdin: j.stdin != nil}
+	if j.term != nil {
+		rows, cols := j.term.Size()
+		info.Terminal = &api.TerminalSize{Rows: int(rows), Cols: int(cols)}
+	}
 	if !j.ended.IsZero() {
 		ended := j.ended
 		info.EndedAt = &ended
@@ -274,12 +315,31 @@ func (j *Job) Kill() {
 	j.cancel()
 }
 
-// Write sends input to the job's stdin (a job started with Stdin).
+// ErrNoStdin: the job was started without standard input open.
+var ErrNoStdin = errors.New("the job was started without standard input (start it with tty or stdin)")
+
+// ErrJobEnded: the job has ended, its input with it.
+var ErrJobEnded = errors.New("the job has ended")
+
+// Write sends input to the job's stdin (a job started with Stdin or a
+// Terminal). It blocks while the command does not read.
 func (j *Job) Write(p []byte) (int, error) {
 	if j.stdin == nil {
-		return 0, errors.New("the job has no standard input")
+		return 0, ErrNoStdin
 	}
-	return j.stdin.Write(p)
+	n, err := j.stdin.Write(p)
+	if errors.Is(err, io.ErrClosedPipe) {
+		return n, ErrJobEnded
+	}
+	return n, err
+}
+
+// Resize changes the window of a job's terminal.
+func (j *Job) Resize(rows, cols uint16) error {
+	if j.term == nil {
+		return errors.New("the job has no terminal")
+	}
+	return j.term.Resize(rows, cols)
 }
 
 // Read returns up to max bytes of output from offset from and the offset

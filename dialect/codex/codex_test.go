@@ -63,7 +63,7 @@ func TestExecCommand(t *testing.T) {
 	}
 	// The input as the coordinator hands it on: JSON.
 	raw, _ := json.Marshal(m.Input)
-	if want := `{"command":"ls; exit 3","requires_approval":false,"timeout":300,"cwd":"src"}`; string(raw) != want {
+	if want := `{"command":"ls; exit 3","requires_approval":false,"cwd":"src","background":true,"yield_ms":1000}`; string(raw) != want {
 		t.Errorf("execute_command input %s, want %s", raw, want)
 	}
 	for _, tc := range []struct {
@@ -102,16 +102,28 @@ func TestExecCommandBudget(t *testing.T) {
 	}
 }
 
-// TestExecCommandTimedOut: a command killed at toolgate's limit says so
-// in Codex's layout, with the output so far.
-func TestExecCommandTimedOut(t *testing.T) {
-	m, _, err := mapCall(t, "exec_command", `{"cmd":"sleep 1000"}`)
-	if err != nil {
-		t.Fatal(err)
+// TestExecCommandYields: exec_command runs as a background job that
+// yields after yield_time_ms (clamped to Codex's 250-30000, 10000 by
+// default), under a terminal with tty; a job still running reads as
+// Codex's session, its number the session id.
+func TestExecCommandYields(t *testing.T) {
+	for args, want := range map[string]string{
+		`{"cmd":"python3 -i","tty":true,"yield_time_ms":50}`: `{"command":"python3 -i","requires_approval":false,"background":true,"tty":true,"yield_ms":250}`,
+		`{"cmd":"sleep 9"}`:                        `{"command":"sleep 9","requires_approval":false,"background":true,"yield_ms":10000}`,
+		`{"cmd":"sleep 99","yield_time_ms":99000}`: `{"command":"sleep 99","requires_approval":false,"background":true,"yield_ms":30000}`,
+	} {
+		m, _, err := mapCall(t, "exec_command", args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if raw, _ := json.Marshal(m.Input); string(raw) != want {
+			t.Errorf("%s: execute_command input %s, want %s", args, raw, want)
+		}
 	}
-	got := m.Result(tool.ErrorResult("partial"), api.ToolCodeTimedOut).LastText()
-	if !strings.Contains(got, "Process killed after running for 300 seconds") || !strings.HasSuffix(got, "Output:\npartial") {
-		t.Errorf("timed out: %q", got)
+	m, _, _ := mapCall(t, "exec_command", `{"cmd":"cat"}`)
+	got := m.Result(tool.TextResult(handlers.JobRunningText("job_12", ">>> ")), "").LastText()
+	if want := codexExec("Process running with session ID 12", "1", ">>> "); !want.MatchString(got) {
+		t.Errorf("running: %q, want %v", got, want)
 	}
 }
 
@@ -176,12 +188,24 @@ func TestViewImage(t *testing.T) {
 	}
 }
 
-// TestWriteStdinAndClientTools: write_stdin has no session to write to,
-// and the tools Codex serves itself are refused as not_owned, each with a
-// message saying why.
+// TestWriteStdinAndClientTools: write_stdin writes to the job its
+// session id names, polling 250 ms by default; an unknown session and a
+// session without stdin read as Codex's errors. The tools Codex serves
+// itself are refused as not_owned, each with a message saying why.
 func TestWriteStdinAndClientTools(t *testing.T) {
-	if _, _, err := mapCall(t, "write_stdin", `{"session_id":7,"chars":"y\n"}`); code(err) != api.ToolCodeNotFound || err.Error() != "write_stdin failed: Unknown process id 7" {
-		t.Errorf("write_stdin: %v", err)
+	m, _, err := mapCall(t, "write_stdin", `{"session_id":7,"chars":"y\n"}`)
+	if err != nil || m.Tool != "job_stdin" {
+		t.Fatalf("mapping %+v, %v", m, err)
+	}
+	if in := m.Input.(handlers.JobStdinInput); in.ID != "job_7" || in.Input != "y\n" || in.Wait != 250 {
+		t.Errorf("job_stdin input %+v", in)
+	}
+	if got := m.Result(tool.ErrorResult("No job with id job_7 in this session."), api.ToolCodeNotFound).LastText(); got != "write_stdin failed: Unknown process id 7" {
+		t.Errorf("unknown session: %q", got)
+	}
+	closed := tool.ErrorResult("Cannot write to job job_7: " + tool.ErrNoStdin.Error())
+	if got := m.Result(closed, api.ToolCodeFailed).LastText(); !strings.HasPrefix(got, "write_stdin failed: stdin is closed") {
+		t.Errorf("no stdin: %q", got)
 	}
 	for _, name := range []string{"request_user_input", "get_goal", "create_goal", "update_goal", "tool_search"} {
 		if _, _, err := mapCall(t, name, `{}`); code(err) != api.ToolCodeNotOwned || !strings.Contains(err.Error(), name) {

@@ -25,34 +25,54 @@ type ExecCommandInput struct {
 	PrefixRule         []string `json:"prefix_rule,omitempty" jsonschema:"Reusable approval prefix for cmd, only with sandbox_permissions require_escalated."`
 }
 
-// Codex's defaults for exec_command's output budget, and how long
-// toolgate lets a command run: Codex yields a still-running command after
-// yield_time_ms and keeps it as a session for write_stdin, which toolgate
-// does not keep, so a command runs to its end or to this limit.
+// Codex's defaults: exec_command's output budget, and how long
+// exec_command and write_stdin wait for output before they yield
+// (yield_time_ms, clamped as Codex clamps it). A command still running
+// then stays running as a background job of the session, whose number is
+// Codex's session id for write_stdin.
 const (
 	defaultMaxOutputTokens = 10000
-	commandTimeoutSeconds  = 300
+	execYieldDefault       = 10000
+	execYieldMin           = 250
+	execYieldMax           = 30000
+	stdinYieldDefault      = 250
+	stdinYieldMax          = 300000
 )
 
 func execCommand() *tool.DialectTool {
 	return tool.NewDialectTool(tool.DialectSpec[ExecCommandInput]{
-		Name: "exec_command",
-		Description: "Runs a command in the workspace and returns its output when it exits (toolgate keeps no session for write_stdin; " +
-			fmt.Sprintf("a command is killed after %d seconds).", commandTimeoutSeconds),
-		Targets: []string{"execute_command"},
+		Name:        "exec_command",
+		Description: "Runs a command in a PTY (tty: true) or on pipes, returning output or a session ID for ongoing interaction.",
+		Targets:     []string{"execute_command"},
 		Map: func(env tool.MapEnv, in *ExecCommandInput) (tool.Mapping, error) {
-			budget := defaultMaxOutputTokens
-			if in.MaxOutputTokens >= 1 {
-				budget = int(in.MaxOutputTokens)
-			}
+			budget := tokenBudget(in.MaxOutputTokens)
+			yield := clampYield(in.YieldTimeMS, execYieldDefault, execYieldMin, execYieldMax)
 			start := time.Now()
 			return tool.Mapping{Tool: "execute_command",
-				Input: handlers.ExecuteCommandInput{Command: in.Cmd, Cwd: in.Workdir, RequiresApproval: new(false), Timeout: commandTimeoutSeconds},
+				Input: handlers.ExecuteCommandInput{Command: in.Cmd, Cwd: in.Workdir, RequiresApproval: new(false),
+					Background: true, TTY: in.TTY, YieldMS: yield},
 				Result: func(res tool.Result, code string) tool.Result {
 					return execResult(res, code, time.Since(start), budget)
 				}}, nil
 		},
 	})
+}
+
+// tokenBudget is max_output_tokens, Codex's default when unset.
+func tokenBudget(n float64) int {
+	if n >= 1 {
+		return int(n)
+	}
+	return defaultMaxOutputTokens
+}
+
+// clampYield is a yield_time_ms as Codex uses it: def when unset, within
+// lo and hi.
+func clampYield(ms float64, def, lo, hi int) int {
+	if ms <= 0 {
+		return def
+	}
+	return min(max(int(ms), lo), hi)
 }
 
 // execResult words execute_command's plain result as Codex's unified exec
@@ -74,9 +94,8 @@ func execResult(res tool.Result, code string, wall time.Duration, budget int) to
 		status = fmt.Sprintf("Process exited with code %d", exit)
 	case strings.HasPrefix(head, "Command terminated by signal "):
 		status = "Process " + strings.TrimSuffix(strings.TrimPrefix(head, "Command "), ".")
-	case code == api.ToolCodeTimedOut:
-		status = fmt.Sprintf("Process killed after running for %d seconds (toolgate keeps no exec session to yield)", commandTimeoutSeconds)
-		output = res.Content[0].Text
+	case scan(head, "Job job_%d is still running.", &exit):
+		status = fmt.Sprintf("Process running with session ID %d", exit)
 	default:
 		return res
 	}
@@ -124,16 +143,31 @@ type WriteStdinInput struct {
 	MaxOutputTokens float64  `json:"max_output_tokens,omitempty" jsonschema:"Output token budget."`
 }
 
-// writeStdin answers write_stdin: toolgate runs every exec_command to its
-// end, so no session stays open to write to or poll.
+// writeStdin writes chars to the job an exec_command left running (its
+// session id is the job's number), waits yield_time_ms for output or the
+// job's end, and answers as exec_command does.
 func writeStdin() *tool.DialectTool {
 	return tool.NewDialectTool(tool.DialectSpec[WriteStdinInput]{
 		Name:        "write_stdin",
-		Description: "Writes characters to an existing unified exec session; toolgate keeps none open (exec_command runs to completion).",
-		Targets:     []string{"execute_command"},
+		Description: "Writes characters to an existing unified exec session and returns recent output.",
+		Targets:     []string{"job_stdin"},
 		Map: func(env tool.MapEnv, in *WriteStdinInput) (tool.Mapping, error) {
-			// Codex's words: no exec_command answer names a session.
-			return tool.Mapping{}, tool.Errorf(api.ToolCodeNotFound, "write_stdin failed: Unknown process id %v", *in.SessionID)
+			id := *in.SessionID
+			budget := tokenBudget(in.MaxOutputTokens)
+			yield := clampYield(in.YieldTimeMS, stdinYieldDefault, execYieldMin, stdinYieldMax)
+			start := time.Now()
+			return tool.Mapping{Tool: "job_stdin",
+				Input: handlers.JobStdinInput{ID: fmt.Sprintf("job_%v", id), Input: in.Chars, Wait: yield},
+				Result: func(res tool.Result, code string) tool.Result {
+					text := res.LastText()
+					switch {
+					case code == api.ToolCodeNotFound:
+						return tool.ErrorResult(fmt.Sprintf("write_stdin failed: Unknown process id %v", id))
+					case strings.Contains(text, "without standard input"):
+						return tool.ErrorResult("write_stdin failed: stdin is closed for this session; rerun exec_command with tty=true to keep stdin open")
+					}
+					return execResult(res, code, time.Since(start), budget)
+				}}, nil
 		},
 	})
 }

@@ -55,6 +55,9 @@ type Options struct {
 	Confine sandbox.Run
 	// OnStart is called once the process has started.
 	OnStart func()
+	// Terminal, when set, runs the command under that pseudo-terminal
+	// instead of pipes: its output is one stream, its input Stdin.
+	Terminal *Terminal
 }
 
 // Result is how a run ended.
@@ -112,11 +115,24 @@ func runOnce(ctx context.Context, o Options) (Result, error) {
 		defer t.Stop()
 	}
 	argv, env := []string{"bash", "-c", o.Command}, o.Env
+	var slave *os.File
+	if o.Terminal != nil {
+		s, err := o.Terminal.open()
+		if err != nil {
+			return Result{ExitCode: -1}, err
+		}
+		slave = s
+		defer o.Terminal.close()
+		defer slave.Close() // when it was not started
+	}
 	var confined *sandbox.Prepared
 	if o.Sandbox != nil {
 		r := o.Confine
 		r.StartOnThread = true // started below through confined.Start
 		r.Warm = true          // which may hand it to a sandbox started ahead
+		if slave != nil {
+			r.TTY = slave.Name()
+		}
 		p, err := o.Sandbox.Prepare(argv, env, r)
 		if err != nil {
 			return Result{ExitCode: -1}, err
@@ -140,7 +156,17 @@ func runOnce(ctx context.Context, o Options) (Result, error) {
 		cmd = exec.Command(path, "-c", o.Command, argv[0])
 	}
 	cmd.Dir, cmd.Env, cmd.Stdin = o.Dir, env, o.Stdin
-	if o.Stdin == nil {
+	copyStdin := func() {}
+	if _, isFile := o.Stdin.(*os.File); o.Stdin != nil && !isFile && slave == nil {
+		start, done, err := stdinPipe(cmd, o.Stdin)
+		if err != nil {
+			confined.Finish()
+			return Result{ExitCode: -1}, err
+		}
+		copyStdin = start
+		defer done()
+	}
+	if o.Stdin == nil && slave == nil {
 		if f := devNull(); f != nil {
 			cmd.Stdin = f // as os/exec would give, without an open per run
 		}
@@ -180,7 +206,12 @@ func runOnce(ctx context.Context, o Options) (Result, error) {
 
 	k := &sink{out: o.Output, onChunk: o.OnChunk, onBytes: o.OnBytes,
 		live: bucket{rate: float64(o.LiveRate), burst: float64(o.LiveBurst)}}
-	pipes, err := startWithPipes(cmd, confined.Start, k, o.FlushDelay)
+	var pipes *pipes
+	if slave != nil {
+		pipes, err = startWithTerminal(cmd, confined.Start, k, o.FlushDelay, o.Terminal, slave, o.Stdin)
+	} else {
+		pipes, err = startWithPipes(cmd, confined.Start, k, o.FlushDelay)
+	}
 	if err != nil {
 		confined.Finish()
 		if remembered && errors.Is(err, fs.ErrNotExist) {
@@ -190,6 +221,7 @@ func runOnce(ctx context.Context, o Options) (Result, error) {
 		return Result{ExitCode: -1}, err
 	}
 	defer pipes.close()
+	copyStdin()
 	start := time.Now()
 	// running is the process the command runs as: cmd, or the sandbox
 	// started ahead of time that it was handed to.
@@ -312,6 +344,9 @@ type pipes struct {
 	buf     *[]byte
 	// tick, when set, bounds each poll: the end is then learnt otherwise.
 	tick time.Duration
+	// input is a terminal's master as written by the input copy; closed
+	// with the rest.
+	input *os.File
 }
 
 // start starts cmd: a sandboxed run's Prepared.Start, which may begin it
@@ -472,6 +507,10 @@ func (p *pipes) close() {
 	if p.fds[2] >= 0 {
 		_ = unix.Close(p.fds[2])
 		p.fds[2] = -1
+	}
+	if p.input != nil {
+		_ = p.input.Close()
+		p.input = nil
 	}
 	if p.buf != nil {
 		readBuffers.Put(p.buf)

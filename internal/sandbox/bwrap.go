@@ -86,3 +86,29 @@ func mountedAncestors(paths, roots []string) []string {
 	}
 	return out
 }
+
+// withTerminal adapts a bubblewrap command line to a run whose standard
+// streams are the pseudo-terminal tty (its slave's path). The sandbox's
+// private /dev has a devpts instance of its own, where tty does not
+// exist: its /dev/pts becomes an empty tmpfs with tty alone bound in, so
+// that ttyname (tty, ps, ssh) finds the terminal under its own name and
+// no other terminal of the machine is reachable. --new-session goes: it
+// would take the terminal away as the command's controlling terminal,
+// and job control (bash -i, Ctrl-C) needs it. What --new-session guards
+// against is TIOCSTI pushing input into the terminal toolgate runs in;
+// this terminal is the command's own, its input already the client's.
+func withTerminal(args []string, tty string) []string {
+	out := make([]string, 0, len(args)+5)
+	for i := 0; i < len(args); i++ {
+		switch {
+		case args[i] == "--new-session":
+			continue
+		case args[i] == "--dev" && i+1 < len(args) && args[i+1] == "/dev":
+			out = append(out, "--dev", "/dev", "--tmpfs", "/dev/pts", "--dev-bind", tty, tty)
+			i++
+			continue
+		}
+		out = append(out, args[i])
+	}
+	return out
+}

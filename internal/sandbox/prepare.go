@@ -167,7 +167,7 @@ func (s *Sandbox) Prepare(argv, env []string, r Run) (*Prepared, error) {
 			visible = append(visible, s.proxy.dir)
 			p.Env = proxyEnv(p.Env)
 		}
-		if r.Warm && s.warm != nil {
+		if r.Warm && s.warm != nil && r.TTY == "" {
 			// The helper moves to the run's directory itself.
 			args, err := s.bwrapArgs(ws, "/", visible, network, writable, readOnly, hidden)
 			if err != nil {
@@ -201,6 +201,9 @@ func (s *Sandbox) Prepare(argv, env []string, r Run) (*Prepared, error) {
 			p.Finish()
 			return nil, err
 		}
+		if r.TTY != "" {
+			args = withTerminal(args, r.TTY)
+		}
 		p.Argv = append(args, s.helperArgv(spec, argv)...)
 		p.Relayed = true
 	case InForceLandlock:
@@ -213,6 +216,9 @@ func (s *Sandbox) Prepare(argv, env []string, r Run) (*Prepared, error) {
 		p.Env = append(slices.Clone(env), "TMPDIR="+tmp)
 		spec.Writable = append(writable, tmp)
 		spec.WritableFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/random", "/dev/urandom"}
+		if r.TTY != "" {
+			spec.WritableFiles = append(spec.WritableFiles, r.TTY)
+		}
 		// Every run's temporary directory is masked, this one's granted
 		// again as writable: a run reads no other run's files.
 		spec.Hidden = append(hidden, runs)

@@ -277,6 +277,11 @@ type Run struct {
 	// command with Prepared.Start, its output going to files, and waits
 	// for and kills Prepared.Running instead of the command it made.
 	Warm bool
+	// TTY is the path of the pseudo-terminal (its slave) the command's
+	// standard streams are, "" for pipes: the terminal is made visible
+	// inside, as the command's controlling terminal (see withTerminal).
+	// Such a run is never handed to a sandbox started ahead of time.
+	TTY string
 }
 
 // resolve makes a path absolute and real, "" when it does not exist.

@@ -61,11 +61,22 @@ var steps = []step{
 	{Name: "apply_patch", Input: "*** Begin Patch\n*** Delete File: missing.txt\n*** End Patch"},
 	{Name: "view_image", Args: `{"path":"missing.png"}`},
 	{Name: "write_stdin", Args: `{"session_id":999,"chars":""}`},
+	// Terminals and sessions: a command under a PTY, one still running
+	// after yield_time_ms (a session id), write_stdin driving it to its
+	// end, an interactive python3, and stdin to a session on pipes.
+	{Name: "exec_command", Args: `{"cmd":"test -t 0 && test -t 1 && echo on-a-tty","tty":true}`},
+	{Name: "exec_command", Args: `{"cmd":"head -n 1","tty":true,"yield_time_ms":500}`},
+	{Name: "write_stdin", Args: `{"session_id":$SESSION,"chars":"hello\n","yield_time_ms":2000}`},
+	{Name: "exec_command", Args: `{"cmd":"python3 -i -q","tty":true,"yield_time_ms":1500}`},
+	{Name: "write_stdin", Args: `{"session_id":$SESSION,"chars":"print(6*7)\n","yield_time_ms":1500}`},
+	{Name: "write_stdin", Args: `{"session_id":$SESSION,"chars":"exit()\n","yield_time_ms":2000}`},
+	{Name: "exec_command", Args: `{"cmd":"sleep 3","yield_time_ms":250}`},
+	{Name: "write_stdin", Args: `{"session_id":$SESSION,"chars":"x"}`},
 }
 
 // The figures measured so far, which a change may only raise.
 const (
-	minSameOutputs = 19
+	minSameOutputs = 27
 	minSameFiles   = 3
 )
 
@@ -210,10 +221,12 @@ func (tg toolgate) newSession(t *testing.T) string {
 	return s.ID
 }
 
-// run posts step n as a Responses item and returns its output item.
-func (tg toolgate) run(t *testing.T, n int) output {
+// run posts step n as a Responses item and returns its output item;
+// before holds the outputs so far, whose last running session a step's
+// $SESSION names.
+func (tg toolgate) run(t *testing.T, n int, before string) output {
 	t.Helper()
-	resp := tg.post(t, "/v1/sessions/"+tg.session+"/messages", []any{steps[n].item(callID(n))})
+	resp := tg.post(t, "/v1/sessions/"+tg.session+"/messages", []any{steps[n].withSession(before).item(callID(n))})
 	defer resp.Body.Close()
 	var got struct {
 		Output []output `json:"output"`
@@ -229,6 +242,7 @@ func (tg toolgate) run(t *testing.T, n int) output {
 var (
 	wallTime = regexp.MustCompile(`Wall time: [0-9.]+ seconds`)
 	chunkID  = regexp.MustCompile(`Chunk ID: \w+`)
+	session  = regexp.MustCompile(`(session ID|Unknown process id) \d+`)
 	duration = regexp.MustCompile(`\b[0-9]+(\.[0-9]+)? ?(ms|s)\b`)
 )
 
@@ -238,6 +252,7 @@ func normal(text, ws string) string {
 	text = strings.ReplaceAll(text, ws, "$WORKSPACE")
 	text = wallTime.ReplaceAllString(text, "Wall time: N seconds")
 	text = chunkID.ReplaceAllString(text, "Chunk ID: N")
+	text = session.ReplaceAllString(text, "$1 N")
 	return duration.ReplaceAllString(text, "N$2")
 }
 
@@ -294,8 +309,10 @@ func TestCodexConformance(t *testing.T) {
 
 	tg := startToolgate(t, wsTG)
 	same := 0
+	var before strings.Builder
 	for n := range steps {
-		got := tg.run(t, n)
+		got := tg.run(t, n, before.String())
+		before.WriteString(got.text())
 		want := normalized[n]["output"]
 		if g := normal(got.text(), wsTG); got.Type == codexOut[n].Type && g == want {
 			same++

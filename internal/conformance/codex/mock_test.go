@@ -6,6 +6,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"regexp"
+	"strings"
 	"sync"
 )
 
@@ -15,6 +17,26 @@ type step struct {
 	Name  string
 	Args  string
 	Input string
+}
+
+// runningSession finds the session ids of running commands in an
+// exec_command or write_stdin output (or a request holding them).
+var runningSession = regexp.MustCompile(`Process running with session ID (\d+)`)
+
+// withSession is the step with $SESSION in its arguments replaced by the
+// last running session named in text: the session id is the runner's
+// (Codex's, toolgate's), known only once the command runs.
+func (s step) withSession(text string) step {
+	if !strings.Contains(s.Args, "$SESSION") {
+		return s
+	}
+	m := runningSession.FindAllStringSubmatch(text, -1)
+	id := "0"
+	if len(m) > 0 {
+		id = m[len(m)-1][1]
+	}
+	s.Args = strings.ReplaceAll(s.Args, "$SESSION", id)
+	return s
 }
 
 // item is the Responses output item of the step with call id id.
@@ -76,7 +98,7 @@ func (m *mock) serve(w http.ResponseWriter, r *http.Request) {
 	items := []any{map[string]any{"type": "message", "role": "assistant", "id": "msg_end",
 		"content": []any{map[string]any{"type": "output_text", "text": "done", "annotations": []any{}}}}}
 	if turn < len(m.steps) {
-		items = []any{m.steps[turn].item(callID(turn))}
+		items = []any{m.steps[turn].withSession(string(body)).item(callID(turn))}
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	id := fmt.Sprintf("resp_%d", turn+1)

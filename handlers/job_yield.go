@@ -1,0 +1,62 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
+	"github.com/toolgate/toolgate/internal/process"
+)
+
+// jobYieldMax bounds the output one yield returns (Codex's unified exec
+// keeps a 1 MiB head and tail; its own token budget cuts further).
+const jobYieldMax = 1 << 20
+
+// yieldJob waits up to wait for a job to end, then answers with what it
+// wrote since it was last read: a job that ended as a foreground command
+// is answered (its exit status and output), one still running as
+// JobRunningText says. A job seen ended is forgotten, as Codex forgets a
+// session whose exit it reported. This is how a client that keeps commands as
+// sessions (Codex's exec_command, write_stdin) sees them.
+func yieldJob(ctx context.Context, call *tool.Call, j *tool.Job, wait time.Duration) (tool.Result, error) {
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-j.Done():
+	case <-timer.C:
+	case <-ctx.Done():
+		return tool.Result{}, ctx.Err()
+	}
+	info := j.Info() // before reading: output read after an end is whole
+	out, err := j.ReadNew(jobYieldMax)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	if info.State == api.JobRunning {
+		return tool.TextResult(JobRunningText(j.ID(), out)), nil
+	}
+	call.ForgetJob(j.ID()) // its end is reported: no session to write to any more
+	res := process.Result{ExitCode: -1}
+	if info.ExitCode != nil {
+		res.ExitCode = *info.ExitCode
+	}
+	if sig, ok := strings.CutPrefix(info.Reason, "killed by signal "); ok {
+		res.Signal = sig
+	} else if info.ExitCode == nil {
+		res.Signal = "SIGKILL" // killed, or stopped at a sandbox limit
+	}
+	result := tool.Result{Content: []api.Content{api.TextContent(clineCommandText(res, out))}}
+	if res.ExitCode != 0 {
+		return result, &tool.ToolError{Code: api.ToolCodeExitStatus}
+	}
+	return result, nil
+}
+
+// JobRunningText is the answer for a job still running after a yield:
+// its id on the first line, then what it wrote since it was last read.
+func JobRunningText(id, output string) string {
+	return fmt.Sprintf("Job %s is still running.\nOutput:\n%s", id, output)
+}
