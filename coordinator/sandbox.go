@@ -108,7 +108,9 @@ func ignoredPaths(ws *tool.Workspace, m *ignore.Matcher) ([]string, error) {
 		if err != nil || p == "." {
 			return nil // unreadable: the sandbox cannot read it either
 		}
-		if _, hit := m.Match(p, d.IsDir()); hit {
+		// The ignore file covering itself guards the rules, not a secret;
+		// masking it would show git a changed .clineignore.
+		if r, hit := m.Match(p, d.IsDir()); hit && !r.Self() {
 			out = append(out, filepath.Join(ws.Dir, filepath.FromSlash(p)))
 			if len(out) > maxMasks {
 				return errTooManyMasks

@@ -30,6 +30,7 @@ func newListFiles(name string, env tool.Env) *tool.Tool {
 		},
 		ConcurrencySafe: func(*ListFilesInput) bool { return true },
 		Paths:           func(in *ListFilesInput) []string { return []string{in.Path} },
+		Walks:           true,
 	})
 }
 

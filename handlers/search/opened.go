@@ -41,7 +41,7 @@ type startDir struct {
 }
 
 // openStart opens start below root and judges it, where it really is, by
-// exclude. The caller closes sd.root.
+// exclude (by name). The caller closes sd.root.
 func openStart(root *os.Root, start string, exclude func(string, bool) bool) (*startDir, error) {
 	r, err := root.OpenRoot(dotIfEmpty(start))
 	if err != nil {
@@ -58,7 +58,10 @@ func openStart(root *os.Root, start string, exclude func(string, bool) bool) (*s
 			}
 		}
 	}
-	if exclude != nil && sd.realRel != "" && exclude(sd.realRel, true) {
+	// Judged by name, as Cline judges a directory it lists or searches:
+	// a rule for directories only ("private/") leaves the start open and
+	// excludes every entry the walk finds below it.
+	if exclude != nil && sd.realRel != "" && exclude(sd.realRel, false) {
 		r.Close()
 		return nil, &ExcludedError{Path: start, Real: sd.realRel}
 	}

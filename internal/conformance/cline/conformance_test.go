@@ -44,13 +44,14 @@ func TestClineConformance(t *testing.T) {
 	bin := testbuild.Binary(t, testbuild.Toolgate)
 	ctx, cancel := context.WithTimeout(t.Context(), 7*time.Minute)
 	defer cancel()
-	// The runs' directories stay for a closer look when the test fails.
+	// The runs' directories stay for a closer look when the test fails or
+	// TOOLGATE_CLINE_KEEP is set (TOOLGATE_CLINE_REPLAY reuses them).
 	base, err := os.MkdirTemp("", "cline-conformance-")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if t.Failed() || os.Getenv("TOOLGATE_CLINE_REPLAY") != "" {
+		if t.Failed() || os.Getenv("TOOLGATE_CLINE_REPLAY") != "" || os.Getenv("TOOLGATE_CLINE_KEEP") != "" {
 			t.Logf("the runs' workspaces, logs and differing results are in %s", base)
 			return
 		}
