@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/toolgate/toolgate/internal/process"
 )
@@ -14,7 +15,7 @@ import (
 // standalone terminal: StandaloneTerminalProcess and
 // CommandOrchestrator.orchestrateCommandExecution). Cline reads the
 // output as lines, each trimmed at its end, with one empty line after the
-// lines of the first chunk it read; past 1,000 lines or 512 KB it writes
+// lines of the first chunk it read (firstChunk); past 1,000 lines or 512 KB it writes
 // the rest to a log file and keeps the first and last 100 lines around a
 // note; past 500 lines it keeps the first and last 250
 // (processOutput); the result is trimmed at both ends.
@@ -27,6 +28,42 @@ const (
 	clineFullOutputNote = "\nFull output saved to: "
 )
 
+// clineFirstRead is the most Cline's first read of a command's output
+// takes: Node reads a child's pipe in 64 KB chunks.
+const clineFirstRead = 64 << 10
+
+// firstChunk follows a command's writes (process.Options.OnBytes) to find
+// where Cline's first chunk would end. Cline reads late: its first chunk
+// is all the command wrote by then, up to 64 KB. toolgate takes that to
+// be the output up to its first change of stream (stdout to stderr or
+// back), so that a command's result does not depend on how fast a reader
+// was.
+type firstChunk struct {
+	mu     sync.Mutex
+	stream string
+	n      int64
+	done   bool
+}
+
+func (f *firstChunk) add(stream string, n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch {
+	case f.done:
+	case f.stream != "" && stream != f.stream:
+		f.done = true
+	default:
+		f.stream = stream
+		f.n += int64(n)
+	}
+}
+
+func (f *firstChunk) size() int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.n
+}
+
 // clinePromptArtifact is what Cline's removeLastLineArtifacts strips from
 // the end of a last line without a newline (a shell prompt's character).
 var clinePromptArtifact = regexp.MustCompile(`[%$#>]\s*$`)
@@ -35,8 +72,8 @@ var clinePromptArtifact = regexp.MustCompile(`[%$#>]\s*$`)
 // shows it, where names the place the full output is kept (Cline's log
 // file; toolgate's output route). spilled says Cline's note of the place
 // belongs after the output (clineFullOutputNote).
-func clineCommandOutput(e process.Ends, where string) (text string, spilled bool) {
-	head := clineLines(e.Head, e.First, e.Whole)
+func clineCommandOutput(e process.Ends, firstChunk int64, where string) (text string, spilled bool) {
+	head := clineLines(e.Head, int(min(firstChunk, clineFirstRead)), e.Whole)
 	// Cline's line loop: from the line that finds 1,000 lines before it
 	// or brings the bytes to 512 KB, lines go to the log file.
 	var bytesSoFar int

@@ -140,11 +140,15 @@ func (r *commandRunner) run(ctx context.Context, call *tool.Call, in *ExecuteCom
 	// the command runs.
 	call.KeepOutput(out)
 	r.metrics.running.Inc()
+	first := &firstChunk{}
 	res, err := process.Run(ctx, process.Options{
 		Sandbox: sb, Confine: confine,
 		Command: in.Command, Dir: dir, Env: r.cfg.ChildEnv(), Timeout: timeout, Output: out,
 		OnChunk: call.Output,
-		OnBytes: func(stream string, n int) { r.metrics.bytes.WithLabelValues(stream).Add(float64(n)) },
+		OnBytes: func(stream string, n int) {
+			first.add(stream, n)
+			r.metrics.bytes.WithLabelValues(stream).Add(float64(n))
+		},
 	})
 	r.metrics.running.Dec()
 	_ = out.Close()
@@ -167,7 +171,7 @@ func (r *commandRunner) run(ctx context.Context, call *tool.Call, in *ExecuteCom
 	r.metrics.runs.WithLabelValues(status).Inc()
 	cline := !call.PlainResults
 	if cline {
-		output, spilled = clineCommandOutput(out.Ends(), where)
+		output, spilled = clineCommandOutput(out.Ends(), first.size(), where)
 	}
 	if status == "timed_out" && cline {
 		// Cline's words first, toolgate's (the process group was killed)

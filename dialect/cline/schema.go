@@ -49,7 +49,7 @@ func listSchema(name string, schema json.RawMessage) json.RawMessage {
 		}
 	}
 	if _, has := props[taskProgressParam]; !has && !slices.Contains(noTaskProgress, name) {
-		props[taskProgressParam] = map[string]any{"type": "string", "description": taskProgressDescription}
+		props[taskProgressParam] = map[string]any{"type": []string{"null", "string"}, "description": taskProgressDescription}
 	}
 	out, err := json.Marshal(s)
 	if err != nil {

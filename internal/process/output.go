@@ -54,7 +54,6 @@ type Output struct {
 	head     []byte // the first lim.Memory bytes
 	tail     []byte // the last bytes, at least lim.Tail once that many came
 	total    int64
-	first    int // length of the first write
 	newlines int64
 	lastByte byte
 	file     *os.File // spill file, once the output outgrew head
@@ -79,9 +78,6 @@ func (o *Output) Write(p []byte) (int, error) {
 	defer o.mu.Unlock()
 	if o.closed || len(p) == 0 {
 		return len(p), nil
-	}
-	if o.total == 0 {
-		o.first = len(p)
 	}
 	o.total += int64(len(p))
 	o.newlines += int64(bytes.Count(p, []byte{'\n'}))

@@ -128,9 +128,6 @@ type Ends struct {
 	// Total is the output's length, Lines its lines (a last line without
 	// a newline included).
 	Total, Lines int64
-	// First is the length of the first write: the first chunk a reader
-	// of the pipes got.
-	First int
 }
 
 // Ends returns the output's kept ends. Call it after Close.
@@ -138,5 +135,5 @@ func (o *Output) Ends() Ends {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return Ends{Head: bytes.Clone(o.head), Tail: bytes.Clone(o.tailBytes()), Whole: o.total <= int64(len(o.head)),
-		Total: o.total, Lines: o.linesLocked(), First: o.first}
+		Total: o.total, Lines: o.linesLocked()}
 }

@@ -2,6 +2,7 @@ package cline
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -25,20 +26,25 @@ type toolResult struct {
 }
 
 // runToolgate posts each call as one assistant message to a session of a
-// toolgate serving ws, as a Cline client would, approving every call that
+// toolgate serving ws, as a Cline client would (after listing its tools,
+// GET /v1/tools?dialect=cline, which it returns too), approving every call that
 // waits for approval and answering interactive ones with the call's
 // Answer (the run's last answer is "ok"). It returns the results in call
 // order.
-func runToolgate(ctx context.Context, bin, scratch string, m mode, headless bool, calls []call, ws string) ([][]block, error) {
+func runToolgate(ctx context.Context, bin, scratch string, m mode, headless bool, calls []call, ws string) ([][]block, json.RawMessage, error) {
 	p, err := conformance.StartToolgateIn(ctx, bin, ws, scratch)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer p.Stop()
 	tg := clientOf{p.Toolgate}
+	var tools json.RawMessage
+	if err := tg.Do(ctx, "GET", "/v1/tools?dialect=cline", nil, &tools, http.StatusOK); err != nil {
+		return nil, nil, err
+	}
 	sid, err := tg.NewSession(ctx, map[string]any{})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	model := m.ACPModel
 	if headless {
@@ -50,11 +56,11 @@ func runToolgate(ctx context.Context, bin, scratch string, m mode, headless bool
 			"name": c.Tool, "input": c.input(m, model, ws)}
 		res, err := tg.post(ctx, sid, use, c.Answer)
 		if err != nil {
-			return out, fmt.Errorf("%s: %w", c.ID, err)
+			return out, tools, fmt.Errorf("%s: %w", c.ID, err)
 		}
 		out[i] = res.Content
 	}
-	return out, nil
+	return out, tools, nil
 }
 
 // clientOf is a toolgate as a Cline client drives it.
