@@ -20,10 +20,10 @@ import (
 // floors are the identical results per mode as last measured: a change
 // that makes fewer calls identical fails the test (a ratchet; raise a
 // floor as differences close). The target is 95% of the mode's calls.
-var floors = map[string]int{"xml": 55, "native": 58}
+var floors = map[string]int{"xml": 62, "native": 65}
 
 // filesFloor is the same ratchet for the workspace files afterwards.
-var filesFloor = map[string]int{"xml": 36, "native": 35}
+var filesFloor = map[string]int{"xml": 40, "native": 39}
 
 // TestClineConformance runs the script through the real Cline CLI and
 // through toolgate in both tool-call modes and compares the results and
