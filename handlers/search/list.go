@@ -12,9 +12,11 @@ import (
 // DefaultListLimit is Cline's cap on list_files entries.
 const DefaultListLimit = 200
 
-// DefaultExcludedDirs are the directory names Cline's list_files lists but
-// never enters: dependency, build-output and cache directories. Hidden
-// directories (a leading '.') are treated the same way.
+// DefaultExcludedDirs are the directory names a listing never enters:
+// dependency, build-output and cache directories (Cline's list). Hidden
+// directories (a leading '.') are treated the same way. A one-level
+// listing shows them; a recursive one shows them without entering them,
+// or leaves them out whole (WalkOptions.OmitSkippedDirs, as Cline's does).
 var DefaultExcludedDirs = []string{
 	"node_modules", "__pycache__", "env", "venv", "target/dependency", "build/dependencies",
 	"dist", "out", "bundle", "vendor", "tmp", "temp", "deps", "Pods",
@@ -39,6 +41,12 @@ type WalkOptions struct {
 	// one-level listing shows every entry.
 	NoIgnoreFiles bool
 
+	// OmitSkippedDirs leaves the directories a recursive listing does
+	// not enter (hidden ones, DefaultExcludedDirs) out of it whole, as
+	// Cline's glob does (**/.*/**, **/node_modules/**), unless the listed
+	// directory is itself hidden.
+	OmitSkippedDirs bool
+
 	// hiddenStart: the listed directory is itself hidden, so hidden
 	// directories below it are listed and entered (Cline's
 	// isTargetingHiddenDirectory).
@@ -60,9 +68,9 @@ type WalkResult struct {
 // Walk lists a workspace directory for list_files with ripgrep's ignore
 // rules (.gitignore in a repository, .ignore, .rgignore, .git/info/exclude).
 // Like Cline, a one-level listing shows hidden entries and the
-// DefaultExcludedDirs, and a recursive one leaves hidden directories and
-// the DefaultExcludedDirs out (unless the listed directory is itself
-// hidden); it never follows symbolic links.
+// DefaultExcludedDirs; a recursive one does not enter them (unless the
+// listed directory is itself hidden) and, with OmitSkippedDirs, leaves
+// them out. It never follows symbolic links.
 func Walk(ctx context.Context, root *os.Root, opts WalkOptions) (*WalkResult, error) {
 	start, err := cleanRel(opts.Path)
 	if err != nil {
@@ -194,7 +202,7 @@ func listOne(root *os.Root, d levelDir, opts *WalkOptions) listedDir {
 			continue
 		}
 		hidden := strings.HasPrefix(name, ".")
-		if isDir && opts.Recursive && (hidden && !opts.hiddenStart || defaultExcluded(rel, name)) {
+		if isDir && opts.Recursive && opts.OmitSkippedDirs && (hidden && !opts.hiddenStart || defaultExcluded(rel, name)) {
 			continue // Cline's recursive glob ignores **/.*/** and **/node_modules/** whole
 		}
 		descend := isDir && !locked && (!hidden || opts.hiddenStart) && !defaultExcluded(rel, name)

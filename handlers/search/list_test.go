@@ -55,15 +55,26 @@ func TestWalkListing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		want := []string{".cfg/", ".env", "a/", "b.txt", "c/", "node_modules/", "target/",
+			"a/y/", "a/z.txt", "c/x.txt", "target/dependency/", "a/y/deep.txt"}
+		if !slices.Equal(res.Entries, want) {
+			t.Errorf("Entries = %q\nwant %q", res.Entries, want)
+		}
+		if res.Truncated || res.Excluded != 1 {
+			t.Errorf("Truncated, Excluded = %v, %d; want false, 1", res.Truncated, res.Excluded)
+		}
+	})
+	t.Run("skipped directories left out", func(t *testing.T) {
+		res, err := Walk(context.Background(), root, WalkOptions{Recursive: true, Exclude: hide, OmitSkippedDirs: true})
+		if err != nil {
+			t.Fatal(err)
+		}
 		// As Cline's recursive glob: hidden directories and dependency
 		// directories are left out whole, hidden files shown.
 		want := []string{".env", "a/", "b.txt", "c/", "target/",
 			"a/y/", "a/z.txt", "c/x.txt", "a/y/deep.txt"}
 		if !slices.Equal(res.Entries, want) {
 			t.Errorf("Entries = %q\nwant %q", res.Entries, want)
-		}
-		if res.Truncated || res.Excluded != 1 {
-			t.Errorf("Truncated, Excluded = %v, %d; want false, 1", res.Truncated, res.Excluded)
 		}
 	})
 	t.Run("limit", func(t *testing.T) {
