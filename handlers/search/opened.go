@@ -58,10 +58,12 @@ func openStart(root *os.Root, start string, exclude func(string, bool) bool) (*s
 			}
 		}
 	}
-	// Judged by name, as Cline judges a directory it lists or searches:
-	// a rule for directories only ("private/") leaves the start open and
-	// excludes every entry the walk finds below it.
-	if exclude != nil && sd.realRel != "" && exclude(sd.realRel, false) {
+	// Named directly, the start is judged by name, as Cline judges a
+	// directory it lists or searches: a rule for directories only
+	// ("private/") leaves it open and excludes every entry the walk finds
+	// below it. Reached through a link swapped in, it is judged as the
+	// directory it is, and refused.
+	if exclude != nil && sd.realRel != "" && exclude(sd.realRel, sd.realRel != start) {
 		r.Close()
 		return nil, &ExcludedError{Path: start, Real: sd.realRel}
 	}
