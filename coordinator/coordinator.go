@@ -1,6 +1,7 @@
 package coordinator
 
 import (
+	"encoding/json"
 	"log/slog"
 	"os"
 	"strings"
@@ -184,9 +185,13 @@ func (c *Coordinator) Pool(d api.Dialect, s *Session) []api.ToolInfo {
 	}
 	out := []api.ToolInfo{}
 	if d == api.DialectCline || d == "" {
+		shape := func(_ string, s json.RawMessage) json.RawMessage { return s }
+		if x := c.dialect(api.DialectCline); x != nil && x.ListSchema != nil {
+			shape = x.ListSchema
+		}
 		for _, t := range c.registry.Tools() {
 			if !hidden(t) {
-				out = append(out, api.ToolInfo{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
+				out = append(out, api.ToolInfo{Name: t.Name, Description: t.Description, InputSchema: shape(t.Name, t.InputSchema)})
 			}
 		}
 		return append(out, c.mcpTools(d, s)...)

@@ -100,7 +100,9 @@ func trackedIgnored(ws, dir string, m *ignore.Matcher) (string, error) {
 			if err != nil || !filepath.IsLocal(rel) {
 				continue // outside the workspace: no ignore rule covers it
 			}
-			if _, hit := m.Match(filepath.ToSlash(rel), false); hit {
+			// The ignore file covering itself guards the rules, not a
+			// secret: a committed .clineignore is no reason to ask.
+			if r, hit := m.Match(filepath.ToSlash(rel), false); hit && !r.Self() {
 				return filepath.ToSlash(rel), nil
 			}
 		}

@@ -92,6 +92,7 @@ func policyTools(r *ran) []tool.Registration {
 					return tool.TextResult(string(b) + "\n" + tool.IgnoredNote(n)), nil
 				},
 				Paths: func(in *fileIn) []string { return []string{in.Path} },
+				Walks: true,
 			})
 		}},
 		{Name: "execute_command", Factory: func(name string, env tool.Env) *tool.Tool {

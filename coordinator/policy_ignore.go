@@ -16,7 +16,11 @@ func (c *Coordinator) ignoreBlock(m *ignore.Matcher, s *subject) ([]string, bool
 		return nil, false
 	}
 	for _, p := range s.paths {
-		r, hit := m.MatchLazy(p.rel, p.isDir)
+		isDir := p.isDir
+		if p.walked {
+			isDir = func() bool { return false }
+		}
+		r, hit := m.MatchLazy(p.rel, isDir)
 		shown := p.rel
 		if !hit {
 			real, ok := c.realPath(p.rel)

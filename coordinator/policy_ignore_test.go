@@ -35,7 +35,7 @@ func TestIgnoreEnforced(t *testing.T) {
 		{"read included rule", use("i4", "read_file", map[string]any{"path": "d/f.key"}), "extra.ignore:1:*.key"},
 		{"read through symlink", use("i5", "read_file", map[string]any{"path": "link"}), ".clineignore:2:.env"},
 		{"write", use("i6", "write_to_file", map[string]any{"path": "secret/new", "content": "x"}), ".clineignore:3:secret/"},
-		{"list ignored dir", use("i7", "list_files", map[string]any{"path": "secret"}), ".clineignore:3:secret/"},
+		{"read the ignore file", use("i7", "read_file", map[string]any{"path": ".clineignore"}), ".clineignore:0:.clineignore"},
 		{"cat", use("i8", "execute_command", cmd("cat .env")), ".clineignore:2:.env"},
 		{"grep", use("i9", "execute_command", cmd("grep x .env")), ".clineignore:2:.env"},
 		{"after cd", use("i10", "execute_command", cmd("cd d && cat f.key")), "extra.ignore:1:*.key"},
@@ -83,6 +83,27 @@ func TestIgnoreEnforced(t *testing.T) {
 			t.Errorf("got %s %q, want a.txt only and a note on 3 entries", rec.Status, text)
 		}
 	})
+}
+
+// TestIgnoreWalkedDirectory: a directory a tool walks (Spec.Walks) is
+// judged by name, as Cline's validateAccess judges it: a rule for
+// directories only leaves it open to the walk, which finds its entries
+// excluded; a rule naming it whatever it is still refuses it.
+func TestIgnoreWalkedDirectory(t *testing.T) {
+	p := newTestPolicy(t, Config{PolicyConfig: PolicyConfig{AllowAll: true}}, map[string]string{
+		".clineignore": "secret/\nnamed\n", "secret/x": "x", "named/y": "y", "a.txt": "a",
+	})
+	s := p.session(t, api.Permissions{})
+	res, rec := p.c.Execute(t.Context(), s, "", use("w1", "list_files", map[string]any{"path": "secret"}))
+	if text := resultText(res); rec.Status != api.StatusSucceeded || strings.Contains(text, "secret/x") {
+		t.Errorf("list_files secret: got %s %q, want it run with secret/x excluded", rec.Status, text)
+	}
+	if _, rec := p.c.Execute(t.Context(), s, "", use("w2", "list_files", map[string]any{"path": "named"})); rec.Status != api.StatusDenied {
+		t.Errorf("list_files named: got %s, want denied", rec.Status)
+	}
+	if _, rec := p.c.Execute(t.Context(), s, "", use("w3", "read_file", map[string]any{"path": "secret"})); rec.Status != api.StatusDenied {
+		t.Errorf("read_file secret: got %s, want denied (read_file does not walk)", rec.Status)
+	}
 }
 
 // TestIgnoreReload checks that an edit of .clineignore takes effect

@@ -35,6 +35,7 @@ func (c *Coordinator) buildSubject(t *tool.Tool, in any, raw json.RawMessage) (*
 			if filepath.IsAbs(p) {
 				ref.given = filepath.Clean(p)
 			}
+			ref.walked = t.Walks
 			s.paths = append(s.paths, ref)
 		}
 	}
@@ -241,6 +242,9 @@ type pathRef struct {
 	given string
 	abs   string     // the absolute path, for rules rooted at "/" (//path, ~/path)
 	dir   *dirLookup // whether it names a directory, looked up once when asked
+	// walked marks a directory a tool walks (tool.Spec.Walks): the
+	// ignore rules judge it by name, as if it were no directory.
+	walked bool
 }
 
 // isDir reports whether the path names a directory (through symlinks), as

@@ -98,7 +98,9 @@ func ignoredPaths(ws *tool.Workspace, m *ignore.Matcher) ([]string, []dirStamp, 
 			return nil // unreadable: the sandbox cannot read it either
 		}
 		if p != "." {
-			if _, hit := m.Match(p, d.IsDir()); hit {
+			// The ignore file covering itself guards the rules, not a
+			// secret; masking it would show git a changed .clineignore.
+			if r, hit := m.Match(p, d.IsDir()); hit && !r.Self() {
 				out = append(out, filepath.Join(ws.Dir, filepath.FromSlash(p)))
 				if len(out) > maxMasks {
 					return errTooManyMasks

@@ -77,19 +77,31 @@ func probedTools(t *testing.T) []probedTool {
 	v := coordinator.NewValidator()
 	env := tool.Env{Workspace: ws, Validate: v, Commands: &tool.CommandConfig{}, Registerer: prometheus.NewRegistry()}
 	published := map[string]json.RawMessage{} // "dialect name" -> schema
+	c := coordinator.New(coordinator.Options{Workspace: ws, Tools: handlers.Default(), Dialects: All()})
+	t.Cleanup(c.Close)
+	// Cline's pool lists the registry's schemas with task_progress added
+	// (the cline dialect's ListSchema), which the pipeline takes out of
+	// every call before decoding: probed so.
+	clineListed := map[string]json.RawMessage{}
+	for _, ti := range c.Pool(api.DialectCline, nil) {
+		clineListed[ti.Name] = ti.InputSchema
+	}
 	var out []probedTool
 	for _, r := range handlers.Default() {
 		tl := r.Factory(r.Name, env)
 		if tl == nil {
 			continue
 		}
-		where := "cline " + r.Name
-		if r.Internal {
-			where = "internal " + r.Name
+		where, schema := "cline "+r.Name, tl.InputSchema
+		if listed, ok := clineListed[r.Name]; ok {
+			schema = listed
 		}
-		published[where] = tl.InputSchema
-		out = append(out, probedTool{where: where, schema: tl.InputSchema, typ: tl.InputType(), decode: func(raw json.RawMessage) error {
-			_, err := coordinator.DecodeInput(tl, v, raw)
+		if r.Internal {
+			where, schema = "internal "+r.Name, tl.InputSchema
+		}
+		published[where] = schema
+		out = append(out, probedTool{where: where, schema: schema, typ: tl.InputType(), decode: func(raw json.RawMessage) error {
+			_, err := coordinator.DecodeInput(tl, v, withoutTaskProgress(raw))
 			return err
 		}})
 	}
@@ -104,8 +116,6 @@ func probedTools(t *testing.T) []probedTool {
 		}
 	}
 	// The pools a model is shown list these very schemas.
-	c := coordinator.New(coordinator.Options{Workspace: ws, Tools: handlers.Default(), Dialects: All()})
-	t.Cleanup(c.Close)
 	for _, d := range api.Dialects() {
 		pool := c.Pool(d, nil)
 		if len(pool) == 0 {
@@ -122,6 +132,21 @@ func probedTools(t *testing.T) []probedTool {
 			}
 		}
 	}
+	return out
+}
+
+// withoutTaskProgress is an input as the pipeline decodes it: Cline's
+// task_progress taken out first.
+func withoutTaskProgress(raw json.RawMessage) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return raw
+	}
+	if _, ok := m["task_progress"]; !ok {
+		return raw
+	}
+	delete(m, "task_progress")
+	out, _ := json.Marshal(m)
 	return out
 }
 

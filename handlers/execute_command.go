@@ -147,11 +147,15 @@ func (r *commandRunner) run(ctx context.Context, call *tool.Call, in *ExecuteCom
 	if in.TTY {
 		term = process.NewTerminal(0, 0)
 	}
+	first := &firstChunk{}
 	res, err := process.Run(ctx, process.Options{
 		Sandbox: sb, Confine: confine,
 		Command: in.Command, Dir: dir, Env: r.cfg.ChildEnv(), Timeout: timeout, Output: out,
 		OnChunk: call.Output, Terminal: term,
-		OnBytes: func(stream string, n int) { r.metrics.bytes.WithLabelValues(stream).Add(float64(n)) },
+		OnBytes: func(stream string, n int) {
+			first.add(stream, n)
+			r.metrics.bytes.WithLabelValues(stream).Add(float64(n))
+		},
 	})
 	r.metrics.running.Dec()
 	_ = out.Close()
@@ -163,18 +167,18 @@ func (r *commandRunner) run(ctx context.Context, call *tool.Call, in *ExecuteCom
 		}
 		return tool.Result{}, tool.Errorf(api.ToolCodeNotStarted, "The command could not start: %v", err)
 	}
-	hint := fmt.Sprintf("full output: GET /v1/sessions/%s/calls/%s/output", call.SessionID, call.ToolUseID)
+	where := fmt.Sprintf("/v1/sessions/%s/calls/%s/output", call.SessionID, call.ToolUseID)
 	// A dialect that words the result itself (PlainResults) gets the
 	// output as the command wrote it, its last line end included (Codex
-	// shows it).
-	output := out.Summary(process.SummaryLimits{Hint: hint})
+	// shows it); Cline's gets it as Cline's terminal shapes it, the place
+	// of the full output toolgate's output route instead of Cline's log
+	// file.
+	output, spilled := out.Summary(process.SummaryLimits{Hint: "full output: GET " + where}), false
 	status, verdict := judge(res, timeout)
 	r.metrics.runs.WithLabelValues(status).Inc()
 	cline := !call.PlainResults
 	if cline {
-		// Cline's terminal managers hand over the output trimmed at both
-		// ends (VscodeTerminalManager.processOutput: String.prototype.trim).
-		output = strings.TrimFunc(output, jsSpace)
+		output, spilled = clineCommandOutput(out.Ends(), first.size(), where)
 	}
 	if status == "timed_out" && cline {
 		// Cline's words first, toolgate's (the process group was killed)
@@ -188,7 +192,11 @@ func (r *commandRunner) run(ctx context.Context, call *tool.Call, in *ExecuteCom
 		}
 		return result, verdict
 	}
-	result := tool.Result{Content: []api.Content{api.TextContent(clineCommandText(res, output))}}
+	text := clineCommandText(res, output)
+	if spilled {
+		text += clineFullOutputNote + where
+	}
+	result := tool.Result{Content: []api.Content{api.TextContent(text)}}
 	if res.Stray {
 		// toolgate's addition, after Cline's text.
 		result.Content = append(result.Content, api.TextContent("(Background processes that kept the command's output open were stopped.)"))

@@ -30,6 +30,7 @@ func newListFiles(name string, env tool.Env) *tool.Tool {
 		},
 		ConcurrencySafe: func(*ListFilesInput) bool { return true },
 		Paths:           func(in *ListFilesInput) []string { return []string{in.Path} },
+		Walks:           true,
 	})
 }
 
@@ -50,7 +51,7 @@ func listFiles(ctx context.Context, ws *tool.Workspace, in *ListFilesInput, excl
 		return tool.Result{}, err
 	}
 	res, err := search.Walk(ctx, ws.Root, search.WalkOptions{Path: rel, Recursive: in.Recursive, Limit: listFilesLimit,
-		Exclude: exclude, ShowExcluded: true, NoIgnoreFiles: !in.Recursive})
+		Exclude: exclude, ShowExcluded: true, NoIgnoreFiles: !in.Recursive, OmitSkippedDirs: true})
 	if err != nil {
 		if ctx.Err() != nil {
 			return tool.Result{}, ctx.Err()

@@ -30,8 +30,10 @@ func TestListFiles(t *testing.T) {
 		// a directory before its subdirectories, names by collation.
 		{"top level applies no .gitignore, as Cline's", ListFilesInput{Path: "."},
 			".gitignore\napp.log\nREADME.md\n.git/\n.hidden/\nnode_modules/\nsrc/"},
+		// Recursive: hidden and dependency directories are left out whole,
+		// as Cline's glob ignores **/.*/** and **/node_modules/**.
 		{"recursive with nested gitignore and default excludes", ListFilesInput{Path: ".", Recursive: true},
-			".gitignore\nREADME.md\n.git/\n.hidden/\nnode_modules/\nsrc/\nsrc/.gitignore\nsrc/main.go\nsrc/lib/\nsrc/lib/util.go"},
+			".gitignore\nREADME.md\nsrc/\nsrc/.gitignore\nsrc/main.go\nsrc/lib/\nsrc/lib/util.go"},
 		{"subdirectory shown relative to itself", ListFilesInput{Path: "src", Recursive: true},
 			".gitignore\nmain.go\nlib/\nlib/util.go"},
 		{"absolute path inside the workspace", ListFilesInput{Path: filepath.Join(ws.Dir, "src", "lib")},

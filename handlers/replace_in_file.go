@@ -53,10 +53,11 @@ func replaceInFile(call *tool.Call, in *ReplaceInFileInput, omitBody bool) (tool
 // diffFailure answers a diff that could not be applied as cline@2.18.0
 // does (WriteToFileToolHandler: the error, then formatResponse.diffError
 // with the file as it still is), the file named as the model named it
-// when that was an absolute path (shown). Other errors pass unchanged.
+// when that was an absolute path (shown); a file that is not there is
+// shown empty, as Cline edits it. Other errors pass unchanged.
 func diffFailure(shown string, t *editTarget, missed *editdiff.ApplyError, err error) (tool.Result, error) {
 	var te *tool.ToolError
-	if t == nil || !errors.As(err, &te) || te.Code != api.ToolCodeDiffFailed {
+	if t == nil || !errors.As(err, &te) || te.Code != api.ToolCodeDiffFailed && (te.Code != api.ToolCodeNotFound || t.exists) {
 		return tool.Result{}, err
 	}
 	msg := te.Message
@@ -72,21 +73,24 @@ func diffFailure(shown string, t *editTarget, missed *editdiff.ApplyError, err e
 }
 
 // applyDiff applies a SEARCH/REPLACE diff to the target's text. A file that
-// does not exist is edited as empty, so an empty SEARCH creates it.
+// does not exist is edited as empty, so an empty SEARCH creates it and any
+// other SEARCH is not found in it.
 func applyDiff(t *editTarget, diff string, missed **editdiff.ApplyError) (editdiff.Result, error) {
 	if !isText(t.old) {
 		return editdiff.Result{}, tool.Errorf(api.ToolCodeBinaryFile, "Cannot edit %s: it is a binary file, not text.", t.rel)
 	}
 	res, err := editdiff.Apply(string(t.old), diff)
-	if err != nil && !t.exists {
-		return editdiff.Result{}, tool.Errorf(api.ToolCodeNotFound,
-			"File not found: %s. Use write_to_file to create a file, or check the path with list_files.", t.rel)
-	}
 	if err != nil {
 		if missed != nil {
 			errors.As(err, missed)
 		}
-		return editdiff.Result{}, tool.Errorf(api.ToolCodeDiffFailed, "%s", err.Error())
+		// A file that is not there fails as an empty one does in Cline
+		// (its SEARCH block matches nothing), coded not_found.
+		code := api.ToolCodeDiffFailed
+		if !t.exists {
+			code = api.ToolCodeNotFound
+		}
+		return editdiff.Result{}, tool.Errorf(code, "%s", err.Error())
 	}
 	return res, nil
 }

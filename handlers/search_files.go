@@ -39,6 +39,7 @@ func newSearchFiles(name string, env tool.Env) *tool.Tool {
 		},
 		ConcurrencySafe: func(*SearchFilesInput) bool { return true },
 		Paths:           func(in *SearchFilesInput) []string { return []string{in.Path} },
+		Walks:           true,
 	})
 }
 

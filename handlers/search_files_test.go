@@ -185,3 +185,15 @@ func TestSearchFilesStreamCap(t *testing.T) {
 		t.Errorf("streamed %d match lines, want the cap %d", got, streamMaxMatches)
 	}
 }
+
+// TestSearchFilesInDirOnlyExcludedDirectory: a directory a rule for
+// directories only excludes ("keys/") is searched as Cline searches it,
+// its files all excluded: "Found 0 results.", not a refusal.
+func TestSearchFilesInDirOnlyExcludedDirectory(t *testing.T) {
+	ws := workspaceWith(t, map[string]string{"keys/k.txt": "needle\n"})
+	dirOnly := func(rel string, isDir bool) bool { return rel == "keys" && isDir || strings.HasPrefix(rel, "keys/") }
+	res, err := runSearch(t, ws, SearchFilesInput{Path: "keys", Regex: "needle"}, dirOnly)
+	if got := okText(t, res, err); got != "Found 0 results." {
+		t.Errorf("output %q, want Found 0 results.", got)
+	}
+}

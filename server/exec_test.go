@@ -378,7 +378,10 @@ func TestFullOutputEndpoint(t *testing.T) {
 	s := newExecServer(t)
 	res := decodeJSON[api.ToolUseResponse](t, s.request(t, t.Context(), "POST", "/v1/tool_use", commandUse("toolu_long", "seq 1 5000"), ""), http.StatusOK)
 	short := text(&res.Result)
-	if strings.Contains(short, "\n2500\n") || !strings.Contains(short, "lines (") || !strings.Contains(short, "/v1/sessions/default/calls/toolu_long/output") {
+	// Cline's layout: the first and last 100 lines around its note, which
+	// names the output route where Cline names its log file.
+	if strings.Contains(short, "\n2500\n") || !strings.Contains(short, "lines written to /v1/sessions/default/calls/toolu_long/output) ...") ||
+		!strings.Contains(short, "\nFull output saved to: /v1/sessions/default/calls/toolu_long/output") {
 		t.Errorf("result is not shortened with a note and a hint: %d bytes", len(short))
 	}
 	resp := s.request(t, t.Context(), "GET", "/v1/sessions/default/calls/toolu_long/output", nil, "")

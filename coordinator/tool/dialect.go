@@ -34,6 +34,13 @@ type Dialect struct {
 	// mappings' Result), so handlers leave out the registry's client
 	// texts.
 	PlainResults bool
+	// ListSchema, when set, rewrites the input schema a registry tool is
+	// listed with in the pool of a dialect that speaks the registry's
+	// vocabulary (no Tools of its own): parameters its client adds to
+	// calls, markers of toolgate's extensions. What it adds must be what
+	// the pipeline accepts (task_progress is taken out before decoding),
+	// so the listed schema and the check still agree.
+	ListSchema func(name string, schema json.RawMessage) json.RawMessage
 	// IndependentCalls keeps a failed call of the dialect's sessions from
 	// cancelling the other calls of its message (cascade_tools): the
 	// client runs parallel calls independently, a non-zero exit included.

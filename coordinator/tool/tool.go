@@ -82,6 +82,13 @@ type Spec[In any] struct {
 	// Paths lists the workspace paths an input touches, for ignore rules
 	// and permission rules.
 	Paths func(in *In) []string
+	// Walks marks a tool whose Paths are directories it walks, judging
+	// every entry it finds by the ignore rules (call.Exclude). The ignore
+	// rules then judge such a path by its name alone, as Cline's
+	// validateAccess does: a rule for directories only ("private/")
+	// leaves the directory open to the walk, which finds each entry below
+	// it excluded.
+	Walks bool
 	// Preview, for tools that write, computes the call's effect as a
 	// unified diff without applying it (for approvals and tool.partial).
 	Preview func(ctx context.Context, call *Call, in *In) (string, error)
@@ -117,6 +124,8 @@ type Tool struct {
 	Writes      bool
 	// CountsReads: see Spec.
 	CountsReads bool
+	// Walks: see Spec.
+	Walks bool
 
 	inputType       reflect.Type
 	paramTypes      map[string]string // for ParamTypes
@@ -143,6 +152,7 @@ func NewTool[In any](s Spec[In]) *Tool {
 		Interrupt:   s.Interrupt,
 		Writes:      s.Writes,
 		CountsReads: s.CountsReads,
+		Walks:       s.Walks,
 		inputType:   reflect.TypeFor[In](),
 		paramTypes:  paramTypes(schema),
 		run: func(ctx context.Context, call *Call, in any) (Result, error) {

@@ -3,7 +3,8 @@
 // Cline's vocabulary is the registry's own: the tools of handlers.Default
 // carry Cline's names and parameters and answer in Cline's texts, so the
 // dialect declares no tools and maps nothing, and its calls get the
-// registry's client texts (tool.Call.PlainResults stays false).
+// registry's client texts (tool.Call.PlainResults stays false). Its pool
+// lists the registry's schemas as Cline's tools have them (listSchema).
 package cline
 
 import (
@@ -13,5 +14,5 @@ import (
 
 // Dialect is Cline's dialect, the default of every session.
 func Dialect() tool.Dialect {
-	return tool.Dialect{Name: api.DialectCline}
+	return tool.Dialect{Name: api.DialectCline, ListSchema: listSchema}
 }

@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"os"
+	"path"
 	"runtime"
 	"strings"
 	"sync"
@@ -11,12 +12,14 @@ import (
 // DefaultListLimit is Cline's cap on list_files entries.
 const DefaultListLimit = 200
 
-// DefaultExcludedDirs are the directory names Cline's list_files lists but
-// never enters: dependency, build-output and cache directories. Hidden
-// directories (a leading '.') are treated the same way.
+// DefaultExcludedDirs are the directory names a listing never enters:
+// dependency, build-output and cache directories (Cline's list). Hidden
+// directories (a leading '.') are treated the same way. A one-level
+// listing shows them; a recursive one shows them without entering them,
+// or leaves them out whole (WalkOptions.OmitSkippedDirs, as Cline's does).
 var DefaultExcludedDirs = []string{
 	"node_modules", "__pycache__", "env", "venv", "target/dependency", "build/dependencies",
-	"dist", "out", "bundle", "vendor", "tmp", "temp", "deps", "pkg", "Pods",
+	"dist", "out", "bundle", "vendor", "tmp", "temp", "deps", "Pods",
 }
 
 // WalkOptions describes one list_files call.
@@ -37,6 +40,17 @@ type WalkOptions struct {
 	// NoIgnoreFiles applies no .gitignore, .ignore or .rgignore: Cline's
 	// one-level listing shows every entry.
 	NoIgnoreFiles bool
+
+	// OmitSkippedDirs leaves the directories a recursive listing does
+	// not enter (hidden ones, DefaultExcludedDirs) out of it whole, as
+	// Cline's glob does (**/.*/**, **/node_modules/**), unless the listed
+	// directory is itself hidden.
+	OmitSkippedDirs bool
+
+	// hiddenStart: the listed directory is itself hidden, so hidden
+	// directories below it are listed and entered (Cline's
+	// isTargetingHiddenDirectory).
+	hiddenStart bool
 }
 
 // WalkResult is a listing: workspace-relative paths, directories with a
@@ -53,8 +67,10 @@ type WalkResult struct {
 
 // Walk lists a workspace directory for list_files with ripgrep's ignore
 // rules (.gitignore in a repository, .ignore, .rgignore, .git/info/exclude).
-// Like Cline it shows hidden entries and the DefaultExcludedDirs but does
-// not descend into them, and it never follows symbolic links.
+// Like Cline, a one-level listing shows hidden entries and the
+// DefaultExcludedDirs; a recursive one does not enter them (unless the
+// listed directory is itself hidden) and, with OmitSkippedDirs, leaves
+// them out. It never follows symbolic links.
 func Walk(ctx context.Context, root *os.Root, opts WalkOptions) (*WalkResult, error) {
 	start, err := cleanRel(opts.Path)
 	if err != nil {
@@ -70,6 +86,7 @@ func Walk(ctx context.Context, root *os.Root, opts WalkOptions) (*WalkResult, er
 	if err != nil {
 		return nil, err
 	}
+	opts.hiddenStart = strings.HasPrefix(path.Base(dotIfEmpty(start)), ".") && start != ""
 	limit := opts.Limit
 	if limit == 0 {
 		limit = DefaultListLimit
@@ -176,12 +193,19 @@ func listOne(root *os.Root, d levelDir, opts *WalkOptions) listedDir {
 		if !opts.NoIgnoreFiles && ign.match(rel, isDir) == ignored {
 			continue
 		}
-		locked := opts.Exclude != nil && opts.Exclude(rel, isDir)
+		// Shown entries are judged as Cline's formatFilesList judges them,
+		// by name: a directory a rule for directories only covers is
+		// shown open, and entered, its entries behind the lock.
+		locked := opts.Exclude != nil && opts.Exclude(rel, isDir && !opts.ShowExcluded)
 		if locked && !opts.ShowExcluded {
 			ld.excluded++
 			continue
 		}
-		descend := isDir && !locked && !strings.HasPrefix(name, ".") && !defaultExcluded(rel, name)
+		hidden := strings.HasPrefix(name, ".")
+		if isDir && opts.Recursive && opts.OmitSkippedDirs && (hidden && !opts.hiddenStart || defaultExcluded(rel, name)) {
+			continue // Cline's recursive glob ignores **/.*/** and **/node_modules/** whole
+		}
+		descend := isDir && !locked && (!hidden || opts.hiddenStart) && !defaultExcluded(rel, name)
 		ld.entries = append(ld.entries, listedEntry{rel: rel, real: childOf(d.real, name), dir: isDir, descend: descend, locked: locked})
 	}
 	return ld

@@ -41,7 +41,7 @@ type startDir struct {
 }
 
 // openStart opens start below root and judges it, where it really is, by
-// exclude. The caller closes sd.root.
+// exclude (by name). The caller closes sd.root.
 func openStart(root *os.Root, start string, exclude func(string, bool) bool) (*startDir, error) {
 	r, err := root.OpenRoot(dotIfEmpty(start))
 	if err != nil {
@@ -58,7 +58,12 @@ func openStart(root *os.Root, start string, exclude func(string, bool) bool) (*s
 			}
 		}
 	}
-	if exclude != nil && sd.realRel != "" && exclude(sd.realRel, true) {
+	// Named directly, the start is judged by name, as Cline judges a
+	// directory it lists or searches: a rule for directories only
+	// ("private/") leaves it open and excludes every entry the walk finds
+	// below it. Reached through a link swapped in, it is judged as the
+	// directory it is, and refused.
+	if exclude != nil && sd.realRel != "" && exclude(sd.realRel, sd.realRel != start) {
 		r.Close()
 		return nil, &ExcludedError{Path: start, Real: sd.realRel}
 	}

@@ -26,6 +26,17 @@ const maxIncludeDepth = 16
 // workspace cannot exhaust memory.
 const maxIgnoreFileSize = 4 << 20
 
+// selfRule is the rule Cline adds after a .clineignore's own
+// (ClineIgnoreController.loadClineIgnore): the file covers itself, so a
+// model can neither read nor rewrite the rules that bind it, and listings
+// show it locked. An empty file adds nothing, as Cline then ignores
+// nothing. Last in the file's rules, no negation in the file undoes it.
+var selfRule, _ = compileRule(ClineignoreFile, "", 0, ClineignoreFile)
+
+// Self reports whether r is the rule a .clineignore adds for itself: it
+// keeps the model from the rules, not from a secret.
+func (r Rule) Self() bool { return r.Source == ClineignoreFile && r.Line == 0 }
+
 // loader reads ignore files with includes; deps collects every file it
 // tried to read, so a watcher knows what to watch.
 type loader struct {
@@ -69,7 +80,11 @@ func load(root *os.Root, files []string) (*Matcher, []string, error) {
 			l.errs = append(l.errs, err)
 			continue
 		}
-		lists = append(lists, l.expand(name, data))
+		rules := l.expand(name, data)
+		if name == ClineignoreFile && len(data) > 0 {
+			rules = append(rules, selfRule)
+		}
+		lists = append(lists, rules)
 	}
 	m := NewMatcher(lists...)
 	if m == nil {

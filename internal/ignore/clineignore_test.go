@@ -100,6 +100,20 @@ var clineignoreCases = []struct {
 		},
 	},
 	{
+		name:  "the file covers itself, past a negation",
+		files: map[string]string{".clineignore": "!.clineignore\n*.env\n"},
+		want: []expectation{
+			{path: ".clineignore", ignored: true, rule: ".clineignore:0:.clineignore"},
+			{path: "sub/.clineignore", ignored: true, rule: ".clineignore:0:.clineignore"},
+			{path: "a.env", ignored: true, rule: ".clineignore:2:*.env"},
+		},
+	},
+	{
+		name:  "an empty file covers nothing, itself included",
+		files: map[string]string{".clineignore": ""},
+		want:  []expectation{{path: ".clineignore"}},
+	},
+	{
 		name: "nested include",
 		files: map[string]string{
 			".clineignore": "!include a\n", "a": "!include b\nfrom-a\n", "b": "from-b\n",
@@ -183,8 +197,9 @@ func TestLoadClineignoreRefusesEscapes(t *testing.T) {
 		if err == nil {
 			t.Fatal("LoadClineignore followed a symlink out of the workspace")
 		}
-		if m.Len() != 0 {
-			t.Errorf("matcher has %d rules read from outside the workspace", m.Len())
+		// The one rule left is the file's own (selfRule).
+		if _, ign := m.Match("anything", false); ign || m.Len() != 1 {
+			t.Errorf("matcher has %d rules, some read from outside the workspace", m.Len())
 		}
 	})
 	t.Run("fifo does not block", func(t *testing.T) {

@@ -13,7 +13,8 @@ type Rule struct {
 	// Source is the file the rule came from, e.g. ".clineignore" or
 	// "sub/.gitignore".
 	Source string
-	// Line is the 1-based line number in Source.
+	// Line is the 1-based line number in Source; 0 for the rule a
+	// .clineignore adds for itself (selfRule).
 	Line int
 	// Text is the pattern as git reads it: the line with its line ending
 	// and unescaped trailing spaces removed. git check-ignore -v prints the

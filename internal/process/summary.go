@@ -116,3 +116,24 @@ func countLines(b []byte) int64 {
 	}
 	return n
 }
+
+// Ends is what an Output keeps of itself in memory, for callers that
+// shorten it their own way.
+type Ends struct {
+	// Head is the output's start (all of it when Whole), Tail its last
+	// bytes (at least OutputLimits.Tail of them, when that many came).
+	Head, Tail []byte
+	// Whole says Head holds the whole output.
+	Whole bool
+	// Total is the output's length, Lines its lines (a last line without
+	// a newline included).
+	Total, Lines int64
+}
+
+// Ends returns the output's kept ends. Call it after Close.
+func (o *Output) Ends() Ends {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return Ends{Head: bytes.Clone(o.head), Tail: bytes.Clone(o.tailBytes()), Whole: o.total <= int64(len(o.head)),
+		Total: o.total, Lines: o.linesLocked()}
+}

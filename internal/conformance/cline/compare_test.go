@@ -29,8 +29,10 @@ import (
 //  6. The "result missing" tool message Cline's OpenAI message converter
 //     answers a native tool call with, its result being in the user
 //     message that follows (normalised by rules 2 to 5).
-//  7. The path of the log file long command output is saved to (a random
-//     name on each run): it becomes {LOGFILE}.
+//  7. Where the full output of a long command is kept: Cline's log file
+//     (a random name on each run), toolgate's output route
+//     (/v1/sessions/{sid}/calls/{id}/output, which a client fetches);
+//     both become {LOGFILE}.
 //
 // Blocks are joined with blockSeparator; an image block is "<image>".
 
@@ -39,7 +41,7 @@ const blockSeparator = "\n--- next block ---\n"
 
 var (
 	resultPrefix = regexp.MustCompile(`^\[[a-z_0-9]+( for [^\n]*)?\] Result:\n?`)
-	logFilePath  = regexp.MustCompile(`(?m)(Full output saved to: |output saved to |saved to: )/\S+\.log`)
+	logFilePath  = regexp.MustCompile(`(Full output saved to: |lines written to |output saved to |saved to: )(/\S+\.log|/v1/sessions/[^/\s]+/calls/[^/\s]+/output)`)
 )
 
 // normalise applies rules 1 and 7 to a text.

@@ -72,6 +72,16 @@ func runCline(ctx context.Context, modules, scratch string, m mode, headless boo
 	if b, err := json.MarshalIndent(run.results, "", " "); err == nil {
 		_ = os.WriteFile(filepath.Join(scratch, "results.json"), b, 0o644)
 	}
+	// The first request's tool definitions (native mode) and system
+	// prompt (which holds them in XML mode), for a look at what Cline
+	// offers the model.
+	if len(run.requests) > 0 {
+		first := run.requests[0]
+		_ = os.WriteFile(filepath.Join(scratch, "tools.json"), first.Tools, 0o644)
+		if len(first.Messages) > 0 {
+			_ = os.WriteFile(filepath.Join(scratch, "system.txt"), []byte(strings.Join(first.Messages[0].texts(), "\n")), 0o644)
+		}
+	}
 	var times []string
 	for _, r := range run.requests {
 		times = append(times, r.At.Format("15:04:05.000"))

@@ -1,108 +1,16 @@
 package cline
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/toolgate/toolgate/internal/conformance"
 )
-
-// toolgate is a `toolgate serve` process with its defaults (SQLite store,
-// sandboxed commands, the default policy) on a loopback port, reached
-// over HTTP only.
-type toolgate struct {
-	url, token string
-	cmd        *exec.Cmd
-	client     *http.Client
-	log        bytes.Buffer
-}
-
-// startToolgate starts bin serving workspace, with state (its store)
-// under scratch, and waits for the address it prints.
-func startToolgate(ctx context.Context, bin, workspace, scratch string) (*toolgate, error) {
-	tg := &toolgate{token: "conformance-token", client: &http.Client{Timeout: time.Minute}}
-	cmd := exec.CommandContext(ctx, bin, "serve", "-addr", "127.0.0.1:0", "-workspace", workspace, "-log-format", "json")
-	cmd.Env = append(os.Environ(), "TOOLGATE_TOKEN="+tg.token, "HOME="+scratch, "XDG_STATE_HOME="+filepath.Join(scratch, "state"))
-	cmd.Stderr = &tg.log
-	cmd.WaitDelay = 5 * time.Second
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	tg.cmd = cmd
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if u, ok := strings.CutPrefix(sc.Text(), "toolgate listening on "); ok {
-				addr <- strings.TrimSpace(u)
-			}
-		}
-		close(addr)
-	}()
-	select {
-	case u, ok := <-addr:
-		if !ok {
-			tg.stop()
-			return nil, fmt.Errorf("toolgate exited before listening: %s", tg.log.String())
-		}
-		tg.url = u
-		return tg, nil
-	case <-ctx.Done():
-		tg.stop()
-		return nil, ctx.Err()
-	}
-}
-
-func (tg *toolgate) stop() {
-	if tg.cmd.Process != nil {
-		_ = tg.cmd.Process.Signal(os.Interrupt)
-	}
-	_ = tg.cmd.Wait()
-}
-
-// do sends a JSON request and decodes a JSON answer into out.
-func (tg *toolgate) do(ctx context.Context, method, path string, body, out any) error {
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return err
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, tg.url+path, rd)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", "Bearer "+tg.token)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := tg.client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode >= 300 {
-		return fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, data)
-	}
-	if out == nil {
-		return nil
-	}
-	return json.Unmarshal(data, out)
-}
 
 // block is one content block of a tool result.
 type block struct {
@@ -118,21 +26,25 @@ type toolResult struct {
 }
 
 // runToolgate posts each call as one assistant message to a session of a
-// toolgate serving ws, as a Cline client would, approving every call that
+// toolgate serving ws, as a Cline client would (after listing its tools,
+// GET /v1/tools?dialect=cline, which it returns too), approving every call that
 // waits for approval and answering interactive ones with the call's
 // Answer (the run's last answer is "ok"). It returns the results in call
 // order.
-func runToolgate(ctx context.Context, bin, scratch string, m mode, headless bool, calls []call, ws string) ([][]block, error) {
-	tg, err := startToolgate(ctx, bin, ws, scratch)
+func runToolgate(ctx context.Context, bin, scratch string, m mode, headless bool, calls []call, ws string) ([][]block, json.RawMessage, error) {
+	p, err := conformance.StartToolgateIn(ctx, bin, ws, scratch)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	defer tg.stop()
-	var sess struct {
-		ID string `json:"id"`
+	defer p.Stop()
+	tg := clientOf{p.Toolgate}
+	var tools json.RawMessage
+	if err := tg.Do(ctx, "GET", "/v1/tools?dialect=cline", nil, &tools, http.StatusOK); err != nil {
+		return nil, nil, err
 	}
-	if err := tg.do(ctx, "POST", "/v1/sessions", map[string]any{}, &sess); err != nil {
-		return nil, err
+	sid, err := tg.NewSession(ctx, map[string]any{})
+	if err != nil {
+		return nil, nil, err
 	}
 	model := m.ACPModel
 	if headless {
@@ -142,17 +54,20 @@ func runToolgate(ctx context.Context, bin, scratch string, m mode, headless bool
 	for i, c := range calls {
 		use := map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_%02d_%s", i, strings.ReplaceAll(c.ID, "-", "_")),
 			"name": c.Tool, "input": c.input(m, model, ws)}
-		res, err := tg.post(ctx, sess.ID, use, c.Answer)
+		res, err := tg.post(ctx, sid, use, c.Answer)
 		if err != nil {
-			return out, fmt.Errorf("%s: %w", c.ID, err)
+			return out, tools, fmt.Errorf("%s: %w", c.ID, err)
 		}
 		out[i] = res.Content
 	}
-	return out, nil
+	return out, tools, nil
 }
 
+// clientOf is a toolgate as a Cline client drives it.
+type clientOf struct{ *conformance.Toolgate }
+
 // post sends one call and, while it runs, approves it or answers it.
-func (tg *toolgate) post(ctx context.Context, sid string, use map[string]any, answer string) (*toolResult, error) {
+func (tg clientOf) post(ctx context.Context, sid string, use map[string]any, answer string) (*toolResult, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type reply struct {
@@ -166,7 +81,7 @@ func (tg *toolgate) post(ctx context.Context, sid string, use map[string]any, an
 				Content []toolResult `json:"content"`
 			} `json:"message"`
 		}
-		err := tg.do(ctx, "POST", "/v1/sessions/"+sid+"/messages", map[string]any{"role": "assistant", "content": []any{use}}, &resp)
+		err := tg.Do(ctx, "POST", "/v1/sessions/"+sid+"/messages", map[string]any{"role": "assistant", "content": []any{use}}, &resp, http.StatusOK)
 		if err == nil && len(resp.Message.Content) != 1 {
 			err = fmt.Errorf("%d results for one call", len(resp.Message.Content))
 		}
@@ -195,13 +110,13 @@ func (tg *toolgate) post(ctx context.Context, sid string, use map[string]any, an
 
 // unblock approves the call when it awaits approval and answers it when
 // it awaits input.
-func (tg *toolgate) unblock(ctx context.Context, sid, id, answer string) error {
+func (tg clientOf) unblock(ctx context.Context, sid, id, answer string) error {
 	var rec struct {
 		Call struct {
 			State string `json:"state"`
 		} `json:"call"`
 	}
-	if err := tg.do(ctx, "GET", "/v1/sessions/"+sid+"/calls/"+id, nil, &rec); err != nil {
+	if err := tg.Do(ctx, "GET", "/v1/sessions/"+sid+"/calls/"+id, nil, &rec, http.StatusOK); err != nil {
 		return nil // not recorded yet
 	}
 	// An approval or answer may come a tick late, when the call has
@@ -209,12 +124,12 @@ func (tg *toolgate) unblock(ctx context.Context, sid, id, answer string) error {
 	// so these posts' errors are not the harness's.
 	switch rec.Call.State {
 	case "awaiting_approval":
-		_ = tg.do(ctx, "POST", "/v1/sessions/"+sid+"/calls/"+id+"/decision", map[string]any{"decision": "approve"}, nil)
+		_ = tg.Do(ctx, "POST", "/v1/sessions/"+sid+"/calls/"+id+"/decision", map[string]any{"decision": "approve"}, nil, http.StatusOK)
 	case "awaiting_input":
 		if answer == "" {
 			answer = "ok"
 		}
-		_ = tg.do(ctx, "POST", "/v1/sessions/"+sid+"/calls/"+id+"/answer", map[string]any{"text": answer}, nil)
+		_ = tg.Do(ctx, "POST", "/v1/sessions/"+sid+"/calls/"+id+"/answer", map[string]any{"text": answer}, nil, http.StatusOK)
 	}
 	return nil
 }

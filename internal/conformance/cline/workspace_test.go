@@ -1,15 +1,13 @@
 package cline
 
 import (
-	"bytes"
 	"fmt"
-	"image"
-	"image/color"
-	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/toolgate/toolgate/internal/conformance"
 )
 
 // workspaceFiles is the generated workspace: a git repository with a CRLF
@@ -37,14 +35,22 @@ func workspaceFiles() map[string]string {
 			"func (g Greeter) Greet() string {\n\treturn \"hello \" + g.Name // TODO: i18n\n}\n\nfunc main() {\n\tfmt.Println(Greeter{Name: \"x\"}.Greet())\n}\n",
 		"src/app.ts": "export interface Options {\n  verbose: boolean;\n}\n\nexport class App {\n  run(opts: Options): number {\n    return opts.verbose ? 1 : 0;\n  }\n}\n\n" +
 			"export function start(): App {\n  return new App();\n}\n\nexport const stop = (app: App): void => {\n  // TODO: stop\n};\n",
-		"src/nested/deep/util.ts": "export function helper(x: number): number {\n  return x * 2;\n}\n",
-		"src/nested/notes.md":     "nested notes\n",
-		"scripts/long.sh":         "#!/bin/sh\nfor i in $(seq 1 3000); do echo \"output line $i\"; done\n",
+		"src/nested/deep/util.ts":   "export function helper(x: number): number {\n  return x * 2;\n}\n",
+		"src/nested/notes.md":       "nested notes\n",
+		"node_modules/dep/index.js": "module.exports = 1;\n",
+		".config/settings.json":     "{\"a\": 1}\n",
+		// Cline puts an empty line after the lines of the first chunk it
+		// reads, so where that chunk ends must not change what either
+		// side shows: sed writes 4 KB blocks (toolgate's first read, over
+		// 100 lines), Cline reads at most 64 KB (under the last 100 of
+		// 10,000 lines); an echo a line would make the first chunk as
+		// short as the reader is fast.
+		"scripts/long.sh": "#!/bin/sh\nseq 1 10000 | sed 's/^/output line /'\n",
 	}
 }
 
 // makeWorkspace writes the workspace into dir and commits it to a fresh
-// git repository (fixed author and dates, so every copy is the same).
+// git repository (conformance.Commit: every copy is the same).
 func makeWorkspace(dir string) error {
 	for name, body := range workspaceFiles() {
 		p := filepath.Join(dir, filepath.FromSlash(name))
@@ -58,22 +64,15 @@ func makeWorkspace(dir string) error {
 	if err := os.MkdirAll(filepath.Join(dir, "empty"), 0o755); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "image.png"), pngBytes(), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "image.png"), conformance.PNG(4, 4), 0o644); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "doc.pdf"), pdfBytes(), 0o644); err != nil {
+	// Padded past 4 KB: pdf-parse, Cline's PDF library, fails on PDFs
+	// below about that size.
+	if err := os.WriteFile(filepath.Join(dir, "doc.pdf"), conformance.PDF(4800, []string{"Conformance PDF first line", "second line of the PDF"}), 0o644); err != nil {
 		return err
 	}
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "workspace"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t",
-			"GIT_COMMITTER_EMAIL=t@example.com", "GIT_AUTHOR_DATE=2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2026-01-01T00:00:00Z")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("git %v: %v: %s", args, err, out)
-		}
-	}
-	return nil
+	return conformance.Commit(dir)
 }
 
 // copyWorkspace copies src to dst whole (modes, the git directory).
@@ -82,43 +81,4 @@ func copyWorkspace(src, dst string) error {
 		return fmt.Errorf("cp -a: %v: %s", err, out)
 	}
 	return nil
-}
-
-// pngBytes is a 4x4 image.
-func pngBytes() []byte {
-	img := image.NewRGBA(image.Rect(0, 0, 4, 4))
-	for i := range 16 {
-		img.Set(i%4, i/4, color.RGBA{R: uint8(i * 16), G: 128, B: 255 - uint8(i*16), A: 255})
-	}
-	var b bytes.Buffer
-	_ = png.Encode(&b, img)
-	return b.Bytes()
-}
-
-// pdfBytes is a one-page PDF with two lines of text, padded past 4 KB:
-// pdf-parse, Cline's PDF library, fails on PDFs below about that size.
-func pdfBytes() []byte {
-	stream := "BT /F1 12 Tf 72 720 Td (Conformance PDF first line) Tj 0 -16 Td (second line of the PDF) Tj ET\n" +
-		"% " + strings.Repeat("padding ", 600) + "\n"
-	objs := []string{
-		"<< /Type /Catalog /Pages 2 0 R >>",
-		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
-		fmt.Sprintf("<< /Length %d >>\nstream\n%sendstream", len(stream), stream),
-		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-	}
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.4\n")
-	offsets := make([]int, len(objs))
-	for i, o := range objs {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return b.Bytes()
 }

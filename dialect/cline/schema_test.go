@@ -1,0 +1,42 @@
+package cline
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+)
+
+// TestListSchema: Cline's pool lists task_progress on every tool but
+// execute_command (as cline@2.18.0 defines its tools) and marks
+// toolgate's own parameters as extensions.
+func TestListSchema(t *testing.T) {
+	props := func(t *testing.T, name, schema string) map[string]map[string]any {
+		t.Helper()
+		var s struct {
+			Properties map[string]map[string]any `json:"properties"`
+		}
+		if err := json.Unmarshal(listSchema(name, json.RawMessage(schema)), &s); err != nil {
+			t.Fatal(err)
+		}
+		return s.Properties
+	}
+	read := props(t, "read_file", `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)
+	if tp := read["task_progress"]; fmt.Sprint(tp["type"]) != "[null string]" || tp["description"] != taskProgressDescription {
+		t.Errorf("read_file task_progress = %v, want Cline's optional string", tp)
+	}
+	cmd := props(t, "execute_command", `{"type":"object","properties":{"command":{"type":"string"},"cwd":{"type":"string"},"background":{"type":"boolean"}}}`)
+	if _, ok := cmd["task_progress"]; ok {
+		t.Error("execute_command lists task_progress; Cline's has none")
+	}
+	for _, p := range []string{"cwd", "background"} {
+		if cmd[p][ExtensionKey] != true {
+			t.Errorf("execute_command %s = %v, want marked %s", p, cmd[p], ExtensionKey)
+		}
+	}
+	if _, ok := cmd["command"][ExtensionKey]; ok {
+		t.Error("execute_command's command is marked as an extension")
+	}
+	if got := listSchema("x", json.RawMessage(`not json`)); string(got) != "not json" {
+		t.Errorf("an unreadable schema became %s", got)
+	}
+}
