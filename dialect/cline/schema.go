@@ -23,7 +23,7 @@ var noTaskProgress = []string{"execute_command"}
 // marked in the listed schema with ExtensionKey, so a client that builds
 // Cline's prompt from the list can leave them out.
 var extensions = map[string][]string{
-	"execute_command":   {"cwd", "background"},
+	"execute_command":   {"cwd", "background", "tty", "stdin", "yield_ms"},
 	"plan_mode_respond": {"options"},
 }
 

@@ -24,11 +24,12 @@ func TestListSchema(t *testing.T) {
 	if tp := read["task_progress"]; fmt.Sprint(tp["type"]) != "[null string]" || tp["description"] != taskProgressDescription {
 		t.Errorf("read_file task_progress = %v, want Cline's optional string", tp)
 	}
-	cmd := props(t, "execute_command", `{"type":"object","properties":{"command":{"type":"string"},"cwd":{"type":"string"},"background":{"type":"boolean"}}}`)
+	cmd := props(t, "execute_command", `{"type":"object","properties":{"command":{"type":"string"},"cwd":{"type":"string"},"background":{"type":"boolean"},`+
+		`"tty":{"type":"boolean"},"stdin":{"type":"boolean"},"yield_ms":{"type":"integer"}}}`)
 	if _, ok := cmd["task_progress"]; ok {
 		t.Error("execute_command lists task_progress; Cline's has none")
 	}
-	for _, p := range []string{"cwd", "background"} {
+	for _, p := range []string{"cwd", "background", "tty", "stdin", "yield_ms"} {
 		if cmd[p][ExtensionKey] != true {
 			t.Errorf("execute_command %s = %v, want marked %s", p, cmd[p], ExtensionKey)
 		}
