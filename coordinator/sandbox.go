@@ -141,7 +141,8 @@ func (c *Coordinator) sandboxHint(output string) string {
 	}
 	switch {
 	case strings.Contains(output, "Read-only file system"), strings.Contains(output, "Permission denied") && info.Mode == sandbox.InForceLandlock:
-		return "Note: the sandbox lets commands write only inside the workspace and /tmp. " +
+		return "Note: the sandbox lets commands write only inside the workspace and /tmp, and not to the workspace paths " +
+			"a deny rule keeps from editing or toolgate protects (.clineignore, .git/hooks, .git/config and the like). " +
 			"If a write elsewhere is needed (a cache, say), the user can add its path to sandbox.writable in toolgate's config."
 	case containsAny(output, "Network is unreachable", "Could not resolve host", "Temporary failure in name resolution",
 		"Name or service not known", "getaddrinfo", "Couldn't connect to server", "Connection refused", "ECONNREFUSED", "ENETUNREACH"):

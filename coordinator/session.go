@@ -22,6 +22,9 @@ type Session struct {
 	// Files is what the session read and wrote, for the stale-file guard
 	// and reverts.
 	Files *tool.FileMemory
+	// ShellDir is where the session's next command starts, for a dialect
+	// whose shell keeps its directory (claude_code's Bash).
+	ShellDir *tool.ShellDir
 
 	ctx    context.Context // cancelled when the session is deleted
 	cancel context.CancelFunc
@@ -89,6 +92,7 @@ func newSession(id string, mode api.Mode, perms api.Permissions, cfg *Config) *S
 		open: newOpenMessages(cfg),
 	}
 	s.jobs = tool.NewJobTable(ctx)
+	s.ShellDir = &tool.ShellDir{}
 	s.touch(s.Created)
 	return s
 }
