@@ -198,7 +198,7 @@ go test -run '^$' -benchtime 1x -bench 'ToolUseVsBare|ReadVsFilesystemMCP' ./cmd
 go test -run '^$' -benchtime 1x -bench 'MCPThroughToolgate|EventFanOut|CommandChunkLatency' ./server/
 go test -run '^$' -benchtime 1x -bench 'SchedulerOverhead|IgnoredMasks' ./coordinator/
 go test -run '^$' -benchtime 1x -bench 'RunTrueVsBash' ./internal/process/
-go test -run '^$' -benchtime 1x -bench 'SandboxedTrue' ./internal/sandbox/
+go test -run '^$' -benchtime 1x -bench 'SandboxedTrue|ResolveCandidates|CheckMounts' ./internal/sandbox/...
 go test -run '^$' -benchtime 1x -bench 'CallRecord' ./internal/store/
 go test -run '^$' -benchtime 1x -bench 'ReadFileRecord' ./handlers/
 go test -run '^$' -benchtime 1x -bench 'SearchGoTree' ./handlers/search/

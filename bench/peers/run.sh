@@ -16,6 +16,9 @@ bin="${TOOLGATE_PEERS_BIN:-${TMPDIR:-/tmp}/toolgate-peers-bin}"
 mkdir -p "$bin"
 # envd's own module, outside toolgate's: -mod=readonly checks its go.sum.
 (cd bench/peers/envd/packages/envd && GOFLAGS=-mod=readonly CGO_ENABLED=0 go build -o "$bin/envd" .)
-go build -o "$bin/toolgate" ./cmd/toolgate
+# toolgate-sandbox beside toolgate, as the Dockerfile and docs/sandbox.md
+# install it: without it toolgate starts itself as the sandbox's helper,
+# initialising all its packages in every sandbox.
+go build -o "$bin/" ./cmd/toolgate ./cmd/toolgate-sandbox
 go build -o "$bin/peers" ./bench/peers
 exec "$bin/peers" -envd "$bin/envd" -toolgate "$bin/toolgate" "$@"

@@ -91,7 +91,7 @@ func newTest(t *testing.T, cfg Config, home string) *Sandbox {
 }
 
 // writeFile writes name under dir, making its parents.
-func writeFile(t *testing.T, dir, name, content string) string {
+func writeFile(t testing.TB, dir, name, content string) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

@@ -290,6 +290,14 @@ func resolve(p string) string {
 	if err != nil {
 		return ""
 	}
+	// Most paths a run asks about (credential places, protected names)
+	// do not exist: one lstat says so, where EvalSymlinks lstats every
+	// component first. A path whose lstat fails cannot be resolved
+	// either. It exists for speed: BenchmarkResolveCandidates
+	// (./internal/sandbox/) defends it.
+	if _, err := os.Lstat(abs); err != nil {
+		return ""
+	}
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		return ""

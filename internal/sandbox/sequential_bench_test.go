@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -17,8 +18,10 @@ import (
 // between them. It reports each one's median latency, what each adds
 // to the unconfined one, the medians of its parts (Prepare, waiting for
 // a sandbox still starting included; the hand-over until the command
-// runs; the release of its limits after it ended), and how many runs
-// were handed to a sandbox started ahead.
+// runs; the release of its limits after it ended), the CPU time per run
+// (this process's and its reaped children's, bubblewrap and the command
+// included, whatever ran meanwhile too: sandboxes started ahead in the
+// background), and how many runs were handed to a sandbox started ahead.
 //
 //	go test -run '^$' -bench SequentialSandboxedTrue -benchtime 10x ./internal/sandbox
 func BenchmarkSequentialSandboxedTrue(b *testing.B) {
@@ -76,20 +79,27 @@ func BenchmarkSequentialSandboxedTrue(b *testing.B) {
 		return time.Since(start), ready
 	}
 	const block = 20
+	cpu := make([]time.Duration, len(depths)+1) // the last: unconfined
+	timed := func(i int, s *Sandbox) (time.Duration, bool) {
+		before := cpuTime()
+		d, ok := run(s)
+		cpu[i] += cpuTime() - before
+		return d, ok
+	}
 	lat := make([][]time.Duration, len(depths))
 	ready := make([]int, len(depths))
 	var plain []time.Duration
 	for b.Loop() {
 		for i, s := range boxes {
 			for range block {
-				d, ok := run(s)
+				d, ok := timed(i, s)
 				lat[i] = append(lat[i], d)
 				if ok {
 					ready[i]++
 				}
 			}
 			for range block / len(boxes) {
-				d, _ := run(nil)
+				d, _ := timed(len(depths), nil)
 				plain = append(plain, d)
 			}
 		}
@@ -100,13 +110,23 @@ func BenchmarkSequentialSandboxedTrue(b *testing.B) {
 	}
 	mp := median(plain)
 	b.ReportMetric(mp, "ms-plain-median")
+	b.ReportMetric(float64(cpu[len(depths)].Microseconds())/float64(len(plain)), "cpu-µs-plain")
 	for i, d := range depths {
 		m := median(lat[i])
 		b.ReportMetric(m, fmt.Sprintf("ms-depth%d-median", d))
 		b.ReportMetric(m-mp, fmt.Sprintf("ms-depth%d-added", d))
+		b.ReportMetric(float64(cpu[i].Microseconds())/float64(len(lat[i])), fmt.Sprintf("cpu-µs-depth%d", d))
 		b.ReportMetric(median(prep[boxes[i]]), fmt.Sprintf("ms-depth%d-prepare-median", d))
 		b.ReportMetric(median(handOver[boxes[i]]), fmt.Sprintf("ms-depth%d-handover-median", d))
 		b.ReportMetric(median(finish[boxes[i]]), fmt.Sprintf("ms-depth%d-finish-median", d))
 		b.ReportMetric(100*float64(ready[i])/float64(len(lat[i])), fmt.Sprintf("%%-depth%d-started-ahead", d))
 	}
+}
+
+// cpuTime is the CPU time of this process and of its children it reaped.
+func cpuTime() time.Duration {
+	var self, children syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
+	return time.Duration(self.Utime.Nano() + self.Stime.Nano() + children.Utime.Nano() + children.Stime.Nano())
 }

@@ -1,7 +1,6 @@
 package helper
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,31 +13,32 @@ import (
 // A sandbox can be started ahead of its run: bubblewrap sets it up and the
 // helper confines itself, then waits on the control socket (a
 // SOCK_SEQPACKET socket, Spec.Control) for the run. Each message is one
-// JSON Request. toolgate first sends a check, answered with a Reply; then
-// the command with its standard streams (stdin, stdout, stderr, in that
-// order, as SCM_RIGHTS). The helper takes those as its own, moves to the
-// directory and execs the command. The control socket is closed on exec,
-// so toolgate reads the end of the socket once the command runs, or a
-// Reply saying why it does not. Failures after the streams are taken (a
-// program not found) go to the command's stderr with exit status 126, as
-// when the helper is started for the command directly.
+// JSON Request or Reply. Once it waits, the helper sends an empty Reply:
+// the kernel attaches its process id, through which toolgate checks the
+// sandbox's mounts itself (/proc/PID/mountinfo, CheckMounts) when a run
+// comes, with no round trip to the helper. Then toolgate sends the command
+// with its standard streams (stdin, stdout, stderr, in that order, as
+// SCM_RIGHTS). The helper checks its mounts again, takes the streams as
+// its own, moves to the directory and execs the command. The control
+// socket is closed on exec, so toolgate reads the end of the socket once
+// the command runs, or a Reply saying why it does not. Failures after the
+// streams are taken (a program not found) go to the command's stderr with
+// exit status 126, as when the helper is started for the command directly.
 
 // Request is a message from toolgate on the control socket.
 type Request struct {
-	// Check asks whether the sandbox is still as it was set up.
-	Check bool `json:"check,omitempty"`
 	// Argv, Env and Dir are the command to run.
 	Argv []string `json:"argv,omitempty"`
 	Env  []string `json:"env,omitempty"`
 	Dir  string   `json:"dir,omitempty"`
 }
 
-// Reply answers a check, or says why a command was refused.
+// Reply says the helper waits (empty), or why a command was refused.
 type Reply struct {
 	Error string `json:"error,omitempty"`
 }
 
-// await answers checks until the command comes, takes its streams and
+// await says it waits, then takes the command and its streams and
 // returns it. Its mount points are checked again just before: a mount
 // whose path was removed or renamed outside since the sandbox was made
 // (an editor saving a masked file anew) is gone, or elsewhere, inside.
@@ -48,105 +48,112 @@ func await(spec Spec) (Request, error) {
 		b, _ := json.Marshal(r)
 		_, _ = syscall.Write(ctl, b)
 	}
+	reply(Reply{}) // ready
 	buf := make([]byte, 1<<20)
 	oob := make([]byte, syscall.CmsgSpace(3*4))
-	for {
-		n, oobn, _, _, err := syscall.Recvmsg(ctl, buf, oob, syscall.MSG_CMSG_CLOEXEC)
+	n, oobn, _, _, err := syscall.Recvmsg(ctl, buf, oob, syscall.MSG_CMSG_CLOEXEC)
+	if err != nil {
+		return Request{}, fmt.Errorf("control socket: %w", err)
+	}
+	if n == 0 {
+		return Request{}, errors.New("control socket closed: no command came")
+	}
+	var fds []int
+	if oobn > 0 {
+		msgs, err := syscall.ParseSocketControlMessage(oob[:oobn])
+		if err == nil && len(msgs) == 1 {
+			fds, err = syscall.ParseUnixRights(&msgs[0])
+		}
 		if err != nil {
 			return Request{}, fmt.Errorf("control socket: %w", err)
 		}
-		if n == 0 {
-			return Request{}, errors.New("control socket closed: no command came")
-		}
-		var fds []int
-		if oobn > 0 {
-			msgs, err := syscall.ParseSocketControlMessage(oob[:oobn])
-			if err == nil && len(msgs) == 1 {
-				fds, err = syscall.ParseUnixRights(&msgs[0])
-			}
-			if err != nil {
-				return Request{}, fmt.Errorf("control socket: %w", err)
-			}
-		}
-		var req Request
-		dec := json.NewDecoder(strings.NewReader(string(buf[:n])))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&req); err != nil {
-			return Request{}, fmt.Errorf("bad request on the control socket: %w", err)
-		}
-		mountErr := checkMounts(spec.Mounts)
-		if req.Check {
-			for _, fd := range fds {
-				_ = syscall.Close(fd)
-			}
-			if mountErr != nil {
-				reply(Reply{Error: mountErr.Error()})
-				return Request{}, mountErr
-			}
-			reply(Reply{})
-			continue
-		}
-		if mountErr != nil {
-			reply(Reply{Error: mountErr.Error()})
-			return Request{}, mountErr
-		}
-		if len(fds) != 3 {
-			err := fmt.Errorf("the command came with %d standard streams, not 3", len(fds))
-			reply(Reply{Error: err.Error()})
+	}
+	var req Request
+	dec := json.NewDecoder(strings.NewReader(string(buf[:n])))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		return Request{}, fmt.Errorf("bad request on the control socket: %w", err)
+	}
+	if err := CheckMounts("/proc/self/mountinfo", spec.Mounts); err != nil {
+		reply(Reply{Error: err.Error()})
+		return Request{}, err
+	}
+	if len(fds) != 3 {
+		err := fmt.Errorf("the command came with %d standard streams, not 3", len(fds))
+		reply(Reply{Error: err.Error()})
+		return Request{}, err
+	}
+	for i, fd := range fds {
+		if err := syscall.Dup3(fd, i, 0); err != nil {
+			reply(Reply{Error: "standard streams: " + err.Error()})
 			return Request{}, err
 		}
-		for i, fd := range fds {
-			if err := syscall.Dup3(fd, i, 0); err != nil {
-				reply(Reply{Error: "standard streams: " + err.Error()})
-				return Request{}, err
-			}
-			_ = syscall.Close(fd)
-		}
-		// From here on, failures go to the command's stderr.
-		if req.Dir != "" {
-			if err := os.Chdir(req.Dir); err != nil {
-				return Request{}, err
-			}
-			req.Env = append(req.Env, "PWD="+req.Dir) // as bubblewrap's --chdir sets it
-		}
-		for _, kv := range req.Env {
-			if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-				_ = os.Setenv("PATH", v) // where exec.LookPath looks
-			}
-		}
-		return req, nil
+		_ = syscall.Close(fd)
 	}
+	// From here on, failures go to the command's stderr.
+	if req.Dir != "" {
+		if err := os.Chdir(req.Dir); err != nil {
+			return Request{}, err
+		}
+		req.Env = append(req.Env, "PWD="+req.Dir) // as bubblewrap's --chdir sets it
+	}
+	for _, kv := range req.Env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			_ = os.Setenv("PATH", v) // where exec.LookPath looks
+		}
+	}
+	return req, nil
 }
 
-// checkMounts verifies that every path is a mount point in this mount
-// namespace.
-func checkMounts(want []string) error {
+// CheckMounts verifies that every path is a mount point in the mount
+// namespace whose mountinfo file (/proc/PID/mountinfo) it reads. Both a
+// run's Prepare and the helper's hand-over read one, a line for each of
+// the host's mounts: the lines are scanned in place, not split into
+// fields (BenchmarkCheckMounts, ./internal/sandbox/helper/).
+func CheckMounts(mountinfo string, want []string) error {
 	if len(want) == 0 {
 		return nil
 	}
-	f, err := os.Open("/proc/self/mountinfo")
+	b, err := os.ReadFile(mountinfo)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	have := map[string]bool{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
+	found := make([]bool, len(want))
+	for line := range strings.Lines(string(b)) {
 		// id parent major:minor root mountpoint options ...
-		if fields := strings.Fields(sc.Text()); len(fields) > 4 {
-			have[unescapeMountPath(fields[4])] = true
+		point, ok := mountField(line, 4)
+		if !ok {
+			continue
+		}
+		point = unescapeMountPath(point)
+		for i, w := range want {
+			if w == point {
+				found[i] = true
+			}
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return err
-	}
-	for _, w := range want {
-		if !have[w] {
+	for i, w := range want {
+		if !found[i] {
 			return fmt.Errorf("the sandbox changed since it was made: %s is no longer mounted", w)
 		}
 	}
 	return nil
+}
+
+// mountField is the n-th (from 0) space-separated field of a mountinfo
+// line; mountinfo separates fields by one space and escapes those in
+// paths.
+func mountField(line string, n int) (string, bool) {
+	line = strings.TrimRight(line, "\n")
+	for range n {
+		_, rest, ok := strings.Cut(line, " ")
+		if !ok {
+			return "", false
+		}
+		line = rest
+	}
+	field, _, _ := strings.Cut(line, " ")
+	return field, field != ""
 }
 
 // unescapeMountPath undoes mountinfo's octal escapes (\040 for a space).
