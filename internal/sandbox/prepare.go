@@ -30,6 +30,7 @@ type Prepared struct {
 	warm      *warm           // the sandbox started ahead of time the run goes to
 	handed    bool            // the command was handed to it
 	command   []string        // the command and its directory, for warm
+	net       *Network        // the session network to start the command in
 	dir       string
 }
 
@@ -50,6 +51,9 @@ func (p *Prepared) Start(cmd *exec.Cmd) error {
 		}
 		p.handed = true
 		return nil
+	}
+	if p != nil && p.net != nil {
+		return p.net.start(cmd)
 	}
 	if p == nil || p.prejoined == nil {
 		return cmd.Start()
@@ -156,7 +160,9 @@ func (s *Sandbox) Prepare(argv, env []string, r Run) (*Prepared, error) {
 		spec.Writable = append(slices.Clone(writable), "/tmp", "/dev")
 		spec.ReadAll = true
 		visible = []string{s.helper, programPath(argv[0])}
-		if !network && s.allowList() {
+		if s.joinNetwork(p, &spec, r) {
+			network = true // no namespace of its own: it joins the session's
+		} else if !network && s.allowList() {
 			if err := s.proxy.start(s.cfg.NetworkAllow); err != nil {
 				return nil, fmt.Errorf("sandbox: network_allow proxy: %w", err)
 			}
@@ -174,6 +180,9 @@ func (s *Sandbox) Prepare(argv, env []string, r Run) (*Prepared, error) {
 				return p, nil
 			}
 		}
+	}
+	if p.net != nil {
+		r.StartOnThread = false // forked from a thread in the session's network instead
 	}
 	if pj := s.prejoined(r); pj != nil {
 		p.limits, p.prejoined = pj.limits, pj
