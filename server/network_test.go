@@ -330,3 +330,77 @@ func processAlive(pid int) bool {
 	_, rest, _ := strings.Cut(string(b), ") ")
 	return !strings.HasPrefix(rest, "Z")
 }
+
+// TestNetworkAccessByApproval: with the network off, a command's request
+// through the session's proxy to a host no rule allows waits for a
+// decision announced as network.awaiting_approval (host and port in the
+// preview); rejected, the command sees a refusal that names the host and
+// the rule that would allow it; approved with remember, it goes through
+// and later requests to that host pass without asking. A private address
+// the config does not allow is refused without asking anyone.
+func TestNetworkAccessByApproval(t *testing.T) {
+	hello := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "hello from outside\n") })
+	var addrs []string
+	for range 2 {
+		ln, err := net.Listen("tcp", "127.0.0.2:0")
+		if err != nil {
+			t.Skipf("no 127.0.0.2 here: %v", err)
+		}
+		srv := &http.Server{Handler: hello}
+		go srv.Serve(ln)
+		t.Cleanup(func() { srv.Close() })
+		addrs = append(addrs, ln.Addr().String())
+	}
+	approved, rejected := addrs[0], addrs[1]
+	s := newNetworkServer(t, sandbox.Config{NetworkAllowAddresses: addrs})
+	sid := s.session(t)
+	events := s.events(t, sid)
+	decide := func(addr, decision string, remember bool) <-chan string {
+		host, port, _ := net.SplitHostPort(addr)
+		result := make(chan string, 1)
+		go func() {
+			text, _ := s.run(t, sid, "curl-"+port+"-"+decision, "curl -sS --max-time 50 "+addr+"/")
+			result <- text
+		}()
+		ev := waitEvent(t, events, "network.awaiting_approval", func(e api.Event) bool {
+			return e.Type == api.EventNetworkAwaitingApproval && e.Approval != nil && e.Approval.Preview.Network != nil &&
+				strconv.Itoa(e.Approval.Preview.Network.Port) == port
+		})
+		if n := ev.Approval.Preview.Network; n.Host != host || n.Rule != "network(domain:"+host+")" || !strings.HasPrefix(ev.ToolUseID, "net_") {
+			t.Errorf("approval preview %+v, tool_use_id %q", n, ev.ToolUseID)
+		}
+		d := decodeJSON[api.DecisionResponse](t, s.request(t, t.Context(), "POST", "/v1/sessions/"+sid+"/calls/"+ev.ToolUseID+"/decision",
+			map[string]any{"decision": decision, "remember": remember}, ""), http.StatusOK)
+		if remember && (len(d.RememberedRules) != 1 || d.RememberedRules[0] != "network(domain:"+host+")") {
+			t.Errorf("remembered %v", d.RememberedRules)
+		}
+		return result
+	}
+
+	t.Run("rejected", func(t *testing.T) {
+		text := testwait.Receive(t, decide(rejected, "reject", false))
+		t.Logf("%s", text)
+		if strings.Contains(text, "hello from outside") || !strings.Contains(text, "refused network access to "+rejected) ||
+			!strings.Contains(text, "network(domain:127.0.0.2)") {
+			t.Fatalf("curl after a rejection: %s", text)
+		}
+	})
+	t.Run("approved and remembered", func(t *testing.T) {
+		text := testwait.Receive(t, decide(approved, "approve", true))
+		if !strings.Contains(text, "hello from outside") {
+			t.Fatalf("curl after the approval: %s", text)
+		}
+		// Asked no more: the rule now allows the host.
+		text, _ = s.run(t, sid, "again", "curl -sS --max-time 20 "+approved+"/")
+		if !strings.Contains(text, "hello from outside") {
+			t.Fatalf("curl with the rule remembered: %s", text)
+		}
+	})
+	t.Run("a private address the config does not allow is refused unasked", func(t *testing.T) {
+		text, _ := s.run(t, sid, "private", "curl -sS --max-time 20 127.0.0.3:9/")
+		t.Logf("%s", text)
+		if !strings.Contains(text, "403") && !strings.Contains(text, "loopback") {
+			t.Fatalf("curl to 127.0.0.3: %s", text)
+		}
+	})
+}

@@ -237,7 +237,8 @@ type ownNetNS struct {
 // networkGuard is the address policy of a session proxy: private
 // addresses only where the config allows them.
 func (s *Sandbox) networkGuard() netguard.Guard {
-	return netguard.Guard{AllowPrivate: allowsPrivate(s.cfg.NetworkAllow), AllowAddresses: s.cfg.allowAddresses()}
+	return netguard.Guard{AllowPrivate: allowsPrivate(s.cfg.NetworkAllow), AllowAddresses: s.cfg.allowAddresses(),
+		Allowing: "toolgate's config lists its ip:port in sandbox.network_allow_addresses"}
 }
 
 // joinNetwork makes a bubblewrap run join its session's network, when it
