@@ -27,7 +27,9 @@ import (
 // and a WebSocket that echoes what it receives (the handshake, then the
 // raw bytes back: enough to show the proxy carries both ways).
 const devServer = `const http = require('http'), crypto = require('crypto');
-const s = http.createServer((req, res) => res.end('hello from the dev server at ' + req.url + '\n'));
+const s = http.createServer((req, res) => req.url === '/console'
+  ? res.end('<!doctype html><script>console.log("hello from the session\'s dev server")</script>')
+  : res.end('hello from the dev server at ' + req.url + '\n'));
 s.on('upgrade', (req, sock) => {
   const accept = crypto.createHash('sha1').update(req.headers['sec-websocket-key'] + '258EAFA5-E914-47DA-95CA-C5AB0DC11B65').digest('base64');
   sock.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ' + accept + '\r\n\r\n');
