@@ -30,11 +30,12 @@ func (s *Server) handleListPorts(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out := api.PortList{Ports: []api.Port{}}
+	info := s.coord.SandboxInfo()
 	n, err := sess.SessionNetwork()
-	switch {
-	case err != nil && s.coord.SandboxInfo().Mode != sandbox.InForceBwrap || errors.Is(err, sandbox.ErrNoSessionNetwork):
-		return errorf(api.CodeConflict, "sessions have no network of their own here: "+noNetworkReason(s.coord.SandboxInfo(), err))
-	case err != nil:
+	if err != nil {
+		if info.Mode != sandbox.InForceBwrap || info.Network == "on" || errors.Is(err, sandbox.ErrNoSessionNetwork) {
+			return errorf(api.CodeConflict, "sessions have no network of their own here: "+noNetworkReason(info, err))
+		}
 		s.encode(w, r, http.StatusOK, out) // no command yet
 		return nil
 	}
