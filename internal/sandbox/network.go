@@ -28,23 +28,28 @@ import (
 //
 // The namespace is held by a small process (the helper in its hold mode,
 // helper/hold.go) that toolgate starts with CLONE_NEWNET; it brings the
-// loopback interface up and runs the relay to the session's proxy. A
-// command joins the namespace by being forked from an OS thread of
-// toolgate's that has entered it (setns on a thread locked with
-// runtime.LockOSThread) and that goes back to toolgate's own namespace
-// right after the fork. That costs two setns calls per command, no
-// process more, and leaves bubblewrap's command line as it is without
-// --unshare-net: bubblewrap has no option to join a namespace. The
+// loopback interface up, runs the relay to the session's proxy, and
+// connects toolgate to the namespace's ports on request (Dial). Commands
+// join the namespace one of two ways, as toolgate's privileges allow:
+//
+//   - With CAP_SYS_ADMIN (toolgate running as root): the command is forked
+//     from an OS thread of toolgate's that has entered the namespace
+//     (setns on a thread locked with runtime.LockOSThread) and that goes
+//     back to toolgate's own namespace right after the fork. Two system
+//     calls per command, no process more.
+//   - Without it: the holder is started in a user namespace of its own as
+//     well (CLONE_NEWUSER, toolgate's uid mapped to itself), and bubblewrap
+//     is started through nsenter, which enters the holder's user and network
+//     namespaces and execs it: one exec more per command. A thread of a Go
+//     process cannot do that itself: joining a user namespace needs a
+//     single-threaded caller.
+//
+// Either way bubblewrap's command line is as before without
+// --unshare-net (bubblewrap has no option to join a namespace), and the
 // helper inside checks that it runs in the session's namespace
-// (Spec.NetNS) and refuses to run the command otherwise.
+// (Spec.NetNS), refusing to run the command otherwise.
 //
-// setns into a network namespace needs CAP_SYS_ADMIN: toolgate running as
-// root has it. Without it NewNetwork fails, and the caller runs commands
-// as before, each in an empty namespace of its own.
-//
-// Toolgate reaches into the namespace the same way: a socket created on a
-// thread that has entered it belongs to it (Dial), and the namespace's
-// sockets are listed in /proc/<holder>/net/tcp (Ports).
+// The namespace's sockets are listed in /proc/<holder>/net/tcp (Ports).
 
 // ErrNoSessionNetwork is the error of NewNetwork where the sandbox in
 // force gives no session a network of its own.
@@ -66,7 +71,11 @@ type Network struct {
 	ns     *os.File
 	holder *exec.Cmd
 	stdin  io.WriteCloser
-	proxy  *sessionProxy // nil with the network on
+	proxy  *sessionProxy
+	// nsenter is nsenter's path when commands join through it (toolgate
+	// without CAP_SYS_ADMIN), "" when they are forked from a thread
+	// inside.
+	nsenter string
 
 	closeOnce sync.Once
 }
@@ -108,14 +117,47 @@ func (s *Sandbox) openOwnNetNS() error {
 	return s.ownNet.err
 }
 
-// startHolder starts the holder in a new network namespace and waits for
-// it to be ready.
+// startHolder starts the holder in a new network namespace, in a user
+// namespace of its own too where toolgate may not make a network namespace
+// alone, and waits for it to be ready.
 func (n *Network) startHolder() error {
-	cmd := exec.Command(n.s.helper, helper.HoldMarker, n.proxy.socketPath())
+	err := n.tryHolder(false)
+	if errors.Is(err, syscall.EPERM) {
+		if n.nsenter, err = exec.LookPath("nsenter"); err != nil {
+			return errors.New("toolgate may not make a network namespace (no CAP_SYS_ADMIN) and nsenter is not installed")
+		}
+		err = n.tryHolder(true)
+	}
+	if err != nil {
+		return err
+	}
+	if n.nsenter == "" {
+		err = n.enter(func() error { return nil }) // setns works here
+	}
+	if err != nil {
+		n.stopHolder()
+		return fmt.Errorf("the network's holder: %w", err)
+	}
+	return nil
+}
+
+// tryHolder starts the holder, in a user namespace of its own with userns.
+func (n *Network) tryHolder(userns bool) error {
+	cmd := exec.Command(n.s.helper, helper.HoldMarker, n.proxy.socketPath(), n.proxy.dialPath())
 	cmd.Env, cmd.Dir = []string{}, "/"
 	// Its own group, away from signals meant for toolgate's; and it dies
 	// with toolgate.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET, Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if userns {
+		cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWUSER
+		cmd.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
+		cmd.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
+		// Not root inside, it would lose its capabilities over the new
+		// namespaces on exec: setting the loopback up needs this one.
+		cmd.SysProcAttr.AmbientCaps = []uintptr{unix.CAP_NET_ADMIN}
+	}
+	var stderr strings.Builder // why it failed, if it does
+	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return err
@@ -125,7 +167,8 @@ func (n *Network) startHolder() error {
 		return err
 	}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start the network's holder (CLONE_NEWNET needs CAP_SYS_ADMIN): %w", err)
+		_ = stdin.Close()
+		return fmt.Errorf("start the network's holder: %w", err)
 	}
 	n.holder, n.stdin = cmd, stdin
 	ready := make(chan error, 1)
@@ -147,12 +190,9 @@ func (n *Network) startHolder() error {
 	if err == nil {
 		n.id, err = os.Readlink(n.ns.Name())
 	}
-	if err == nil {
-		err = n.enter(func() error { return nil }) // setns works here
-	}
 	if err != nil {
 		n.stopHolder()
-		return fmt.Errorf("the network's holder: %w", err)
+		return fmt.Errorf("the network's holder: %w %s", err, strings.TrimSpace(stderr.String()))
 	}
 	return nil
 }
@@ -185,13 +225,28 @@ func (n *Network) enter(f func() error) error {
 	return <-errc
 }
 
-// start starts cmd inside the network. A process keeps the namespace of
-// the thread that forked it.
+// start starts cmd inside the network: forked from a thread inside (a
+// process keeps the namespace of the thread that forked it), or, joining
+// through nsenter, as it is (its command line was wrapped).
 //
 // bubblewrap's --die-with-parent ties the command's life to the thread
 // that forked it; that thread goes back to toolgate and lives on.
 func (n *Network) start(cmd *exec.Cmd) error {
+	if n.nsenter != "" {
+		return cmd.Start()
+	}
 	return n.enter(cmd.Start)
+}
+
+// wrap is bubblewrap's command line args made to join the network:
+// behind nsenter where commands join through it, else as it is. nsenter
+// execs bubblewrap (no fork: it enters no PID namespace) and takes its
+// own options only up to the program.
+func (n *Network) wrap(args []string) []string {
+	if n == nil || n.nsenter == "" {
+		return args
+	}
+	return append([]string{n.nsenter, "--preserve-credentials", "--user", "--net", "--target", strconv.Itoa(n.HolderPID())}, args...)
 }
 
 // Close ends the network: the holder exits, the proxy stops, sandboxes

@@ -95,27 +95,42 @@ func parseProcAddr(s string) (netip.Addr, int, bool) {
 }
 
 // Dial connects to a port listening in the network, on the loopback
-// address that reaches it: the socket is made on a thread inside the
-// namespace, and stays in it.
+// address that reaches it, through the holder (helper/hold.go
+// serveDials): toolgate may lack the privilege to enter the namespace.
 func (n *Network) Dial(ctx context.Context, port int) (net.Conn, error) {
 	if port < 1 || port > 65535 {
 		return nil, fmt.Errorf("port %d is out of range", port)
 	}
-	host := "127.0.0.1"
-	if ports, err := n.Ports(); err == nil {
-		for _, p := range ports {
-			if p.Port == port && strings.Contains(p.Address, ":") && p.Address != "::" {
-				host = "::1" // listens on IPv6 loopback only
-			}
-		}
-	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
-	var c net.Conn
-	err := n.enter(func() error {
-		var err error
-		c, err = (&net.Dialer{}).DialContext(ctx, "tcp", net.JoinHostPort(host, strconv.Itoa(port)))
-		return err
-	})
-	return c, err
+	c, err := (&net.Dialer{}).DialContext(ctx, "unix", n.proxy.dialPath())
+	if err != nil {
+		return nil, fmt.Errorf("the session network's holder: %w", err)
+	}
+	if d, ok := ctx.Deadline(); ok {
+		_ = c.SetDeadline(d)
+	}
+	if _, err := fmt.Fprintf(c, "%d\n", port); err != nil {
+		c.Close()
+		return nil, err
+	}
+	// The answer is read a byte at a time: what follows it is the port's.
+	var line []byte
+	b := make([]byte, 1)
+	for len(line) < 512 {
+		if _, err := c.Read(b); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("the session network's holder: %w", err)
+		}
+		if b[0] == '\n' {
+			break
+		}
+		line = append(line, b[0])
+	}
+	if string(line) != "ok" {
+		c.Close()
+		return nil, fmt.Errorf("port %d: %s", port, strings.TrimPrefix(string(line), "error: "))
+	}
+	_ = c.SetDeadline(time.Time{})
+	return c, nil
 }

@@ -68,6 +68,10 @@ func (s *Sandbox) startSessionProxy(o NetworkOptions) (*sessionProxy, error) {
 // socketPath is the proxy's unix socket.
 func (p *sessionProxy) socketPath() string { return filepath.Join(p.dir, "proxy.sock") }
 
+// dialPath is the holder's unix socket for connections into the network
+// (helper/hold.go serveDials); its directory is toolgate's, 0700.
+func (p *sessionProxy) dialPath() string { return filepath.Join(p.dir, "dial.sock") }
+
 // close stops the proxy and removes its socket.
 func (p *sessionProxy) close() {
 	_ = p.proxy.Close()

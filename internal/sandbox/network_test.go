@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -174,4 +175,47 @@ func inNamespace(id string) []string {
 		}
 	}
 	return out
+}
+
+// TestSessionNetworkUnprivileged runs TestSessionNetworkIsShared and
+// TestSessionNetworkEnds again as the user nobody, where toolgate may not
+// enter a network namespace itself: the holder gets a user namespace of
+// its own and commands join through nsenter. It needs root to switch
+// users (setpriv), and skips elsewhere.
+func TestSessionNetworkUnprivileged(t *testing.T) {
+	if os.Getuid() != 0 || os.Getenv("TOOLGATE_TEST_UNPRIVILEGED") != "" {
+		t.Skip("needs root to run the tests as nobody")
+	}
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		t.Skip("setpriv is not installed")
+	}
+	if _, err := exec.LookPath("nsenter"); err != nil {
+		t.Skip("nsenter is not installed")
+	}
+	// A copy nobody may run, in a directory nobody may enter.
+	dir := t.TempDir()
+	for _, d := range []string{filepath.Dir(dir), dir} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	self, err := os.ReadFile("/proc/self/exe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "sandbox.test")
+	if err := os.WriteFile(bin, self, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, setpriv, "--reuid=65534", "--regid=65534", "--clear-groups",
+		bin, "-test.run", "^TestSessionNetwork(IsShared|Ends)$", "-test.v", "-test.count=1")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+dir, "TMPDIR=/tmp", "TOOLGATE_TEST_UNPRIVILEGED=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.Contains(string(out), "--- SKIP") || strings.Count(string(out), "--- PASS") != 2 {
+		t.Fatalf("as nobody: %v\n%s", err, out)
+	}
 }

@@ -176,6 +176,7 @@ func (s *Sandbox) Prepare(argv, env []string, r Run) (*Prepared, error) {
 			if err != nil {
 				return nil, err
 			}
+			args = p.net.wrap(args)
 			if s.prepareWarm(p, argv, dir, args, spec) {
 				return p, nil
 			}
@@ -207,6 +208,7 @@ func (s *Sandbox) Prepare(argv, env []string, r Run) (*Prepared, error) {
 			p.Finish()
 			return nil, err
 		}
+		args = p.net.wrap(args)
 		p.Argv = append(args, s.helperArgv(spec, argv)...)
 		p.Relayed = true
 	case InForceLandlock:

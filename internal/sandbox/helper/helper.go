@@ -102,8 +102,8 @@ func Main() {
 		err := runRelay(os.Args[2])
 		fmt.Fprintf(os.Stderr, "toolgate sandbox relay: %v\n", err)
 		os.Exit(1)
-	case len(os.Args) == 3 && os.Args[1] == HoldMarker:
-		err := runHold(os.Args[2])
+	case len(os.Args) == 4 && os.Args[1] == HoldMarker:
+		err := runHold(os.Args[2], os.Args[3])
 		fmt.Fprintf(os.Stderr, "toolgate sandbox network: %v\n", err)
 		os.Exit(1)
 	case len(os.Args) >= 3 && os.Args[1] == Marker:

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -13,15 +14,17 @@ import (
 // HoldMarker is argv[1] of a binary started as a session network's
 // holder: the process that keeps a network namespace of its own alive for
 // as long as a session needs it (sandbox.Network). toolgate starts it in a
-// fresh network namespace (clone with CLONE_NEWNET); the holder brings the
-// loopback interface up, starts the proxy relay when argv[2] names a proxy
-// socket, and then waits for its standard input to close: toolgate closes
-// it to end the network, and its death closes it as well.
+// fresh network namespace (clone with CLONE_NEWNET, and CLONE_NEWUSER when
+// toolgate is not privileged); the holder brings the loopback interface
+// up, starts the proxy relay when argv[2] names a proxy socket, serves
+// toolgate's connections into the namespace on the unix socket argv[3]
+// (DialPort), and then waits for its standard input to close: toolgate
+// closes it to end the network, and its death closes it as well.
 const HoldMarker = "__toolgate-sandbox-hold"
 
 // runHold is the holder's life. It returns only on a failure before it is
 // ready; otherwise it exits when its standard input ends.
-func runHold(socket string) error {
+func runHold(socket, dialSocket string) error {
 	if err := loopbackUp(); err != nil {
 		return fmt.Errorf("bring the loopback interface up: %w", err)
 	}
@@ -32,6 +35,11 @@ func runHold(socket string) error {
 		}
 		go relay(ln, socket)
 	}
+	dl, err := net.Listen("unix", dialSocket)
+	if err != nil {
+		return fmt.Errorf("dial socket: %w", err)
+	}
+	go serveDials(dl)
 	// Ready: toolgate reads this line before the network is used.
 	if _, err := os.Stdout.WriteString("ready\n"); err != nil {
 		return err
@@ -74,4 +82,72 @@ func checkNetNS(want string) error {
 		return fmt.Errorf("the command is not in its session's network (%s, not %s)", got, want)
 	}
 	return nil
+}
+
+// serveDials answers each connection on ln: toolgate writes a port number
+// and a newline; the holder connects to that port on the namespace's
+// loopback and answers "ok\n" before relaying both ways, or the error.
+// This is how toolgate reaches a session's ports when it cannot enter the
+// namespace itself (no CAP_SYS_ADMIN), and one path for both cases.
+func serveDials(ln net.Listener) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		go func() {
+			defer c.Close()
+			port, err := readPort(c)
+			if err != nil {
+				fmt.Fprintf(c, "error: %v\n", err)
+				return
+			}
+			up, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), 10*time.Second)
+			if err != nil {
+				up, err = net.DialTimeout("tcp", net.JoinHostPort("::1", strconv.Itoa(port)), 10*time.Second)
+			}
+			if err != nil {
+				fmt.Fprintf(c, "error: %v\n", err)
+				return
+			}
+			defer up.Close()
+			if _, err := io.WriteString(c, "ok\n"); err != nil {
+				return
+			}
+			done := make(chan struct{}, 2)
+			go func() { _, _ = io.Copy(up, c); closeWrite(up); done <- struct{}{} }()
+			go func() { _, _ = io.Copy(c, up); closeWrite(c); done <- struct{}{} }()
+			<-done
+			<-done
+		}()
+	}
+}
+
+// readPort reads "PORT\n" a byte at a time: nothing after the newline may
+// be consumed, it belongs to the relayed stream.
+func readPort(c net.Conn) (int, error) {
+	var b [1]byte
+	var digits []byte
+	for len(digits) < 6 {
+		if _, err := c.Read(b[:]); err != nil {
+			return 0, err
+		}
+		if b[0] == '\n' {
+			port, err := strconv.Atoi(string(digits))
+			if err != nil || port < 1 || port > 65535 {
+				return 0, fmt.Errorf("bad port %q", digits)
+			}
+			return port, nil
+		}
+		digits = append(digits, b[0])
+	}
+	return 0, fmt.Errorf("bad port request")
+}
+
+// closeWrite half-closes a connection that can, so the other side sees
+// the end of the stream while its answer still comes back.
+func closeWrite(c net.Conn) {
+	if cw, ok := c.(interface{ CloseWrite() error }); ok {
+		_ = cw.CloseWrite()
+	}
 }
