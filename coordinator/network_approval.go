@@ -46,7 +46,7 @@ func (c *Coordinator) askNetwork(s *Session, host string, port int) error {
 			return nil
 		}
 	}
-	approved, by, err := c.awaitNetworkDecision(s, host, port, rule)
+	approved, by, err := c.sharedNetworkDecision(s, host, port, rule)
 	if err != nil {
 		return err
 	}
@@ -55,6 +55,57 @@ func (c *Coordinator) askNetwork(s *Session, host string, port int) error {
 			"or the host in sandbox.network_allow, lets it through", host, port, by, rule)
 	}
 	return nil
+}
+
+// networkGrant is how long an approval without remember lets its host and
+// port through: a package manager's install makes many requests to one
+// host, which should not each ask again.
+const networkGrant = 10 * time.Minute
+
+// netAsk is a network approval being asked, which requests for the same
+// host and port made meanwhile wait for instead of asking again (a package
+// manager opens several connections to one host at once).
+type netAsk struct {
+	done     chan struct{}
+	approved bool
+	how      string
+	err      error
+}
+
+// sharedNetworkDecision asks about host:port once for every request made
+// while the question is open, and for none made within networkGrant of an
+// approval.
+func (c *Coordinator) sharedNetworkDecision(s *Session, host string, port int, rule string) (bool, string, error) {
+	key := host + ":" + strconv.Itoa(port)
+	sn := &s.net
+	sn.askMu.Lock()
+	if until, ok := sn.granted[key]; ok && time.Now().Before(until) {
+		sn.askMu.Unlock()
+		return true, "", nil
+	}
+	if a, ok := sn.asks[key]; ok {
+		sn.askMu.Unlock()
+		<-a.done
+		return a.approved, a.how, a.err
+	}
+	a := &netAsk{done: make(chan struct{})}
+	if sn.asks == nil {
+		sn.asks = map[string]*netAsk{}
+	}
+	sn.asks[key] = a
+	sn.askMu.Unlock()
+	a.approved, a.how, a.err = c.awaitNetworkDecision(s, host, port, rule)
+	sn.askMu.Lock()
+	delete(sn.asks, key)
+	if a.approved {
+		if sn.granted == nil {
+			sn.granted = map[string]time.Time{}
+		}
+		sn.granted[key] = time.Now().Add(networkGrant)
+	}
+	sn.askMu.Unlock()
+	close(a.done)
+	return a.approved, a.how, a.err
 }
 
 // awaitNetworkDecision announces a network approval and waits for the

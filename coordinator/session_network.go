@@ -31,6 +31,10 @@ type sessionNet struct {
 	poke   chan struct{}    // read the ports now
 	done   chan struct{}    // closed to stop the watcher
 	ended  chan struct{}    // closed once the watcher has stopped
+
+	askMu   sync.Mutex
+	asks    map[string]*netAsk   // network approvals open, by host:port
+	granted map[string]time.Time // approved host:ports, until when
 }
 
 // ErrNoNetwork is the error of SessionNetwork for a session without a

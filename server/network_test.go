@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -381,26 +382,54 @@ func TestNetworkAccessByApproval(t *testing.T) {
 
 	t.Run("rejected", func(t *testing.T) {
 		text := testwait.Receive(t, decide(rejected, "reject", false))
-		t.Logf("%s", text)
 		if strings.Contains(text, "hello from outside") || !strings.Contains(text, "refused network access to "+rejected) ||
 			!strings.Contains(text, "network(domain:127.0.0.2)") {
 			t.Fatalf("curl after a rejection: %s", text)
 		}
 	})
+	t.Run("one approval answers the requests of the next minutes", func(t *testing.T) {
+		host, port, _ := net.SplitHostPort(approved)
+		result := make(chan string, 1)
+		go func() {
+			text, _ := s.run(t, sid, "twice", "curl -sS --max-time 50 "+approved+"/ & curl -sS --max-time 50 "+approved+"/; wait")
+			result <- text
+		}()
+		ev := waitEvent(t, events, "network.awaiting_approval", func(e api.Event) bool {
+			return e.Type == api.EventNetworkAwaitingApproval && e.Approval.Preview.Network.Host == host
+		})
+		decodeJSON[api.DecisionResponse](t, s.request(t, t.Context(), "POST", "/v1/sessions/"+sid+"/calls/"+ev.ToolUseID+"/decision",
+			map[string]any{"decision": "approve"}, ""), http.StatusOK)
+		if text := testwait.Receive(t, result); strings.Count(text, "hello from outside") != 2 {
+			t.Fatalf("two requests after one approval: %s", text)
+		}
+		asked := 0
+		waitEvent(t, events, "the command's end", func(e api.Event) bool {
+			if e.Type == api.EventNetworkAwaitingApproval && strconv.Itoa(e.Approval.Preview.Network.Port) == port {
+				asked++
+			}
+			return e.Type == api.EventToolFinished && e.ToolUseID == "twice"
+		})
+		if asked != 0 {
+			t.Errorf("asked %d more times for the second request, want 0", asked)
+		}
+		// And a later command's request is not asked about either.
+		if text, _ := s.run(t, sid, "later", "curl -sS --max-time 20 "+approved+"/"); !strings.Contains(text, "hello from outside") {
+			t.Fatalf("a later request: %s", text)
+		}
+	})
 	t.Run("approved and remembered", func(t *testing.T) {
-		text := testwait.Receive(t, decide(approved, "approve", true))
+		// The address rejected before: a rejection is not remembered.
+		text := testwait.Receive(t, decide(rejected, "approve", true))
 		if !strings.Contains(text, "hello from outside") {
 			t.Fatalf("curl after the approval: %s", text)
 		}
-		// Asked no more: the rule now allows the host.
-		text, _ = s.run(t, sid, "again", "curl -sS --max-time 20 "+approved+"/")
-		if !strings.Contains(text, "hello from outside") {
-			t.Fatalf("curl with the rule remembered: %s", text)
+		sess := decodeJSON[api.Session](t, s.request(t, t.Context(), "GET", "/v1/sessions/"+sid, nil, ""), http.StatusOK)
+		if !slices.Contains(sess.Permissions.Allow, "network(domain:127.0.0.2)") {
+			t.Fatalf("session allow rules %v, want network(domain:127.0.0.2)", sess.Permissions.Allow)
 		}
 	})
 	t.Run("a private address the config does not allow is refused unasked", func(t *testing.T) {
 		text, _ := s.run(t, sid, "private", "curl -sS --max-time 20 127.0.0.3:9/")
-		t.Logf("%s", text)
 		if !strings.Contains(text, "403") && !strings.Contains(text, "loopback") {
 			t.Fatalf("curl to 127.0.0.3: %s", text)
 		}
