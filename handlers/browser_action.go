@@ -104,7 +104,7 @@ func (bs *browsers) launchAt(ctx context.Context, call *tool.Call, raw string) (
 		return tool.Result{}, tool.Errorf(api.ToolCodeInvalidURL, "%q is not a URL: %v", raw, err)
 	}
 	guard := bs.settings.guard
-	if sessionLocal(call, u) {
+	if guard.CheckURL(u) != nil && sessionLocal(call, u) {
 		guard.AllowPrivate = true // the session's own dev server, through its network
 	}
 	if err := guard.CheckURL(u); err != nil {

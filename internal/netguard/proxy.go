@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -118,7 +119,7 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, transport *http.
 		http.Error(w, "not a proxy request", http.StatusBadRequest)
 		return
 	}
-	if p.isLocal(r.URL.Hostname()) {
+	if p.isLocal(r.URL.Hostname(), portOf(r.URL)) {
 		transport = p.localTransport
 	}
 	if err := p.check(r.URL); err != nil {
@@ -171,7 +172,7 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
 	var upstream net.Conn
-	if p.isLocal(host) {
+	if p.isLocal(host, portOf(target)) {
 		upstream, err = p.dialLocal(ctx, r.Host)
 	} else {
 		upstream, err = p.dialer.DialContext(ctx, "tcp", r.Host)
@@ -224,17 +225,23 @@ func (p *Proxy) untrack(cs ...net.Conn) {
 	}
 }
 
-// isLocal reports whether host names localhost and the proxy sends such
-// requests to its LocalDialer.
-func (p *Proxy) isLocal(host string) bool {
+// isLocal reports whether a request for host:port goes to the
+// LocalDialer: host names localhost, and the guard does not let the
+// address through to toolgate's own loopback (a configured exception, a
+// test server say, keeps meaning toolgate's).
+func (p *Proxy) isLocal(host string, port uint16) bool {
 	if p.local == nil {
 		return false
 	}
-	switch strings.ToLower(strings.TrimSuffix(host, ".")) {
-	case "localhost", "127.0.0.1", "::1":
-		return true
+	ip := netip.MustParseAddr("127.0.0.1")
+	switch h := strings.ToLower(strings.TrimSuffix(host, ".")); h {
+	case "localhost", "127.0.0.1":
+	case "::1":
+		ip = netip.IPv6Loopback()
+	default:
+		return false
 	}
-	return false
+	return p.guard.CheckAddr(netip.AddrPortFrom(ip, port)) != nil
 }
 
 // check applies the guard to a URL; one for localhost sent to the
@@ -242,7 +249,7 @@ func (p *Proxy) isLocal(host string) bool {
 // toolgate's), not the others.
 func (p *Proxy) check(u *url.URL) error {
 	g := p.guard
-	if p.isLocal(u.Hostname()) {
+	if p.isLocal(u.Hostname(), portOf(u)) {
 		g.AllowPrivate = true
 	}
 	return g.CheckURL(u)

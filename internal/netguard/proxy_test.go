@@ -197,4 +197,15 @@ func TestLocalProxy(t *testing.T) {
 	if n := hostHits.Load(); n != 0 {
 		t.Errorf("toolgate's loopback service saw %d requests, want 0", n)
 	}
+	// An address the config lets through stays toolgate's own.
+	allowed, err := StartLocalProxy(Guard{AllowAddresses: []netip.AddrPort{netip.MustParseAddrPort(host.Listener.Addr().String())}}, nil, local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { allowed.Close() })
+	allowedURL, _ := url.Parse("http://" + allowed.Addr())
+	client = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{Proxy: http.ProxyURL(allowedURL)}}
+	if resp, err := client.Get("http://127.0.0.1:" + hostPort + "/"); err != nil || resp.StatusCode != 200 || hostHits.Load() != 1 {
+		t.Errorf("a configured loopback address: %v %v, host hits %d; want toolgate's own service", resp, err, hostHits.Load())
+	}
 }
