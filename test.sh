@@ -13,6 +13,13 @@ need=()
 for pair in rg:ripgrep promtool:prometheus git:git ctags:universal-ctags chromium:chromium curl:curl node:nodejs bwrap:bubblewrap python3:python3 npm:npm; do
   command -v "${pair%%:*}" >/dev/null 2>&1 || need+=("${pair#*:}")
 done
+# Debian's python3 modules the Python client (clients/python) is built and
+# tested with, by Debian's interpreter: httpx (its one dependency), pytest
+# and pytest-timeout, mypy (its annotations are checked strictly), and
+# build, setuptools and wheel for its sdist and wheel, built offline.
+for pair in httpx:python3-httpx pytest:python3-pytest pytest_timeout:python3-pytest-timeout mypy:python3-mypy build:python3-build setuptools:python3-setuptools wheel:python3-wheel; do
+  /usr/bin/python3 -c "import ${pair%%:*}" >/dev/null 2>&1 || need+=("${pair#*:}")
+done
 if [ ${#need[@]} -gt 0 ]; then
   sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
   $sudo apt-get update -qq
@@ -38,10 +45,11 @@ install_go_tool deadcode golang.org/x/tools/cmd/deadcode v0.52.0
 # deadcode exits non-zero only when it cannot analyse the module, which
 # stops the script. An allowed line must equal deadcode's
 # "unreachable func: NAME" whole, so it never hides another function whose
-# name merely contains NAME.
+# name merely contains NAME; a "package DIR" line allows every function of
+# that one directory (a package only tests import).
 deadout="$("$gobin/deadcode" ./...)"
-dead="$(printf '%s\n' "$deadout" | awk 'NR == FNR { if ($0 !~ /^#/ && NF) allow[$0] = 1; next }
-  NF { s = $0; sub(/^[^ ]+ /, "", s); if (!(s in allow)) print }' .deadcode-allow -)"
+dead="$(printf '%s\n' "$deadout" | awk 'NR == FNR { if ($0 ~ /^package /) pkg[$2] = 1; else if ($0 !~ /^#/ && NF) allow[$0] = 1; next }
+  NF { s = $0; sub(/^[^ ]+ /, "", s); dir = $1; sub(/\/[^\/]*$/, "", dir); if (!(s in allow) && !(dir in pkg)) print }' .deadcode-allow -)"
 if [ -n "$dead" ]; then
   echo "functions that only tests call (remove them, move them into a _test.go file, or list them in .deadcode-allow):" >&2
   echo "$dead" >&2
@@ -141,7 +149,7 @@ if [ -f "$figures" ]; then
 fi
 # The benchmarks that defend code kept only for speed (docs/benchmarks.md),
 # one iteration each, so that they keep compiling and running; their
-# figures come from the commands in the README's Benchmarks table.
+# figures come from the commands in docs/benchmarks.md's Figures table.
 go test -run '^$' -benchtime 1x -bench 'ToolUseVsBare|ReadVsFilesystemMCP' ./cmd/toolgate/
 go test -run '^$' -benchtime 1x -bench 'MCPThroughToolgate|EventFanOut|CommandChunkLatency' ./server/
 go test -run '^$' -benchtime 1x -bench 'SchedulerOverhead' ./coordinator/

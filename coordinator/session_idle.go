@@ -70,6 +70,56 @@ func (s *Sessions) ExpireIdle(now time.Time) []string {
 	return ids
 }
 
+// evictFloor is how long a session must be quiet before a full session
+// set takes its place for a new client. Without it, a client that creates
+// sessions in a loop and never deletes them locks every other client out
+// until the idle time (an hour by default) passes; with it, the lockout
+// lasts at most this long, while a session in use between two model turns
+// (seconds) is not taken from its client.
+const evictFloor = time.Minute
+
+// evictLeastRecentlyUsed ends the least recently used session that nothing
+// holds, has no running background job and has been quiet for evictFloor,
+// and reports whether it found one.
+func (s *Sessions) evictLeastRecentlyUsed(now time.Time) bool {
+	s.mu.Lock()
+	var victim *Session
+	var victimSince time.Time
+	for id, sess := range s.byID {
+		if id == api.DefaultSessionID {
+			continue
+		}
+		since, ok := sess.idleSince()
+		if !ok || now.Sub(since) < evictFloor || sess.hasRunningJob() {
+			continue
+		}
+		if victim == nil || since.Before(victimSince) {
+			victim, victimSince = sess, since
+		}
+	}
+	if victim != nil {
+		delete(s.byID, victim.ID)
+	}
+	s.mu.Unlock()
+	if victim == nil {
+		return false
+	}
+	victim.close()
+	s.rec.sessionGone(victim.ID)
+	return true
+}
+
+// hasRunningJob reports whether a background job of the session still runs:
+// ending the session would kill it.
+func (s *Session) hasRunningJob() bool {
+	for _, j := range s.jobs.List() {
+		if j.State() == api.JobRunning {
+			return true
+		}
+	}
+	return false
+}
+
 // expireIdleSessions runs ExpireIdle until stop closes, often enough that a
 // session outlives its idle time by at most a quarter of it (and a minute).
 func (c *Coordinator) expireIdleSessions(stop <-chan struct{}) {

@@ -89,8 +89,13 @@ func (s *Sessions) Create(mode api.Mode, perms api.Permissions) (*Session, error
 		mode = api.ModeAct
 	}
 	if s.full() {
-		// Idle sessions leave before a new client is refused.
-		s.ExpireIdle(time.Now())
+		// Idle sessions leave before a new client is refused: first the
+		// expired ones, then the least recently used one quiet for a
+		// minute (evictFloor says why).
+		now := time.Now()
+		if len(s.ExpireIdle(now)) == 0 {
+			s.evictLeastRecentlyUsed(now)
+		}
 	}
 	s.mu.Lock()
 	if len(s.byID) >= s.cfg.MaxSessions {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -8,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/toolgate/toolgate/coordinator/mcphub"
 )
 
 // configSections are the top-level keys of the config file.
@@ -20,20 +23,18 @@ var configSections = func() map[string]bool {
 	return out
 }()
 
-// TestConfigExamplesLoad: every config the repository shows (README's
-// JSON blocks and inline objects, deploy/) loads in the current layout,
-// without a deprecation warning.
+// TestConfigExamplesLoad: every config the repository shows (the JSON
+// blocks and inline objects of README.md and docs/, deploy/) loads in the
+// current layout, without a deprecation warning.
 func TestConfigExamplesLoad(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var examples []string
-	for _, m := range regexp.MustCompile("(?s)```json\n(.*?)```").FindAllSubmatch(readme, -1) {
-		examples = append(examples, string(m[1]))
-	}
-	for _, m := range regexp.MustCompile("`(\\{\"[^`]*\\})`").FindAllSubmatch(readme, -1) {
-		examples = append(examples, string(m[1]))
+	for _, doc := range docFiles(t) {
+		for _, m := range regexp.MustCompile("(?s)```json\n(.*?)```").FindAllSubmatch(doc.text, -1) {
+			examples = append(examples, string(m[1]))
+		}
+		for _, m := range regexp.MustCompile("`(\\{\"[^`]*\\})`").FindAllSubmatch(doc.text, -1) {
+			examples = append(examples, string(m[1]))
+		}
 	}
 	deploy, err := os.ReadFile("../../deploy/toolgate.json")
 	if err != nil {
@@ -85,3 +86,34 @@ func TestConfigExamplesLoad(t *testing.T) {
 }
 
 func reflectValue(v any) reflect.Value { return reflect.ValueOf(v) }
+
+// TestMCPSettingsExamplesLoad: every MCP settings file the docs show
+// ({"mcpServers": ...}) is one toolgate accepts, with no unknown key.
+func TestMCPSettingsExamplesLoad(t *testing.T) {
+	found := 0
+	for _, doc := range docFiles(t) {
+		for _, m := range regexp.MustCompile("(?s)```json\n(.*?)```").FindAllSubmatch(doc.text, -1) {
+			if !bytes.Contains(m[1], []byte(`"mcpServers"`)) {
+				continue
+			}
+			found++
+			dec := json.NewDecoder(bytes.NewReader(m[1]))
+			dec.DisallowUnknownFields()
+			var s mcphub.Settings
+			if err := dec.Decode(&s); err != nil {
+				t.Errorf("%s: MCP settings example does not decode: %v\n%s", doc.name, err, m[1])
+				continue
+			}
+			path := filepath.Join(t.TempDir(), "mcp.json")
+			if err := os.WriteFile(path, m[1], 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := mcphub.LoadSettings(path); err != nil {
+				t.Errorf("%s: MCP settings example refused: %v", doc.name, err)
+			}
+		}
+	}
+	if found == 0 {
+		t.Error("no MCP settings example found in README.md or docs/")
+	}
+}

@@ -162,14 +162,14 @@ func firstResultText(r api.ToolResult) string {
 	return r.Content[0].Text
 }
 
-// process is a toolgate started as a separate process.
-type process struct {
+// serverProcess is a toolgate started as a separate process.
+type serverProcess struct {
 	cmd    *exec.Cmd
 	url    string
 	client *http.Client
 }
 
-func startProcess(t *testing.T, bin, ws, cfg string) *process {
+func startProcess(t *testing.T, bin, ws, cfg string) *serverProcess {
 	t.Helper()
 	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--workspace", ws, "--config", cfg, "--log-level", "warn")
 	cmd.Env = []string{"TOOLGATE_TOKEN=crash-token", "PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
@@ -192,7 +192,7 @@ func startProcess(t *testing.T, bin, ws, cfg string) *process {
 		}
 		close(addr)
 	}()
-	p := &process{cmd: cmd, client: &http.Client{Timeout: 20 * time.Second}}
+	p := &serverProcess{cmd: cmd, client: &http.Client{Timeout: 20 * time.Second}}
 	select {
 	case u, ok := <-addr:
 		if !ok {
@@ -207,14 +207,14 @@ func startProcess(t *testing.T, bin, ws, cfg string) *process {
 	return p
 }
 
-func (p *process) kill(t *testing.T) {
+func (p *serverProcess) kill(t *testing.T) {
 	t.Helper()
 	_ = p.cmd.Process.Signal(syscall.SIGKILL)
 	_ = p.cmd.Wait()
 	p.client.CloseIdleConnections()
 }
 
-func (p *process) do(ctx context.Context, method, path string, body any) (*http.Response, error) {
+func (p *serverProcess) do(ctx context.Context, method, path string, body any) (*http.Response, error) {
 	var r io.Reader
 	if body != nil {
 		b, _ := json.Marshal(body)
@@ -228,7 +228,7 @@ func (p *process) do(ctx context.Context, method, path string, body any) (*http.
 
 // post sends one call in a message of its own and reports its result if
 // the answer arrived whole.
-func (p *process) post(id string) (api.ToolResult, bool) {
+func (p *serverProcess) post(id string) (api.ToolResult, bool) {
 	msg := map[string]any{"role": "assistant", "content": []any{toolUseFor(id)}}
 	resp, err := p.do(context.Background(), "POST", "/v1/sessions/default/messages", msg)
 	if err != nil {
@@ -243,7 +243,7 @@ func (p *process) post(id string) (api.ToolResult, bool) {
 }
 
 // repost posts a call again to a live toolgate, which must answer.
-func (p *process) repost(t *testing.T, id string) (api.ToolResult, bool) {
+func (p *serverProcess) repost(t *testing.T, id string) (api.ToolResult, bool) {
 	t.Helper()
 	res, ok := p.post(id)
 	if !ok {
@@ -253,7 +253,7 @@ func (p *process) repost(t *testing.T, id string) (api.ToolResult, bool) {
 }
 
 // approve approves every call awaiting approval until stopped.
-func (p *process) approve(t *testing.T) (stop func()) {
+func (p *serverProcess) approve(t *testing.T) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,8 +13,42 @@ import (
 
 var shBlock = regexp.MustCompile("(?s)```sh\n(.*?)```")
 
-// TestReadmeExamples runs every ```sh block of the README with real curl
-// against a real server: the examples users copy must work.
+// docFile is one page of the user documentation.
+type docFile struct {
+	name string // relative to the repository root
+	text []byte
+}
+
+// docFiles reads README.md and every docs/**/*.md page, README first.
+func docFiles(t *testing.T) []docFile {
+	t.Helper()
+	names := []string{"README.md"}
+	err := filepath.WalkDir("../../docs", func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".md") {
+			names = append(names, strings.TrimPrefix(filepath.ToSlash(path), "../../"))
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]docFile, 0, len(names))
+	for _, name := range names {
+		text, err := os.ReadFile(filepath.Join("../..", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, docFile{name: name, text: text})
+	}
+	return out
+}
+
+// TestReadmeExamples runs every ```sh block of README.md and docs/ with
+// real curl against a real server: the examples users copy must work.
+// Each page gets a fresh server and workspace and runs its blocks in
+// order, as a reader following it would; none may answer a failed call,
+// nor a read flagged as a duplicate (a walk-through that reads one file
+// three times teaches the model's guard, not the API).
 func TestReadmeExamples(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
 		if os.Getenv("CI") != "" {
@@ -21,10 +56,24 @@ func TestReadmeExamples(t *testing.T) {
 		}
 		t.Skip("curl not installed")
 	}
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
+	total := 0
+	for _, doc := range docFiles(t) {
+		blocks := shBlock.FindAllStringSubmatch(string(doc.text), -1)
+		if doc.name == "README.md" && len(blocks) < 5 {
+			t.Fatalf("found %d sh examples in the README, want at least 5", len(blocks))
+		}
+		if len(blocks) == 0 {
+			continue
+		}
+		total += len(blocks)
+		t.Run(doc.name, func(t *testing.T) { runDocExamples(t, blocks) })
 	}
+	t.Logf("%d sh examples run", total)
+}
+
+// runDocExamples starts a server on a workspace holding a copy of the
+// README and go.mod and runs one page's blocks against it, in order.
+func runDocExamples(t *testing.T, blocks [][]string) {
 	dir := t.TempDir()
 	for _, name := range []string{"README.md", "go.mod"} {
 		data, err := os.ReadFile(filepath.Join("../..", name))
@@ -36,14 +85,11 @@ func TestReadmeExamples(t *testing.T) {
 		}
 	}
 	inst := start(t, dir)
-	blocks := shBlock.FindAllStringSubmatch(string(readme), -1)
-	if len(blocks) < 5 {
-		t.Fatalf("found %d sh examples in the README, want at least 5", len(blocks))
-	}
 	for i, m := range blocks {
 		script := strings.ReplaceAll(m[1], "http://127.0.0.1:7420", inst.url)
 		t.Run(firstLine(m[1], i), func(t *testing.T) {
-			cmd := exec.Command("bash", "-e", "-o", "pipefail", "-c", script)
+			cmd := exec.CommandContext(t.Context(), "bash", "-e", "-o", "pipefail", "-c", script)
+			cmd.Dir = t.TempDir()
 			cmd.Env = append(os.Environ(), "TOOLGATE_TOKEN="+inst.token)
 			out, err := cmd.CombinedOutput()
 			var exit *exec.ExitError
@@ -58,6 +104,9 @@ func TestReadmeExamples(t *testing.T) {
 			}
 			if strings.Contains(string(out), `"is_error":true`) {
 				t.Errorf("example produced a failed tool call:\n%s", out)
+			}
+			if strings.Contains(string(out), "[DUPLICATE READ]") {
+				t.Errorf("example read a file the page had already read twice:\n%s", out)
 			}
 		})
 	}

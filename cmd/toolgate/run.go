@@ -18,6 +18,7 @@ import (
 	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/dialect"
 	"github.com/toolgate/toolgate/handlers"
+	"github.com/toolgate/toolgate/internal/process"
 	"github.com/toolgate/toolgate/internal/randid"
 	"github.com/toolgate/toolgate/internal/telemetry"
 	"github.com/toolgate/toolgate/server"
@@ -229,6 +230,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdin
 	if err := <-shut; err != nil {
 		_ = srv.Close()
 	}
+	process.RemoveCgroups()
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}

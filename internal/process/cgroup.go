@@ -41,6 +41,10 @@ type cgroupParent struct {
 	// runs: making and removing a cgroup costs more than the rest of
 	// starting `true`.
 	free []*runCgroup
+	// removed: RemoveCgroups ran. Runs still finishing remove their
+	// cgroup (and the parent once it is empty) instead of keeping it; a
+	// later run makes the parent again.
+	removed bool
 }
 
 // maxFreeCgroups bounds the empty cgroups kept for reuse (and the
@@ -60,10 +64,54 @@ type runCgroup struct {
 	killed atomic.Bool
 }
 
+// cgroupsLooked is set once cgroups has run: RemoveCgroups then has
+// something to remove, and does not make the parent only to remove it.
+var cgroupsLooked atomic.Bool
+
+// RemoveCgroups removes, at shutdown, the cgroups toolgate made: the empty
+// ones kept for later runs, those of finished runs that have emptied
+// since, and their parent. Left behind, they stayed as empty directories
+// below the service's cgroup until the next start swept them (and forever
+// when toolgate was not started again). A cgroup still holding a process
+// (a daemon a command left on purpose) stays; the next start removes it
+// once it is empty. No run may start after it.
+func RemoveCgroups() {
+	if !cgroupsLooked.Load() {
+		return
+	}
+	p := cgroups()
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.removed = true
+	for _, cg := range p.free {
+		cg.close()
+		_ = syscall.Rmdir(cg.dir)
+	}
+	p.free = nil
+	p.sweepBusyLocked()
+	_ = syscall.Rmdir(p.dir)
+}
+
+// sweepBusyLocked removes the cgroups of finished runs that held
+// processes then and have emptied since.
+func (p *cgroupParent) sweepBusyLocked() {
+	busy := p.busy[:0]
+	for _, d := range p.busy {
+		if syscall.Rmdir(d) != nil {
+			busy = append(busy, d)
+		}
+	}
+	p.busy = busy
+}
+
 // findCgroupParent makes toolgate-<pid> below toolgate's own cgroup and
 // checks that a process can be started into a cgroup there; nil when any
 // of it is not possible.
 func findCgroupParent() *cgroupParent {
+	cgroupsLooked.Store(true)
 	mount, own, err := ownCgroup2()
 	if err != nil {
 		return nil
@@ -119,13 +167,15 @@ func (p *cgroupParent) probe() bool {
 // processes then and have emptied since.
 func (p *cgroupParent) make() (*runCgroup, error) {
 	p.mu.Lock()
-	busy := p.busy[:0]
-	for _, d := range p.busy {
-		if syscall.Rmdir(d) != nil {
-			busy = append(busy, d)
+	p.sweepBusyLocked()
+	if p.removed {
+		// A server started again in this process after a stop.
+		if err := os.Mkdir(p.dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			p.mu.Unlock()
+			return nil, err
 		}
+		p.removed = false
 	}
-	p.busy = busy
 	var cg *runCgroup
 	if n := len(p.free); n > 0 {
 		cg = p.free[n-1]
@@ -151,12 +201,15 @@ func (p *cgroupParent) make() (*runCgroup, error) {
 // releaseLocked keeps an empty cgroup for the next run, or removes it
 // when enough are kept.
 func (p *cgroupParent) releaseLocked(cg *runCgroup) {
-	if len(p.free) < maxFreeCgroups {
+	if len(p.free) < maxFreeCgroups && !p.removed {
 		p.free = append(p.free, cg)
 		return
 	}
 	cg.close()
 	_ = syscall.Rmdir(cg.dir)
+	if p.removed {
+		_ = syscall.Rmdir(p.dir) // the last run to finish after a stop
+	}
 }
 
 // close closes the descriptors the cgroup holds.
@@ -189,6 +242,8 @@ func (cg *runCgroup) remove() {
 	cg.close()
 	if syscall.Rmdir(cg.dir) != nil {
 		cg.parent.busy = append(cg.parent.busy, cg.dir)
+	} else if cg.parent.removed {
+		_ = syscall.Rmdir(cg.parent.dir)
 	}
 }
 

@@ -285,8 +285,54 @@ func (r *runLimits) finish() string {
 			r.parent.mu.Unlock()
 		}
 	}
+	r.parent.removeParents()
 	return hit
 }
+
+// removeParents removes, once the sandbox is closed, the emptied run
+// cgroups and the parents themselves. It runs at Close and again as each
+// run still going then finishes, so the last one out removes them: left
+// behind, every server start (and every sandbox a test made) added an
+// empty directory in each hierarchy that no later start swept when the
+// service's own cgroup changed between starts.
+func (lc *limitCgroups) removeParents() {
+	if !lc.closed.Load() {
+		return
+	}
+	lc.sweep()
+	for _, h := range lc.hiers {
+		_ = os.Remove(h.base) // only an empty cgroup goes
+	}
+}
+
+// closeParents is removeParents at Close: the processes of the sandboxes
+// just discarded may still be leaving their cgroups (a PID namespace's
+// processes go after its init was reaped), so it retries for a moment,
+// killing what is still there.
+func (lc *limitCgroups) closeParents() {
+	deadline := time.Now().Add(closeWait)
+	for {
+		lc.removeParents()
+		lc.mu.Lock()
+		busy := slices.Clone(lc.busy)
+		lc.mu.Unlock()
+		if len(busy) == 0 || time.Now().After(deadline) {
+			return
+		}
+		for _, d := range busy {
+			for _, h := range lc.hiers {
+				if strings.HasPrefix(d, h.base+"/") {
+					killAll(d, h.v2)
+				}
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// closeWait bounds how long Close waits for the last processes to leave
+// the runs' cgroups.
+const closeWait = 2 * time.Second
 
 // sweep removes finished runs' cgroups that have emptied since.
 func (lc *limitCgroups) sweep() {

@@ -230,6 +230,7 @@ func (s *Sandbox) Close() {
 	if s.cgroups != nil {
 		s.cgroups.closed.Store(true)
 		s.cgroups.drain()
+		s.cgroups.closeParents()
 	}
 }
 
