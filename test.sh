@@ -6,7 +6,7 @@ cd "$(dirname "$0")"
 
 # Debian packages: ripgrep (search oracle), prometheus (promtool), git
 # (gitignore oracle), universal-ctags (code definitions), chromium (browser
-# tests), curl (README examples), nodejs (the oracle for Cline's JavaScript
+# tests), curl (README and docs/ examples), nodejs (the oracle for Cline's JavaScript
 # list order), bubblewrap (the command sandbox), python3 (the sandbox escape
 # suite), npm (the generated TypeScript client check).
 need=()
@@ -77,6 +77,37 @@ cp clients/typescript/tool_call.ts "$ts_dir/tool_call.ts"
   --target es2022 --skipLibCheck tool_call.ts)
 
 export TOOLGATE_NODE_MODULES="$ts_dir/node_modules"
+# The TypeScript client package (clients/typescript, @toolgate/client):
+# its pinned dev dependencies (package.json's devDependencies, the one
+# list) in a scratch directory, installed when missing. The Go tests in
+# clients/typescript build it with them (TOOLGATE_TS_CLIENT_MODULES) and
+# run its node:test suites, example agent loops and chromium page against
+# a real toolgate. `npm pack` (which builds first) must make the package,
+# from a copy of the package beside openapi.yaml, its types' source.
+tsc_dir="${TOOLGATE_TS_CLIENT_DIR:-${TMPDIR:-/tmp}/toolgate-ts-client}"
+read -r -a tsc_pkgs <<< "$(node -e 'const d = require("./clients/typescript/package.json").devDependencies;
+  console.log(Object.entries(d).map(([k, v]) => k + "@" + v).join(" "))')"
+mkdir -p "$tsc_dir"
+if [ "$(cat "$tsc_dir/.installed" 2>/dev/null)" != "${tsc_pkgs[*]}" ]; then
+  (cd "$tsc_dir" && npm install --no-audit --no-fund --silent --no-save "${tsc_pkgs[@]}")
+  echo "${tsc_pkgs[*]}" > "$tsc_dir/.installed"
+fi
+export TOOLGATE_TS_CLIENT_MODULES="$tsc_dir/node_modules"
+pack_dir="$tsc_dir/pack"
+rm -rf "$pack_dir" && mkdir -p "$pack_dir/clients"
+tar -C clients --exclude=node_modules --exclude=dist --exclude=build --exclude='*.tgz' -cf - typescript | tar -C "$pack_dir/clients" -xf -
+cp openapi.yaml "$pack_dir/"
+ln -s "$tsc_dir/node_modules" "$pack_dir/clients/typescript/node_modules"
+tarball="$(cd "$pack_dir/clients/typescript" && npm pack --silent --pack-destination "$pack_dir" | tail -n 1)"
+packed="$(tar -tzf "$pack_dir/$tarball")"
+for f in package/dist/index.js package/dist/index.d.ts package/dist/toolgate.browser.js package/README.md; do
+  grep -qx "$f" <<< "$packed" || { echo "npm pack: $tarball lacks $f" >&2; exit 1; }
+done
+# The packed package, installed into an empty project, imports by its name.
+mkdir -p "$pack_dir/smoke" && echo '{"private": true, "type": "module"}' > "$pack_dir/smoke/package.json"
+(cd "$pack_dir/smoke" && npm install --no-audit --no-fund --silent "$pack_dir/$tarball" &&
+  node -e 'import("@toolgate/client").then((m) => { if (typeof m.Client !== "function") throw new Error("no Client export"); })')
+echo "npm pack: $pack_dir/$tarball"
 # The libraries Cline reads documents with (pdf-parse for PDF, mammoth for
 # .docx), run under node as oracles for read_file's document text
 # (handlers TestDocumentTextMatchesClineLibraries), in a scratch directory,
@@ -138,6 +169,19 @@ if [ "$(cat "$cline_dir/.installed" 2>/dev/null)" != "${cline_pkgs[*]}" ]; then
 fi
 export TOOLGATE_CLINE_DIR="$cline_dir"
 
+# Postman's own OpenAPI converter and its collection runner: the contract
+# is converted as Postman imports it and run with newman against a live
+# server (cmd/toolgate TestPostmanCollectionRuns, TOOLGATE_POSTMAN_DIR),
+# in a scratch directory, installed when missing.
+pm_dir="${TOOLGATE_POSTMAN_DIR:-${TMPDIR:-/tmp}/toolgate-postman}"
+pm_pkgs=(openapi-to-postmanv2@6.3.3 newman@6.2.2)
+mkdir -p "$pm_dir"
+if [ "$(cat "$pm_dir/.installed" 2>/dev/null)" != "${pm_pkgs[*]}" ]; then
+  (cd "$pm_dir" && npm install --no-audit --no-fund --silent --no-save "${pm_pkgs[@]}")
+  echo "${pm_pkgs[*]}" > "$pm_dir/.installed"
+fi
+export TOOLGATE_POSTMAN_DIR="$pm_dir"
+
 # The conformance harnesses append their headline figures here (a passing
 # test's log shows only with -v); they are printed after the run.
 figures="${TMPDIR:-/tmp}/toolgate-conformance-figures.txt"
@@ -152,8 +196,15 @@ fi
 # figures come from the commands in docs/benchmarks.md's Figures table.
 go test -run '^$' -benchtime 1x -bench 'ToolUseVsBare|ReadVsFilesystemMCP' ./cmd/toolgate/
 go test -run '^$' -benchtime 1x -bench 'MCPThroughToolgate|EventFanOut|CommandChunkLatency' ./server/
-go test -run '^$' -benchtime 1x -bench 'SchedulerOverhead' ./coordinator/
+go test -run '^$' -benchtime 1x -bench 'SchedulerOverhead|IgnoredMasks' ./coordinator/
 go test -run '^$' -benchtime 1x -bench 'RunTrueVsBash' ./internal/process/
 go test -run '^$' -benchtime 1x -bench 'SandboxedTrue' ./internal/sandbox/
+go test -run '^$' -benchtime 1x -bench 'CallRecord' ./internal/store/
 go test -run '^$' -benchtime 1x -bench 'ReadFileRecord' ./handlers/
 go test -run '^$' -benchtime 1x -bench 'SearchGoTree' ./handlers/search/
+# The peers benchmark (docs/benchmarks.md) builds E2B's envd from its
+# pinned snapshot, its modules from the Go module proxy, and takes a few
+# minutes: with TOOLGATE_PEERS=1 it runs here, one short round.
+if [ -n "${TOOLGATE_PEERS:-}" ]; then
+  bench/peers/run.sh -rounds 1 -reads 20 -commands 5
+fi

@@ -101,3 +101,16 @@ type SandboxPreview struct {
 	// Summary says it in one line.
 	Summary string `json:"summary"`
 }
+
+// PendingApproval is one call awaiting a decision, in any session, as
+// GET /v1/approvals lists it: the approvals inbox.
+type PendingApproval struct {
+	SessionID string     `json:"session_id"`
+	Call      CallRecord `json:"call"`
+	Approval  Approval   `json:"approval"`
+}
+
+// ApprovalsResponse answers GET /v1/approvals, oldest call first.
+type ApprovalsResponse struct {
+	Approvals []PendingApproval `json:"approvals"`
+}

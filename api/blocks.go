@@ -8,6 +8,9 @@ const (
 	TypeToolResult = "tool_result"
 	TypeText       = "text"
 	TypeImage      = "image"
+	// TypeDocument is a PDF in a tool_result (Source's media type
+	// application/pdf), as Claude Code's Read of a PDF gives it.
+	TypeDocument = "document"
 )
 
 // ToolUse is a tool_use block emitted by the model: which tool to call and
@@ -37,7 +40,7 @@ type Content struct {
 	Source *ImageSource `json:"source,omitempty"`
 }
 
-// ImageSource carries an image inline, base64-encoded.
+// ImageSource carries an image (or a document's PDF) inline, base64-encoded.
 type ImageSource struct {
 	Type      string `json:"type"`
 	MediaType string `json:"media_type"`

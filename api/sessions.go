@@ -37,6 +37,9 @@ type Permissions struct {
 
 // CreateSessionRequest is the body of POST /v1/sessions.
 type CreateSessionRequest struct {
+	// ID names the session (1 to 64 letters, digits, '.', '_' or '-',
+	// starting with a letter or digit); empty picks a random one.
+	ID          string       `json:"id,omitempty"`
 	Mode        Mode         `json:"mode,omitempty"`
 	Permissions *Permissions `json:"permissions,omitempty"`
 	// Dialect is the tool vocabulary of the session (default cline).
@@ -63,4 +66,28 @@ type Session struct {
 	// TaskProgress is the latest task checklist the model sent in a
 	// task_progress parameter (Cline's focus chain); empty until one came.
 	TaskProgress string `json:"task_progress,omitempty"`
+}
+
+// SessionSummary is one session in the list GET /v1/sessions answers:
+// what a console needs to pick a session and see which ones wait for a
+// person, without each session's rules, todos or calls.
+type SessionSummary struct {
+	ID        string    `json:"id"`
+	Mode      Mode      `json:"mode"`
+	Dialect   Dialect   `json:"dialect"`
+	CreatedAt time.Time `json:"created_at"`
+	// LastUsedAt is when a request last named the session (its creation
+	// before any did).
+	LastUsedAt time.Time `json:"last_used_at"`
+	// Calls counts the calls the session keeps; AwaitingApproval and
+	// Running those in that state now.
+	Calls            int `json:"calls"`
+	AwaitingApproval int `json:"awaiting_approval"`
+	Running          int `json:"running"`
+}
+
+// SessionsResponse answers GET /v1/sessions: every live session, those
+// restored after a restart included, oldest first.
+type SessionsResponse struct {
+	Sessions []SessionSummary `json:"sessions"`
 }

@@ -16,6 +16,9 @@ import (
 type pendingApproval struct {
 	decided  chan answer // buffered: Decide never blocks
 	remember []string    // the allow rules "remember" adds
+	// shown is the call as the approvals inbox lists it, nil until the
+	// call is announced (approval_inbox.go).
+	shown *api.PendingApproval
 }
 
 // Errors of Decide, as request-level errors.
@@ -150,6 +153,7 @@ func (c *Coordinator) askApproval(ctx context.Context, s *Session, e *callEntry,
 	rec := s.setState(e, api.StateAwaitingApproval, nil)
 	e.audit.reason = v.reason
 	s.rec.callAwaiting(s, e)
+	p.show(pa, s.ID, rec, approval)
 	s.Events.Append(api.Event{Type: api.EventToolAwaitingApproval, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Call: &rec, Approval: approval})
 	// The log says how to decide, so an operator who sees a client wait
 	// knows what it waits for and the exact request that ends the wait.

@@ -73,6 +73,7 @@ type Coordinator struct {
 	logger   *slog.Logger
 	policy   *policy
 	ignore   *ignore.Watcher // nil without a workspace or when no watcher started
+	masks    maskCache       // the ignored paths commands' sandboxes mask
 	hooks    *hooks.Runner
 	inputs   pendingInputs   // interactive calls awaiting an answer
 	scoped   scopedTokens    // subagents' tokens for their child sessions

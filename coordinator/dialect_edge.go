@@ -21,7 +21,8 @@ type dialectCall struct {
 // (mcp__server__tool) mean the same in every dialect and become
 // use_mcp_tool calls. A call the dialect cannot map ends here with its
 // outcome.
-func (c *Coordinator) translate(d api.Dialect, use api.ToolUse) (string, json.RawMessage, *dialectCall, *outcome) {
+func (c *Coordinator) translate(s *Session, use api.ToolUse) (string, json.RawMessage, *dialectCall, *outcome) {
+	d := s.Dialect()
 	if _, _, ok := ParseMCPName(use.Name); ok || d == "" || d == api.DialectCline {
 		name, raw := c.normalizeName(use.Name, use.Input)
 		return name, raw, nil, nil
@@ -45,7 +46,7 @@ func (c *Coordinator) translate(d api.Dialect, use api.ToolUse) (string, json.Ra
 		out := failure(api.StatusInvalid, api.ToolCodeInvalid, msg)
 		return "", nil, nil, &out
 	}
-	m, err := dt.Map(tool.MapEnv{Workspace: c.workspace, Has: c.registry.has}, in)
+	m, err := dt.Map(tool.MapEnv{Workspace: c.workspace, Has: c.registry.has, Dir: s.ShellDir}, in)
 	if err == nil {
 		var raw json.RawMessage
 		if raw, err = json.Marshal(m.Input); err == nil {

@@ -55,7 +55,7 @@ func (c *Coordinator) preHooks(ctx context.Context, cs *callState) {
 	if v.Updated != nil {
 		// The hook saw the call as the model named it, so its input is in
 		// the session's dialect and crosses the same edge.
-		name, raw, _, stop := c.translate(cs.s.Dialect(), api.ToolUse{Name: cs.use.Name, Input: v.Updated})
+		name, raw, _, stop := c.translate(cs.s, api.ToolUse{Name: cs.use.Name, Input: v.Updated})
 		if stop != nil {
 			out := *stop
 			out.result.Content = append([]api.Content{api.TextContent("A PreToolUse hook's updatedInput cannot be used:")}, out.result.Content...)

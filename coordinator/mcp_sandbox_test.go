@@ -38,7 +38,7 @@ func TestMCPServerSandboxed(t *testing.T) {
 func testMCPServerSandboxed(t *testing.T, bin, mode string) {
 	dir := t.TempDir()
 	// Writes go to work/: Landlock-only mode cannot let a new file be
-	// made beside an ignored one (see the README).
+	// made beside an ignored one (see docs/sandbox.md).
 	files := map[string]string{".clineignore": "secret.txt\n", "secret.txt": "IGNORED-SECRET", "a.txt": "visible", "work/.keep": ""}
 	for name, data := range files {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {

@@ -52,7 +52,7 @@ func (c *Coordinator) previewPartial(s *Session, use api.ToolUse) (p *api.Previe
 			p = &api.Preview{Error: "the preview failed unexpectedly (internal error)"}
 		}
 	}()
-	name, input, dc, stop := c.translate(s.Dialect(), use)
+	name, input, dc, stop := c.translate(s, use)
 	if stop != nil {
 		return nil
 	}

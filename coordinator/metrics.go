@@ -29,6 +29,8 @@ type Metrics struct {
 	mu     sync.Mutex // serializes adding tools
 	// approvalWait times the wait for a decision (metrics_state.go).
 	approvalWait prometheus.Histogram
+	// timeline keeps the last hour minute by minute (metrics_timeline.go).
+	timeline toolTimeline
 }
 
 // seriesKey is a tool as one dialect's clients name it.
@@ -53,7 +55,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "toolgate_tool_call_duration_seconds",
 			Help:    "Time from a tool call's start to its result, less any wait for an approval (toolgate_approval_wait_seconds), by tool and dialect.",
-			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300},
+			Buckets: durationBuckets,
 		}, []string{"tool", "dialect"}),
 	}
 	m.series.Store(&map[seriesKey]*toolSeries{})
@@ -112,6 +114,7 @@ func (m *Metrics) observe(dialect api.Dialect, tool string, status api.CallStatu
 	if !ok {
 		tool, ts = otherTool, series[seriesKey{string(dialect), otherTool}]
 	}
+	m.timeline.add(time.Now(), tool, status == api.StatusSucceeded, d)
 	if ts == nil { // observed before start: no series were made yet
 		m.calls.WithLabelValues(tool, string(dialect), string(status)).Inc()
 		observeWithTrace(m.duration.WithLabelValues(tool, string(dialect)), d.Seconds(), span)

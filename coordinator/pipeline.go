@@ -228,7 +228,7 @@ func (c *Coordinator) await(ctx context.Context, s *Session, e *callEntry) (api.
 func (c *Coordinator) prepare(s *Session, use api.ToolUse) *callState {
 	cs := &callState{use: use}
 	d := s.Dialect()
-	name, raw, dc, stop := c.translate(d, use)
+	name, raw, dc, stop := c.translate(s, use)
 	if stop != nil {
 		cs.stop(*stop)
 		return cs
@@ -344,6 +344,7 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 		},
 		Confine: func(dir string) (*sandbox.Sandbox, sandbox.Run, error) {
 			r, err := c.confine(dir, cs.ignored)
+			r.ReadOnly = append(r.ReadOnly, editDeniedPaths(c.workspace, editDenialPatterns(c.policy.managed, s.permRules()))...)
 			if err == nil {
 				r.Net = c.network(s)
 			}

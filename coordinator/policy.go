@@ -166,9 +166,7 @@ func covers(allows []*permRule, s *subject) (*permRule, bool) {
 	}
 	switch {
 	case s.command != nil:
-		return coverEach(allows, s, s.command.Commands, func(r *permRule, c shellcmd.SimpleCommand) bool {
-			return shellcmd.MatchRule(r.content, c)
-		})
+		return coverCommands(allows, s)
 	case s.url != "":
 		return coverEach(allows, s, []string{s.host}, func(r *permRule, host string) bool {
 			return r.domain != "" && domainMatches(r.domain, host)
@@ -177,6 +175,25 @@ func covers(allows []*permRule, s *subject) (*permRule, bool) {
 		return coverEach(allows, s, s.paths, (*permRule).matchesPath)
 	}
 	return nil, false
+}
+
+// coverCommands reports whether allow rules cover a command line as
+// Claude Code judges a compound command: every simple command is matched
+// by an allow rule or reads only (Bash(touch:*) allows
+// `touch x && echo done`), and at least one is matched by a rule. The
+// line's risks were weighed before (mustAsk).
+func coverCommands(allows []*permRule, s *subject) (*permRule, bool) {
+	var first *permRule
+	for _, c := range s.command.Commands {
+		i := slices.IndexFunc(allows, func(r *permRule) bool { return r.matchesName(s) && shellcmd.MatchRule(r.content, c) })
+		switch {
+		case i >= 0 && first == nil:
+			first = allows[i]
+		case i < 0 && !c.ReadOnly():
+			return nil, false
+		}
+	}
+	return first, first != nil
 }
 
 // coverEach reports whether every item is matched by some allow rule for

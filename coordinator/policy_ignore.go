@@ -3,6 +3,7 @@ package coordinator
 import (
 	"fmt"
 
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/ignore"
 )
 
@@ -37,12 +38,16 @@ func (c *Coordinator) ignoreBlock(m *ignore.Matcher, s *subject) ([]string, bool
 			// Cline answers: the rule is in the audit log's decision.
 			return []string{ClineToolError(clineIgnoreError(shown))}, true
 		}
-		if s.command != nil {
-			return []string{fmt.Sprintf("The command was blocked: it names %s, which %s excludes (%s). "+
-				"You must continue without this file, or ask the user to update the ignore file.", shown, r.Source, r)}, true
+		by, fix := fmt.Sprintf("%s (%s)", r.Source, r), "update the ignore file"
+		if name, permission := tool.DescribeSource(r.Source); permission {
+			by, fix = name, "change the permission rules"
 		}
-		return []string{fmt.Sprintf("Access to %s is blocked by %s (%s). "+
-			"You must continue without this file, or ask the user to update the ignore file.", shown, r.Source, r)}, true
+		if s.command != nil {
+			return []string{fmt.Sprintf("The command was blocked: it names %s, excluded by %s. "+
+				"You must continue without this file, or ask the user to %s.", shown, by, fix)}, true
+		}
+		return []string{fmt.Sprintf("Access to %s is blocked by %s. "+
+			"You must continue without this file, or ask the user to %s.", shown, by, fix)}, true
 	}
 	return nil, false
 }

@@ -1,6 +1,7 @@
 package coordinator
 
 import (
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/ignore"
 )
 
@@ -24,15 +25,36 @@ func withReadDenials(m *ignore.Matcher, layers ...[]*permRule) *ignore.Matcher {
 	var rules []ignore.Rule
 	for _, layer := range layers {
 		for _, r := range layer {
-			if r.list != listDeny || r.globs == nil || r.absolute || !readingTools[r.tool] {
-				continue
+			if pattern, ok := readDenial(r); ok {
+				rules = append(rules, ignore.ParseRules(tool.DenyRuleSource+r.String(), "", []byte(pattern))...)
 			}
-			pattern, _ := pathPattern(r.content)
-			rules = append(rules, ignore.ParseRules(r.String(), "", []byte(pattern))...)
 		}
 	}
 	if len(rules) == 0 {
 		return m
 	}
 	return m.WithRules(rules)
+}
+
+// readDenial is a rule's workspace path pattern when it denies reading.
+func readDenial(r *permRule) (string, bool) {
+	if r.list != listDeny || r.globs == nil || r.absolute || !readingTools[r.tool] {
+		return "", false
+	}
+	pattern, _ := pathPattern(r.content)
+	return pattern, true
+}
+
+// readDenialPatterns are the workspace path patterns of the rules that
+// deny reading.
+func readDenialPatterns(layers ...[]*permRule) []string {
+	var out []string
+	for _, layer := range layers {
+		for _, r := range layer {
+			if pattern, ok := readDenial(r); ok {
+				out = append(out, pattern)
+			}
+		}
+	}
+	return out
 }

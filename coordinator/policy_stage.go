@@ -145,16 +145,9 @@ func (c *Coordinator) authorize(s *Session, t *tool.Tool, in any, raw json.RawMe
 	if v.decision != decideDeny {
 		v = c.repositoryAsks(sub, m, v)
 	}
-	// Paths denied to reading are ignored paths for the rest of the call
-	// (policy_read_deny.go). What the rules did not name themselves (a
-	// link to a denied file, a command or a search naming one) is refused
-	// as a path the ignore rules cover.
-	hidden := withReadDenials(m, c.policy.managed, s.permRules())
-	if v.decision != decideDeny && hidden != m {
-		if parts, blocked := c.ignoreBlock(hidden, sub); blocked {
-			out := failure(api.StatusDenied, api.ToolCodeDenied, strings.Join(parts, "\n\n"))
-			return &out, gate{decision: "deny", decidedBy: "rule: read deny"}
-		}
+	hidden, stop, denied := c.denialsBeyondRules(s, t, sub, m, v)
+	if stop != nil {
+		return stop, denied
 	}
 	g.ignored = hidden
 	switch v.decision {
@@ -172,6 +165,34 @@ func (c *Coordinator) authorize(s *Session, t *tool.Tool, in any, raw json.RawMe
 		g.decision, g.decidedBy = "allow", decidedByRule(v)
 	}
 	return nil, g
+}
+
+// denialsBeyondRules applies deny rules where they reach beyond the paths
+// they name. Paths denied to reading are ignored paths for the rest of
+// the call (policy_read_deny.go), and so are the other names of a denied
+// file (policy_hardlinks.go): what the rules did not name themselves (a
+// link to a denied file, a command or a search naming one) is refused as
+// a path the ignore rules cover. A write through a hard link to a file
+// denied to editing is refused. It returns the call's ignore rules, or
+// the outcome that ends it.
+func (c *Coordinator) denialsBeyondRules(s *Session, t *tool.Tool, sub *subject, m *ignore.Matcher, v verdict) (*ignore.Matcher, *outcome, gate) {
+	layers := [][]*permRule{c.policy.managed, s.permRules()}
+	hidden := withReadDenials(m, layers...)
+	hidden = withHardLinks(c.workspace, m, hidden, readDenialPatterns(layers...))
+	if v.decision == decideDeny {
+		return hidden, nil, gate{}
+	}
+	if hidden != m {
+		if parts, blocked := c.ignoreBlock(hidden, sub); blocked {
+			out := failure(api.StatusDenied, api.ToolCodeDenied, strings.Join(parts, "\n\n"))
+			return nil, &out, gate{decision: "deny", decidedBy: "rule: read deny"}
+		}
+	}
+	if msg := editLinkDenial(c.workspace, t, sub, editDenialPatterns(layers...)); msg != "" {
+		out := failure(api.StatusDenied, api.ToolCodeDenied, msg)
+		return nil, &out, gate{decision: "deny", decidedBy: "rule: edit deny"}
+	}
+	return hidden, nil, gate{}
 }
 
 // repositoryAsks turns a verdict into an ask, whatever allowed it, when a

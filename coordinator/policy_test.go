@@ -88,6 +88,10 @@ func TestCompoundCommandRules(t *testing.T) {
 		{"one part not allowed", "echo a && touch b", "ask"},
 		{"prefix rule is not a bypass", "npm run test:unit; touch b", "ask"},
 		{"quoted words", "'g'it \"status\"", "allow"},
+		// As Claude Code judges a compound command: the parts no rule
+		// names may be read-only commands.
+		{"allowed part with read-only parts", "touch a && ls -la && wc -l a", "allow"},
+		{"allowed part with a part that writes", "touch a && cp a b", "ask"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,14 +3,12 @@ package coordinator
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/ignore"
 	"github.com/toolgate/toolgate/internal/sandbox"
 )
@@ -28,8 +26,9 @@ func (c *Coordinator) Sandbox() *sandbox.Sandbox { return c.sandbox }
 
 // confine says what a run started in dir may see: the workspace writable,
 // toolgate's own files and every workspace path the ignore rules m
-// exclude masked. The ignored paths are listed afresh for every run, so
-// files created since and edits of the ignore files both count.
+// exclude masked. The ignored paths are as they are now, for every run
+// (maskCache lists them afresh when a directory or the rules changed),
+// so files created since and edits of the ignore files both count.
 func (c *Coordinator) confine(dir string, m *ignore.Matcher) (sandbox.Run, error) {
 	if c.workspace == nil {
 		return sandbox.Run{Workspace: dir, Dir: dir, Hide: c.ownFiles()}, nil
@@ -41,7 +40,7 @@ func (c *Coordinator) confine(dir string, m *ignore.Matcher) (sandbox.Run, error
 	if c.sandbox.Mode() == sandbox.InForceOff || m == nil || m.Len() == 0 {
 		return r, nil
 	}
-	ignored, err := ignoredPaths(c.workspace, m)
+	ignored, err := c.masks.ignored(c.workspace, m)
 	if err != nil {
 		return r, err
 	}
@@ -100,32 +99,6 @@ func (c *Coordinator) readOnlyFiles() []string {
 // errTooManyMasks refuses a run whose ignored paths are too many to mask.
 var errTooManyMasks = errors.New("too many ignored files to mask")
 
-// ignoredPaths lists the absolute paths of the workspace entries m
-// excludes; an excluded directory is listed once and not entered.
-func ignoredPaths(ws *tool.Workspace, m *ignore.Matcher) ([]string, error) {
-	var out []string
-	err := fs.WalkDir(ws.Root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || p == "." {
-			return nil // unreadable: the sandbox cannot read it either
-		}
-		if _, hit := m.Match(p, d.IsDir()); hit {
-			out = append(out, filepath.Join(ws.Dir, filepath.FromSlash(p)))
-			if len(out) > maxMasks {
-				return errTooManyMasks
-			}
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, tool.Errorf(api.ToolCodeFailed, "The command was not run: more than %d workspace paths are excluded by the ignore rules, "+
-			"too many to hide from it. Exclude their directories instead of the files one by one.", maxMasks)
-	}
-	return out, nil
-}
-
 // sandboxPreview says what a command's sandbox allows, for approvals.
 func (c *Coordinator) sandboxPreview(background bool) *api.SandboxPreview {
 	info := c.sandbox.Info()
@@ -179,7 +152,8 @@ func (c *Coordinator) sandboxHint(output string) string {
 	}
 	switch {
 	case strings.Contains(output, "Read-only file system"), strings.Contains(output, "Permission denied") && info.Mode == sandbox.InForceLandlock:
-		return "Note: the sandbox lets commands write only inside the workspace and /tmp. " +
+		return "Note: the sandbox lets commands write only inside the workspace and /tmp, and not to the workspace paths " +
+			"a deny rule keeps from editing or toolgate protects (.clineignore, .git/hooks, .git/config and the like). " +
 			"If a write elsewhere is needed (a cache, say), the user can add its path to sandbox.writable in toolgate's config."
 	case info.Network == "on":
 		return ""

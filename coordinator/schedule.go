@@ -10,7 +10,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // task is one tool_use of a message as the scheduler holds it.
@@ -199,18 +198,17 @@ func (sc *scheduler) drop(t *task) {
 	t.done.Done()
 }
 
-// abortLocked cancels the message's calls: the ones not yet started, and
-// the running cancel-kind ones (a block-kind call is never torn). Calls
-// added afterwards are cancelled as they arrive.
+// abortLocked cancels the message's calls: the ones not yet started, the
+// running cancel-kind ones, and block-kind ones still awaiting approval
+// (a block-kind call already executing is never torn). Calls added
+// afterwards are cancelled as they arrive.
 func (sc *scheduler) abortLocked(cause error) {
 	sc.abort = cause
 	for _, t := range sc.queue {
 		sc.s.Cancel(t.p.use.ID, cause)
 	}
 	for _, t := range sc.running {
-		if t.p.interrupt() != tool.InterruptBlock {
-			sc.s.Cancel(t.p.use.ID, cause)
-		}
+		sc.s.cancelUnlessFinishing(t.p.use.ID, cause)
 	}
 }
 

@@ -22,6 +22,9 @@ type Session struct {
 	// Files is what the session read and wrote, for the stale-file guard
 	// and reverts.
 	Files *tool.FileMemory
+	// ShellDir is where the session's next command starts, for a dialect
+	// whose shell keeps its directory (claude_code's Bash).
+	ShellDir *tool.ShellDir
 
 	ctx    context.Context // cancelled when the session is deleted
 	cancel context.CancelFunc
@@ -90,6 +93,7 @@ func newSession(id string, mode api.Mode, perms api.Permissions, cfg *Config) *S
 		open: newOpenMessages(cfg),
 	}
 	s.jobs = tool.NewJobTable(ctx)
+	s.ShellDir = &tool.ShellDir{}
 	s.touch(s.Created)
 	return s
 }
@@ -306,6 +310,19 @@ func (s *Session) Cancel(toolUseID string, cause error) bool {
 	}
 	e.cancel(cause)
 	return true
+}
+
+// cancelUnlessFinishing cancels a call as an interrupt would: unless it
+// is a block-kind call already executing (a write is never torn). A call
+// still waiting for its approval has not started, so it is cancelled.
+func (s *Session) cancelUnlessFinishing(toolUseID string, cause error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.calls[toolUseID]
+	if !ok || e.cancel == nil || e.record.State == api.StateRunning && e.interrupt == tool.InterruptBlock {
+		return
+	}
+	e.cancel(cause)
 }
 
 // Interrupt stops the session's work the way a user's interrupt does:

@@ -26,7 +26,27 @@ var (
 	ErrSessionNotFound = &api.Error{Code: api.CodeNotFound, Message: "no such session"}
 	ErrTooManySessions = &api.Error{Code: api.CodeTooManySessions, Message: "too many sessions; delete one first"}
 	ErrDeleteDefault   = &api.Error{Code: api.CodeConflict, Message: `the "default" session cannot be deleted`}
+	ErrSessionExists   = &api.Error{Code: api.CodeConflict, Message: "a session with this id exists"}
+	errSessionID       = &api.Error{Code: api.CodeValidation, Message: "invalid session id",
+		Fields: map[string]string{"id": "1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit"}}
 )
+
+// validSessionID reports whether a client may name a session id: a URL
+// path segment as it stands, short enough for a log line.
+func validSessionID(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for i, c := range id {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case i > 0 && (c == '.' || c == '_' || c == '-'):
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 func newSessions(cfg *Config, rec *recorder) *Sessions {
 	s := &Sessions{cfg: cfg, rec: rec, byID: map[string]*Session{}}
@@ -85,6 +105,17 @@ func (s *Sessions) lookup(id string) (*Session, bool) {
 
 // Create starts a session with a fresh random id.
 func (s *Sessions) Create(mode api.Mode, perms api.Permissions) (*Session, error) {
+	return s.CreateNamed("", mode, perms)
+}
+
+// CreateNamed starts a session with the id the client chose, so that a
+// client can name its conversation's session and find it again (or a
+// collection of requests can refer to it); "" picks a random id. A live
+// session holding the id is a conflict.
+func (s *Sessions) CreateNamed(id string, mode api.Mode, perms api.Permissions) (*Session, error) {
+	if id != "" && !validSessionID(id) {
+		return nil, errSessionID
+	}
 	if mode == "" {
 		mode = api.ModeAct
 	}
@@ -98,11 +129,17 @@ func (s *Sessions) Create(mode api.Mode, perms api.Permissions) (*Session, error
 		}
 	}
 	s.mu.Lock()
+	if _, taken := s.byID[id]; taken {
+		s.mu.Unlock()
+		return nil, ErrSessionExists
+	}
 	if len(s.byID) >= s.cfg.MaxSessions {
 		s.mu.Unlock()
 		return nil, ErrTooManySessions
 	}
-	id := NewID("ses_")
+	if id == "" {
+		id = NewID("ses_")
+	}
 	sess := s.newSession(id, mode, perms)
 	s.byID[id] = sess
 	s.mu.Unlock()

@@ -46,10 +46,14 @@ func (c *exclusionCounter) files() func(rel string, isDir bool) bool {
 }
 
 // excludedNote is the line results end with when entries were left out, so
-// the model knows the answer is not the whole directory.
-func excludedNote(n int) string {
+// the model knows the answer is not the whole directory, naming the ignore
+// files or permission rules that left them out.
+func excludedNote(call *tool.Call, n int) string {
 	if n == 0 {
 		return ""
 	}
-	return "\n\n" + tool.IgnoredNote(n)
+	if call == nil {
+		return "\n\n" + tool.IgnoredNote(n)
+	}
+	return "\n\n" + call.ExcludedNote(n)
 }

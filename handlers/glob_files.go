@@ -73,7 +73,7 @@ func globFiles(ctx context.Context, call *tool.Call, in *GlobFilesInput) (tool.R
 	// --sort=modified); equal times keep path order, so answers are stable.
 	slices.SortStableFunc(files, func(a, b search.FoundFile) int { return a.ModTime.Compare(b.ModTime) })
 	if len(files) == 0 {
-		return tool.TextResult("No files found" + excludedNote(res.Excluded)), nil
+		return tool.TextResult("No files found" + excludedNote(call, res.Excluded)), nil
 	}
 	var b strings.Builder
 	for i, f := range files {
@@ -83,5 +83,5 @@ func globFiles(ctx context.Context, call *tool.Call, in *GlobFilesInput) (tool.R
 		}
 		b.WriteString(f.Path + "\n")
 	}
-	return tool.TextResult(strings.TrimSuffix(b.String(), "\n") + excludedNote(res.Excluded)), nil
+	return tool.TextResult(strings.TrimSuffix(b.String(), "\n") + excludedNote(call, res.Excluded)), nil
 }

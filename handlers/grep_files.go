@@ -92,7 +92,7 @@ func grepFiles(ctx context.Context, call *tool.Call, in *GrepInput) (tool.Result
 	default:
 		text = grepFilesWithMatches(hits, in)
 	}
-	return tool.TextResult(text + excludedNote(excluded)), nil
+	return tool.TextResult(text + excludedNote(call, excluded)), nil
 }
 
 // grepRegexp compiles the pattern with the search engine's translation of

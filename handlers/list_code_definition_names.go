@@ -47,7 +47,7 @@ func listCodeDefinitionNames(ctx context.Context, ws *tool.Workspace, in *ListCo
 	case err != nil:
 		return tool.Result{}, tool.Errorf(api.ToolCodeFailed, "%v", err)
 	}
-	if note := excludedNote(int(counter.n.Load())); note != "" {
+	if note := excludedNote(nil, int(counter.n.Load())); note != "" {
 		text = strings.TrimRight(text, "\n") + note
 	}
 	return tool.TextResult(text), nil

@@ -70,7 +70,7 @@ func listTree(ctx context.Context, call *tool.Call, in *ListTreeInput) (tool.Res
 		return tool.Result{}, fileError(rel, err)
 	}
 	res.Excluded = int(base.n.Load())
-	return tool.TextResult(renderTree(call.Workspace.Dir, rel, res)), nil
+	return tool.TextResult(renderTree(call.Workspace.Dir, rel, res) + excludedNote(call, res.Excluded)), nil
 }
 
 // renderTree draws the listing as Claude Code's LS does: the directory's
@@ -101,5 +101,5 @@ func renderTree(wsDir, rel string, res *search.WalkResult) string {
 	if res.Truncated {
 		b.WriteString("\nThere are more than 1000 files in the directory; use a more specific path, Glob or Grep to see the rest.\n")
 	}
-	return strings.TrimSuffix(b.String(), "\n") + excludedNote(res.Excluded)
+	return strings.TrimSuffix(b.String(), "\n")
 }

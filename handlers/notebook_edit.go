@@ -1,8 +1,10 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -81,15 +83,21 @@ func newCellID() string {
 // editNotebook applies one cell edit to the notebook's JSON, keeping every
 // field it does not touch.
 func editNotebook(t *editTarget, in *NotebookEditInput) ([]byte, string, error) {
-	var nb map[string]any
-	if err := json.Unmarshal(t.old, &nb); err != nil {
+	doc, err := decodeOrdered(t.old)
+	nb, ok := doc.(*jsonObject)
+	if err != nil || !ok {
+		if err == nil {
+			err = errors.New("not a JSON object")
+		}
 		return nil, "", tool.Errorf(api.ToolCodeInvalidNotebook, "%s is not a valid Jupyter notebook: %v", t.rel, err)
 	}
-	cells, _ := nb["cells"].([]any)
+	cells, _ := nb.get("cells").([]any)
 	at := -1
 	for i, c := range cells {
-		cell, _ := c.(map[string]any)
-		id, _ := cell["id"].(string)
+		id := ""
+		if cell, ok := c.(*jsonObject); ok {
+			id, _ = cell.get("id").(string)
+		}
 		if in.CellID != "" && (id == in.CellID || id == "" && fmt.Sprintf("cell-%d", i) == in.CellID) {
 			at = i
 		}
@@ -114,20 +122,28 @@ func editNotebook(t *editTarget, in *NotebookEditInput) ([]byte, string, error) 
 		cells = slices.Insert(cells, at+1, newCell(in.CellType, id, in.NewSource))
 		msg = "Inserted cell " + id
 	default:
-		cell, _ := cells[at].(map[string]any)
-		cell["source"] = in.NewSource
-		if in.CellType != "" {
-			cell["cell_type"] = in.CellType
+		cell, ok := cells[at].(*jsonObject)
+		if !ok {
+			return nil, "", tool.Errorf(api.ToolCodeInvalidNotebook, "%s is not a valid Jupyter notebook: cell %q is not an object", t.rel, in.CellID)
 		}
-		if cell["cell_type"] == "code" {
-			cell["outputs"], cell["execution_count"] = []any{}, nil
+		cell.set("source", in.NewSource)
+		if in.CellType != "" {
+			cell.set("cell_type", in.CellType)
+		}
+		if cell.get("cell_type") == "code" {
+			cell.set("execution_count", nil)
+			cell.set("outputs", []any{})
 		}
 		msg = "Updated cell " + in.CellID + " with " + in.NewSource
 	}
-	nb["cells"] = cells
-	out, err := json.MarshalIndent(nb, "", " ")
-	if err != nil {
+	nb.set("cells", cells)
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", " ")
+	if err := enc.Encode(nb); err != nil {
 		return nil, "", err
 	}
-	return append(out, '\n'), msg, nil
+	// Without a final newline, as JSON.stringify writes it.
+	return bytes.TrimSuffix(out.Bytes(), []byte("\n")), msg, nil
 }

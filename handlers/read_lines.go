@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"path"
 	"strings"
 	"unicode/utf16"
@@ -27,7 +28,20 @@ type ReadLinesInput struct {
 	// unpadded, every line whole, and every line unless limit says
 	// otherwise: Claude Code 2.1's Read.
 	Split bool `json:"split,omitempty" jsonschema:"show the text split at each newline: numbers unpadded, a final newline giving a last empty line, lines whole, no default limit"`
+	// Unchanged answers ReadUnchanged instead of the lines when the
+	// session's last dealing with the file was a read of the same window
+	// and the file's mtime has not moved: Claude Code 2.1's Read.
+	// Documents answers a PDF as a document block (readPDFDocument),
+	// as Claude Code 2.1's Read does.
+	Documents bool `json:"documents,omitempty" jsonschema:"answer a PDF whole, as a document block, instead of its lines"`
+	// Pages renders these pages of a PDF as images (readPDFPages).
+	Pages     string `json:"pages,omitempty" jsonschema:"pages of a PDF to render as images: 3, 1-5 or 10- (at most 20)"`
+	Unchanged bool   `json:"unchanged,omitempty" jsonschema:"when the session last read this same window of the file and it has not been modified since, answer that it is unchanged instead of repeating the lines"`
 }
+
+// ReadUnchanged is read_lines's answer to a repeated read of a window
+// whose file is unchanged (ReadLinesInput.Unchanged).
+const ReadUnchanged = "The file is unchanged since the last read of the same lines; that earlier result still holds."
 
 // Limits of one read_lines answer, as Claude Code's Read documents them.
 const (
@@ -53,6 +67,13 @@ func readLines(ctx context.Context, call *tool.Call, in *ReadLinesInput) (tool.R
 		return tool.Result{}, err
 	}
 	defer f.Close()
+	if in.Pages != "" && strings.EqualFold(path.Ext(rel), ".pdf") {
+		return readPDFPages(ctx, call, f, rel, in.Pages)
+	}
+	window, seen := readWindow(call, rel, f, in)
+	if seen {
+		return tool.TextResult(ReadUnchanged), nil
+	}
 	h := newStateHasher(f)
 	head := make([]byte, 512)
 	n, err := io.ReadFull(h, head)
@@ -61,9 +82,12 @@ func readLines(ctx context.Context, call *tool.Call, in *ReadLinesInput) (tool.R
 	}
 	head = head[:n]
 	var res tool.Result
-	switch mt := imageType(head); {
+	mt := imageType(head)
+	switch {
 	case mt != "":
 		res, err = readImage(h, rel, head, mt)
+	case in.Documents && strings.EqualFold(path.Ext(rel), ".pdf"):
+		res, err = readPDFDocument(io.MultiReader(bytes.NewReader(head), h), call, rel, head)
 	case isBinary(head):
 		return tool.Result{}, tool.Errorf(api.ToolCodeBinaryFile, "Cannot read %s: it is a binary file, not text.", rel)
 	case strings.EqualFold(path.Ext(rel), ".ipynb"):
@@ -73,8 +97,26 @@ func readLines(ctx context.Context, call *tool.Call, in *ReadLinesInput) (tool.R
 	}
 	if err == nil {
 		h.remember(call.Files, rel)
+		if window != nil && mt == "" && len(res.Content) == 1 && res.Content[0].Type == api.TypeText {
+			call.Files.RememberWindow(rel, *window)
+		}
 	}
 	return res, err
+}
+
+// readWindow is the window a read with in.Unchanged shows of f (nil
+// without it), and whether the session read that window last with the
+// file as it is now.
+func readWindow(call *tool.Call, rel string, f *os.File, in *ReadLinesInput) (*tool.ReadWindow, bool) {
+	if !in.Unchanged {
+		return nil, false
+	}
+	info, err := f.Stat()
+	if err != nil {
+		return nil, false
+	}
+	w := tool.ReadWindow{Offset: max(in.Offset, 1), Limit: in.Limit, ModTime: info.ModTime()}
+	return &w, call.Files.ReadBefore(rel, w)
 }
 
 // numberedWindow renders lines offset..offset+limit-1 as `cat -n` does:

@@ -172,6 +172,7 @@ func readFile(t *testing.T, f *fixture, name string) string {
 var routeScopes = map[string]Scope{
 	"GET /v1/tools":                                        ScopeCall,
 	"POST /v1/tool_use":                                    ScopeCall,
+	"GET /v1/sessions":                                     ScopeCall | ScopeApprove,
 	"POST /v1/sessions":                                    ScopeCall,
 	"GET /v1/sessions/{sid}":                               ScopeCall | ScopeApprove,
 	"PATCH /v1/sessions/{sid}":                             ScopeAdmin,
@@ -202,7 +203,10 @@ var routeScopes = map[string]Scope{
 	"DELETE /v1/sessions/{sid}/jobs/{jid}":                 ScopeCall,
 	"POST /v1/sse-tickets":                                 ScopeCall | ScopeApprove,
 	"GET /v1/mcp/servers":                                  ScopeCall,
+	"GET /v1/approvals":                                    ScopeCall | ScopeApprove,
+	"GET /v1/tool-stats":                                   AllScopes,
 	"GET /v1/audit":                                        ScopeAdmin,
+	"GET /v1/audit/export":                                 ScopeAdmin,
 	"GET /mcp":                                             ScopeCall,
 	"POST /mcp":                                            ScopeCall,
 	"DELETE /mcp":                                          ScopeCall,

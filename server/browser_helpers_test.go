@@ -13,8 +13,8 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// updateScreenshot rewrites docs/console.png from the console test:
-// go test ./server -run TestBrowserConsole -update-screenshot
+// updateScreenshot rewrites docs/console.png from the charts test:
+// go test ./server -run TestBrowserConsoleCharts -update-screenshot
 var updateScreenshot = flag.Bool("update-screenshot", false, "write the console screenshot to docs/console.png")
 
 // chromiumPath finds Debian's chromium. Without it the browser tests skip,

@@ -102,15 +102,6 @@ func TestBrowserConsole(t *testing.T) {
 		if got := evalAsync[string](t, ctx, inCard("toolu_pending1", "pre.diff .add")); got != "+hello from the console" {
 			t.Errorf("added line = %q, want it marked as added", got)
 		}
-		if *updateScreenshot {
-			png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join("..", "docs", "console.png"), png, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
 		do(t, ctx, "click Reject", chromedp.Click(chromedp.CSS(card("toolu_pending1")+" .approval button.reject")))
 		waitInPage(t, ctx, "tool.finished denied", inCard("toolu_pending1", ".state")+` === "denied"`)
 	})

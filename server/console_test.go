@@ -15,6 +15,12 @@ func TestConsoleFiles(t *testing.T) {
 		{"/console/console.js", "javascript", "/v1/tools"},
 		{"/console/approval.js", "javascript", "/decision"},
 		{"/console/console.css", "text/css", "#timeline"},
+		{"/console/streams.js", "javascript", "/events"},
+		{"/console/sessions.js", "javascript", "/v1/sessions"},
+		{"/console/inbox.js", "javascript", "/v1/approvals"},
+		{"/console/charts.js", "javascript", "/v1/tool-stats"},
+		{"/console/filters.js", "javascript", "applyFilter"},
+		{"/console/audit.js", "javascript", "/v1/audit/export"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {

@@ -32,6 +32,13 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) error {
 		after = n
 	}
 	spec := streamSpec{log: sess.Events, done: sess.Done()}
+	if f := r.URL.Query().Get("follow"); f != "" {
+		follow, err := strconv.ParseBool(f)
+		if err != nil {
+			return &api.Error{Code: api.CodeBadRequest, Message: "follow must be true or false"}
+		}
+		spec.noFollow = !follow
+	}
 	if ticketed {
 		if stopped, ok := s.tickets.attach(grant.ticket); ok {
 			defer s.tickets.detach(grant.ticket)

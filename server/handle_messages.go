@@ -50,7 +50,7 @@ func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) error
 		msgID = newMessageID()
 	}
 	if p, ok := preferenceOf(r); ok && !wantsEventStream(r) {
-		s.answerPreferring(w, r, sess, p, msgID, func(ev api.Event) bool { return ev.MessageID == msgID },
+		s.answerPreferring(w, r, sess, p, msgID, sess.Events.LastID(), ofMessage(msgID, uses),
 			func(ctx context.Context) any { return s.coord.RunMessage(ctx, sess, msgID, uses) })
 		return nil
 	}

@@ -60,12 +60,12 @@ func (p preference) applied() string {
 
 // answerPreferring runs calls in the session and answers as the client
 // prefers: with the whole answer (200) if they end first, else with 202
-// once one of them (match picks the request's events) has waited for a
-// person as long as the preference allows. run returns the body of the
-// 200; it runs under the session, so a 202 does not stop the calls.
+// once one of them (match picks the request's events after the event id
+// after) has waited for a person as long as the preference allows. run
+// returns the body of the 200; it runs under the session, so a 202 does
+// not stop the calls.
 func (s *Server) answerPreferring(w http.ResponseWriter, r *http.Request, sess *coordinator.Session, p preference,
-	msgID string, match func(api.Event) bool, run func(ctx context.Context) any) {
-	after := sess.Events.LastID()
+	msgID string, after int64, match func(api.Event) bool, run func(ctx context.Context) any) {
 	done := make(chan any, 1)
 	runCtx := context.WithoutCancel(r.Context()) // keeps request id and trace; the session bounds the calls
 	go func() { done <- run(runCtx) }()
@@ -74,8 +74,15 @@ func (s *Server) answerPreferring(w http.ResponseWriter, r *http.Request, sess *
 	defer stop()
 	waiting := make(chan api.Event, 1)
 	go func() {
-		ev, err := sess.Events.WaitFor(waitCtx, after, func(ev api.Event) bool {
-			return (ev.Type == api.EventToolAwaitingApproval || ev.Type == api.EventToolAwaitingInput) && match(ev)
+		// From the log's start: a re-posted message (or call) whose calls
+		// already wait had its waiting event before this request, and
+		// would otherwise hold the request until someone decides. Such an
+		// earlier event counts only while its call still waits.
+		ev, err := sess.Events.WaitFor(waitCtx, 0, func(ev api.Event) bool {
+			if ev.Type != api.EventToolAwaitingApproval && ev.Type != api.EventToolAwaitingInput || !match(ev) {
+				return false
+			}
+			return ev.ID > after || stillWaiting(sess, ev.ToolUseID)
 		})
 		if err == nil {
 			waiting <- ev
@@ -106,6 +113,23 @@ func (s *Server) answerPreferring(w http.ResponseWriter, r *http.Request, sess *
 	w.Header().Set("Preference-Applied", p.applied())
 	w.Header().Set("Location", pending.Waiting.CallURL)
 	s.encode(w, r, http.StatusAccepted, pending)
+}
+
+// ofMessage matches the events of a message's calls: by the message id,
+// or by a call's id when the call was first posted elsewhere (a re-post of
+// a call that already waits keeps its first message id).
+func ofMessage(msgID string, uses []api.ToolUse) func(api.Event) bool {
+	ids := make(map[string]bool, len(uses))
+	for _, u := range uses {
+		ids[u.ID] = true
+	}
+	return func(ev api.Event) bool { return ev.MessageID == msgID || ids[ev.ToolUseID] }
+}
+
+// stillWaiting reports whether the call waits for a person now.
+func stillWaiting(sess *coordinator.Session, toolUseID string) bool {
+	rec, _, ok := sess.Call(toolUseID)
+	return ok && (rec.State == api.StateAwaitingApproval || rec.State == api.StateAwaitingInput)
 }
 
 // pendingResponse describes the call that waits and its message's calls.

@@ -46,7 +46,7 @@ func (s *Server) handleCreateSession(w http.ResponseWriter, r *http.Request) err
 	if req.Permissions != nil {
 		perms = *req.Permissions
 	}
-	sess, err := s.coord.Sessions().Create(req.Mode, perms)
+	sess, err := s.coord.Sessions().CreateNamed(req.ID, req.Mode, perms)
 	if err != nil {
 		return err
 	}
@@ -91,5 +91,12 @@ func (s *Server) handleDeleteSession(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// handleListSessions lists every live session, those the store restored
+// after a restart included, with the calls each has waiting or running.
+func (s *Server) handleListSessions(w http.ResponseWriter, r *http.Request) error {
+	s.encode(w, r, http.StatusOK, api.SessionsResponse{Sessions: s.coord.Sessions().Summaries()})
 	return nil
 }

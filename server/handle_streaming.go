@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
@@ -63,6 +64,13 @@ func (s *Server) handleCompleteMessage(w http.ResponseWriter, r *http.Request) e
 	m, err := s.coord.CompleteMessage(sess, mid)
 	if err != nil {
 		return err
+	}
+	if p, ok := preferenceOf(r); ok && !wantsEventStream(r) {
+		// The blocks' calls started before this request: a call of the
+		// message that already waits counts from the message's start.
+		s.answerPreferring(w, r, sess, p, mid, m.EventsAfter(), func(ev api.Event) bool { return ev.MessageID == mid },
+			func(ctx context.Context) any { return m.Wait(ctx) })
+		return nil
 	}
 	if !wantsEventStream(r) {
 		s.encode(w, r, http.StatusOK, m.Wait(r.Context()))

@@ -80,7 +80,7 @@ func (s *Server) handleToolUse(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if p, ok := preferenceOf(r); ok {
-		s.answerPreferring(w, r, sess, p, "", func(ev api.Event) bool { return ev.ToolUseID == use.ID },
+		s.answerPreferring(w, r, sess, p, "", sess.Events.LastID(), func(ev api.Event) bool { return ev.ToolUseID == use.ID },
 			func(ctx context.Context) any {
 				res, rec := s.coord.Execute(ctx, sess, "", use)
 				return api.ToolUseResponse{Result: res, Call: rec}

@@ -36,14 +36,15 @@ type facadeServer struct {
 // mcpHandler builds the /mcp handler. The Host and Origin checks and the
 // token are the router's middleware, so the SDK's own localhost check is
 // left off: it would refuse the extra hosts the config allows. The cancel
-// gate in front keeps responses to cancelled requests off the wire.
+// gate in front keeps responses to cancelled requests off the wire;
+// acceptEither lets a client that accepts only one answer type post.
 func (s *Server) mcpHandler() http.Handler {
 	f := &mcpFacade{s: s, servers: map[string]*facadeServer{}, byDialect: map[api.Dialect]string{}}
-	return newCancelGate(mcp.NewStreamableHTTPHandler(f.server, &mcp.StreamableHTTPOptions{
+	return acceptEither(newCancelGate(mcp.NewStreamableHTTPHandler(f.server, &mcp.StreamableHTTPOptions{
 		Logger:                     s.logger,
 		DisableLocalhostProtection: true,
 		MaxRequestBodyBytes:        s.cfg.MaxBodyBytes,
-	}), s.cfg.MaxBodyBytes)
+	}), s.cfg.MaxBodyBytes))
 }
 
 // server returns the session's MCP server with its tool list brought up

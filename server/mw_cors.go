@@ -16,14 +16,15 @@ import (
 // the allow-origin header always echoes one origin, never "*".
 
 // corsAllowHeaders are the request headers a cross-origin client may send.
-// Accept is safelisted by browsers and needs no mention.
-const corsAllowHeaders = "Authorization, Content-Type, Last-Event-ID"
+// Accept is safelisted by browsers and needs no mention; Prefer lets a web
+// client ask for a 202 while a call waits for a person (handle_prefer.go).
+const corsAllowHeaders = "Authorization, Content-Type, Last-Event-ID, Prefer"
 
 // corsAllowMethods are the methods the /v1 routes use.
 const corsAllowMethods = "GET, POST, PATCH, DELETE"
 
 // corsExposeHeaders are the response headers a cross-origin client may read.
-const corsExposeHeaders = "Location, WWW-Authenticate, Retry-After"
+const corsExposeHeaders = "Location, WWW-Authenticate, Retry-After, Preference-Applied"
 
 // serveCORS answers preflights from allowed origins and marks responses to them
 // readable. A preflight never reaches the token check: browsers send it

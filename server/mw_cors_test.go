@@ -92,7 +92,7 @@ func TestCORS(t *testing.T) {
 			}
 			for k, want := range map[string]string{
 				"Access-Control-Allow-Origin":  origin,
-				"Access-Control-Allow-Headers": "Authorization, Content-Type, Last-Event-ID",
+				"Access-Control-Allow-Headers": "Authorization, Content-Type, Last-Event-ID, Prefer",
 				"Access-Control-Allow-Methods": "GET, POST, PATCH, DELETE",
 			} {
 				if got := resp.Header.Get(k); got != want {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -191,23 +192,33 @@ func (s *Server) runOpenAI(w http.ResponseWriter, r *http.Request, sess *coordin
 		}
 		seen[use.ID] = true
 	}
-	res := s.coord.RunMessage(r.Context(), sess, newMessageID(), uses)
-	answers := make([]any, 0, len(runs))
-	at := 0
-	for _, run := range runs {
-		n := len(run.uses)
-		answers = append(answers, run.answer(res.Message.Content[at:at+n], res.Calls[at:at+n]))
-		at += n
-	}
-	if format == formatOpenAI {
-		out := openAIChatResponse{MessageID: res.MessageID, Messages: make([]openAIToolMessage, 0, len(answers)), Calls: res.Calls}
-		for _, a := range answers {
-			out.Messages = append(out.Messages, a.(openAIToolMessage))
+	msgID := newMessageID()
+	answer := func(ctx context.Context) any {
+		res := s.coord.RunMessage(ctx, sess, msgID, uses)
+		answers := make([]any, 0, len(runs))
+		at := 0
+		for _, run := range runs {
+			n := len(run.uses)
+			answers = append(answers, run.answer(res.Message.Content[at:at+n], res.Calls[at:at+n]))
+			at += n
 		}
-		s.encode(w, r, http.StatusOK, out)
+		if format == formatOpenAI {
+			out := openAIChatResponse{MessageID: res.MessageID, Messages: make([]openAIToolMessage, 0, len(answers)), Calls: res.Calls}
+			for _, a := range answers {
+				out.Messages = append(out.Messages, a.(openAIToolMessage))
+			}
+			return out
+		}
+		return openAIResponsesResponse{MessageID: res.MessageID, Output: answers, Calls: res.Calls}
+	}
+	// Prefer works as on Anthropic-shaped messages (handle_prefer.go): a
+	// call waiting for a person is answered 202 instead of holding the
+	// request open.
+	if p, ok := preferenceOf(r); ok {
+		s.answerPreferring(w, r, sess, p, msgID, sess.Events.LastID(), ofMessage(msgID, uses), answer)
 		return nil
 	}
-	s.encode(w, r, http.StatusOK, openAIResponsesResponse{MessageID: res.MessageID, Output: answers, Calls: res.Calls})
+	s.encode(w, r, http.StatusOK, answer(r.Context()))
 	return nil
 }
 

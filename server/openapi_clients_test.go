@@ -61,7 +61,7 @@ func TestOpenAPIForGeneratedClients(t *testing.T) {
 		}
 	})
 	t.Run("content blocks are a oneOf on type", func(t *testing.T) {
-		for name, want := range map[string][]string{"Content": {"text", "image"}, "ContentBlock": {"text", "image", "tool_use", "tool_result"}} {
+		for name, want := range map[string][]string{"Content": {"text", "image", "document"}, "ContentBlock": {"text", "image", "tool_use", "tool_result"}} {
 			s := doc.Components.Schemas[name].Value
 			if s.Discriminator == nil || s.Discriminator.PropertyName != "type" || len(s.OneOf) != len(want) {
 				t.Errorf("%s is not a oneOf with a type discriminator", name)

@@ -42,7 +42,8 @@ func flowTools() []tool.Registration {
 				Paths: func(in *flowFile) []string { return []string{in.Path} }})
 		}},
 		{Name: "write_to_file", Factory: func(name string, env tool.Env) *tool.Tool {
-			return coordinator.NewTool(tool.Spec[flowFile]{Name: name, Writes: true,
+			// Block-kind, as the real write_to_file: an interrupt lets it finish.
+			return coordinator.NewTool(tool.Spec[flowFile]{Name: name, Writes: true, Interrupt: tool.InterruptBlock,
 				Run: func(_ context.Context, c *tool.Call, in *flowFile) (tool.Result, error) {
 					return tool.TextResult("written"), c.Workspace.Root.WriteFile(in.Path, []byte(in.Content), 0o644)
 				},

@@ -36,8 +36,11 @@ func (s *Server) routes() http.Handler {
 		r.Use(s.requireToken, s.requireJSON)
 		// Each route needs one of the scopes it is listed under (auth_scopes.go).
 		call, watch, approve, admin := s.needs(ScopeCall), s.needs(ScopeCall|ScopeApprove), s.needs(ScopeApprove), s.needs(ScopeAdmin)
+		// Per-tool figures carry no ids or content, as /metrics: any token.
+		figures := s.needs(AllScopes)
 		r.With(call).Get("/tools", s.handle(s.handleListTools))
 		r.With(call).Post("/tool_use", s.handle(s.handleToolUse))
+		r.With(watch).Get("/sessions", s.handle(s.handleListSessions))
 		r.With(call).Post("/sessions", s.handle(s.handleCreateSession))
 		r.With(watch).Get("/sessions/{sid}", s.handle(s.handleGetSession))
 		r.With(admin).Patch("/sessions/{sid}", s.handle(s.handleUpdateSession))
@@ -62,7 +65,10 @@ func (s *Server) routes() http.Handler {
 		r.With(watch).Get("/sessions/{sid}/ports", s.handle(s.handleListPorts))
 		r.With(watch).Post("/sse-tickets", s.handle(s.handleCreateTicket))
 		r.With(call).Get("/mcp/servers", s.handleMCPServers)
+		r.With(watch).Get("/approvals", s.handle(s.handleListApprovals))
+		r.With(figures).Get("/tool-stats", s.handle(s.handleToolStats))
 		r.With(admin).Get("/audit", s.handle(s.handleAudit))
+		r.With(admin).Get("/audit/export", s.handle(s.handleAuditExport))
 	})
 	return r
 }

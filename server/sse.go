@@ -105,6 +105,11 @@ type streamSpec struct {
 	// sent, when set, is told the id of each event once it was written
 	// and flushed to the connection.
 	sent func(id int64)
+	// noFollow ends the stream once it has sent the events the log held
+	// when the request came (until, set by serve), instead of waiting for
+	// more: the window as a finite response.
+	noFollow bool
+	until    int64
 }
 
 // read takes the next batch of the connection's events after the cursor.
@@ -140,6 +145,9 @@ func (es *eventStreams) serve(w http.ResponseWriter, r *http.Request, spec strea
 	// begin: "from now on" (an id ahead of the log) then includes every
 	// event the client may cause once it has its 200.
 	spec.after = spec.log.Cursor(spec.after)
+	if spec.noFollow {
+		spec.until = spec.log.LastID()
+	}
 	var handed *deliveries
 	if spec.sent != nil {
 		handed = &deliveries{sent: spec.sent}
@@ -260,6 +268,10 @@ func (es *eventStreams) pump(ctx context.Context, streamID string, spec streamSp
 				publish(endOfStream, 0)
 				return
 			}
+		}
+		if spec.noFollow && cursor >= spec.until {
+			publish(endOfStream, 0)
+			return
 		}
 		if len(b.Events) > 0 {
 			continue

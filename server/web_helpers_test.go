@@ -63,9 +63,10 @@ func newWebEnv(t *testing.T, edit func(*Config), files map[string]string) *webEn
 }
 
 // registerConsoleDecoders teaches the contract checker the console's
-// content types and OpenMetrics, which it cannot decode by itself.
+// content types, OpenMetrics and the audit export's, which it cannot
+// decode by itself.
 var registerConsoleDecoders = sync.OnceFunc(func() {
-	for _, ct := range []string{"text/html", "text/css", "text/javascript", "application/openmetrics-text"} {
+	for _, ct := range []string{"text/html", "text/css", "text/javascript", "application/openmetrics-text", "application/x-ndjson", "text/csv"} {
 		openapi3filter.RegisterBodyDecoder(ct, openapi3filter.PlainBodyDecoder)
 	}
 })

@@ -1,13 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/toolgate/toolgate/coordinator"
@@ -16,11 +15,11 @@ import (
 
 // audit runs "toolgate audit export": the audit log of a workspace's
 // store, newest first, one JSON object a line (the records GET /v1/audit
-// answers with). It opens the database read-only, so it works beside a
+// answers with) or CSV, as GET /v1/audit/export writes them. It opens the database read-only, so it works beside a
 // running server.
 func audit(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "export" {
-		return fmt.Errorf("usage: toolgate audit export [--since 24h|2026-01-02|RFC 3339] [--until ...] [--session ID] [--tool NAME] [--status STATUS] [--format jsonl]")
+		return fmt.Errorf("usage: toolgate audit export [--since 24h|2026-01-02|RFC 3339] [--until ...] [--session ID] [--tool NAME] [--status STATUS] [--format jsonl|csv]")
 	}
 	fs := flag.NewFlagSet("audit export", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -29,14 +28,14 @@ func audit(ctx context.Context, args []string, getenv func(string) string, stdou
 	session := fs.String("session", "", "only this session's calls")
 	tool := fs.String("tool", "", "only calls of this tool")
 	status := fs.String("status", "", "only calls with this status (succeeded, failed, denied, interrupted, ...)")
-	format := fs.String("format", "jsonl", "output format: jsonl")
+	format := fs.String("format", "jsonl", "output format: jsonl (one JSON object a line) or csv")
 	workspace := fs.String("workspace", ".", "the workspace whose store to read")
 	config := fs.String("config", "", "the configuration file serve uses (for store.path)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
-	if *format != "jsonl" {
-		return fmt.Errorf("--format %q: only jsonl is supported", *format)
+	if !slices.Contains(coordinator.AuditFormats, *format) {
+		return fmt.Errorf("--format %q: want jsonl or csv", *format)
 	}
 	now := time.Now()
 	q := store.Query{SessionID: *session, Tool: *tool, Status: *status, Limit: store.MaxLimit}
@@ -73,28 +72,7 @@ func audit(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	defer st.Close()
-	return exportJSONL(st, q, stdout)
-}
-
-// exportJSONL writes every call the query matches, page after page.
-func exportJSONL(st store.Store, q store.Query, out io.Writer) error {
-	w := bufio.NewWriter(out)
-	enc := json.NewEncoder(w)
-	for {
-		page, err := st.Audit(q)
-		if err != nil {
-			return err
-		}
-		for _, c := range page.Calls {
-			if err := enc.Encode(coordinator.AuditRecord(c)); err != nil {
-				return err
-			}
-		}
-		if page.Next == 0 {
-			return w.Flush()
-		}
-		q.Before = page.Next
-	}
+	return coordinator.WriteAudit(stdout, *format, q, st.Audit)
 }
 
 // parseWhen reads a time: RFC 3339, a date, or an age before now ("24h",

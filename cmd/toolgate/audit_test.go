@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -71,7 +72,18 @@ func TestAuditExport(t *testing.T) {
 	if recs := export("--tool", "write_to_file"); len(recs) != 1 || recs[0].Decision != "allow" || !strings.HasPrefix(recs[0].DecidedBy, "default:") || recs[0].Result == nil {
 		t.Errorf("write record = %+v", recs)
 	}
-	for _, bad := range [][]string{{"--format", "csv"}, {"--since", "last tuesday"}} {
+	t.Run("csv", func(t *testing.T) {
+		var out, errOut bytes.Buffer
+		argv := []string{"toolgate", "audit", "export", "--format", "csv", "--tool", "read_file", "--workspace", dir, args[0], args[1]}
+		if err := run(context.Background(), argv, func(string) string { return "" }, nil, &out, &errOut); err != nil {
+			t.Fatalf("export: %v\n%s", err, errOut.String())
+		}
+		rows, err := csv.NewReader(&out).ReadAll()
+		if err != nil || len(rows) != 3 || rows[0][3] != "tool_use_id" || rows[1][3] != "e3" || rows[2][3] != "e2" {
+			t.Errorf("csv export = %q, %v; want a header, then e3 and e2", rows, err)
+		}
+	})
+	for _, bad := range [][]string{{"--format", "xml"}, {"--since", "last tuesday"}} {
 		argv := append([]string{"toolgate", "audit", "export", args[0], args[1]}, bad...)
 		if err := run(context.Background(), argv, func(string) string { return "" }, nil, &bytes.Buffer{}, &bytes.Buffer{}); err == nil {
 			t.Errorf("export %v: no error", bad)

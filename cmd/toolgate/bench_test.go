@@ -57,7 +57,7 @@ func BenchmarkToolUseVsBare(b *testing.B) {
 	bareURL := ""
 	tgPID, barePID := 0, 0 // the servers' processes when they run apart
 	if os.Getenv("TOOLGATE_BENCH_SEPARATE") != "" {
-		tg := startChild(b, append([]string{"serve", "--addr", "127.0.0.1:0", "--workspace", dir, "--log-format", "json", "--store", "memory"}, benchLogArgs()...)...)
+		tg := startChild(b, append([]string{"serve", "--addr", "127.0.0.1:0", "--workspace", dir, "--log-format", "json"}, benchServerArgs(b)...)...)
 		bare := startChild(b, "bare", dir)
 		inst.url, tgPID, bareURL, barePID = tg.url, tg.pid, bare.url, bare.pid
 	} else {
@@ -65,7 +65,7 @@ func BenchmarkToolUseVsBare(b *testing.B) {
 		// apart in a CPU profile: goroutines inherit the labels of the
 		// one that started them.
 		pprof.Do(context.Background(), pprof.Labels("side", "toolgate"), func(context.Context) {
-			inst = start(b, dir, benchLogArgs()...)
+			inst = start(b, dir, benchServerArgs(b)...)
 		})
 		var bare *httptest.Server
 		pprof.Do(context.Background(), pprof.Labels("side", "bare"), func(context.Context) {
@@ -301,6 +301,22 @@ func loadEach(b *testing.B, client *http.Client, urls []string, token string, cl
 		res.latencies = append(res.latencies, l...)
 	}
 	return res
+}
+
+// benchServerArgs are the flags of the toolgate a benchmark measures:
+// its defaults (the SQLite store, in a scratch directory, and the request
+// log at info level), or with TOOLGATE_BENCH_LEAN set the memory store
+// and warnings only, to compare the two.
+func benchServerArgs(b testing.TB) []string {
+	if os.Getenv("TOOLGATE_BENCH_LEAN") != "" {
+		return []string{"--store", "memory", "--log-level", "warn"}
+	}
+	cfg := filepath.Join(b.TempDir(), "toolgate.json")
+	body, _ := json.Marshal(map[string]any{"store": map[string]any{"path": filepath.Join(b.TempDir(), "state.db")}})
+	if err := os.WriteFile(cfg, body, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	return []string{"--store", "sqlite", "--config", cfg}
 }
 
 // benchLogArgs keeps toolgate's per-request and per-call log lines on, at

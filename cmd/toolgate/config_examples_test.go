@@ -78,7 +78,7 @@ func TestConfigExamplesLoad(t *testing.T) {
 		}
 		loaded++
 	}
-	// README's sandbox, configuration and MCP examples, deploy/ and the
+	// The sandbox, configuration and MCP examples of docs/, deploy/ and the
 	// Kubernetes ConfigMap at least.
 	if loaded < 5 {
 		t.Errorf("only %d config examples found, want at least 5", loaded)

@@ -25,7 +25,8 @@ import (
 // session. Then 1,000 sessions are created with one call each and the same
 // load runs again. It reports the heap each session holds and the peak
 // RSS of the process (toolgate and the load together, VmHWM reset before
-// each phase) in both phases, and their ratio.
+// each phase) in both phases, and their ratio. toolgate runs with its
+// default store, SQLite.
 //
 //	go test -run '^$' -bench ManySessionsMemory -benchtime 1x ./cmd/toolgate/
 func BenchmarkManySessionsMemory(b *testing.B) {
@@ -38,10 +39,13 @@ func BenchmarkManySessionsMemory(b *testing.B) {
 		b.Fatal(err)
 	}
 	cfg := filepath.Join(b.TempDir(), "toolgate.json")
-	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(`{"sessions": {"max": %d}}`, sessions+10)), 0o600); err != nil {
+	// The default SQLite store; the log at warn level, since this
+	// process keeps its log in memory (a server's goes to a file).
+	body := fmt.Sprintf(`{"sessions": {"max": %d}, "store": {"path": %q}}`, sessions+10, filepath.Join(b.TempDir(), "state.db"))
+	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
 		b.Fatal(err)
 	}
-	inst := start(b, dir, append(benchLogArgs(), "--config", cfg)...)
+	inst := start(b, dir, append(benchLogArgs(), "--config", cfg, "--store", "sqlite")...)
 	var seq atomic.Int64
 	for range b.N {
 		basePeak, baseCalls := peakRSSDuring(b, func() int {

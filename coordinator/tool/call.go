@@ -7,6 +7,9 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
 
 	"github.com/toolgate/toolgate/api"
 
@@ -45,6 +48,10 @@ type Call struct {
 	ReadTurn uint64
 
 	rt Runtime
+	// excludedBy are the sources of the rules Exclude hit, for
+	// ExcludedNote.
+	excludedMu sync.Mutex
+	excludedBy []string
 }
 
 // Runtime is what the pipeline plugs into a Call before the handler runs:
@@ -143,20 +150,73 @@ func (c *Call) Exclude(rel string, isDir bool) bool {
 	if c.rt.Ignored == nil {
 		return false
 	}
-	_, hit := c.rt.Ignored.Match(rel, isDir)
+	r, hit := c.rt.Ignored.Match(rel, isDir)
+	if hit {
+		c.excludedMu.Lock()
+		if !slices.Contains(c.excludedBy, r.Source) && len(c.excludedBy) < 8 {
+			c.excludedBy = append(c.excludedBy, r.Source)
+		}
+		c.excludedMu.Unlock()
+	}
 	return hit
 }
 
 // IgnoredNote is the line listing and search tools append when they left
-// n entries out because of the ignore rules; "" when n is 0.
+// n entries out because of the ignore rules; "" when n is 0. It names
+// .clineignore, as Cline's tools do; ExcludedNote names what really
+// excluded them.
 func IgnoredNote(n int) string {
-	switch n {
-	case 0:
-		return ""
-	case 1:
-		return "(1 entry was left out because .clineignore excludes it.)"
+	return excludedNote(n, []string{".clineignore"})
+}
+
+// DenyRuleSource starts the Source of an ignore rule made from a
+// permission rule (a deny on reading, a hard link to a file it denies),
+// so that what a call leaves out or refuses names the permission rule,
+// not an ignore file; HardLinkSource is the Source of a hard link's rule.
+const (
+	DenyRuleSource = "permission: "
+	HardLinkSource = DenyRuleSource + "hard link"
+)
+
+// DescribeSource names an ignore rule's Source for a sentence ("...
+// because X excludes it"), and reports whether it is a permission rule.
+func DescribeSource(source string) (string, bool) {
+	if source == HardLinkSource {
+		return "the deny rules on reading (it is a hard link to a file they deny)", true
 	}
-	return fmt.Sprintf("(%d entries were left out because .clineignore excludes them.)", n)
+	if rule, ok := strings.CutPrefix(source, DenyRuleSource); ok {
+		return "the " + rule, true
+	}
+	return source, false
+}
+
+// ExcludedNote is IgnoredNote naming the sources of the rules that
+// excluded entries during this call (Exclude): .clineignore in Cline's
+// words, else each ignore file or permission rule.
+func (c *Call) ExcludedNote(n int) string {
+	c.excludedMu.Lock()
+	sources := slices.Clone(c.excludedBy)
+	c.excludedMu.Unlock()
+	if len(sources) == 0 {
+		sources = []string{".clineignore"}
+	}
+	return excludedNote(n, sources)
+}
+
+func excludedNote(n int, sources []string) string {
+	if n == 0 {
+		return ""
+	}
+	var names []string
+	for _, s := range sources {
+		name, _ := DescribeSource(s)
+		names = append(names, name)
+	}
+	by := strings.Join(names, " and ")
+	if n == 1 {
+		return "(1 entry was left out because " + by + " excludes it.)"
+	}
+	return fmt.Sprintf("(%d entries were left out because %s %s them.)", n, by, map[bool]string{true: "exclude", false: "excludes"}[len(names) > 1])
 }
 
 // Confinement is the sandbox that must confine a process the call starts

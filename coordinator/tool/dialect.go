@@ -75,6 +75,9 @@ type MapEnv struct {
 	// Has reports whether the registry serves a tool name (web_fetch
 	// exists only when configured).
 	Has func(name string) bool
+	// Dir is the session's shell directory, for a dialect whose shell
+	// keeps its working directory between commands; nil outside a session.
+	Dir *ShellDir
 }
 
 // Mapping is a dialect call translated for the registry: the tool to run,

@@ -64,6 +64,9 @@ type FileMemory struct {
 type seenFile struct {
 	state FileState
 	seq   uint64 // recency, for eviction
+	// window is the part of the file the last read showed, when that
+	// read was the last thing the session did with the file.
+	window *ReadWindow
 }
 
 // FileMemoryConfig is what governs a session's FileMemory.

@@ -9,6 +9,7 @@ type ReadInput struct {
 	FilePath string `json:"file_path" validate:"required" jsonschema:"The absolute path to the file to read"`
 	Offset   int    `json:"offset,omitempty" validate:"omitempty,min=1" jsonschema:"The line number to start reading from. Only provide if the file is too large to read at once"`
 	Limit    int    `json:"limit,omitempty" validate:"omitempty,min=1" jsonschema:"The number of lines to read. Only provide if the file is too large to read at once."`
+	Pages    string `json:"pages,omitempty" jsonschema:"Pages of a PDF to read as images: 3, 1-5 or 10- (at most 20 a call)"`
 }
 
 // WriteInput is Claude Code's Write.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/tool"
+	"github.com/toolgate/toolgate/handlers"
 )
 
 // Result texts of Claude Code 2.1's file tools, as the conformance harness
@@ -33,6 +34,9 @@ func readErrors(env tool.MapEnv, abs string) func(tool.Result, string) tool.Resu
 	return func(res tool.Result, code string) tool.Result {
 		switch code {
 		case "":
+			if res.LastText() == handlers.ReadUnchanged {
+				return tool.TextResult("Wasted call — file unchanged since your last Read. Refer to that earlier tool_result instead.")
+			}
 			return res
 		case api.ToolCodeNotFound:
 			return tool.ErrorResult("File does not exist." + cwdNote(env))

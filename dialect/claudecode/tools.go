@@ -6,6 +6,7 @@ package claudecode
 
 import (
 	"fmt"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/handlers"
+	"github.com/toolgate/toolgate/internal/shellcmd"
 )
 
 // textEdits turns MultiEdit's validated items into edit_text's edits.
@@ -93,14 +95,36 @@ func claudeRead() *tool.DialectTool {
 		Description: "Reads a file from the local filesystem. The file_path parameter must be an absolute path. By default, it reads up to 2000 lines " +
 			"starting from the beginning of the file; offset and limit read further. Lines longer than 2000 characters are truncated. " +
 			"Results are returned using cat -n format, with line numbers starting at 1. Images (PNG, JPG, GIF, WebP) are shown as images; " +
-			"Jupyter notebooks (.ipynb) as their cells with outputs.",
+			"Jupyter notebooks (.ipynb) as their cells with outputs, PDFs whole as documents, or pages of them as images with pages " +
+			"(rendered by poppler's pdftoppm, at most 20 a call).",
 		Targets: []string{"read_lines"},
 		Map: func(env tool.MapEnv, in *ReadInput) (tool.Mapping, error) {
 			p, err := claudeCodeAbs(env, "file_path", in.FilePath)
-			return tool.Mapping{Tool: "read_lines", Input: handlers.ReadLinesInput{Path: p, Offset: in.Offset, Limit: in.Limit, Split: true},
-				Result: readErrors(env, p)}, err
+			if err == nil {
+				err = checkPages(in.Pages)
+			}
+			return tool.Mapping{Tool: "read_lines", Input: handlers.ReadLinesInput{Path: p, Offset: in.Offset, Limit: in.Limit, Pages: in.Pages,
+				Split: true, Unchanged: true, Documents: true}, Result: readErrors(env, p)}, err
 		},
 	})
+}
+
+// checkPages refuses a pages parameter as Claude Code's Read checks it,
+// before anything is read.
+func checkPages(pages string) error {
+	if pages == "" {
+		return nil
+	}
+	p, ok := handlers.ParsePDFPages(pages)
+	switch {
+	case !ok:
+		return tool.Errorf(api.ToolCodeInvalid, "<tool_use_error>Invalid pages parameter: \"%s\". Use formats like \"1-5\", \"3\", or \"10-20\". "+
+			"Pages are 1-indexed.</tool_use_error>", pages)
+	case p.Count() > 20:
+		return tool.Errorf(api.ToolCodeInvalid, "<tool_use_error>Page range \"%s\" exceeds maximum of 20 pages per request. "+
+			"Please use a smaller range.</tool_use_error>", pages)
+	}
+	return nil
 }
 
 func claudeWrite() *tool.DialectTool {
@@ -181,27 +205,68 @@ func claudeBash() *tool.DialectTool {
 	return tool.NewDialectTool(tool.DialectSpec[BashInput]{
 		Name: "Bash",
 		Description: "Executes a bash command in the workspace with an optional timeout (milliseconds, up to 600000; default 120000). " +
+			"The working directory a successful command cds to is kept for the next command, inside the workspace. " +
 			"run_in_background starts it as a background shell of the session: read its output with BashOutput and stop it with KillShell.",
 		Targets: []string{"execute_command"},
 		Map: func(env tool.MapEnv, in *BashInput) (tool.Mapping, error) {
+			cwd := env.Dir.Get()
 			if in.RunInBackground {
-				return tool.Mapping{Tool: "execute_command", Input: handlers.ExecuteCommandInput{Command: in.Command, RequiresApproval: new(false), Background: true},
-					Result: backgroundStarted}, nil
+				return tool.Mapping{Tool: "execute_command", Input: handlers.ExecuteCommandInput{Command: in.Command, RequiresApproval: new(false),
+					Cwd: cwd, Background: true}, Result: backgroundStarted}, nil
 			}
 			ms := 120000
 			if in.Timeout > 0 {
 				ms = int(in.Timeout)
 			}
-			return tool.Mapping{Tool: "execute_command", Input: handlers.ExecuteCommandInput{Command: in.Command, RequiresApproval: new(false), Timeout: (ms + 999) / 1000},
+			return tool.Mapping{Tool: "execute_command", Input: handlers.ExecuteCommandInput{Command: in.Command, RequiresApproval: new(false),
+				Cwd: cwd, Timeout: (ms + 999) / 1000},
 				Result: func(res tool.Result, code string) tool.Result {
 					if code == api.ToolCodeTimedOut {
 						// SIGTERM's status, as the shell reports it.
 						return tool.ErrorResult("Exit code 143\nCommand timed out after " + jsDuration(ms))
 					}
-					return bashResult(res, code)
+					res = bashResult(res, code)
+					if code == "" {
+						res = keepDir(env, cwd, in.Command, res)
+					}
+					return res
 				}}, nil
 		},
 	})
+}
+
+// keepDir records where a command that succeeded left the shell, as
+// Claude Code's Bash runs `pwd -P` after a command that exits 0 and
+// starts the next one there. toolgate reads the directory from the
+// command line (its cds) rather than from the finished shell; a cd it
+// cannot resolve (a variable, cd -) leaves the directory as it was. A
+// directory outside the workspace is not kept: the shell goes back to
+// the workspace root and the result says so, in Claude Code's words.
+func keepDir(env tool.MapEnv, cwd, command string, res tool.Result) tool.Result {
+	end := shellcmd.Analyze(command).EndDir
+	if _, unknown := shellcmd.InUnknownDir(end + "/"); unknown || end == "" {
+		return res
+	}
+	next := filepath.Join(env.Workspace.Dir, filepath.FromSlash(cwd), filepath.FromSlash(end))
+	if path.IsAbs(end) {
+		next = filepath.FromSlash(end)
+	}
+	rel, err := env.Workspace.Rel(next)
+	if err != nil {
+		env.Dir.Set("")
+		reset := "Shell cwd was reset to " + env.Workspace.Dir
+		if len(res.Content) > 0 && res.Content[0].Type == api.TypeText && res.Content[0].Text != "" {
+			res.Content[0].Text += "\n" + reset
+		} else {
+			res.Content = append([]api.Content{api.TextContent(reset)}, res.Content...)
+		}
+		return res
+	}
+	if rel == "." {
+		rel = ""
+	}
+	env.Dir.Set(rel)
+	return res
 }
 
 // bashResult is a command's output as Claude Code's Bash shows it: the

@@ -10,7 +10,8 @@ import (
 // root, private /dev, /proc and /tmp, the writable set bound read-write,
 // the protected paths in it bound read-only over themselves, the hidden
 // paths masked (an empty read-only tmpfs over a directory, /dev/null over
-// a file), its own PID namespace and, unless allowed, its
+// a file, or a stand-in of zeros over a workspace file: gitmask.go), its
+// own PID namespace and, unless allowed, its
 // own empty network namespace. No capability is kept, even for root, so
 // nothing inside can unmount a mask.
 func (s *Sandbox) bwrapArgs(ws, dir string, visible []string, network bool, writable, readOnly, hidden []string) ([]string, error) {
@@ -47,7 +48,7 @@ func (s *Sandbox) bwrapArgs(ws, dir string, visible []string, network bool, writ
 		if st.IsDir() {
 			a = append(a, "--perms", "0000", "--tmpfs", h, "--remount-ro", h)
 		} else {
-			a = append(a, "--ro-bind", "/dev/null", h)
+			a = append(a, "--ro-bind", maskFor(ws, h, st), h) // gitmask.go
 		}
 	}
 	// The helper binary, the program and the proxy's socket must be

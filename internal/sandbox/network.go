@@ -334,27 +334,34 @@ func (ws *warmSlot) dropNetwork(id string) {
 	mark := `"netns":"` + id + `"`
 	ws.mu.Lock()
 	var ready []*warm
-	var filling []chan struct{}
+	var dropped []*warmEntry
 	for k, e := range ws.slots {
 		if !strings.Contains(k, mark) {
 			continue
 		}
 		delete(ws.slots, k) // a sandbox still being started is discarded once it is
-		if e.ready != nil {
-			ready = append(ready, e.ready)
-		}
-		if e.filling != nil {
-			filling = append(filling, e.filling)
-		}
+		ready = append(ready, e.ready...)
+		e.ready = nil
+		dropped = append(dropped, e)
 	}
 	ws.mu.Unlock()
 	for _, w := range ready {
 		w.discard()
 	}
-	for _, f := range filling {
-		select {
-		case <-f:
-		case <-time.After(warmWait):
+	deadline := time.After(warmWait)
+	for _, e := range dropped {
+		for {
+			ws.mu.Lock()
+			filling, filled := e.filling, e.filled
+			ws.mu.Unlock()
+			if filling == 0 {
+				break
+			}
+			select {
+			case <-filled:
+			case <-deadline:
+				return
+			}
 		}
 	}
 }

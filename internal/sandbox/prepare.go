@@ -155,6 +155,9 @@ func (s *Sandbox) Prepare(argv, env []string, r Run) (*Prepared, error) {
 	spec := helperSpec{Landlock: s.landlock >= 1, Network: network, ABI: s.landlock, Limits: s.limits}
 	hidden := s.hidden(ws, r.Hide)
 	readOnly := s.readOnly(ws, writable, hidden, r.ReadOnly)
+	if s.mode == InForceBwrap && slices.ContainsFunc(hidden, func(h string) bool { return within(h, ws) }) {
+		p.Env = gitStatEnv(p.Env) // masked workspace files look unchanged to git (gitmask.go)
+	}
 	var visible []string
 	if s.mode == InForceBwrap {
 		spec.Writable = append(slices.Clone(writable), "/tmp", "/dev")

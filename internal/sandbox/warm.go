@@ -59,29 +59,40 @@ type warm struct {
 	once   sync.Once
 }
 
-// maxWarm bounds the sandboxes started ahead at a time, one per
-// configuration (runs in several workspaces, commands beside subagent
-// runners with the network on); the least recently used goes first.
+// maxWarm bounds the configurations that keep sandboxes started ahead
+// (runs in several workspaces, commands beside subagent runners with the
+// network on); the least recently used goes first.
 const maxWarm = 4
 
-// warmSlot holds the next runs' sandboxes, one per key.
+// warmDepth is how many sandboxes one configuration keeps started ahead.
+// With one, a caller that sends its next command as soon as the last one
+// answered waited for most of a start: the sandbox taken was replaced
+// only then. With two, each run takes the one started a run earlier.
+// It exists for speed: BenchmarkSequentialSandboxedTrue
+// (./internal/sandbox/) defends it.
+const warmDepth = 2
+
+// warmSlot holds the next runs' sandboxes, per key.
 type warmSlot struct {
+	depth  int // sandboxes kept per key, warmDepth when 0
 	mu     sync.Mutex
 	slots  map[string]*warmEntry
 	clock  uint64
 	closed bool
 }
 
-// warmEntry is the next sandbox for one key.
+// warmEntry is the next sandboxes for one key.
 type warmEntry struct {
-	ready   *warm
-	filling chan struct{} // closed once the sandbox being started is ready (or failed)
+	ready   []*warm
+	filling int           // sandboxes being started
+	filled  chan struct{} // closed (and replaced) when one of those ends
 	used    uint64        // when a run last had this key
 }
 
-// take returns the sandbox started ahead of time for key: the one ready,
-// else the one being started once it is (its start began before this run
-// came, so it is ready sooner than one of the run's own), else nil.
+// take returns a sandbox started ahead of time for key: one ready, else
+// the next of those being started once it is (its start began before
+// this run came, so it is ready sooner than one of the run's own), else
+// nil.
 func (ws *warmSlot) take(key string) *warm {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
@@ -91,22 +102,25 @@ func (ws *warmSlot) take(key string) *warm {
 	}
 	ws.clock++
 	e.used = ws.clock
-	if e.ready == nil && e.filling != nil {
-		filling := e.filling
+	if len(e.ready) == 0 && e.filling > 0 {
+		filled := e.filled
 		ws.mu.Unlock()
 		select {
-		case <-filling:
+		case <-filled:
 		case <-time.After(warmWait):
 		}
 		ws.mu.Lock()
 	}
-	w := e.ready
-	e.ready = nil
+	if len(e.ready) == 0 {
+		return nil
+	}
+	w := e.ready[0]
+	e.ready = slices.Delete(e.ready, 0, 1)
 	return w
 }
 
-// refill starts the next run's sandbox for key in the background, made
-// like this run's, unless one is ready or being started.
+// refill starts sandboxes for key in the background, made like this
+// run's, until warmDepth are ready or being started.
 func (ws *warmSlot) refill(s *Sandbox, key string, args []string, spec helperSpec) {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
@@ -121,44 +135,44 @@ func (ws *warmSlot) refill(s *Sandbox, key string, args []string, spec helperSpe
 		if len(ws.slots) >= maxWarm && !ws.evict() {
 			return
 		}
-		e = &warmEntry{}
+		e = &warmEntry{filled: make(chan struct{})}
 		ws.slots[key] = e
 	}
 	ws.clock++
 	e.used = ws.clock
-	if e.ready != nil || e.filling != nil {
-		return
+	depth := ws.depth
+	if depth == 0 {
+		depth = warmDepth
 	}
-	filling := make(chan struct{})
-	e.filling = filling
-	go func() {
-		w, err := s.startWarm(key, args, spec)
-		ws.mu.Lock()
-		defer ws.mu.Unlock()
-		defer close(filling)
-		e.filling = nil
-		if err != nil {
-			return // runs start their own
-		}
-		if ws.closed {
-			w.discard() // before filling is closed: close waits for it
-			return
-		}
-		if e.ready != nil || ws.slots[key] != e {
-			go w.discard()
-			return
-		}
-		e.ready = w
-	}()
+	for len(e.ready)+e.filling < depth {
+		e.filling++
+		go func() {
+			w, err := s.startWarm(key, args, spec)
+			ws.mu.Lock()
+			defer ws.mu.Unlock()
+			e.filling--
+			close(e.filled)
+			e.filled = make(chan struct{})
+			switch {
+			case err != nil: // runs start their own
+			case ws.closed:
+				w.discard() // before filling drops to 0: close waits for it
+			case len(e.ready) >= depth || ws.slots[key] != e:
+				go w.discard()
+			default:
+				e.ready = append(e.ready, w)
+			}
+		}()
+	}
 }
 
-// evict drops the least recently used key whose sandbox is not being
-// started, discarding its sandbox; it reports whether one was dropped.
+// evict drops the least recently used key with no sandbox being started,
+// discarding its sandboxes; it reports whether one was dropped.
 func (ws *warmSlot) evict() bool {
 	var oldest string
 	var found *warmEntry
 	for k, e := range ws.slots {
-		if e.filling == nil && (found == nil || e.used < found.used) {
+		if e.filling == 0 && (found == nil || e.used < found.used) {
 			oldest, found = k, e
 		}
 	}
@@ -166,10 +180,10 @@ func (ws *warmSlot) evict() bool {
 		return false
 	}
 	delete(ws.slots, oldest)
-	if w := found.ready; w != nil {
-		found.ready = nil // a run waiting in take must not get it
+	for _, w := range found.ready {
 		go w.discard()
 	}
+	found.ready = nil // a run waiting in take must not get them
 	return true
 }
 
@@ -179,24 +193,32 @@ func (ws *warmSlot) close() {
 	ws.mu.Lock()
 	ws.closed = true
 	var ready []*warm
-	var filling []chan struct{}
 	for _, e := range ws.slots {
-		if e.ready != nil {
-			ready = append(ready, e.ready)
-			e.ready = nil
-		}
-		if e.filling != nil {
-			filling = append(filling, e.filling)
-		}
+		ready = append(ready, e.ready...)
+		e.ready = nil
 	}
 	ws.mu.Unlock()
 	for _, w := range ready {
 		w.discard()
 	}
-	for _, f := range filling {
+	deadline := time.After(warmWait)
+	for {
+		ws.mu.Lock()
+		var filled chan struct{}
+		for _, e := range ws.slots {
+			if e.filling > 0 {
+				filled = e.filled
+				break
+			}
+		}
+		ws.mu.Unlock()
+		if filled == nil {
+			return
+		}
 		select {
-		case <-f:
-		case <-time.After(warmWait):
+		case <-filled:
+		case <-deadline:
+			return
 		}
 	}
 }

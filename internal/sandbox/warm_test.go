@@ -281,7 +281,8 @@ func nextStartedAhead(t *testing.T, s *Sandbox) *warm {
 		t.Fatal("no sandbox was started ahead for the next run")
 	}
 	s.warm.mu.Lock()
-	s.warm.slots[key].ready = w
+	e := s.warm.slots[key]
+	e.ready = append([]*warm{w}, e.ready...)
 	s.warm.mu.Unlock()
 	return w
 }

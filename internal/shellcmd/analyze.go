@@ -28,6 +28,12 @@ type Analysis struct {
 	// Risks lists every construct that keeps the line from being
 	// auto-approved; see the Kind constants.
 	Risks []Risk
+	// EndDir is where the line leaves the shell when every cd in it
+	// succeeded, relative to where it started ("" for no change); it is
+	// absolute when a cd left the start's tree, and "/?" when a cd could
+	// not be resolved. A shell that keeps its directory between commands
+	// (Claude Code's Bash) carries it over.
+	EndDir string
 
 	paths []string
 }
@@ -70,8 +76,14 @@ func analyze(command string) (res Analysis) {
 		}
 	}()
 	a := newAnalyzer()
-	a.run(command, 0, single(""))
-	return a.result()
+	end := a.run(command, 0, single(""))
+	res = a.result()
+	res.EndDir = end.likely
+	if a.unsettled {
+		// A function or an alias the line defined may have moved it.
+		res.EndDir = unknownDir
+	}
+	return res
 }
 
 // maxRemembered is the longest command line whose analysis is kept: the
@@ -121,7 +133,7 @@ func (c *analysisCache) put(command string, a Analysis) {
 // clone copies a so that the copy shares no slice with it: callers may
 // change what they get without touching what the cache keeps.
 func (a Analysis) clone() Analysis {
-	out := Analysis{Risks: slices.Clone(a.Risks), paths: slices.Clone(a.paths)}
+	out := Analysis{Risks: slices.Clone(a.Risks), paths: slices.Clone(a.paths), EndDir: a.EndDir}
 	if a.Commands != nil {
 		out.Commands = make([]SimpleCommand, len(a.Commands))
 		for i, c := range a.Commands {

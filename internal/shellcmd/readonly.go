@@ -68,12 +68,21 @@ func (a Analysis) ReadOnly() bool {
 		return false
 	}
 	for _, c := range a.Commands {
-		check, ok := readOnly[c.Args[0]]
-		if !ok || !check(c.Args[1:]) {
+		if !c.ReadOnly() {
 			return false
 		}
 	}
 	return true
+}
+
+// ReadOnly reports whether the command alone is on the safe list with
+// arguments that only read; the line's risks are Analysis.ReadOnly's.
+func (c SimpleCommand) ReadOnly() bool {
+	if len(c.Args) == 0 {
+		return false
+	}
+	check, ok := readOnly[c.Args[0]]
+	return ok && check(c.Args[1:])
 }
 
 // HasRisk reports whether any risk forbids auto-approval.

@@ -110,7 +110,8 @@ func createPrivate(path string) error {
 
 // dsn sets the pragmas on every connection the pool opens. FULL makes a
 // commit in WAL mode reach the disk before it returns: that is what a
-// durable Apply waits for.
+// durable Apply waits for. The writer's connection sets NORMAL for the
+// batches nobody waits for (writer.go).
 func dsn(path string, readOnly bool) string {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(10000)")

@@ -5,21 +5,37 @@ import (
 	"database/sql"
 	"fmt"
 	"sync"
+	"time"
 )
 
 // writer is the one goroutine that writes: it takes every request queued
 // while the previous batch committed and commits them together, so a
 // busy server pays one commit (and one fsync) for many calls, and no
 // request waits on SQLite unless it asked to be durable.
+//
+// A batch nobody waits for (the records of reads) is a group commit: the
+// writer lets it gather for up to commitDelay, and commits it with
+// synchronous=NORMAL, without an fsync. Its rows are in the operating
+// system's hands when the commit returns, so a killed toolgate keeps
+// them; a power loss may lose them, never reorder them (the write-ahead
+// log is replayed in order up to its first torn frame). A batch with a
+// durable request commits at once with synchronous=FULL, whose fsync of
+// the log also covers every earlier commit. Queuing takes a lock and an
+// append; only the first request of a batch, or a durable one, wakes the
+// writer. All of this exists for speed: BenchmarkCallRecord
+// (./internal/store/) defends it.
 type writer struct {
 	conn    *sql.Conn // the writer's own connection, its statements prepared once
 	upsert  *sql.Stmt // upsertCall on conn
 	onError func(error)
-	queue   chan request
+	kick    chan struct{} // wakes the loop; one pending wake is enough
 	done    chan struct{}
+	full    bool // the connection's synchronous setting is FULL
 
-	mu     sync.RWMutex // held for reading while sending, for writing by close
-	closed bool
+	mu       sync.Mutex
+	pending  []request
+	durables int // requests in pending that someone waits for
+	closed   bool
 }
 
 type request struct {
@@ -27,8 +43,18 @@ type request struct {
 	done chan error // nil when nobody waits
 }
 
-// maxBatch bounds how many requests one transaction commits.
-const maxBatch = 512
+// maxBatch is the batch size that commits without waiting for more, and
+// maxPending the queue length from which a write waits for its commit
+// (the writer is behind: the queue must not grow without bound).
+const (
+	maxBatch   = 512
+	maxPending = 4096
+)
+
+// commitDelay is how long a batch nobody waits for gathers more before
+// it commits: a sequential caller's reads, one every few hundred
+// microseconds, then share a commit by the dozen.
+const commitDelay = 20 * time.Millisecond
 
 func startWriter(ctx context.Context, db *sql.DB, onError func(error)) (*writer, error) {
 	conn, err := db.Conn(ctx)
@@ -40,88 +66,143 @@ func startWriter(ctx context.Context, db *sql.DB, onError func(error)) (*writer,
 		conn.Close()
 		return nil, err
 	}
-	w := &writer{conn: conn, upsert: upsert, onError: onError, queue: make(chan request, 4096), done: make(chan struct{})}
+	w := &writer{conn: conn, upsert: upsert, onError: onError, kick: make(chan struct{}, 1), done: make(chan struct{}), full: true}
 	go w.loop()
 	return w, nil
 }
 
 func (w *writer) apply(durable bool, ops []Op) error {
 	r := request{ops: ops}
-	if durable {
-		r.done = make(chan error, 1)
-	}
-	w.mu.RLock()
+	w.mu.Lock()
 	if w.closed {
-		w.mu.RUnlock()
+		w.mu.Unlock()
 		return ErrClosed
 	}
-	w.queue <- r
-	w.mu.RUnlock()
+	if durable || len(w.pending) >= maxPending {
+		r.done = make(chan error, 1)
+		w.durables++
+	}
+	w.pending = append(w.pending, r)
+	wake := len(w.pending) == 1 || r.done != nil || len(w.pending) == maxBatch
+	w.mu.Unlock()
+	if wake {
+		w.wake()
+	}
 	if r.done == nil {
 		return nil
 	}
 	return <-r.done
 }
 
+func (w *writer) wake() {
+	select {
+	case w.kick <- struct{}{}:
+	default:
+	}
+}
+
 // close stops new writes and waits for the queued ones to commit.
 func (w *writer) close() {
 	w.mu.Lock()
-	if !w.closed {
-		w.closed = true
-		close(w.queue)
-	}
+	w.closed = true
 	w.mu.Unlock()
+	w.wake()
 	<-w.done
+}
+
+// urgent reports whether what is queued must commit now: someone waits
+// for it, the batch is full, or the writer is closing.
+func (w *writer) urgent() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.durables > 0 || len(w.pending) >= maxBatch || w.closed
+}
+
+// take hands the loop what is queued, and whether the writer is closed.
+func (w *writer) take(spare []request) ([]request, bool, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	batch, durable := w.pending, w.durables > 0
+	w.pending, w.durables = spare[:0], 0
+	return batch, durable, w.closed
 }
 
 func (w *writer) loop() {
 	defer close(w.done)
 	defer w.conn.Close()
 	defer w.upsert.Close()
-	batch := make([]request, 0, maxBatch)
-	for r := range w.queue {
-		batch = append(batch[:0], r)
-	drain:
-		for len(batch) < maxBatch {
+	delay := time.NewTimer(commitDelay)
+	delay.Stop()
+	var spare []request
+	for {
+		<-w.kick
+		if !w.urgent() {
+			delay.Reset(commitDelay)
 			select {
-			case r, ok := <-w.queue:
-				if !ok {
-					break drain
+			case <-w.kick: // a durable write, a full batch or close
+			case <-delay.C:
+			}
+			delay.Stop()
+		}
+		batch, durable, closed := w.take(spare)
+		if len(batch) > 0 {
+			err := w.commit(batch, durable)
+			for _, r := range batch {
+				if r.done != nil {
+					r.done <- err
 				}
-				batch = append(batch, r)
-			default:
-				break drain
+			}
+			if err != nil && w.onError != nil {
+				w.onError(err)
 			}
 		}
-		err := w.commit(batch)
-		for _, r := range batch {
-			if r.done != nil {
-				r.done <- err
-			}
+		clear(batch)
+		spare = batch
+		if closed {
+			return
 		}
-		if err != nil && w.onError != nil {
-			w.onError(err)
+		// Requests queued while this batch committed wake the loop
+		// again only if they were the first of theirs: look now.
+		w.mu.Lock()
+		more := len(w.pending) > 0
+		w.mu.Unlock()
+		if more {
+			w.wake()
 		}
 	}
 }
 
-// commit applies a batch in one transaction.
-func (w *writer) commit(batch []request) error {
+// commit applies a batch in one transaction, synchronous=FULL when
+// someone waits for it to be on disk, NORMAL otherwise.
+func (w *writer) commit(batch []request, durable bool) error {
 	ctx := context.Background()
-	tx, err := w.conn.BeginTx(ctx, nil)
-	if err != nil {
+	if durable != w.full {
+		mode := "NORMAL"
+		if durable {
+			mode = "FULL"
+		}
+		if _, err := w.conn.ExecContext(ctx, "PRAGMA synchronous = "+mode); err != nil {
+			return fmt.Errorf("store: synchronous: %w", err)
+		}
+		w.full = durable
+	}
+	// BEGIN and COMMIT as statements on the writer's connection, not a
+	// database/sql Tx: a Tx prepares a connection's statement again for
+	// each transaction (Tx.StmtContext), the upsert's parse a third of a
+	// read's record (BenchmarkCallRecord, ./internal/store/).
+	if _, err := w.conn.ExecContext(ctx, "BEGIN"); err != nil {
 		return fmt.Errorf("store: begin: %w", err)
 	}
-	upsert := tx.StmtContext(ctx, w.upsert)
 	for _, r := range batch {
 		for _, o := range r.ops {
-			if err := exec(ctx, tx, upsert, o); err != nil {
-				_ = tx.Rollback()
+			if err := exec(ctx, w.conn, w.upsert, o); err != nil {
+				_, _ = w.conn.ExecContext(ctx, "ROLLBACK")
 				return fmt.Errorf("store: %T: %w", o, err)
 			}
 		}
 	}
-	if err := tx.Commit(); err != nil {
+	if _, err := w.conn.ExecContext(ctx, "COMMIT"); err != nil {
+		_, _ = w.conn.ExecContext(ctx, "ROLLBACK")
 		return fmt.Errorf("store: commit: %w", err)
 	}
 	return nil
@@ -136,7 +217,7 @@ ON CONFLICT (seq) DO UPDATE SET message_id=excluded.message_id, tool=excluded.to
 	approval_reason=excluded.approval_reason, duration_ms=excluded.duration_ms, result=excluded.result,
 	result_bytes=excluded.result_bytes, discarded=excluded.discarded`
 
-func exec(ctx context.Context, tx *sql.Tx, upsert *sql.Stmt, o Op) error {
+func exec(ctx context.Context, tx *sql.Conn, upsert *sql.Stmt, o Op) error {
 	var err error
 	switch o := o.(type) {
 	case PutCall:

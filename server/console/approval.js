@@ -1,6 +1,7 @@
 // toolgate console: calls awaiting approval. The preview and the decision
 // buttons are drawn here; console.js calls showApproval and closeApproval
-// from its timeline. Everything is shown with textContent, never as HTML.
+// from its timeline, inbox.js from the approvals inbox. Everything is
+// shown with textContent, never as HTML.
 "use strict";
 
 // previewOf renders what a call would do: the approval's preview on
@@ -52,9 +53,10 @@ function showApproval(card, ev) {
     if (feedback.value.trim()) body.feedback = feedback.value.trim();
     if (decision === "approve" && remember.checked) body.remember = true;
     try {
-      await api("POST", "/v1/sessions/" + encodeURIComponent(ev.session_id || state.session) + "/calls/" +
+      await api("POST", "/v1/sessions/" + encodeURIComponent(card.dataset.session || ev.session_id || state.session) + "/calls/" +
         encodeURIComponent(ev.tool_use_id) + "/decision", body);
       note.textContent = decision === "approve" ? "approved" : "rejected";
+      refreshSoon();
     } catch (e) {
       note.textContent = "decision failed: " + e.message;
       for (const c of box.querySelectorAll("button, input")) c.disabled = false;

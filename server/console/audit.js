@@ -1,21 +1,62 @@
 // The audit log view: every call the store recorded, newest first, with
-// the same filters as GET /v1/audit and paging by next_cursor. It uses
-// api() and el() from console.js.
+// the same filters as GET /v1/audit and paging by next_cursor. On the
+// first page it refreshes by itself (every 10 seconds and when a call
+// finishes); Export downloads every matching call (GET /v1/audit/export)
+// as JSON lines or CSV. It uses api(), el() and state from console.js.
 "use strict";
 
-const audit = { cursors: [""], page: 0 };
+const audit = { cursors: [""], page: 0, timer: 0 };
 
-function auditQuery() {
-  const q = new URLSearchParams({ limit: "25" });
+// auditFilters are the form's filters as query parameters.
+function auditFilters() {
+  const q = new URLSearchParams();
   for (const name of ["session", "tool", "status"]) {
     const v = document.getElementById("audit-" + name).value.trim();
     if (v) q.set(name, v);
   }
   const since = document.getElementById("audit-since").value;
   if (since) q.set("since", new Date(since).toISOString());
+  return q;
+}
+
+function auditQuery() {
+  const q = auditFilters();
+  q.set("limit", "25");
   const cursor = audit.cursors[audit.page];
   if (cursor) q.set("cursor", cursor);
   return q;
+}
+
+// refreshAuditIfLive refreshes the first page while auto-refresh is on; an
+// older page stays as it is, so paging is not disturbed.
+function refreshAuditIfLive() {
+  clearTimeout(audit.timer);
+  audit.timer = setTimeout(refreshAuditIfLive, 10000);
+  if (state.token && !document.hidden && audit.page === 0 && document.getElementById("audit-auto").checked) refreshAudit();
+}
+
+// exportAudit downloads every call the filters match. The token goes in
+// a header, so the file is fetched here and handed to the browser as a
+// blob rather than by a plain link.
+async function exportAudit(format) {
+  const note = document.getElementById("audit-note");
+  const q = auditFilters();
+  q.set("format", format);
+  note.textContent = "exporting…";
+  try {
+    const res = await fetch("/v1/audit/export?" + q.toString(), { headers: { Authorization: "Bearer " + state.token } });
+    if (!res.ok) throw new APIError(res.status, await res.json().catch(() => null));
+    const blob = await res.blob();
+    const url = URL.createObjectURL(blob);
+    const a = el("a", { href: url, download: "toolgate-audit." + format, hidden: true });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 60000);
+    note.textContent = "exported " + blob.size + " bytes as " + format;
+  } catch (e) {
+    note.textContent = "export: " + e.message;
+  }
 }
 
 async function refreshAudit() {
@@ -64,6 +105,9 @@ function initAudit() {
   });
   document.getElementById("audit-older").addEventListener("click", () => { audit.page++; refreshAudit(); });
   document.getElementById("audit-newer").addEventListener("click", () => { audit.page = Math.max(0, audit.page - 1); refreshAudit(); });
+  document.getElementById("audit-export-jsonl").addEventListener("click", () => exportAudit("jsonl"));
+  document.getElementById("audit-export-csv").addEventListener("click", () => exportAudit("csv"));
+  refreshAuditIfLive();
 }
 
 document.addEventListener("DOMContentLoaded", initAudit);

@@ -11,11 +11,14 @@ const state = {
   token: sessionStorage.getItem(TOKEN_KEY) || "",
   session: sessionStorage.getItem(SESSION_KEY) || "default",
   tools: [],
-  stream: null,      // AbortController of the open event stream
-  lastEventId: 0,
-  cards: new Map(),  // tool_use_id -> timeline card
+  // One event stream per watched session: the current one (where posts
+  // go) and those ticked in the session list.
+  streams: new Map(), // session id -> {ctl: AbortController, lastEventId, live}
+  extra: new Set(),   // further sessions whose events are shown
+  cards: new Map(),   // session id + "\n" + tool_use_id -> timeline card
   metricsTimer: 0,
   todosSeen: 0,      // todos.updated events received
+  soonTimer: 0,
 };
 
 // ---- HTTP ------------------------------------------------------------
@@ -115,10 +118,13 @@ async function connect() {
     state.tools = data.tools || [];
     setStatus("connected", "on");
     renderTools();
-    openStream();
+    openStreams();
     loadProgress(state.session);
     refreshMetrics();
     refreshAudit();
+    refreshSessions();
+    refreshInbox();
+    refreshCharts();
   } catch (e) {
     if (e.status !== 401) setStatus(e.message, "bad");
   }
@@ -244,75 +250,15 @@ async function postMessage(msg) {
   refreshMetrics();
 }
 
-// ---- live events (fetch-based SSE, so the token stays in a header) ------
-
-function openStream() {
-  if (state.stream) state.stream.abort();
-  const ctl = new AbortController();
-  state.stream = ctl;
-  streamLoop(ctl.signal);
-}
-
-async function streamLoop(signal) {
-  let delay = 500;
-  while (!signal.aborted) {
-    try {
-      await readStream(signal);
-      delay = 500;
-    } catch (e) {
-      if (signal.aborted) return;
-      setStream(e.status === 404 ? "no such session" : "stream lost: " + e.message, "bad");
-      if (e.status === 401 || e.status === 404) return;
-    }
-    await new Promise((r) => setTimeout(r, delay));
-    delay = Math.min(delay * 2, 8000);
-  }
-}
-
-async function readStream(signal) {
-  const headers = { Authorization: "Bearer " + state.token, Accept: "text/event-stream" };
-  if (state.lastEventId > 0) headers["Last-Event-ID"] = String(state.lastEventId);
-  const res = await fetch("/v1/sessions/" + encodeURIComponent(state.session) + "/events", { headers, signal });
-  if (!res.ok) throw new APIError(res.status, await res.json().catch(() => null));
-  setStream("live: " + state.session, "on");
-  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buf = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) {
-      setStream("stream ended");
-      return;
-    }
-    buf += value.replace(/\r\n?/g, "\n");
-    let cut;
-    while ((cut = buf.indexOf("\n\n")) >= 0) {
-      const block = buf.slice(0, cut);
-      buf = buf.slice(cut + 2);
-      handleSSEBlock(block);
-    }
-  }
-}
-
-function handleSSEBlock(block) {
-  let data = "";
-  for (const line of block.split("\n")) {
-    if (line.startsWith("data:")) data += (data ? "\n" : "") + line.slice(5).replace(/^ /, "");
-  }
-  if (!data) return; // a comment or keep-alive
-  let ev;
-  try { ev = JSON.parse(data); } catch (_) { return; }
-  if (typeof ev.id === "number" && ev.id > state.lastEventId) state.lastEventId = ev.id;
-  renderEvent(ev);
-}
-
 // ---- the timeline --------------------------------------------------------
 
-function renderEvent(ev) {
+function renderEvent(ev, sid) {
   if (ev.type === "task.progress") {
-    showProgress(ev.task_progress || "");
+    if (sid === state.session) showProgress(ev.task_progress || "");
     return;
   }
   if (ev.type === "todos.updated") {
+    if (sid !== state.session) return;
     state.todosSeen++;
     showTodos(ev.todos || []);
     return;
@@ -320,13 +266,16 @@ function renderEvent(ev) {
   if (!ev.tool_use_id) {
     if (ev.type === "message.finished") {
       const n = ev.response && ev.response.calls ? ev.response.calls.length : 0;
-      addToTimeline(el("li", { class: "ev" }, el("div", { class: "head" },
+      const li = el("li", { class: "ev message", "data-session": sid, "data-kind": "message" }, el("div", { class: "head" },
         el("span", { class: "name" }, "message finished"),
-        el("span", { class: "meta" }, n + " call" + (n === 1 ? "" : "s") + " · " + (ev.message_id || "")))));
+        el("span", { class: "sess", title: sid }, shortSession(sid)),
+        el("span", { class: "meta" }, n + " call" + (n === 1 ? "" : "s") + " · " + (ev.message_id || ""))));
+      addToTimeline(li);
+      applyFilter(li);
     }
     return;
   }
-  const card = cardFor(ev);
+  const card = cardFor(ev, sid);
   if (ev.call) updateHead(card, ev.call);
   switch (ev.type) {
     case "tool.output":
@@ -334,6 +283,7 @@ function renderEvent(ev) {
       break;
     case "tool.awaiting_approval":
       showApproval(card, ev);
+      refreshSoon();
       break;
     case "tool.started":
       closeApproval(card, "approved or allowed");
@@ -342,8 +292,10 @@ function renderEvent(ev) {
       closeApproval(card, null);
       showFinished(card, ev);
       refreshMetrics();
+      refreshSoon();
       break;
   }
+  applyFilter(card);
   const tl = $("timeline");
   tl.scrollTop = tl.scrollHeight;
 }
@@ -352,17 +304,24 @@ function addToTimeline(node) {
   $("timeline").append(node);
 }
 
-function cardFor(ev) {
-  let card = state.cards.get(ev.tool_use_id);
+// shortSession is a session id short enough for a badge.
+function shortSession(sid) {
+  return sid.length > 12 ? sid.slice(0, 12) + "…" : sid;
+}
+
+function cardFor(ev, sid) {
+  const key = sid + "\n" + ev.tool_use_id;
+  let card = state.cards.get(key);
   if (card) return card;
   const name = (ev.call && ev.call.name) || "call";
-  card = el("li", { class: "ev call", "data-id": ev.tool_use_id },
+  card = el("li", { class: "ev call", "data-id": ev.tool_use_id, "data-session": sid },
     el("div", { class: "head" },
       el("span", { class: "name" }, name),
       el("span", { class: "state" }, ""),
+      el("span", { class: "sess", title: sid }, shortSession(sid)),
       el("span", { class: "id" }, ev.tool_use_id),
       el("span", { class: "meta" }, "")));
-  state.cards.set(ev.tool_use_id, card);
+  state.cards.set(key, card);
   addToTimeline(card);
   return card;
 }
@@ -396,67 +355,17 @@ function showFinished(card, ev) {
   card.append(...resultImages(ev.result));
 }
 
-// ---- latency from /metrics -------------------------------------------------
-
-function parseMetrics(text) {
-  const tools = new Map();
-  const get = (t) => tools.get(t) || tools.set(t, { buckets: [], sum: 0, count: 0, bad: 0 }).get(t);
-  const re = /^toolgate_tool_call(?:_duration_seconds_(bucket|sum|count)|s_total)\{([^}]*)\} ([0-9.eE+-]+|\+Inf)$/;
-  for (const line of text.split("\n")) {
-    const m = re.exec(line);
-    if (!m) continue;
-    const labels = Object.fromEntries([...m[2].matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1], x[2]]));
-    // A tool's series of every dialect add up (a name such as read_file
-    // has one series per dialect).
-    const t = get(labels.tool);
-    const v = Number(m[3]);
-    if (m[1] === "bucket") {
-      const le = labels.le === "+Inf" ? Infinity : Number(labels.le);
-      const b = t.buckets.find((x) => x[0] === le);
-      if (b) b[1] += v;
-      else t.buckets.push([le, v]);
-    } else if (m[1] === "sum") t.sum += v;
-    else if (m[1] === "count") t.count += v;
-    else if (labels.status !== "succeeded") t.bad += v;
-  }
-  return tools;
-}
-
-function quantile(buckets, count, q) {
-  const sorted = buckets.slice().sort((a, b) => a[0] - b[0]);
-  for (const [le, n] of sorted) if (n >= q * count) return le;
-  return Infinity;
-}
-
-function fmtSeconds(s) {
-  if (!isFinite(s)) return "> max";
-  return s < 1 ? (s * 1000).toFixed(s < 0.01 ? 2 : 1) + " ms" : s.toFixed(2) + " s";
-}
-
-async function refreshMetrics() {
-  clearTimeout(state.metricsTimer);
-  state.metricsTimer = setTimeout(refreshMetrics, 5000);
-  let text;
-  try {
-    const res = await fetch("/metrics");
-    text = await res.text();
-  } catch (_) {
-    return;
-  }
-  const rows = [...parseMetrics(text)].filter(([, t]) => t.count > 0).sort((a, b) => a[0].localeCompare(b[0]));
-  const body = $("metrics").tBodies[0];
-  body.replaceChildren();
-  if (rows.length === 0) {
-    body.append(el("tr", {}, el("td", { colspan: "6", class: "muted" }, "no calls yet")));
-    return;
-  }
-  for (const [name, t] of rows) {
-    body.append(el("tr", { "data-tool": name },
-      el("td", {}, name), el("td", { class: "num" }, t.count), el("td", { class: "num" }, t.bad),
-      el("td", { class: "num" }, fmtSeconds(t.sum / t.count)),
-      el("td", { class: "num" }, fmtSeconds(quantile(t.buckets, t.count, 0.5))),
-      el("td", { class: "num" }, fmtSeconds(quantile(t.buckets, t.count, 0.95)))));
-  }
+// refreshSoon refreshes, once shortly after a burst of events, the views a
+// call's progress changes: the session list, the inbox, the charts and
+// the audit log (each also refreshes on its own timer).
+function refreshSoon() {
+  clearTimeout(state.soonTimer);
+  state.soonTimer = setTimeout(() => {
+    refreshSessions();
+    refreshInbox();
+    refreshCharts();
+    refreshAuditIfLive();
+  }, 300);
 }
 
 // ---- the task checklist ----------------------------------------------------
@@ -515,12 +424,9 @@ function watchSession(id) {
   state.session = id || "default";
   sessionStorage.setItem(SESSION_KEY, state.session);
   $("session").value = state.session;
-  state.lastEventId = 0;
-  state.cards.clear();
-  $("timeline").replaceChildren();
   showProgress("");
   showTodos([]);
-  if (state.token) { openStream(); loadProgress(state.session); }
+  if (state.token) { openStreams(); loadProgress(state.session); refreshSessions(); }
 }
 
 async function createSession() {
@@ -544,7 +450,7 @@ function init() {
   $("logout").addEventListener("click", () => {
     sessionStorage.removeItem(TOKEN_KEY);
     state.token = "";
-    if (state.stream) state.stream.abort();
+    closeStreams();
     setStatus("not connected");
     setStream("stream closed");
     $("tools").replaceChildren();
@@ -557,6 +463,9 @@ function init() {
   $("tool-form").addEventListener("submit", runTool);
   $("message-form").addEventListener("submit", postWholeMessage);
   $("clear").addEventListener("click", () => { state.cards.clear(); $("timeline").replaceChildren(); });
+  // Polling stops while the tab is in the background; back in front, the
+  // views catch up at once.
+  document.addEventListener("visibilitychange", () => { if (!document.hidden && state.token) refreshSoon(); });
   connect();
   refreshMetrics();
 }

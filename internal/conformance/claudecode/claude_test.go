@@ -44,13 +44,19 @@ func claudeBinary(t *testing.T) string {
 // TodoWrite instead of the Task* tools. Its stream-json output goes to
 // log; env adds variables (KEY=value).
 func runClaude(ctx context.Context, bin, workspace, home, model, log string, env ...string) error {
+	return runClaudeWith(ctx, bin, workspace, home, model, log, []string{"--dangerously-skip-permissions", "--allowedTools", "Glob,Grep"}, env...)
+}
+
+// runClaudeWith is runClaude with other permission flags than every
+// permission granted.
+func runClaudeWith(ctx context.Context, bin, workspace, home, model, log string, flags []string, env ...string) error {
 	out, err := os.Create(log)
 	if err != nil {
 		return err
 	}
 	defer out.Close()
-	cmd := exec.CommandContext(ctx, bin, "-p", promptMarker, "--output-format", "stream-json", "--verbose",
-		"--dangerously-skip-permissions", "--allowedTools", "Glob,Grep")
+	args := append([]string{"-p", promptMarker, "--output-format", "stream-json", "--verbose"}, flags...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir, cmd.Stdout, cmd.Stderr = workspace, out, out
 	cmd.Env = []string{
 		"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TMPDIR=" + filepath.Join(home, "tmp"),

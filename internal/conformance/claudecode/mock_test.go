@@ -139,13 +139,8 @@ func (m *mockModel) serve(w http.ResponseWriter, r *http.Request) {
 	// Every message, not just the last: Claude Code may follow a result
 	// with a message of its own (a reminder to the model).
 	for _, msg := range req.Messages {
-		if msg.Role != "user" {
-			continue
-		}
-		for _, b := range blocks(msg.Content) {
-			if b.Type == "tool_result" {
-				m.results[b.ToolUseID] = b.Result
-			}
+		if msg.Role == "user" {
+			m.record(msg.Content)
 		}
 	}
 	m.mu.Unlock()
@@ -155,6 +150,47 @@ func (m *mockModel) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	answerToolUse(w, req, toolUseID(turn), name, input)
+}
+
+// record keeps a user message's tool_results, by id. A document or an
+// image block that follows a tool_result in the message is counted as
+// part of that result (a rule of the comparison): Claude Code's Read of
+// a PDF answers with a line in the tool_result and sends the PDF itself
+// as a block beside it, where toolgate's result carries both.
+func (m *mockModel) record(content json.RawMessage) {
+	var raw []json.RawMessage
+	if json.Unmarshal(content, &raw) != nil {
+		return
+	}
+	last := ""
+	for i, b := range blocks(content) {
+		switch {
+		case b.Type == "tool_result":
+			last = b.ToolUseID
+			m.results[last] = b.Result
+		case last != "" && (b.Type == "document" || b.Type == "image"):
+			r := m.results[last]
+			r.Content = appendBlock(r.Content, raw[i])
+			m.results[last] = r
+		default:
+			last = ""
+		}
+	}
+}
+
+// appendBlock adds a block to a tool_result's content, a string or a
+// list of blocks.
+func appendBlock(content, block json.RawMessage) json.RawMessage {
+	var list []json.RawMessage
+	var s string
+	if json.Unmarshal(content, &s) == nil {
+		text, _ := json.Marshal(map[string]string{"type": "text", "text": s})
+		list = []json.RawMessage{text}
+	} else {
+		_ = json.Unmarshal(content, &list)
+	}
+	out, _ := json.Marshal(append(list, block))
+	return out
 }
 
 // toolUseID names script call i, the same on both sides.

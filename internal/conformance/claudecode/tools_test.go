@@ -20,7 +20,7 @@ import (
 // number of schema facts (a parameter, its type, an enum, a required
 // list) that differ between toolgate's claude_code tools and the tools
 // Claude Code 2.1.197 offers, as measured. A change that raises it fails.
-const definitionDiffCeiling = 7
+const definitionDiffCeiling = 6
 
 // TestToolDefinitionsMatch records the tools array Claude Code sends the
 // model and compares, for each tool both offer, the parameter names,

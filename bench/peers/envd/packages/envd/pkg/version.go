@@ -1,0 +1,3 @@
+package pkg
+
+const Version = "0.6.13" // x-release-please-version

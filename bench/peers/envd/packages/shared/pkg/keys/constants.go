@@ -1,0 +1,6 @@
+package keys
+
+const (
+	ApiKeyPrefix      = "e2b_"
+	AccessTokenPrefix = "sk_e2b_"
+)

@@ -1,0 +1,5 @@
+package keys
+
+type Hasher interface {
+	Hash(key []byte) string
+}

@@ -1,0 +1,133 @@
+package coordinator
+
+import (
+	"io/fs"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
+	"github.com/toolgate/toolgate/internal/ignore"
+)
+
+// maskCache keeps the last listing of the workspace paths the ignore
+// rules exclude, with the state of every directory the listing read, so
+// that a command's masks cost a stat of each directory instead of a walk
+// of the whole workspace (ReadDir and a match of every entry). Whether
+// an entry is excluded depends only on the rules and its path and kind;
+// any entry added, removed or renamed changes its directory's
+// modification time, so the listing stands while the rules (the same
+// matcher) and every directory's time and inode stand. A directory
+// changed less than masksRacy before the listing proves nothing (file
+// systems stamp times from a coarse clock): such a listing is not kept.
+// It exists for speed: BenchmarkIgnoredMasks (./coordinator/)
+// defends it.
+type maskCache struct {
+	mu    sync.Mutex
+	m     *ignore.Matcher
+	paths []string
+	dirs  []dirStamp // nil: nothing kept
+}
+
+// dirStamp is a directory's state when it was read.
+type dirStamp struct {
+	path  string // slash-separated, relative to the workspace
+	mtime int64
+	ino   uint64
+}
+
+// masksRacy is how recent a directory's change may be for a listing
+// that read it to be kept: more than the coarsest clock a file system
+// stamps times with (FAT's two seconds), as the ignore rules' watcher
+// allows (git's "racily clean" rule).
+const masksRacy = 2 * time.Second
+
+// ignored lists the workspace paths m excludes, from the kept listing
+// when it still stands.
+func (mc *maskCache) ignored(ws *tool.Workspace, m *ignore.Matcher) ([]string, error) {
+	mc.mu.Lock()
+	defer mc.mu.Unlock()
+	if mc.m == m && mc.dirs != nil && mc.stands(ws) {
+		return mc.paths, nil
+	}
+	paths, dirs, err := ignoredPaths(ws, m)
+	if err != nil {
+		mc.m, mc.paths, mc.dirs = nil, nil, nil
+		return nil, err
+	}
+	mc.m, mc.paths, mc.dirs = m, paths, dirs
+	return paths, nil
+}
+
+// stands reports whether every directory read is as it was.
+func (mc *maskCache) stands(ws *tool.Workspace) bool {
+	for _, d := range mc.dirs {
+		info, err := ws.Root.Lstat(filepath.FromSlash(d.path))
+		if err != nil || !info.IsDir() {
+			return false
+		}
+		if mtime, ino := stampOf(info); mtime != d.mtime || ino != d.ino {
+			return false
+		}
+	}
+	return true
+}
+
+func stampOf(info fs.FileInfo) (int64, uint64) {
+	var ino uint64
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		ino = st.Ino
+	}
+	return info.ModTime().UnixNano(), ino
+}
+
+// ignoredPaths lists the absolute paths of the workspace entries m
+// excludes; an excluded directory is listed once and not entered. It
+// also returns the state of each directory it read, each taken before
+// the directory was read, or nil when one had changed too recently for
+// its time to prove anything.
+func ignoredPaths(ws *tool.Workspace, m *ignore.Matcher) ([]string, []dirStamp, error) {
+	var out []string
+	var dirs []dirStamp
+	racy := false
+	since := time.Now().Add(-masksRacy).UnixNano()
+	err := fs.WalkDir(ws.Root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // unreadable: the sandbox cannot read it either
+		}
+		if p != "." {
+			if _, hit := m.Match(p, d.IsDir()); hit {
+				out = append(out, filepath.Join(ws.Dir, filepath.FromSlash(p)))
+				if len(out) > maxMasks {
+					return errTooManyMasks
+				}
+				if d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
+		}
+		if d.IsDir() && !racy {
+			// WalkDir calls here before it reads the directory.
+			info, err := d.Info()
+			if err != nil {
+				racy = true
+				return nil
+			}
+			mtime, ino := stampOf(info)
+			racy = mtime >= since
+			dirs = append(dirs, dirStamp{path: p, mtime: mtime, ino: ino})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, tool.Errorf(api.ToolCodeFailed, "The command was not run: more than %d workspace paths are excluded by the ignore rules, "+
+			"too many to hide from it. Exclude their directories instead of the files one by one.", maxMasks)
+	}
+	if racy {
+		dirs = nil
+	}
+	return out, dirs, nil
+}

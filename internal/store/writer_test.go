@@ -1,0 +1,67 @@
+package store
+
+import (
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestGroupCommitReachesTheDatabase: writes nobody waits for are
+// committed by the writer on its own (after at most the group commit's
+// delay), seen by another connection with no flush asked; a durable
+// write commits the queued ones with it; Close commits what is queued.
+func TestGroupCommitReachesTheDatabase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	s := openTemp(t, path)
+	put := func(durable bool, id string) {
+		t.Helper()
+		c := Call{Seq: s.NextSeq(), SessionID: "ses", ToolUseID: id, Tool: "read_file", State: "done", Status: "succeeded", StartedAt: time.Now()}
+		if err := s.Apply(durable, PutCall{Call: c}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	count := func() int {
+		var n int
+		if err := other.QueryRow(`SELECT count(*) FROM calls`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+
+	for i := range 3 {
+		put(false, fmt.Sprintf("r%d", i))
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for count() != 3 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of 3 queued writes committed after 10 s", count())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+
+	put(false, "r3")
+	put(true, "w1") // commits r3 with it, before it returns
+	if n := count(); n != 5 {
+		t.Errorf("after a durable write, %d rows, want 5", n)
+	}
+
+	for i := range maxPending + 10 { // past the queue's bound: the last ones wait
+		put(false, fmt.Sprintf("q%d", i))
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != 5+maxPending+10 {
+		t.Errorf("after Close, %d rows, want %d", n, 5+maxPending+10)
+	}
+	if err := s.Apply(false, PutCall{}); err != ErrClosed {
+		t.Errorf("Apply after Close = %v, want ErrClosed", err)
+	}
+}
