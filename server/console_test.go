@@ -22,6 +22,7 @@ func TestConsoleFiles(t *testing.T) {
 		{"/console/filters.js", "javascript", "applyFilter"},
 		{"/console/audit.js", "javascript", "/v1/audit/export"},
 		{"/console/terminal.js", "javascript", "/stdin"},
+		{"/console/ports.js", "javascript", "/ports"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {

@@ -126,6 +126,7 @@ async function connect() {
     refreshInbox();
     refreshCharts();
     refreshJobs();
+    refreshPorts();
   } catch (e) {
     if (e.status !== 401) setStatus(e.message, "bad");
   }
@@ -254,6 +255,10 @@ async function postMessage(msg) {
 // ---- the timeline --------------------------------------------------------
 
 function renderEvent(ev, sid) {
+  if (ev.type === "port.listening" || ev.type === "port.closed") {
+    if (sid === state.session) refreshPorts();
+    return;
+  }
   if (ev.type === "task.progress") {
     if (sid === state.session) showProgress(ev.task_progress || "");
     return;
@@ -428,7 +433,7 @@ function watchSession(id) {
   $("session").value = state.session;
   showProgress("");
   showTodos([]);
-  if (state.token) { openStreams(); loadProgress(state.session); refreshSessions(); refreshJobs(); }
+  if (state.token) { openStreams(); loadProgress(state.session); refreshSessions(); refreshJobs(); refreshPorts(); }
 }
 
 async function createSession() {
