@@ -32,6 +32,8 @@ type Preview struct {
 	Error string `json:"error,omitempty"`
 	// Sandbox says what the sandbox lets a command do.
 	Sandbox *SandboxPreview `json:"sandbox,omitempty"`
+	// Network is the host and port of a network approval.
+	Network *NetworkPreview `json:"network,omitempty"`
 	// Input is the call's input, for tools without a better preview.
 	Input RawJSON `json:"input,omitempty"`
 }

@@ -49,4 +49,6 @@ type Event struct {
 	Response *MessageResponse `json:"response,omitempty"`
 	// Todos is set on todos.updated: the whole list as it is now.
 	Todos []Todo `json:"todos,omitempty"`
+	// Port is set on port.listening and port.closed.
+	Port *Port `json:"port,omitempty"`
 }

@@ -345,6 +345,9 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 		Confine: func(dir string) (*sandbox.Sandbox, sandbox.Run, error) {
 			r, err := c.confine(dir, cs.ignored)
 			r.ReadOnly = append(r.ReadOnly, editDeniedPaths(c.workspace, editDenialPatterns(c.policy.managed, s.permRules()))...)
+			if err == nil {
+				r.Net = c.network(s)
+			}
 			return c.sandbox, r, err
 		},
 		SandboxHint: c.sandboxHint,
@@ -352,6 +355,7 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 		DeniedURL:   func(u string) error { return c.deniedURL(s, cs.tool.Name, u) },
 	})
 	out := c.runHandler(ctx, cs.tool, call, cs.input, cs.logger, cs.dialect == nil)
+	s.pokePorts() // a command may have left a server listening
 	if strings.TrimSpace(cs.feedback) != "" {
 		out.result.Content = append(out.result.Content, approvalFeedback(cs.feedback, cs.dialect == nil))
 	}

@@ -125,11 +125,22 @@ func sandboxSummary(info sandbox.Info, writable []string) string {
 	switch {
 	case info.Network == "on":
 		net = "network allowed"
+	case info.Mode == sandbox.InForceBwrap:
+		net = "no network beyond the session's own loopback, shared with its jobs; HTTP(S) through toolgate's proxy " +
+			allowedHosts(info.NetworkAllow)
 	case len(info.NetworkAllow) > 0:
 		net = "network only to " + strings.Join(info.NetworkAllow, ", ") + " (HTTP(S) through toolgate's proxy)"
 	}
 	return fmt.Sprintf("Sandboxed (%s): writes only to %s and a private /tmp; %s; credentials and ignored files hidden.",
 		info.Mode, strings.Join(writable, ", "), net)
+}
+
+// allowedHosts names the hosts of sandbox.network_allow for a summary.
+func allowedHosts(allow []string) string {
+	if len(allow) == 0 {
+		return "to hosts the user approves"
+	}
+	return "to " + strings.Join(allow, ", ") + " and to hosts the user approves"
 }
 
 // sandboxHint is the line added to a failed command's result when its
@@ -144,11 +155,20 @@ func (c *Coordinator) sandboxHint(output string) string {
 		return "Note: the sandbox lets commands write only inside the workspace and /tmp, and not to the workspace paths " +
 			"a deny rule keeps from editing or toolgate protects (.clineignore, .git/hooks, .git/config and the like). " +
 			"If a write elsewhere is needed (a cache, say), the user can add its path to sandbox.writable in toolgate's config."
+	case info.Network == "on":
+		return ""
+	case info.Mode == sandbox.InForceBwrap && containsAny(output, "CONNECT tunnel failed, response 403", "toolgate refused to load"):
+		return "Note: toolgate's network proxy refused the host (its reason is in the proxy's 403 answer; curl -v shows it). " +
+			"Hosts that no rule allows are put to the user; an allow rule network(domain:HOST) lets one through for good."
+	case info.Mode == sandbox.InForceBwrap && containsAny(output, "Network is unreachable", "Could not resolve host",
+		"Temporary failure in name resolution", "Name or service not known", "getaddrinfo", "ENETUNREACH",
+		"Couldn't connect to server", "Connection refused", "ECONNREFUSED"):
+		return "Note: commands have no network beyond their session's own: localhost is the session's loopback " +
+			"(servers its background jobs started), not the host's. HTTP(S) clients reach outside hosts through toolgate's proxy " +
+			"(HTTP_PROXY is set), each host by the user's approval or an allow rule network(domain:HOST); a program that " +
+			`ignores HTTP_PROXY cannot. The user can also set "sandbox": {"network": "on"} in toolgate's config.`
 	case containsAny(output, "Network is unreachable", "Could not resolve host", "Temporary failure in name resolution",
 		"Name or service not known", "getaddrinfo", "Couldn't connect to server", "Connection refused", "ECONNREFUSED", "ENETUNREACH"):
-		if info.Network == "on" {
-			return ""
-		}
 		return `Note: the sandbox has no network. If this command needs it, the user can set "sandbox": {"network": "on"} in toolgate's config.`
 	}
 	return ""

@@ -55,6 +55,7 @@ type Session struct {
 	// mistakes counts invalid calls in a row (Cline's consecutiveMistakeCount)
 	mistakes mistakeCounter
 	jobs     *tool.JobTable // background jobs
+	net      sessionNet     // the network its commands share (session_network.go)
 
 	rec *recorder // nil: nothing is stored
 	// stored holds the ids of calls made before a restart: a repeat of
@@ -359,6 +360,7 @@ func (s *Session) HasCall(toolUseID string) bool {
 func (s *Session) close() {
 	s.cancel()
 	s.jobs.CloseAll()
+	s.closeNetwork() // once no job holds it
 	s.mu.Lock()
 	for _, e := range s.calls {
 		e.dropOutputLocked()

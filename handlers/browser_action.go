@@ -103,7 +103,11 @@ func (bs *browsers) launchAt(ctx context.Context, call *tool.Call, raw string) (
 	if err != nil {
 		return tool.Result{}, tool.Errorf(api.ToolCodeInvalidURL, "%q is not a URL: %v", raw, err)
 	}
-	if err := bs.settings.guard.CheckURL(u); err != nil {
+	guard := bs.settings.guard
+	if guard.CheckURL(u) != nil && sessionLocal(call, u) {
+		guard.AllowPrivate = true // the session's own dev server, through its network
+	}
+	if err := guard.CheckURL(u); err != nil {
 		return tool.Result{}, tool.Errorf(api.ToolCodeURLRefused, "Refused to open %s: %v", u.Redacted(), err)
 	}
 	sb, err := bs.launch(call)
@@ -190,4 +194,16 @@ func actionError(err error, limit time.Duration) string {
 		return fmt.Sprintf("the action did not finish within %s", limit)
 	}
 	return err.Error()
+}
+
+// sessionLocal reports whether u names localhost and the call's session
+// has a network of its own, where the browser then finds it.
+func sessionLocal(call *tool.Call, u *url.URL) bool {
+	switch strings.ToLower(strings.TrimSuffix(u.Hostname(), ".")) {
+	case "localhost", "127.0.0.1", "::1":
+	default:
+		return false
+	}
+	_, confine, err := call.Confinement("")
+	return err == nil && confine.Net != nil
 }

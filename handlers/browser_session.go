@@ -122,9 +122,13 @@ func startBrowser(s browserSettings, sb *sandbox.Sandbox, confine sandbox.Run) (
 		}
 	}
 	b := &browser{dataDir: dir, logSeen: make(chan struct{}, 1), jail: jail}
-	b.proxy, err = netguard.StartProxy(s.guard, func(target string, err error) {
-		b.addLog(fmt.Sprintf("[Blocked] %s: %v", target, err))
-	})
+	blocked := func(target string, err error) { b.addLog(fmt.Sprintf("[Blocked] %s: %v", target, err)) }
+	if confine.Net != nil {
+		// localhost is the session's: its dev servers, not toolgate's loopback.
+		b.proxy, err = netguard.StartLocalProxy(s.guard, blocked, confine.Net.Dial)
+	} else {
+		b.proxy, err = netguard.StartProxy(s.guard, blocked)
+	}
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err

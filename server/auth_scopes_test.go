@@ -182,6 +182,13 @@ var routeScopes = map[string]Scope{
 	"POST /v1/sessions/{sid}/messages/{mid}/complete":      ScopeCall,
 	"DELETE /v1/sessions/{sid}/messages/{mid}":             ScopeCall,
 	"GET /v1/sessions/{sid}/events":                        ScopeCall | ScopeApprove,
+	"GET /v1/sessions/{sid}/ports":                         ScopeCall | ScopeApprove,
+	"GET /v1/sessions/{sid}/ports/{port}":                  ScopeCall,
+	"GET /v1/sessions/{sid}/ports/{port}/*":                ScopeCall,
+	"POST /v1/sessions/{sid}/ports/{port}/*":               ScopeCall,
+	"PUT /v1/sessions/{sid}/ports/{port}/*":                ScopeCall,
+	"PATCH /v1/sessions/{sid}/ports/{port}/*":              ScopeCall,
+	"DELETE /v1/sessions/{sid}/ports/{port}/*":             ScopeCall,
 	"GET /v1/sessions/{sid}/calls":                         ScopeCall | ScopeApprove,
 	"GET /v1/sessions/{sid}/calls/{tool_use_id}":           ScopeCall | ScopeApprove,
 	"GET /v1/sessions/{sid}/calls/{tool_use_id}/output":    ScopeCall | ScopeApprove,
@@ -235,7 +242,7 @@ func TestEachRouteNeedsItsScope(t *testing.T) {
 			continue
 		}
 		method, route, _ := strings.Cut(key, " ")
-		path := strings.NewReplacer("{sid}", "default", "{mid}", "m1", "{tool_use_id}", "toolu_x", "{jid}", "j1").Replace(route)
+		path := strings.NewReplacer("{sid}", "default", "{mid}", "m1", "{tool_use_id}", "toolu_x", "{jid}", "j1", "{port}", "8000", "*", "x").Replace(route)
 		for scope, token := range tokens {
 			var body any
 			if method == "POST" || method == "PATCH" {

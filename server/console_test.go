@@ -21,6 +21,7 @@ func TestConsoleFiles(t *testing.T) {
 		{"/console/charts.js", "javascript", "/v1/tool-stats"},
 		{"/console/filters.js", "javascript", "applyFilter"},
 		{"/console/audit.js", "javascript", "/v1/audit/export"},
+		{"/console/terminal.js", "javascript", "/stdin"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {

@@ -38,6 +38,12 @@ func (s *Server) requireToken(next http.Handler) http.Handler {
 			next.ServeHTTP(w, withPrincipal(r, principal{name: "subagent", scopes: ScopeCall}))
 			return
 		}
+		if p, ok, answered := s.previewFor(w, r); ok {
+			if !answered {
+				next.ServeHTTP(w, withPrincipal(r, p))
+			}
+			return
+		}
 		if g, p, ok := s.ticketFor(r); ok {
 			r = r.WithContext(context.WithValue(r.Context(), ticketSessionKey{}, g))
 			next.ServeHTTP(w, withPrincipal(r, p))

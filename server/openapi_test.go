@@ -1,10 +1,12 @@
 package server
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"sort"
 	"strings"
@@ -121,6 +123,15 @@ func (r *recorder) Write(p []byte) (int, error) {
 
 func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
+// Hijack takes the connection over for a protocol switch (a WebSocket
+// through a port preview), which is then checked as the 101 it is.
+func (r *recorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	if r.status == 0 {
+		r.status = http.StatusSwitchingProtocols
+	}
+	return http.NewResponseController(r.ResponseWriter).Hijack()
+}
+
 func (r *recorder) Flush() { http.NewResponseController(r.ResponseWriter).Flush() }
 
 // TestRoutesMatchSpec walks the chi router: every served route must be in
@@ -139,6 +150,8 @@ func TestRoutesMatchSpec(t *testing.T) {
 		if route != "/" { // the console's root keeps its slash
 			route = strings.TrimSuffix(route, "/")
 		}
+		// chi's catch-all is the spec's {path} parameter.
+		route = strings.Replace(route, "/*", "/{path}", 1)
 		served[method+" "+route] = true
 		return nil
 	})

@@ -26,6 +26,12 @@ func (s *Server) routes() http.Handler {
 	r.With(s.requireToken, s.needs(ScopeCall)).Post("/mcp", mcpFacade.ServeHTTP)
 	r.With(s.requireToken, s.needs(ScopeCall)).Get("/mcp", mcpFacade.ServeHTTP)
 	r.With(s.requireToken, s.needs(ScopeCall)).Delete("/mcp", mcpFacade.ServeHTTP)
+	// A session's port previews: a dev server's pages, forms and API, any
+	// body type, with a bearer token or a preview cookie (preview_auth.go).
+	r.With(s.requireToken, s.needs(ScopeCall)).Get("/v1/sessions/{sid}/ports/{port}", s.handle(s.handlePortRoot))
+	for _, m := range previewMethods {
+		r.With(s.requireToken, s.needs(ScopeCall)).Method(m, "/v1/sessions/{sid}/ports/{port}/*", s.handle(s.handlePortProxy))
+	}
 	r.Route("/v1", func(r chi.Router) {
 		r.Use(s.requireToken, s.requireJSON)
 		// Each route needs one of the scopes it is listed under (auth_scopes.go).
@@ -57,6 +63,7 @@ func (s *Server) routes() http.Handler {
 		r.With(watch).Get("/sessions/{sid}/jobs/{jid}/output", s.handle(s.handleJobOutput))
 		r.With(call).Delete("/sessions/{sid}/jobs/{jid}", s.handle(s.handleKillJob))
 		r.With(call).Post("/sessions/{sid}/jobs/{jid}/stdin", s.handle(s.handleJobStdin))
+		r.With(watch).Get("/sessions/{sid}/ports", s.handle(s.handleListPorts))
 		r.With(watch).Post("/sse-tickets", s.handle(s.handleCreateTicket))
 		r.With(call).Get("/mcp/servers", s.handleMCPServers)
 		r.With(watch).Get("/approvals", s.handle(s.handleListApprovals))

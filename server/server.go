@@ -92,6 +92,8 @@ type Server struct {
 	origins originRules
 	hosts   []hostRule
 	tickets *ticketStore
+	// previews admits browsers to a session's port previews (preview_auth.go).
+	previews previewStore
 	// tokenSum is the server token's SHA-256; tokens the named ones'.
 	tokenSum [32]byte
 	tokens   tokenTable

@@ -44,6 +44,14 @@ type newmanReport struct {
 // be refused for that reason and no other.
 var mcpSessionBound = map[string]bool{"GET /mcp": true, "DELETE /mcp": true}
 
+// needsDevServer reports a request to a port preview (/ports/{port}/...):
+// it reaches a dev server a command of the session started, which a
+// collection run as imported has not; it must be answered 503 naming the
+// port that did not answer, and nothing else.
+func needsDevServer(path []string) bool {
+	return len(path) >= 5 && path[0] == "v1" && path[1] == "sessions" && path[3] == "ports"
+}
+
 // TestPostmanCollectionRuns converts openapi.yaml with Postman's own
 // converter (openapi-to-postmanv2, parameters from the examples) and runs
 // the collection with newman against a real server, setting only the
@@ -94,7 +102,7 @@ func TestPostmanCollectionRuns(t *testing.T) {
 	if err := json.Unmarshal(data, &r); err != nil {
 		t.Fatal(err)
 	}
-	passed, bound := 0, 0
+	passed, bound, devServer := 0, 0, 0
 	for _, ex := range r.Run.Executions {
 		what := ex.Request.Method + " " + ex.Item.Name
 		body := make([]byte, len(ex.Response.Stream.Data))
@@ -107,6 +115,11 @@ func TestPostmanCollectionRuns(t *testing.T) {
 			if ex.Response.Code != http.StatusNotFound || !strings.Contains(string(body), "session not found") {
 				t.Errorf("%s: %d %s, want 404 session not found", what, ex.Response.Code, body)
 			}
+		case needsDevServer(ex.Request.URL.Path):
+			devServer++
+			if ex.Response.Code != http.StatusServiceUnavailable || !strings.Contains(string(body), "did not answer") {
+				t.Errorf("%s: %d %s, want 503 naming the port that did not answer", what, ex.Response.Code, body)
+			}
 		case ex.RequestError != nil:
 			t.Errorf("%s: %s", what, ex.RequestError.Message)
 		case ex.Response.Code >= 200 && ex.Response.Code < 300:
@@ -115,7 +128,8 @@ func TestPostmanCollectionRuns(t *testing.T) {
 			t.Errorf("%s: %d %s", what, ex.Response.Code, body)
 		}
 	}
-	t.Logf("newman: %d of %d requests passed as imported; %d need an MCP session id from an earlier response", passed, len(r.Run.Executions), bound)
+	t.Logf("newman: %d of %d requests passed as imported; %d need an MCP session id from an earlier response, %d a dev server listening in the session",
+		passed, len(r.Run.Executions), bound, devServer)
 	if len(r.Run.Executions) < 30 {
 		t.Errorf("the collection ran %d requests, want every operation of openapi.yaml", len(r.Run.Executions))
 	}

@@ -256,6 +256,18 @@ func (t *JobTable) CloseAll() {
 	}
 }
 
+// AnyRunning reports whether a job of the table is running.
+func (t *JobTable) AnyRunning() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, j := range t.byID {
+		if j.State() == api.JobRunning {
+			return true
+		}
+	}
+	return false
+}
+
 // Get finds a job by id.
 func (t *JobTable) Get(id string) (*Job, bool) {
 	t.mu.Lock()

@@ -51,6 +51,12 @@ func PDF(pad int, pages ...[]string) []byte {
 	}
 	objs[1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), n)
 	objs = append(objs, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+	return pdfFile(objs)
+}
+
+// pdfFile lays objs out as a PDF file: numbered objects from 1 (the
+// first is the catalog), the cross-reference table and the trailer.
+func pdfFile(objs []string) []byte {
 	var b bytes.Buffer
 	b.WriteString("%PDF-1.4\n")
 	offsets := make([]int, len(objs))

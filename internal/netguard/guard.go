@@ -20,6 +20,9 @@ type Guard struct {
 	// Rules, if set, is asked about every URL after the address checks
 	// (the permission rules' deny list for the host, say).
 	Rules func(u *url.URL) error
+	// Allowing says, in a refusal of a private address, what setting
+	// would allow it; "" names web_fetch's.
+	Allowing string
 }
 
 // RefusedError says why an address may not be reached.
@@ -171,9 +174,12 @@ func (g Guard) CheckAddr(ap netip.AddrPort) error {
 			return nil
 		}
 	}
+	allowing := g.Allowing
+	if allowing == "" {
+		allowing = "the managed policy sets web_fetch.allow_private (or lists it in web_fetch.allow_addresses)"
+	}
 	return &RefusedError{What: ap.String(), Class: class, Why: fmt.Sprintf(
-		"%s is a %s address; fetching it is refused unless the managed policy sets web_fetch.allow_private (or lists it in web_fetch.allow_addresses)",
-		bare(ap.Addr()), class)}
+		"%s is a %s address; fetching it is refused unless %s", bare(ap.Addr()), class, allowing)}
 }
 
 // Control is a net.Dialer Control function: it runs after DNS, on the

@@ -6,7 +6,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -22,6 +25,9 @@ type Proxy struct {
 	ln       net.Listener
 	srv      *http.Server
 	onRefuse func(target string, err error)
+	local    LocalDialer // nil: localhost is an address like any other
+	// localTransport carries plain requests for localhost to local.
+	localTransport *http.Transport
 
 	mu      sync.Mutex
 	tunnels map[net.Conn]struct{}
@@ -37,14 +43,37 @@ func StartProxy(g Guard, onRefuse func(target string, err error)) (*Proxy, error
 	return ServeProxy(ln, g, onRefuse), nil
 }
 
+// LocalDialer connects to a port of "localhost" somewhere other than
+// toolgate's own loopback: a session's network (sandbox.Network.Dial).
+type LocalDialer func(ctx context.Context, port int) (net.Conn, error)
+
+// StartLocalProxy is StartProxy whose requests for localhost,
+// 127.0.0.1 and [::1] go to local instead: a browser of a session reaches
+// the session's dev servers, and still nothing on toolgate's loopback.
+func StartLocalProxy(g Guard, onRefuse func(target string, err error), local LocalDialer) (*Proxy, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	return serveProxy(ln, g, onRefuse, local), nil
+}
+
 // ServeProxy serves the proxy on a listener of the caller's (a unix
 // socket that a sandbox without network reaches, say).
 func ServeProxy(ln net.Listener, g Guard, onRefuse func(target string, err error)) *Proxy {
-	p := &Proxy{guard: g, ln: ln, onRefuse: onRefuse, tunnels: map[net.Conn]struct{}{},
+	return serveProxy(ln, g, onRefuse, nil)
+}
+
+func serveProxy(ln net.Listener, g Guard, onRefuse func(target string, err error), local LocalDialer) *Proxy {
+	p := &Proxy{guard: g, ln: ln, onRefuse: onRefuse, tunnels: map[net.Conn]struct{}{}, local: local,
 		dialer: &net.Dialer{Timeout: 30 * time.Second, Control: g.Control}}
 	transport := &http.Transport{Proxy: nil, DialContext: p.dialer.DialContext, MaxIdleConnsPerHost: 4,
 		IdleConnTimeout: 30 * time.Second, ResponseHeaderTimeout: 60 * time.Second}
 	p.srv = &http.Server{Handler: p.handler(transport), ReadHeaderTimeout: 10 * time.Second}
+	if local != nil {
+		p.localTransport = &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second,
+			DialContext: func(ctx context.Context, _, addr string) (net.Conn, error) { return p.dialLocal(ctx, addr) }}
+	}
 	go p.srv.Serve(ln)
 	return p
 }
@@ -90,7 +119,10 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, transport *http.
 		http.Error(w, "not a proxy request", http.StatusBadRequest)
 		return
 	}
-	if err := p.guard.CheckURL(r.URL); err != nil {
+	if p.isLocal(r.URL.Hostname(), portOf(r.URL)) {
+		transport = p.localTransport
+	}
+	if err := p.check(r.URL); err != nil {
 		p.refuse(w, r.URL.Redacted(), err)
 		return
 	}
@@ -134,12 +166,17 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 		scheme = "http"
 	}
 	target := &url.URL{Scheme: scheme, Host: net.JoinHostPort(host, port)}
-	if err := p.guard.CheckURL(target); err != nil {
+	if err := p.check(target); err != nil {
 		p.refuse(w, r.Host, err)
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
-	upstream, err := p.dialer.DialContext(ctx, "tcp", r.Host)
+	var upstream net.Conn
+	if p.isLocal(host, portOf(target)) {
+		upstream, err = p.dialLocal(ctx, r.Host)
+	} else {
+		upstream, err = p.dialer.DialContext(ctx, "tcp", r.Host)
+	}
 	cancel()
 	if err != nil {
 		if _, ok := Refused(err); ok {
@@ -186,4 +223,47 @@ func (p *Proxy) untrack(cs ...net.Conn) {
 		c.Close()
 		delete(p.tunnels, c)
 	}
+}
+
+// isLocal reports whether a request for host:port goes to the
+// LocalDialer: host names localhost, and the guard does not let the
+// address through to toolgate's own loopback (a configured exception, a
+// test server say, keeps meaning toolgate's).
+func (p *Proxy) isLocal(host string, port uint16) bool {
+	if p.local == nil {
+		return false
+	}
+	ip := netip.MustParseAddr("127.0.0.1")
+	switch h := strings.ToLower(strings.TrimSuffix(host, ".")); h {
+	case "localhost", "127.0.0.1":
+	case "::1":
+		ip = netip.IPv6Loopback()
+	default:
+		return false
+	}
+	return p.guard.CheckAddr(netip.AddrPortFrom(ip, port)) != nil
+}
+
+// check applies the guard to a URL; one for localhost sent to the
+// LocalDialer skips the address check (it reaches no address of
+// toolgate's), not the others.
+func (p *Proxy) check(u *url.URL) error {
+	g := p.guard
+	if p.isLocal(u.Hostname(), portOf(u)) {
+		g.AllowPrivate = true
+	}
+	return g.CheckURL(u)
+}
+
+// dialLocal connects to a localhost host:port through the LocalDialer.
+func (p *Proxy) dialLocal(ctx context.Context, hostport string) (net.Conn, error) {
+	_, portText, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return nil, err
+	}
+	port, err := strconv.Atoi(portText)
+	if err != nil {
+		return nil, fmt.Errorf("bad port %q", portText)
+	}
+	return p.local(ctx, port)
 }

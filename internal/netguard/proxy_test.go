@@ -2,13 +2,16 @@ package netguard
 
 import (
 	"bufio"
+	"context"
 	"crypto/tls"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -133,4 +136,76 @@ func rawProxyRequest(t *testing.T, addr, req string) string {
 	}
 	resp.Body.Close()
 	return resp.Proto + " " + resp.Status
+}
+
+// TestLocalProxy: with a LocalDialer, requests for localhost (plain and
+// tunnelled) reach what it dials, a session's dev server, and never a
+// service on toolgate's own loopback of the same port; other private
+// addresses stay refused.
+func TestLocalProxy(t *testing.T) {
+	var hostHits atomic.Int64
+	host := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hostHits.Add(1) }))
+	t.Cleanup(host.Close)
+	session := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "session page") }))
+	t.Cleanup(session.Close)
+	_, hostPort, _ := net.SplitHostPort(host.Listener.Addr().String())
+	want, _ := strconv.Atoi(hostPort)
+	local := func(ctx context.Context, port int) (net.Conn, error) {
+		if port != want {
+			return nil, fmt.Errorf("nothing listens on %d", port)
+		}
+		return (&net.Dialer{}).DialContext(ctx, "tcp", session.Listener.Addr().String())
+	}
+	p, err := StartLocalProxy(Guard{}, nil, local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	proxyURL, _ := url.Parse("http://" + p.Addr())
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{Proxy: http.ProxyURL(proxyURL)}}
+	for _, u := range []string{"http://localhost:" + hostPort + "/", "http://127.0.0.1:" + hostPort + "/", "http://[::1]:" + hostPort + "/"} {
+		resp, err := client.Get(u)
+		if err != nil {
+			t.Fatalf("%s: %v", u, err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(b) != "session page" {
+			t.Errorf("%s: %d %q, want the session's page", u, resp.StatusCode, b)
+		}
+	}
+	c, err := net.Dial("tcp", p.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	fmt.Fprintf(c, "CONNECT localhost:%s HTTP/1.1\r\nHost: localhost:%s\r\n\r\n", hostPort, hostPort)
+	br := bufio.NewReader(c)
+	if status, err := br.ReadString('\n'); err != nil || !strings.HasPrefix(status, "HTTP/1.1 200") {
+		t.Fatalf("CONNECT localhost: %q %v", status, err)
+	}
+	for line, _ := br.ReadString('\n'); line != "\r\n" && line != ""; line, _ = br.ReadString('\n') {
+	}
+	fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
+	if resp, err := http.ReadResponse(br, nil); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("through the tunnel: %v %v", resp, err)
+	}
+	if resp, err := client.Get("http://10.0.0.1:" + hostPort + "/"); err != nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a private address: %v %v, want 403", resp, err)
+	}
+	if n := hostHits.Load(); n != 0 {
+		t.Errorf("toolgate's loopback service saw %d requests, want 0", n)
+	}
+	// An address the config lets through stays toolgate's own.
+	allowed, err := StartLocalProxy(Guard{AllowAddresses: []netip.AddrPort{netip.MustParseAddrPort(host.Listener.Addr().String())}}, nil, local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { allowed.Close() })
+	allowedURL, _ := url.Parse("http://" + allowed.Addr())
+	client = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{Proxy: http.ProxyURL(allowedURL)}}
+	if resp, err := client.Get("http://127.0.0.1:" + hostPort + "/"); err != nil || resp.StatusCode != 200 || hostHits.Load() != 1 {
+		t.Errorf("a configured loopback address: %v %v, host hits %d; want toolgate's own service", resp, err, hostHits.Load())
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/toolgate/toolgate/internal/sandbox/helper"
 	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,6 +33,11 @@ type Config struct {
 	// off, through toolgate's HTTP proxy ("example.com", "*.example.com",
 	// an address); bubblewrap mode only.
 	NetworkAllow []string `json:"network_allow,omitempty"`
+	// NetworkAllowAddresses are exact ip:port pairs that a session's
+	// proxy may reach although they are loopback, private or link-local
+	// addresses (a local package mirror, say); other such addresses stay
+	// refused whatever the user approves. See docs/network.md.
+	NetworkAllowAddresses []string `json:"network_allow_addresses,omitempty"`
 	// Writable are further writable paths (a Go build cache, an npm
 	// cache); "~/" means toolgate's home. Missing ones are created.
 	Writable []string `json:"writable,omitempty"`
@@ -77,6 +83,11 @@ func (c Config) Check() error {
 			if net.ParseIP(h) == nil {
 				errs = append(errs, fmt.Sprintf("sandbox.network_allow entry %q is not a host name, *.domain or an address", h))
 			}
+		}
+	}
+	for _, a := range c.NetworkAllowAddresses {
+		if _, err := netip.ParseAddrPort(a); err != nil {
+			errs = append(errs, fmt.Sprintf("sandbox.network_allow_addresses entry %q is not an ip:port pair", a))
 		}
 	}
 	for _, p := range append(append([]string(nil), c.Writable...), c.DenyRead...) {

@@ -30,6 +30,7 @@ type Prepared struct {
 	warm      *warm           // the sandbox started ahead of time the run goes to
 	handed    bool            // the command was handed to it
 	command   []string        // the command and its directory, for warm
+	net       *Network        // the session network to start the command in
 	dir       string
 }
 
@@ -50,6 +51,9 @@ func (p *Prepared) Start(cmd *exec.Cmd) error {
 		}
 		p.handed = true
 		return nil
+	}
+	if p != nil && p.net != nil {
+		return p.net.start(cmd)
 	}
 	if p == nil || p.prejoined == nil {
 		return cmd.Start()
@@ -159,7 +163,9 @@ func (s *Sandbox) Prepare(argv, env []string, r Run) (*Prepared, error) {
 		spec.Writable = append(slices.Clone(writable), "/tmp", "/dev")
 		spec.ReadAll = true
 		visible = []string{s.helper, programPath(argv[0])}
-		if !network && s.allowList() {
+		if s.joinNetwork(p, &spec, r) {
+			network = true // no namespace of its own: it joins the session's
+		} else if !network && s.allowList() {
 			if err := s.proxy.start(s.cfg.NetworkAllow); err != nil {
 				return nil, fmt.Errorf("sandbox: network_allow proxy: %w", err)
 			}
@@ -173,10 +179,14 @@ func (s *Sandbox) Prepare(argv, env []string, r Run) (*Prepared, error) {
 			if err != nil {
 				return nil, err
 			}
+			args = p.net.wrap(args)
 			if s.prepareWarm(p, argv, dir, args, spec) {
 				return p, nil
 			}
 		}
+	}
+	if p.net != nil {
+		r.StartOnThread = false // forked from a thread in the session's network instead
 	}
 	if pj := s.prejoined(r); pj != nil {
 		p.limits, p.prejoined = pj.limits, pj
@@ -204,6 +214,7 @@ func (s *Sandbox) Prepare(argv, env []string, r Run) (*Prepared, error) {
 		if r.TTY != "" {
 			args = withTerminal(args, r.TTY)
 		}
+		args = p.net.wrap(args) // after withTerminal: nsenter comes before bubblewrap's arguments
 		p.Argv = append(args, s.helperArgv(spec, argv)...)
 		p.Relayed = true
 	case InForceLandlock:

@@ -43,6 +43,8 @@ type Sandbox struct {
 	cgroups  *limitCgroups // nil where no limit cgroup can be made
 	proxy    allowProxy    // serves sandbox.network_allow
 	warm     *warmSlot     // the next run's sandbox, started ahead (bwrap mode)
+	ownNet   ownNetNS      // toolgate's network namespace, for session networks
+	nets     sync.Map      // session networks open, by ID: "net:[inode]" -> *Network
 }
 
 // Info says what the sandbox is.
@@ -272,6 +274,10 @@ type Run struct {
 	// Prepared.Start, which lets it begin inside its limit cgroups
 	// instead of moving into them (faster; see prejoin.go).
 	StartOnThread bool
+	// Net is the session's network (NewNetwork): the run joins it instead
+	// of getting an empty network namespace of its own. Only bwrap mode
+	// with the network off has one; Network true overrides it.
+	Net *Network
 	// Warm lets the run go to a sandbox started ahead of time (bwrap mode,
 	// see warm.go), and has the next run's started. The caller starts the
 	// command with Prepared.Start, its output going to files, and waits

@@ -317,7 +317,7 @@ func (s *Sandbox) startWarm(key string, args []string, spec helperSpec) (*warm, 
 	cmd.ExtraFiles = append(files, peer)
 	// A group of its own, to kill it by.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	err = cmd.Start()
+	err = s.startIn(spec.NetNS, cmd)
 	_ = peer.Close()
 	closeFiles()
 	if err != nil {

@@ -154,11 +154,30 @@ func (a *analyzer) commandPaths(v argv, in dirState) {
 	}
 	for _, w := range words {
 		a.addPath(w, dirs)
-		if i := strings.IndexByte(w, ':'); i >= 0 {
+		if i := strings.IndexByte(w, ':'); i >= 0 && !networkURL(w, i) {
 			a.addPath(w[i+1:], dirs)
 			a.addPath(w[strings.LastIndexByte(w, ':')+1:], dirs)
 		}
 	}
+}
+
+// networkURL reports whether w, whose first colon is at i, is a URL of a
+// network scheme (http://localhost:8000/): what follows its colon is a
+// host, not a path, and `curl http://localhost:8000/` must not read as a
+// command naming the absolute path //localhost:8000/. A file: URL names a
+// local path and is split like any other word.
+func networkURL(w string, i int) bool {
+	scheme := w[:i]
+	if scheme == "" || !strings.HasPrefix(w[i:], "://") || strings.EqualFold(scheme, "file") {
+		return false
+	}
+	for j, r := range scheme {
+		letter := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+		if !letter && (j == 0 || !(r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.')) {
+			return false
+		}
+	}
+	return true
 }
 
 // dirOptions are options by which common tools change their own working

@@ -43,6 +43,11 @@ func TestPathArgs(t *testing.T) {
 		{"env -C secret cat .env", []string{"secret", "secret/secret", "cat", "secret/cat", ".env", "secret/.env"}},
 		{"git -C secret log", []string{"secret", "secret/secret", "log", "secret/log"}},
 		{"git show HEAD:.env", []string{"show", "HEAD:.env", ".env"}},
+		// A network URL's host is no path; a file: URL's path is one.
+		{"curl http://localhost:8000/", []string{"http:/localhost:8000"}},
+		{"curl -s https://127.0.0.1:3000/api?x=1", []string{"https:/127.0.0.1:3000/api?x=1"}},
+		{"curl file:///etc/passwd", []string{"file:/etc/passwd", "///etc/passwd"}},
+		{"curl 1http://x/y", []string{"1http:/x/y", "//x/y"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.cmd, func(t *testing.T) {

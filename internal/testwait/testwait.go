@@ -30,3 +30,16 @@ func All(t testing.TB, wg *sync.WaitGroup) {
 	go func() { wg.Wait(); close(done) }()
 	Receive(t, done)
 }
+
+// Until polls cond every 20 ms until it holds, failing the test when it
+// has not within limit (at most Limit); what names what was awaited.
+func Until(t testing.TB, limit time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(min(limit, Limit))
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %v for %s", min(limit, Limit), what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -125,6 +125,7 @@ async function connect() {
     refreshSessions();
     refreshInbox();
     refreshCharts();
+    refreshJobs();
   } catch (e) {
     if (e.status !== 401) setStatus(e.message, "bad");
   }
@@ -365,6 +366,7 @@ function refreshSoon() {
     refreshInbox();
     refreshCharts();
     refreshAuditIfLive();
+    refreshJobs();
   }, 300);
 }
 
@@ -426,7 +428,7 @@ function watchSession(id) {
   $("session").value = state.session;
   showProgress("");
   showTodos([]);
-  if (state.token) { openStreams(); loadProgress(state.session); refreshSessions(); }
+  if (state.token) { openStreams(); loadProgress(state.session); refreshSessions(); refreshJobs(); }
 }
 
 async function createSession() {

@@ -34,7 +34,7 @@ const VersionMarker = "__toolgate-sandbox-version"
 // Version names the Spec's format. A helper binary found beside toolgate
 // is used only when it prints the same; and a helper refuses a spec with a
 // field it does not know rather than run without it.
-const Version = "toolgate-sandbox-helper 3"
+const Version = "toolgate-sandbox-helper 4"
 
 // ProxyPort is the relay's port inside the sandbox's network namespace.
 const ProxyPort = 3128
@@ -80,6 +80,11 @@ type Spec struct {
 	// confined, waits for its command (a sandbox started ahead of its
 	// run, see Await); the command line then holds no command.
 	Control int `json:"control,omitempty"`
+	// NetNS, when set, is the session network the sandbox must run in
+	// (its namespace's identity, "net:[inode]" as /proc/self/ns/net reads):
+	// the helper refuses to run the command anywhere else, so a join that
+	// did not happen fails closed instead of running with another network.
+	NetNS string `json:"netns,omitempty"`
 	// Mounts are the sandbox's mount points, checked when the command
 	// comes: each must still be mounted where it was.
 	Mounts []string `json:"mounts,omitempty"`
@@ -96,6 +101,10 @@ func Main() {
 	case len(os.Args) == 3 && os.Args[1] == RelayMarker:
 		err := runRelay(os.Args[2])
 		fmt.Fprintf(os.Stderr, "toolgate sandbox relay: %v\n", err)
+		os.Exit(1)
+	case len(os.Args) == 4 && os.Args[1] == HoldMarker:
+		err := runHold(os.Args[2], os.Args[3])
+		fmt.Fprintf(os.Stderr, "toolgate sandbox network: %v\n", err)
 		os.Exit(1)
 	case len(os.Args) >= 3 && os.Args[1] == Marker:
 		err := runHelper(os.Args[2], os.Args[3:])
@@ -121,6 +130,9 @@ func runHelper(specJSON string, argv []string) error {
 		syscall.CloseOnExec(spec.Control)
 	}
 	if err := checkCgroups(spec.InCgroups); err != nil {
+		return err
+	}
+	if err := checkNetNS(spec.NetNS); err != nil {
 		return err
 	}
 	for i := range spec.JoinFDs {
@@ -260,6 +272,12 @@ func runRelay(socket string) error {
 	if err != nil {
 		return err
 	}
+	return relay(ln, socket)
+}
+
+// relay copies each connection accepted on ln to and from a connection to
+// the proxy's unix socket, until ln fails.
+func relay(ln net.Listener, socket string) error {
 	for {
 		c, err := ln.Accept()
 		if err != nil {
