@@ -95,6 +95,20 @@ type ToolInfo struct {
 	// ("text_editor_20250728"), which the Anthropic format declares by
 	// type and name alone; toolgate's own format leaves it out.
 	APIType string `json:"-"`
+	// Grammar is the grammar of a freeform tool (Codex's apply_patch),
+	// whose call is text rather than JSON arguments; the OpenAI formats
+	// list such a tool as a custom tool with it, toolgate's own and the
+	// Anthropic format by its input schema.
+	Grammar *ToolGrammar `json:"-"`
+}
+
+// ToolGrammar is the grammar a freeform tool's text follows, as the
+// OpenAI custom tools' format declares it.
+type ToolGrammar struct {
+	// Syntax is "lark" or "regex".
+	Syntax string
+	// Definition is the grammar itself.
+	Definition string
 }
 
 // ToolsResponse answers GET /v1/tools.

@@ -198,7 +198,7 @@ func (c *Coordinator) Pool(d api.Dialect, s *Session) []api.ToolInfo {
 	}
 	for _, dt := range c.dialectTools(d) {
 		if c.listed(dt, hidden) {
-			out = append(out, api.ToolInfo{Name: dt.Name, Description: dt.Description, InputSchema: dt.InputSchema, APIType: dt.APIType})
+			out = append(out, api.ToolInfo{Name: dt.Name, Description: dt.Description, InputSchema: dt.InputSchema, APIType: dt.APIType, Grammar: dt.Grammar})
 		}
 	}
 	out = append(out, c.mcpTools(d, s)...)

@@ -31,6 +31,11 @@ type applyPatchOperation struct {
 	Type string `json:"type"`
 	Path string `json:"path"`
 	Diff string `json:"diff"`
+	// MoveTo renames an updated file: move_to in the API's update_file
+	// operation, moveTo in the Agents SDK's (agents-core protocol
+	// ApplyPatchOperationUpdateFile).
+	MoveTo    string `json:"move_to"`
+	SDKMoveTo string `json:"moveTo"`
 }
 
 // patchHeaders are the section lines of each operation type.
@@ -45,6 +50,9 @@ func applyPatchRun(i int, callID string, raw json.RawMessage) (*openAIRun, error
 		return nil, itemDecodeError(i, err)
 	}
 	op := item.Operation
+	if op != nil && op.MoveTo == "" {
+		op.MoveTo = op.SDKMoveTo
+	}
 	switch {
 	case op == nil:
 		return nil, itemError(i, "operation", "is required")
@@ -52,9 +60,14 @@ func applyPatchRun(i int, callID string, raw json.RawMessage) (*openAIRun, error
 		return nil, itemError(i, "operation.type", "must be create_file, update_file or delete_file")
 	case strings.TrimSpace(op.Path) == "" || strings.ContainsAny(op.Path, "\r\n"):
 		return nil, itemError(i, "operation.path", "must be one non-empty line")
+	case op.MoveTo != "" && (op.Type != "update_file" || strings.TrimSpace(op.MoveTo) == "" || strings.ContainsAny(op.MoveTo, "\r\n")):
+		return nil, itemError(i, "operation.move_to", "must be one non-empty line, in an update_file operation")
 	}
 	var patch strings.Builder
 	patch.WriteString("*** Begin Patch\n" + patchHeaders[op.Type] + op.Path + "\n")
+	if op.MoveTo != "" {
+		patch.WriteString("*** Move to: " + op.MoveTo + "\n")
+	}
 	if op.Type != "delete_file" {
 		// A section line in the diff would start another file's section:
 		// an operation is one file.

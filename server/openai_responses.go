@@ -84,10 +84,14 @@ func responsesRun(i int, head responsesItemHead, raw json.RawMessage) (*openAIRu
 			return agentsFunctionRun(head, call), nil
 		}
 		return functionRun(head, call), nil
-	case "apply_patch_call":
+	case "apply_patch_call", "shell_call":
+		if head.CallID == "" && head.SDKCallID != "" {
+			return agentsBuiltinRun(i, head, raw)
+		}
+		if head.Type == "shell_call" {
+			return shellRun(i, head.CallID, raw)
+		}
 		return applyPatchRun(i, head.CallID, raw)
-	case "shell_call":
-		return shellRun(i, head.CallID, raw)
 	case "local_shell_call":
 		return localShellRun(i, head.CallID, raw)
 	case "tool_search_call":

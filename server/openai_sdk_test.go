@@ -36,7 +36,7 @@ import { pathToFileURL } from "node:url";
 const nm = process.env.NODE_MODULES + "/";
 const { default: OpenAI } = await import(pathToFileURL(nm + "openai/index.mjs").href);
 const agents = await import(pathToFileURL(nm + "@openai/agents/dist/index.mjs").href);
-const { Agent, run, tool, OpenAIResponsesModel, setTracingDisabled, protocol } = agents;
+const { Agent, run, tool, shellTool, applyPatchTool, OpenAIResponsesModel, setTracingDisabled, protocol } = agents;
 setTracingDisabled(true);
 
 const args = JSON.stringify({ path: "a.txt", task_progress: null });
@@ -47,13 +47,14 @@ const completion = (id) => ({ id: "chatcmpl-" + id, object: "chat.completion", c
 const chunk = (delta, finish = null) => ({ id: "chatcmpl-s", object: "chat.completion.chunk", created: 1, model: "m",
   choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] });
 let responses = 0;
+let output = (n) => [
+  { type: "reasoning", id: "rs_" + n, summary: [] },
+  { type: "function_call", id: "fc_" + n, call_id: "call_r" + n, name: "read_file", arguments: args, status: "completed" },
+];
 const response = () => ({ id: "resp_" + (++responses), object: "response", created_at: 1, status: "completed", model: "m",
   error: null, incomplete_details: null, instructions: null, metadata: {}, parallel_tool_calls: true, temperature: 1, top_p: 1,
   tool_choice: "auto", tools: [], text: { format: { type: "text" } }, usage: null,
-  output: [
-    { type: "reasoning", id: "rs_" + responses, summary: [] },
-    { type: "function_call", id: "fc_" + responses, call_id: "call_r" + responses, name: "read_file", arguments: args, status: "completed" },
-  ] });
+  output: output(responses) });
 const mock = createServer(async (req, res) => {
   let body = "";
   for await (const c of req) body += c;
@@ -128,6 +129,27 @@ await attempt("agents", async () => {
   for (const item of answer.body.output ?? []) protocol.FunctionCallResultItem.parse(item);
   report("agents function call items", answer);
 });
+await attempt("agents built-in", async () => {
+  output = (n) => [
+    { type: "shell_call", id: "sh_" + n, call_id: "call_sh" + n, status: "completed",
+      action: { commands: ["cat a.txt", "echo done"], timeout_ms: 20000, max_output_length: 1000 } },
+    { type: "apply_patch_call", id: "ap_" + n, call_id: "call_ap" + n, status: "completed",
+      operation: { type: "update_file", path: "m.txt", diff: "@@\n-one\n+two\n", move_to: "moved.txt" } },
+  ];
+  const never = async () => { throw new Error("not run here"); };
+  const agent = new Agent({ name: "b", instructions: "edit", model: new OpenAIResponsesModel(client, "m"),
+    tools: [shellTool({ shell: { run: never }, needsApproval: true }),
+      applyPatchTool({ editor: { createFile: never, updateFile: never, deleteFile: never }, needsApproval: true })] });
+  const result = await run(agent, "edit m.txt");
+  const items = result.interruptions.map((i) => i.rawItem);
+  // A session whose rules allow both, so that nothing waits for approval.
+  const sess = (await toolgate("POST", "/v1/sessions", { permissions: { allow: ["execute_command", "apply_patch"] } })).body;
+  const answer = await toolgate("POST", "/v1/sessions/" + sess.id + "/messages", items);
+  for (const item of answer.body.output ?? []) {
+    (item.type === "shell_call_output" ? protocol.ShellCallResultItem : protocol.ApplyPatchCallResultItem).parse(item);
+  }
+  report("agents shell and apply_patch items", { ...answer, sent: items.map((i) => i.type) });
+});
 mock.close();
 `
 
@@ -162,7 +184,7 @@ func openAINodeModules(t *testing.T) string {
 // SDKs' own checks.
 func TestOpenAISDKShapes(t *testing.T) {
 	nm := openAINodeModules(t)
-	ts, _ := newDialectServer(t, coordinator.Config{}, map[string]string{"a.txt": "alpha\n"})
+	ts, dir := newDialectServer(t, coordinator.Config{}, map[string]string{"a.txt": "alpha\n", "m.txt": "one\n"})
 	script := filepath.Join(t.TempDir(), "sdk.mjs")
 	if err := os.WriteFile(script, []byte(openAISDKScript), 0o644); err != nil {
 		t.Fatal(err)
@@ -179,7 +201,8 @@ func TestOpenAISDKShapes(t *testing.T) {
 	}
 	want := []string{"parse message", "parse completion", "stream finalChatCompletion message", "stream finalMessage",
 		"responses.create output", "responses.create response", "responses.parse output",
-		"agents strict tools", "agents tools from the plain list", "agents function call items"}
+		"agents strict tools", "agents tools from the plain list", "agents function call items",
+		"agents shell and apply_patch items"}
 	seen := map[string]bool{}
 	refused := 0
 	for line := range strings.Lines(string(out)) {
@@ -196,9 +219,21 @@ func TestOpenAISDKShapes(t *testing.T) {
 		if strings.Contains(s.Shape, "tools") && !strings.Contains(s.Shape, "items") {
 			continue
 		}
+		if strings.Contains(s.Shape, "shell") && (!strings.Contains(string(s.Body), `"exitCode":0`) || !strings.Contains(string(s.Body), `"type":"apply_patch_call_output","callId":"call_ap`) ||
+			strings.Contains(string(s.Body), `"status":"failed"`)) {
+			t.Errorf("%s: answer %s, want the SDK's result items, both calls completed", s.Shape, s.Body)
+		}
 		if !strings.Contains(string(s.Body), "alpha") || strings.Contains(string(s.Body), `"is_error":true`) {
 			t.Errorf("%s: answer %s, want a.txt's content", s.Shape, s.Body)
 		}
+	}
+	// The SDK's apply_patch_call (update_file with moveTo) ran: m.txt
+	// was updated and renamed.
+	if b, err := os.ReadFile(filepath.Join(dir, "moved.txt")); err != nil || string(b) != "two\n" {
+		t.Errorf("moved.txt = %q, %v; want the patched m.txt", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "m.txt")); !os.IsNotExist(err) {
+		t.Errorf("m.txt is still there: %v", err)
 	}
 	for _, w := range want {
 		if !seen[w] {

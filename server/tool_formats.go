@@ -64,10 +64,61 @@ type openAIResponsesTool struct {
 	Strict      bool            `json:"strict"`
 }
 
+// responsesCustomTool is a Responses API custom tool, the freeform kind
+// Codex declares apply_patch as: its call is text following the grammar.
+type responsesCustomTool struct {
+	Type        string        `json:"type"`
+	Name        string        `json:"name"`
+	Description string        `json:"description"`
+	Format      grammarFormat `json:"format"`
+}
+
+// grammarFormat is a Responses custom tool's format.
+type grammarFormat struct {
+	Type       string `json:"type"`
+	Syntax     string `json:"syntax"`
+	Definition string `json:"definition"`
+}
+
+// chatCustomTool is the same tool in Chat Completions:
+// {"type":"custom","custom":{...}}, its grammar one level deeper.
+type chatCustomTool struct {
+	Type   string         `json:"type"`
+	Custom chatCustomSpec `json:"custom"`
+}
+
+type chatCustomSpec struct {
+	Name        string            `json:"name"`
+	Description string            `json:"description"`
+	Format      chatGrammarFormat `json:"format"`
+}
+
+type chatGrammarFormat struct {
+	Type    string      `json:"type"`
+	Grammar chatGrammar `json:"grammar"`
+}
+
+type chatGrammar struct {
+	Syntax     string `json:"syntax"`
+	Definition string `json:"definition"`
+}
+
+// customTool renders a freeform tool in one of the OpenAI formats. It has
+// no schema, so strict mode leaves it as it is.
+func customTool(t api.ToolInfo, format string) any {
+	if format == formatOpenAI {
+		return chatCustomTool{Type: "custom", Custom: chatCustomSpec{Name: t.Name, Description: t.Description,
+			Format: chatGrammarFormat{Type: "grammar", Grammar: chatGrammar{Syntax: t.Grammar.Syntax, Definition: t.Grammar.Definition}}}}
+	}
+	return responsesCustomTool{Type: "custom", Name: t.Name, Description: t.Description,
+		Format: grammarFormat{Type: "grammar", Syntax: t.Grammar.Syntax, Definition: t.Grammar.Definition}}
+}
+
 // formatTools renders a tool list in one of the formats. The client-side
 // names and the load errors appear in toolgate's own format only. strict
 // (the OpenAI formats only) gives strict-mode definitions and names the
-// tools that have none in not_strict.
+// tools that have none in not_strict. In the OpenAI formats a freeform
+// tool is a custom tool with its grammar, as Codex lists apply_patch.
 func formatTools(list api.ToolsResponse, format string, strict bool) any {
 	tools := list.Tools
 	switch format {
@@ -85,6 +136,10 @@ func formatTools(list api.ToolsResponse, format string, strict bool) any {
 		out := make([]any, 0, len(tools))
 		skipped := []notStrict{}
 		for _, t := range tools {
+			if t.Grammar != nil {
+				out = append(out, customTool(t, format))
+				continue
+			}
 			params := plainParameters(t.InputSchema)
 			if strict {
 				var err error

@@ -62,6 +62,9 @@ type DialectTool struct {
 	// (text_editor_20250728), which clients declare by type and name
 	// only; empty for tools declared with a schema.
 	APIType string
+	// Grammar makes a freeform tool of it: its call is text the grammar
+	// describes, which arrives as the input's one string field.
+	Grammar *api.ToolGrammar
 
 	inputType reflect.Type
 	mapIn     func(env MapEnv, in any) (Mapping, error)
@@ -104,6 +107,7 @@ type DialectSpec[In any] struct {
 	Description string
 	Targets     []string
 	APIType     string
+	Grammar     *api.ToolGrammar
 	// Map translates a decoded, validated input. A *ToolError refuses the
 	// call with its code (invalid_input marks the input invalid).
 	Map func(env MapEnv, in *In) (Mapping, error)
@@ -117,7 +121,7 @@ func NewDialectTool[In any](s DialectSpec[In]) *DialectTool {
 	}
 	_, raw := inputSchema[In]("coordinator: dialect tool " + s.Name)
 	return &DialectTool{
-		Name: s.Name, Description: s.Description, InputSchema: raw, Targets: s.Targets, APIType: s.APIType,
+		Name: s.Name, Description: s.Description, InputSchema: raw, Targets: s.Targets, APIType: s.APIType, Grammar: s.Grammar,
 		inputType: reflect.TypeFor[In](),
 		mapIn:     func(env MapEnv, in any) (Mapping, error) { return s.Map(env, in.(*In)) },
 	}

@@ -26,6 +26,7 @@ func applyPatch() *tool.DialectTool {
 		Description: "The `apply_patch` tool can be used to edit files. This is a FREEFORM tool, so do not wrap the patch in JSON. " +
 			"*** Add File: creates a file or replaces it; every file of the patch changes or none does.",
 		Targets: []string{"patch_files"},
+		Grammar: patchGrammar,
 		Map: func(env tool.MapEnv, in *ApplyPatchInput) (tool.Mapping, error) {
 			// The sections, for the answer's file list; a patch that does
 			// not parse is refused by patch_files in its own words.
