@@ -147,6 +147,10 @@ func (c *Coordinator) askApproval(ctx context.Context, s *Session, e *callEntry,
 	}()
 
 	approval := &api.Approval{Reason: v.reason, Deadline: time.Now().Add(timeout).UTC(), Preview: c.preview(ctx, s, sub, t, in, raw)}
+	if v.unsandboxed {
+		// No rule may approve leaving the sandbox: nothing to remember.
+		approval.Preview.Sandbox, pa.remember = unsandboxedPreview(sub.background), nil
+	}
 	if v.rule != nil {
 		approval.Rule = v.rule.text
 	}

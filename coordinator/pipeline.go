@@ -82,8 +82,11 @@ type callState struct {
 	ask     *verdict        // the policy asks for approval (until asked)
 
 	// approval
-	approved bool   // the user approved the call
-	feedback string // the user's comment on an approval
+	approved bool // the user approved the call
+	// unsandboxed: the call asked to leave the sandbox and the policy put
+	// that before the user (unsandboxed.go); approved, it runs unconfined.
+	unsandboxed bool
+	feedback    string // the user's comment on an approval
 
 	// end is set by the stage that ends the call, or by execute; ran says
 	// the handler ran, so post-hooks see its result.
@@ -343,6 +346,9 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 			return c.awaitInput(ctx, s, e, req)
 		},
 		Confine: func(dir string) (*sandbox.Sandbox, sandbox.Run, error) {
+			if cs.unsandboxed && cs.approved {
+				return nil, c.unconfined(dir), nil
+			}
 			r, err := c.confine(dir, cs.ignored)
 			r.ReadOnly = append(r.ReadOnly, editDeniedPaths(c.workspace, editDenialPatterns(c.policy.managed, s.permRules()))...)
 			if err == nil {

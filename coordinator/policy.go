@@ -29,6 +29,9 @@ type verdict struct {
 	reason   string
 	rule     *permRule // the deciding rule, if a rule decided
 	kind     askKind   // for an ask: what may waive it
+	// unsandboxed marks the ask of a command that leaves the sandbox
+	// (unsandboxed.go), which the approval's preview says.
+	unsandboxed bool
 }
 
 // askKind says what may let a call run without the prompt a verdict asks

@@ -19,6 +19,12 @@ type PolicyConfig struct {
 	// rule, ignore rule, protected file or path outside the workspace
 	// stops. Off by default: a session asking for it gets a 400.
 	AllowBypassPermissions bool `json:"allow_bypass_permissions,omitempty"`
+	// AllowUnsandboxedCommands lets a call ask to run its command outside
+	// the sandbox (Claude Code's dangerouslyDisableSandbox); each such call
+	// is put before the user, whatever the rules and the mode allow. Off
+	// by default: such a call is refused, as an approved command must stay
+	// confined (docs/security.md).
+	AllowUnsandboxedCommands bool `json:"allow_unsandboxed_commands,omitempty"`
 	// ApprovalTimeout is how long a call waits for a decision before it is
 	// denied; default 10 minutes.
 	ApprovalTimeout Duration `json:"approval_timeout,omitempty"`

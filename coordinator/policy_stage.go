@@ -71,6 +71,7 @@ func (c *Coordinator) checkPolicy(cs *callState) {
 	stop, g := c.authorize(cs.s, cs.tool, cs.input, cs.raw)
 	if stop == nil {
 		g = withHookDecision(g, cs.hook, cs.hookReason)
+		stop, g = c.leaveSandbox(cs, g)
 	}
 	if g.decision != "" {
 		cs.e.audit.decide(g.decision, g.decidedBy)

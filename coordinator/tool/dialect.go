@@ -98,6 +98,11 @@ type Mapping struct {
 	// Result rewords the tool's result; nil keeps it. code is the
 	// call's error code, "" when it succeeded.
 	Result func(res Result, code string) Result
+	// Unsandboxed asks to run the call's command outside the sandbox
+	// (Claude Code's dangerouslyDisableSandbox). The policy puts every
+	// such call before the user, whatever the rules and the mode allow,
+	// or refuses it; only an approved call runs unconfined.
+	Unsandboxed bool
 }
 
 // DialectSpec declares a dialect tool with a typed input, as Spec declares

@@ -1,5 +1,7 @@
 package claudecode
 
+import "encoding/json"
+
 // The inputs of Claude Code's tools: the parameters, their types and the
 // descriptions its tool docs give, from which the schemas its model sees
 // are derived.
@@ -46,6 +48,9 @@ type BashInput struct {
 	Timeout         float64 `json:"timeout,omitempty" validate:"omitempty,min=1,max=600000" jsonschema:"Optional timeout in milliseconds (max 600000)"`
 	Description     string  `json:"description,omitempty" jsonschema:"Clear, concise description of what this command does in 5-10 words"`
 	RunInBackground bool    `json:"run_in_background,omitempty" jsonschema:"Set to true to run this command in the background. Use BashOutput to read the output later."`
+	// DangerouslyDisableSandbox runs the command outside the sandbox: the
+	// user is asked every time, and the managed policy may refuse it.
+	DangerouslyDisableSandbox bool `json:"dangerouslyDisableSandbox,omitempty" jsonschema:"Set to true to run this command outside the sandbox. The user is asked every time; the policy may refuse it."`
 }
 
 // GlobInput is Claude Code's Glob.
@@ -98,4 +103,30 @@ type BashOutputInput struct {
 // KillShellClaudeInput is Claude Code's KillShell.
 type KillShellClaudeInput struct {
 	ShellID string `json:"shell_id" validate:"required" jsonschema:"The ID of the background shell to kill"`
+}
+
+// TodoWriteInput is Claude Code's TodoWrite: the whole list each time.
+type TodoWriteInput struct {
+	Todos []TodoItem `json:"todos" validate:"required,dive" jsonschema:"The updated todo list"`
+}
+
+// TodoItem is one task of TodoWrite's list. Claude Code 2.1 requires
+// activeForm and lists no id.
+type TodoItem struct {
+	Content    string `json:"content" validate:"required" jsonschema:"What to do, imperative (Run the tests)"`
+	Status     string `json:"status" validate:"required,oneof=pending in_progress completed" jsonschema:"pending, in_progress or completed"`
+	ActiveForm string `json:"activeForm" validate:"required" jsonschema:"The task while it runs (Running the tests)"`
+}
+
+// UnmarshalJSON decodes an item as Claude Code's schema check reads it:
+// keys it does not list (an id, which older versions had) are dropped,
+// not refused.
+func (t *TodoItem) UnmarshalJSON(b []byte) error {
+	type plain TodoItem
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*t = TodoItem(p)
+	return nil
 }

@@ -175,10 +175,7 @@ func check(s *schemaNode, raw json.RawMessage, v any, path []any) []zodIssue {
 
 // typeIssue is a value of the wrong type, or a missing one ("undefined").
 func typeIssue(path []any, want, got string) zodIssue {
-	name := ""
-	if len(path) > 0 {
-		name = fmt.Sprint(path[len(path)-1])
-	}
+	name := pathName(path)
 	is := zodIssue{Expected: want, Code: zodInvalidType, Path: path,
 		Message: fmt.Sprintf("Invalid input: expected %s, received %s", want, got)}
 	if got == "undefined" {
@@ -187,6 +184,23 @@ func typeIssue(path []any, want, got string) zodIssue {
 		is.sentence = fmt.Sprintf("The parameter `%s` type is expected as `%s` but provided as `%s`", name, want, got)
 	}
 	return is
+}
+
+// pathName names a parameter by its path as Claude Code's sentences do:
+// todos[0].activeForm.
+func pathName(path []any) string {
+	var b strings.Builder
+	for _, p := range path {
+		if i, ok := p.(int); ok {
+			fmt.Fprintf(&b, "[%d]", i)
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		fmt.Fprint(&b, p)
+	}
+	return b.String()
 }
 
 // zodType is a schema's type as Zod names it (integer is a number),

@@ -1,6 +1,7 @@
 package claudecode
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -19,8 +20,38 @@ import (
 // TaskOutputInput is Claude Code's TaskOutput.
 type TaskOutputInput struct {
 	TaskID  string   `json:"task_id" validate:"required" jsonschema:"The ID of the background task to read"`
-	Block   *bool    `json:"block,omitempty" jsonschema:"Wait for the task to finish before answering (default true)"`
-	Timeout *float64 `json:"timeout,omitempty" validate:"omitempty,min=0,max=600000" jsonschema:"How long to wait, in milliseconds (default 30000)"`
+	Block   *bool    `json:"block" validate:"required" jsonschema:"Whether to wait for the task to finish before answering"`
+	Timeout *float64 `json:"timeout" validate:"required,min=0,max=600000" jsonschema:"How long to wait for it, in milliseconds (at most 600000)"`
+}
+
+// Claude Code's defaults for a TaskOutput call that leaves block or
+// timeout out.
+const (
+	taskOutputBlock   = true
+	taskOutputTimeout = 30000
+)
+
+// UnmarshalJSON decodes TaskOutput's input as Claude Code's schema check
+// reads it: its schema lists block and timeout as required, yet a call
+// leaving them out runs with their defaults (block true, timeout 30000
+// ms), as the conformance harness records from the real CLI. Unknown
+// keys are refused, as the coordinator's decoder refuses them.
+func (in *TaskOutputInput) UnmarshalJSON(b []byte) error {
+	type plain TaskOutputInput
+	var p plain
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return err
+	}
+	if p.Block == nil {
+		p.Block = new(taskOutputBlock)
+	}
+	if p.Timeout == nil {
+		p.Timeout = new(float64(taskOutputTimeout))
+	}
+	*in = TaskOutputInput(p)
+	return nil
 }
 
 // TaskStopInput is Claude Code's TaskStop; shell_id is KillShell's name
@@ -37,15 +68,12 @@ func claudeTaskOutput() *tool.DialectTool {
 		Targets:     []string{"shell_output"},
 		Map: func(env tool.MapEnv, in *TaskOutputInput) (tool.Mapping, error) {
 			wait := 0
-			if in.Block == nil || *in.Block {
-				wait = 30000
-				if in.Timeout != nil {
-					wait = int(*in.Timeout)
-				}
+			if *in.Block {
+				wait = int(*in.Timeout)
 			}
 			return tool.Mapping{Tool: "shell_output", Input: handlers.ShellOutputInput{ID: in.TaskID, Wait: wait},
 				Result: func(res tool.Result, code string) tool.Result {
-					return taskOutputResult(in.TaskID, wait > 0, res, code)
+					return taskOutputResult(in.TaskID, *in.Block, res, code)
 				}}, nil
 		},
 	})

@@ -33,6 +33,8 @@ func TestClaudeInvalidInput(t *testing.T) {
 			"<tool_use_error>InputValidationError: [\n  {\n    \"code\": \"invalid_value\",\n    \"values\": [\n      \"content\",\n      \"files_with_matches\",\n      \"count\"\n    ],\n    \"path\": [\n      \"output_mode\"\n    ],\n    \"message\": \"Invalid option: expected one of \\\"content\\\"|\\\"files_with_matches\\\"|\\\"count\\\"\"\n  }\n]</tool_use_error>"},
 		{"nested enum", "TodoWrite", `{"todos":[{"content":"x","status":"later","activeForm":"x"}]}`,
 			"<tool_use_error>InputValidationError: [\n  {\n    \"code\": \"invalid_value\",\n    \"values\": [\n      \"pending\",\n      \"in_progress\",\n      \"completed\"\n    ],\n    \"path\": [\n      \"todos\",\n      0,\n      \"status\"\n    ],\n    \"message\": \"Invalid option: expected one of \\\"pending\\\"|\\\"in_progress\\\"|\\\"completed\\\"\"\n  }\n]</tool_use_error>"},
+		{"nested missing", "TodoWrite", `{"todos":[{"content":"x","status":"pending"}]}`,
+			"<tool_use_error>InputValidationError: TodoWrite failed due to the following issue:\nThe required parameter `todos[0].activeForm` is missing</tool_use_error>"},
 		{"valid input has no issue", "Read", `{"file_path":"/a"}`, ""},
 		{"not an object keeps toolgate's words", "Read", `"{\"file_path\":"`, ""},
 	} {

@@ -212,7 +212,7 @@ func claudeBash() *tool.DialectTool {
 			cwd := env.Dir.Get()
 			if in.RunInBackground {
 				return tool.Mapping{Tool: "execute_command", Input: handlers.ExecuteCommandInput{Command: in.Command, RequiresApproval: new(false),
-					Cwd: cwd, Background: true}, Result: backgroundStarted}, nil
+					Cwd: cwd, Background: true}, Result: backgroundStarted, Unsandboxed: in.DangerouslyDisableSandbox}, nil
 			}
 			ms := 120000
 			if in.Timeout > 0 {
@@ -230,7 +230,7 @@ func claudeBash() *tool.DialectTool {
 						res = keepDir(env, cwd, in.Command, res)
 					}
 					return res
-				}}, nil
+				}, Unsandboxed: in.DangerouslyDisableSandbox}, nil
 		},
 	})
 }
@@ -332,13 +332,17 @@ func claudeLS() *tool.DialectTool {
 }
 
 func claudeTodoWrite() *tool.DialectTool {
-	return tool.NewDialectTool(tool.DialectSpec[handlers.TodoWriteInput]{
+	return tool.NewDialectTool(tool.DialectSpec[TodoWriteInput]{
 		Name: "TodoWrite",
 		Description: "Create and manage a structured task list for the session: the whole list each time, every task with content, " +
 			"status (pending, in_progress, completed) and activeForm. The list is shown to the user.",
 		Targets: []string{"todo_write"},
-		Map: func(env tool.MapEnv, in *handlers.TodoWriteInput) (tool.Mapping, error) {
-			return tool.Mapping{Tool: "todo_write", Input: in}, nil
+		Map: func(env tool.MapEnv, in *TodoWriteInput) (tool.Mapping, error) {
+			todos := make([]handlers.TodoItem, len(in.Todos))
+			for i, t := range in.Todos {
+				todos[i] = handlers.TodoItem{Content: t.Content, Status: t.Status, ActiveForm: t.ActiveForm}
+			}
+			return tool.Mapping{Tool: "todo_write", Input: handlers.TodoWriteInput{Todos: todos}}, nil
 		},
 	})
 }

@@ -40,6 +40,18 @@ var probe = []call{
 	{"Bash", obj{"command": "git push origin main"}, "ask rule"},
 	{"Bash", obj{"command": "curl -s http://127.0.0.1:9/"}, "no rule, not read-only"},
 	{"Bash", obj{"command": "echo hi > out.txt"}, "no rule, a redirect"},
+	{"Bash", obj{"command": "echo more >> notes/out.txt"}, "append into a subdirectory"},
+	{"Bash", obj{"command": "ls > listing.txt 2>&1"}, "ls, a redirect"},
+	{"Bash", obj{"command": "echo hi > ../probe-outside.txt"}, "a redirect outside the workspace"},
+	{"Bash", obj{"command": "echo hi > /tmp/probe-outside.txt"}, "a redirect to /tmp"},
+	{"Bash", obj{"command": "echo hi > src/redirected.go"}, "a redirect into an Edit-denied path"},
+	{"Bash", obj{"command": "echo hi > secret/out.txt"}, "a redirect into a Read-denied path"},
+	{"Bash", obj{"command": "echo '[x]' >> .git/config"}, "a redirect into .git/config"},
+	{"Bash", obj{"command": "echo hi > .bashrc"}, "a redirect into a shell start-up file"},
+	{"Bash", obj{"command": "echo hi > \"$HOME/x.txt\""}, "a redirect to a variable's path"},
+	{"Bash", obj{"command": "cat README.md > copy.txt"}, "cat, a redirect"},
+	{"Bash", obj{"command": "touch t.txt > out2.txt"}, "allowed prefix, a redirect"},
+	{"Bash", obj{"command": "curl -s http://127.0.0.1:9/ > page.html"}, "not read-only, a redirect"},
 	{"Bash", obj{"command": "cat secret/key.txt"}, "a command reading a denied path"},
 	{"Read", obj{"file_path": "{WS}/secret/key.txt"}, "Read of a denied path"},
 	{"Read", obj{"file_path": "{WS}/README.md"}, "Read, no rule"},
@@ -133,8 +145,8 @@ func TestPermissionsMatchClaudeCode(t *testing.T) {
 			}
 		}
 		fmt.Fprintf(&table, "%-45s Claude Code %-5s toolgate %-5s %s\n", c.name+" "+c.note, theirs, ours, mark)
-		if theirs != "allow" {
-			fmt.Fprintf(&table, "    Claude Code: %.160q\n", resultText(r))
+		if theirs != "allow" || theirs != ours {
+			fmt.Fprintf(&table, "    Claude Code: %.400q\n", resultText(r))
 		}
 	}
 	t.Logf("permission probe, Claude Code %s: %d of %d outcomes the same\n%s", Version, same, len(probe), table.String())
