@@ -48,6 +48,10 @@ const (
 	// askDefault: toolgate's defaults; the permission modes and a
 	// PreToolUse hook's allow waive it, as allow rules do.
 	askDefault
+	// askWrites: a command line's output redirections into workspace
+	// files (policy_redirects.go); acceptEdits and bypassPermissions
+	// waive it.
+	askWrites
 )
 
 // policy evaluates permission rules: the managed rules from the config and
@@ -78,6 +82,9 @@ func (p *policy) decide(s *subject, t *tool.Tool, session []*permRule, requiresA
 				}
 			}
 		}
+	}
+	if !p.cfg.AllowAll && onlyFileWrites(s) {
+		return p.decideWrites(s, t, session, requiresApproval)
 	}
 	if v, ok := p.mustAsk(s, t); ok {
 		return v

@@ -3,6 +3,7 @@ package coordinator
 import (
 	"fmt"
 	"io/fs"
+	"path"
 	"path/filepath"
 	"slices"
 
@@ -113,6 +114,28 @@ func editLinkDenial(ws *tool.Workspace, t *tool.Tool, sub *subject, patterns []s
 	for _, p := range sub.paths {
 		if slices.Contains(links, p.rel) {
 			return fmt.Sprintf("Denied: %s is a hard link to a file a deny rule keeps from editing.", p.rel)
+		}
+	}
+	return ""
+}
+
+// editRedirectDenial refuses a command line whose output redirection
+// writes a workspace file a deny rule keeps from editing, as Claude Code
+// denies `echo x > src/a.go` under Edit(src/**): no approval can make the
+// write succeed, since the sandbox keeps the file read-only.
+func editRedirectDenial(sub *subject, patterns []string) string {
+	if sub.command == nil || len(sub.writes) == 0 || len(patterns) == 0 {
+		return ""
+	}
+	m := editDenials(patterns)
+	for _, w := range sub.writes {
+		hit := false
+		// A rule naming a directory (Edit(src)) denies what is below it.
+		for d := path.Dir(w); d != "." && d != "/" && !hit; d = path.Dir(d) {
+			_, hit = m.Match(d, true)
+		}
+		if _, file := m.Match(w, false); hit || file {
+			return fmt.Sprintf("Denied: the command writes %s (an output redirection), which a deny rule keeps from editing.", w)
 		}
 	}
 	return ""

@@ -49,7 +49,8 @@ func permissionModeName(m api.Mode) string {
 // rules and defaults would put before the user. Only asks the mode may
 // waive are waived: acceptEdits waives the default prompt of a tool that
 // edits workspace files and of a line of filesystem commands (mkdir,
-// touch, mv, cp) in the workspace; bypassPermissions waives the default
+// touch, mv, cp) in the workspace, and the prompt for a line's output
+// redirections into workspace files (askWrites); bypassPermissions waives the default
 // prompt and a risky command line's, as allow_all does, but never an ask
 // rule, a protected file or a path outside the workspace.
 func modeAllows(m api.Mode, v verdict, t *tool.Tool, sub *subject) bool {
@@ -59,7 +60,7 @@ func modeAllows(m api.Mode, v verdict, t *tool.Tool, sub *subject) bool {
 	case m == api.ModeBypassPermissions:
 		return v.kind != askHard
 	case m == api.ModeAcceptEdits:
-		return v.kind == askDefault && (editsWorkspaceFiles(t, sub) || onlyFileCommands(sub))
+		return v.kind == askWrites || v.kind == askDefault && (editsWorkspaceFiles(t, sub) || onlyFileCommands(sub))
 	}
 	return false
 }

@@ -189,6 +189,10 @@ func (c *Coordinator) denialsBeyondRules(s *Session, t *tool.Tool, sub *subject,
 			return nil, &out, gate{decision: "deny", decidedBy: "rule: read deny"}
 		}
 	}
+	if msg := editRedirectDenial(sub, editDenialPatterns(layers...)); msg != "" {
+		out := failure(api.StatusDenied, api.ToolCodeDenied, msg)
+		return nil, &out, gate{decision: "deny", decidedBy: "rule: edit deny"}
+	}
 	if msg := editLinkDenial(c.workspace, t, sub, editDenialPatterns(layers...)); msg != "" {
 		out := failure(api.StatusDenied, api.ToolCodeDenied, msg)
 		return nil, &out, gate{decision: "deny", decidedBy: "rule: edit deny"}

@@ -85,6 +85,15 @@ func (c *Coordinator) addCommand(s *subject, line tool.CommandLine) {
 			s.paths = append(s.paths, c.pathRef(rel))
 		}
 	}
+	for _, w := range a.Writes() {
+		native := filepath.FromSlash(w)
+		if !filepath.IsAbs(native) {
+			native = filepath.Join(c.workspace.Dir, filepath.FromSlash(cwd), native)
+		}
+		if rel, err := c.workspace.Rel(native); err == nil {
+			s.writes = append(s.writes, filepath.ToSlash(rel))
+		}
+	}
 	globbed := hasRisk(&a, shellcmd.KindGlob)
 	for _, arg := range a.PathArgs() {
 		if strings.HasPrefix(arg, "~") {
@@ -232,6 +241,7 @@ type subject struct {
 	line       string             // the command line
 	background bool               // a command started as a session job
 	outside    []string           // command words naming paths outside the workspace
+	writes     []string           // workspace files the command's output redirections write
 }
 
 // pathRef is a workspace-relative path and whether it names a directory.

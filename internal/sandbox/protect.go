@@ -22,6 +22,11 @@ var workspaceProtected = []string{
 	".vscode", ".idea", ".claude/commands", ".claude/agents", ".clinerules/hooks",
 }
 
+// WorkspaceProtected lists the workspace paths (relative, slash-separated)
+// that are read-only inside the sandbox unless sandbox.allow_write names
+// them, beside each repository's .git/config and .git/hooks.
+func WorkspaceProtected() []string { return slices.Clone(workspaceProtected) }
+
 // readOnly lists the existing real paths to make read-only in the
 // writable set: the workspace's protected paths, its repositories' (see
 // gitProtected) and the run's own list, but those sandbox.allow_write

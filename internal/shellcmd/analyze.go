@@ -35,7 +35,8 @@ type Analysis struct {
 	// (Claude Code's Bash) carries it over.
 	EndDir string
 
-	paths []string
+	paths  []string
+	writes []string
 }
 
 // SimpleCommand is one command with its arguments.
@@ -133,7 +134,7 @@ func (c *analysisCache) put(command string, a Analysis) {
 // clone copies a so that the copy shares no slice with it: callers may
 // change what they get without touching what the cache keeps.
 func (a Analysis) clone() Analysis {
-	out := Analysis{Risks: slices.Clone(a.Risks), paths: slices.Clone(a.paths), EndDir: a.EndDir}
+	out := Analysis{Risks: slices.Clone(a.Risks), paths: slices.Clone(a.paths), writes: slices.Clone(a.writes), EndDir: a.EndDir}
 	if a.Commands != nil {
 		out.Commands = make([]SimpleCommand, len(a.Commands))
 		for i, c := range a.Commands {
@@ -149,6 +150,7 @@ type analyzer struct {
 	seen     map[Risk]bool
 	commands []SimpleCommand
 	paths    []string
+	writes   []string // files output redirections write (Writes)
 	seenPath map[string]bool
 	// unsettled is set once the line may have changed the shell's state
 	// (a function, alias, variable or option): from then on any command
@@ -162,7 +164,7 @@ func newAnalyzer() *analyzer {
 }
 
 func (a *analyzer) result() Analysis {
-	return Analysis{Commands: a.commands, Risks: a.risks, paths: a.paths}
+	return Analysis{Commands: a.commands, Risks: a.risks, paths: a.paths, writes: a.writes}
 }
 
 func (a *analyzer) risk(kind, detail string) {

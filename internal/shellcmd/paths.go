@@ -18,3 +18,12 @@ import "slices"
 func (a Analysis) PathArgs() []string {
 	return slices.Clone(a.paths)
 }
+
+// Writes returns the targets of the line's output redirections (>, >>,
+// &>, >|, <>), the files it writes whatever its commands are, joined to
+// the directories their commands may run in as PathArgs joins them. A
+// target holding an expansion keeps its raw source ("$F"), and a risk
+// says so.
+func (a Analysis) Writes() []string {
+	return slices.Clone(a.writes)
+}

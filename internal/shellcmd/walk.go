@@ -131,7 +131,22 @@ func (w *walker) redirectPaths(st *syntax.Stmt, in dirState) {
 			continue // >&N duplicates a descriptor; >&file writes file
 		}
 		w.a.addPath(target, in)
+		if writesFile(r.Op) {
+			for _, d := range in.all {
+				w.a.writes = append(w.a.writes, joinDir(d, target))
+			}
+		}
 	}
+}
+
+// writesFile reports whether a redirection operator opens its target for
+// writing (>, >>, &>, &>>, >|, <>, >&file).
+func writesFile(op syntax.RedirOperator) bool {
+	switch op {
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob, syntax.RdrInOut, syntax.DplOut:
+		return true
+	}
+	return false
 }
 
 func isFd(s string) bool {

@@ -23,10 +23,11 @@ var probeRules = map[string][]string{
 }
 
 // probeFloor is the ratchet: outcomes the same as Claude Code 2.1.197's,
-// as measured. The one left: Claude Code runs `echo hi > out.txt`
-// without asking in its default mode; toolgate asks before any
-// redirection (a write no rule can see).
-const probeFloor = 14
+// as measured. The one left: a redirection into a directory a Read deny
+// rule covers, which Claude Code asks about (its redirection check
+// weighs Edit rules only) and toolgate refuses (a command naming a path
+// denied to reading is refused).
+const probeFloor = 26
 
 // probeSecret is the content of the denied file; no result may hold it.
 const probeSecret = "PROBE-SECRET-5150"
@@ -63,21 +64,55 @@ var probe = []call{
 	{"Write", obj{"file_path": "{WS}/notes/new.txt", "content": "x\n"}, "Write, no rule"},
 }
 
+// acceptEditsProbe are the redirections again, in Claude Code's
+// acceptEdits mode, in which it lets a command write by redirection a
+// file in its working directory that no rule or safety check holds.
+var acceptEditsProbe = []call{
+	{"Bash", obj{"command": "echo hi > out.txt"}, "a redirect"},
+	{"Bash", obj{"command": "echo more >> notes/out.txt"}, "append into a subdirectory"},
+	{"Bash", obj{"command": "ls > listing.txt 2>&1"}, "ls, a redirect"},
+	{"Bash", obj{"command": "echo hi > ../probe-outside.txt"}, "a redirect outside the workspace"},
+	{"Bash", obj{"command": "echo hi > src/redirected.go"}, "a redirect into an Edit-denied path"},
+	{"Bash", obj{"command": "echo '[x]' >> .git/config"}, "a redirect into .git/config"},
+	{"Bash", obj{"command": "echo hi > .bashrc"}, "a redirect into a shell start-up file"},
+	{"Bash", obj{"command": "echo hi > \"$HOME/x.txt\""}, "a redirect to a variable's path"},
+	{"Bash", obj{"command": "curl -s http://127.0.0.1:9/ > page.html"}, "not read-only, a redirect"},
+	{"Bash", obj{"command": "touch made.txt"}, "a file command"},
+}
+
+// acceptEditsFloor is the ratchet of the acceptEdits pass, as measured:
+// every outcome the same (toolgate's policy_redirects.go).
+const acceptEditsFloor = 10
+
 // outcome classifies a result: allow (the tool ran), ask (Claude Code
 // in print mode refuses what it would ask about; toolgate waits for an
 // approval), deny.
 type outcome string
 
-// claudeOutcome reads Claude Code's refusal texts: a deny rule's "Permission
-// to use X has been denied", print mode's refusal of an ask ("requested
-// permissions ... haven't granted it yet"), an input check's denial of a
-// path a rule covers ("denied by your permission settings").
+// claudeOutcome reads Claude Code's refusal texts. Denials: a deny rule's
+// "Permission to use X has been denied", an input check's "denied by your
+// permission settings", a redirection "blocked by a deny rule". What it
+// would ask about, refused in print mode: "requested permissions ...
+// haven't granted it yet", "This command requires approval", a
+// redirection that "was blocked. For security, Claude Code may only
+// write to files in the allowed working directories" (its path check's
+// ask, for any file written outside acceptEdits), an edit of a
+// "sensitive file", and the checks that "require manual approval".
 func claudeOutcome(text string) outcome {
+	has := func(subs ...string) bool {
+		for _, s := range subs {
+			if strings.Contains(text, s) {
+				return true
+			}
+		}
+		return false
+	}
 	switch {
-	case strings.Contains(text, "haven't granted it yet"), strings.Contains(text, "requires approval"):
-		return "ask"
-	case strings.Contains(text, "denied"):
+	case has("has been denied", "denied by your permission settings", "blocked by a deny rule"):
 		return "deny"
+	case has("haven't granted it yet", "requested permissions", "requires approval", "require manual approval",
+		"requires manual approval", "require explicit approval", "was blocked. For security"):
+		return "ask"
 	}
 	return "allow"
 }
@@ -90,6 +125,18 @@ func claudeOutcome(text string) outcome {
 // does not, any toolgate result holding the denied file's content, or
 // fewer outcomes the same than the floor fails the test.
 func TestPermissionsMatchClaudeCode(t *testing.T) {
+	runProbe(t, "default", probe, probeFloor)
+}
+
+// TestRedirectsMatchClaudeCodeAcceptEdits is the probe's redirections in
+// acceptEdits mode.
+func TestRedirectsMatchClaudeCodeAcceptEdits(t *testing.T) {
+	runProbe(t, "acceptEdits", acceptEditsProbe, acceptEditsFloor)
+}
+
+// runProbe runs calls through both sides in a permission mode and
+// compares the outcomes (see TestPermissionsMatchClaudeCode).
+func runProbe(t *testing.T, mode string, calls []call, floor int) {
 	bin := claudeBinary(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 	defer cancel()
@@ -100,15 +147,15 @@ func TestPermissionsMatchClaudeCode(t *testing.T) {
 	for k, v := range probeRules {
 		rules[k] = v
 	}
-	sid, err := tg.NewSession(ctx, map[string]any{"dialect": "claude_code", "mode": "default", "permissions": rules})
+	sid, err := tg.NewSession(ctx, map[string]any{"dialect": "claude_code", "mode": mode, "permissions": rules})
 	if err != nil {
 		t.Fatal(err)
 	}
 	mock := newMockModel(promptMarker, func(i int) (string, map[string]any, bool) {
-		if i >= len(probe) {
+		if i >= len(calls) {
 			return "", nil, false
 		}
-		return probe[i].name, fill(probe[i].input, strings.NewReplacer(wsPH, wsClient)).(map[string]any), true
+		return calls[i].name, fill(calls[i].input, strings.NewReplacer(wsPH, wsClient)).(map[string]any), true
 	}, nil)
 	defer mock.close()
 	home := t.TempDir()
@@ -116,13 +163,13 @@ func TestPermissionsMatchClaudeCode(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := filepath.Join(home, "probe.jsonl")
-	if err := runClaudeWith(ctx, bin, wsClient, home, mock.srv.URL, log, []string{"--permission-mode", "default", "--allowedTools", "Glob,Grep"}); err != nil {
+	if err := runClaudeWith(ctx, bin, wsClient, home, mock.srv.URL, log, []string{"--permission-mode", mode, "--allowedTools", "Glob,Grep"}); err != nil {
 		out, _ := os.ReadFile(log)
 		t.Fatalf("%v\n%s", err, tail(out, 4000))
 	}
 	var table strings.Builder
 	same := 0
-	for i, c := range probe {
+	for i, c := range calls {
 		r, ok := mock.result(toolUseID(i))
 		if !ok {
 			t.Fatalf("Claude Code sent no tool_result for probe call %d (%s)", i, c.note)
@@ -146,15 +193,15 @@ func TestPermissionsMatchClaudeCode(t *testing.T) {
 		}
 		fmt.Fprintf(&table, "%-45s Claude Code %-5s toolgate %-5s %s\n", c.name+" "+c.note, theirs, ours, mark)
 		if theirs != "allow" || theirs != ours {
-			fmt.Fprintf(&table, "    Claude Code: %.400q\n", resultText(r))
+			fmt.Fprintf(&table, "    Claude Code: %.200q\n", resultText(r))
 		}
 	}
-	t.Logf("permission probe, Claude Code %s: %d of %d outcomes the same\n%s", Version, same, len(probe), table.String())
-	if err := conformance.Announce("Claude Code %s permission probe: %d of %d outcomes the same", Version, same, len(probe)); err != nil {
+	t.Logf("permission probe, Claude Code %s, %s mode: %d of %d outcomes the same\n%s", Version, mode, same, len(calls), table.String())
+	if err := conformance.Announce("Claude Code %s permission probe (%s mode): %d of %d outcomes the same", Version, mode, same, len(calls)); err != nil {
 		t.Log(err)
 	}
-	if same < probeFloor {
-		t.Errorf("%d of %d outcomes the same, below the floor %d", same, len(probe), probeFloor)
+	if same < floor {
+		t.Errorf("%d of %d outcomes the same, below the floor %d", same, len(calls), floor)
 	}
 }
 
