@@ -34,12 +34,12 @@ func TestClaudeSchemaCheckDefaults(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s %s: %v", tc.name, tc.input, err)
 		}
-		if in := m.Input.(handlers.ShellOutputInput); in.Wait != 30000 {
-			t.Errorf("%s %s waits %d ms, want Claude Code's default 30000", tc.name, tc.input, in.Wait)
+		if in, ok := m.Input.(handlers.ShellOutputInput); !ok || in.Wait != 30000 {
+			t.Errorf("%s %s maps to %#v, want a wait of Claude Code's default 30000 ms", tc.name, tc.input, m.Input)
 		}
 	}
 	m, err := decodeMapped(t, "TaskOutput", `{"task_id":"b1","block":false}`)
-	if err != nil || m.Input.(handlers.ShellOutputInput).Wait != 0 {
+	if in, ok := m.Input.(handlers.ShellOutputInput); err != nil || !ok || in.Wait != 0 {
 		t.Errorf("TaskOutput block false = %+v, %v, want no wait", m.Input, err)
 	}
 	if _, err := decodeMapped(t, "TaskOutput", `{"task_id":"b1","wait":true}`); err == nil {
@@ -49,8 +49,8 @@ func TestClaudeSchemaCheckDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatalf("TodoWrite with an item id: %v", err)
 	}
-	if todos := m.Input.(handlers.TodoWriteInput).Todos; len(todos) != 1 || todos[0].ActiveForm != "Running the tests" || todos[0].ID != "" {
-		t.Errorf("TodoWrite items = %+v", todos)
+	if in, ok := m.Input.(handlers.TodoWriteInput); !ok || len(in.Todos) != 1 || in.Todos[0].ActiveForm != "Running the tests" || in.Todos[0].ID != "" {
+		t.Errorf("TodoWrite maps to %#v", m.Input)
 	}
 	if _, err := decodeMapped(t, "TodoWrite", `{"todos":[{"content":"Run the tests","status":"pending"}]}`); err == nil {
 		t.Error("TodoWrite without activeForm was accepted")
