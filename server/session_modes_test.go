@@ -104,8 +104,10 @@ func TestSessionPermissionModes(t *testing.T) {
 }
 
 // TestAcceptEditsOverHTTP: a claude_code session in acceptEdits mode runs
-// Write and filesystem commands in the workspace without a prompt, and
-// still asks for other commands (Claude Code's permission-modes page).
+// Write, filesystem commands and a read-only command's output
+// redirection in the workspace without a prompt, and still asks for
+// other commands (Claude Code's permission-modes page; the redirections
+// as internal/conformance/claudecode's probe measures Claude Code 2.1).
 func TestAcceptEditsOverHTTP(t *testing.T) {
 	ts, dir := newDialectServer(t, coordinator.Config{}, nil)
 	s := newSessionOf(t, ts, map[string]any{"dialect": "claude_code", "mode": "acceptEdits"})
@@ -118,7 +120,8 @@ func TestAcceptEditsOverHTTP(t *testing.T) {
 	}{
 		{"Write a new file", "Write", map[string]any{"file_path": filepath.Join(dir, "new.txt"), "content": "x\n"}, api.StatusSucceeded, 0},
 		{"mkdir and touch", "Bash", map[string]any{"command": "mkdir -p out && touch out/keep"}, api.StatusSucceeded, 0},
-		{"another command asks", "Bash", map[string]any{"command": "ls -R > listing.txt"}, api.StatusDenied, 1},
+		{"a redirection into the workspace", "Bash", map[string]any{"command": "ls -R > listing.txt"}, api.StatusSucceeded, 0},
+		{"another command asks", "Bash", map[string]any{"command": "curl -s http://127.0.0.1:9/ > page.html"}, api.StatusDenied, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			text, st, asked := runDeciding(t, ts, s.ID, "toolu_ae"+strings.ReplaceAll(tc.name, " ", "_"), tc.tool, tc.input, api.DecisionReject)
