@@ -15,8 +15,9 @@ import (
 // files only by redirection (`echo hi > out.txt`, `ls > list.txt 2>&1`)
 // is judged as its commands are, and its writes apart. In the default
 // mode the writes ask; acceptEdits lets them write files in the
-// workspace, as it lets Edit; bypassPermissions and allow_all let them
-// run as before. A write outside the workspace, into a protected file
+// workspace, as it lets Edit, and so does an Edit allow rule covering
+// every target in any mode; bypassPermissions and allow_all let them run
+// as before. A write outside the workspace, into a protected file
 // (.git/config, shell start-up files) or a path an Edit deny rule covers
 // (editRedirectDenial) is never waived, and a line that also cds, or
 // whose targets hold an expansion, asks as any risky line does.
@@ -38,7 +39,35 @@ func (p *policy) decideWrites(s *subject, t *tool.Tool, session []*permRule, req
 	if v.decision != decideAllow {
 		return v
 	}
+	if r, ok := p.editAllowed(s.writes, session); ok {
+		return verdict{decision: decideAllow, rule: r, reason: "allowed by " + r.String()}
+	}
 	return writesAsk(s)
+}
+
+// editAllowed returns the allow rule of an editing tool (Edit(notes/**))
+// that covers every write, as Claude Code lets such a rule approve a
+// redirection's target; session rules count unless forbid_session_allow.
+func (p *policy) editAllowed(writes []string, session []*permRule) (*permRule, bool) {
+	var first *permRule
+	for _, w := range writes {
+		i := -1
+		for _, rules := range [][]*permRule{p.managed, session} {
+			if i = slices.IndexFunc(rules, func(r *permRule) bool {
+				return r.list == listAllow && editingTools[r.tool] && r.globs != nil && !r.absolute &&
+					(r.layer == layerManaged || !p.cfg.ForbidSessionAllow) && r.matchesPath(pathRef{rel: w})
+			}); i >= 0 {
+				if first == nil {
+					first = rules[i]
+				}
+				break
+			}
+		}
+		if i < 0 {
+			return nil, false
+		}
+	}
+	return first, first != nil
 }
 
 // sandboxProtected returns the first write into a path the sandbox keeps

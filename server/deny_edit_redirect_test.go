@@ -91,7 +91,18 @@ func TestRedirectsByMode(t *testing.T) {
 			t.Errorf("%s: %q = %s %s %q, want %s", tc.mode, tc.command, st, code, out, map[bool]string{true: "asked", false: string(tc.want)}[tc.want == api.StatusDenied])
 		}
 	}
-	for _, f := range []string{"out.txt", "listing.txt", "copy.txt"} {
+	// An Edit allow rule covering the target lets Claude Code write it by
+	// redirection in the default mode; one that does not cover it, not.
+	sid := newSessionOf(t, ts, map[string]any{"dialect": "claude_code", "mode": "default", "permissions": map[string]any{"allow": []string{"Edit(notes/**)"}}}).ID
+	for i, tc := range []struct {
+		command string
+		want    api.CallStatus
+	}{{"echo more >> notes/b.txt", api.StatusSucceeded}, {"echo hi > out5.txt", api.StatusDenied}, {"rm -f x > notes/c.txt", api.StatusDenied}} {
+		if out, st, _ := callInCode(t, ts, sid, fmt.Sprintf("toolu_editallow%d", i), "Bash", map[string]any{"command": tc.command}); st != tc.want {
+			t.Errorf("Edit(notes/**) allowed: %q = %s %q, want %s", tc.command, st, out, tc.want)
+		}
+	}
+	for _, f := range []string{"out.txt", "listing.txt", "copy.txt", "notes/b.txt"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("acceptEdits did not write %s: %v", f, err)
 		}
