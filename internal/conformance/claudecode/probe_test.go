@@ -17,7 +17,7 @@ import (
 // probeRules are the permission rules both sides get: Claude Code from
 // the workspace's .claude/settings.json, toolgate as the session's.
 var probeRules = map[string][]string{
-	"allow": {"Bash(git diff:*)", "Bash(touch:*)", "Bash(ls:*)"},
+	"allow": {"Bash(git diff:*)", "Bash(touch:*)", "Bash(ls:*)", "Edit(docs/**)"},
 	"ask":   {"Bash(git push:*)"},
 	"deny":  {"Read(./secret/**)", "Edit(src/**)", "Bash(rm:*)"},
 }
@@ -27,7 +27,7 @@ var probeRules = map[string][]string{
 // rule covers, which Claude Code asks about (its redirection check
 // weighs Edit rules only) and toolgate refuses (a command naming a path
 // denied to reading is refused).
-const probeFloor = 26
+const probeFloor = 27
 
 // probeSecret is the content of the denied file; no result may hold it.
 const probeSecret = "PROBE-SECRET-5150"
@@ -53,6 +53,7 @@ var probe = []call{
 	{"Bash", obj{"command": "cat README.md > copy.txt"}, "cat, a redirect"},
 	{"Bash", obj{"command": "touch t.txt > out2.txt"}, "allowed prefix, a redirect"},
 	{"Bash", obj{"command": "curl -s http://127.0.0.1:9/ > page.html"}, "not read-only, a redirect"},
+	{"Bash", obj{"command": "echo more >> docs/notes.txt"}, "a redirect an Edit allow rule covers"},
 	{"Bash", obj{"command": "cat secret/key.txt"}, "a command reading a denied path"},
 	{"Read", obj{"file_path": "{WS}/secret/key.txt"}, "Read of a denied path"},
 	{"Read", obj{"file_path": "{WS}/README.md"}, "Read, no rule"},
