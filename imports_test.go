@@ -142,6 +142,8 @@ func TestImportDirections(t *testing.T) {
 var seamImports = map[string][]string{
 	"coordinator/eventlog": {"api"},
 	"coordinator/hooks":    {},
+	// Subagents reach the coordinator through their Host interface.
+	"coordinator/subagents": {"api", "coordinator/tool"},
 	// The tool contract names no concrete part of toolgate: the MCP hub
 	// reaches handlers through the tool.MCP interface.
 	"coordinator/tool": {"api"},

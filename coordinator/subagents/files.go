@@ -1,4 +1,4 @@
-package coordinator
+package subagents
 
 import (
 	"bytes"
@@ -12,8 +12,8 @@ import (
 	"go.yaml.in/yaml/v4"
 )
 
-// SubagentPrefix starts the name of every dynamic subagent tool.
-const SubagentPrefix = "use_subagent_"
+// Prefix starts the name of every dynamic subagent tool.
+const Prefix = "use_subagent_"
 
 // defaultAgentTools are what an agent file that lists no tools gets:
 // reading only.
@@ -27,7 +27,7 @@ type agentFile struct {
 	Tools        []string `yaml:"tools"`
 	SystemPrompt string   `yaml:"-"`
 	// ToolName is the agent's tool, named as Cline names it
-	// (SubagentToolName, with a suffix when another agent's name gives the
+	// (ToolName, with a suffix when another agent's name gives the
 	// same tool name: loadAgentTable).
 	ToolName string `yaml:"-"`
 
@@ -86,7 +86,7 @@ func readAgentFile(path string) (*agentFile, error) {
 	if a.Name == "" || strings.ContainsFunc(a.Name, unicode.IsControl) {
 		return nil, fmt.Errorf("agent name %q is empty or holds control characters", a.Name)
 	}
-	a.ToolName = SubagentToolName(a.Name)
+	a.ToolName = ToolName(a.Name)
 	_, body, _ = bytes.Cut(body, []byte("\n"))
 	a.SystemPrompt = strings.TrimSpace(string(body))
 	return a, nil

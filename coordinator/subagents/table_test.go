@@ -1,4 +1,4 @@
-package coordinator
+package subagents
 
 import (
 	"encoding/json"

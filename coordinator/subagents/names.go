@@ -1,4 +1,4 @@
-package coordinator
+package subagents
 
 import (
 	"strconv"
@@ -9,18 +9,18 @@ import (
 // subagentToolNameMax is the longest tool name providers accept.
 const subagentToolNameMax = 64
 
-// SubagentToolName is the tool name Cline gives an agent
+// ToolName is the tool name Cline gives an agent
 // (core/task/tools/subagent/SubagentToolName.ts, buildSubagentToolName):
 // "use_subagent_" and the name lower-cased, every run of characters other
 // than a-z, 0-9 and _ made one "_", outer "_" trimmed ("Code Reviewer" ->
 // use_subagent_code_reviewer); a name too long for 64 characters is cut
 // and ends with "_" and six characters of its FNV-1a hash.
-func SubagentToolName(agent string) string {
+func ToolName(agent string) string {
 	sanitized := sanitizeAgentName(agent)
 	if sanitized == "" {
 		sanitized = "agent"
 	}
-	base := SubagentPrefix + sanitized
+	base := Prefix + sanitized
 	if len(base) <= subagentToolNameMax {
 		return base
 	}
@@ -28,8 +28,8 @@ func SubagentToolName(agent string) string {
 	if len(hash) > 6 {
 		hash = hash[:6]
 	}
-	body := sanitized[:max(1, subagentToolNameMax-len(SubagentPrefix)-len(hash)-1)]
-	name := SubagentPrefix + body + "_" + hash
+	body := sanitized[:max(1, subagentToolNameMax-len(Prefix)-len(hash)-1)]
+	name := Prefix + body + "_" + hash
 	if len(name) > subagentToolNameMax {
 		name = name[:subagentToolNameMax]
 	}

@@ -1,4 +1,4 @@
-package coordinator
+package subagents
 
 import (
 	"fmt"
@@ -61,7 +61,7 @@ func loadAgentTable(dir string) agentTable {
 	slices.SortStableFunc(keys, coll.CompareString)
 	for _, key := range keys {
 		a := byKey[key]
-		base := SubagentToolName(a.Name)
+		base := ToolName(a.Name)
 		name := base
 		for n := 2; t.byTool[name] != nil; n++ {
 			suffix := "_" + strconv.Itoa(n)

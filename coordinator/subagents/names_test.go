@@ -1,4 +1,4 @@
-package coordinator
+package subagents
 
 import "testing"
 
@@ -16,8 +16,8 @@ func TestSubagentToolName(t *testing.T) {
 		{"Ünïcode agent", "use_subagent_n_code_agent"},
 		{long, "use_subagent_a_very_long_agent_name_that_goes_on_and_on_w_178elr"},
 	} {
-		if got := SubagentToolName(tc.in); got != tc.want || len(got) > 64 {
-			t.Errorf("SubagentToolName(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := ToolName(tc.in); got != tc.want || len(got) > 64 {
+			t.Errorf("ToolName(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 	// Values of Cline's hashString, computed with node.

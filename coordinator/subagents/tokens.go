@@ -1,4 +1,4 @@
-package coordinator
+package subagents
 
 import (
 	"crypto/sha256"
@@ -8,17 +8,17 @@ import (
 	"github.com/toolgate/toolgate/internal/randid"
 )
 
-// scopedTokens are bearer tokens that admit their holder to one child
+// tokens are bearer tokens that admit their holder to one child
 // session only: a subagent calls back into toolgate with one, so its calls
 // pass the same policy under the child session's rules. Only hashes are
 // kept.
-type scopedTokens struct {
+type tokens struct {
 	mu    sync.Mutex
 	bySum map[string]string // sha256(token) -> session id
 }
 
 // issue makes a token for a session; revoke ends it.
-func (s *scopedTokens) issue(sid string) (token string, revoke func()) {
+func (s *tokens) issue(sid string) (token string, revoke func()) {
 	token = "tgs_" + randid.Hex(32)
 	sum := tokenSum(token)
 	s.mu.Lock()
@@ -42,11 +42,11 @@ func tokenSum(token string) string {
 // ScopedSession reports the one session a scoped token admits to. The
 // server lets such a token reach only that session's message and call
 // routes; it may not change the session's rules or decide approvals.
-func (c *Coordinator) ScopedSession(token string) (string, bool) {
-	if token == "" {
+func (src *Source) ScopedSession(token string) (string, bool) {
+	if src == nil || token == "" {
 		return "", false
 	}
-	s := &c.scoped
+	s := &src.tokens
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sid, ok := s.bySum[tokenSum(token)]

@@ -1,4 +1,4 @@
-package coordinator
+package subagents
 
 import (
 	"bufio"
@@ -45,8 +45,8 @@ var errSubagentTimeout = errors.New("subagent run timed out")
 // the answer; it is passed on as tool.output while it arrives, so a
 // runner that streams (chunked text or text/event-stream) shows progress.
 // A cancelled call returns what arrived before it stopped.
-func (c *Coordinator) runHTTPSubagent(ctx context.Context, call *tool.Call, j subagentJob) (tool.Result, error) {
-	sc, a := c.cfg.Subagents, j.agent
+func (src *Source) runHTTPSubagent(ctx context.Context, call *tool.Call, j subagentJob) (tool.Result, error) {
+	sc, a := src.cfg, j.agent
 	body, err := json.Marshal(subagentRequest{Agent: a.Name, SystemPrompt: a.SystemPrompt, Prompt: j.prompt,
 		ToolgateURL: sc.ToolgateURL, Token: j.token, SessionID: j.session})
 	if err != nil {

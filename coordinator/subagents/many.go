@@ -1,4 +1,4 @@
-package coordinator
+package subagents
 
 import (
 	"context"
@@ -26,9 +26,9 @@ type subagentsIn struct {
 // own, the read-only tools.
 var genericAgent = &agentFile{Name: "subagent", Tools: defaultAgentTools}
 
-// newUseSubagents builds use_subagents over the coordinator's runner.
-func (c *Coordinator) newUseSubagents() *tool.Tool {
-	return NewTool(tool.Spec[subagentsIn]{
+// newUseSubagents builds use_subagents over the source's runner.
+func (src *Source) newUseSubagents() *tool.Tool {
+	return tool.NewTool(tool.Spec[subagentsIn]{
 		Name:        UseSubagents,
 		Description: "Run up to five read-only subagents at once, one per prompt; each answers its own task.",
 		Run: func(ctx context.Context, call *tool.Call, in *subagentsIn) (tool.Result, error) {
@@ -42,12 +42,12 @@ func (c *Coordinator) newUseSubagents() *tool.Tool {
 			var wg sync.WaitGroup
 			for i, p := range prompts {
 				wg.Go(func() {
-					res, err := c.runSubagent(ctx, call, genericAgent, p)
+					res, err := src.runSubagent(ctx, call, genericAgent, p)
 					if err != nil {
 						answers[i] = "(failed: " + err.Error() + ")"
 						return
 					}
-					answers[i] = firstText(res)
+					answers[i] = res.LastText()
 				})
 			}
 			wg.Wait()

@@ -1,8 +1,9 @@
-package coordinator
+package subagents
 
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"sort"
 	"strings"
@@ -19,7 +20,8 @@ type subagentIn struct {
 	Prompt string `json:"prompt" validate:"required" jsonschema:"the task for the subagent"`
 }
 
-// subagentSource is the DynamicSource of agent tools. It watches the
+// Source is the dynamic source of agent tools (the coordinator's
+// DynamicSource) and their runner. It watches the
 // agent directory: every change there bumps a generation, and a tool
 // built under an older generation is stale, so the registry builds it
 // again from the file, or drops it when the file is gone. A tool is
@@ -27,9 +29,11 @@ type subagentIn struct {
 // that lands while the file is being read still makes it stale. Where
 // the directory cannot be watched (it does not exist, inotify limits),
 // each lookup compares the file's size and mtime instead.
-type subagentSource struct {
-	c   *Coordinator
-	dir string
+type Source struct {
+	host   Host
+	cfg    Config
+	dir    string
+	tokens tokens
 	fsw *fsnotify.Watcher // nil: compare size and mtime per lookup
 	gen atomic.Uint64
 	wg  sync.WaitGroup
@@ -47,21 +51,27 @@ type builtAgent struct {
 	gen   uint64
 }
 
-// subagentSources is the source of agent tools when an agent directory
-// is configured; it starts watching that directory.
-func (c *Coordinator) subagentSources() []DynamicSource {
-	if c.cfg.Subagents.Dir == "" {
+// New returns the source of the agent tools of cfg.Dir, run through host,
+// and starts watching that directory; nil when no directory is
+// configured. Close stops the watch.
+func New(host Host, cfg Config) *Source {
+	if cfg.Dir == "" {
 		return nil
 	}
-	src := &subagentSource{c: c, dir: c.cfg.Subagents.Dir, agents: map[*tool.Tool]builtAgent{}}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Commands == nil {
+		cfg.Commands = &tool.CommandConfig{}
+	}
+	src := &Source{host: host, cfg: cfg, dir: cfg.Dir, agents: map[*tool.Tool]builtAgent{}}
 	src.watch()
-	c.agents = src
-	return []DynamicSource{src}
+	return src
 }
 
-func (src *subagentSource) watch() {
+func (src *Source) watch() {
 	if _, err := os.Stat(src.dir); err != nil {
-		src.c.logger.Warn("subagent directory", "err", err)
+		src.cfg.Logger.Warn("subagent directory", "err", err)
 		return
 	}
 	fsw, err := fsnotify.NewWatcher()
@@ -71,7 +81,7 @@ func (src *subagentSource) watch() {
 		}
 	}
 	if err != nil {
-		src.c.logger.Warn("subagent directory not watched; agent files are checked on each lookup", "dir", src.dir, "err", err)
+		src.cfg.Logger.Warn("subagent directory not watched; agent files are checked on each lookup", "dir", src.dir, "err", err)
 		return
 	}
 	src.fsw = fsw
@@ -82,7 +92,7 @@ func (src *subagentSource) watch() {
 
 // run bumps the generation on every change in the directory. An error is
 // most likely a queue overflow, where events were lost: bump it too.
-func (src *subagentSource) run() {
+func (src *Source) run() {
 	defer src.wg.Done()
 	for {
 		select {
@@ -102,8 +112,8 @@ func (src *subagentSource) run() {
 	}
 }
 
-// close stops the watch and waits for its goroutine.
-func (src *subagentSource) close() {
+// Close stops the watch and waits for its goroutine.
+func (src *Source) Close() {
 	src.mu.Lock()
 	done := src.closed
 	src.closed = true
@@ -115,25 +125,25 @@ func (src *subagentSource) close() {
 }
 
 // Tool creates use_subagent_<name> from the agent file naming it.
-func (src *subagentSource) Tool(name string, _ tool.Env) *tool.Tool {
+func (src *Source) Tool(name string, _ tool.Env) *tool.Tool {
 	gen := src.gen.Load()
 	if name == UseSubagents {
-		t := src.c.newUseSubagents()
+		t := src.newUseSubagents()
 		src.remember(t, genericAgent, gen)
 		return t
 	}
-	if agent, ok := strings.CutPrefix(name, SubagentPrefix); !ok || agent == "" {
+	if agent, ok := strings.CutPrefix(name, Prefix); !ok || agent == "" {
 		return nil
 	}
 	a, err := findAgent(src.dir, name)
 	if err != nil {
 		return nil
 	}
-	t := NewTool(tool.Spec[subagentIn]{
+	t := tool.NewTool(tool.Spec[subagentIn]{
 		Name:        name,
 		Description: fmt.Sprintf("Run the %s subagent on a task: %s", a.Name, a.Description),
 		Run: func(ctx context.Context, call *tool.Call, in *subagentIn) (tool.Result, error) {
-			return src.c.runSubagent(ctx, call, a, in.Prompt)
+			return src.runSubagent(ctx, call, a, in.Prompt)
 		},
 	})
 	src.remember(t, a, gen)
@@ -141,7 +151,7 @@ func (src *subagentSource) Tool(name string, _ tool.Env) *tool.Tool {
 }
 
 // remember records which agent a tool runs, for Valid.
-func (src *subagentSource) remember(t *tool.Tool, a *agentFile, gen uint64) {
+func (src *Source) remember(t *tool.Tool, a *agentFile, gen uint64) {
 	src.mu.Lock()
 	defer src.mu.Unlock()
 	src.agents[t] = builtAgent{agent: a, gen: gen}
@@ -151,7 +161,7 @@ func (src *subagentSource) remember(t *tool.Tool, a *agentFile, gen uint64) {
 // in the watched directory since it was built (or, unwatched, its file is
 // unchanged). A stale tool is forgotten; the registry builds it again or
 // finds its file gone.
-func (src *subagentSource) Valid(t *tool.Tool) bool {
+func (src *Source) Valid(t *tool.Tool) bool {
 	src.mu.Lock()
 	b, ok := src.agents[t]
 	src.mu.Unlock()
@@ -175,7 +185,7 @@ func (src *subagentSource) Valid(t *tool.Tool) bool {
 // Names lists every tool the agent directory offers now: use_subagents
 // and use_subagent_<name> for each readable agent file. Under a watch
 // the answer is kept until the directory changes.
-func (src *subagentSource) Names() []string {
+func (src *Source) Names() []string {
 	gen := src.gen.Load()
 	if src.fsw != nil {
 		src.mu.Lock()
@@ -197,6 +207,6 @@ func (src *subagentSource) Names() []string {
 
 // Errors names each agent file that gives no tool, and why: it cannot be
 // read or parsed, or its agent's name is already another file's.
-func (src *subagentSource) Errors() []api.ToolLoadError {
+func (src *Source) Errors() []api.ToolLoadError {
 	return loadAgentTable(src.dir).errors
 }
