@@ -1,4 +1,4 @@
-package tool
+package filememory
 
 import (
 	"context"
@@ -26,7 +26,7 @@ type readCount struct {
 // turns keep the counts what Cline's order gives. Only reads of the same
 // file wait for each other, so a read held up (by an approval, say) holds
 // up no read of another file. Every turn must end with EndRead.
-func (m *FileMemory) QueueRead(key string) uint64 {
+func (m *Memory) QueueRead(key string) uint64 {
 	if m == nil {
 		return 0
 	}
@@ -47,7 +47,7 @@ type readTurn struct {
 }
 
 // EndRead ends a turn QueueRead gave; ending it twice does nothing.
-func (m *FileMemory) EndRead(turn uint64) {
+func (m *Memory) EndRead(turn uint64) {
 	if m == nil || turn == 0 {
 		return
 	}
@@ -60,7 +60,7 @@ func (m *FileMemory) EndRead(turn uint64) {
 }
 
 // waitTurn waits until every earlier turn of the same file has ended.
-func (m *FileMemory) waitTurn(ctx context.Context, turn uint64) {
+func (m *Memory) waitTurn(ctx context.Context, turn uint64) {
 	m.mu.Lock()
 	mine := m.readTurns[turn]
 	var earlier []chan struct{}
@@ -92,7 +92,7 @@ func (m *FileMemory) waitTurn(ctx context.Context, turn uint64) {
 // changed, was edited by a tool, or a command ran. A read with a turn
 // (QueueRead) is counted after the reads queued before it, and ends its
 // turn.
-func (m *FileMemory) CountRead(ctx context.Context, turn uint64, key string, mtime time.Time) int {
+func (m *Memory) CountRead(ctx context.Context, turn uint64, key string, mtime time.Time) int {
 	if m == nil {
 		return 1
 	}
@@ -117,7 +117,7 @@ func (m *FileMemory) CountRead(ctx context.Context, turn uint64, key string, mti
 
 // ForgetRead starts a file's read count over, as Cline does after its own
 // edit of the file.
-func (m *FileMemory) ForgetRead(key string) {
+func (m *Memory) ForgetRead(key string) {
 	if m == nil {
 		return
 	}
@@ -128,7 +128,7 @@ func (m *FileMemory) ForgetRead(key string) {
 
 // ForgetReads starts every read count over, as Cline does after a command
 // ran: a command may change any file.
-func (m *FileMemory) ForgetReads() {
+func (m *Memory) ForgetReads() {
 	if m == nil {
 		return
 	}

@@ -1,33 +1,11 @@
-package tool
+package filememory
 
 import (
 	"slices"
 	"sync"
-)
 
-// Prior is what a file held before one call edited it, and how to put it
-// back. The handler that wrote the file builds it, so the coordinator needs
-// no knowledge of how files are written.
-type Prior struct {
-	ToolUseID string
-	// Path is the cleaned workspace-relative path the call wrote.
-	Path string
-	// Existed is false when the call created the file; undoing then
-	// removes it.
-	Existed bool
-	// Deleted is true when the call removed the file; a revert then needs
-	// the path still free and writes Content back.
-	Deleted bool
-	// Content is the file's content before the call (nil when !Existed).
-	Content []byte
-	// After is the state the call left the file in; a revert is refused
-	// once the file no longer matches it.
-	After FileState
-	// Undo restores Content (or removes the file). current is the file's
-	// content now, already checked to match After. It returns the state the
-	// file is left in and a unified diff of the restore for the client.
-	Undo func(current []byte) (FileState, string, error)
-}
+	"github.com/toolgate/toolgate/coordinator/tool"
+)
 
 // Default revert bounds per session.
 const (
@@ -45,16 +23,16 @@ type editHistory struct {
 
 	// onKeep and onDrop, when set, hear of every Prior kept and every call
 	// whose Priors are dropped, so the store mirrors the history.
-	onKeep func(Prior)
+	onKeep func(tool.Prior)
 	onDrop func(toolUseID string)
 
 	mu    sync.Mutex
-	byID  map[string][]Prior
+	byID  map[string][]tool.Prior
 	order []string
 	bytes int64
 }
 
-func groupBytes(ps []Prior) int64 {
+func groupBytes(ps []tool.Prior) int64 {
 	var n int64
 	for _, p := range ps {
 		n += int64(len(p.Content))
@@ -69,13 +47,13 @@ func newEditHistory(maxCount int, maxBytes int64) *editHistory {
 	if maxBytes <= 0 {
 		maxBytes = DefaultRevertMaxBytes
 	}
-	return &editHistory{maxCount: maxCount, maxBytes: maxBytes, byID: map[string][]Prior{}}
+	return &editHistory{maxCount: maxCount, maxBytes: maxBytes, byID: map[string][]tool.Prior{}}
 }
 
 // keep adds a Prior to its call's group. A Prior for a path the group
 // already holds replaces it, so a call retried on the same file keeps one
 // undo. It reports false when the group would exceed the byte bound alone.
-func (h *editHistory) keep(p Prior) bool {
+func (h *editHistory) keep(p tool.Prior) bool {
 	dropped, ok := h.add(p)
 	if ok {
 		h.kept(p)
@@ -87,9 +65,9 @@ func (h *editHistory) keep(p Prior) bool {
 }
 
 // restore puts back a Prior the store kept, without writing it again.
-func (h *editHistory) restore(p Prior) { h.add(p) }
+func (h *editHistory) restore(p tool.Prior) { h.add(p) }
 
-func (h *editHistory) kept(ps ...Prior) {
+func (h *editHistory) kept(ps ...tool.Prior) {
 	if h.onKeep != nil {
 		for _, p := range ps {
 			h.onKeep(p)
@@ -107,7 +85,7 @@ func (h *editHistory) dropped(ids []string) {
 
 // add is keep without telling the store; it returns the calls whose
 // Priors it pushed out.
-func (h *editHistory) add(p Prior) ([]string, bool) {
+func (h *editHistory) add(p tool.Prior) ([]string, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	group := h.byID[p.ToolUseID]
@@ -115,7 +93,7 @@ func (h *editHistory) add(p Prior) ([]string, bool) {
 		h.bytes -= groupBytes(group)
 		h.removeOrderLocked(p.ToolUseID)
 	}
-	group = slices.DeleteFunc(slices.Clone(group), func(q Prior) bool { return q.Path == p.Path })
+	group = slices.DeleteFunc(slices.Clone(group), func(q tool.Prior) bool { return q.Path == p.Path })
 	group = append(group, p)
 	if groupBytes(group) > h.maxBytes {
 		// A call's files are reverted together or not at all.
@@ -126,7 +104,7 @@ func (h *editHistory) add(p Prior) ([]string, bool) {
 }
 
 // putLocked stores a call's group and returns the calls pushed out.
-func (h *editHistory) putLocked(id string, group []Prior) (dropped []string) {
+func (h *editHistory) putLocked(id string, group []tool.Prior) (dropped []string) {
 	h.byID[id] = group
 	h.order = append(h.order, id)
 	h.bytes += groupBytes(group)
@@ -142,7 +120,7 @@ func (h *editHistory) putLocked(id string, group []Prior) (dropped []string) {
 
 // take removes and returns a call's Priors. A revert takes them before
 // undoing, so two concurrent reverts of one call cannot both write.
-func (h *editHistory) take(id string) ([]Prior, bool) {
+func (h *editHistory) take(id string) ([]tool.Prior, bool) {
 	h.mu.Lock()
 	ps, ok := h.byID[id]
 	if ok {
@@ -158,7 +136,7 @@ func (h *editHistory) take(id string) ([]Prior, bool) {
 }
 
 // putBack returns Priors taken by a revert that was refused.
-func (h *editHistory) putBack(ps []Prior) {
+func (h *editHistory) putBack(ps []tool.Prior) {
 	if len(ps) == 0 {
 		return
 	}

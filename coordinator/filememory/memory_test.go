@@ -1,14 +1,16 @@
-package tool
+package filememory
 
 import (
 	"errors"
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 func codeOf(err error) string {
-	var te *ToolError
+	var te *tool.ToolError
 	if errors.As(err, &te) {
 		return te.Code
 	}
@@ -20,14 +22,14 @@ func codeOf(err error) string {
 
 func TestCheckFresh(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	a, b := StateOf([]byte("a\n"), t0), StateOf([]byte("b\n"), t0)
-	touched := StateOf([]byte("a\n"), t0.Add(time.Hour))
-	big := FileState{Size: 10, ModTime: t0}
+	a, b := tool.StateOf([]byte("a\n"), t0), tool.StateOf([]byte("b\n"), t0)
+	touched := tool.StateOf([]byte("a\n"), t0.Add(time.Hour))
+	big := tool.FileState{Size: 10, ModTime: t0}
 	tests := []struct {
 		name        string
 		requireRead bool
-		seen        *FileState
-		cur         FileState
+		seen        *tool.FileState
+		cur         tool.FileState
 		exists      bool
 		want        string
 	}{
@@ -37,13 +39,13 @@ func TestCheckFresh(t *testing.T) {
 		{name: "unchanged", seen: &a, cur: a, exists: true, want: ""},
 		{name: "content changed", seen: &a, cur: b, exists: true, want: "file_changed"},
 		{name: "touched, same content", seen: &a, cur: touched, exists: true, want: ""},
-		{name: "unhashed, mtime changed", seen: &big, cur: FileState{Size: 10, ModTime: t0.Add(time.Second)}, exists: true, want: "file_changed"},
+		{name: "unhashed, mtime changed", seen: &big, cur: tool.FileState{Size: 10, ModTime: t0.Add(time.Second)}, exists: true, want: "file_changed"},
 		{name: "unhashed, unchanged", seen: &big, cur: big, exists: true, want: ""},
 		{name: "deleted since read", seen: &a, exists: false, want: ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			m := NewFileMemory(FileMemoryConfig{RequireRead: tc.requireRead})
+			m := New(Config{RequireRead: tc.requireRead})
 			if tc.seen != nil {
 				m.Remember("f.txt", *tc.seen)
 			}
@@ -53,7 +55,7 @@ func TestCheckFresh(t *testing.T) {
 		})
 	}
 	t.Run("nil memory guards nothing", func(t *testing.T) {
-		var m *FileMemory
+		var m *Memory
 		m.Remember("f.txt", a)
 		if err := m.CheckFresh("f.txt", b, true); err != nil {
 			t.Errorf("CheckFresh = %v, want nil", err)
@@ -62,9 +64,9 @@ func TestCheckFresh(t *testing.T) {
 }
 
 func TestFileMemoryBounded(t *testing.T) {
-	m := NewFileMemory(FileMemoryConfig{})
+	m := New(Config{})
 	for i := range maxSeenFiles + 1 {
-		m.Remember(fmt.Sprintf("f%d", i), FileState{Size: int64(i)})
+		m.Remember(fmt.Sprintf("f%d", i), tool.FileState{Size: int64(i)})
 	}
 	if got := len(m.seen); got > maxSeenFiles {
 		t.Errorf("remembers %d files, want at most %d", got, maxSeenFiles)
@@ -78,7 +80,7 @@ func TestFileMemoryBounded(t *testing.T) {
 }
 
 func TestEditHistoryBounds(t *testing.T) {
-	prior := func(id string, size int) Prior { return Prior{ToolUseID: id, Content: make([]byte, size)} }
+	prior := func(id string, size int) tool.Prior { return tool.Prior{ToolUseID: id, Content: make([]byte, size)} }
 	t.Run("count", func(t *testing.T) {
 		h := newEditHistory(2, 1000)
 		for _, id := range []string{"a", "b", "c"} {
@@ -121,14 +123,14 @@ func TestEditHistoryBounds(t *testing.T) {
 }
 
 func TestFileMemoryEvictsByRecency(t *testing.T) {
-	m := NewFileMemory(FileMemoryConfig{})
+	m := New(Config{})
 	for i := range maxSeenFiles {
-		m.Remember(fmt.Sprintf("f%d", i), FileState{})
+		m.Remember(fmt.Sprintf("f%d", i), tool.FileState{})
 	}
 	for range maxSeenFiles {
-		m.Remember("f0", FileState{}) // f0 stays the most recent
+		m.Remember("f0", tool.FileState{}) // f0 stays the most recent
 	}
-	m.Remember("new", FileState{})
+	m.Remember("new", tool.FileState{})
 	if got, min := len(m.seen), maxSeenFiles*8/10; got < min {
 		t.Errorf("eviction left %d files, want at least %d: it must drop only the oldest tenth", got, min)
 	}

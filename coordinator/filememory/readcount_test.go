@@ -1,4 +1,4 @@
-package tool
+package filememory
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 // TestReadTurns: reads of one file are counted in the order they were
 // queued, whichever runs first; a read of another file waits for nothing.
 func TestReadTurns(t *testing.T) {
-	m := NewFileMemory(FileMemoryConfig{})
+	m := New(Config{})
 	mtime := time.Unix(1, 0)
 	first, other, second := m.QueueRead("a.txt"), m.QueueRead("b.txt"), m.QueueRead("a.txt")
 
