@@ -87,6 +87,9 @@ func TestImportDirections(t *testing.T) {
 		{"handlers must not import coordinator internals", false, func(e importEdge) bool {
 			return within(e.from, "handlers") && within(e.to, "coordinator") && !handlerMayImport(e.to)
 		}},
+		{"handlers reach the MCP hub through tool.MCP only", false, func(e importEdge) bool {
+			return within(e.from, "handlers") && e.to == "internal/mcphub"
+		}},
 		{"internal must not import a layer", true, func(e importEdge) bool {
 			if !within(e.from, "internal") {
 				return false
@@ -181,13 +184,10 @@ func dialectMayImport(from, to string) bool {
 }
 
 // handlerMayImport lists the coordinator packages a handler may compile
-// against: the tool contract and the MCP hub that use_mcp_tool calls.
+// against: the tool contract alone (the MCP hub, the session's jobs and
+// file memory reach handlers through its interfaces).
 func handlerMayImport(pkg string) bool {
-	switch pkg {
-	case "coordinator/tool", "coordinator/mcphub":
-		return true
-	}
-	return false
+	return pkg == "coordinator/tool"
 }
 
 // TestOneRandomSource: every random id, token and nonce comes from

@@ -19,7 +19,7 @@ func (s *server) traceCall(ctx context.Context, tool string, params *mcp.CallToo
 	if !parent.SpanContext().IsValid() {
 		return ctx, parent
 	}
-	ctx, span := parent.TracerProvider().Tracer("github.com/toolgate/toolgate/coordinator/mcphub").Start(ctx,
+	ctx, span := parent.TracerProvider().Tracer("github.com/toolgate/toolgate/internal/mcphub").Start(ctx,
 		"tools/call "+tool, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
 			attribute.String("mcp.method.name", "tools/call"),
 			attribute.String("gen_ai.tool.name", tool),

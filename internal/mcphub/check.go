@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/toolgate/toolgate/api"
 )
 
 // Errors Check returns; the coordinator turns each into a result at once,
@@ -37,7 +35,7 @@ func (h *Hub) Check(server, tool string) error {
 		return nil
 	}
 	s.mu.Lock()
-	connected, listed := s.state == api.MCPConnected, make([]string, 0, len(s.tools))
+	connected, listed := s.state == Connected, make([]string, 0, len(s.tools))
 	for _, t := range s.tools {
 		listed = append(listed, t.Name)
 	}

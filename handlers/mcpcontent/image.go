@@ -1,4 +1,4 @@
-package mcphub
+package mcpcontent
 
 import (
 	"bytes"

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolgate/toolgate/api"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolgate/toolgate/internal/testbuild"
 )
 
@@ -40,7 +40,7 @@ func waitConnected(t *testing.T, h *Hub, name string, reconnects int) {
 	t.Helper()
 	waitFor(t, name+" connected", func() bool {
 		for _, s := range h.Servers() {
-			if s.Name == name && s.State == api.MCPConnected && s.Reconnects >= reconnects {
+			if s.Name == name && s.State == Connected && s.Reconnects >= reconnects {
 				return true
 			}
 		}
@@ -58,11 +58,14 @@ func stdioSettings(t *testing.T, extra ...string) (Settings, string) {
 	}}, marker
 }
 
-func textOf(t *testing.T, c []api.Content) string {
+// textOf is the text of a tool result's text contents.
+func textOf(t *testing.T, res *mcp.CallToolResult) string {
 	t.Helper()
 	out := ""
-	for _, b := range c {
-		out += b.Text
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			out += tc.Text
+		}
 	}
 	return out
 }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/internal/sandbox"
 )
 
@@ -41,18 +40,18 @@ type server struct {
 }
 
 func newServer(name string, cfg ServerConfig, h *Hub) *server {
-	s := &server{name: name, cfg: cfg, hub: h, logger: h.logger.With("mcp_server", name), state: api.MCPConnecting}
+	s := &server{name: name, cfg: cfg, hub: h, logger: h.logger.With("mcp_server", name), state: Connecting}
 	if cfg.Disabled {
-		s.state = api.MCPDisabled
+		s.state = Disabled
 	}
 	return s
 }
 
-func (s *server) status() api.MCPServer {
+func (s *server) status() Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rec := max(s.connects-1, 0)
-	st := api.MCPServer{Name: s.name, UID: UID(s.name), Transport: s.cfg.transport(), State: s.state, Tools: len(s.tools), LastError: s.lastErr, Reconnects: rec}
+	st := Status{Name: s.name, UID: UID(s.name), Transport: s.cfg.transport(), State: s.state, Tools: len(s.tools), LastError: s.lastErr, Reconnects: rec}
 	if s.exit != nil {
 		code := s.exit.code
 		st.ExitCode, st.StderrTail = &code, s.exit.stderr
@@ -115,14 +114,14 @@ func (s *server) loop(ctx context.Context) {
 		wait = min(2*wait, s.hub.opts.MaxBackoff)
 	}
 	s.mu.Lock()
-	s.state, s.session, s.tools, s.byAlias = api.MCPDisconnected, nil, nil, nil
+	s.state, s.session, s.tools, s.byAlias = Disconnected, nil, nil, nil
 	s.mu.Unlock()
 }
 
 // connectAndServe runs one connection from handshake to its end.
 func (s *server) connectAndServe(ctx context.Context) error {
 	s.mu.Lock()
-	s.state = api.MCPConnecting
+	s.state = Connecting
 	s.mu.Unlock()
 	sess, release, err := s.connect(ctx)
 	if err != nil {
@@ -136,7 +135,7 @@ func (s *server) connectAndServe(ctx context.Context) error {
 		return err
 	}
 	s.mu.Lock()
-	s.state, s.session = api.MCPConnected, sess
+	s.state, s.session = Connected, sess
 	s.connects++
 	s.mu.Unlock()
 	s.logger.Info("mcp server connected")
@@ -155,7 +154,7 @@ func (s *server) connectAndServe(ctx context.Context) error {
 func (s *server) disconnected(err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.state, s.session, s.tools, s.byAlias = api.MCPDisconnected, nil, nil, nil
+	s.state, s.session, s.tools, s.byAlias = Disconnected, nil, nil, nil
 	if err != nil {
 		s.lastErr = err.Error()
 	}

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/internal/sandbox"
 )
 
@@ -124,8 +123,8 @@ func (h *Hub) server(name string) (*server, error) {
 }
 
 // Servers reports each server's state, in name order.
-func (h *Hub) Servers() []api.MCPServer {
-	out := []api.MCPServer{}
+func (h *Hub) Servers() []Status {
+	out := []Status{}
 	if h == nil {
 		return out
 	}
