@@ -72,7 +72,7 @@ type Coordinator struct {
 	sessions *Sessions
 	metrics  *Metrics
 	logger   *slog.Logger
-	policy   *policy
+	policy   *Policy
 	ignore   *ignore.Watcher // nil without a workspace or when no watcher started
 	masks    maskCache       // the ignored paths commands' sandboxes mask
 	hooks    *hooks.Runner

@@ -19,7 +19,7 @@ func (c *Coordinator) hookInputFor(cs *callState, event string) hooks.Input {
 		toolInput = cs.hookInput
 	}
 	in := hooks.Input{SessionID: cs.s.ID, HookEventName: event, ToolName: cs.use.Name, ToolInput: toolInput,
-		ToolUseID: cs.use.ID, PermissionMode: permissionModeName(cs.s.Mode())}
+		ToolUseID: cs.use.ID, PermissionMode: HookModeName(cs.s.Mode())}
 	if len(in.ToolInput) == 0 {
 		in.ToolInput = json.RawMessage("{}")
 	}

@@ -26,23 +26,23 @@ const networkTool = "network"
 // the session's proxy: nil lets the request through; the error's text is
 // what the command sees in the proxy's refusal.
 func (c *Coordinator) askNetwork(s *Session, host string, port int) error {
-	sub := &subject{tool: networkTool, url: "http://" + host, host: host}
+	sub := &Subject{Tool: networkTool, URL: "http://" + host, Host: host}
 	rule := networkTool + "(domain:" + host + ")"
-	for _, rules := range [][]*permRule{c.policy.managed, s.permRules()} {
+	for _, rules := range [][]*Rule{c.policy.managed, s.permRules()} {
 		for _, r := range rules {
-			if r.list == listDeny && r.matchesAny(sub) {
+			if r.List == ListDeny && r.matchesAny(sub) {
 				return fmt.Errorf("network access to %s is denied by %s", host, r)
 			}
 		}
 	}
-	for _, rules := range [][]*permRule{c.policy.managed, s.permRules()} {
-		var allows []*permRule
+	for _, rules := range [][]*Rule{c.policy.managed, s.permRules()} {
+		var allows []*Rule
 		for _, r := range rules {
-			if r.list == listAllow {
+			if r.List == ListAllow {
 				allows = append(allows, r)
 			}
 		}
-		if _, ok := covers(allows, sub); ok {
+		if _, ok := Covers(allows, sub); ok {
 			return nil
 		}
 	}

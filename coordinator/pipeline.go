@@ -77,9 +77,9 @@ type callState struct {
 
 	// policy
 	judged  bool // the policy has judged the current input
-	sub     *subject
+	sub     *Subject
 	ignored *ignore.Matcher // the ignore rules the call runs under
-	ask     *verdict        // the policy asks for approval (until asked)
+	ask     *Verdict        // the policy asks for approval (until asked)
 
 	// approval
 	approved bool   // the user approved the call
@@ -344,7 +344,7 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 		},
 		Confine: func(dir string) (*sandbox.Sandbox, sandbox.Run, error) {
 			r, err := c.confine(dir, cs.ignored)
-			r.ReadOnly = append(r.ReadOnly, editDeniedPaths(c.workspace, editDenialPatterns(c.policy.managed, s.permRules()))...)
+			r.ReadOnly = append(r.ReadOnly, EditDeniedPaths(c.workspace, EditDenialPatterns(c.policy.managed, s.permRules()))...)
 			if err == nil {
 				r.Net = c.network(s)
 			}

@@ -10,68 +10,68 @@ import (
 	"github.com/toolgate/toolgate/internal/shellcmd"
 )
 
-// decision is the outcome of the permission stage.
-type decision int
+// Decision is the outcome of the permission stage.
+type Decision int
 
 const (
-	decideAllow decision = iota
-	decideAsk
-	decideDeny
+	Allow Decision = iota
+	Ask
+	Deny
 )
 
-func (d decision) String() string {
+func (d Decision) String() string {
 	return [...]string{"allow", "ask", "deny"}[d]
 }
 
-// verdict is a decision with the reason a client or model is told.
-type verdict struct {
-	decision decision
-	reason   string
-	rule     *permRule // the deciding rule, if a rule decided
-	kind     askKind   // for an ask: what may waive it
+// Verdict is a decision with the reason a client or model is told.
+type Verdict struct {
+	Decision Decision
+	Reason   string
+	rule     *Rule // the deciding rule, if a rule decided
+	Kind     AskKind   // for an ask: what may waive it
 }
 
-// askKind says what may let a call run without the prompt a verdict asks
+// AskKind says what may let a call run without the prompt a verdict asks
 // for. The zero kind waives nothing, so an ask nobody classified stays.
-type askKind int
+type AskKind int
 
 const (
-	// askHard: an ask rule, a protected file, a path outside the
+	// AskHard: an ask rule, a protected file, a path outside the
 	// workspace. Nothing but the user approves it.
-	askHard askKind = iota
-	// askRisky: a command line with constructs no rule can approve;
+	AskHard AskKind = iota
+	// AskRisky: a command line with constructs no rule can approve;
 	// bypassPermissions waives it, as allow_all does.
-	askRisky
-	// askDefault: toolgate's defaults; the permission modes and a
+	AskRisky
+	// AskDefault: toolgate's defaults; the permission modes and a
 	// PreToolUse hook's allow waive it, as allow rules do.
-	askDefault
+	AskDefault
 )
 
-// policy evaluates permission rules: the managed rules from the config and
+// Policy evaluates permission rules: the managed rules from the config and
 // a session's rules merged beneath them.
-type policy struct {
+type Policy struct {
 	cfg     *Config
-	managed []*permRule
+	managed []*Rule
 	// mcpAutoApprove reports whether an MCP server's autoApprove lists a tool.
 	mcpAutoApprove func(server, tool string) bool
-	protected      protectedFiles
+	Protected      ProtectedFiles
 }
 
 // decide runs the permission decision for one call: deny rules of both
 // layers, then ask rules, then the checks no allow rule may override
 // (command risks, protected files), then allow rules, then the defaults.
 // The first that applies decides.
-func (p *policy) decide(s *subject, t *tool.Tool, session []*permRule, requiresApproval bool) verdict {
-	layers := [][]*permRule{p.managed, session}
-	for _, list := range []string{listDeny, listAsk} {
+func (p *Policy) decide(s *Subject, t *tool.Tool, session []*Rule, requiresApproval bool) Verdict {
+	layers := [][]*Rule{p.managed, session}
+	for _, list := range []string{ListDeny, ListAsk} {
 		for _, rules := range layers {
 			for _, r := range rules {
-				if r.list == list && r.matchesAny(s) {
-					d := decideDeny
-					if list == listAsk {
-						d = decideAsk
+				if r.List == list && r.matchesAny(s) {
+					d := Deny
+					if list == ListAsk {
+						d = Ask
 					}
-					return verdict{decision: d, rule: r, reason: fmt.Sprintf("%s by %s", pastTense(d), r)}
+					return Verdict{Decision: d, rule: r, Reason: fmt.Sprintf("%s by %s", pastTense(d), r)}
 				}
 			}
 		}
@@ -79,33 +79,33 @@ func (p *policy) decide(s *subject, t *tool.Tool, session []*permRule, requiresA
 	if v, ok := p.mustAsk(s, t); ok {
 		return v
 	}
-	var allows []*permRule
+	var allows []*Rule
 	for _, rules := range layers {
 		for _, r := range rules {
-			if r.list == listAllow && (r.layer == layerManaged || !p.cfg.ForbidSessionAllow) {
+			if r.List == ListAllow && (r.Layer == LayerManaged || !p.cfg.ForbidSessionAllow) {
 				allows = append(allows, r)
 			}
 		}
 	}
-	if r, ok := covers(allows, s); ok {
-		return verdict{decision: decideAllow, rule: r, reason: "allowed by " + r.String()}
+	if r, ok := Covers(allows, s); ok {
+		return Verdict{Decision: Allow, rule: r, Reason: "allowed by " + r.String()}
 	}
 	if p.cfg.AllowAll {
-		return verdict{decision: decideAllow, reason: "allowed by allow_all (managed policy)"}
+		return Verdict{Decision: Allow, Reason: "allowed by allow_all (managed policy)"}
 	}
 	return p.defaults(s, t, requiresApproval)
 }
 
-func pastTense(d decision) string {
-	if d == decideDeny {
+func pastTense(d Decision) string {
+	if d == Deny {
 		return "denied"
 	}
 	return "approval required"
 }
 
-// outsideReason says why a command word that may name a file outside the
+// OutsideReason says why a command word that may name a file outside the
 // workspace needs approval.
-func outsideReason(word string) string {
+func OutsideReason(word string) string {
 	if rel, ok := shellcmd.InUnknownDir(word); ok {
 		return fmt.Sprintf("approval required: the command names %q after a cd or exec whose effect cannot be known beforehand, so where it points and whether ignore rules cover it cannot be checked", rel)
 	}
@@ -117,33 +117,33 @@ func outsideReason(word string) string {
 // outside the workspace, and writes to protected files. allow_all, a
 // deliberate choice of the managed policy, still approves risky command
 // lines; protected files and paths outside the workspace ask even then.
-func (p *policy) mustAsk(s *subject, t *tool.Tool) (verdict, bool) {
+func (p *Policy) mustAsk(s *Subject, t *tool.Tool) (Verdict, bool) {
 	if s.command != nil {
 		readOnly := s.command.ReadOnly()
-		if f, ok := p.protected.touched(s.paths); ok && !readOnly {
-			return verdict{decision: decideAsk, reason: fmt.Sprintf("approval required: the command names %s, a protected file", f)}, true
+		if f, ok := p.Protected.touched(s.paths); ok && !readOnly {
+			return Verdict{Decision: Ask, Reason: fmt.Sprintf("approval required: the command names %s, a protected file", f)}, true
 		}
 		if len(s.outside) > 0 {
-			return verdict{decision: decideAsk, reason: outsideReason(s.outside[0])}, true
+			return Verdict{Decision: Ask, Reason: OutsideReason(s.outside[0])}, true
 		}
 		if p.cfg.AllowAll {
-			return verdict{}, false
+			return Verdict{}, false
 		}
-		if risks := blockingRisks(s.command); len(risks) > 0 {
-			return verdict{decision: decideAsk, kind: askRisky, reason: "approval required: the command line has constructs no rule can approve: " + strings.Join(risks, ", ")}, true
+		if risks := BlockingRisks(s.command); len(risks) > 0 {
+			return Verdict{Decision: Ask, Kind: AskRisky, Reason: "approval required: the command line has constructs no rule can approve: " + strings.Join(risks, ", ")}, true
 		}
-		return verdict{}, false
+		return Verdict{}, false
 	}
 	if t.Writes {
-		if f, ok := p.protected.touched(s.paths); ok {
-			return verdict{decision: decideAsk, reason: fmt.Sprintf("approval required: %s is a protected file", f)}, true
+		if f, ok := p.Protected.touched(s.paths); ok {
+			return Verdict{Decision: Ask, Reason: fmt.Sprintf("approval required: %s is a protected file", f)}, true
 		}
 	}
-	return verdict{}, false
+	return Verdict{}, false
 }
 
-// blockingRisks names the risks that forbid auto-approval, each once.
-func blockingRisks(a *shellcmd.Analysis) []string {
+// BlockingRisks names the risks that forbid auto-approval, each once.
+func BlockingRisks(a *shellcmd.Analysis) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, r := range a.Risks {
@@ -155,24 +155,24 @@ func blockingRisks(a *shellcmd.Analysis) []string {
 	return out
 }
 
-// covers reports whether allow rules cover the whole call: every simple
+// Covers reports whether allow rules cover the whole call: every simple
 // command of a command line, every path of a file call, each by some rule.
 // It returns the first rule used.
-func covers(allows []*permRule, s *subject) (*permRule, bool) {
+func Covers(allows []*Rule, s *Subject) (*Rule, bool) {
 	for _, r := range allows {
-		if r.matchesName(s) && !r.hasContent {
+		if r.matchesName(s) && !r.HasContent {
 			return r, true
 		}
 	}
 	switch {
 	case s.command != nil:
 		return coverCommands(allows, s)
-	case s.url != "":
-		return coverEach(allows, s, []string{s.host}, func(r *permRule, host string) bool {
+	case s.URL != "":
+		return coverEach(allows, s, []string{s.Host}, func(r *Rule, host string) bool {
 			return r.domain != "" && domainMatches(r.domain, host)
 		})
 	case len(s.paths) > 0:
-		return coverEach(allows, s, s.paths, (*permRule).matchesPath)
+		return coverEach(allows, s, s.paths, (*Rule).matchesPath)
 	}
 	return nil, false
 }
@@ -182,10 +182,10 @@ func covers(allows []*permRule, s *subject) (*permRule, bool) {
 // by an allow rule or reads only (Bash(touch:*) allows
 // `touch x && echo done`), and at least one is matched by a rule. The
 // line's risks were weighed before (mustAsk).
-func coverCommands(allows []*permRule, s *subject) (*permRule, bool) {
-	var first *permRule
+func coverCommands(allows []*Rule, s *Subject) (*Rule, bool) {
+	var first *Rule
 	for _, c := range s.command.Commands {
-		i := slices.IndexFunc(allows, func(r *permRule) bool { return r.matchesName(s) && shellcmd.MatchRule(r.content, c) })
+		i := slices.IndexFunc(allows, func(r *Rule) bool { return r.matchesName(s) && shellcmd.MatchRule(r.content, c) })
 		switch {
 		case i >= 0 && first == nil:
 			first = allows[i]
@@ -198,10 +198,10 @@ func coverCommands(allows []*permRule, s *subject) (*permRule, bool) {
 
 // coverEach reports whether every item is matched by some allow rule for
 // the subject's tool, returning the first rule used. No items cover nothing.
-func coverEach[T any](allows []*permRule, s *subject, items []T, match func(*permRule, T) bool) (*permRule, bool) {
-	var first *permRule
+func coverEach[T any](allows []*Rule, s *Subject, items []T, match func(*Rule, T) bool) (*Rule, bool) {
+	var first *Rule
 	for _, it := range items {
-		i := slices.IndexFunc(allows, func(r *permRule) bool { return r.matchesName(s) && match(r, it) })
+		i := slices.IndexFunc(allows, func(r *Rule) bool { return r.matchesName(s) && match(r, it) })
 		if i < 0 {
 			return nil, false
 		}
@@ -215,38 +215,38 @@ func coverEach[T any](allows []*permRule, s *subject, items []T, match func(*per
 // defaults are Cline's auto-approval settings: reads allowed, edits ask,
 // read-only commands allowed unless the model asked for approval, MCP
 // tools ask unless the server auto-approves them.
-func (p *policy) defaults(s *subject, t *tool.Tool, requiresApproval bool) verdict {
+func (p *Policy) defaults(s *Subject, t *tool.Tool, requiresApproval bool) Verdict {
 	switch {
 	case s.command != nil:
 		if requiresApproval {
-			return verdict{decision: decideAsk, kind: askDefault, reason: "approval required: the model marked the command as requiring approval"}
+			return Verdict{Decision: Ask, Kind: AskDefault, Reason: "approval required: the model marked the command as requiring approval"}
 		}
 		if !s.command.ReadOnly() {
-			return verdict{decision: decideAsk, kind: askDefault, reason: "approval required: the command is not on the read-only list (default)"}
+			return Verdict{Decision: Ask, Kind: AskDefault, Reason: "approval required: the command is not on the read-only list (default)"}
 		}
-		return verdict{decision: decideAllow, reason: "allowed: read-only command (default)"}
-	case s.tool == UseMCPTool:
-		if p.mcpAutoApprove != nil && p.mcpAutoApprove(s.mcpServer, s.mcpTool) {
-			return verdict{decision: decideAllow, reason: "allowed: listed in the MCP server's autoApprove"}
+		return Verdict{Decision: Allow, Reason: "allowed: read-only command (default)"}
+	case s.Tool == UseMCPTool:
+		if p.mcpAutoApprove != nil && p.mcpAutoApprove(s.MCPServer, s.MCPTool) {
+			return Verdict{Decision: Allow, Reason: "allowed: listed in the MCP server's autoApprove"}
 		}
-		return verdict{decision: decideAsk, kind: askDefault, reason: "approval required: MCP tools ask unless the server's autoApprove lists them (default)"}
+		return Verdict{Decision: Ask, Kind: AskDefault, Reason: "approval required: MCP tools ask unless the server's autoApprove lists them (default)"}
 	case t.Writes:
-		return verdict{decision: decideAsk, kind: askDefault, reason: "approval required: edits ask (default)"}
-	case s.url != "":
-		return verdict{decision: decideAsk, kind: askDefault, reason: "approval required: reaching a web address asks unless a rule such as " +
-			t.Name + "(domain:" + s.host + ") allows it (default)"}
+		return Verdict{Decision: Ask, Kind: AskDefault, Reason: "approval required: edits ask (default)"}
+	case s.URL != "":
+		return Verdict{Decision: Ask, Kind: AskDefault, Reason: "approval required: reaching a web address asks unless a rule such as " +
+			t.Name + "(domain:" + s.Host + ") allows it (default)"}
 	}
-	return verdict{decision: decideAllow, reason: "allowed: reads inside the workspace (default)"}
+	return Verdict{Decision: Allow, Reason: "allowed: reads inside the workspace (default)"}
 }
 
-// sessionRules parses a session's rules; rules that do not parse (they
+// SessionRules parses a session's rules; rules that do not parse (they
 // are validated when set, so only a programmer error gets here) are
 // dropped from allow and kept out of nothing else: an unparseable deny
 // rule makes every call ask.
-func sessionRules(p api.Permissions) []*permRule {
-	rules, err := parseRules(p, layerSession)
+func SessionRules(p api.Permissions) []*Rule {
+	rules, err := ParseRules(p, LayerSession)
 	if err != nil {
-		return []*permRule{{text: "*", list: listAsk, layer: layerSession + " (invalid rules: " + err.Error() + ")", tool: "*"}}
+		return []*Rule{{Text: "*", List: ListAsk, Layer: LayerSession + " (invalid rules: " + err.Error() + ")", Tool: "*"}}
 	}
 	return rules
 }

@@ -32,7 +32,7 @@ func (c *Coordinator) commandTools() []string {
 			}
 		}
 	}
-	for n, aliases := range claudeCodeRuleTools {
+	for n, aliases := range RuleTools {
 		for _, a := range aliases {
 			if runs[a] {
 				names[n] = true

@@ -23,7 +23,7 @@ import (
 // gitConfigAsk returns the approval reason when a git command of the line
 // would run a program named in the repository's configuration, or when
 // that configuration cannot be read.
-func (c *Coordinator) gitConfigAsk(s *subject) (string, bool) {
+func (c *Coordinator) gitConfigAsk(s *Subject) (string, bool) {
 	if s.command == nil || c.workspace == nil {
 		return "", false
 	}

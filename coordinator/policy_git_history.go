@@ -28,7 +28,7 @@ const gitListTimeout = 10 * time.Second
 
 // gitHistoryAsk returns the approval reason when the command line may
 // print stored versions of a file the ignore rules exclude.
-func (c *Coordinator) gitHistoryAsk(s *subject, m *ignore.Matcher) (string, bool) {
+func (c *Coordinator) gitHistoryAsk(s *Subject, m *ignore.Matcher) (string, bool) {
 	if s.command == nil || c.workspace == nil || m == nil || m.Len() == 0 {
 		return "", false
 	}

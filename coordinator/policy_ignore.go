@@ -11,31 +11,31 @@ import (
 // judging symlinks by what they point to. It returns the refusal text:
 // for .clineignore Cline's words, naming the path; for other ignore files
 // toolgate's, naming the path and the rule.
-func (c *Coordinator) ignoreBlock(m *ignore.Matcher, s *subject) ([]string, bool) {
+func (c *Coordinator) ignoreBlock(m *ignore.Matcher, s *Subject) ([]string, bool) {
 	if m.Len() == 0 {
 		return nil, false
 	}
 	for _, p := range s.paths {
 		isDir := p.isDir
-		if p.walked {
+		if p.Walked {
 			isDir = func() bool { return false }
 		}
-		r, hit := m.MatchLazy(p.rel, isDir)
-		shown := p.rel
+		r, hit := m.MatchLazy(p.Rel, isDir)
+		shown := p.Rel
 		if !hit {
-			real, ok := c.realPath(p.rel)
-			if !ok || real == p.rel {
+			real, ok := c.realPath(p.Rel)
+			if !ok || real == p.Rel {
 				continue
 			}
 			ref := c.pathRef(real)
-			if r, hit = m.MatchLazy(ref.rel, ref.isDir); !hit {
+			if r, hit = m.MatchLazy(ref.Rel, ref.isDir); !hit {
 				continue
 			}
-			shown = fmt.Sprintf("%s (a link to %s)", p.rel, real)
+			shown = fmt.Sprintf("%s (a link to %s)", p.Rel, real)
 		}
 		if r.Source == ".clineignore" {
-			if p.given != "" && shown == p.rel {
-				shown = p.given
+			if p.Given != "" && shown == p.Rel {
+				shown = p.Given
 			}
 			// Cline's own words (ReadFileToolHandler and the other path
 			// tools; ExecuteCommandToolHandler for a command), alone as

@@ -36,30 +36,30 @@ func (c *Coordinator) CheckMode(m api.Mode) error {
 	return nil
 }
 
-// permissionModeName is a mode as Claude Code's hooks name it in
+// HookModeName is a mode as Claude Code's hooks name it in
 // permission_mode: Cline's act is Claude Code's default.
-func permissionModeName(m api.Mode) string {
+func HookModeName(m api.Mode) string {
 	if m == api.ModeAct || m == "" {
 		return string(api.ModeDefault)
 	}
 	return string(m)
 }
 
-// modeAllows reports whether the session's mode lets a call run that the
+// ModeAllows reports whether the session's mode lets a call run that the
 // rules and defaults would put before the user. Only asks the mode may
 // waive are waived: acceptEdits waives the default prompt of a tool that
 // edits workspace files and of a line of filesystem commands (mkdir,
 // touch, mv, cp) in the workspace; bypassPermissions waives the default
 // prompt and a risky command line's, as allow_all does, but never an ask
 // rule, a protected file or a path outside the workspace.
-func modeAllows(m api.Mode, v verdict, t *tool.Tool, sub *subject) bool {
+func ModeAllows(m api.Mode, v Verdict, t *tool.Tool, sub *Subject) bool {
 	switch {
-	case v.decision != decideAsk:
+	case v.Decision != Ask:
 		return false
 	case m == api.ModeBypassPermissions:
-		return v.kind != askHard
+		return v.Kind != AskHard
 	case m == api.ModeAcceptEdits:
-		return v.kind == askDefault && (editsWorkspaceFiles(t, sub) || onlyFileCommands(sub))
+		return v.Kind == AskDefault && (editsWorkspaceFiles(t, sub) || onlyFileCommands(sub))
 	}
 	return false
 }
@@ -73,8 +73,8 @@ var acceptEditsCommands = map[string]bool{"mkdir": true, "touch": true, "mv": tr
 // commands, each run inside the workspace. Its words naming paths outside
 // the workspace, protected files and risky constructs ask before a mode is
 // consulted (policy.mustAsk), so they never reach here as a default ask.
-func onlyFileCommands(sub *subject) bool {
-	if sub.command == nil || len(sub.command.Commands) == 0 || sub.background {
+func onlyFileCommands(sub *Subject) bool {
+	if sub.command == nil || len(sub.command.Commands) == 0 || sub.Background {
 		return false
 	}
 	for _, c := range sub.command.Commands {
@@ -89,6 +89,6 @@ func onlyFileCommands(sub *subject) bool {
 // writes, naming workspace paths, that runs no command and reaches no MCP
 // server or web address. The subject's paths are workspace-relative: a
 // path outside the workspace never gets this far.
-func editsWorkspaceFiles(t *tool.Tool, sub *subject) bool {
-	return t.Writes && !t.RunsCommands() && sub.command == nil && sub.tool != UseMCPTool && sub.url == "" && len(sub.paths) > 0
+func editsWorkspaceFiles(t *tool.Tool, sub *Subject) bool {
+	return t.Writes && !t.RunsCommands() && sub.command == nil && sub.Tool != UseMCPTool && sub.URL == "" && len(sub.paths) > 0
 }

@@ -26,18 +26,18 @@ func (c *Coordinator) CheckRuleTools(p api.Permissions) error {
 	for _, l := range []struct {
 		name  string
 		rules []string
-	}{{listDeny, p.Deny}, {listAsk, p.Ask}, {listAllow, p.Allow}} {
+	}{{ListDeny, p.Deny}, {ListAsk, p.Ask}, {ListAllow, p.Allow}} {
 		for i, text := range l.rules {
 			r, err := parseRule(text, l.name, "")
-			if err != nil || knownRuleTool(r.tool, known) {
+			if err != nil || knownRuleTool(r.Tool, known) {
 				continue // syntax errors are ValidatePermissions' to report
 			}
-			msg := fmt.Sprintf("rule %q: no tool is named %s in any dialect", r.text, r.tool)
-			if near := nearNames(r.tool, known); len(near) > 0 {
+			msg := fmt.Sprintf("rule %q: no tool is named %s in any dialect", r.Text, r.Tool)
+			if near := nearNames(r.Tool, known); len(near) > 0 {
 				msg += " (did you mean " + strings.Join(near, ", ") + "?)"
 			}
 			fields[fmt.Sprintf("permissions.%s[%d]", l.name, i)] = msg
-			unknown = append(unknown, r.text)
+			unknown = append(unknown, r.Text)
 		}
 	}
 	if len(fields) == 0 {
@@ -58,7 +58,7 @@ func (c *Coordinator) ruleToolNames() []string {
 	for _, t := range c.registry.Tools() {
 		seen[t.Name] = true
 	}
-	for n := range claudeCodeRuleTools {
+	for n := range RuleTools {
 		seen[n] = true
 	}
 	for _, tools := range c.dialects {

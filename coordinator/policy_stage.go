@@ -18,9 +18,9 @@ import (
 // judged, the ignore rules it ran under and, when the rules say ask, the
 // verdict the approval stage puts before the user.
 type gate struct {
-	sub     *subject
+	sub     *Subject
 	ignored *ignore.Matcher
-	ask     *verdict
+	ask     *Verdict
 	// decision and decidedBy are what the audit log records of the
 	// judgement (allow or deny, and the rule or default that decided).
 	decision, decidedBy string
@@ -90,8 +90,8 @@ func (c *Coordinator) checkPolicy(cs *callState) {
 
 // hookAskVerdict is the approval a PreToolUse hook's ask puts before the
 // user.
-func hookAskVerdict(reason string) *verdict {
-	return &verdict{decision: decideAsk, reason: "approval required by a PreToolUse hook: " + orDefault(reason, "no reason given")}
+func hookAskVerdict(reason string) *Verdict {
+	return &Verdict{Decision: Ask, Reason: "approval required by a PreToolUse hook: " + orDefault(reason, "no reason given")}
 }
 
 // decidedByHook names a PreToolUse hook's allow in the audit log.
@@ -104,7 +104,7 @@ func withHookDecision(g gate, d hooks.Decision, reason string) gate {
 	case d == hooks.Ask && g.ask == nil:
 		g.ask = hookAskVerdict(reason)
 		g.decision, g.decidedBy = "", ""
-	case d == hooks.Allow && g.ask != nil && g.ask.kind == askDefault:
+	case d == hooks.Allow && g.ask != nil && g.ask.Kind == AskDefault:
 		g.ask = nil
 		g.decision, g.decidedBy = "allow", decidedByHook
 	}
@@ -125,13 +125,13 @@ func (c *Coordinator) authorize(s *Session, t *tool.Tool, in any, raw json.RawMe
 		}
 		return &out, gate{decision: "deny", decidedBy: "ignore rules"}
 	}
-	if sub.badCwd != nil {
+	if sub.BadCwd != nil {
 		code := api.ToolCodeOutside
 		var te *tool.ToolError
-		if errors.As(sub.badCwd, &te) {
+		if errors.As(sub.BadCwd, &te) {
 			code = te.Code
 		}
-		out := failure(api.StatusDenied, code, "cwd: "+sub.badCwd.Error())
+		out := failure(api.StatusDenied, code, "cwd: "+sub.BadCwd.Error())
 		return &out, gate{}
 	}
 	if s.Mode() == api.ModePlan {
@@ -142,7 +142,7 @@ func (c *Coordinator) authorize(s *Session, t *tool.Tool, in any, raw json.RawMe
 	}
 	g := gate{sub: sub, ignored: m}
 	v := c.policy.decide(sub, t, s.permRules(), line.RequiresApproval)
-	if v.decision != decideDeny {
+	if v.Decision != Deny {
 		v = c.repositoryAsks(sub, m, v)
 	}
 	hidden, stop, denied := c.denialsBeyondRules(s, t, sub, m, v)
@@ -150,12 +150,12 @@ func (c *Coordinator) authorize(s *Session, t *tool.Tool, in any, raw json.RawMe
 		return stop, denied
 	}
 	g.ignored = hidden
-	switch v.decision {
-	case decideDeny:
-		out := failure(api.StatusDenied, api.ToolCodeDenied, "Denied: "+v.reason+".")
+	switch v.Decision {
+	case Deny:
+		out := failure(api.StatusDenied, api.ToolCodeDenied, "Denied: "+v.Reason+".")
 		return &out, gate{decision: "deny", decidedBy: decidedByRule(v)}
-	case decideAsk:
-		if m := s.Mode(); modeAllows(m, v, t, sub) {
+	case Ask:
+		if m := s.Mode(); ModeAllows(m, v, t, sub) {
 			g.decision, g.decidedBy = "allow", "mode: "+string(m)
 			return nil, g
 		}
@@ -175,11 +175,11 @@ func (c *Coordinator) authorize(s *Session, t *tool.Tool, in any, raw json.RawMe
 // a path the ignore rules cover. A write through a hard link to a file
 // denied to editing is refused. It returns the call's ignore rules, or
 // the outcome that ends it.
-func (c *Coordinator) denialsBeyondRules(s *Session, t *tool.Tool, sub *subject, m *ignore.Matcher, v verdict) (*ignore.Matcher, *outcome, gate) {
-	layers := [][]*permRule{c.policy.managed, s.permRules()}
-	hidden := withReadDenials(m, layers...)
-	hidden = withHardLinks(c.workspace, m, hidden, readDenialPatterns(layers...))
-	if v.decision == decideDeny {
+func (c *Coordinator) denialsBeyondRules(s *Session, t *tool.Tool, sub *Subject, m *ignore.Matcher, v Verdict) (*ignore.Matcher, *outcome, gate) {
+	layers := [][]*Rule{c.policy.managed, s.permRules()}
+	hidden := WithReadDenials(m, layers...)
+	hidden = WithHardLinks(c.workspace, m, hidden, ReadDenialPatterns(layers...))
+	if v.Decision == Deny {
 		return hidden, nil, gate{}
 	}
 	if hidden != m {
@@ -188,7 +188,7 @@ func (c *Coordinator) denialsBeyondRules(s *Session, t *tool.Tool, sub *subject,
 			return nil, &out, gate{decision: "deny", decidedBy: "rule: read deny"}
 		}
 	}
-	if msg := editLinkDenial(c.workspace, t, sub, editDenialPatterns(layers...)); msg != "" {
+	if msg := EditLinkDenial(c.workspace, t, sub, EditDenialPatterns(layers...)); msg != "" {
 		out := failure(api.StatusDenied, api.ToolCodeDenied, msg)
 		return nil, &out, gate{decision: "deny", decidedBy: "rule: edit deny"}
 	}
@@ -198,16 +198,16 @@ func (c *Coordinator) denialsBeyondRules(s *Session, t *tool.Tool, sub *subject,
 // repositoryAsks turns a verdict into an ask, whatever allowed it, when a
 // command may print stored versions of ignored files (gitHistoryAsk) or
 // start a program the repository's configuration names (gitConfigAsk).
-func (c *Coordinator) repositoryAsks(sub *subject, m *ignore.Matcher, v verdict) verdict {
+func (c *Coordinator) repositoryAsks(sub *Subject, m *ignore.Matcher, v Verdict) Verdict {
 	for _, check := range []func() (string, bool){
 		func() (string, bool) { return c.gitHistoryAsk(sub, m) },
 		func() (string, bool) { return c.gitConfigAsk(sub) },
 	} {
 		if reason, ask := check(); ask {
-			if v.decision == decideAsk {
-				reason = v.reason + "; also " + strings.TrimPrefix(reason, "approval required: ")
+			if v.Decision == Ask {
+				reason = v.Reason + "; also " + strings.TrimPrefix(reason, "approval required: ")
 			}
-			v = verdict{decision: decideAsk, reason: reason}
+			v = Verdict{Decision: Ask, Reason: reason}
 		}
 	}
 	return v
@@ -216,7 +216,7 @@ func (c *Coordinator) repositoryAsks(sub *subject, m *ignore.Matcher, v verdict)
 // deniedOutright reports whether a bare deny rule of either layer names
 // the tool, so that tool lists can leave it out.
 func (c *Coordinator) deniedOutright(s *Session, name string) bool {
-	sub := &subject{tool: name}
+	sub := &Subject{Tool: name}
 	if c.isCommandTool(name) {
 		sub.names = c.commandNames // a bare deny of one command tool hides them all
 	}
@@ -226,7 +226,7 @@ func (c *Coordinator) deniedOutright(s *Session, name string) bool {
 // planModeRefusal says why plan mode refuses a call: tools that change
 // files, and command lines that are not read-only. Reading commands (ls,
 // cat, git status, grep ...) still run, as exploring is what planning is.
-func planModeRefusal(t *tool.Tool, sub *subject) (string, bool) {
+func planModeRefusal(t *tool.Tool, sub *Subject) (string, bool) {
 	switch {
 	case sub.command != nil && sub.command.ReadOnly():
 		return "", false

@@ -12,16 +12,16 @@ import (
 // makes every call ask: the config file is validated at start-up (see
 // ValidatePermissions), so this only catches a programmer error.
 func (c *Coordinator) startPolicy(o Options) {
-	managed, err := parseRules(c.cfg.Permissions, layerManaged)
+	managed, err := ParseRules(c.cfg.Permissions, LayerManaged)
 	if err != nil {
 		c.logger.Error("invalid managed permission rule; every call will ask", "err", err)
-		managed = []*permRule{{text: "*", list: listAsk, layer: layerManaged + " (invalid rules)", tool: "*"}}
+		managed = []*Rule{{Text: "*", List: ListAsk, Layer: LayerManaged + " (invalid rules)", Tool: "*"}}
 	}
-	c.policy = &policy{
+	c.policy = &Policy{
 		cfg:            c.cfg,
 		managed:        managed,
 		mcpAutoApprove: o.MCPAutoApprove,
-		protected:      newProtected(o.Workspace, c.cfg.IgnoreFiles, c.cfg.ProtectedFiles),
+		Protected:      NewProtected(o.Workspace, c.cfg.IgnoreFiles, c.cfg.ProtectedFiles),
 	}
 	if o.Workspace != nil {
 		c.startIgnore(o)

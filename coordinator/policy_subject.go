@@ -18,12 +18,12 @@ import (
 // buildSubject describes a decoded call for the rules: the workspace paths
 // it touches, its command line and its MCP server and tool. Paths that
 // leave the workspace are left to the handler, which refuses them.
-func (c *Coordinator) buildSubject(t *tool.Tool, in any, raw json.RawMessage) (*subject, tool.CommandLine) {
-	s := &subject{tool: t.Name}
+func (c *Coordinator) buildSubject(t *tool.Tool, in any, raw json.RawMessage) (*Subject, tool.CommandLine) {
+	s := &Subject{Tool: t.Name}
 	if u := t.URL(in); u != "" {
-		s.url = u
+		s.URL = u
 		if pu, err := url.Parse(u); err == nil {
-			s.host = strings.ToLower(strings.TrimSuffix(pu.Hostname(), "."))
+			s.Host = strings.ToLower(strings.TrimSuffix(pu.Hostname(), "."))
 		}
 	}
 	if c.workspace == nil {
@@ -33,9 +33,9 @@ func (c *Coordinator) buildSubject(t *tool.Tool, in any, raw json.RawMessage) (*
 		if rel, err := c.workspace.Rel(p); err == nil {
 			ref := c.pathRef(rel)
 			if filepath.IsAbs(p) {
-				ref.given = filepath.Clean(p)
+				ref.Given = filepath.Clean(p)
 			}
-			ref.walked = t.Walks
+			ref.Walked = t.Walks
 			s.paths = append(s.paths, ref)
 		}
 	}
@@ -46,7 +46,7 @@ func (c *Coordinator) buildSubject(t *tool.Tool, in any, raw json.RawMessage) (*
 		s.names = c.commandNames
 	}
 	if t.Name == UseMCPTool {
-		s.mcpServer, s.mcpTool = mcpInputNames(in, raw)
+		s.MCPServer, s.MCPTool = mcpInputNames(in, raw)
 	}
 	// A command's tool and its analysis both name its paths; the approval
 	// preview lists each once.
@@ -72,14 +72,14 @@ func unique[T comparable](xs []T) []T {
 // resolved inside the workspace (a home directory, outside paths, links
 // leading outside) are recorded as such: the policy never approves them
 // silently.
-func (c *Coordinator) addCommand(s *subject, line tool.CommandLine) {
+func (c *Coordinator) addCommand(s *Subject, line tool.CommandLine) {
 	a := shellcmd.Analyze(line.Command)
-	s.command, s.line, s.background = &a, line.Command, line.Background
+	s.command, s.Line, s.Background = &a, line.Command, line.Background
 	cwd := "."
 	if line.Cwd != "" {
 		rel, err := c.workspace.Rel(line.Cwd)
 		if err != nil {
-			s.badCwd = err
+			s.BadCwd = err
 		} else {
 			cwd = rel
 			s.paths = append(s.paths, c.pathRef(rel))
@@ -153,12 +153,12 @@ const maxGlobMatches = 10000
 // expandGlob lists the workspace files a pattern word may name. fs.Glob's
 // "*" also matches names starting with ".", which bash's does not, so it
 // lists a superset of what the shell would pass.
-func (c *Coordinator) expandGlob(pattern string) []pathRef {
+func (c *Coordinator) expandGlob(pattern string) []PathRef {
 	matches, err := fs.Glob(c.workspace.Root.FS(), pattern)
 	if err != nil {
 		return nil
 	}
-	var out []pathRef
+	var out []PathRef
 	for i, m := range matches {
 		if i == maxGlobMatches {
 			break
@@ -180,9 +180,9 @@ func hasRisk(a *shellcmd.Analysis, kind string) bool {
 // pathRef refers to a workspace path for the rules. Whether it is a
 // directory, which only rules ending in "/" ask, is looked up when one of
 // them matches it: most calls touch no such rule and cost no stat.
-func (c *Coordinator) pathRef(rel string) pathRef {
+func (c *Coordinator) pathRef(rel string) PathRef {
 	abs := filepath.ToSlash(filepath.Join(c.workspace.Dir, filepath.FromSlash(rel)))
-	return pathRef{rel: rel, abs: abs, dir: &dirLookup{root: c.workspace.Root, rel: rel}}
+	return PathRef{Rel: rel, abs: abs, dir: &dirLookup{root: c.workspace.Root, rel: rel}}
 }
 
 // realPath resolves the symlinks of a workspace path, so that a link to an
@@ -213,43 +213,43 @@ func (c *Coordinator) realPath(rel string) (string, bool) {
 	}
 }
 
-// subject is a call as rules see it.
-type subject struct {
-	// badCwd says why a command's working directory cannot be used
+// Subject is a call as rules see it.
+type Subject struct {
+	// BadCwd says why a command's working directory cannot be used
 	// (outside the workspace, or not a valid path): no approval can make
 	// a command run there, so the call is refused.
-	badCwd error
-	tool   string // registry name: read_file, execute_command, use_mcp_tool
+	BadCwd error
+	Tool   string // registry name: read_file, execute_command, use_mcp_tool
 	// names are the other names rules may use for the call: for a command
 	// line, those of every tool that runs one (policy_command_tools.go).
 	names      []string
-	mcpServer  string // for use_mcp_tool
-	mcpTool    string
-	paths      []pathRef          // workspace paths the call touches
-	url        string             // the web address the call reaches
-	host       string             // its host name, lower case
+	MCPServer  string // for use_mcp_tool
+	MCPTool    string
+	paths      []PathRef          // workspace paths the call touches
+	URL        string             // the web address the call reaches
+	Host       string             // its host name, lower case
 	command    *shellcmd.Analysis // for execute_command
-	line       string             // the command line
-	background bool               // a command started as a session job
+	Line       string             // the command line
+	Background bool               // a command started as a session job
 	outside    []string           // command words naming paths outside the workspace
 }
 
-// pathRef is a workspace-relative path and whether it names a directory.
-type pathRef struct {
-	rel string
-	// given is the path as the call gave it when that was absolute (a
+// PathRef is a workspace-relative path and whether it names a directory.
+type PathRef struct {
+	Rel string
+	// Given is the path as the call gave it when that was absolute (a
 	// native Cline call's absolutePath), which Cline's refusals name.
-	given string
+	Given string
 	abs   string     // the absolute path, for rules rooted at "/" (//path, ~/path)
 	dir   *dirLookup // whether it names a directory, looked up once when asked
-	// walked marks a directory a tool walks (tool.Spec.Walks): the
+	// Walked marks a directory a tool walks (tool.Spec.Walks): the
 	// ignore rules judge it by name, as if it were no directory.
-	walked bool
+	Walked bool
 }
 
 // isDir reports whether the path names a directory (through symlinks), as
 // the workspace holds it when first asked.
-func (p pathRef) isDir() bool {
+func (p PathRef) isDir() bool {
 	if p.dir == nil {
 		return false
 	}
@@ -269,15 +269,15 @@ type dirLookup struct {
 }
 
 // uniquePaths drops later repeats of a path, keeping the order.
-func uniquePaths(ps []pathRef) []pathRef {
+func uniquePaths(ps []PathRef) []PathRef {
 	if len(ps) < 2 {
 		return ps
 	}
 	seen := make(map[string]bool, len(ps))
 	out := ps[:0]
 	for _, p := range ps {
-		if !seen[p.rel] {
-			seen[p.rel] = true
+		if !seen[p.Rel] {
+			seen[p.Rel] = true
 			out = append(out, p)
 		}
 	}

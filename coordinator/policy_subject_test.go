@@ -26,7 +26,7 @@ func TestSubjectListsEachPathOnce(t *testing.T) {
 	sub, _ := p.c.buildSubject(tool, &in, raw)
 	var rels []string
 	for _, r := range sub.paths {
-		rels = append(rels, r.rel)
+		rels = append(rels, r.Rel)
 	}
 	if strings.Count(strings.Join(rels, " "), "a.txt") != 1 {
 		t.Errorf("paths %v, want a.txt once", rels)
@@ -34,7 +34,7 @@ func TestSubjectListsEachPathOnce(t *testing.T) {
 	if len(sub.outside) != 1 {
 		t.Fatalf("outside %v, want the one word after the unknown cd", sub.outside)
 	}
-	got := outsideReason(sub.outside[0])
+	got := OutsideReason(sub.outside[0])
 	if !strings.Contains(got, `"b" after a cd or exec`) {
 		t.Errorf("reason %q, want it to name b after an unknown cd", got)
 	}

@@ -17,15 +17,15 @@ func (c *Coordinator) deniedURL(s *Session, toolName, raw string) error {
 	if err != nil {
 		return err
 	}
-	sub := &subject{tool: toolName, url: raw, host: strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))}
-	layers := [][]*permRule{c.policy.managed}
+	sub := &Subject{Tool: toolName, URL: raw, Host: strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))}
+	layers := [][]*Rule{c.policy.managed}
 	if s != nil {
 		layers = append(layers, s.permRules())
 	}
 	for _, rules := range layers {
 		for _, r := range rules {
-			if r.list == listDeny && r.domain != "" && r.matchesAny(sub) {
-				return tool.Errorf(api.ToolCodeDenied, "%s is denied by %s", sub.host, r)
+			if r.List == ListDeny && r.domain != "" && r.matchesAny(sub) {
+				return tool.Errorf(api.ToolCodeDenied, "%s is denied by %s", sub.Host, r)
 			}
 		}
 	}

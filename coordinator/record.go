@@ -208,11 +208,11 @@ func boundResult(res api.ToolResult) (json.RawMessage, int) {
 }
 
 // decidedByRule says which rule or default decided a verdict.
-func decidedByRule(v verdict) string {
+func decidedByRule(v Verdict) string {
 	if v.rule != nil {
-		return "rule: " + v.rule.text
+		return "rule: " + v.rule.Text
 	}
-	return "default: " + v.reason
+	return "default: " + v.Reason
 }
 
 // hasEffects reports whether running the tool may change something

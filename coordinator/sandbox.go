@@ -87,7 +87,7 @@ func (c *Coordinator) readOnlyFiles() []string {
 	for _, f := range c.cfg.IgnoreFiles {
 		out = append(out, filepath.Join(c.workspace.Dir, f))
 	}
-	for _, p := range append(slices.Clone(defaultProtected), c.cfg.ProtectedFiles...) {
+	for _, p := range append(slices.Clone(DefaultProtected), c.cfg.ProtectedFiles...) {
 		if filepath.IsAbs(p) || p == ".git" || strings.ContainsAny(p, `*?[\!`) {
 			continue // masked as toolgate's own; the sandbox's; a pattern
 		}

@@ -37,7 +37,7 @@ type Session struct {
 	permissions api.Permissions
 	// rules are permissions parsed, kept until the permissions change
 	// (rulesParsed false): the policy asks for them on every call.
-	rules       []*permRule
+	rules       []*Rule
 	rulesParsed bool
 	dialect     api.Dialect
 	todos       []api.Todo
