@@ -147,8 +147,8 @@ func (c *Coordinator) askApproval(ctx context.Context, s *Session, e *callEntry,
 	}()
 
 	approval := &api.Approval{Reason: v.Reason, Deadline: time.Now().Add(timeout).UTC(), Preview: c.preview(ctx, s, sub, t, in, raw)}
-	if v.rule != nil {
-		approval.Rule = v.rule.Text
+	if v.Rule != nil {
+		approval.Rule = v.Rule.Text
 	}
 	rec := s.setState(e, api.StateAwaitingApproval, nil)
 	e.audit.reason = v.Reason
@@ -228,8 +228,8 @@ func (c *Coordinator) clineRejection(t *tool.Tool, sub *Subject, feedback string
 	switch t.Name {
 	case "write_to_file", "new_rule", "replace_in_file":
 		note := "The file was not created."
-		if sub != nil && len(sub.paths) > 0 && c.workspace != nil {
-			if _, err := c.workspace.Root.Stat(sub.paths[0].Rel); err == nil {
+		if sub != nil && len(sub.Paths) > 0 && c.workspace != nil {
+			if _, err := c.workspace.Root.Stat(sub.Paths[0].Rel); err == nil {
 				note = "The file was not updated, and maintains its original contents."
 			}
 		}

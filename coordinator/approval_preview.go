@@ -15,16 +15,16 @@ import (
 // "step $i" or "0.5" as files: its parts show them as they are.
 func (c *Coordinator) preview(ctx context.Context, s *Session, sub *Subject, t *tool.Tool, in any, raw []byte) api.Preview {
 	var p api.Preview
-	if sub.command != nil {
+	if sub.Command != nil {
 		p.Command = sub.Line
-		for _, cmd := range sub.command.Commands {
+		for _, cmd := range sub.Command.Commands {
 			p.Parts = append(p.Parts, api.CommandPart{Args: cmd.Args, Dir: cmd.Dir})
 		}
-		p.Risks = BlockingRisks(sub.command)
+		p.Risks = BlockingRisks(sub.Command)
 		p.Sandbox = c.sandboxPreview(sub.Background)
 		return p
 	}
-	for _, r := range sub.paths {
+	for _, r := range sub.Paths {
 		p.Paths = append(p.Paths, r.Rel)
 	}
 	if t.HasPreview() {
@@ -42,12 +42,12 @@ func (c *Coordinator) preview(ctx context.Context, s *Session, sub *Subject, t *
 // (which no allow rule approves), gives none.
 func rememberRules(sub *Subject, t *tool.Tool) []string {
 	switch {
-	case sub.command != nil:
-		if len(BlockingRisks(sub.command)) > 0 || len(sub.command.Commands) == 0 {
+	case sub.Command != nil:
+		if len(BlockingRisks(sub.Command)) > 0 || len(sub.Command.Commands) == 0 {
 			return nil
 		}
 		var out []string
-		for _, c := range sub.command.Commands {
+		for _, c := range sub.Command.Commands {
 			for _, a := range c.Args {
 				if a == "" || strings.ContainsAny(a, " \t\n*") {
 					return nil
@@ -69,9 +69,9 @@ func rememberRules(sub *Subject, t *tool.Tool) []string {
 			return nil
 		}
 		return []string{t.Name + "(" + DomainPrefix + sub.Host + ")"}
-	case len(sub.paths) > 0:
+	case len(sub.Paths) > 0:
 		var out []string
-		for _, p := range sub.paths {
+		for _, p := range sub.Paths {
 			out = append(out, t.Name+"(/"+EscapeGlob(p.Rel)+")")
 		}
 		return out

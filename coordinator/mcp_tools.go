@@ -87,13 +87,13 @@ func mcpSubjectNames(server, tool string) (string, string) {
 // deniedSubject reports whether a bare deny rule, managed or the
 // session's, names the subject's tool.
 func (c *Coordinator) deniedSubject(s *Session, sub *Subject) bool {
-	layers := [][]*Rule{c.policy.managed}
+	layers := [][]*Rule{c.policy.Managed}
 	if s != nil {
 		layers = append(layers, s.permRules())
 	}
 	for _, rules := range layers {
 		for _, r := range rules {
-			if r.List == ListDeny && !r.HasContent && r.matchesName(sub) {
+			if r.List == ListDeny && !r.HasContent && r.MatchesName(sub) {
 				return true
 			}
 		}

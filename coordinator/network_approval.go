@@ -28,14 +28,14 @@ const networkTool = "network"
 func (c *Coordinator) askNetwork(s *Session, host string, port int) error {
 	sub := &Subject{Tool: networkTool, URL: "http://" + host, Host: host}
 	rule := networkTool + "(domain:" + host + ")"
-	for _, rules := range [][]*Rule{c.policy.managed, s.permRules()} {
+	for _, rules := range [][]*Rule{c.policy.Managed, s.permRules()} {
 		for _, r := range rules {
-			if r.List == ListDeny && r.matchesAny(sub) {
+			if r.List == ListDeny && r.MatchesAny(sub) {
 				return fmt.Errorf("network access to %s is denied by %s", host, r)
 			}
 		}
 	}
-	for _, rules := range [][]*Rule{c.policy.managed, s.permRules()} {
+	for _, rules := range [][]*Rule{c.policy.Managed, s.permRules()} {
 		var allows []*Rule
 		for _, r := range rules {
 			if r.List == ListAllow {

@@ -344,7 +344,7 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 		},
 		Confine: func(dir string) (*sandbox.Sandbox, sandbox.Run, error) {
 			r, err := c.confine(dir, cs.ignored)
-			r.ReadOnly = append(r.ReadOnly, EditDeniedPaths(c.workspace, EditDenialPatterns(c.policy.managed, s.permRules()))...)
+			r.ReadOnly = append(r.ReadOnly, EditDeniedPaths(c.workspace, EditDenialPatterns(c.policy.Managed, s.permRules()))...)
 			if err == nil {
 				r.Net = c.network(s)
 			}

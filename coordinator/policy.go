@@ -27,8 +27,8 @@ func (d Decision) String() string {
 type Verdict struct {
 	Decision Decision
 	Reason   string
-	rule     *Rule // the deciding rule, if a rule decided
-	Kind     AskKind   // for an ask: what may waive it
+	Rule     *Rule   // the deciding rule, if a rule decided
+	Kind     AskKind // for an ask: what may waive it
 }
 
 // AskKind says what may let a call run without the prompt a verdict asks
@@ -51,27 +51,27 @@ const (
 // a session's rules merged beneath them.
 type Policy struct {
 	cfg     *Config
-	managed []*Rule
+	Managed []*Rule
 	// mcpAutoApprove reports whether an MCP server's autoApprove lists a tool.
 	mcpAutoApprove func(server, tool string) bool
 	Protected      ProtectedFiles
 }
 
-// decide runs the permission decision for one call: deny rules of both
+// Decide runs the permission decision for one call: deny rules of both
 // layers, then ask rules, then the checks no allow rule may override
 // (command risks, protected files), then allow rules, then the defaults.
 // The first that applies decides.
-func (p *Policy) decide(s *Subject, t *tool.Tool, session []*Rule, requiresApproval bool) Verdict {
-	layers := [][]*Rule{p.managed, session}
+func (p *Policy) Decide(s *Subject, t *tool.Tool, session []*Rule, requiresApproval bool) Verdict {
+	layers := [][]*Rule{p.Managed, session}
 	for _, list := range []string{ListDeny, ListAsk} {
 		for _, rules := range layers {
 			for _, r := range rules {
-				if r.List == list && r.matchesAny(s) {
+				if r.List == list && r.MatchesAny(s) {
 					d := Deny
 					if list == ListAsk {
 						d = Ask
 					}
-					return Verdict{Decision: d, rule: r, Reason: fmt.Sprintf("%s by %s", pastTense(d), r)}
+					return Verdict{Decision: d, Rule: r, Reason: fmt.Sprintf("%s by %s", pastTense(d), r)}
 				}
 			}
 		}
@@ -88,7 +88,7 @@ func (p *Policy) decide(s *Subject, t *tool.Tool, session []*Rule, requiresAppro
 		}
 	}
 	if r, ok := Covers(allows, s); ok {
-		return Verdict{Decision: Allow, rule: r, Reason: "allowed by " + r.String()}
+		return Verdict{Decision: Allow, Rule: r, Reason: "allowed by " + r.String()}
 	}
 	if p.cfg.AllowAll {
 		return Verdict{Decision: Allow, Reason: "allowed by allow_all (managed policy)"}
@@ -118,24 +118,24 @@ func OutsideReason(word string) string {
 // deliberate choice of the managed policy, still approves risky command
 // lines; protected files and paths outside the workspace ask even then.
 func (p *Policy) mustAsk(s *Subject, t *tool.Tool) (Verdict, bool) {
-	if s.command != nil {
-		readOnly := s.command.ReadOnly()
-		if f, ok := p.Protected.touched(s.paths); ok && !readOnly {
+	if s.Command != nil {
+		readOnly := s.Command.ReadOnly()
+		if f, ok := p.Protected.touched(s.Paths); ok && !readOnly {
 			return Verdict{Decision: Ask, Reason: fmt.Sprintf("approval required: the command names %s, a protected file", f)}, true
 		}
-		if len(s.outside) > 0 {
-			return Verdict{Decision: Ask, Reason: OutsideReason(s.outside[0])}, true
+		if len(s.Outside) > 0 {
+			return Verdict{Decision: Ask, Reason: OutsideReason(s.Outside[0])}, true
 		}
 		if p.cfg.AllowAll {
 			return Verdict{}, false
 		}
-		if risks := BlockingRisks(s.command); len(risks) > 0 {
+		if risks := BlockingRisks(s.Command); len(risks) > 0 {
 			return Verdict{Decision: Ask, Kind: AskRisky, Reason: "approval required: the command line has constructs no rule can approve: " + strings.Join(risks, ", ")}, true
 		}
 		return Verdict{}, false
 	}
 	if t.Writes {
-		if f, ok := p.Protected.touched(s.paths); ok {
+		if f, ok := p.Protected.touched(s.Paths); ok {
 			return Verdict{Decision: Ask, Reason: fmt.Sprintf("approval required: %s is a protected file", f)}, true
 		}
 	}
@@ -160,19 +160,19 @@ func BlockingRisks(a *shellcmd.Analysis) []string {
 // It returns the first rule used.
 func Covers(allows []*Rule, s *Subject) (*Rule, bool) {
 	for _, r := range allows {
-		if r.matchesName(s) && !r.HasContent {
+		if r.MatchesName(s) && !r.HasContent {
 			return r, true
 		}
 	}
 	switch {
-	case s.command != nil:
+	case s.Command != nil:
 		return coverCommands(allows, s)
 	case s.URL != "":
 		return coverEach(allows, s, []string{s.Host}, func(r *Rule, host string) bool {
 			return r.domain != "" && domainMatches(r.domain, host)
 		})
-	case len(s.paths) > 0:
-		return coverEach(allows, s, s.paths, (*Rule).matchesPath)
+	case len(s.Paths) > 0:
+		return coverEach(allows, s, s.Paths, (*Rule).matchesPath)
 	}
 	return nil, false
 }
@@ -184,8 +184,8 @@ func Covers(allows []*Rule, s *Subject) (*Rule, bool) {
 // line's risks were weighed before (mustAsk).
 func coverCommands(allows []*Rule, s *Subject) (*Rule, bool) {
 	var first *Rule
-	for _, c := range s.command.Commands {
-		i := slices.IndexFunc(allows, func(r *Rule) bool { return r.matchesName(s) && shellcmd.MatchRule(r.content, c) })
+	for _, c := range s.Command.Commands {
+		i := slices.IndexFunc(allows, func(r *Rule) bool { return r.MatchesName(s) && shellcmd.MatchRule(r.content, c) })
 		switch {
 		case i >= 0 && first == nil:
 			first = allows[i]
@@ -201,7 +201,7 @@ func coverCommands(allows []*Rule, s *Subject) (*Rule, bool) {
 func coverEach[T any](allows []*Rule, s *Subject, items []T, match func(*Rule, T) bool) (*Rule, bool) {
 	var first *Rule
 	for _, it := range items {
-		i := slices.IndexFunc(allows, func(r *Rule) bool { return r.matchesName(s) && match(r, it) })
+		i := slices.IndexFunc(allows, func(r *Rule) bool { return r.MatchesName(s) && match(r, it) })
 		if i < 0 {
 			return nil, false
 		}
@@ -217,11 +217,11 @@ func coverEach[T any](allows []*Rule, s *Subject, items []T, match func(*Rule, T
 // tools ask unless the server auto-approves them.
 func (p *Policy) defaults(s *Subject, t *tool.Tool, requiresApproval bool) Verdict {
 	switch {
-	case s.command != nil:
+	case s.Command != nil:
 		if requiresApproval {
 			return Verdict{Decision: Ask, Kind: AskDefault, Reason: "approval required: the model marked the command as requiring approval"}
 		}
-		if !s.command.ReadOnly() {
+		if !s.Command.ReadOnly() {
 			return Verdict{Decision: Ask, Kind: AskDefault, Reason: "approval required: the command is not on the read-only list (default)"}
 		}
 		return Verdict{Decision: Allow, Reason: "allowed: read-only command (default)"}

@@ -106,11 +106,11 @@ func editDeniedLinks(ws *tool.Workspace, m *ignore.Matcher, roots []string) []st
 // EditLinkDenial refuses a call that writes through a hard link to a
 // file a deny rule keeps from editing, "" when it does not.
 func EditLinkDenial(ws *tool.Workspace, t *tool.Tool, sub *Subject, patterns []string) string {
-	if ws == nil || !t.Writes || len(patterns) == 0 || len(sub.paths) == 0 {
+	if ws == nil || !t.Writes || len(patterns) == 0 || len(sub.Paths) == 0 {
 		return ""
 	}
 	links := editDeniedLinks(ws, editDenials(patterns), denialRoots(patterns))
-	for _, p := range sub.paths {
+	for _, p := range sub.Paths {
 		if slices.Contains(links, p.Rel) {
 			return fmt.Sprintf("Denied: %s is a hard link to a file a deny rule keeps from editing.", p.Rel)
 		}

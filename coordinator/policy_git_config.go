@@ -24,10 +24,10 @@ import (
 // would run a program named in the repository's configuration, or when
 // that configuration cannot be read.
 func (c *Coordinator) gitConfigAsk(s *Subject) (string, bool) {
-	if s.command == nil || c.workspace == nil {
+	if s.Command == nil || c.workspace == nil {
 		return "", false
 	}
-	for _, cmd := range s.command.Commands {
+	for _, cmd := range s.Command.Commands {
 		if !runsGit(cmd) {
 			continue
 		}

@@ -29,10 +29,10 @@ const gitListTimeout = 10 * time.Second
 // gitHistoryAsk returns the approval reason when the command line may
 // print stored versions of a file the ignore rules exclude.
 func (c *Coordinator) gitHistoryAsk(s *Subject, m *ignore.Matcher) (string, bool) {
-	if s.command == nil || c.workspace == nil || m == nil || m.Len() == 0 {
+	if s.Command == nil || c.workspace == nil || m == nil || m.Len() == 0 {
 		return "", false
 	}
-	cmd, ok := s.command.GitHistory()
+	cmd, ok := s.Command.GitHistory()
 	if !ok {
 		return "", false
 	}

@@ -15,8 +15,8 @@ func (c *Coordinator) ignoreBlock(m *ignore.Matcher, s *Subject) ([]string, bool
 	if m.Len() == 0 {
 		return nil, false
 	}
-	for _, p := range s.paths {
-		isDir := p.isDir
+	for _, p := range s.Paths {
+		isDir := p.IsDir
 		if p.Walked {
 			isDir = func() bool { return false }
 		}
@@ -28,7 +28,7 @@ func (c *Coordinator) ignoreBlock(m *ignore.Matcher, s *Subject) ([]string, bool
 				continue
 			}
 			ref := c.pathRef(real)
-			if r, hit = m.MatchLazy(ref.Rel, ref.isDir); !hit {
+			if r, hit = m.MatchLazy(ref.Rel, ref.IsDir); !hit {
 				continue
 			}
 			shown = fmt.Sprintf("%s (a link to %s)", p.Rel, real)
@@ -46,7 +46,7 @@ func (c *Coordinator) ignoreBlock(m *ignore.Matcher, s *Subject) ([]string, bool
 		if name, permission := tool.DescribeSource(r.Source); permission {
 			by, fix = name, "change the permission rules"
 		}
-		if s.command != nil {
+		if s.Command != nil {
 			return []string{fmt.Sprintf("The command was blocked: it names %s, excluded by %s. "+
 				"You must continue without this file, or ask the user to %s.", shown, by, fix)}, true
 		}

@@ -74,10 +74,10 @@ var acceptEditsCommands = map[string]bool{"mkdir": true, "touch": true, "mv": tr
 // the workspace, protected files and risky constructs ask before a mode is
 // consulted (policy.mustAsk), so they never reach here as a default ask.
 func onlyFileCommands(sub *Subject) bool {
-	if sub.command == nil || len(sub.command.Commands) == 0 || sub.Background {
+	if sub.Command == nil || len(sub.Command.Commands) == 0 || sub.Background {
 		return false
 	}
-	for _, c := range sub.command.Commands {
+	for _, c := range sub.Command.Commands {
 		if len(c.Args) == 0 || !acceptEditsCommands[c.Args[0]] || strings.HasPrefix(c.Dir, "/") {
 			return false
 		}
@@ -90,5 +90,5 @@ func onlyFileCommands(sub *Subject) bool {
 // server or web address. The subject's paths are workspace-relative: a
 // path outside the workspace never gets this far.
 func editsWorkspaceFiles(t *tool.Tool, sub *Subject) bool {
-	return t.Writes && !t.RunsCommands() && sub.command == nil && sub.Tool != UseMCPTool && sub.URL == "" && len(sub.paths) > 0
+	return t.Writes && !t.RunsCommands() && sub.Command == nil && sub.Tool != UseMCPTool && sub.URL == "" && len(sub.Paths) > 0
 }

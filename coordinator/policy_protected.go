@@ -58,7 +58,7 @@ func NewProtected(ws *tool.Workspace, ignoreFiles, extra []string) ProtectedFile
 // touched returns the first protected path among paths.
 func (p ProtectedFiles) touched(paths []PathRef) (string, bool) {
 	for _, r := range paths {
-		if _, hit := p.m.MatchLazy(r.Rel, r.isDir); hit {
+		if _, hit := p.m.MatchLazy(r.Rel, r.IsDir); hit {
 			return r.Rel, true
 		}
 	}

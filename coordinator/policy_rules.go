@@ -125,10 +125,10 @@ func pathPattern(content string) (pattern string, absolute bool) {
 // workspace-relative form, or its absolute one for an absolute pattern.
 func (r *Rule) matchesPath(p PathRef) bool {
 	if r.absolute {
-		_, hit := r.globs.MatchLazy(strings.TrimPrefix(p.abs, "/"), p.isDir)
+		_, hit := r.globs.MatchLazy(strings.TrimPrefix(p.abs, "/"), p.IsDir)
 		return hit
 	}
-	_, hit := r.globs.MatchLazy(p.Rel, p.isDir)
+	_, hit := r.globs.MatchLazy(p.Rel, p.IsDir)
 	return hit
 }
 
@@ -170,8 +170,8 @@ func ValidatePermissions(p api.Permissions) error {
 	return nil
 }
 
-// matchesName reports whether the rule's tool part names the call's tool.
-func (r *Rule) matchesName(s *Subject) bool {
+// MatchesName reports whether the rule's tool part names the call's tool.
+func (r *Rule) MatchesName(s *Subject) bool {
 	if rest, ok := strings.CutPrefix(r.Tool, mcpPrefix); ok {
 		if s.Tool != UseMCPTool {
 			return false
@@ -190,7 +190,7 @@ func (r *Rule) matchesName(s *Subject) bool {
 	if glob(r.Tool, s.Tool) {
 		return true
 	}
-	for _, n := range s.names {
+	for _, n := range s.Names {
 		if glob(r.Tool, n) {
 			return true
 		}
@@ -225,11 +225,11 @@ var RuleTools = map[string][]string{
 	"str_replace_based_edit_tool": {"read_lines", "list_tree", "write_to_file", "edit_text"},
 }
 
-// matchesAny reports whether the rule covers any part of the call: any
+// MatchesAny reports whether the rule covers any part of the call: any
 // simple command of a command line, any path of a file call. Deny and ask
 // rules use it, so one matching part decides for the whole.
-func (r *Rule) matchesAny(s *Subject) bool {
-	if !r.matchesName(s) {
+func (r *Rule) MatchesAny(s *Subject) bool {
+	if !r.MatchesName(s) {
 		return false
 	}
 	if !r.HasContent {
@@ -238,15 +238,15 @@ func (r *Rule) matchesAny(s *Subject) bool {
 	if r.domain != "" {
 		return domainMatches(r.domain, s.Host)
 	}
-	if s.command != nil {
-		for _, c := range s.command.Commands {
+	if s.Command != nil {
+		for _, c := range s.Command.Commands {
 			if shellcmd.MatchDenyRule(r.content, c) {
 				return true
 			}
 		}
 		return false
 	}
-	for _, p := range s.paths {
+	for _, p := range s.Paths {
 		if r.matchesPath(p) {
 			return true
 		}

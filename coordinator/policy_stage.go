@@ -141,7 +141,7 @@ func (c *Coordinator) authorize(s *Session, t *tool.Tool, in any, raw json.RawMe
 		}
 	}
 	g := gate{sub: sub, ignored: m}
-	v := c.policy.decide(sub, t, s.permRules(), line.RequiresApproval)
+	v := c.policy.Decide(sub, t, s.permRules(), line.RequiresApproval)
 	if v.Decision != Deny {
 		v = c.repositoryAsks(sub, m, v)
 	}
@@ -176,7 +176,7 @@ func (c *Coordinator) authorize(s *Session, t *tool.Tool, in any, raw json.RawMe
 // denied to editing is refused. It returns the call's ignore rules, or
 // the outcome that ends it.
 func (c *Coordinator) denialsBeyondRules(s *Session, t *tool.Tool, sub *Subject, m *ignore.Matcher, v Verdict) (*ignore.Matcher, *outcome, gate) {
-	layers := [][]*Rule{c.policy.managed, s.permRules()}
+	layers := [][]*Rule{c.policy.Managed, s.permRules()}
 	hidden := WithReadDenials(m, layers...)
 	hidden = WithHardLinks(c.workspace, m, hidden, ReadDenialPatterns(layers...))
 	if v.Decision == Deny {
@@ -218,7 +218,7 @@ func (c *Coordinator) repositoryAsks(sub *Subject, m *ignore.Matcher, v Verdict)
 func (c *Coordinator) deniedOutright(s *Session, name string) bool {
 	sub := &Subject{Tool: name}
 	if c.isCommandTool(name) {
-		sub.names = c.commandNames // a bare deny of one command tool hides them all
+		sub.Names = c.commandNames // a bare deny of one command tool hides them all
 	}
 	return c.deniedSubject(s, sub)
 }
@@ -228,9 +228,9 @@ func (c *Coordinator) deniedOutright(s *Session, name string) bool {
 // cat, git status, grep ...) still run, as exploring is what planning is.
 func planModeRefusal(t *tool.Tool, sub *Subject) (string, bool) {
 	switch {
-	case sub.command != nil && sub.command.ReadOnly():
+	case sub.Command != nil && sub.Command.ReadOnly():
 		return "", false
-	case sub.command != nil:
+	case sub.Command != nil:
 		return "Plan mode runs only commands that read (such as ls, cat, grep, git status or git diff); this one may change something. " +
 			"Switch the session to act mode to run it.", true
 	case t.Writes:

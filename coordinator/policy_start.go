@@ -19,7 +19,7 @@ func (c *Coordinator) startPolicy(o Options) {
 	}
 	c.policy = &Policy{
 		cfg:            c.cfg,
-		managed:        managed,
+		Managed:        managed,
 		mcpAutoApprove: o.MCPAutoApprove,
 		Protected:      NewProtected(o.Workspace, c.cfg.IgnoreFiles, c.cfg.ProtectedFiles),
 	}

@@ -36,21 +36,21 @@ func (c *Coordinator) buildSubject(t *tool.Tool, in any, raw json.RawMessage) (*
 				ref.Given = filepath.Clean(p)
 			}
 			ref.Walked = t.Walks
-			s.paths = append(s.paths, ref)
+			s.Paths = append(s.Paths, ref)
 		}
 	}
 	var line tool.CommandLine
 	if t.RunsCommands() {
 		line = t.Command(in)
 		c.addCommand(s, line)
-		s.names = c.commandNames
+		s.Names = c.commandNames
 	}
 	if t.Name == UseMCPTool {
 		s.MCPServer, s.MCPTool = mcpInputNames(in, raw)
 	}
 	// A command's tool and its analysis both name its paths; the approval
 	// preview lists each once.
-	s.paths, s.outside = uniquePaths(s.paths), unique(s.outside)
+	s.Paths, s.Outside = uniquePaths(s.Paths), unique(s.Outside)
 	return s, line
 }
 
@@ -74,7 +74,7 @@ func unique[T comparable](xs []T) []T {
 // silently.
 func (c *Coordinator) addCommand(s *Subject, line tool.CommandLine) {
 	a := shellcmd.Analyze(line.Command)
-	s.command, s.Line, s.Background = &a, line.Command, line.Background
+	s.Command, s.Line, s.Background = &a, line.Command, line.Background
 	cwd := "."
 	if line.Cwd != "" {
 		rel, err := c.workspace.Rel(line.Cwd)
@@ -82,13 +82,13 @@ func (c *Coordinator) addCommand(s *Subject, line tool.CommandLine) {
 			s.BadCwd = err
 		} else {
 			cwd = rel
-			s.paths = append(s.paths, c.pathRef(rel))
+			s.Paths = append(s.Paths, c.pathRef(rel))
 		}
 	}
 	globbed := hasRisk(&a, shellcmd.KindGlob)
 	for _, arg := range a.PathArgs() {
 		if strings.HasPrefix(arg, "~") {
-			s.outside = append(s.outside, arg)
+			s.Outside = append(s.Outside, arg)
 			continue
 		}
 		native := filepath.FromSlash(arg)
@@ -97,23 +97,23 @@ func (c *Coordinator) addCommand(s *Subject, line tool.CommandLine) {
 		}
 		rel, err := c.workspace.Rel(native)
 		if err != nil {
-			s.outside = append(s.outside, arg)
+			s.Outside = append(s.Outside, arg)
 			continue
 		}
 		if rel == "." {
 			continue
 		}
 		if c.resolvesOutside(rel) {
-			s.outside = append(s.outside, arg)
+			s.Outside = append(s.Outside, arg)
 			continue
 		}
-		s.paths = append(s.paths, c.pathRef(rel))
+		s.Paths = append(s.Paths, c.pathRef(rel))
 		if globbed && strings.ContainsAny(rel, "*?[") {
 			if m, ok := c.globLeaves(rel); ok {
-				s.outside = append(s.outside, m)
+				s.Outside = append(s.Outside, m)
 				continue
 			}
-			s.paths = append(s.paths, c.expandGlob(rel)...)
+			s.Paths = append(s.Paths, c.expandGlob(rel)...)
 		}
 	}
 }
@@ -220,18 +220,18 @@ type Subject struct {
 	// a command run there, so the call is refused.
 	BadCwd error
 	Tool   string // registry name: read_file, execute_command, use_mcp_tool
-	// names are the other names rules may use for the call: for a command
+	// Names are the other Names rules may use for the call: for a command
 	// line, those of every tool that runs one (policy_command_tools.go).
-	names      []string
+	Names      []string
 	MCPServer  string // for use_mcp_tool
 	MCPTool    string
-	paths      []PathRef          // workspace paths the call touches
+	Paths      []PathRef          // workspace paths the call touches
 	URL        string             // the web address the call reaches
 	Host       string             // its host name, lower case
-	command    *shellcmd.Analysis // for execute_command
+	Command    *shellcmd.Analysis // for execute_command
 	Line       string             // the command line
 	Background bool               // a command started as a session job
-	outside    []string           // command words naming paths outside the workspace
+	Outside    []string           // command words naming paths outside the workspace
 }
 
 // PathRef is a workspace-relative path and whether it names a directory.
@@ -247,9 +247,9 @@ type PathRef struct {
 	Walked bool
 }
 
-// isDir reports whether the path names a directory (through symlinks), as
+// IsDir reports whether the path names a directory (through symlinks), as
 // the workspace holds it when first asked.
-func (p PathRef) isDir() bool {
+func (p PathRef) IsDir() bool {
 	if p.dir == nil {
 		return false
 	}

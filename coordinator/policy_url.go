@@ -18,13 +18,13 @@ func (c *Coordinator) deniedURL(s *Session, toolName, raw string) error {
 		return err
 	}
 	sub := &Subject{Tool: toolName, URL: raw, Host: strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))}
-	layers := [][]*Rule{c.policy.managed}
+	layers := [][]*Rule{c.policy.Managed}
 	if s != nil {
 		layers = append(layers, s.permRules())
 	}
 	for _, rules := range layers {
 		for _, r := range rules {
-			if r.List == ListDeny && r.domain != "" && r.matchesAny(sub) {
+			if r.List == ListDeny && r.domain != "" && r.MatchesAny(sub) {
 				return tool.Errorf(api.ToolCodeDenied, "%s is denied by %s", sub.Host, r)
 			}
 		}

@@ -209,8 +209,8 @@ func boundResult(res api.ToolResult) (json.RawMessage, int) {
 
 // decidedByRule says which rule or default decided a verdict.
 func decidedByRule(v Verdict) string {
-	if v.rule != nil {
-		return "rule: " + v.rule.Text
+	if v.Rule != nil {
+		return "rule: " + v.Rule.Text
 	}
 	return "default: " + v.Reason
 }
