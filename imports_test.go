@@ -142,6 +142,9 @@ func TestImportDirections(t *testing.T) {
 var seamImports = map[string][]string{
 	"coordinator/eventlog": {"api"},
 	"coordinator/hooks":    {},
+	// The policy judges a call from the tool's declarations; the session
+	// state it needs (rules, mode) is passed in by the coordinator.
+	"coordinator/policy": {"api", "coordinator/tool"},
 	// The tool contract names no concrete part of toolgate: the MCP hub
 	// reaches handlers through the tool.MCP interface.
 	"coordinator/tool": {"api"},

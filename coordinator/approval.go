@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/policy"
 	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
@@ -83,11 +84,11 @@ func (s *Session) addAllow(rules []string) {
 // permRules are the session's own rules parsed, parsed again only after
 // they change. The rules are shared by the calls that ask and never
 // changed once parsed.
-func (s *Session) permRules() []*Rule {
+func (s *Session) permRules() []*policy.Rule {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.rulesParsed {
-		s.rules, s.rulesParsed = SessionRules(s.permissions), true
+		s.rules, s.rulesParsed = policy.SessionRules(s.permissions), true
 	}
 	return s.rules
 }
@@ -127,7 +128,7 @@ func (c *Coordinator) approve(ctx context.Context, cs *callState) {
 // a preview and waits for the decision, the deadline or the call's end.
 // It returns nil when the call may run, and the feedback to pass on;
 // otherwise the outcome that ends the call.
-func (c *Coordinator) askApproval(ctx context.Context, s *Session, e *callEntry, v Verdict, sub *Subject, t *tool.Tool, in any, raw []byte) (*outcome, string) {
+func (c *Coordinator) askApproval(ctx context.Context, s *Session, e *callEntry, v policy.Verdict, sub *policy.Subject, t *tool.Tool, in any, raw []byte) (*outcome, string) {
 	defer c.metrics.observeApprovalWait(time.Now())
 	timeout := c.cfg.approvalTimeout()
 	pa := &pendingApproval{decided: make(chan answer, 1), remember: rememberRules(sub, t)}
@@ -223,7 +224,7 @@ func clineFeedback(feedback string) string {
 // WriteToFileToolHandler.execute's "The user denied this operation." with
 // whether the file was left as it was or never created; then the user's
 // comment as pushAdditionalToolFeedback words it, in a block of its own.
-func (c *Coordinator) clineRejection(t *tool.Tool, sub *Subject, feedback string) []api.Content {
+func (c *Coordinator) clineRejection(t *tool.Tool, sub *policy.Subject, feedback string) []api.Content {
 	text := "The user denied this operation."
 	switch t.Name {
 	case "write_to_file", "new_rule", "replace_in_file":

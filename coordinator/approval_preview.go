@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/policy"
 	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
@@ -13,14 +14,14 @@ import (
 // computes. Other tools show their input. A command's words are judged as
 // possible paths by the policy, but listing them as paths would show
 // "step $i" or "0.5" as files: its parts show them as they are.
-func (c *Coordinator) preview(ctx context.Context, s *Session, sub *Subject, t *tool.Tool, in any, raw []byte) api.Preview {
+func (c *Coordinator) preview(ctx context.Context, s *Session, sub *policy.Subject, t *tool.Tool, in any, raw []byte) api.Preview {
 	var p api.Preview
 	if sub.Command != nil {
 		p.Command = sub.Line
 		for _, cmd := range sub.Command.Commands {
 			p.Parts = append(p.Parts, api.CommandPart{Args: cmd.Args, Dir: cmd.Dir})
 		}
-		p.Risks = BlockingRisks(sub.Command)
+		p.Risks = policy.BlockingRisks(sub.Command)
 		p.Sandbox = c.sandboxPreview(sub.Background)
 		return p
 	}
@@ -40,10 +41,10 @@ func (c *Coordinator) preview(ctx context.Context, s *Session, sub *Subject, t *
 // the server and tool for MCP, else the bare tool name. A command whose
 // words a rule cannot spell (spaces, "*"), or that has risky constructs
 // (which no allow rule approves), gives none.
-func rememberRules(sub *Subject, t *tool.Tool) []string {
+func rememberRules(sub *policy.Subject, t *tool.Tool) []string {
 	switch {
 	case sub.Command != nil:
-		if len(BlockingRisks(sub.Command)) > 0 || len(sub.Command.Commands) == 0 {
+		if len(policy.BlockingRisks(sub.Command)) > 0 || len(sub.Command.Commands) == 0 {
 			return nil
 		}
 		var out []string
@@ -68,26 +69,13 @@ func rememberRules(sub *Subject, t *tool.Tool) []string {
 		if sub.Host == "" {
 			return nil
 		}
-		return []string{t.Name + "(" + DomainPrefix + sub.Host + ")"}
+		return []string{t.Name + "(" + policy.DomainPrefix + sub.Host + ")"}
 	case len(sub.Paths) > 0:
 		var out []string
 		for _, p := range sub.Paths {
-			out = append(out, t.Name+"(/"+EscapeGlob(p.Rel)+")")
+			out = append(out, t.Name+"(/"+policy.EscapeGlob(p.Rel)+")")
 		}
 		return out
 	}
 	return []string{t.Name}
-}
-
-// EscapeGlob escapes a path so that, as a gitignore pattern, it matches
-// only itself.
-func EscapeGlob(p string) string {
-	var b strings.Builder
-	for i, r := range p {
-		if strings.ContainsRune(`*?[\`, r) || r == ' ' && i == len(p)-1 {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/mcphub"
+	"github.com/toolgate/toolgate/coordinator/policy"
 	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
@@ -37,7 +38,7 @@ func (c *Coordinator) mcpTools(d api.Dialect, s *Session) []api.ToolInfo {
 	var out []api.ToolInfo
 	for _, t := range c.mcp.Tools() {
 		server, tool := mcphub.ListedParts(t.Server, t.Name)
-		if c.deniedSubject(s, &Subject{Tool: UseMCPTool, MCPServer: server, MCPTool: tool}) {
+		if c.deniedSubject(s, &policy.Subject{Tool: UseMCPTool, MCPServer: server, MCPTool: tool}) {
 			continue
 		}
 		out = append(out, api.ToolInfo{Name: t.Listed, Description: t.Description, InputSchema: mcphub.Schema(t.Tool)})
@@ -86,14 +87,14 @@ func mcpSubjectNames(server, tool string) (string, string) {
 
 // deniedSubject reports whether a bare deny rule, managed or the
 // session's, names the subject's tool.
-func (c *Coordinator) deniedSubject(s *Session, sub *Subject) bool {
-	layers := [][]*Rule{c.policy.Managed}
+func (c *Coordinator) deniedSubject(s *Session, sub *policy.Subject) bool {
+	layers := [][]*policy.Rule{c.policy.Managed}
 	if s != nil {
 		layers = append(layers, s.permRules())
 	}
 	for _, rules := range layers {
 		for _, r := range rules {
-			if r.List == ListDeny && !r.HasContent && r.MatchesName(sub) {
+			if r.List == policy.ListDeny && !r.HasContent && r.MatchesName(sub) {
 				return true
 			}
 		}

@@ -3,6 +3,7 @@ package coordinator
 import (
 	"fmt"
 
+	"github.com/toolgate/toolgate/coordinator/policy"
 	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/ignore"
 )
@@ -11,7 +12,7 @@ import (
 // judging symlinks by what they point to. It returns the refusal text:
 // for .clineignore Cline's words, naming the path; for other ignore files
 // toolgate's, naming the path and the rule.
-func (c *Coordinator) ignoreBlock(m *ignore.Matcher, s *Subject) ([]string, bool) {
+func (c *Coordinator) ignoreBlock(m *ignore.Matcher, s *policy.Subject) ([]string, bool) {
 	if m.Len() == 0 {
 		return nil, false
 	}
@@ -23,11 +24,11 @@ func (c *Coordinator) ignoreBlock(m *ignore.Matcher, s *Subject) ([]string, bool
 		r, hit := m.MatchLazy(p.Rel, isDir)
 		shown := p.Rel
 		if !hit {
-			real, ok := c.realPath(p.Rel)
+			real, ok := c.policy.RealPath(p.Rel)
 			if !ok || real == p.Rel {
 				continue
 			}
-			ref := c.pathRef(real)
+			ref := c.policy.Ref(real)
 			if r, hit = m.MatchLazy(ref.Rel, ref.IsDir); !hit {
 				continue
 			}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolgate/toolgate/coordinator/policy"
 	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
@@ -34,7 +35,7 @@ func TestSubjectListsEachPathOnce(t *testing.T) {
 	if len(sub.Outside) != 1 {
 		t.Fatalf("outside %v, want the one word after the unknown cd", sub.Outside)
 	}
-	got := OutsideReason(sub.Outside[0])
+	got := policy.OutsideReason(sub.Outside[0])
 	if !strings.Contains(got, `"b" after a cd or exec`) {
 		t.Errorf("reason %q, want it to name b after an unknown cd", got)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/eventlog"
+	"github.com/toolgate/toolgate/coordinator/policy"
 	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
@@ -37,7 +38,7 @@ type Session struct {
 	permissions api.Permissions
 	// rules are permissions parsed, kept until the permissions change
 	// (rulesParsed false): the policy asks for them on every call.
-	rules       []*Rule
+	rules       []*policy.Rule
 	rulesParsed bool
 	dialect     api.Dialect
 	todos       []api.Todo

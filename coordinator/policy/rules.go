@@ -1,4 +1,4 @@
-package coordinator
+package policy
 
 import (
 	"fmt"
@@ -173,7 +173,7 @@ func ValidatePermissions(p api.Permissions) error {
 // MatchesName reports whether the rule's tool part names the call's tool.
 func (r *Rule) MatchesName(s *Subject) bool {
 	if rest, ok := strings.CutPrefix(r.Tool, mcpPrefix); ok {
-		if s.Tool != UseMCPTool {
+		if s.Tool != useMCPTool {
 			return false
 		}
 		server, tool, hasTool := strings.Cut(rest, "__")
@@ -218,7 +218,7 @@ var RuleTools = map[string][]string{
 	"TodoWrite":    {"todo_write"},
 	"BashOutput":   {"shell_output"},
 	"KillShell":    {"kill_shell"},
-	"Task":         {SubagentPrefix + "*"},
+	"Task":         {subagentPrefix + "*"},
 	"WebSearch":    {"web_search"},
 	// The Messages API's client tools, by the names its models call them.
 	"bash":                        {"shell_session", "execute_command"},

@@ -1,4 +1,4 @@
-package coordinator
+package policy
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ import (
 
 // CheckMode validates a mode a client asks a session to take: a known
 // mode, and bypassPermissions only when the managed policy allows it.
-func (c *Coordinator) CheckMode(m api.Mode) error {
+func (p *Policy) CheckMode(m api.Mode) error {
 	if m == "" {
 		return nil
 	}
@@ -29,7 +29,7 @@ func (c *Coordinator) CheckMode(m api.Mode) error {
 		msg := "must be one of " + strings.Join(names, ", ")
 		return &api.Error{Code: api.CodeValidation, Message: fmt.Sprintf("unknown mode %q: %s", m, msg), Fields: map[string]string{"mode": msg}}
 	}
-	if m == api.ModeBypassPermissions && !c.cfg.AllowBypassPermissions {
+	if m == api.ModeBypassPermissions && !p.cfg.AllowBypassPermissions {
 		msg := "bypassPermissions is off: the managed policy must set allow_bypass_permissions"
 		return &api.Error{Code: api.CodeValidation, Message: msg, Fields: map[string]string{"mode": msg}}
 	}
@@ -72,7 +72,7 @@ var acceptEditsCommands = map[string]bool{"mkdir": true, "touch": true, "mv": tr
 // onlyFileCommands reports whether a command line is made only of those
 // commands, each run inside the workspace. Its words naming paths outside
 // the workspace, protected files and risky constructs ask before a mode is
-// consulted (policy.mustAsk), so they never reach here as a default ask.
+// consulted (Policy.mustAsk), so they never reach here as a default ask.
 func onlyFileCommands(sub *Subject) bool {
 	if sub.Command == nil || len(sub.Command.Commands) == 0 || sub.Background {
 		return false
@@ -90,5 +90,5 @@ func onlyFileCommands(sub *Subject) bool {
 // server or web address. The subject's paths are workspace-relative: a
 // path outside the workspace never gets this far.
 func editsWorkspaceFiles(t *tool.Tool, sub *Subject) bool {
-	return t.Writes && !t.RunsCommands() && sub.Command == nil && sub.Tool != UseMCPTool && sub.URL == "" && len(sub.Paths) > 0
+	return t.Writes && !t.RunsCommands() && sub.Command == nil && sub.Tool != useMCPTool && sub.URL == "" && len(sub.Paths) > 0
 }

@@ -1,4 +1,4 @@
-package coordinator
+package policy
 
 import (
 	"fmt"
@@ -48,14 +48,62 @@ const (
 )
 
 // Policy evaluates permission rules: the managed rules from the config and
-// a session's rules merged beneath them.
+// a session's rules merged beneath them. It is built once, by New, and
+// read by every call at once.
 type Policy struct {
-	cfg     *Config
+	cfg     Switches
 	Managed []*Rule
 	// mcpAutoApprove reports whether an MCP server's autoApprove lists a tool.
 	mcpAutoApprove func(server, tool string) bool
 	Protected      ProtectedFiles
+	workspace      *tool.Workspace // nil: no paths are judged
+	// commandNames are the names of every tool that runs a command line,
+	// sorted (SetCommandTools).
+	commandNames []string
 }
+
+// Switches are the managed policy's switches the decision reads
+// (coordinator.PolicyConfig holds them in the config file).
+type Switches struct {
+	// AllowAll allows every call that no deny or ask rule covers.
+	AllowAll bool
+	// ForbidSessionAllow ignores the allow rules of sessions.
+	ForbidSessionAllow bool
+	// AllowBypassPermissions lets sessions take the bypassPermissions mode.
+	AllowBypassPermissions bool
+}
+
+// Options are what New builds a Policy from.
+type Options struct {
+	Switches
+	// Managed are the managed policy's parsed rules (ParseRules).
+	Managed []*Rule
+	// MCPAutoApprove reports whether an MCP server's autoApprove lists a
+	// tool; nil lists none.
+	MCPAutoApprove func(server, tool string) bool
+	// Workspace is where the judged paths live; nil judges no paths.
+	Workspace *tool.Workspace
+	// IgnoreFiles and ProtectedFiles extend the protected files
+	// (NewProtected).
+	IgnoreFiles, ProtectedFiles []string
+}
+
+// New builds the policy of a coordinator.
+func New(o Options) *Policy {
+	return &Policy{
+		cfg:            o.Switches,
+		Managed:        o.Managed,
+		mcpAutoApprove: o.MCPAutoApprove,
+		Protected:      NewProtected(o.Workspace, o.IgnoreFiles, o.ProtectedFiles),
+		workspace:      o.Workspace,
+	}
+}
+
+// SetCommandTools sets the names of every tool that runs a command line
+// (sorted), which the registry knows only after the policy is built. A
+// call running a command answers to each of them. Call it before the
+// first call is judged.
+func (p *Policy) SetCommandTools(names []string) { p.commandNames = names }
 
 // Decide runs the permission decision for one call: deny rules of both
 // layers, then ask rules, then the checks no allow rule may override
@@ -225,7 +273,7 @@ func (p *Policy) defaults(s *Subject, t *tool.Tool, requiresApproval bool) Verdi
 			return Verdict{Decision: Ask, Kind: AskDefault, Reason: "approval required: the command is not on the read-only list (default)"}
 		}
 		return Verdict{Decision: Allow, Reason: "allowed: read-only command (default)"}
-	case s.Tool == UseMCPTool:
+	case s.Tool == useMCPTool:
 		if p.mcpAutoApprove != nil && p.mcpAutoApprove(s.MCPServer, s.MCPTool) {
 			return Verdict{Decision: Allow, Reason: "allowed: listed in the MCP server's autoApprove"}
 		}

@@ -1,4 +1,4 @@
-package coordinator
+package policy
 
 import (
 	"github.com/toolgate/toolgate/coordinator/tool"

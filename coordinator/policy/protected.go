@@ -1,7 +1,8 @@
-package coordinator
+package policy
 
 import (
 	"path/filepath"
+	"strings"
 
 	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/ignore"
@@ -63,4 +64,17 @@ func (p ProtectedFiles) touched(paths []PathRef) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// EscapeGlob escapes a path so that, as a gitignore pattern, it matches
+// only itself.
+func EscapeGlob(p string) string {
+	var b strings.Builder
+	for i, r := range p {
+		if strings.ContainsRune(`*?[\`, r) || r == ' ' && i == len(p)-1 {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
