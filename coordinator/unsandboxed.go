@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/policy"
 	"github.com/toolgate/toolgate/internal/sandbox"
 )
 
@@ -25,7 +26,7 @@ const unsandboxedReason = "approval required: the command asks to run outside th
 // mode or rule waives. With the sandbox off every command runs unconfined
 // already, and a call that asks nothing of the kind is left as it is.
 func (c *Coordinator) leaveSandbox(cs *callState, g gate) (*outcome, gate) {
-	if cs.dialect == nil || !cs.dialect.mapping.Unsandboxed || g.sub == nil || g.sub.command == nil ||
+	if cs.dialect == nil || !cs.dialect.mapping.Unsandboxed || g.sub == nil || g.sub.Command == nil ||
 		c.sandbox.Mode() == sandbox.InForceOff {
 		return nil, g
 	}
@@ -39,10 +40,10 @@ func (c *Coordinator) leaveSandbox(cs *callState, g gate) (*outcome, gate) {
 			"and the managed policy does not allow unsandboxed commands (allow_unsandboxed_commands). Run it without dangerouslyDisableSandbox.")
 		return &out, gate{decision: "deny", decidedBy: "managed policy: allow_unsandboxed_commands"}
 	}
-	v := verdict{decision: decideAsk, kind: askHard, reason: unsandboxedReason, unsandboxed: true}
+	v := policy.Verdict{Decision: policy.Ask, Kind: policy.AskHard, Reason: unsandboxedReason, Unsandboxed: true}
 	if g.ask != nil {
-		v.rule = g.ask.rule
-		v.reason = g.ask.reason + "; also " + strings.TrimPrefix(unsandboxedReason, "approval required: ")
+		v.Rule = g.ask.Rule
+		v.Reason = g.ask.Reason + "; also " + strings.TrimPrefix(unsandboxedReason, "approval required: ")
 	}
 	g.ask, g.decision, g.decidedBy = &v, "", ""
 	cs.unsandboxed = true

@@ -56,12 +56,24 @@ func TestSchemasMatchValidation(t *testing.T) {
 				_ = json.Unmarshal(raw, &inst)
 				schemaErr := rs.Validate(inst)
 				toolErr := pt.decode(raw)
+				if schemaErr != nil && toolErr == nil && lenientOnPurpose[pt.where][p.what] {
+					continue
+				}
 				if (schemaErr == nil) != (toolErr == nil) {
 					t.Errorf("%s: %s\n  schema says: %v\n  toolgate says: %v\n  schema: %s", p.what, raw, schemaErr, toolErr, pt.schema)
 				}
 			}
 		})
 	}
+}
+
+// lenientOnPurpose are the probes a tool accepts although its published
+// schema refuses them, because the real client does the same: Claude
+// Code's TaskOutput schema requires block and timeout, yet a call leaving
+// them out runs with their defaults (block true, timeout 30000 ms), as the
+// conformance harness records (dialect/claudecode/tasks.go).
+var lenientOnPurpose = map[string]map[string]bool{
+	"claude_code TaskOutput": {"block left out": true, "block null": true, "timeout left out": true, "timeout null": true},
 }
 
 // probedTools builds every static tool of handlers.Default() (internal

@@ -82,7 +82,7 @@ var acceptEditsProbe = []call{
 }
 
 // acceptEditsFloor is the ratchet of the acceptEdits pass, as measured:
-// every outcome the same (toolgate's policy_redirects.go).
+// every outcome the same (toolgate's coordinator/policy/redirects.go).
 const acceptEditsFloor = 10
 
 // outcome classifies a result: allow (the tool ran), ask (Claude Code
