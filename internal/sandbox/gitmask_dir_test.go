@@ -27,7 +27,8 @@ func gitIn(t *testing.T, ws string, args ...string) string {
 // "could not open directory", no file listed as deleted or modified): an
 // untracked file and a changed file outside it, and a file committed in
 // the same second as the index ("racily clean", which git checks by
-// content), show alike; the masked files' content stays hidden.
+// content), and an untracked file in the masked directory show alike; the
+// masked files' content stays hidden.
 func TestGitStatusMaskedDirectory(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
@@ -55,18 +56,19 @@ func TestGitStatusMaskedDirectory(t *testing.T) {
 			gitIn(t, ws, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "racy")
 			writeFile(t, ws, "notes.txt", "untracked\n")
 			writeFile(t, ws, "secrets/build.log", "ignored by .gitignore\n")
+			writeFile(t, ws, "secrets/new.env", "C=GIT-SECRET\n")
 			writeFile(t, ws, "main.go", "package main // changed\n")
 
 			s := newTest(t, Config{Mode: way}, onDisk(t))
 			r := Run{Workspace: ws, Hide: []string{filepath.Join(ws, "secrets")}, Warm: way == modeWarm, StartOnThread: way == modeWarm}
 			o := runIn(t, s, r, `export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
-git status --porcelain 2>&1; echo "--"; cat secrets/a.env secrets/sub/b.env 2>&1 | tr -d '\0'`)
+git status --porcelain 2>&1; echo "--"; cat secrets/a.env secrets/sub/b.env secrets/new.env 2>&1 | tr -d '\0'`)
 			inside, rest, _ := strings.Cut(o.out, "--\n")
 			host := gitIn(t, ws, "status", "--porcelain")
 			if inside != host {
 				t.Errorf("git status inside the sandbox:\n%s\non the host:\n%s", inside, host)
 			}
-			if want := " M main.go\n?? notes.txt\n"; host != want {
+			if want := " M main.go\n?? notes.txt\n?? secrets/new.env\n"; host != want {
 				t.Errorf("git status on the host = %q, want %q", host, want)
 			}
 			if strings.Contains(rest, "GIT-SECRET") {
