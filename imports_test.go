@@ -155,6 +155,9 @@ var seamImports = map[string][]string{
 	"coordinator/hooks":      {},
 	// A session's background jobs implement the contract's Jobs.
 	"coordinator/jobs": {"api", "coordinator/tool"},
+	// The policy judges a call from the tool's declarations; the session
+	// state it needs (rules, mode) is passed in by the coordinator.
+	"coordinator/policy": {"api", "coordinator/tool"},
 	// Subagents reach the coordinator through their Host interface.
 	"coordinator/subagents": {"api", "coordinator/tool"},
 	// The tool contract names no concrete part of toolgate: the MCP hub

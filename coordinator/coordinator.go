@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/hooks"
+	"github.com/toolgate/toolgate/coordinator/policy"
 	"github.com/toolgate/toolgate/coordinator/subagents"
 	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/ignore"
@@ -73,7 +74,7 @@ type Coordinator struct {
 	sessions *Sessions
 	metrics  *Metrics
 	logger   *slog.Logger
-	policy   *policy
+	policy   *policy.Policy
 	ignore   *ignore.Watcher // nil without a workspace or when no watcher started
 	masks    maskCache       // the ignored paths commands' sandboxes mask
 	hooks    *hooks.Runner
@@ -147,6 +148,7 @@ func New(o Options) *Coordinator {
 		Web: cfg.webEnv(), OmitFinalFileContent: cfg.OmitFinalFileContent}, o.Tools, dynamic...)
 	c.dialects, c.dialectList = newDialectSet(o.Dialects), o.Dialects
 	c.commandNames = c.commandTools()
+	c.policy.SetCommandTools(c.commandNames)
 	c.metrics.start(c.metricTools())
 	o.Registerer.MustRegister(newStateCollector(c))
 	go c.expireIdleSessions(c.stop)

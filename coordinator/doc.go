@@ -1,7 +1,8 @@
 // Package coordinator turns tool_use blocks into tool_result blocks. It owns
 // the registry (tool name -> tool built by a factory), the per-call
 // pipeline, sessions (their bounded event logs are package eventlog),
-// policy (permission rules, ignore rules, modes, approvals), hooks (run
+// the policy stage (the rules and the decision are package policy; the
+// ignore files, approvals and the rejection cascade are here), hooks (run
 // by package hooks), subagents (package subagents, which reaches the
 // coordinator through its Host) and the ordering of a message's calls. It
 // knows nothing of HTTP: the server package drives it. Tools are built
@@ -20,8 +21,9 @@
 //
 //	pipeline*.go  the stages of one call: prepare, coerce, validate, loop
 //	              guard, task_progress, request id
-//	policy*.go    rules, subjects, session rules, ignore files, protected
-//	              files, git history, the policy stage
+//	policy*.go    the policy stage (it asks package policy for a verdict),
+//	              the ignore files, the policy's config and start-up, the
+//	              names of the command tools, a session's rejections
 //	approval*.go  asking the user and remembering answers
 //	hooks_stage.go the PreToolUse/PostToolUse stages (the hooks' config
 //	              and runner are package hooks)

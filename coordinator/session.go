@@ -12,6 +12,7 @@ import (
 	"github.com/toolgate/toolgate/coordinator/eventlog"
 	"github.com/toolgate/toolgate/coordinator/filememory"
 	"github.com/toolgate/toolgate/coordinator/jobs"
+	"github.com/toolgate/toolgate/coordinator/policy"
 	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
@@ -39,7 +40,7 @@ type Session struct {
 	permissions api.Permissions
 	// rules are permissions parsed, kept until the permissions change
 	// (rulesParsed false): the policy asks for them on every call.
-	rules       []*permRule
+	rules       []*policy.Rule
 	rulesParsed bool
 	dialect     api.Dialect
 	todos       []api.Todo

@@ -34,9 +34,9 @@ type Source struct {
 	cfg    Config
 	dir    string
 	tokens tokens
-	fsw *fsnotify.Watcher // nil: compare size and mtime per lookup
-	gen atomic.Uint64
-	wg  sync.WaitGroup
+	fsw    *fsnotify.Watcher // nil: compare size and mtime per lookup
+	gen    atomic.Uint64
+	wg     sync.WaitGroup
 
 	mu       sync.Mutex
 	agents   map[*tool.Tool]builtAgent

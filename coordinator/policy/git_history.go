@@ -1,4 +1,4 @@
-package coordinator
+package policy
 
 import (
 	"bytes"
@@ -26,22 +26,22 @@ import (
 // in time is treated as holding an ignored file.
 const gitListTimeout = 10 * time.Second
 
-// gitHistoryAsk returns the approval reason when the command line may
+// GitHistoryAsk returns the approval reason when the command line may
 // print stored versions of a file the ignore rules exclude.
-func (c *Coordinator) gitHistoryAsk(s *subject, m *ignore.Matcher) (string, bool) {
-	if s.command == nil || c.workspace == nil || m == nil || m.Len() == 0 {
+func (p *Policy) GitHistoryAsk(s *Subject, m *ignore.Matcher) (string, bool) {
+	if s.Command == nil || p.workspace == nil || m == nil || m.Len() == 0 {
 		return "", false
 	}
-	cmd, ok := s.command.GitHistory()
+	cmd, ok := s.Command.GitHistory()
 	if !ok {
 		return "", false
 	}
 	prefix := fmt.Sprintf("approval required: %q can print versions of files stored in the repository, which the sandbox cannot hide", cmd.Text)
-	dir, known := gitDir(c.workspace.Dir, cmd.Dir)
+	dir, known := gitDir(p.workspace.Dir, cmd.Dir)
 	if !known {
 		return prefix + ", and where it runs cannot be known beforehand", true
 	}
-	hit, err := trackedIgnored(c.workspace.Dir, dir, m)
+	hit, err := trackedIgnored(p.workspace.Dir, dir, m)
 	switch {
 	case err != nil:
 		return fmt.Sprintf("%s, and whether the ignore rules exclude a file the repository holds could not be checked (%v)", prefix, err), true

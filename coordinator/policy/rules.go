@@ -1,4 +1,4 @@
-package coordinator
+package policy
 
 import (
 	"fmt"
@@ -14,26 +14,26 @@ import (
 
 // Rule lists and layers, as refusals name them.
 const (
-	listAllow = "allow"
-	listAsk   = "ask"
-	listDeny  = "deny"
+	ListAllow = "allow"
+	ListAsk   = "ask"
+	ListDeny  = "deny"
 
-	layerManaged = "managed policy"
-	layerSession = "session"
+	LayerManaged = "managed policy"
+	LayerSession = "session"
 )
 
-// permRule is one permission rule in Claude Code's syntax: a tool name
+// Rule is one permission rule in Claude Code's syntax: a tool name
 // ("read_file", "mcp__github", "mcp__*") optionally followed by content in
 // parentheses: a command pattern for execute_command, a gitignore-style
 // glob for tools that touch paths.
-type permRule struct {
-	text  string
-	list  string
-	layer string
+type Rule struct {
+	Text  string
+	List  string
+	Layer string
 
-	tool       string // tool name pattern; "*" matches any run of characters
+	Tool       string // tool name pattern; "*" matches any run of characters
 	content    string
-	hasContent bool
+	HasContent bool
 	globs      *ignore.Matcher // content compiled as a path pattern
 	// absolute marks a path pattern rooted at the file system's root
 	// (Claude Code's //path and ~/path), matched against absolute paths.
@@ -43,50 +43,50 @@ type permRule struct {
 	domain string
 }
 
-// domainPrefix starts a rule's content that names a web host, as in
+// DomainPrefix starts a rule's content that names a web host, as in
 // Claude Code's WebFetch(domain:example.com).
-const domainPrefix = "domain:"
+const DomainPrefix = "domain:"
 
 // String names the rule in refusals: `deny rule "read_file(.env)" (managed policy)`.
-func (r *permRule) String() string {
-	return fmt.Sprintf("%s rule %q (%s)", r.list, r.text, r.layer)
+func (r *Rule) String() string {
+	return fmt.Sprintf("%s rule %q (%s)", r.List, r.Text, r.Layer)
 }
 
 // parseRule parses one rule text.
-func parseRule(text, list, layer string) (*permRule, error) {
+func parseRule(text, list, layer string) (*Rule, error) {
 	t := strings.TrimSpace(text)
-	r := &permRule{text: t, list: list, layer: layer, tool: t}
+	r := &Rule{Text: t, List: list, Layer: layer, Tool: t}
 	if i := strings.IndexByte(t, '('); i >= 0 {
 		if !strings.HasSuffix(t, ")") {
 			return nil, fmt.Errorf("rule %q: missing closing parenthesis", text)
 		}
-		r.tool, r.content, r.hasContent = t[:i], t[i+1:len(t)-1], true
+		r.Tool, r.content, r.HasContent = t[:i], t[i+1:len(t)-1], true
 		if strings.TrimSpace(r.content) == "" {
 			return nil, fmt.Errorf("rule %q: empty parentheses; write the bare tool name to match every call", text)
 		}
 	}
-	if r.tool == "" {
+	if r.Tool == "" {
 		return nil, fmt.Errorf("rule %q: no tool name", text)
 	}
-	for _, c := range r.tool {
+	for _, c := range r.Tool {
 		if !(c == '_' || c == '-' || c == '*' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
 			return nil, fmt.Errorf("rule %q: tool name may hold only letters, digits, _, - and *", text)
 		}
 	}
-	if strings.HasPrefix(r.tool, mcpPrefix) && r.hasContent {
+	if strings.HasPrefix(r.Tool, mcpPrefix) && r.HasContent {
 		return nil, fmt.Errorf("rule %q: MCP rules take no parentheses", text)
 	}
-	if d, ok := strings.CutPrefix(r.content, domainPrefix); ok && r.hasContent {
+	if d, ok := strings.CutPrefix(r.content, DomainPrefix); ok && r.HasContent {
 		r.domain = strings.ToLower(strings.TrimSuffix(strings.TrimSpace(d), "."))
 		if r.domain == "" || strings.ContainsAny(r.domain, "/:@ ") || strings.Contains(strings.TrimPrefix(r.domain, "*."), "*") {
 			return nil, fmt.Errorf("rule %q: domain: takes a host name such as example.com or *.example.com", text)
 		}
 		return r, nil
 	}
-	if r.hasContent {
+	if r.HasContent {
 		var pattern string
 		if pattern, r.absolute = pathPattern(r.content); pattern != "" {
-			r.globs = ignore.NewMatcher(ignore.ParseRules(r.text, "", []byte(pattern)))
+			r.globs = ignore.NewMatcher(ignore.ParseRules(r.Text, "", []byte(pattern)))
 		}
 	}
 	return r, nil
@@ -123,22 +123,22 @@ func pathPattern(content string) (pattern string, absolute bool) {
 
 // matchesPath reports whether a content rule covers one path: its
 // workspace-relative form, or its absolute one for an absolute pattern.
-func (r *permRule) matchesPath(p pathRef) bool {
+func (r *Rule) matchesPath(p PathRef) bool {
 	if r.absolute {
-		_, hit := r.globs.MatchLazy(strings.TrimPrefix(p.abs, "/"), p.isDir)
+		_, hit := r.globs.MatchLazy(strings.TrimPrefix(p.abs, "/"), p.IsDir)
 		return hit
 	}
-	_, hit := r.globs.MatchLazy(p.rel, p.isDir)
+	_, hit := r.globs.MatchLazy(p.Rel, p.IsDir)
 	return hit
 }
 
-// parseRules parses a rule set's three lists; the first error wins.
-func parseRules(p api.Permissions, layer string) ([]*permRule, error) {
-	var out []*permRule
+// ParseRules parses a rule set's three lists; the first error wins.
+func ParseRules(p api.Permissions, layer string) ([]*Rule, error) {
+	var out []*Rule
 	for _, l := range []struct {
 		name  string
 		rules []string
-	}{{listDeny, p.Deny}, {listAsk, p.Ask}, {listAllow, p.Allow}} {
+	}{{ListDeny, p.Deny}, {ListAsk, p.Ask}, {ListAllow, p.Allow}} {
 		for _, text := range l.rules {
 			r, err := parseRule(text, l.name, layer)
 			if err != nil {
@@ -157,7 +157,7 @@ func ValidatePermissions(p api.Permissions) error {
 	for _, l := range []struct {
 		name  string
 		rules []string
-	}{{listDeny, p.Deny}, {listAsk, p.Ask}, {listAllow, p.Allow}} {
+	}{{ListDeny, p.Deny}, {ListAsk, p.Ask}, {ListAllow, p.Allow}} {
 		for i, text := range l.rules {
 			if _, err := parseRule(text, l.name, ""); err != nil {
 				fields[fmt.Sprintf("permissions.%s[%d]", l.name, i)] = err.Error()
@@ -170,41 +170,41 @@ func ValidatePermissions(p api.Permissions) error {
 	return nil
 }
 
-// matchesName reports whether the rule's tool part names the call's tool.
-func (r *permRule) matchesName(s *subject) bool {
-	if rest, ok := strings.CutPrefix(r.tool, mcpPrefix); ok {
-		if s.tool != UseMCPTool {
+// MatchesName reports whether the rule's tool part names the call's tool.
+func (r *Rule) MatchesName(s *Subject) bool {
+	if rest, ok := strings.CutPrefix(r.Tool, mcpPrefix); ok {
+		if s.Tool != useMCPTool {
 			return false
 		}
 		server, tool, hasTool := strings.Cut(rest, "__")
-		if !glob(server, s.mcpServer) {
+		if !glob(server, s.MCPServer) {
 			return false
 		}
-		return !hasTool || glob(tool, s.mcpTool)
+		return !hasTool || glob(tool, s.MCPTool)
 	}
-	for _, t := range claudeCodeRuleTools[r.tool] {
-		if glob(t, s.tool) {
+	for _, t := range RuleTools[r.Tool] {
+		if glob(t, s.Tool) {
 			return true
 		}
 	}
-	if glob(r.tool, s.tool) {
+	if glob(r.Tool, s.Tool) {
 		return true
 	}
-	for _, n := range s.names {
-		if glob(r.tool, n) {
+	for _, n := range s.Names {
+		if glob(r.Tool, n) {
 			return true
 		}
 	}
 	return false
 }
 
-// claudeCodeRuleTools maps the tool names of Claude Code's rule syntax
+// RuleTools maps the tool names of Claude Code's rule syntax
 // (docs.anthropic.com/en/docs/claude-code/iam, "Tool-specific permission
 // rules") onto the registry tools every dialect's calls run as, so that
 // Bash(npm run test:*) or Edit(src/**) is the same policy whichever
 // dialect the model speaks. As Claude Code documents, Read rules cover
 // every tool that reads files and Edit rules every tool that edits them.
-var claudeCodeRuleTools = map[string][]string{
+var RuleTools = map[string][]string{
 	"Bash":         {"execute_command", "shell_session"},
 	"Read":         {"read_file", "read_lines", "list_files", "search_files", "list_code_definition_names", "glob_files", "grep_files", "list_tree"},
 	"Edit":         {"replace_in_file", "write_to_file", "new_rule", "write_file", "edit_text", "notebook_edit", "apply_patch", "patch_files"},
@@ -218,35 +218,35 @@ var claudeCodeRuleTools = map[string][]string{
 	"TodoWrite":    {"todo_write"},
 	"BashOutput":   {"shell_output"},
 	"KillShell":    {"kill_shell"},
-	"Task":         {SubagentPrefix + "*"},
+	"Task":         {subagentPrefix + "*"},
 	"WebSearch":    {"web_search"},
 	// The Messages API's client tools, by the names its models call them.
 	"bash":                        {"shell_session", "execute_command"},
 	"str_replace_based_edit_tool": {"read_lines", "list_tree", "write_to_file", "edit_text"},
 }
 
-// matchesAny reports whether the rule covers any part of the call: any
+// MatchesAny reports whether the rule covers any part of the call: any
 // simple command of a command line, any path of a file call. Deny and ask
 // rules use it, so one matching part decides for the whole.
-func (r *permRule) matchesAny(s *subject) bool {
-	if !r.matchesName(s) {
+func (r *Rule) MatchesAny(s *Subject) bool {
+	if !r.MatchesName(s) {
 		return false
 	}
-	if !r.hasContent {
+	if !r.HasContent {
 		return true
 	}
 	if r.domain != "" {
-		return domainMatches(r.domain, s.host)
+		return domainMatches(r.domain, s.Host)
 	}
-	if s.command != nil {
-		for _, c := range s.command.Commands {
+	if s.Command != nil {
+		for _, c := range s.Command.Commands {
 			if shellcmd.MatchDenyRule(r.content, c) {
 				return true
 			}
 		}
 		return false
 	}
-	for _, p := range s.paths {
+	for _, p := range s.Paths {
 		if r.matchesPath(p) {
 			return true
 		}

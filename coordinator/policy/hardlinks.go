@@ -1,4 +1,4 @@
-package coordinator
+package policy
 
 import (
 	"io/fs"
@@ -24,9 +24,9 @@ const maxLinkScan = 200000
 // fileKey identifies a file whatever its name.
 type fileKey struct{ dev, ino uint64 }
 
-// withHardLinks returns hidden with the other names of the denied files
+// WithHardLinks returns hidden with the other names of the denied files
 // (hidden's matches that denials added to base) that have several names.
-func withHardLinks(ws *tool.Workspace, base, hidden *ignore.Matcher, denials []string) *ignore.Matcher {
+func WithHardLinks(ws *tool.Workspace, base, hidden *ignore.Matcher, denials []string) *ignore.Matcher {
 	if ws == nil || hidden == base {
 		return hidden
 	}

@@ -1,7 +1,6 @@
-package coordinator
+package policy
 
 import (
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"net/url"
@@ -15,42 +14,41 @@ import (
 	"github.com/toolgate/toolgate/internal/shellcmd"
 )
 
-// buildSubject describes a decoded call for the rules: the workspace paths
-// it touches, its command line and its MCP server and tool. Paths that
-// leave the workspace are left to the handler, which refuses them.
-func (c *Coordinator) buildSubject(t *tool.Tool, in any, raw json.RawMessage) (*subject, tool.CommandLine) {
-	s := &subject{tool: t.Name}
+// Subject describes a decoded call for the rules: the workspace paths it
+// touches, its command line and its web host. Paths that leave the
+// workspace are left to the handler, which refuses them. The MCP server
+// and tool of a use_mcp_tool call are the caller's to fill in
+// (coordinator.buildSubject), since reading them takes the MCP hub's names.
+func (p *Policy) Subject(t *tool.Tool, in any) (*Subject, tool.CommandLine) {
+	s := &Subject{Tool: t.Name}
 	if u := t.URL(in); u != "" {
-		s.url = u
+		s.URL = u
 		if pu, err := url.Parse(u); err == nil {
-			s.host = strings.ToLower(strings.TrimSuffix(pu.Hostname(), "."))
+			s.Host = strings.ToLower(strings.TrimSuffix(pu.Hostname(), "."))
 		}
 	}
-	if c.workspace == nil {
+	if p.workspace == nil {
 		return s, tool.CommandLine{}
 	}
-	for _, p := range t.Paths(in) {
-		if rel, err := c.workspace.Rel(p); err == nil {
-			ref := c.pathRef(rel)
-			if filepath.IsAbs(p) {
-				ref.given = filepath.Clean(p)
+	for _, given := range t.Paths(in) {
+		if rel, err := p.workspace.Rel(given); err == nil {
+			ref := p.Ref(rel)
+			if filepath.IsAbs(given) {
+				ref.Given = filepath.Clean(given)
 			}
-			ref.walked = t.Walks
-			s.paths = append(s.paths, ref)
+			ref.Walked = t.Walks
+			s.Paths = append(s.Paths, ref)
 		}
 	}
 	var line tool.CommandLine
 	if t.RunsCommands() {
 		line = t.Command(in)
-		c.addCommand(s, line)
-		s.names = c.commandNames
-	}
-	if t.Name == UseMCPTool {
-		s.mcpServer, s.mcpTool = mcpInputNames(in, raw)
+		p.addCommand(s, line)
+		s.Names = p.commandNames
 	}
 	// A command's tool and its analysis both name its paths; the approval
 	// preview lists each once.
-	s.paths, s.outside = uniquePaths(s.paths), unique(s.outside)
+	s.Paths, s.Outside = uniquePaths(s.Paths), unique(s.Outside)
 	return s, line
 }
 
@@ -72,48 +70,48 @@ func unique[T comparable](xs []T) []T {
 // resolved inside the workspace (a home directory, outside paths, links
 // leading outside) are recorded as such: the policy never approves them
 // silently.
-func (c *Coordinator) addCommand(s *subject, line tool.CommandLine) {
+func (p *Policy) addCommand(s *Subject, line tool.CommandLine) {
 	a := shellcmd.Analyze(line.Command)
-	s.command, s.line, s.background = &a, line.Command, line.Background
+	s.Command, s.Line, s.Background = &a, line.Command, line.Background
 	cwd := "."
 	if line.Cwd != "" {
-		rel, err := c.workspace.Rel(line.Cwd)
+		rel, err := p.workspace.Rel(line.Cwd)
 		if err != nil {
-			s.badCwd = err
+			s.BadCwd = err
 		} else {
 			cwd = rel
-			s.paths = append(s.paths, c.pathRef(rel))
+			s.Paths = append(s.Paths, p.Ref(rel))
 		}
 	}
 	globbed := hasRisk(&a, shellcmd.KindGlob)
 	for _, arg := range a.PathArgs() {
 		if strings.HasPrefix(arg, "~") {
-			s.outside = append(s.outside, arg)
+			s.Outside = append(s.Outside, arg)
 			continue
 		}
 		native := filepath.FromSlash(arg)
 		if !filepath.IsAbs(native) {
-			native = filepath.Join(c.workspace.Dir, filepath.FromSlash(cwd), native)
+			native = filepath.Join(p.workspace.Dir, filepath.FromSlash(cwd), native)
 		}
-		rel, err := c.workspace.Rel(native)
+		rel, err := p.workspace.Rel(native)
 		if err != nil {
-			s.outside = append(s.outside, arg)
+			s.Outside = append(s.Outside, arg)
 			continue
 		}
 		if rel == "." {
 			continue
 		}
-		if c.resolvesOutside(rel) {
-			s.outside = append(s.outside, arg)
+		if p.resolvesOutside(rel) {
+			s.Outside = append(s.Outside, arg)
 			continue
 		}
-		s.paths = append(s.paths, c.pathRef(rel))
+		s.Paths = append(s.Paths, p.Ref(rel))
 		if globbed && strings.ContainsAny(rel, "*?[") {
-			if m, ok := c.globLeaves(rel); ok {
-				s.outside = append(s.outside, m)
+			if m, ok := p.globLeaves(rel); ok {
+				s.Outside = append(s.Outside, m)
 				continue
 			}
-			s.paths = append(s.paths, c.expandGlob(rel)...)
+			s.Paths = append(s.Paths, p.expandGlob(rel)...)
 		}
 	}
 }
@@ -121,8 +119,8 @@ func (c *Coordinator) addCommand(s *subject, line tool.CommandLine) {
 // globLeaves returns a match of a pattern word that resolves outside the
 // workspace. The shell expands patterns through symlinks (link_*/secret),
 // which expandGlob, confined to the workspace, does not follow out.
-func (c *Coordinator) globLeaves(pattern string) (string, bool) {
-	matches, err := filepath.Glob(filepath.Join(c.workspace.Dir, filepath.FromSlash(pattern)))
+func (p *Policy) globLeaves(pattern string) (string, bool) {
+	matches, err := filepath.Glob(filepath.Join(p.workspace.Dir, filepath.FromSlash(pattern)))
 	if err != nil {
 		return "", false
 	}
@@ -130,8 +128,8 @@ func (c *Coordinator) globLeaves(pattern string) (string, bool) {
 		if i == maxGlobMatches {
 			break
 		}
-		rel, err := filepath.Rel(c.workspace.Dir, m)
-		if err == nil && c.resolvesOutside(filepath.ToSlash(rel)) {
+		rel, err := filepath.Rel(p.workspace.Dir, m)
+		if err == nil && p.resolvesOutside(filepath.ToSlash(rel)) {
 			return filepath.ToSlash(rel), true
 		}
 	}
@@ -142,8 +140,8 @@ func (c *Coordinator) globLeaves(pattern string) (string, bool) {
 // a symlink (link_outside/secret, procroot/etc/shadow): a command word is
 // judged where it resolves, as the file tools judge it, so such a word
 // asks like an outside path.
-func (c *Coordinator) resolvesOutside(rel string) bool {
-	_, inside := c.realPath(rel)
+func (p *Policy) resolvesOutside(rel string) bool {
+	_, inside := p.RealPath(rel)
 	return !inside
 }
 
@@ -153,17 +151,17 @@ const maxGlobMatches = 10000
 // expandGlob lists the workspace files a pattern word may name. fs.Glob's
 // "*" also matches names starting with ".", which bash's does not, so it
 // lists a superset of what the shell would pass.
-func (c *Coordinator) expandGlob(pattern string) []pathRef {
-	matches, err := fs.Glob(c.workspace.Root.FS(), pattern)
+func (p *Policy) expandGlob(pattern string) []PathRef {
+	matches, err := fs.Glob(p.workspace.Root.FS(), pattern)
 	if err != nil {
 		return nil
 	}
-	var out []pathRef
+	var out []PathRef
 	for i, m := range matches {
 		if i == maxGlobMatches {
 			break
 		}
-		out = append(out, c.pathRef(m))
+		out = append(out, p.Ref(m))
 	}
 	return out
 }
@@ -177,25 +175,25 @@ func hasRisk(a *shellcmd.Analysis, kind string) bool {
 	return false
 }
 
-// pathRef refers to a workspace path for the rules. Whether it is a
+// Ref refers to a workspace path for the rules. Whether it is a
 // directory, which only rules ending in "/" ask, is looked up when one of
 // them matches it: most calls touch no such rule and cost no stat.
-func (c *Coordinator) pathRef(rel string) pathRef {
-	abs := filepath.ToSlash(filepath.Join(c.workspace.Dir, filepath.FromSlash(rel)))
-	return pathRef{rel: rel, abs: abs, dir: &dirLookup{root: c.workspace.Root, rel: rel}}
+func (p *Policy) Ref(rel string) PathRef {
+	abs := filepath.ToSlash(filepath.Join(p.workspace.Dir, filepath.FromSlash(rel)))
+	return PathRef{Rel: rel, abs: abs, dir: &dirLookup{root: p.workspace.Root, rel: rel}}
 }
 
-// realPath resolves the symlinks of a workspace path, so that a link to an
+// RealPath resolves the symlinks of a workspace path, so that a link to an
 // ignored file is judged as that file. A path that does not exist yet is
 // resolved through its longest existing parent. It reports false when the
 // path resolves outside the workspace (os.Root refuses those anyway).
-func (c *Coordinator) realPath(rel string) (string, bool) {
-	full := filepath.Join(c.workspace.Dir, filepath.FromSlash(rel))
+func (p *Policy) RealPath(rel string) (string, bool) {
+	full := filepath.Join(p.workspace.Dir, filepath.FromSlash(rel))
 	rest := ""
 	for {
 		real, err := filepath.EvalSymlinks(full)
 		if err == nil {
-			r, err := filepath.Rel(c.workspace.Dir, filepath.Join(real, rest))
+			r, err := filepath.Rel(p.workspace.Dir, filepath.Join(real, rest))
 			if err != nil || !filepath.IsLocal(r) && r != "." {
 				return "", false
 			}
@@ -205,7 +203,7 @@ func (c *Coordinator) realPath(rel string) (string, bool) {
 			return rel, true
 		}
 		parent := filepath.Dir(full)
-		if parent == full || len(parent) < len(c.workspace.Dir) {
+		if parent == full || len(parent) < len(p.workspace.Dir) {
 			return rel, true
 		}
 		rest = filepath.Join(filepath.Base(full), rest)
@@ -213,43 +211,43 @@ func (c *Coordinator) realPath(rel string) (string, bool) {
 	}
 }
 
-// subject is a call as rules see it.
-type subject struct {
-	// badCwd says why a command's working directory cannot be used
+// Subject is a call as rules see it.
+type Subject struct {
+	// BadCwd says why a command's working directory cannot be used
 	// (outside the workspace, or not a valid path): no approval can make
 	// a command run there, so the call is refused.
-	badCwd error
-	tool   string // registry name: read_file, execute_command, use_mcp_tool
-	// names are the other names rules may use for the call: for a command
-	// line, those of every tool that runs one (policy_command_tools.go).
-	names      []string
-	mcpServer  string // for use_mcp_tool
-	mcpTool    string
-	paths      []pathRef          // workspace paths the call touches
-	url        string             // the web address the call reaches
-	host       string             // its host name, lower case
-	command    *shellcmd.Analysis // for execute_command
-	line       string             // the command line
-	background bool               // a command started as a session job
-	outside    []string           // command words naming paths outside the workspace
+	BadCwd error
+	Tool   string // registry name: read_file, execute_command, use_mcp_tool
+	// Names are the other Names rules may use for the call: for a command
+	// line, those of every tool that runs one (SetCommandTools).
+	Names      []string
+	MCPServer  string // for use_mcp_tool
+	MCPTool    string
+	Paths      []PathRef          // workspace paths the call touches
+	URL        string             // the web address the call reaches
+	Host       string             // its host name, lower case
+	Command    *shellcmd.Analysis // for execute_command
+	Line       string             // the command line
+	Background bool               // a command started as a session job
+	Outside    []string           // command words naming paths outside the workspace
 }
 
-// pathRef is a workspace-relative path and whether it names a directory.
-type pathRef struct {
-	rel string
-	// given is the path as the call gave it when that was absolute (a
+// PathRef is a workspace-relative path and whether it names a directory.
+type PathRef struct {
+	Rel string
+	// Given is the path as the call gave it when that was absolute (a
 	// native Cline call's absolutePath), which Cline's refusals name.
-	given string
+	Given string
 	abs   string     // the absolute path, for rules rooted at "/" (//path, ~/path)
 	dir   *dirLookup // whether it names a directory, looked up once when asked
-	// walked marks a directory a tool walks (tool.Spec.Walks): the
+	// Walked marks a directory a tool walks (tool.Spec.Walks): the
 	// ignore rules judge it by name, as if it were no directory.
-	walked bool
+	Walked bool
 }
 
-// isDir reports whether the path names a directory (through symlinks), as
+// IsDir reports whether the path names a directory (through symlinks), as
 // the workspace holds it when first asked.
-func (p pathRef) isDir() bool {
+func (p PathRef) IsDir() bool {
 	if p.dir == nil {
 		return false
 	}
@@ -269,15 +267,15 @@ type dirLookup struct {
 }
 
 // uniquePaths drops later repeats of a path, keeping the order.
-func uniquePaths(ps []pathRef) []pathRef {
+func uniquePaths(ps []PathRef) []PathRef {
 	if len(ps) < 2 {
 		return ps
 	}
 	seen := make(map[string]bool, len(ps))
 	out := ps[:0]
 	for _, p := range ps {
-		if !seen[p.rel] {
-			seen[p.rel] = true
+		if !seen[p.Rel] {
+			seen[p.Rel] = true
 			out = append(out, p)
 		}
 	}

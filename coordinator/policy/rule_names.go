@@ -1,4 +1,4 @@
-package coordinator
+package policy
 
 import (
 	"fmt"
@@ -18,26 +18,26 @@ import (
 // CheckRuleTools refuses rules whose tool part names no tool of any
 // dialect, naming each such rule and the nearest names. Glob patterns
 // must match at least one name. The error is a validation error with
-// one field per bad rule ("permissions.deny[0]").
-func (c *Coordinator) CheckRuleTools(p api.Permissions) error {
-	known := c.ruleToolNames()
+// one field per bad rule ("permissions.deny[0]"). known lists, sorted,
+// every name a rule may use.
+func CheckRuleTools(p api.Permissions, known []string) error {
 	fields := map[string]string{}
 	var unknown []string
 	for _, l := range []struct {
 		name  string
 		rules []string
-	}{{listDeny, p.Deny}, {listAsk, p.Ask}, {listAllow, p.Allow}} {
+	}{{ListDeny, p.Deny}, {ListAsk, p.Ask}, {ListAllow, p.Allow}} {
 		for i, text := range l.rules {
 			r, err := parseRule(text, l.name, "")
-			if err != nil || knownRuleTool(r.tool, known) {
+			if err != nil || knownRuleTool(r.Tool, known) {
 				continue // syntax errors are ValidatePermissions' to report
 			}
-			msg := fmt.Sprintf("rule %q: no tool is named %s in any dialect", r.text, r.tool)
-			if near := nearNames(r.tool, known); len(near) > 0 {
+			msg := fmt.Sprintf("rule %q: no tool is named %s in any dialect", r.Text, r.Tool)
+			if near := nearNames(r.Tool, known); len(near) > 0 {
 				msg += " (did you mean " + strings.Join(near, ", ") + "?)"
 			}
 			fields[fmt.Sprintf("permissions.%s[%d]", l.name, i)] = msg
-			unknown = append(unknown, r.text)
+			unknown = append(unknown, r.Text)
 		}
 	}
 	if len(fields) == 0 {
@@ -46,39 +46,11 @@ func (c *Coordinator) CheckRuleTools(p api.Permissions) error {
 	return &api.Error{Code: api.CodeValidation, Message: "permission rule names an unknown tool: " + strings.Join(unknown, ", "), Fields: fields}
 }
 
-// ruleToolNames lists the names rules may use, sorted.
-func (c *Coordinator) ruleToolNames() []string {
-	seen := map[string]bool{UseMCPTool: true}
-	for _, n := range c.registry.Names() {
-		seen[n] = true
-	}
-	for _, n := range c.registry.ClientSide() {
-		seen[n] = true
-	}
-	for _, t := range c.registry.Tools() {
-		seen[t.Name] = true
-	}
-	for n := range claudeCodeRuleTools {
-		seen[n] = true
-	}
-	for _, tools := range c.dialects {
-		for n := range tools {
-			seen[n] = true
-		}
-	}
-	out := make([]string, 0, len(seen))
-	for n := range seen {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // knownRuleTool reports whether a rule's tool part names something: a
 // known name, a pattern matching one, an MCP tool (servers may connect
 // later) or a subagent (agent files may appear later).
 func knownRuleTool(tool string, known []string) bool {
-	if strings.HasPrefix(tool, mcpPrefix) || strings.HasPrefix(tool, SubagentPrefix) {
+	if strings.HasPrefix(tool, mcpPrefix) || strings.HasPrefix(tool, subagentPrefix) {
 		return true
 	}
 	if !strings.Contains(tool, "*") {

@@ -1,4 +1,4 @@
-package coordinator
+package policy
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ import (
 
 // CheckMode validates a mode a client asks a session to take: a known
 // mode, and bypassPermissions only when the managed policy allows it.
-func (c *Coordinator) CheckMode(m api.Mode) error {
+func (p *Policy) CheckMode(m api.Mode) error {
 	if m == "" {
 		return nil
 	}
@@ -29,37 +29,37 @@ func (c *Coordinator) CheckMode(m api.Mode) error {
 		msg := "must be one of " + strings.Join(names, ", ")
 		return &api.Error{Code: api.CodeValidation, Message: fmt.Sprintf("unknown mode %q: %s", m, msg), Fields: map[string]string{"mode": msg}}
 	}
-	if m == api.ModeBypassPermissions && !c.cfg.AllowBypassPermissions {
+	if m == api.ModeBypassPermissions && !p.cfg.AllowBypassPermissions {
 		msg := "bypassPermissions is off: the managed policy must set allow_bypass_permissions"
 		return &api.Error{Code: api.CodeValidation, Message: msg, Fields: map[string]string{"mode": msg}}
 	}
 	return nil
 }
 
-// permissionModeName is a mode as Claude Code's hooks name it in
+// HookModeName is a mode as Claude Code's hooks name it in
 // permission_mode: Cline's act is Claude Code's default.
-func permissionModeName(m api.Mode) string {
+func HookModeName(m api.Mode) string {
 	if m == api.ModeAct || m == "" {
 		return string(api.ModeDefault)
 	}
 	return string(m)
 }
 
-// modeAllows reports whether the session's mode lets a call run that the
+// ModeAllows reports whether the session's mode lets a call run that the
 // rules and defaults would put before the user. Only asks the mode may
 // waive are waived: acceptEdits waives the default prompt of a tool that
 // edits workspace files and of a line of filesystem commands (mkdir,
 // touch, mv, cp) in the workspace; bypassPermissions waives the default
 // prompt and a risky command line's, as allow_all does, but never an ask
 // rule, a protected file or a path outside the workspace.
-func modeAllows(m api.Mode, v verdict, t *tool.Tool, sub *subject) bool {
+func ModeAllows(m api.Mode, v Verdict, t *tool.Tool, sub *Subject) bool {
 	switch {
-	case v.decision != decideAsk:
+	case v.Decision != Ask:
 		return false
 	case m == api.ModeBypassPermissions:
-		return v.kind != askHard
+		return v.Kind != AskHard
 	case m == api.ModeAcceptEdits:
-		return v.kind == askDefault && (editsWorkspaceFiles(t, sub) || onlyFileCommands(sub))
+		return v.Kind == AskDefault && (editsWorkspaceFiles(t, sub) || onlyFileCommands(sub))
 	}
 	return false
 }
@@ -72,12 +72,12 @@ var acceptEditsCommands = map[string]bool{"mkdir": true, "touch": true, "mv": tr
 // onlyFileCommands reports whether a command line is made only of those
 // commands, each run inside the workspace. Its words naming paths outside
 // the workspace, protected files and risky constructs ask before a mode is
-// consulted (policy.mustAsk), so they never reach here as a default ask.
-func onlyFileCommands(sub *subject) bool {
-	if sub.command == nil || len(sub.command.Commands) == 0 || sub.background {
+// consulted (Policy.mustAsk), so they never reach here as a default ask.
+func onlyFileCommands(sub *Subject) bool {
+	if sub.Command == nil || len(sub.Command.Commands) == 0 || sub.Background {
 		return false
 	}
-	for _, c := range sub.command.Commands {
+	for _, c := range sub.Command.Commands {
 		if len(c.Args) == 0 || !acceptEditsCommands[c.Args[0]] || strings.HasPrefix(c.Dir, "/") {
 			return false
 		}
@@ -89,6 +89,6 @@ func onlyFileCommands(sub *subject) bool {
 // writes, naming workspace paths, that runs no command and reaches no MCP
 // server or web address. The subject's paths are workspace-relative: a
 // path outside the workspace never gets this far.
-func editsWorkspaceFiles(t *tool.Tool, sub *subject) bool {
-	return t.Writes && !t.RunsCommands() && sub.command == nil && sub.tool != UseMCPTool && sub.url == "" && len(sub.paths) > 0
+func editsWorkspaceFiles(t *tool.Tool, sub *Subject) bool {
+	return t.Writes && !t.RunsCommands() && sub.Command == nil && sub.Tool != useMCPTool && sub.URL == "" && len(sub.Paths) > 0
 }

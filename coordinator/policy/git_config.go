@@ -1,4 +1,4 @@
-package coordinator
+package policy
 
 import (
 	"bytes"
@@ -20,19 +20,19 @@ import (
 // a key that starts a program. The user's global and system files are
 // the user's choice and are not judged.
 
-// gitConfigAsk returns the approval reason when a git command of the line
+// GitConfigAsk returns the approval reason when a git command of the line
 // would run a program named in the repository's configuration, or when
 // that configuration cannot be read.
-func (c *Coordinator) gitConfigAsk(s *subject) (string, bool) {
-	if s.command == nil || c.workspace == nil {
+func (p *Policy) GitConfigAsk(s *Subject) (string, bool) {
+	if s.Command == nil || p.workspace == nil {
 		return "", false
 	}
-	for _, cmd := range s.command.Commands {
+	for _, cmd := range s.Command.Commands {
 		if !runsGit(cmd) {
 			continue
 		}
 		prefix := fmt.Sprintf("approval required: %q runs git, which starts programs the repository's configuration names", cmd.Text)
-		dir, known := gitDir(c.workspace.Dir, cmd.Dir)
+		dir, known := gitDir(p.workspace.Dir, cmd.Dir)
 		if !known {
 			return prefix + ", and where it runs cannot be known beforehand", true
 		}

@@ -1,4 +1,4 @@
-package coordinator
+package policy
 
 import (
 	"fmt"
@@ -27,13 +27,13 @@ var editingTools = map[string]bool{
 // maxReadOnly bounds the edit-denied paths one run makes read-only.
 const maxReadOnly = 20000
 
-// editDenialPatterns are the workspace path patterns of the rules that
+// EditDenialPatterns are the workspace path patterns of the rules that
 // deny editing.
-func editDenialPatterns(layers ...[]*permRule) []string {
+func EditDenialPatterns(layers ...[]*Rule) []string {
 	var out []string
 	for _, layer := range layers {
 		for _, r := range layer {
-			if r.list != listDeny || r.globs == nil || r.absolute || !editingTools[r.tool] {
+			if r.List != ListDeny || r.globs == nil || r.absolute || !editingTools[r.Tool] {
 				continue
 			}
 			pattern, _ := pathPattern(r.content)
@@ -47,10 +47,10 @@ func editDenialPatterns(layers ...[]*permRule) []string {
 // a new entry of that name is denied is denied as a whole.
 const newEntryProbe = "toolgate-new-entry-probe"
 
-// editDeniedPaths lists the absolute paths of the workspace entries the
+// EditDeniedPaths lists the absolute paths of the workspace entries the
 // patterns deny editing; a directory denied as a whole is listed once
 // and not entered.
-func editDeniedPaths(ws *tool.Workspace, patterns []string) []string {
+func EditDeniedPaths(ws *tool.Workspace, patterns []string) []string {
 	if ws == nil || len(patterns) == 0 {
 		return nil
 	}
@@ -103,16 +103,16 @@ func editDeniedLinks(ws *tool.Workspace, m *ignore.Matcher, roots []string) []st
 	})
 }
 
-// editLinkDenial refuses a call that writes through a hard link to a
+// EditLinkDenial refuses a call that writes through a hard link to a
 // file a deny rule keeps from editing, "" when it does not.
-func editLinkDenial(ws *tool.Workspace, t *tool.Tool, sub *subject, patterns []string) string {
-	if ws == nil || !t.Writes || len(patterns) == 0 || len(sub.paths) == 0 {
+func EditLinkDenial(ws *tool.Workspace, t *tool.Tool, sub *Subject, patterns []string) string {
+	if ws == nil || !t.Writes || len(patterns) == 0 || len(sub.Paths) == 0 {
 		return ""
 	}
 	links := editDeniedLinks(ws, editDenials(patterns), denialRoots(patterns))
-	for _, p := range sub.paths {
-		if slices.Contains(links, p.rel) {
-			return fmt.Sprintf("Denied: %s is a hard link to a file a deny rule keeps from editing.", p.rel)
+	for _, p := range sub.Paths {
+		if slices.Contains(links, p.Rel) {
+			return fmt.Sprintf("Denied: %s is a hard link to a file a deny rule keeps from editing.", p.Rel)
 		}
 	}
 	return ""

@@ -1,4 +1,4 @@
-package coordinator
+package policy
 
 import (
 	"github.com/toolgate/toolgate/coordinator/tool"
@@ -17,11 +17,11 @@ import (
 // readingTools are the rule tool names that stand for reading files.
 var readingTools = map[string]bool{"Read": true, "read_file": true, "*": true}
 
-// withReadDenials returns m with the workspace path patterns of the deny
+// WithReadDenials returns m with the workspace path patterns of the deny
 // rules on reading added, m itself when there are none. A rule anchored
 // outside the workspace (//path, ~/path) cannot name a workspace path and
 // is left out.
-func withReadDenials(m *ignore.Matcher, layers ...[]*permRule) *ignore.Matcher {
+func WithReadDenials(m *ignore.Matcher, layers ...[]*Rule) *ignore.Matcher {
 	var rules []ignore.Rule
 	for _, layer := range layers {
 		for _, r := range layer {
@@ -37,17 +37,17 @@ func withReadDenials(m *ignore.Matcher, layers ...[]*permRule) *ignore.Matcher {
 }
 
 // readDenial is a rule's workspace path pattern when it denies reading.
-func readDenial(r *permRule) (string, bool) {
-	if r.list != listDeny || r.globs == nil || r.absolute || !readingTools[r.tool] {
+func readDenial(r *Rule) (string, bool) {
+	if r.List != ListDeny || r.globs == nil || r.absolute || !readingTools[r.Tool] {
 		return "", false
 	}
 	pattern, _ := pathPattern(r.content)
 	return pattern, true
 }
 
-// readDenialPatterns are the workspace path patterns of the rules that
+// ReadDenialPatterns are the workspace path patterns of the rules that
 // deny reading.
-func readDenialPatterns(layers ...[]*permRule) []string {
+func ReadDenialPatterns(layers ...[]*Rule) []string {
 	var out []string
 	for _, layer := range layers {
 		for _, r := range layer {
