@@ -58,8 +58,8 @@ const (
 // it commits: a sequential caller's reads, one every few hundred
 // microseconds, then share a commit by the hundred. Each commit rewrites
 // the pages its rows share (the indexes' leaves, the table's last page)
-// in the write-ahead log: at 20 ms a read's record cost 43-51 µs of CPU,
-// at 100 ms 25-33 (BenchmarkCallRecord). What a longer delay costs is
+// in the write-ahead log: at 20 ms a read's record cost 33-55 µs of CPU,
+// at 100 ms 23-33 (BenchmarkCallRecord, docs/benchmarks.md). What a longer delay costs is
 // what a SIGKILL may lose: the records of the reads of the last 100 ms,
 // whose ids, posted again after the restart, run the read again.
 const commitDelay = 100 * time.Millisecond
