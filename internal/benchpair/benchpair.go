@@ -5,6 +5,7 @@
 package benchpair
 
 import (
+	"runtime"
 	"testing"
 	"time"
 )
@@ -38,9 +39,6 @@ func Run(b *testing.B, fast, plain func()) {
 	b.ReportMetric(float64(tf)/float64(tp), "ratio")
 }
 
-// sink keeps the plain side's buffers from being optimised away.
-var sink []byte
-
 // Buffers runs Run with a pool of *[]byte against making a buffer of the
 // same size each time, as the code would without the pool.
 func Buffers(b *testing.B, pool interface {
@@ -56,8 +54,8 @@ func Buffers(b *testing.B, pool interface {
 		(*p)[0] = 1
 		pool.Put(p)
 	}, func() {
-		p := make([]byte, size)
+		p := make([]byte, size) // size is not a constant: on the heap
 		p[0] = 1
-		sink = p
+		runtime.KeepAlive(p)
 	})
 }
