@@ -24,7 +24,8 @@ import (
 // panic is logged under the request's id and counted, the recovery, the
 // body read deadline, the Host/Origin check, CORS and the trace context.
 // One layer instead of eight: each of them copied the request or wrapped
-// the writer again, a few microseconds of a small call.
+// the writer again, a few microseconds of a small call. Speed only:
+// BenchmarkFront (./server/, docs/benchmarks.md).
 func (s *Server) front(next http.Handler) http.Handler {
 	next = s.traceContext(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
