@@ -76,6 +76,9 @@ func TestGlobOverrideMatchesRipgrep(t *testing.T) {
 	cases := []struct{ path, pattern string }{
 		{"", ""}, {"", "*.txt"}, {"", "*.log"}, {"", "*.md"}, {"", ".*"}, {"", "build/**"},
 		{"", "**/*.md"}, {"", "src/*"}, {"", "*.{go,md}"}, {"build", ""}, {"src", ""}, {"src", ".*"}, {"", "deep/**"},
+		// Not {"deep", "*.txt"}: ripgrep before 14 lets the parent's
+		// anchored "deep/skip/" rule go when searching deep (cline@2.18.0
+		// runs ripgrep 15, which toolgate agrees with).
 	}
 	for _, c := range cases {
 		rgArgs := []string{"-e", "needle", "--glob", c.pattern, dotIfEmpty(c.path)}
