@@ -56,7 +56,7 @@ func TestSchemasMatchValidation(t *testing.T) {
 				_ = json.Unmarshal(raw, &inst)
 				schemaErr := rs.Validate(inst)
 				toolErr := pt.decode(raw)
-				if schemaErr != nil && toolErr == nil && lenientOnPurpose[pt.where][p.what] {
+				if schemaErr != nil && toolErr == nil && slices.Contains(listedStricter[pt.where], p.what) {
 					continue
 				}
 				if (schemaErr == nil) != (toolErr == nil) {
@@ -67,13 +67,18 @@ func TestSchemasMatchValidation(t *testing.T) {
 	}
 }
 
-// lenientOnPurpose are the probes a tool accepts although its published
-// schema refuses them, because the real client does the same: Claude
-// Code's TaskOutput schema requires block and timeout, yet a call leaving
-// them out runs with their defaults (block true, timeout 30000 ms), as the
-// conformance harness records (dialect/claudecode/tasks.go).
-var lenientOnPurpose = map[string]map[string]bool{
-	"claude_code TaskOutput": {"block left out": true, "block null": true, "timeout left out": true, "timeout null": true},
+// listedStricter are the probes a pool's schema refuses on purpose where
+// toolgate's check runs the call: the client's own definition requires
+// the parameter, its handler does without it (Cline's use_mcp_tool
+// arguments), and the pool lists the client's definition. A model that
+// follows the schema is never refused; only the other way round is a
+// fault.
+var listedStricter = map[string][]string{
+	"cline use_mcp_tool": {"arguments left out"},
+	// Claude Code's TaskOutput requires block and timeout, yet the real
+	// CLI runs a call leaving them out with their defaults (block true,
+	// timeout 30000 ms), as the conformance harness records.
+	"claude_code TaskOutput": {"block left out", "block null", "timeout left out", "timeout null"},
 }
 
 // probedTools builds every static tool of handlers.Default() (internal

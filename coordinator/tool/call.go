@@ -45,6 +45,13 @@ type Call struct {
 	// (Dialect.PlainResults) when it words results its own way; a handler
 	// never learns which dialect that is.
 	PlainResults bool
+	// SearchAll asks search_files to choose files as its client's ripgrep
+	// call does, the glob (the file pattern, or '*') overriding the ignore
+	// rules: gitignored and hidden files are searched, .git too. The
+	// call's exclusions (.clineignore, deny rules on reading) still hide
+	// files. The session's dialect sets it (Dialect.SearchAll); a handler
+	// never learns which dialect that is.
+	SearchAll bool
 	// ReadTurn is the call's turn among the session's reads (FileMemory
 	// QueueRead) when its tool counts reads, 0 otherwise.
 	ReadTurn uint64
