@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"fmt"
+	"syscall"
 
 	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/ignore"
@@ -23,15 +24,17 @@ func (c *Coordinator) ignoreBlock(m *ignore.Matcher, s *subject) ([]string, bool
 		r, hit := m.MatchLazy(p.rel, isDir)
 		shown := p.rel
 		if !hit {
-			real, ok := c.realPath(p.rel)
-			if !ok || real == p.rel {
-				continue
+			if real, ok := c.realPath(p.rel); ok && real != p.rel {
+				ref := c.pathRef(real)
+				if r, hit = m.MatchLazy(ref.rel, ref.isDir); hit {
+					shown = fmt.Sprintf("%s (a link to %s)", p.rel, real)
+				}
 			}
-			ref := c.pathRef(real)
-			if r, hit = m.MatchLazy(ref.rel, ref.isDir); !hit {
-				continue
+			if !hit {
+				if r, shown, hit = c.hardLinkIgnored(m, p.rel); !hit {
+					continue
+				}
 			}
-			shown = fmt.Sprintf("%s (a link to %s)", p.rel, real)
 		}
 		if r.Source == ".clineignore" {
 			if p.given != "" && shown == p.rel {
@@ -64,4 +67,28 @@ func (c *Coordinator) ignoreMatcher() *ignore.Matcher {
 		return c.ignoreFixed
 	}
 	return c.ignore.Current()
+}
+
+// hardLinkIgnored finds the rule covering another name of the file at
+// rel when it is a regular file with several names (tool/hardlinks.go):
+// `cat notes.txt`, notes.txt a hard link to .env, is blocked as
+// `cat .env` is.
+func (c *Coordinator) hardLinkIgnored(m *ignore.Matcher, rel string) (ignore.Rule, string, bool) {
+	if c.workspace == nil {
+		return ignore.Rule{}, "", false
+	}
+	info, err := c.workspace.Root.Stat(rel)
+	if err != nil || !info.Mode().IsRegular() {
+		return ignore.Rule{}, "", false
+	}
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok || st.Nlink <= 1 {
+		return ignore.Rule{}, "", false
+	}
+	other, _ := c.workspace.LinkedIgnored(st, m)
+	if other == "" {
+		return ignore.Rule{}, "", false
+	}
+	r, hit := m.Match(other, false)
+	return r, fmt.Sprintf("%s (a hard link to %s)", rel, other), hit
 }

@@ -54,7 +54,7 @@ func searchFiles(ctx context.Context, call *tool.Call, in *SearchFilesInput, idx
 	st := &matchStream{emit: func(chunk string) { call.Output("match", chunk) }}
 	res, err := search.Search(ctx, call.Workspace.Root, search.Options{
 		Path: rel, Regex: in.Regex, FilePattern: in.FilePattern,
-		Exclude: exclude, OnFile: st.send, Index: idx,
+		Exclude: exclude, OnFile: st.send, Index: idx, Withhold: call.WithholdLinked,
 	})
 	if err != nil {
 		if ctx.Err() != nil {
