@@ -272,6 +272,9 @@ func UnknownRealError(rel string, err error) error {
 		"because its real path cannot be read (%v).", rel, err)
 }
 
+// IgnoreRules are the ignore rules the call runs under (nil: none).
+func (c *Call) IgnoreRules() *ignore.Matcher { return c.rt.Ignored }
+
 // HasIgnoreRules reports whether CheckReal has anything to judge.
 func (c *Call) HasIgnoreRules() bool {
 	return c.rt.Ignored != nil && c.rt.Ignored.Len() > 0 && c.Workspace != nil
