@@ -41,26 +41,34 @@ func TestIgnoredFileStaysHiddenThroughHardLinks(t *testing.T) {
 		name, sid, tool string
 		input           map[string]any
 		refused         bool
+		// shows says the outside file may be shown: commands may read
+		// outside the workspace, as they may without a link.
+		shows bool
 	}
 	steps := []step{
-		{"read_file of the ignored link", cline, "read_file", map[string]any{"path": "docs.txt"}, true},
-		{"read_file of the outside link", cline, "read_file", map[string]any{"path": "key.txt"}, true},
-		{"read_file of a file with one name", cline, "read_file", map[string]any{"path": "notes.txt"}, false},
-		{"search_files of the workspace", cline, "search_files", map[string]any{"path": ".", "regex": "SECRET"}, false},
-		{"cat of the ignored link", cline, "execute_command", map[string]any{"command": "cat docs.txt", "requires_approval": false}, true},
-		{"Read of the ignored link", claude, "Read", map[string]any{"file_path": filepath.Join(dir, "docs.txt")}, true},
-		{"Read of the outside link", claude, "Read", map[string]any{"file_path": filepath.Join(dir, "key.txt")}, true},
-		{"Grep of the ignored link", claude, "Grep", map[string]any{"pattern": "SECRET", "path": "docs.txt", "output_mode": "content"}, true},
-		{"Grep of the workspace", claude, "Grep", map[string]any{"pattern": "SECRET", "output_mode": "content"}, false},
-		{"cat of the ignored link in Bash", claude, "Bash", map[string]any{"command": "cat docs.txt"}, true},
+		{"read_file of the ignored link", cline, "read_file", map[string]any{"path": "docs.txt"}, true, false},
+		{"read_file of the outside link", cline, "read_file", map[string]any{"path": "key.txt"}, true, false},
+		{"read_file of a file with one name", cline, "read_file", map[string]any{"path": "notes.txt"}, false, false},
+		{"search_files of the workspace", cline, "search_files", map[string]any{"path": ".", "regex": "SECRET"}, false, false},
+		{"cat of the ignored link", cline, "execute_command", map[string]any{"command": "cat docs.txt", "requires_approval": false}, true, false},
+		{"Read of the ignored link", claude, "Read", map[string]any{"file_path": filepath.Join(dir, "docs.txt")}, true, false},
+		{"Read of the outside link", claude, "Read", map[string]any{"file_path": filepath.Join(dir, "key.txt")}, true, false},
+		{"Grep of the ignored link", claude, "Grep", map[string]any{"pattern": "SECRET", "path": "docs.txt", "output_mode": "content"}, true, false},
+		{"Grep of the workspace", claude, "Grep", map[string]any{"pattern": "SECRET", "output_mode": "content"}, false, false},
+		{"cat of the ignored link in Bash", claude, "Bash", map[string]any{"command": "cat docs.txt"}, true, false},
+		{"grep -r of the workspace", cline, "execute_command", map[string]any{"command": "grep -r SECRET . ; echo searched", "requires_approval": false}, false, true},
+		{"grep -r of the workspace in Bash", claude, "Bash", map[string]any{"command": "grep -r SECRET . ; echo searched"}, false, true},
 	}
 	for i, tc := range steps {
 		t.Run(tc.name, func(t *testing.T) {
 			text, st := callIn(t, ts, tc.sid, "toolu_hl"+string(rune('a'+i)), tc.tool, tc.input)
 			for _, secret := range []string{ignoredSecret, outsideSecret} {
-				if strings.Contains(text, secret) {
+				if strings.Contains(text, secret) && (secret == ignoredSecret || !tc.shows) {
 					t.Fatalf("%s revealed %s through a hard link: %q", tc.tool, secret, text)
 				}
+			}
+			if tc.shows && !strings.Contains(text, "searched") {
+				t.Errorf("the search did not run: %q", text)
 			}
 			refused := st == api.StatusDenied || st == api.StatusFailed
 			if refused != tc.refused {
