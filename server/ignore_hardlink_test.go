@@ -34,7 +34,7 @@ func TestIgnoredFileStaysHiddenThroughHardLinks(t *testing.T) {
 	if err := os.Link(outside, filepath.Join(dir, "key.txt")); err != nil {
 		t.Skipf("the temporary directory is on another file system than the workspace: %v", err)
 	}
-	cline := newSessionOf(t, ts, map[string]any{"mode": "act"}).ID
+	cline := newSessionOf(t, ts, map[string]any{"mode": "act", "permissions": map[string]any{"allow": []string{"replace_in_file"}}}).ID
 	claude := newSessionOf(t, ts, map[string]any{"dialect": "claude_code",
 		"permissions": map[string]any{"allow": []string{"Bash", "Read", "Grep"}}}).ID
 	type step struct {
@@ -50,6 +50,10 @@ func TestIgnoredFileStaysHiddenThroughHardLinks(t *testing.T) {
 		{"read_file of the outside link", cline, "read_file", map[string]any{"path": "key.txt"}, true, false},
 		{"read_file of a file with one name", cline, "read_file", map[string]any{"path": "notes.txt"}, false, false},
 		{"search_files of the workspace", cline, "search_files", map[string]any{"path": ".", "regex": "SECRET"}, false, false},
+		{"replace_in_file of the ignored link", cline, "replace_in_file", map[string]any{"path": "docs.txt",
+			"diff": "------- SEARCH\nnot in the file\n=======\nanything\n+++++++ REPLACE\n"}, true, false},
+		{"replace_in_file of the outside link", cline, "replace_in_file", map[string]any{"path": "key.txt",
+			"diff": "------- SEARCH\nnot in the file\n=======\nanything\n+++++++ REPLACE\n"}, true, false},
 		{"cat of the ignored link", cline, "execute_command", map[string]any{"command": "cat docs.txt", "requires_approval": false}, true, false},
 		{"Read of the ignored link", claude, "Read", map[string]any{"file_path": filepath.Join(dir, "docs.txt")}, true, false},
 		{"Read of the outside link", claude, "Read", map[string]any{"file_path": filepath.Join(dir, "key.txt")}, true, false},

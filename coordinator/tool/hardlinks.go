@@ -137,7 +137,16 @@ func (c *Call) checkLinks(f *os.File, rel string) error {
 		return nil
 	}
 	st, ok := info.Sys().(*syscall.Stat_t)
-	if !ok || st.Nlink <= 1 {
+	if !ok {
+		return nil
+	}
+	return c.CheckLinked(st, rel)
+}
+
+// CheckLinked is checkLinks for a file the caller opened and stat'ed
+// itself (an edit's target, whose old content the edit shows).
+func (c *Call) CheckLinked(st *syscall.Stat_t, rel string) error {
+	if st == nil || st.Nlink <= 1 || c.Workspace == nil {
 		return nil
 	}
 	ignored, outside := c.Workspace.LinkedIgnored(st, c.rt.Ignored)
