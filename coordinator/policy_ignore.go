@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"syscall"
 
+	"github.com/toolgate/toolgate/coordinator/policy"
 	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/ignore"
 )
@@ -12,33 +13,33 @@ import (
 // judging symlinks by what they point to. It returns the refusal text:
 // for .clineignore Cline's words, naming the path; for other ignore files
 // toolgate's, naming the path and the rule.
-func (c *Coordinator) ignoreBlock(m *ignore.Matcher, s *subject) ([]string, bool) {
+func (c *Coordinator) ignoreBlock(m *ignore.Matcher, s *policy.Subject) ([]string, bool) {
 	if m.Len() == 0 {
 		return nil, false
 	}
-	for _, p := range s.paths {
-		isDir := p.isDir
-		if p.walked {
+	for _, p := range s.Paths {
+		isDir := p.IsDir
+		if p.Walked {
 			isDir = func() bool { return false }
 		}
-		r, hit := m.MatchLazy(p.rel, isDir)
-		shown := p.rel
+		r, hit := m.MatchLazy(p.Rel, isDir)
+		shown := p.Rel
 		if !hit {
-			if real, ok := c.realPath(p.rel); ok && real != p.rel {
-				ref := c.pathRef(real)
-				if r, hit = m.MatchLazy(ref.rel, ref.isDir); hit {
-					shown = fmt.Sprintf("%s (a link to %s)", p.rel, real)
+			if real, ok := c.policy.RealPath(p.Rel); ok && real != p.Rel {
+				ref := c.policy.Ref(real)
+				if r, hit = m.MatchLazy(ref.Rel, ref.IsDir); hit {
+					shown = fmt.Sprintf("%s (a link to %s)", p.Rel, real)
 				}
 			}
 			if !hit {
-				if r, shown, hit = c.hardLinkIgnored(m, p.rel); !hit {
+				if r, shown, hit = c.hardLinkIgnored(m, p.Rel); !hit {
 					continue
 				}
 			}
 		}
 		if r.Source == ".clineignore" {
-			if p.given != "" && shown == p.rel {
-				shown = p.given
+			if p.Given != "" && shown == p.Rel {
+				shown = p.Given
 			}
 			// Cline's own words (ReadFileToolHandler and the other path
 			// tools; ExecuteCommandToolHandler for a command), alone as
@@ -49,7 +50,7 @@ func (c *Coordinator) ignoreBlock(m *ignore.Matcher, s *subject) ([]string, bool
 		if name, permission := tool.DescribeSource(r.Source); permission {
 			by, fix = name, "change the permission rules"
 		}
-		if s.command != nil {
+		if s.Command != nil {
 			return []string{fmt.Sprintf("The command was blocked: it names %s, excluded by %s. "+
 				"You must continue without this file, or ask the user to %s.", shown, by, fix)}, true
 		}
