@@ -81,3 +81,30 @@ func TestIgnoredFileStaysHiddenThroughHardLinks(t *testing.T) {
 		})
 	}
 }
+
+// TestWorldReadableHardLinkIsRead: package stores (pnpm's, uv's) hard-link
+// their files, readable by every user, into node_modules and .venv. Such a
+// link is read like any workspace file; only a file private to its owner
+// (a key, credentials) is refused for having a name outside.
+func TestWorldReadableHardLinkIsRead(t *testing.T) {
+	const content = "module.exports = 42 // package store\n"
+	ts, dir := newDialectServer(t, coordinator.Config{}, map[string]string{"notes.txt": "notes\n"})
+	store := filepath.Join(t.TempDir(), "index.js")
+	if err := os.WriteFile(store, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(store, 0o644); err != nil { // whatever the umask
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "node_modules", "answer"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(store, filepath.Join(dir, "node_modules", "answer", "index.js")); err != nil {
+		t.Skipf("the temporary directory is on another file system than the workspace: %v", err)
+	}
+	sid := newSessionOf(t, ts, map[string]any{"mode": "act"}).ID
+	text, st := callIn(t, ts, sid, "toolu_wr1", "read_file", map[string]any{"path": "node_modules/answer/index.js"})
+	if st != api.StatusSucceeded || !strings.Contains(text, "package store") {
+		t.Fatalf("read_file of a world-readable hard link: status %s, %q", st, text)
+	}
+}

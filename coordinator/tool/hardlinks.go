@@ -20,8 +20,11 @@ import (
 // judged by all its names: when the ignore rules cover one, every name is
 // refused as that one is; when not all of them are in the workspace (a
 // name outside it, or more names than a bounded walk found), the file is
-// refused as a path leading outside the workspace is. A file with one
-// name (nearly all) costs one fstat more.
+// refused as a path leading outside the workspace is, unless every user
+// of the machine may read it: package stores (pnpm's, uv's) hard-link
+// their world-readable files into node_modules and .venv, while the
+// files worth stealing (keys, credentials) are private to their owner.
+// A file with one name (nearly all) costs one fstat more.
 
 // maxLinkWalk bounds the workspace entries a search for other names
 // looks at; past it the names not found count as outside.
@@ -116,7 +119,7 @@ func keyOf(info fs.FileInfo) (fileKey, uint64) {
 
 // LinkedIgnored judges a regular file with several names by its other
 // names: the one m ignores ("" when none), and whether some name is not
-// in the workspace.
+// in the workspace while the file is private (not readable by others).
 func (ws *Workspace) LinkedIgnored(st *syscall.Stat_t, m *ignore.Matcher) (ignored string, outside bool) {
 	names, all := ws.LinkNames(st)
 	if m != nil {
@@ -126,8 +129,11 @@ func (ws *Workspace) LinkedIgnored(st *syscall.Stat_t, m *ignore.Matcher) (ignor
 			}
 		}
 	}
-	return "", !all
+	return "", !all && st.Mode&worldReadable == 0
 }
+
+// worldReadable is the permission bit that lets every user read a file.
+const worldReadable = 0o004
 
 // checkLinks refuses an opened regular file that has several names when
 // another name of it is ignored or not in the workspace.
@@ -159,9 +165,9 @@ func (c *Call) CheckLinked(st *syscall.Stat_t, rel string) error {
 	return nil
 }
 
-// LinkOutsideError refuses a file whose other names are not all in the
-// workspace: its content also lives outside it, where the file tools do
-// not reach.
+// LinkOutsideError refuses a private file whose other names are not all
+// in the workspace: its content also lives outside it, where the file
+// tools do not reach.
 func LinkOutsideError(rel string) error {
 	return Errorf(api.ToolCodeOutside, "Access to %s is refused: it is a hard link to a file that also has a name outside the workspace "+
 		"(or in a part of it too large to search); only files inside the workspace can be used.", Display(rel))
