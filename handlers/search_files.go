@@ -56,6 +56,7 @@ func searchFiles(ctx context.Context, call *tool.Call, in *SearchFilesInput, idx
 	res, err := search.Search(ctx, call.Workspace.Root, search.Options{
 		Path: rel, Regex: in.Regex, FilePattern: in.FilePattern,
 		Exclude: exclude, OnFile: st.send, Index: idx, GlobOverride: call.SearchAll,
+		Withhold: call.WithholdLinked,
 	})
 	if err != nil {
 		if ctx.Err() != nil {

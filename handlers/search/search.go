@@ -42,6 +42,11 @@ type Options struct {
 	// rules choose the files and FilePattern narrows them. Exclude applies
 	// either way.
 	GlobOverride bool
+	// Withhold, when set, is asked about each file that matched before
+	// its matches are kept; true leaves the file out, counted as
+	// excluded. The caller judges there what the walk cannot see by name:
+	// a hard link to a file Exclude hides.
+	Withhold func(rel string) bool
 }
 
 // FileMatches is one file's matching lines with their context lines.
@@ -196,11 +201,12 @@ type collector struct {
 	onFile        func(FileMatches)
 	cutoff        atomic.Pointer[string]
 	excludedFiles atomic.Int64
+	withhold      func(rel string) bool
 	excludedDirs  atomic.Int64
 }
 
 func newCollector(opts Options) *collector {
-	c := &collector{max: opts.MaxResults, onFile: opts.OnFile}
+	c := &collector{max: opts.MaxResults, onFile: opts.OnFile, withhold: opts.Withhold}
 	if c.max <= 0 {
 		c.max = DefaultMaxResults
 	}
@@ -213,6 +219,10 @@ func (c *collector) pruned(rel string) bool {
 }
 
 func (c *collector) add(f FileMatches) {
+	if c.withhold != nil && c.withhold(f.Path) {
+		c.excludedFiles.Add(1)
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if cut := c.cutoff.Load(); cut != nil && comparePaths(f.Path, *cut) > 0 {

@@ -237,7 +237,7 @@ ON CONFLICT (seq) DO UPDATE SET message_id=excluded.message_id, tool=excluded.to
 	input_sha256=excluded.input_sha256, input_bytes=excluded.input_bytes, state=excluded.state, status=excluded.status,
 	error_code=excluded.error_code, decision=excluded.decision, decided_by=excluded.decided_by,
 	approval_reason=excluded.approval_reason, duration_ms=excluded.duration_ms, result=excluded.result,
-	result_bytes=excluded.result_bytes, discarded=excluded.discarded`
+	result_bytes=excluded.result_bytes, discarded=(excluded.discarded OR calls.discarded)`
 
 func exec(ctx context.Context, tx *sql.Conn, upsert *sql.Stmt, o Op) error {
 	var err error
@@ -259,6 +259,9 @@ func exec(ctx context.Context, tx *sql.Conn, upsert *sql.Stmt, o Op) error {
 	case DeleteSession:
 		if _, err = tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, o.ID); err == nil {
 			_, err = tx.ExecContext(ctx, `DELETE FROM edits WHERE session_id = ?`, o.ID)
+		}
+		if err == nil {
+			_, err = tx.ExecContext(ctx, `UPDATE calls SET discarded = 1 WHERE session_id = ?`, o.ID)
 		}
 	case DiscardCalls:
 		for _, id := range o.ToolUseIDs {
