@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolgate/toolgate/dialect/cline"
+
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/coordinator/tool"
@@ -130,7 +132,7 @@ func TestSearchFilesExclusion(t *testing.T) {
 // call finishes.
 func TestSearchFilesStreams(t *testing.T) {
 	ws := searchTree(t)
-	c := coordinator.New(coordinator.Options{Workspace: ws, Tools: Default()})
+	c := coordinator.New(coordinator.Options{Workspace: ws, Tools: Default(), Dialects: []tool.Dialect{cline.Dialect()}})
 	defer c.Close()
 	s, err := c.Sessions().Get("default")
 	if err != nil {
