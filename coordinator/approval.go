@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/policy"
 	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
@@ -82,11 +83,11 @@ func (s *Session) addAllow(rules []string) {
 // permRules are the session's own rules parsed, parsed again only after
 // they change. The rules are shared by the calls that ask and never
 // changed once parsed.
-func (s *Session) permRules() []*permRule {
+func (s *Session) permRules() []*policy.Rule {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.rulesParsed {
-		s.rules, s.rulesParsed = sessionRules(s.permissions), true
+		s.rules, s.rulesParsed = policy.SessionRules(s.permissions), true
 	}
 	return s.rules
 }
@@ -126,7 +127,7 @@ func (c *Coordinator) approve(ctx context.Context, cs *callState) {
 // a preview and waits for the decision, the deadline or the call's end.
 // It returns nil when the call may run, and the feedback to pass on;
 // otherwise the outcome that ends the call.
-func (c *Coordinator) askApproval(ctx context.Context, s *Session, e *callEntry, v verdict, sub *subject, t *tool.Tool, in any, raw []byte) (*outcome, string) {
+func (c *Coordinator) askApproval(ctx context.Context, s *Session, e *callEntry, v policy.Verdict, sub *policy.Subject, t *tool.Tool, in any, raw []byte) (*outcome, string) {
 	defer c.metrics.observeApprovalWait(time.Now())
 	timeout := c.cfg.approvalTimeout()
 	pa := &pendingApproval{decided: make(chan answer, 1), remember: rememberRules(sub, t)}
@@ -145,19 +146,19 @@ func (c *Coordinator) askApproval(ctx context.Context, s *Session, e *callEntry,
 		p.mu.Unlock()
 	}()
 
-	approval := &api.Approval{Reason: v.reason, Deadline: time.Now().Add(timeout).UTC(), Preview: c.preview(ctx, s, sub, t, in, raw)}
-	if v.rule != nil {
-		approval.Rule = v.rule.text
+	approval := &api.Approval{Reason: v.Reason, Deadline: time.Now().Add(timeout).UTC(), Preview: c.preview(ctx, s, sub, t, in, raw)}
+	if v.Rule != nil {
+		approval.Rule = v.Rule.Text
 	}
 	rec := s.setState(e, api.StateAwaitingApproval, nil)
-	e.audit.reason = v.reason
+	e.audit.reason = v.Reason
 	s.rec.callAwaiting(s, e)
 	p.show(pa, s.ID, rec, approval)
 	s.Events.Append(api.Event{Type: api.EventToolAwaitingApproval, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Call: &rec, Approval: approval})
 	// The log says how to decide, so an operator who sees a client wait
 	// knows what it waits for and the exact request that ends the wait.
 	c.logger.Info("call awaits approval", "session", s.ID, "tool_use_id", rec.ToolUseID, "tool", rec.Name,
-		"reason", v.reason, "deadline", approval.Deadline,
+		"reason", v.Reason, "deadline", approval.Deadline,
 		"approve", fmt.Sprintf(`POST /v1/sessions/%s/calls/%s/decision {"decision":"approve"}`, url.PathEscape(s.ID), url.PathEscape(rec.ToolUseID)))
 
 	timer := time.NewTimer(timeout)
@@ -180,7 +181,7 @@ func (c *Coordinator) askApproval(ctx context.Context, s *Session, e *callEntry,
 	case <-timer.C:
 		e.audit.decide(api.ToolCodeNoDecision, "timeout")
 		out := failure(api.StatusDenied, api.ToolCodeNoDecision, fmt.Sprintf(
-			"Denied: no decision came within %s (%s).", timeout, v.reason))
+			"Denied: no decision came within %s (%s).", timeout, v.Reason))
 		return &out, ""
 	case <-ctx.Done():
 		msg := "Cancelled while awaiting approval."
@@ -213,10 +214,10 @@ func approvalFeedback(feedback string, texts tool.Texts) api.Content {
 
 // firstPathExists reports whether the first path a call names exists in
 // the workspace.
-func (c *Coordinator) firstPathExists(sub *subject) bool {
-	if sub == nil || len(sub.paths) == 0 || c.workspace == nil {
+func (c *Coordinator) firstPathExists(sub *policy.Subject) bool {
+	if sub == nil || len(sub.Paths) == 0 || c.workspace == nil {
 		return false
 	}
-	_, err := c.workspace.Root.Stat(sub.paths[0].rel)
+	_, err := c.workspace.Root.Stat(sub.Paths[0].Rel)
 	return err == nil
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/policy"
 	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
@@ -13,19 +14,19 @@ import (
 // computes. Other tools show their input. A command's words are judged as
 // possible paths by the policy, but listing them as paths would show
 // "step $i" or "0.5" as files: its parts show them as they are.
-func (c *Coordinator) preview(ctx context.Context, s *Session, sub *subject, t *tool.Tool, in any, raw []byte) api.Preview {
+func (c *Coordinator) preview(ctx context.Context, s *Session, sub *policy.Subject, t *tool.Tool, in any, raw []byte) api.Preview {
 	var p api.Preview
-	if sub.command != nil {
-		p.Command = sub.line
-		for _, cmd := range sub.command.Commands {
+	if sub.Command != nil {
+		p.Command = sub.Line
+		for _, cmd := range sub.Command.Commands {
 			p.Parts = append(p.Parts, api.CommandPart{Args: cmd.Args, Dir: cmd.Dir})
 		}
-		p.Risks = blockingRisks(sub.command)
-		p.Sandbox = c.sandboxPreview(sub.background)
+		p.Risks = policy.BlockingRisks(sub.Command)
+		p.Sandbox = c.sandboxPreview(sub.Background)
 		return p
 	}
-	for _, r := range sub.paths {
-		p.Paths = append(p.Paths, r.rel)
+	for _, r := range sub.Paths {
+		p.Paths = append(p.Paths, r.Rel)
 	}
 	if t.HasPreview() {
 		p.Diff, p.Error = c.toolPreview(ctx, s, t, in, "", false)
@@ -40,14 +41,14 @@ func (c *Coordinator) preview(ctx context.Context, s *Session, sub *subject, t *
 // the server and tool for MCP, else the bare tool name. A command whose
 // words a rule cannot spell (spaces, "*"), or that has risky constructs
 // (which no allow rule approves), gives none.
-func rememberRules(sub *subject, t *tool.Tool) []string {
+func rememberRules(sub *policy.Subject, t *tool.Tool) []string {
 	switch {
-	case sub.command != nil:
-		if len(blockingRisks(sub.command)) > 0 || len(sub.command.Commands) == 0 {
+	case sub.Command != nil:
+		if len(policy.BlockingRisks(sub.Command)) > 0 || len(sub.Command.Commands) == 0 {
 			return nil
 		}
 		var out []string
-		for _, c := range sub.command.Commands {
+		for _, c := range sub.Command.Commands {
 			for _, a := range c.Args {
 				if a == "" || strings.ContainsAny(a, " \t\n*") {
 					return nil
@@ -59,35 +60,22 @@ func rememberRules(sub *subject, t *tool.Tool) []string {
 			}
 		}
 		return out
-	case sub.tool == UseMCPTool:
-		if sub.mcpServer == "" || sub.mcpTool == "" {
+	case sub.Tool == UseMCPTool:
+		if sub.MCPServer == "" || sub.MCPTool == "" {
 			return nil
 		}
-		return []string{mcpPrefix + sub.mcpServer + "__" + sub.mcpTool}
-	case sub.url != "":
-		if sub.host == "" {
+		return []string{mcpPrefix + sub.MCPServer + "__" + sub.MCPTool}
+	case sub.URL != "":
+		if sub.Host == "" {
 			return nil
 		}
-		return []string{t.Name + "(" + domainPrefix + sub.host + ")"}
-	case len(sub.paths) > 0:
+		return []string{t.Name + "(" + policy.DomainPrefix + sub.Host + ")"}
+	case len(sub.Paths) > 0:
 		var out []string
-		for _, p := range sub.paths {
-			out = append(out, t.Name+"(/"+escapeGlob(p.rel)+")")
+		for _, p := range sub.Paths {
+			out = append(out, t.Name+"(/"+policy.EscapeGlob(p.Rel)+")")
 		}
 		return out
 	}
 	return []string{t.Name}
-}
-
-// escapeGlob escapes a path so that, as a gitignore pattern, it matches
-// only itself.
-func escapeGlob(p string) string {
-	var b strings.Builder
-	for i, r := range p {
-		if strings.ContainsRune(`*?[\`, r) || r == ' ' && i == len(p)-1 {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }

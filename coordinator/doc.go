@@ -1,8 +1,10 @@
 // Package coordinator turns tool_use blocks into tool_result blocks. It owns
 // the registry (tool name -> tool built by a factory), the per-call
 // pipeline, sessions (their bounded event logs are package eventlog),
-// policy (permission rules, ignore rules, modes, approvals), hooks (run
-// by package hooks), subagents and the ordering of a message's calls. It
+// the policy stage (the rules and the decision are package policy; the
+// ignore files, approvals and the rejection cascade are here), hooks (run
+// by package hooks), subagents (package subagents, which reaches the
+// coordinator through its Host) and the ordering of a message's calls. It
 // knows nothing of HTTP: the server package drives it. Tools are built
 // against the small contract in package tool.
 //
@@ -19,8 +21,9 @@
 //
 //	pipeline*.go  the stages of one call: prepare, coerce, validate, loop
 //	              guard, task_progress, request id
-//	policy*.go    rules, subjects, session rules, ignore files, protected
-//	              files, git history, the policy stage
+//	policy*.go    the policy stage (it asks package policy for a verdict),
+//	              the ignore files, the policy's config and start-up, the
+//	              names of the command tools, a session's rejections
 //	approval*.go  asking the user and remembering answers
 //	hooks_stage.go the PreToolUse/PostToolUse stages (the hooks' config
 //	              and runner are package hooks)
@@ -28,7 +31,9 @@
 //	session*.go   sessions, their table, kept output, answers, drain, revert
 //	message*.go   assistant messages, streaming and partial previews
 //	schedule.go   the order and concurrency of a message's calls
-//	subagent*.go  subagent tools, their files, HTTP runs and scoped tokens
+//	subagent_host.go the subagents' config section and Host (the tools,
+//	              agent files, runners and scoped tokens are package
+//	              subagents)
 //	mcp_*.go      MCP servers as tools and their names
 //	tools_*.go    the registry, and NewTool: tool.NewTool with the check
 //	              registration makes of its validate tags

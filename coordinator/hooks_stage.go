@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/hooks"
+	"github.com/toolgate/toolgate/coordinator/policy"
 )
 
 // hookInputFor describes a call to its hooks. tool_input is the input in
@@ -19,7 +20,7 @@ func (c *Coordinator) hookInputFor(cs *callState, event string) hooks.Input {
 		toolInput = cs.hookInput
 	}
 	in := hooks.Input{SessionID: cs.s.ID, HookEventName: event, ToolName: cs.use.Name, ToolInput: toolInput,
-		ToolUseID: cs.use.ID, PermissionMode: permissionModeName(cs.s.Mode())}
+		ToolUseID: cs.use.ID, PermissionMode: policy.HookModeName(cs.s.Mode())}
 	if len(in.ToolInput) == 0 {
 		in.ToolInput = json.RawMessage("{}")
 	}

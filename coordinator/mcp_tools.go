@@ -5,8 +5,9 @@ import (
 	"errors"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator/mcphub"
+	"github.com/toolgate/toolgate/coordinator/policy"
 	"github.com/toolgate/toolgate/coordinator/tool"
+	"github.com/toolgate/toolgate/internal/mcphub"
 )
 
 // withMCP lets the MCP servers' autoApprove lists feed the policy unless
@@ -30,6 +31,16 @@ func mcpOf(h *mcphub.Hub) tool.MCP {
 // MCP is the hub of MCP servers calls are forwarded to; nil without any.
 func (c *Coordinator) MCP() *mcphub.Hub { return c.mcp }
 
+// MCPServers reports each configured MCP server's state, in name order,
+// as GET /v1/mcp/servers gives it.
+func (c *Coordinator) MCPServers() []api.MCPServer {
+	out := []api.MCPServer{}
+	for _, st := range c.mcp.Servers() {
+		out = append(out, api.MCPServer(st))
+	}
+	return out
+}
+
 // mcpTools lists the connected MCP servers' tools under their
 // mcp__<server>__<tool> names, leaving out those a bare deny rule names.
 // Calls to these names are normalized to use_mcp_tool.
@@ -37,7 +48,7 @@ func (c *Coordinator) mcpTools(d api.Dialect, s *Session) []api.ToolInfo {
 	var out []api.ToolInfo
 	for _, t := range c.mcp.Tools() {
 		server, tool := mcphub.ListedParts(t.Server, t.Name)
-		if c.deniedSubject(s, &subject{tool: UseMCPTool, mcpServer: server, mcpTool: tool}) {
+		if c.deniedSubject(s, &policy.Subject{Tool: UseMCPTool, MCPServer: server, MCPTool: tool}) {
 			continue
 		}
 		out = append(out, api.ToolInfo{Name: t.Listed, Description: t.Description, InputSchema: mcphub.Schema(t.Tool)})
@@ -86,14 +97,14 @@ func mcpSubjectNames(server, tool string) (string, string) {
 
 // deniedSubject reports whether a bare deny rule, managed or the
 // session's, names the subject's tool.
-func (c *Coordinator) deniedSubject(s *Session, sub *subject) bool {
-	layers := [][]*permRule{c.policy.managed}
+func (c *Coordinator) deniedSubject(s *Session, sub *policy.Subject) bool {
+	layers := [][]*policy.Rule{c.policy.Managed}
 	if s != nil {
 		layers = append(layers, s.permRules())
 	}
 	for _, rules := range layers {
 		for _, r := range rules {
-			if r.list == listDeny && !r.hasContent && r.matchesName(sub) {
+			if r.List == policy.ListDeny && !r.HasContent && r.MatchesName(sub) {
 				return true
 			}
 		}

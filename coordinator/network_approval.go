@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/policy"
 	"github.com/toolgate/toolgate/internal/randid"
 )
 
@@ -26,23 +27,23 @@ const networkTool = "network"
 // the session's proxy: nil lets the request through; the error's text is
 // what the command sees in the proxy's refusal.
 func (c *Coordinator) askNetwork(s *Session, host string, port int) error {
-	sub := &subject{tool: networkTool, url: "http://" + host, host: host}
+	sub := &policy.Subject{Tool: networkTool, URL: "http://" + host, Host: host}
 	rule := networkTool + "(domain:" + host + ")"
-	for _, rules := range [][]*permRule{c.policy.managed, s.permRules()} {
+	for _, rules := range [][]*policy.Rule{c.policy.Managed, s.permRules()} {
 		for _, r := range rules {
-			if r.list == listDeny && r.matchesAny(sub) {
+			if r.List == policy.ListDeny && r.MatchesAny(sub) {
 				return fmt.Errorf("network access to %s is denied by %s", host, r)
 			}
 		}
 	}
-	for _, rules := range [][]*permRule{c.policy.managed, s.permRules()} {
-		var allows []*permRule
+	for _, rules := range [][]*policy.Rule{c.policy.Managed, s.permRules()} {
+		var allows []*policy.Rule
 		for _, r := range rules {
-			if r.list == listAllow {
+			if r.List == policy.ListAllow {
 				allows = append(allows, r)
 			}
 		}
-		if _, ok := covers(allows, sub); ok {
+		if _, ok := policy.Covers(allows, sub); ok {
 			return nil
 		}
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/hooks"
+	"github.com/toolgate/toolgate/coordinator/policy"
 	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/ignore"
 	"github.com/toolgate/toolgate/internal/logattrs"
@@ -77,9 +78,9 @@ type callState struct {
 
 	// policy
 	judged  bool // the policy has judged the current input
-	sub     *subject
+	sub     *policy.Subject
 	ignored *ignore.Matcher // the ignore rules the call runs under
-	ask     *verdict        // the policy asks for approval (until asked)
+	ask     *policy.Verdict // the policy asks for approval (until asked)
 
 	// approval
 	approved bool   // the user approved the call
@@ -348,7 +349,7 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 		},
 		Confine: func(dir string) (*sandbox.Sandbox, sandbox.Run, error) {
 			r, err := c.confine(dir, cs.ignored)
-			r.ReadOnly = append(r.ReadOnly, editDeniedPaths(c.workspace, editDenialPatterns(c.policy.managed, s.permRules()))...)
+			r.ReadOnly = append(r.ReadOnly, policy.EditDeniedPaths(c.workspace, policy.EditDenialPatterns(c.policy.Managed, s.permRules()))...)
 			if err == nil {
 				r.Net = c.network(s)
 			}
@@ -356,7 +357,7 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 		},
 		SandboxHint: c.sandboxHint,
 		Jobs:        s.jobs,
-		DeniedURL:   func(u string) error { return c.deniedURL(s, cs.tool.Name, u) },
+		DeniedURL:   func(u string) error { return c.policy.DeniedURL(s.permRules(), cs.tool.Name, u) },
 	})
 	// A call in the registry's vocabulary fails in the session dialect's
 	// words; a dialect tool's mapping words its failures itself.

@@ -1,13 +1,18 @@
 package coordinator
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/policy"
+)
 
 // A rule on commands is one policy whichever tool runs the command: a
 // deny of execute_command(rm:*) must hold for the anthropic dialect's
 // bash (shell_session) as it does for Claude Code's Bash. So a call that
 // runs a command line answers to the names of every tool that runs one:
 // the registry's, every dialect tool mapped onto them, and the rule names
-// (claudeCodeRuleTools) standing for them.
+// (policy.RuleTools) standing for them.
 
 // commandTools names every tool that runs a command line, sorted. The
 // set is derived from the tools themselves, so a dialect added later is
@@ -32,7 +37,7 @@ func (c *Coordinator) commandTools() []string {
 			}
 		}
 	}
-	for n, aliases := range claudeCodeRuleTools {
+	for n, aliases := range policy.RuleTools {
 		for _, a := range aliases {
 			if runs[a] {
 				names[n] = true
@@ -41,6 +46,40 @@ func (c *Coordinator) commandTools() []string {
 	}
 	out := make([]string, 0, len(names))
 	for n := range names {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// CheckRuleTools refuses rules whose tool part names no tool of any
+// dialect (policy.CheckRuleTools).
+func (c *Coordinator) CheckRuleTools(p api.Permissions) error {
+	return policy.CheckRuleTools(p, c.ruleToolNames())
+}
+
+// ruleToolNames lists the names rules may use, sorted.
+func (c *Coordinator) ruleToolNames() []string {
+	seen := map[string]bool{UseMCPTool: true}
+	for _, n := range c.registry.Names() {
+		seen[n] = true
+	}
+	for _, n := range c.registry.ClientSide() {
+		seen[n] = true
+	}
+	for _, t := range c.registry.Tools() {
+		seen[t.Name] = true
+	}
+	for n := range policy.RuleTools {
+		seen[n] = true
+	}
+	for _, tools := range c.dialects {
+		for n := range tools {
+			seen[n] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for n := range seen {
 		out = append(out, n)
 	}
 	sort.Strings(out)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/policy"
 	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
@@ -53,7 +54,7 @@ func TestDomainRules(t *testing.T) {
 		})
 	}
 	for _, bad := range []string{"web_fetch(domain:)", "web_fetch(domain:http://x.com)", "web_fetch(domain:a*.com)"} {
-		if err := ValidatePermissions(api.Permissions{Allow: []string{bad}}); err == nil {
+		if err := policy.ValidatePermissions(api.Permissions{Allow: []string{bad}}); err == nil {
 			t.Errorf("rule %q accepted, want refused", bad)
 		}
 	}

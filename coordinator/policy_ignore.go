@@ -3,6 +3,7 @@ package coordinator
 import (
 	"fmt"
 
+	"github.com/toolgate/toolgate/coordinator/policy"
 	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/ignore"
 )
@@ -11,31 +12,31 @@ import (
 // judging symlinks by what they point to. It returns the refusal text:
 // for .clineignore Cline's words, naming the path; for other ignore files
 // toolgate's, naming the path and the rule.
-func (c *Coordinator) ignoreBlock(m *ignore.Matcher, s *subject) ([]string, bool) {
+func (c *Coordinator) ignoreBlock(m *ignore.Matcher, s *policy.Subject) ([]string, bool) {
 	if m.Len() == 0 {
 		return nil, false
 	}
-	for _, p := range s.paths {
-		isDir := p.isDir
-		if p.walked {
+	for _, p := range s.Paths {
+		isDir := p.IsDir
+		if p.Walked {
 			isDir = func() bool { return false }
 		}
-		r, hit := m.MatchLazy(p.rel, isDir)
-		shown := p.rel
+		r, hit := m.MatchLazy(p.Rel, isDir)
+		shown := p.Rel
 		if !hit {
-			real, ok := c.realPath(p.rel)
-			if !ok || real == p.rel {
+			real, ok := c.policy.RealPath(p.Rel)
+			if !ok || real == p.Rel {
 				continue
 			}
-			ref := c.pathRef(real)
-			if r, hit = m.MatchLazy(ref.rel, ref.isDir); !hit {
+			ref := c.policy.Ref(real)
+			if r, hit = m.MatchLazy(ref.Rel, ref.IsDir); !hit {
 				continue
 			}
-			shown = fmt.Sprintf("%s (a link to %s)", p.rel, real)
+			shown = fmt.Sprintf("%s (a link to %s)", p.Rel, real)
 		}
 		if r.Source == ".clineignore" {
-			if p.given != "" && shown == p.rel {
-				shown = p.given
+			if p.Given != "" && shown == p.Rel {
+				shown = p.Given
 			}
 			// The default dialect's own words (its ignore file), alone
 			// as its client answers: the rule is in the audit log's
@@ -47,7 +48,7 @@ func (c *Coordinator) ignoreBlock(m *ignore.Matcher, s *subject) ([]string, bool
 		if name, permission := tool.DescribeSource(r.Source); permission {
 			by, fix = name, "change the permission rules"
 		}
-		if s.command != nil {
+		if s.Command != nil {
 			return []string{fmt.Sprintf("The command was blocked: it names %s, excluded by %s. "+
 				"You must continue without this file, or ask the user to %s.", shown, by, fix)}, true
 		}

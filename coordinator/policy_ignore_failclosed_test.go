@@ -2,11 +2,12 @@ package coordinator
 
 import (
 	"errors"
-	"github.com/toolgate/toolgate/coordinator/tool"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolgate/toolgate/coordinator/tool"
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/internal/ignore"

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/policy"
 )
 
 // TestSessionRulesCannotWiden checks that a session's allow rules lose to
@@ -88,7 +89,7 @@ func TestProtectedFiles(t *testing.T) {
 	})
 	t.Run("config file by absolute path", func(t *testing.T) {
 		p := newTestPolicy(t, Config{PolicyConfig: PolicyConfig{AllowAll: true}}, nil)
-		p.c.policy.protected = newProtected(p.c.workspace, nil, []string{p.dir + "/conf/toolgate.json"})
+		p.c.policy.Protected = policy.NewProtected(p.c.workspace, nil, []string{p.dir + "/conf/toolgate.json"})
 		s := p.session(t, api.Permissions{})
 		if got, _, _ := p.decideOnly(t, s, use("p_abs", "write_to_file", map[string]any{"path": "conf/toolgate.json", "content": "x"})); got != "ask" {
 			t.Errorf("got %s, want ask", got)

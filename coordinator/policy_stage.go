@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/hooks"
+	"github.com/toolgate/toolgate/coordinator/policy"
 	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/ignore"
 )
@@ -18,9 +19,9 @@ import (
 // judged, the ignore rules it ran under and, when the rules say ask, the
 // verdict the approval stage puts before the user.
 type gate struct {
-	sub     *subject
+	sub     *policy.Subject
 	ignored *ignore.Matcher
-	ask     *verdict
+	ask     *policy.Verdict
 	// decision and decidedBy are what the audit log records of the
 	// judgement (allow or deny, and the rule or default that decided).
 	decision, decidedBy string
@@ -91,8 +92,8 @@ func (c *Coordinator) checkPolicy(cs *callState) {
 
 // hookAskVerdict is the approval a PreToolUse hook's ask puts before the
 // user.
-func hookAskVerdict(reason string) *verdict {
-	return &verdict{decision: decideAsk, reason: "approval required by a PreToolUse hook: " + orDefault(reason, "no reason given")}
+func hookAskVerdict(reason string) *policy.Verdict {
+	return &policy.Verdict{Decision: policy.Ask, Reason: "approval required by a PreToolUse hook: " + orDefault(reason, "no reason given")}
 }
 
 // decidedByHook names a PreToolUse hook's allow in the audit log.
@@ -105,7 +106,7 @@ func withHookDecision(g gate, d hooks.Decision, reason string) gate {
 	case d == hooks.Ask && g.ask == nil:
 		g.ask = hookAskVerdict(reason)
 		g.decision, g.decidedBy = "", ""
-	case d == hooks.Allow && g.ask != nil && g.ask.kind == askDefault:
+	case d == hooks.Allow && g.ask != nil && g.ask.Kind == policy.AskDefault:
 		g.ask = nil
 		g.decision, g.decidedBy = "allow", decidedByHook
 	}
@@ -126,13 +127,13 @@ func (c *Coordinator) authorize(s *Session, t *tool.Tool, in any, raw json.RawMe
 		}
 		return &out, gate{decision: "deny", decidedBy: "ignore rules"}
 	}
-	if sub.badCwd != nil {
+	if sub.BadCwd != nil {
 		code := api.ToolCodeOutside
 		var te *tool.ToolError
-		if errors.As(sub.badCwd, &te) {
+		if errors.As(sub.BadCwd, &te) {
 			code = te.Code
 		}
-		out := failure(api.StatusDenied, code, "cwd: "+sub.badCwd.Error())
+		out := failure(api.StatusDenied, code, "cwd: "+sub.BadCwd.Error())
 		return &out, gate{}
 	}
 	if s.Mode() == api.ModePlan {
@@ -142,8 +143,8 @@ func (c *Coordinator) authorize(s *Session, t *tool.Tool, in any, raw json.RawMe
 		}
 	}
 	g := gate{sub: sub, ignored: m}
-	v := c.policy.decide(sub, t, s.permRules(), line.RequiresApproval)
-	if v.decision != decideDeny {
+	v := c.policy.Decide(sub, t, s.permRules(), line.RequiresApproval)
+	if v.Decision != policy.Deny {
 		v = c.repositoryAsks(sub, m, v)
 	}
 	hidden, stop, denied := c.denialsBeyondRules(s, t, sub, m, v)
@@ -151,12 +152,12 @@ func (c *Coordinator) authorize(s *Session, t *tool.Tool, in any, raw json.RawMe
 		return stop, denied
 	}
 	g.ignored = hidden
-	switch v.decision {
-	case decideDeny:
-		out := failure(api.StatusDenied, api.ToolCodeDenied, "Denied: "+v.reason+".")
+	switch v.Decision {
+	case policy.Deny:
+		out := failure(api.StatusDenied, api.ToolCodeDenied, "Denied: "+v.Reason+".")
 		return &out, gate{decision: "deny", decidedBy: decidedByRule(v)}
-	case decideAsk:
-		if m := s.Mode(); modeAllows(m, v, t, sub) {
+	case policy.Ask:
+		if m := s.Mode(); policy.ModeAllows(m, v, t, sub) {
 			g.decision, g.decidedBy = "allow", "mode: "+string(m)
 			return nil, g
 		}
@@ -170,17 +171,17 @@ func (c *Coordinator) authorize(s *Session, t *tool.Tool, in any, raw json.RawMe
 
 // denialsBeyondRules applies deny rules where they reach beyond the paths
 // they name. Paths denied to reading are ignored paths for the rest of
-// the call (policy_read_deny.go), and so are the other names of a denied
-// file (policy_hardlinks.go): what the rules did not name themselves (a
+// the call (policy/read_deny.go), and so are the other names of a denied
+// file (policy/hardlinks.go): what the rules did not name themselves (a
 // link to a denied file, a command or a search naming one) is refused as
 // a path the ignore rules cover. A write through a hard link to a file
 // denied to editing is refused. It returns the call's ignore rules, or
 // the outcome that ends it.
-func (c *Coordinator) denialsBeyondRules(s *Session, t *tool.Tool, sub *subject, m *ignore.Matcher, v verdict) (*ignore.Matcher, *outcome, gate) {
-	layers := [][]*permRule{c.policy.managed, s.permRules()}
-	hidden := withReadDenials(m, layers...)
-	hidden = withHardLinks(c.workspace, m, hidden, readDenialPatterns(layers...))
-	if v.decision == decideDeny {
+func (c *Coordinator) denialsBeyondRules(s *Session, t *tool.Tool, sub *policy.Subject, m *ignore.Matcher, v policy.Verdict) (*ignore.Matcher, *outcome, gate) {
+	layers := [][]*policy.Rule{c.policy.Managed, s.permRules()}
+	hidden := policy.WithReadDenials(m, layers...)
+	hidden = policy.WithHardLinks(c.workspace, m, hidden, policy.ReadDenialPatterns(layers...))
+	if v.Decision == policy.Deny {
 		return hidden, nil, gate{}
 	}
 	if hidden != m {
@@ -189,7 +190,7 @@ func (c *Coordinator) denialsBeyondRules(s *Session, t *tool.Tool, sub *subject,
 			return nil, &out, gate{decision: "deny", decidedBy: "rule: read deny"}
 		}
 	}
-	if msg := editLinkDenial(c.workspace, t, sub, editDenialPatterns(layers...)); msg != "" {
+	if msg := policy.EditLinkDenial(c.workspace, t, sub, policy.EditDenialPatterns(layers...)); msg != "" {
 		out := failure(api.StatusDenied, api.ToolCodeDenied, msg)
 		return nil, &out, gate{decision: "deny", decidedBy: "rule: edit deny"}
 	}
@@ -199,27 +200,39 @@ func (c *Coordinator) denialsBeyondRules(s *Session, t *tool.Tool, sub *subject,
 // repositoryAsks turns a verdict into an ask, whatever allowed it, when a
 // command may print stored versions of ignored files (gitHistoryAsk) or
 // start a program the repository's configuration names (gitConfigAsk).
-func (c *Coordinator) repositoryAsks(sub *subject, m *ignore.Matcher, v verdict) verdict {
+func (c *Coordinator) repositoryAsks(sub *policy.Subject, m *ignore.Matcher, v policy.Verdict) policy.Verdict {
 	for _, check := range []func() (string, bool){
-		func() (string, bool) { return c.gitHistoryAsk(sub, m) },
-		func() (string, bool) { return c.gitConfigAsk(sub) },
+		func() (string, bool) { return c.policy.GitHistoryAsk(sub, m) },
+		func() (string, bool) { return c.policy.GitConfigAsk(sub) },
 	} {
 		if reason, ask := check(); ask {
-			if v.decision == decideAsk {
-				reason = v.reason + "; also " + strings.TrimPrefix(reason, "approval required: ")
+			if v.Decision == policy.Ask {
+				reason = v.Reason + "; also " + strings.TrimPrefix(reason, "approval required: ")
 			}
-			v = verdict{decision: decideAsk, reason: reason}
+			v = policy.Verdict{Decision: policy.Ask, Reason: reason}
 		}
 	}
 	return v
 }
 
+// buildSubject describes a decoded call for the rules
+// (policy.Policy.Subject) and, for use_mcp_tool, names its MCP server and
+// tool as the rules name them (mcp_tools.go: mcpInputNames). Without a
+// workspace the subject carries no MCP names, as it carries no paths.
+func (c *Coordinator) buildSubject(t *tool.Tool, in any, raw json.RawMessage) (*policy.Subject, tool.CommandLine) {
+	sub, line := c.policy.Subject(t, in)
+	if t.Name == UseMCPTool && c.workspace != nil {
+		sub.MCPServer, sub.MCPTool = mcpInputNames(in, raw)
+	}
+	return sub, line
+}
+
 // deniedOutright reports whether a bare deny rule of either layer names
 // the tool, so that tool lists can leave it out.
 func (c *Coordinator) deniedOutright(s *Session, name string) bool {
-	sub := &subject{tool: name}
+	sub := &policy.Subject{Tool: name}
 	if c.isCommandTool(name) {
-		sub.names = c.commandNames // a bare deny of one command tool hides them all
+		sub.Names = c.commandNames // a bare deny of one command tool hides them all
 	}
 	return c.deniedSubject(s, sub)
 }
@@ -227,11 +240,11 @@ func (c *Coordinator) deniedOutright(s *Session, name string) bool {
 // planModeRefusal says why plan mode refuses a call: tools that change
 // files, and command lines that are not read-only. Reading commands (ls,
 // cat, git status, grep ...) still run, as exploring is what planning is.
-func planModeRefusal(t *tool.Tool, sub *subject) (string, bool) {
+func planModeRefusal(t *tool.Tool, sub *policy.Subject) (string, bool) {
 	switch {
-	case sub.command != nil && sub.command.ReadOnly():
+	case sub.Command != nil && sub.Command.ReadOnly():
 		return "", false
-	case sub.command != nil:
+	case sub.Command != nil:
 		return "Plan mode runs only commands that read (such as ls, cat, grep, git status or git diff); this one may change something. " +
 			"Switch the session to act mode to run it.", true
 	case t.Writes:

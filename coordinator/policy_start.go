@@ -4,6 +4,7 @@ import (
 	"os"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/policy"
 	"github.com/toolgate/toolgate/internal/ignore"
 )
 
@@ -12,17 +13,20 @@ import (
 // makes every call ask: the config file is validated at start-up (see
 // ValidatePermissions), so this only catches a programmer error.
 func (c *Coordinator) startPolicy(o Options) {
-	managed, err := parseRules(c.cfg.Permissions, layerManaged)
+	managed, err := policy.ParseRules(c.cfg.Permissions, policy.LayerManaged)
 	if err != nil {
 		c.logger.Error("invalid managed permission rule; every call will ask", "err", err)
-		managed = []*permRule{{text: "*", list: listAsk, layer: layerManaged + " (invalid rules)", tool: "*"}}
+		managed = []*policy.Rule{{Text: "*", List: policy.ListAsk, Layer: policy.LayerManaged + " (invalid rules)", Tool: "*"}}
 	}
-	c.policy = &policy{
-		cfg:            c.cfg,
-		managed:        managed,
-		mcpAutoApprove: o.MCPAutoApprove,
-		protected:      newProtected(o.Workspace, c.cfg.IgnoreFiles, c.cfg.ProtectedFiles),
-	}
+	c.policy = policy.New(policy.Options{
+		Switches: policy.Switches{AllowAll: c.cfg.AllowAll, ForbidSessionAllow: c.cfg.ForbidSessionAllow,
+			AllowBypassPermissions: c.cfg.AllowBypassPermissions},
+		Managed:        managed,
+		MCPAutoApprove: o.MCPAutoApprove,
+		Workspace:      o.Workspace,
+		IgnoreFiles:    c.cfg.IgnoreFiles,
+		ProtectedFiles: c.cfg.ProtectedFiles,
+	})
 	if o.Workspace != nil {
 		c.startIgnore(o)
 	}
@@ -65,7 +69,7 @@ func (c *Coordinator) startIgnore(o Options) {
 // syntax, tool names some dialect has, and no allow rules when the
 // managed policy forbids them.
 func (c *Coordinator) CheckSessionPermissions(p api.Permissions) error {
-	if err := ValidatePermissions(p); err != nil {
+	if err := policy.ValidatePermissions(p); err != nil {
 		return err
 	}
 	if err := c.CheckRuleTools(p); err != nil {
@@ -77,3 +81,8 @@ func (c *Coordinator) CheckSessionPermissions(p api.Permissions) error {
 	}
 	return nil
 }
+
+// CheckMode validates a mode a client asks a session to take
+// (policy.Policy.CheckMode): a known mode, and bypassPermissions only when
+// the managed policy allows it.
+func (c *Coordinator) CheckMode(m api.Mode) error { return c.policy.CheckMode(m) }

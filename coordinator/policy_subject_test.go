@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolgate/toolgate/coordinator/policy"
 	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
@@ -25,16 +26,16 @@ func TestSubjectListsEachPathOnce(t *testing.T) {
 	_ = json.Unmarshal(raw, &in)
 	sub, _ := p.c.buildSubject(tool, &in, raw)
 	var rels []string
-	for _, r := range sub.paths {
-		rels = append(rels, r.rel)
+	for _, r := range sub.Paths {
+		rels = append(rels, r.Rel)
 	}
 	if strings.Count(strings.Join(rels, " "), "a.txt") != 1 {
 		t.Errorf("paths %v, want a.txt once", rels)
 	}
-	if len(sub.outside) != 1 {
-		t.Fatalf("outside %v, want the one word after the unknown cd", sub.outside)
+	if len(sub.Outside) != 1 {
+		t.Fatalf("outside %v, want the one word after the unknown cd", sub.Outside)
 	}
-	got := outsideReason(sub.outside[0])
+	got := policy.OutsideReason(sub.Outside[0])
 	if !strings.Contains(got, `"b" after a cd or exec`) {
 		t.Errorf("reason %q, want it to name b after an unknown cd", got)
 	}

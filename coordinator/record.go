@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/eventlog"
+	"github.com/toolgate/toolgate/coordinator/policy"
 	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/store"
 )
@@ -208,11 +209,11 @@ func boundResult(res api.ToolResult) (json.RawMessage, int) {
 }
 
 // decidedByRule says which rule or default decided a verdict.
-func decidedByRule(v verdict) string {
-	if v.rule != nil {
-		return "rule: " + v.rule.text
+func decidedByRule(v policy.Verdict) string {
+	if v.Rule != nil {
+		return "rule: " + v.Rule.Text
 	}
-	return "default: " + v.reason
+	return "default: " + v.Reason
 }
 
 // hasEffects reports whether running the tool may change something

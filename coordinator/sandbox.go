@@ -9,6 +9,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/policy"
 	"github.com/toolgate/toolgate/internal/ignore"
 	"github.com/toolgate/toolgate/internal/sandbox"
 )
@@ -87,7 +88,7 @@ func (c *Coordinator) readOnlyFiles() []string {
 	for _, f := range c.cfg.IgnoreFiles {
 		out = append(out, filepath.Join(c.workspace.Dir, f))
 	}
-	for _, p := range append(slices.Clone(defaultProtected), c.cfg.ProtectedFiles...) {
+	for _, p := range append(slices.Clone(policy.DefaultProtected), c.cfg.ProtectedFiles...) {
 		if filepath.IsAbs(p) || p == ".git" || strings.ContainsAny(p, `*?[\!`) {
 			continue // masked as toolgate's own; the sandbox's; a pattern
 		}

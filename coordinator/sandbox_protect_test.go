@@ -2,12 +2,13 @@ package coordinator
 
 import (
 	"context"
-	"github.com/toolgate/toolgate/coordinator/tool"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/toolgate/toolgate/coordinator/tool"
 
 	"github.com/toolgate/toolgate/internal/sandbox"
 )

@@ -6,8 +6,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator/mcphub"
 	"github.com/toolgate/toolgate/coordinator/tool"
+	"github.com/toolgate/toolgate/handlers/mcpcontent"
 )
 
 // AccessMCPResourceInput is access_mcp_resource's input.
@@ -34,7 +34,7 @@ func newAccessMCPResource(name string, env tool.Env) *tool.Tool {
 			}
 			out := tool.Result{Content: make([]api.Content, 0, len(res.Contents))}
 			for _, c := range res.Contents {
-				out.Content = append(out.Content, mcphub.ResourceBlock(c))
+				out.Content = append(out.Content, mcpcontent.ResourceBlock(c))
 			}
 			return out, nil
 		},
@@ -53,7 +53,7 @@ func resourceAnswer(contents []*mcp.ResourceContents) tool.MCPAnswer {
 		case c.Text != "":
 			a.Texts = append(a.Texts, c.Text)
 		case c.Blob != nil:
-			a.Media = append(a.Media, mcphub.ResourceBlock(c))
+			a.Media = append(a.Media, mcpcontent.ResourceBlock(c))
 		}
 	}
 	return a

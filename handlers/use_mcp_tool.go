@@ -10,8 +10,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator/mcphub"
 	"github.com/toolgate/toolgate/coordinator/tool"
+	"github.com/toolgate/toolgate/handlers/mcpcontent"
 )
 
 // UseMCPToolInput is use_mcp_tool's input, as Cline sends it. Calls to
@@ -72,7 +72,7 @@ func useMCPTool(ctx context.Context, hub tool.MCP, call *tool.Call, in *UseMCPTo
 	if worded {
 		return tool.Result{Content: call.Texts.MCPResult(mcpAnswer(res)), IsError: res.IsError}, nil
 	}
-	return tool.Result{Content: mcphub.Blocks(res), IsError: res.IsError}, nil
+	return tool.Result{Content: mcpcontent.Blocks(res), IsError: res.IsError}, nil
 }
 
 // mcpAnswer is an MCP tool's result for the dialect's texts: the texts
@@ -94,7 +94,7 @@ func mcpAnswer(res *mcp.CallToolResult) tool.MCPAnswer {
 			r.Blob = nil
 			a.Texts = append(a.Texts, jsonIndented(&r))
 		case *mcp.ImageContent:
-			a.Media = append(a.Media, mcphub.Blocks(&mcp.CallToolResult{Content: []mcp.Content{c}})...)
+			a.Media = append(a.Media, mcpcontent.Blocks(&mcp.CallToolResult{Content: []mcp.Content{c}})...)
 		}
 	}
 	if len(res.Content) == 0 && res.StructuredContent != nil {

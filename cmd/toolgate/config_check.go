@@ -12,6 +12,7 @@ import (
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/coordinator/hooks"
+	"github.com/toolgate/toolgate/coordinator/policy"
 	"github.com/toolgate/toolgate/server"
 )
 
@@ -86,7 +87,7 @@ func checkServer(p *problemList, s *server.Config) {
 }
 
 func checkPolicy(p *problemList, c *coordinator.Config) {
-	if err := coordinator.ValidatePermissions(c.Permissions); err != nil {
+	if err := policy.ValidatePermissions(c.Permissions); err != nil {
 		var ae *api.Error
 		if errors.As(err, &ae) && len(ae.Fields) > 0 {
 			keys := make([]string, 0, len(ae.Fields))

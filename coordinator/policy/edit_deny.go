@@ -1,0 +1,119 @@
+package policy
+
+import (
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+
+	"github.com/toolgate/toolgate/coordinator/tool"
+	"github.com/toolgate/toolgate/internal/ignore"
+)
+
+// A path a deny rule keeps from editing (Claude Code's Edit(src/**),
+// Cline's write_to_file(...)) is kept from commands too, as Claude Code's
+// sandbox keeps it: a command's sandbox makes it read-only, as it makes
+// the protected files (internal/sandbox protect.go), so that an approved
+// `echo x > src/main.go` cannot do what Edit may not. A directory whose
+// new entries the rules deny is read-only as a whole, so nothing can be
+// made in it either.
+
+// editingTools are the rule tool names that stand for changing files.
+var editingTools = map[string]bool{
+	"Edit": true, "Write": true, "MultiEdit": true, "NotebookEdit": true,
+	"write_to_file": true, "replace_in_file": true, "new_rule": true, "*": true,
+}
+
+// maxReadOnly bounds the edit-denied paths one run makes read-only.
+const maxReadOnly = 20000
+
+// EditDenialPatterns are the workspace path patterns of the rules that
+// deny editing.
+func EditDenialPatterns(layers ...[]*Rule) []string {
+	var out []string
+	for _, layer := range layers {
+		for _, r := range layer {
+			if r.List != ListDeny || r.globs == nil || r.absolute || !editingTools[r.Tool] {
+				continue
+			}
+			pattern, _ := pathPattern(r.content)
+			out = append(out, pattern)
+		}
+	}
+	return out
+}
+
+// newEntryProbe is a name no rule names on purpose: a directory in which
+// a new entry of that name is denied is denied as a whole.
+const newEntryProbe = "toolgate-new-entry-probe"
+
+// EditDeniedPaths lists the absolute paths of the workspace entries the
+// patterns deny editing; a directory denied as a whole is listed once
+// and not entered.
+func EditDeniedPaths(ws *tool.Workspace, patterns []string) []string {
+	if ws == nil || len(patterns) == 0 {
+		return nil
+	}
+	m := editDenials(patterns)
+	var out []string
+	seen := map[string]bool{}
+	roots := denialRoots(patterns)
+	for _, root := range roots {
+		_ = fs.WalkDir(ws.Root.FS(), root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || len(out) >= maxReadOnly {
+				return fs.SkipAll
+			}
+			_, hit := m.Match(p, d.IsDir())
+			whole := false
+			if d.IsDir() && !hit {
+				_, whole = m.Match(p+"/"+newEntryProbe, false)
+			}
+			if (hit || whole) && p != "." && !seen[p] {
+				seen[p] = true
+				out = append(out, filepath.Join(ws.Dir, filepath.FromSlash(p)))
+				if d.IsDir() {
+					return fs.SkipDir
+				}
+			}
+			return nil
+		})
+	}
+	// A hard link is another name of the file, writable as the file.
+	for _, n := range editDeniedLinks(ws, m, roots) {
+		out = append(out, filepath.Join(ws.Dir, filepath.FromSlash(n)))
+	}
+	return out
+}
+
+// editDenials is a matcher of the paths the patterns deny editing.
+func editDenials(patterns []string) *ignore.Matcher {
+	var data []byte
+	for _, p := range patterns {
+		data = append(data, p+"\n"...)
+	}
+	return (*ignore.Matcher)(nil).WithRules(ignore.ParseRules("edit deny rules", "", data))
+}
+
+// editDeniedLinks are the other names in the workspace of the files m
+// denies editing that have several names.
+func editDeniedLinks(ws *tool.Workspace, m *ignore.Matcher, roots []string) []string {
+	return otherNames(ws, roots, func(p string) bool {
+		_, hit := m.Match(p, false)
+		return hit
+	})
+}
+
+// EditLinkDenial refuses a call that writes through a hard link to a
+// file a deny rule keeps from editing, "" when it does not.
+func EditLinkDenial(ws *tool.Workspace, t *tool.Tool, sub *Subject, patterns []string) string {
+	if ws == nil || !t.Writes || len(patterns) == 0 || len(sub.Paths) == 0 {
+		return ""
+	}
+	links := editDeniedLinks(ws, editDenials(patterns), denialRoots(patterns))
+	for _, p := range sub.Paths {
+		if slices.Contains(links, p.Rel) {
+			return fmt.Sprintf("Denied: %s is a hard link to a file a deny rule keeps from editing.", p.Rel)
+		}
+	}
+	return ""
+}

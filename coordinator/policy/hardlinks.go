@@ -1,0 +1,144 @@
+package policy
+
+import (
+	"io/fs"
+	"strings"
+	"syscall"
+
+	"github.com/toolgate/toolgate/coordinator/tool"
+	"github.com/toolgate/toolgate/internal/ignore"
+)
+
+// A hard link is a second name of the same file, with a path of its own
+// that a deny rule does not name: `ln secret/key.txt notes.txt` would let
+// Read, Grep, a listing or `cat notes.txt` show what Read(./secret/**)
+// denies. So the files the read denials cover that have more than one
+// name are looked for, and every other name of theirs in the workspace is
+// added to the hidden paths, literally: each tool then keeps it out as it
+// keeps out the file's denied name, and the sandbox masks it.
+
+// maxLinkScan bounds the workspace entries looked at for other names of
+// denied files; past it the scan stops (the names found so far are hidden).
+const maxLinkScan = 200000
+
+// fileKey identifies a file whatever its name.
+type fileKey struct{ dev, ino uint64 }
+
+// WithHardLinks returns hidden with the other names of the denied files
+// (hidden's matches that denials added to base) that have several names.
+func WithHardLinks(ws *tool.Workspace, base, hidden *ignore.Matcher, denials []string) *ignore.Matcher {
+	if ws == nil || hidden == base {
+		return hidden
+	}
+	names := otherNames(ws, denialRoots(denials), func(p string) bool {
+		_, hit := hidden.Match(p, false)
+		return hit
+	})
+	if len(names) == 0 {
+		return hidden
+	}
+	var pattern strings.Builder
+	for _, n := range names {
+		pattern.WriteString("/" + escapePattern(n) + "\n")
+	}
+	return hidden.WithRules(ignore.ParseRules(tool.HardLinkSource, "", []byte(pattern.String())))
+}
+
+// otherNames lists the workspace-relative names, not matched themselves,
+// of the regular files matched that have several names. The matched
+// files are looked for under roots (the rules' fixed leading
+// directories), so the whole workspace is walked only when one of them
+// has another name.
+func otherNames(ws *tool.Workspace, roots []string, matched func(rel string) bool) []string {
+	linked := map[fileKey]bool{}
+	for _, dir := range roots {
+		walkWorkspace(ws, dir, func(p string, info fs.FileInfo) bool {
+			if info.Mode().IsRegular() && matched(p) {
+				if k, n := inode(info); n > 1 {
+					linked[k] = true
+				}
+			}
+			return true
+		})
+	}
+	if len(linked) == 0 {
+		return nil
+	}
+	var out []string
+	walkWorkspace(ws, ".", func(p string, info fs.FileInfo) bool {
+		if !info.Mode().IsRegular() {
+			return true
+		}
+		if k, n := inode(info); n > 1 && linked[k] && !matched(p) {
+			out = append(out, p)
+		}
+		return true
+	})
+	return out
+}
+
+// denialRoots are the fixed leading paths of read-deny patterns (secret
+// for /secret/**): where the files they cover are. A pattern that matches
+// at any depth, or starts with a wildcard, has the workspace root.
+func denialRoots(patterns []string) []string {
+	var out []string
+	for _, p := range patterns {
+		trimmed := strings.Trim(p, "/")
+		root := "."
+		if strings.HasPrefix(p, "/") || strings.Contains(trimmed, "/") {
+			var fixed []string
+			for _, seg := range strings.Split(trimmed, "/") {
+				if strings.ContainsAny(seg, `*?[\`) {
+					break
+				}
+				fixed = append(fixed, seg)
+			}
+			if len(fixed) > 0 {
+				root = strings.Join(fixed, "/")
+			}
+		}
+		out = append(out, root)
+	}
+	return out
+}
+
+// walkWorkspace visits the entries under dir (workspace-relative), not
+// following links, at most maxLinkScan of them.
+func walkWorkspace(ws *tool.Workspace, dir string, visit func(p string, info fs.FileInfo) bool) {
+	n := 0
+	_ = fs.WalkDir(ws.Root.FS(), dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if n++; n > maxLinkScan {
+			return fs.SkipAll
+		}
+		info, err := d.Info()
+		if err != nil || p == "." {
+			return nil
+		}
+		visit(p, info)
+		return nil
+	})
+}
+
+// inode is a file's identity and its number of names.
+func inode(info fs.FileInfo) (fileKey, uint64) {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fileKey{}, 0
+	}
+	return fileKey{dev: uint64(st.Dev), ino: st.Ino}, uint64(st.Nlink)
+}
+
+// escapePattern makes a path a gitignore pattern that matches it alone.
+func escapePattern(p string) string {
+	var b strings.Builder
+	for _, r := range p {
+		if strings.ContainsRune(`*?[]\!# `, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
