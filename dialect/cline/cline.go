@@ -30,6 +30,11 @@ func Dialect() tool.Dialect {
 		// command, every path): an empty one is a missing one.
 		EmptyIsMissing: true,
 		MCPNameMark:    mcpMark,
+		// SearchAll: Cline's regexSearchFiles runs ripgrep with --glob
+		// (the file pattern, or '*'), which overrides the ignore rules, so
+		// its search_files also searches gitignored and hidden files; it
+		// then drops what .clineignore covers, as toolgate's exclusions do.
+		SearchAll: true,
 	}
 }
 
