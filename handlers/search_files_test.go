@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolgate/toolgate/dialect/cline"
-
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/coordinator/tool"
@@ -132,7 +130,7 @@ func TestSearchFilesExclusion(t *testing.T) {
 // call finishes.
 func TestSearchFilesStreams(t *testing.T) {
 	ws := searchTree(t)
-	c := coordinator.New(coordinator.Options{Workspace: ws, Tools: Default(), Dialects: []tool.Dialect{cline.Dialect()}})
+	c := coordinator.New(coordinator.Options{Workspace: ws, Tools: Default()})
 	defer c.Close()
 	s, err := c.Sessions().Get("default")
 	if err != nil {
