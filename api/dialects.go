@@ -13,6 +13,10 @@ const (
 	DialectCodex      Dialect = "codex"
 )
 
+// DefaultDialect is the dialect of a session that names none: its tool
+// names are toolgate's own.
+const DefaultDialect = DialectCline
+
 // Dialects lists every dialect, the default first.
 func Dialects() []Dialect {
 	return []Dialect{DialectCline, DialectClaudeCode, DialectAnthropic, DialectCodex}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/toolgate/toolgate/api"
@@ -177,8 +176,10 @@ func (c *Coordinator) askApproval(ctx context.Context, s *Session, e *callEntry,
 		e.audit.decide("rejected", d.by)
 		p.reject(rec.MessageID)
 		out := failure(api.StatusDenied, api.ToolCodeRejected, rejectionText(d.Feedback))
-		if cline := s.Dialect(); cline == "" || cline == api.DialectCline {
-			out.result.Content = c.clineRejection(t, sub, d.Feedback)
+		if texts := c.ownTexts(s.Dialect()); texts != nil {
+			if own := texts.Rejected(t.Name, c.firstPathExists(sub), d.Feedback); own != nil {
+				out.result.Content = own
+			}
 		}
 		return &out, ""
 	case <-timer.C:
@@ -206,43 +207,21 @@ func rejectionText(feedback string) string {
 }
 
 // approvalFeedback is appended to the result of a call the user approved
-// with a comment: in a Cline session as Cline's
-// ToolResultUtils.pushAdditionalToolFeedback words it.
-func approvalFeedback(feedback string, cline bool) api.Content {
-	if cline {
-		return api.TextContent(clineFeedback(feedback))
+// with a comment: in the session dialect's words (texts) for a call in the
+// registry's vocabulary, else in toolgate's.
+func approvalFeedback(feedback string, texts tool.Texts) api.Content {
+	if texts == nil {
+		texts = tool.PlainTexts{}
 	}
-	return api.TextContent("The user approved this operation and provided the following feedback:\n<feedback>\n" + feedback + "\n</feedback>")
+	return api.TextContent(texts.ApprovalFeedback(feedback))
 }
 
-// clineFeedback is the text Cline's ToolResultUtils.pushAdditionalToolFeedback
-// (core/task/tools/utils/ToolResultUtils.ts, v4.0.12) adds beside a tool's
-// result when the user answered its approval with a comment.
-// Only a comment with more than white space is passed on.
-func clineFeedback(feedback string) string {
-	return "The user provided the following feedback:\n<feedback>\n" + feedback + "\n</feedback>"
-}
-
-// clineRejection is the result of a call the user rejected in a Cline
-// session: formatResponse.toolDenied, or for the file-writing tools
-// WriteToFileToolHandler.execute's "The user denied this operation." with
-// whether the file was left as it was or never created; then the user's
-// comment as pushAdditionalToolFeedback words it, in a block of its own.
-func (c *Coordinator) clineRejection(t *tool.Tool, sub *policy.Subject, feedback string) []api.Content {
-	text := "The user denied this operation."
-	switch t.Name {
-	case "write_to_file", "new_rule", "replace_in_file":
-		note := "The file was not created."
-		if sub != nil && len(sub.Paths) > 0 && c.workspace != nil {
-			if _, err := c.workspace.Root.Stat(sub.Paths[0].Rel); err == nil {
-				note = "The file was not updated, and maintains its original contents."
-			}
-		}
-		text += " " + note
+// firstPathExists reports whether the first path a call names exists in
+// the workspace.
+func (c *Coordinator) firstPathExists(sub *policy.Subject) bool {
+	if sub == nil || len(sub.Paths) == 0 || c.workspace == nil {
+		return false
 	}
-	out := []api.Content{api.TextContent(text)}
-	if strings.TrimSpace(feedback) != "" {
-		out = append(out, api.TextContent(clineFeedback(feedback)))
-	}
-	return out
+	_, err := c.workspace.Root.Stat(sub.Paths[0].Rel)
+	return err == nil
 }

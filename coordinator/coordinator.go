@@ -165,9 +165,9 @@ func (c *Coordinator) Sessions() *Sessions { return c.sessions }
 // Workspace is the directory calls work in.
 func (c *Coordinator) Workspace() *tool.Workspace { return c.workspace }
 
-// Tools lists the tool pool of a session (nil: the default cline pool).
+// Tools lists the tool pool of a session (nil: the default dialect's pool).
 func (c *Coordinator) Tools(s *Session) []api.ToolInfo {
-	d := api.DialectCline
+	d := api.DefaultDialect
 	if s != nil {
 		d = s.Dialect()
 	}
@@ -186,9 +186,9 @@ func (c *Coordinator) Pool(d api.Dialect, s *Session) []api.ToolInfo {
 		return t == nil || plan && t.Writes && !t.RunsCommands() || c.deniedOutright(s, t.Name)
 	}
 	out := []api.ToolInfo{}
-	if d == api.DialectCline || d == "" {
+	if c.speaksRegistry(d) {
 		shape := func(_ string, s json.RawMessage) json.RawMessage { return s }
-		if x := c.dialect(api.DialectCline); x != nil && x.ListSchema != nil {
+		if x := c.sessionDialect(d); x != nil && x.ListSchema != nil {
 			shape = x.ListSchema
 		}
 		for _, t := range c.registry.Tools() {

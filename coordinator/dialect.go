@@ -14,9 +14,10 @@ type dialectSet map[api.Dialect]map[string]*tool.DialectTool
 func newDialectSet(ds []tool.Dialect) dialectSet {
 	set := dialectSet{}
 	for _, d := range ds {
-		// Cline's vocabulary is the registry's own: its dialect declares
-		// no tools of its own, and no other dialect may take its name.
-		if d.Name == "" || d.Name == api.DialectCline && len(d.Tools) > 0 || set[d.Name] != nil {
+		// The default dialect's vocabulary is the registry's own: it
+		// declares no tools of its own, and no other dialect may take its
+		// name.
+		if d.Name == "" || d.Name == api.DefaultDialect && len(d.Tools) > 0 || set[d.Name] != nil {
 			panic(fmt.Sprintf("coordinator: dialect %q is reserved or registered twice", d.Name))
 		}
 		tools := map[string]*tool.DialectTool{}
@@ -32,7 +33,7 @@ func newDialectSet(ds []tool.Dialect) dialectSet {
 	return set
 }
 
-// dialectOf names the dialects (other than cline) that have a tool name,
+// dialectOf names the dialects (other than the default) that have a tool name,
 // for the hint of an unknown_tool answer.
 func (ds dialectSet) dialectsOf(name string) []api.Dialect {
 	var out []api.Dialect
@@ -55,6 +56,46 @@ func (c *Coordinator) plainResults(d api.Dialect) bool {
 	return false
 }
 
+// texts are the wording of the registry tools' results in dialect d's
+// sessions: the dialect's own, else the default dialect's, else, on a
+// coordinator without dialects, tool.PlainTexts.
+func (c *Coordinator) texts(d api.Dialect) tool.Texts {
+	for _, n := range []api.Dialect{d, api.DefaultDialect} {
+		if x := c.dialect(n); x != nil && x.Texts != nil {
+			return x.Texts
+		}
+	}
+	return tool.PlainTexts{}
+}
+
+// ownTexts are the texts of dialect d itself (the default dialect's for
+// ""), nil when it has none.
+func (c *Coordinator) ownTexts(d api.Dialect) tool.Texts {
+	if x := c.sessionDialect(d); x != nil {
+		return x.Texts
+	}
+	return nil
+}
+
+// sessionDialect is the dialect of a session speaking d (the default
+// dialect for ""), nil when the coordinator has no such dialect.
+func (c *Coordinator) sessionDialect(d api.Dialect) *tool.Dialect {
+	if d == "" {
+		d = api.DefaultDialect
+	}
+	return c.dialect(d)
+}
+
+// speaksRegistry reports whether the calls of a session speaking d name
+// the registry's tools: a dialect without tools of its own, or the default
+// dialect (which has none) on a coordinator built without it.
+func (c *Coordinator) speaksRegistry(d api.Dialect) bool {
+	if x := c.sessionDialect(d); x != nil {
+		return len(x.Tools) == 0
+	}
+	return d == "" || d == api.DefaultDialect
+}
+
 // independentCalls reports whether a failed call in dialect d leaves its
 // siblings running (Dialect.IndependentCalls).
 func (c *Coordinator) independentCalls(d api.Dialect) bool {
@@ -67,11 +108,11 @@ func (c *Coordinator) independentCalls(d api.Dialect) bool {
 }
 
 // searchAll reports whether calls in dialect d search as a ripgrep glob
-// selects files (Dialect.SearchAll). A session without a dialect is
-// Cline's.
+// selects files (Dialect.SearchAll). A session without a dialect speaks
+// the default one.
 func (c *Coordinator) searchAll(d api.Dialect) bool {
 	if d == "" {
-		d = api.DialectCline
+		d = api.DefaultDialect
 	}
 	for _, x := range c.dialectList {
 		if x.Name == d {
@@ -89,8 +130,8 @@ func (c *Coordinator) dialectTools(d api.Dialect) []*tool.DialectTool {
 	return nil
 }
 
-// dialect is the dialect of that name, nil for cline (which has no
-// Dialect value) and unknown names.
+// dialect is the dialect of that name, nil for a name the coordinator was
+// not given.
 func (c *Coordinator) dialect(d api.Dialect) *tool.Dialect {
 	for i := range c.dialectList {
 		if c.dialectList[i].Name == d {

@@ -23,8 +23,12 @@ type dialectCall struct {
 // outcome.
 func (c *Coordinator) translate(s *Session, use api.ToolUse) (string, json.RawMessage, *dialectCall, *outcome) {
 	d := s.Dialect()
-	if _, _, ok := ParseMCPName(use.Name); ok || d == "" || d == api.DialectCline {
-		name, raw := c.normalizeName(use.Name, use.Input)
+	if _, _, ok := ParseMCPName(use.Name); ok || c.speaksRegistry(d) {
+		mark := ""
+		if x := c.sessionDialect(d); x != nil {
+			mark = x.MCPNameMark
+		}
+		name, raw := c.normalizeName(use.Name, use.Input, mark)
 		return name, raw, nil, nil
 	}
 	dt := c.dialects[d][use.Name]
@@ -84,16 +88,17 @@ func (c *Coordinator) reword(cs *callState) {
 // dialect that has it, so the client knows which dialect its model speaks.
 func (c *Coordinator) unknownToolMessage(d api.Dialect, name string) string {
 	if d == "" {
-		d = api.DialectCline
+		d = api.DefaultDialect
 	}
 	msg := "No handler registered for tool: " + name
 	var owners []string
 	for _, o := range c.dialects.dialectsOf(name) {
 		owners = append(owners, string(o))
 	}
-	if d != api.DialectCline {
+	if !c.speaksRegistry(d) {
+		// The registry's names are the default dialect's.
 		if t, _ := c.registry.lookup(name); t != nil {
-			owners = append([]string{string(api.DialectCline)}, owners...)
+			owners = append([]string{string(api.DefaultDialect)}, owners...)
 		}
 	}
 	if len(owners) == 0 {

@@ -25,16 +25,16 @@ func ParseMCPName(name string) (server, tool string, ok bool) {
 	return server, tool, true
 }
 
-// clineMCPMark joins a server key and a tool in Cline's MCP tool names
-// (shared/mcp.ts CLINE_MCP_TOOL_IDENTIFIER): "<key>0mcp0<tool>", where the
-// key is the server's uid or name.
-const clineMCPMark = "0mcp0"
-
-// ParseClineMCPName splits "<key>0mcp0<tool>" at the first mark; both parts
-// must be non-empty. (Cline splits at every mark and keeps the first two
-// parts, which cuts a tool name holding the mark; here the tool keeps it.)
-func ParseClineMCPName(name string) (key, tool string, ok bool) {
-	key, tool, ok = strings.Cut(name, clineMCPMark)
+// parseMarkedMCPName splits a dialect's own MCP tool name,
+// "<key><mark><tool>" (tool.Dialect.MCPNameMark), at the first mark; both
+// parts must be non-empty, and no mark means no such name. (A client that
+// splits at every mark and keeps the first two parts cuts a tool name
+// holding the mark; here the tool keeps it.)
+func parseMarkedMCPName(name, mark string) (key, tool string, ok bool) {
+	if mark == "" {
+		return "", "", false
+	}
+	key, tool, ok = strings.Cut(name, mark)
 	if !ok || key == "" || tool == "" {
 		return "", "", false
 	}

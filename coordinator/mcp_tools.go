@@ -52,7 +52,7 @@ func (c *Coordinator) mcpTools(d api.Dialect, s *Session) []api.ToolInfo {
 			continue
 		}
 		out = append(out, api.ToolInfo{Name: t.Listed, Description: t.Description, InputSchema: mcphub.Schema(t.Tool)})
-		if d := orCline(d); !c.metrics.known(d, t.Listed) {
+		if d := orDefaultDialect(d); !c.metrics.known(d, t.Listed) {
 			c.metrics.addTools(d, t.Listed) // listed tools' series start at zero
 		}
 	}

@@ -94,7 +94,7 @@ func (c *Coordinator) toolPreview(ctx context.Context, s *Session, t *tool.Tool,
 	call := &tool.Call{
 		ToolUseID: toolUseID, Name: t.Name, SessionID: s.ID, Workspace: c.workspace,
 		Logger: c.logger.With("session_id", s.ID, "tool_use_id", toolUseID, "tool", t.Name),
-		Files:  s.Files, Partial: partial,
+		Files:  s.Files, Partial: partial, Texts: c.texts(s.Dialect()),
 	}
 	diff, err := t.Preview(ctx, call, in)
 	if err != nil {

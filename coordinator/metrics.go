@@ -143,14 +143,14 @@ func observeWithTrace(o prometheus.Observer, v float64, span trace.Span) {
 	o.Observe(v)
 }
 
-// metricDialect is the dialect label of a session's calls: cline for a
-// session that names none, as it speaks Cline's names.
-func metricDialect(s *Session) api.Dialect { return orCline(s.Dialect()) }
+// metricDialect is the dialect label of a session's calls: the default
+// dialect for a session that names none.
+func metricDialect(s *Session) api.Dialect { return orDefaultDialect(s.Dialect()) }
 
-// orCline names the dialect d, cline when d is empty.
-func orCline(d api.Dialect) api.Dialect {
+// orDefaultDialect names the dialect d, the default dialect when d is empty.
+func orDefaultDialect(d api.Dialect) api.Dialect {
 	if d == "" {
-		return api.DialectCline
+		return api.DefaultDialect
 	}
 	return d
 }
@@ -161,7 +161,7 @@ func orCline(d api.Dialect) api.Dialect {
 // dialect session's calls of a registry tool, keep those names).
 func (c *Coordinator) metricTools() map[api.Dialect][]string {
 	names := c.registry.Names()
-	out := map[api.Dialect][]string{api.DialectCline: names}
+	out := map[api.Dialect][]string{api.DefaultDialect: names}
 	for _, d := range c.dialectList {
 		list := append([]string(nil), names...)
 		for _, t := range d.Tools {

@@ -153,7 +153,7 @@ func (c *Coordinator) runCall(s *Session, e *callEntry, cs *callState) (api.Tool
 	ctx, start := e.ctx, time.Now()
 	cs.begin(s, e, c.logger)
 	ctx = c.tracer.startCall(ctx, cs)
-	if s.Dialect() == api.DialectCline {
+	if x := c.sessionDialect(s.Dialect()); x != nil && x.HooksAfterApproval {
 		c.checkPolicy(cs)
 		c.approve(ctx, cs)
 		c.preHooks(ctx, cs)
@@ -242,7 +242,9 @@ func (c *Coordinator) prepare(s *Session, use api.ToolUse) *callState {
 		// An MCP tool's input is its own arguments; every other Cline
 		// tool may carry the conversation's checklist.
 		raw, cs.progress, cs.hasProgress = splitTaskProgress(raw)
-		raw = renameClineAliases(name, raw)
+		if x := c.sessionDialect(d); x != nil {
+			raw = renameAliases(x.ParamAliases[name], raw)
+		}
 	}
 	tool, owned := c.registry.lookup(name)
 	if dc != nil {
@@ -267,8 +269,8 @@ func (c *Coordinator) prepare(s *Session, use api.ToolUse) *callState {
 		cs.stop(failure(api.StatusUnknownTool, api.ToolCodeUnknownTool, msg))
 		return cs
 	}
-	if dc == nil && name == use.Name {
-		raw = clineEmptyIsMissing(raw, tool.InputType())
+	if x := c.sessionDialect(d); dc == nil && name == use.Name && x != nil && x.EmptyIsMissing {
+		raw = emptyIsMissing(raw, tool.InputType())
 	}
 	raw = coerceStrings(raw, tool.ParamTypes())
 	cs.tool, cs.raw = tool, raw
@@ -276,7 +278,8 @@ func (c *Coordinator) prepare(s *Session, use api.ToolUse) *callState {
 	if err != nil {
 		text := err.Error()
 		if dc == nil {
-			cs.invalidText = func(mistakes int) string { return invalidInputText(tool, raw, err, mistakes) }
+			texts := c.texts(d)
+			cs.invalidText = func(mistakes int) string { return invalidInputText(texts, tool, raw, err, mistakes) }
 			text = cs.invalidText(1)
 		}
 		cs.stop(failure(api.StatusInvalid, api.ToolCodeInvalid, text))
@@ -335,7 +338,7 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 	call := &tool.Call{
 		ToolUseID: rec.ToolUseID, Name: cs.tool.Name, SessionID: s.ID, Workspace: c.workspace, Logger: cs.logger, Files: s.Files,
 		SessionDone: s.Done(), ReadTurn: e.readTurn, PlainResults: c.plainResults(s.Dialect()),
-		SearchAll: c.searchAll(s.Dialect()),
+		Texts: c.texts(s.Dialect()), SearchAll: c.searchAll(s.Dialect()),
 	}
 	call.Attach(tool.Runtime{
 		Output: func(stream, chunk string) {
@@ -362,19 +365,25 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 		Jobs:        s.jobs,
 		DeniedURL:   func(u string) error { return c.policy.DeniedURL(s.permRules(), cs.tool.Name, u) },
 	})
-	out := c.runHandler(ctx, cs.tool, call, cs.input, cs.logger, cs.dialect == nil)
+	// A call in the registry's vocabulary fails in the session dialect's
+	// words; a dialect tool's mapping words its failures itself.
+	var texts tool.Texts
+	if cs.dialect == nil {
+		texts = call.Texts
+	}
+	out := c.runHandler(ctx, cs.tool, call, cs.input, cs.logger, texts)
 	s.pokePorts() // a command may have left a server listening
 	if strings.TrimSpace(cs.feedback) != "" {
-		out.result.Content = append(out.result.Content, approvalFeedback(cs.feedback, cs.dialect == nil))
+		out.result.Content = append(out.result.Content, approvalFeedback(cs.feedback, texts))
 	}
 	cs.end, cs.ran = &out, true
 }
 
 // runHandler runs the handler, turning a panic into a failed result so one bad
 // handler never takes the server down.
-// Cline's calls see a failure in Cline's tool-error wrapping; a dialect's
-// see the plain message, which the dialect words its own way.
-func (c *Coordinator) runHandler(ctx context.Context, t *tool.Tool, call *tool.Call, in any, logger *slog.Logger, cline bool) (out outcome) {
+// With texts a failure is wrapped as the dialect wraps a tool error; nil
+// leaves the plain message, which a dialect's mapping words its own way.
+func (c *Coordinator) runHandler(ctx context.Context, t *tool.Tool, call *tool.Call, in any, logger *slog.Logger, texts tool.Texts) (out outcome) {
 	defer func() {
 		if p := recover(); p != nil {
 			logger.Error("tool handler panicked", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
@@ -394,8 +403,8 @@ func (c *Coordinator) runHandler(ctx context.Context, t *tool.Tool, call *tool.C
 		// A handler that already said everything in its result (Cline's
 		// "Command failed with exit code N." for a command) returns an
 		// error with no message, for its code only.
-		if msg := err.Error(); msg != "" && cline {
-			res.Content = append(res.Content, api.TextContent(ClineToolError(msg)))
+		if msg := err.Error(); msg != "" && texts != nil {
+			res.Content = append(res.Content, api.TextContent(texts.ToolError(msg)))
 		} else if msg != "" {
 			res.Content = append(res.Content, api.TextContent(msg))
 		}
@@ -453,14 +462,15 @@ func cancelled(ctx context.Context, res tool.Result) outcome {
 	return outcome{status: api.StatusCancelled, code: api.ToolCodeCancelled, result: res}
 }
 
-// normalizeName routes mcp__<server>__<tool>, and Cline's
-// <key>0mcp0<tool> (key: the server's uid or name, resolved by the hub),
-// to use_mcp_tool, moving the server and tool names into the input.
-func (c *Coordinator) normalizeName(name string, input json.RawMessage) (string, json.RawMessage) {
+// normalizeName routes mcp__<server>__<tool>, and a dialect's own
+// <key><mark><tool> (key: the server's uid or name, resolved by the hub;
+// mark: tool.Dialect.MCPNameMark), to use_mcp_tool, moving the server and
+// tool names into the input.
+func (c *Coordinator) normalizeName(name string, input json.RawMessage, mark string) (string, json.RawMessage) {
 	server, tool, ok := ParseMCPName(name)
 	if !ok {
 		var key string
-		if key, tool, ok = ParseClineMCPName(name); !ok {
+		if key, tool, ok = parseMarkedMCPName(name, mark); !ok {
 			return name, input
 		}
 		if server, ok = c.mcp.ServerByKey(key); !ok {

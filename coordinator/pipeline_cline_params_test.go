@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolgate/toolgate/dialect/cline"
+
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/coordinator/tool"
@@ -163,7 +165,7 @@ func TestEveryValidationRuleHasASentence(t *testing.T) {
 		Tags  []string `json:"tags,omitempty" validate:"omitempty,min=2"`
 		Kind  string   `json:"kind,omitempty" validate:"omitempty,oneof=a b"`
 	}
-	c := coordinator.New(coordinator.Options{Tools: []tool.Registration{{Name: "ruled", Factory: func(n string, _ tool.Env) *tool.Tool {
+	c := coordinator.New(coordinator.Options{Dialects: []tool.Dialect{cline.Dialect()}, Tools: []tool.Registration{{Name: "ruled", Factory: func(n string, _ tool.Env) *tool.Tool {
 		return coordinator.NewTool(tool.Spec[ruled]{Name: n, Run: func(context.Context, *tool.Call, *ruled) (tool.Result, error) {
 			return tool.TextResult("ok"), nil
 		}})

@@ -30,7 +30,7 @@ func TestNormalizeName(t *testing.T) {
 	c := &Coordinator{}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			gotTool, got := c.normalizeName(tt.tool, json.RawMessage(tt.input))
+			gotTool, got := c.normalizeName(tt.tool, json.RawMessage(tt.input), "0mcp0")
 			if gotTool != tt.wantTool || string(got) != tt.want {
 				t.Errorf("normalizeName(%q, %s) = %q, %s; want %q, %s", tt.tool, tt.input, gotTool, got, tt.wantTool, tt.want)
 			}

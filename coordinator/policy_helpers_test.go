@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolgate/toolgate/dialect/cline"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/tool"
@@ -155,7 +157,7 @@ func newTestPolicy(t *testing.T, cfg Config, files map[string]string) *testPolic
 		t.Fatal(err)
 	}
 	r, reg := &ran{}, prometheus.NewRegistry()
-	c := New(Options{Config: cfg, Workspace: ws, Tools: policyTools(r), MCP: policyHub(), Dialects: []tool.Dialect{testClaudeCode()}, Registerer: reg,
+	c := New(Options{Config: cfg, Workspace: ws, Tools: policyTools(r), MCP: policyHub(), Dialects: []tool.Dialect{cline.Dialect(), testClaudeCode()}, Registerer: reg,
 		MCPAutoApprove: func(server, tool string) bool { return server == "docs" && tool == "search" }})
 	t.Cleanup(func() { c.Close(); ws.Close() })
 	return &testPolicy{c: c, dir: ws.Dir, ran: r, reg: reg}

@@ -41,10 +41,11 @@ func (c *Coordinator) ignoreBlock(m *ignore.Matcher, s *policy.Subject) ([]strin
 			if p.Given != "" && shown == p.Rel {
 				shown = p.Given
 			}
-			// Cline's own words (ReadFileToolHandler and the other path
-			// tools; ExecuteCommandToolHandler for a command), alone as
-			// Cline answers: the rule is in the audit log's decision.
-			return []string{ClineToolError(clineIgnoreError(shown))}, true
+			// The default dialect's own words (its ignore file), alone
+			// as its client answers: the rule is in the audit log's
+			// decision.
+			texts := c.texts("")
+			return []string{texts.ToolError(texts.IgnoredPath(shown))}, true
 		}
 		by, fix := fmt.Sprintf("%s (%s)", r.Source, r), "update the ignore file"
 		if name, permission := tool.DescribeSource(r.Source); permission {

@@ -62,9 +62,10 @@ func (c *Coordinator) checkPolicy(cs *callState) {
 	if cs.s.policy.wasRejected(cs.e.record.MessageID) {
 		msg := skippedMessage
 		if cs.dialect == nil {
-			// Cline names the call after the reason (ToolExecutor.ts
-			// createToolRejectionMessage).
-			msg += " " + clineToolDescription(cs.toolName(), cs.raw)
+			// The dialect may name the call after the reason.
+			if desc := c.texts(cs.s.Dialect()).CallDescription(cs.toolName(), cs.raw); desc != "" {
+				msg += " " + desc
+			}
 		}
 		cs.stop(failure(api.StatusSkipped, api.ToolCodeSkipped, msg))
 		return
@@ -79,7 +80,7 @@ func (c *Coordinator) checkPolicy(cs *callState) {
 	}
 	if stop != nil {
 		if cs.dialect == nil {
-			clinePolicyFailure(cs.tool.Name, stop)
+			stop.result.Content = c.texts(cs.s.Dialect()).PolicyRefusal(cs.tool.Name, stop.code, stop.result.Content)
 		}
 		cs.stop(*stop)
 		return
@@ -260,26 +261,4 @@ func planModeRefusal(t *tool.Tool, sub *policy.Subject) (string, bool) {
 			"Switch the session to act mode to use it.", true
 	}
 	return "", false
-}
-
-// clinePlanModeTools are the tools Cline's strict plan mode refuses
-// (core/task/ToolExecutor.ts PLAN_MODE_RESTRICTED_TOOLS, v4.0.12).
-var clinePlanModeTools = map[string]bool{"write_to_file": true, "replace_in_file": true, "new_rule": true, "apply_patch": true}
-
-// clinePolicyFailure words a call the policy refused as Cline's tool
-// error (formatResponse.toolError). A file tool refused in plan mode reads
-// as Cline's ToolExecutor refuses it, toolgate's hint in a block after it;
-// a path .clineignore blocks is already in Cline's words.
-func clinePolicyFailure(name string, out *outcome) {
-	if len(out.result.Content) == 0 || strings.HasPrefix(out.result.Content[0].Text, "The tool execution failed with the following error:\n") {
-		return // already in Cline's words (.clineignore)
-	}
-	first := &out.result.Content[0]
-	if out.code == api.ToolCodePlanMode && clinePlanModeTools[name] {
-		out.result.Content = append([]api.Content{api.TextContent(ClineToolError(fmt.Sprintf(
-			"Tool '%s' is not available in PLAN MODE. This tool is restricted to ACT MODE for file modifications. "+
-				"Only use tools available for PLAN MODE when in that mode.", name)))}, out.result.Content...)
-		return
-	}
-	first.Text = ClineToolError(first.Text)
 }

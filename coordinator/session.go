@@ -95,7 +95,7 @@ func newSession(id string, mode api.Mode, perms api.Permissions, cfg *Config) *S
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Session{
 		ID: id, Created: time.Now().UTC(), Events: eventlog.New(id, cfg.EventLogSize, cfg.EventLogBytes), Files: NewFileMemory(*cfg),
-		ctx: ctx, cancel: cancel, mode: mode, permissions: perms, dialect: api.DialectCline,
+		ctx: ctx, cancel: cancel, mode: mode, permissions: perms, dialect: api.DefaultDialect,
 		calls: map[string]*callEntry{}, maxCalls: cfg.MaxCallsPerSession, maxCallBytes: cfg.MaxCallBytesPerSession,
 		open: newOpenMessages(cfg),
 	}

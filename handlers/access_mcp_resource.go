@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -31,7 +30,7 @@ func newAccessMCPResource(name string, env tool.Env) *tool.Tool {
 				return tool.Result{}, tool.Errorf(api.ToolCodeMCPFailed, "%s", err.Error())
 			}
 			if !call.PlainResults {
-				return tool.Result{Content: clineResourceResult(res.Contents)}, nil
+				return tool.Result{Content: call.Texts.MCPResource(resourceAnswer(res.Contents))}, nil
 			}
 			out := tool.Result{Content: make([]api.Content, 0, len(res.Contents))}
 			for _, c := range res.Contents {
@@ -44,26 +43,18 @@ func newAccessMCPResource(name string, env tool.Env) *tool.Tool {
 	})
 }
 
-// clineResourceResult is a resource as Cline's AccessMcpResourceHandler
-// (v4.0.12, execute) gives it to the model: the texts of its contents that
-// have one, joined by blank lines, "(Empty response)" when there are none,
-// cut at 400 K with Cline's note (clineTruncate). Contents without text
-// (images, blobs), which Cline leaves out, follow as blocks of their own.
-func clineResourceResult(contents []*mcp.ResourceContents) []api.Content {
-	var texts []string
-	var rest []api.Content
+// resourceAnswer is a resource's contents for the dialect's texts: the
+// texts of those that have one, the blobs as blocks of their own.
+func resourceAnswer(contents []*mcp.ResourceContents) tool.MCPAnswer {
+	var a tool.MCPAnswer
 	for _, c := range contents {
 		switch {
 		case c == nil:
 		case c.Text != "":
-			texts = append(texts, c.Text)
+			a.Texts = append(a.Texts, c.Text)
 		case c.Blob != nil:
-			rest = append(rest, mcpcontent.ResourceBlock(c))
+			a.Media = append(a.Media, mcpcontent.ResourceBlock(c))
 		}
 	}
-	text := strings.Join(texts, "\n\n")
-	if text == "" {
-		text = "(Empty response)"
-	}
-	return append([]api.Content{api.TextContent(clineTruncate(text))}, rest...)
+	return a
 }

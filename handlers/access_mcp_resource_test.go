@@ -3,6 +3,8 @@ package handlers
 import (
 	"testing"
 
+	"github.com/toolgate/toolgate/dialect/cline"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolgate/toolgate/api"
@@ -28,7 +30,7 @@ func TestClineResourceResult(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := clineResourceResult(tc.contents)
+			got := cline.Texts{}.MCPResource(resourceAnswer(tc.contents))
 			if len(got) != len(tc.want) {
 				t.Fatalf("blocks = %+v, want %q", got, tc.want)
 			}

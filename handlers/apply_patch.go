@@ -213,9 +213,9 @@ func applyPatch(call *tool.Call, text string, addReplaces, omitBody bool) (tool.
 		return tool.Result{}, err
 	}
 	if !call.PlainResults {
-		// Cline's text alone, as cline@2.18.0 answers; a fuzzy match is
-		// noted in a block of its own.
-		res := tool.Result{Content: []api.Content{api.TextContent(plan.clineText(omitBody))}}
+		// The dialect's text alone; a fuzzy match is noted in a block of
+		// its own.
+		res := tool.Result{Content: []api.Content{api.TextContent(call.Texts.PatchApplied(plan.patchedFiles(), omitBody))}}
 		if plan.fuzz > 0 {
 			res.Content = append(res.Content, api.TextContent(fmt.Sprintf("Note: Patch applied with fuzz factor %d (%s).", plan.fuzz, fuzzName(plan.fuzz))))
 		}
@@ -224,38 +224,22 @@ func applyPatch(call *tool.Call, text string, addReplaces, omitBody bool) (tool.
 	return tool.TextResult(plan.summary()), nil
 }
 
-// clineText is Cline's answer to an applied patch (core/task/tools/
-// handlers/ApplyPatchHandler.ts, v4.0.12, execute): its first line, then
-// per file, in the patch's order, the final content in
-// <final_file_content> as DiffViewProvider.saveChanges gives it (a moved
-// file under its new path, then its old path as deleted), or "[deleted]",
-// the lines joined by line ends. With omitBody each element holds the
-// note Cline's context management leaves in place of a dropped body.
-func (p *patchPlan) clineText(omitBody bool) string {
-	lines := []string{"Successfully applied patch to the following files:"}
-	final := func(rel string, content []byte) {
-		body := clineFinalContent(rel, content, "")
-		if body == "" || body == "\n" {
-			return // Cline adds nothing for an empty finalContent
-		}
-		if omitBody {
-			lines = append(lines, "\n<final_file_content path=\""+rel+"\"> "+clineDuplicateFileReadNotice+" </final_file_content>")
-			return
-		}
-		lines = append(lines, "\n<final_file_content path=\""+rel+"\">", body, "</final_file_content>")
-	}
+// patchedFiles lists the plan's files for the dialect's answer
+// (tool.Texts.PatchApplied), in the patch's order: a moved file under its
+// new path, then its old path as deleted.
+func (p *patchPlan) patchedFiles() []tool.PatchedFile {
+	var files []tool.PatchedFile
 	for _, c := range p.changes {
 		switch {
 		case c.op.Kind == patch.Delete:
-			lines = append(lines, "\n"+c.src.rel+": [deleted]")
+			files = append(files, tool.PatchedFile{Rel: c.src.rel, Deleted: true})
 		case c.dst != nil:
-			final(c.dst.rel, c.content)
-			lines = append(lines, "\n"+c.src.rel+": [deleted]")
+			files = append(files, tool.PatchedFile{Rel: c.dst.rel, Content: c.content}, tool.PatchedFile{Rel: c.src.rel, Deleted: true})
 		default:
-			final(c.src.rel, c.content)
+			files = append(files, tool.PatchedFile{Rel: c.src.rel, Content: c.content})
 		}
 	}
-	return strings.Join(lines, "\n")
+	return files
 }
 
 // summary is the result text: Cline's first line, one line per file, the

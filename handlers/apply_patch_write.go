@@ -120,7 +120,7 @@ func rollback(done []patchStep) []string {
 func record(call *tool.Call, done []patchStep) {
 	root := call.Workspace.Root
 	for _, s := range done {
-		call.Files.ForgetRead(clineReadKey(s.rel))
+		call.Files.ForgetRead(call.Texts.ReadKey(s.rel))
 		if s.removed {
 			call.Files.Forget(s.rel)
 		} else {

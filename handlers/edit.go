@@ -101,7 +101,7 @@ func commit(call *tool.Call, t *editTarget, content []byte) (string, error) {
 	}
 	after := stateOnDisk(root, t.rel, content)
 	call.Files.Remember(t.rel, after)
-	call.Files.ForgetRead(clineReadKey(t.rel))
+	call.Files.ForgetRead(call.Texts.ReadKey(t.rel))
 	kept := call.Files.KeepPrior(tool.Prior{
 		ToolUseID: call.ToolUseID, Path: t.rel, Existed: t.exists, Content: t.old, After: after, Undo: t.undo(root),
 	})
@@ -190,16 +190,13 @@ func diffText(rel string, old, new []byte) string {
 
 func isText(b []byte) bool { return bytes.IndexByte(b, 0) < 0 && utf8.Valid(b) }
 
-// editResult is the confirmation a successful edit returns, as
-// cline@2.18.0 answers it: its saved-content text with the whole file
-// (clineFileSaved), the file named as the model named it (shownPath). A
-// note (the edit cannot be reverted) follows in a block of its own. With
-// omitBody the file's body is left out (clineDroppedContent).
-func editResult(shown string, written []byte, modelContent string, omitBody bool, note string) tool.Result {
-	saved := clineFileSaved(shown, clineFinalContent(shown, written, modelContent))
-	if omitBody {
-		saved = clineDroppedContent(saved)
-	}
+// editResult is the confirmation a successful edit returns: the
+// dialect's saved-content text with the whole file (tool.Texts.FileSaved),
+// the file named as the model named it (shownPath). A note (the edit
+// cannot be reverted) follows in a block of its own. With omitBody the
+// file's body is left out.
+func editResult(texts tool.Texts, shown string, written []byte, modelContent string, omitBody bool, note string) tool.Result {
+	saved := texts.FileSaved(shown, written, modelContent, omitBody)
 	res := tool.Result{Content: []api.Content{api.TextContent(saved)}}
 	if note != "" {
 		res.Content = append(res.Content, api.TextContent(strings.TrimSpace(note)))

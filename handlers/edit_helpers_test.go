@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/toolgate/toolgate/dialect/cline"
+
 	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/coordinator/tool"
 )
@@ -33,7 +35,7 @@ func workspaceWith(t testing.TB, files map[string]string) *tool.Workspace {
 
 // editCall is a call in a fresh session memory.
 func editCall(ws *tool.Workspace, id string) *tool.Call {
-	return &tool.Call{ToolUseID: id, Workspace: ws, Files: coordinator.NewFileMemory(coordinator.DefaultConfig())}
+	return &tool.Call{ToolUseID: id, Workspace: ws, Files: coordinator.NewFileMemory(coordinator.DefaultConfig()), Texts: cline.Texts{}}
 }
 
 // readWS returns a workspace file's content, or "<absent>".

@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
@@ -165,14 +163,14 @@ func (r *commandRunner) run(ctx context.Context, call *tool.Call, in *ExecuteCom
 	output, spilled := out.Summary(process.SummaryLimits{Hint: "full output: GET " + where}), false
 	status, verdict := judge(res, timeout)
 	r.metrics.runs.WithLabelValues(status).Inc()
-	cline := !call.PlainResults
-	if cline {
-		output, spilled = clineCommandOutput(out.Ends(), first.size(), where)
+	worded := !call.PlainResults
+	if worded {
+		output, spilled = call.Texts.CommandOutput(out.Ends(), first.size(), where)
 	}
-	if status == "timed_out" && cline {
-		// Cline's words first, toolgate's (the process group was killed)
-		// after them as the error.
-		return tool.Result{Content: []api.Content{api.TextContent(clineTimeoutText(timeout, output))}}, verdict
+	if status == "timed_out" && worded {
+		// The dialect's words first, toolgate's (the process group was
+		// killed) after them as the error.
+		return tool.Result{Content: []api.Content{api.TextContent(call.Texts.CommandTimedOut(timeout, output))}}, verdict
 	}
 	if status == "timed_out" || status == "cancelled" {
 		result := tool.Result{}
@@ -181,10 +179,11 @@ func (r *commandRunner) run(ctx context.Context, call *tool.Call, in *ExecuteCom
 		}
 		return result, verdict
 	}
-	text := clineCommandText(res, output)
+	spilledTo := ""
 	if spilled {
-		text += clineFullOutputNote + where
+		spilledTo = where
 	}
+	text := call.Texts.CommandResult(res, output, spilledTo)
 	result := tool.Result{Content: []api.Content{api.TextContent(text)}}
 	if res.Stray {
 		// toolgate's addition, after Cline's text.
@@ -196,41 +195,6 @@ func (r *commandRunner) run(ctx context.Context, call *tool.Call, in *ExecuteCom
 	return result, verdict
 }
 
-// clineCommandText is Cline's result of a finished command
-// (integrations/terminal/CommandOrchestrator.ts, orchestrateCommandExecution):
-// the exit status in a sentence, then the output, if any, after "Output:".
-func clineCommandText(res process.Result, output string) string {
-	var text string
-	switch {
-	case res.Signal != "" && res.ExitCode <= 0:
-		text = fmt.Sprintf("Command terminated by signal %s.", res.Signal)
-	case res.ExitCode == 0:
-		text = "Command executed successfully (exit code 0)."
-	default:
-		text = fmt.Sprintf("Command failed with exit code %d.", res.ExitCode)
-	}
-	if output != "" {
-		text += "\nOutput:\n" + output
-	}
-	return text
-}
-
-// jsSpace reports the characters JavaScript's String.prototype.trim
-// removes: white space, line terminators and the byte order mark.
-func jsSpace(r rune) bool { return unicode.IsSpace(r) || r == '\uFEFF' }
-
-// clineTimeoutText is Cline's result of a command that outran its timeout
-// (integrations/terminal/CommandOrchestrator.ts, orchestrateCommandExecution,
-// the terminal without background tracking), the seconds as JavaScript
-// prints the number, the space before the output included.
-func clineTimeoutText(timeout time.Duration, output string) string {
-	text := "Command execution timed out after " + strconv.FormatFloat(timeout.Seconds(), 'f', -1, 64) + " seconds. "
-	if output != "" {
-		text += "\nOutput so far:\n" + output
-	}
-	return text
-}
-
 // commandTimeout is the requested timeout, else the default for the
 // command's kind: installs, builds and test runs get the long one.
 func commandTimeout(cfg *tool.CommandConfig, in *ExecuteCommandInput) time.Duration {
@@ -239,7 +203,7 @@ func commandTimeout(cfg *tool.CommandConfig, in *ExecuteCommandInput) time.Durat
 
 // judge says how a run ended: its metrics status and, unless it succeeded,
 // the error that carries the call's code. A command that ran to its end
-// (any exit status) is described by clineCommandText, so its error has no
+// (any exit status) is described by tool.Texts.CommandResult, so its error has no
 // message of its own. For a cancelled run the coordinator says
 // "Cancelled" and why (the call's cause) instead of this error's text.
 func judge(res process.Result, timeout time.Duration) (string, error) {

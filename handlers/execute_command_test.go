@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolgate/toolgate/dialect/cline"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
@@ -39,7 +41,7 @@ func newCommandEnv(t *testing.T, cfg tool.CommandConfig) *commandEnv {
 	conf.Commands = cfg
 	conf.AllowAll = true // these tests are about running commands, not approving them
 	reg := prometheus.NewRegistry()
-	c := coordinator.New(coordinator.Options{Config: conf, Workspace: ws, Tools: Default(), Registerer: reg})
+	c := coordinator.New(coordinator.Options{Config: conf, Workspace: ws, Tools: Default(), Registerer: reg, Dialects: []tool.Dialect{cline.Dialect()}})
 	t.Cleanup(c.Close)
 	sess, err := c.Sessions().Get(api.DefaultSessionID)
 	if err != nil {

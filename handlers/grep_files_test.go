@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolgate/toolgate/dialect/cline"
+
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/coordinator/tool"
@@ -187,7 +189,7 @@ func TestGrepJudgesWhatItOpens(t *testing.T) {
 		"docs/a.txt": "needle docs\n", "private/secret.txt": "needle s3cret\n", "private/a.txt": "needle s3cret\n"})
 	cfg := coordinator.DefaultConfig()
 	cfg.AllowAll = true
-	c := coordinator.New(coordinator.Options{Config: cfg, Workspace: ws, Tools: Default(), Dialects: []tool.Dialect{testDialect(api.DialectClaudeCode, grepTool())}})
+	c := coordinator.New(coordinator.Options{Config: cfg, Workspace: ws, Tools: Default(), Dialects: []tool.Dialect{cline.Dialect(), testDialect(api.DialectClaudeCode, grepTool())}})
 	t.Cleanup(c.Close)
 	sess, err := c.Sessions().Create(api.ModeAct, api.Permissions{})
 	if err != nil {

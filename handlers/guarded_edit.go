@@ -65,7 +65,7 @@ func editFileLocked(call *tool.Call, path string, change func(t *editTarget) ([]
 	}
 	if t.exists && bytes.Equal(t.old, content) {
 		call.Files.Remember(t.rel, t.state)
-		call.Files.ForgetRead(clineReadKey(t.rel))
+		call.Files.ForgetRead(call.Texts.ReadKey(t.rel))
 		return fileEdit{target: t, content: content, unchanged: true}, nil
 	}
 	note, err := commit(call, t, content)

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/toolgate/toolgate/dialect/cline"
+
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/coordinator/tool"
@@ -60,7 +62,7 @@ func newFixtureConfig(t *testing.T, seed func(dir string), conf func(*coordinato
 	if conf != nil {
 		conf(&cfg)
 	}
-	f.coord = coordinator.New(coordinator.Options{Config: cfg, Workspace: ws, Tools: Default()})
+	f.coord = coordinator.New(coordinator.Options{Config: cfg, Workspace: ws, Tools: Default(), Dialects: []tool.Dialect{cline.Dialect()}})
 	t.Cleanup(f.coord.Close)
 	f.sess, err = f.coord.Sessions().Get(api.DefaultSessionID)
 	if err != nil {

@@ -48,7 +48,7 @@ func yieldJob(ctx context.Context, call *tool.Call, j tool.Job, wait time.Durati
 	} else if info.ExitCode == nil {
 		res.Signal = "SIGKILL" // killed, or stopped at a sandbox limit
 	}
-	result := tool.Result{Content: []api.Content{api.TextContent(clineCommandText(res, out))}}
+	result := tool.Result{Content: []api.Content{api.TextContent(call.Texts.CommandResult(res, out, ""))}}
 	if res.ExitCode != 0 {
 		return result, &tool.ToolError{Code: api.ToolCodeExitStatus}
 	}

@@ -22,17 +22,17 @@ func newListCodeDefinitionNames(name string, env tool.Env) *tool.Tool {
 		Description: "List the definitions (functions, methods, classes, types, interfaces, ...) in the source files " +
 			"at the top level of a directory of the workspace, at most 50 files, each definition shown by its first line.",
 		Run: func(ctx context.Context, call *tool.Call, in *ListCodeDefinitionNamesInput) (tool.Result, error) {
-			return listCodeDefinitionNames(ctx, call.Workspace, in, callExclude(call))
+			return listCodeDefinitionNames(ctx, call.Workspace, call.Texts, in, callExclude(call))
 		},
 		ConcurrencySafe: func(*ListCodeDefinitionNamesInput) bool { return true },
 		Paths:           func(in *ListCodeDefinitionNamesInput) []string { return []string{in.Path} },
 	})
 }
 
-func listCodeDefinitionNames(ctx context.Context, ws *tool.Workspace, in *ListCodeDefinitionNamesInput, exclude excludeFunc) (tool.Result, error) {
+func listCodeDefinitionNames(ctx context.Context, ws *tool.Workspace, texts tool.Texts, in *ListCodeDefinitionNamesInput, exclude excludeFunc) (tool.Result, error) {
 	rel, err := requireDir(ws, in.Path, "give the directory that holds it")
 	if err != nil {
-		return tool.Result{}, clineCodeDefsError(err)
+		return tool.Result{}, definitionsPathError(texts, err)
 	}
 	counter := &exclusionCounter{exclude: exclude}
 	text, err := codedefs.List(ctx, ws.Root, rel, counter.files())
@@ -53,22 +53,17 @@ func listCodeDefinitionNames(ctx context.Context, ws *tool.Workspace, in *ListCo
 	return tool.TextResult(text), nil
 }
 
-// clineCodeDefsError words a path that is no directory as Cline's
-// parseSourceCodeForDefinitionsTopLevel (services/tree-sitter/index.ts,
-// v4.0.12) does, which ListCodeDefinitionNamesToolHandler.execute returns
-// as a tool error: a file, and a directory that is not there or cannot be
-// read. Other errors (a path outside the workspace) keep toolgate's words.
-func clineCodeDefsError(err error) error {
+// definitionsPathError words a path that is no directory, or a directory
+// that is not there or cannot be read, in the dialect's words
+// (tool.Texts.DefinitionsPathError). Other errors (a path outside the
+// workspace) keep toolgate's words.
+func definitionsPathError(texts tool.Texts, err error) error {
 	var te *tool.ToolError
 	if !errors.As(err, &te) {
 		return err
 	}
-	switch te.Code {
-	case api.ToolCodeNotDirectory:
-		return tool.Errorf(te.Code, "The provided path is a file, not a directory. To view this file use read_file instead, "+
-			"or pass the parent directory to list_code_definition_names.")
-	case api.ToolCodeNotFound, api.ToolCodePermission:
-		return tool.Errorf(te.Code, "This directory does not exist or you do not have permission to access it.")
+	if msg := texts.DefinitionsPathError(te.Code); msg != "" {
+		return tool.Errorf(te.Code, "%s", msg)
 	}
 	return err
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolgate/toolgate/dialect/cline"
 )
 
 const defsGo = "package p\n\n// T is a type.\ntype T struct{}\n\nfunc (T) M() {}\n\nfunc F() int {\n\treturn 1\n}\n"
@@ -33,7 +35,7 @@ func TestListCodeDefinitionNames(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := listCodeDefinitionNames(bg, ws, &ListCodeDefinitionNamesInput{Path: tc.path}, tc.exclude)
+			res, err := listCodeDefinitionNames(bg, ws, cline.Texts{}, &ListCodeDefinitionNamesInput{Path: tc.path}, tc.exclude)
 			if got := okText(t, res, err); got != tc.want {
 				t.Errorf("output:\n%q\nwant:\n%q", got, tc.want)
 			}
@@ -63,12 +65,12 @@ func TestListCodeDefinitionNamesConfinement(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := listCodeDefinitionNames(bg, ws, &ListCodeDefinitionNamesInput{Path: tc.path}, nil)
+			_, err := listCodeDefinitionNames(bg, ws, cline.Texts{}, &ListCodeDefinitionNamesInput{Path: tc.path}, nil)
 			wantToolError(t, err, tc.code)
 		})
 	}
 	t.Run("symlinked file is not read", func(t *testing.T) {
-		res, err := listCodeDefinitionNames(bg, ws, &ListCodeDefinitionNamesInput{Path: "."}, nil)
+		res, err := listCodeDefinitionNames(bg, ws, cline.Texts{}, &ListCodeDefinitionNamesInput{Path: "."}, nil)
 		if got := okText(t, res, err); strings.Contains(got, "Outside") {
 			t.Errorf("output reads through a symlink:\n%s", got)
 		}

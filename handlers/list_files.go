@@ -26,7 +26,7 @@ func newListFiles(name string, env tool.Env) *tool.Tool {
 			"Recursive listings are breadth-first, follow .gitignore and .ignore files, do not enter hidden, " +
 			"dependency or build directories, and stop at 200 entries.",
 		Run: func(ctx context.Context, call *tool.Call, in *ListFilesInput) (tool.Result, error) {
-			return listFiles(ctx, call.Workspace, in, callExclude(call))
+			return listFiles(ctx, call.Workspace, call.Texts, in, callExclude(call))
 		},
 		ConcurrencySafe: func(*ListFilesInput) bool { return true },
 		Paths:           func(in *ListFilesInput) []string { return []string{in.Path} },
@@ -41,11 +41,11 @@ func newListFiles(name string, env tool.Env) *tool.Tool {
 // Cline's lock, Cline's note when the limit was hit and "No files found."
 // for an empty or missing directory. A one-level listing applies no
 // .gitignore, as Cline's does; a recursive one follows ripgrep's rules.
-func listFiles(ctx context.Context, ws *tool.Workspace, in *ListFilesInput, exclude excludeFunc) (tool.Result, error) {
+func listFiles(ctx context.Context, ws *tool.Workspace, texts tool.Texts, in *ListFilesInput, exclude excludeFunc) (tool.Result, error) {
 	rel, err := requireDir(ws, in.Path, "use read_file to read it")
 	var te *tool.ToolError
 	if errors.As(err, &te) && te.Code == api.ToolCodeNotFound {
-		return tool.TextResult(clineNoFiles), nil
+		return tool.TextResult(texts.FileList(nil, nil, false)), nil
 	}
 	if err != nil {
 		return tool.Result{}, err
@@ -66,9 +66,8 @@ func listFiles(ctx context.Context, ws *tool.Workspace, in *ListFilesInput, excl
 	for i, e := range res.Entries {
 		shown[i] = strings.TrimPrefix(e, prefix)
 	}
-	sortClineFiles(shown)
 	locked := func(e string) bool { return res.Locked[prefix+e] }
-	return tool.TextResult(clineFilesList(shown, locked, res.Truncated)), nil
+	return tool.TextResult(texts.FileList(shown, locked, res.Truncated)), nil
 }
 
 // requireDir resolves a tool's directory argument and checks through the

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolgate/toolgate/dialect/cline"
 )
 
 func TestListFiles(t *testing.T) {
@@ -41,7 +43,7 @@ func TestListFiles(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := listFiles(bg, ws, &tc.in, nil)
+			res, err := listFiles(bg, ws, cline.Texts{}, &tc.in, nil)
 			if got := okText(t, res, err); got != tc.want {
 				t.Errorf("listing:\n%s\nwant:\n%s", got, tc.want)
 			}
@@ -56,7 +58,7 @@ func TestListFilesCapNote(t *testing.T) {
 	}
 	ws := workspaceWith(t, files)
 	t.Run("recursive listing stops at 200 with a note", func(t *testing.T) {
-		res, err := listFiles(bg, ws, &ListFilesInput{Path: ".", Recursive: true}, nil)
+		res, err := listFiles(bg, ws, cline.Texts{}, &ListFilesInput{Path: ".", Recursive: true}, nil)
 		got := okText(t, res, err)
 		body, note, ok := strings.Cut(got, "\n\n")
 		if !ok || note != "(File list truncated. Use list_files on specific subdirectories if you need to explore further.)" {
@@ -68,7 +70,7 @@ func TestListFilesCapNote(t *testing.T) {
 		}
 	})
 	t.Run("small listing has no note", func(t *testing.T) {
-		res, err := listFiles(bg, ws, &ListFilesInput{Path: "."}, nil)
+		res, err := listFiles(bg, ws, cline.Texts{}, &ListFilesInput{Path: "."}, nil)
 		if got := okText(t, res, err); got != "d/" {
 			t.Errorf("listing = %q, want %q", got, "d/")
 		}
@@ -77,7 +79,7 @@ func TestListFilesCapNote(t *testing.T) {
 
 func TestListFilesExclusion(t *testing.T) {
 	ws := workspaceWith(t, map[string]string{"a.txt": "", ".env": "", "secrets/k.pem": ""})
-	res, err := listFiles(bg, ws, &ListFilesInput{Path: ".", Recursive: true}, excludeNames(".env", "secrets"))
+	res, err := listFiles(bg, ws, cline.Texts{}, &ListFilesInput{Path: ".", Recursive: true}, excludeNames(".env", "secrets"))
 	got := okText(t, res, err)
 	// Cline shows what .clineignore excludes behind its lock (formatFilesList);
 	// a locked directory is not entered.
@@ -103,18 +105,18 @@ func TestListFilesConfinement(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := listFiles(bg, ws, &ListFilesInput{Path: tc.path, Recursive: true}, nil)
+			_, err := listFiles(bg, ws, cline.Texts{}, &ListFilesInput{Path: tc.path, Recursive: true}, nil)
 			wantToolError(t, err, tc.code)
 		})
 	}
 	t.Run("a missing directory has no files, as in Cline", func(t *testing.T) {
-		res, err := listFiles(bg, ws, &ListFilesInput{Path: "nope", Recursive: true}, nil)
+		res, err := listFiles(bg, ws, cline.Texts{}, &ListFilesInput{Path: "nope", Recursive: true}, nil)
 		if got := okText(t, res, err); got != "No files found." {
 			t.Errorf("listing = %q", got)
 		}
 	})
 	t.Run("symlink is not listed as a directory nor entered", func(t *testing.T) {
-		res, err := listFiles(bg, ws, &ListFilesInput{Path: ".", Recursive: true}, nil)
+		res, err := listFiles(bg, ws, cline.Texts{}, &ListFilesInput{Path: ".", Recursive: true}, nil)
 		if got := okText(t, res, err); got != "a.txt\nf.txt" {
 			t.Errorf("listing = %q, want %q", got, "a.txt\nf.txt")
 		}

@@ -30,14 +30,14 @@ const maxDocumentTextBytes = 64 << 20
 
 // documentExtractor returns the function that takes the text out of a file
 // with rel's extension, or nil when the file is read as it is.
-func documentExtractor(rel string) func(f *os.File, size int64) (string, error) {
+func documentExtractor(texts tool.Texts, rel string) func(f *os.File, size int64) (string, error) {
 	switch strings.ToLower(path.Ext(rel)) {
 	case ".pdf":
 		return pdfText
 	case ".docx":
 		return docxText
 	case ".ipynb":
-		return notebookFileText
+		return func(f *os.File, size int64) (string, error) { return notebookFileText(texts, f, size) }
 	}
 	return nil
 }
@@ -64,8 +64,9 @@ func readDocument(f *os.File, rel string, in *ReadFileInput, extract func(*os.Fi
 	return out, nil
 }
 
-// notebookFileText is extractTextFromIPYNB: the notebook without outputs.
-func notebookFileText(f *os.File, size int64) (string, error) {
+// notebookFileText is extractTextFromIPYNB: the notebook as the
+// dialect shows it (tool.Texts.Notebook).
+func notebookFileText(texts tool.Texts, f *os.File, size int64) (string, error) {
 	if size > maxNotebookBytes {
 		return "", tool.Errorf(api.ToolCodeTooLarge, "The notebook is larger than %d MB.", maxNotebookBytes>>20)
 	}
@@ -73,7 +74,7 @@ func notebookFileText(f *os.File, size int64) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return clineNotebookText(data), nil
+	return texts.Notebook(data), nil
 }
 
 // pdfText is pdf-parse's text: each page's (pdfPageText) preceded by a

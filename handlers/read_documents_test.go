@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolgate/toolgate/dialect/cline"
+
 	"github.com/toolgate/toolgate/api"
 )
 
@@ -213,7 +215,7 @@ func TestNotebookTextMatchesJSONStringify(t *testing.T) {
 		`[1,2]`,
 		`{"cells":[] } trailing`,
 	} {
-		got := clineNotebookText([]byte(nb))
+		got := cline.Texts{}.Notebook([]byte(nb))
 		if want := clineNotebookOracle(t, nb); got != want {
 			t.Errorf("for %s:\n got %q\nwant %q", nb, got, want)
 		}

@@ -87,7 +87,7 @@ func readFileContent(ctx context.Context, call *tool.Call, in *ReadFileInput) (t
 				return ""
 			}
 		}
-		return clineRepeatedRead(in.Path, call.Files.CountRead(ctx, call.ReadTurn, clineReadKey(rel), after.ModTime()))
+		return call.Texts.RepeatedRead(in.Path, call.Files.CountRead(ctx, call.ReadTurn, call.Texts.ReadKey(rel), after.ModTime()))
 	}
 	return readOpenFile(call, in, rel, f, st.Size(), note)
 }
@@ -125,7 +125,7 @@ func readOpenFile(call *tool.Call, in *ReadFileInput, rel string, f *os.File, si
 	if err != nil && err != io.EOF {
 		return tool.Result{}, fileError(rel, err)
 	}
-	if extract := documentExtractor(rel); extract != nil {
+	if extract := documentExtractor(call.Texts, rel); extract != nil {
 		text, err := readDocument(f, rel, in, extract)
 		if err != nil {
 			return tool.Result{}, err

@@ -44,10 +44,10 @@ func replaceInFile(call *tool.Call, in *ReplaceInFileInput, omitBody bool) (tool
 		return []byte(res.Content), err
 	})
 	if err != nil {
-		return diffFailure(shownPath(in.Path, ""), target, missed, err)
+		return diffFailure(call.Texts, shownPath(in.Path, ""), target, missed, err)
 	}
 	// Cline shows the file with its own line ends (a CRLF file in CRLF).
-	return editResult(shownPath(in.Path, ed.target.rel), ed.content, string(ed.content), omitBody, ed.note), nil
+	return editResult(call.Texts, shownPath(in.Path, ed.target.rel), ed.content, string(ed.content), omitBody, ed.note), nil
 }
 
 // diffFailure answers a diff that could not be applied as cline@2.18.0
@@ -55,20 +55,20 @@ func replaceInFile(call *tool.Call, in *ReplaceInFileInput, omitBody bool) (tool
 // with the file as it still is), the file named as the model named it
 // when that was an absolute path (shown); a file that is not there is
 // shown empty, as Cline edits it. Other errors pass unchanged.
-func diffFailure(shown string, t *editTarget, missed *editdiff.ApplyError, err error) (tool.Result, error) {
+func diffFailure(texts tool.Texts, shown string, t *editTarget, missed *editdiff.ApplyError, err error) (tool.Result, error) {
 	var te *tool.ToolError
 	if t == nil || !errors.As(err, &te) || te.Code != api.ToolCodeDiffFailed && (te.Code != api.ToolCodeNotFound || t.exists) {
 		return tool.Result{}, err
 	}
-	msg := te.Message
-	if missed != nil && missed.Search != "" {
-		msg = clineSearchMissed(missed.Search)
+	var search string
+	if missed != nil {
+		search = missed.Search
 	}
 	if shown == "" {
 		shown = t.rel
 	}
 	return tool.Result{Content: []api.Content{
-		api.TextContent(tool.ClineToolError(msg + "\n\n" + clineDiffError(shown, string(t.old)))),
+		api.TextContent(texts.EditFailed(te.Message, search, shown, string(t.old))),
 	}}, &tool.ToolError{Code: te.Code}
 }
 

@@ -34,7 +34,7 @@ func newSearchFiles(name string, env tool.Env) *tool.Tool {
 		Description: "Search the files below a directory of the workspace for a regular expression (Rust syntax), " +
 			"with one line of context around each match, grouped by file. Files are chosen as ripgrep chooses them: " +
 			".gitignore and .ignore rules apply, hidden and binary files are skipped (where the client's own search " +
-			"overrides the ignore rules, as Cline's does, ignored and hidden files are searched too). At most 300 results.",
+			"overrides the ignore rules, ignored and hidden files are searched too). At most 300 results.",
 		Run: func(ctx context.Context, call *tool.Call, in *SearchFilesInput) (tool.Result, error) {
 			return searchFiles(ctx, call, in, idx, callExclude(call))
 		},

@@ -5,11 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
-	"slices"
-	"strconv"
 	"strings"
-	"unicode/utf16"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -50,14 +46,13 @@ func useMCPTool(ctx context.Context, hub tool.MCP, call *tool.Call, in *UseMCPTo
 	if hub == nil {
 		return tool.Result{}, tool.Errorf(api.ToolCodeMCPUnavailable, "No MCP servers are configured on this toolgate.")
 	}
-	cline := !call.PlainResults
+	worded := !call.PlainResults
 	args, err := mcpArguments(in.Arguments)
-	if err != nil && cline {
-		// UseMcpToolHandler.execute (Cline v4.0.12): arguments that do not
-		// parse get formatResponse.invalidMcpToolArgumentError; toolgate's
-		// reason follows in a block of its own.
+	if err != nil && worded {
+		// The dialect's words; toolgate's reason follows in a block of
+		// its own.
 		return tool.Result{Content: []api.Content{
-			api.TextContent(tool.ClineToolError(clineInvalidMCPArguments(in.ServerName, in.ToolName))),
+			api.TextContent(call.Texts.ToolError(call.Texts.MCPBadArguments(in.ServerName, in.ToolName))),
 			api.TextContent(err.Error()),
 		}}, &tool.ToolError{Code: api.ToolCodeInvalid}
 	}
@@ -65,100 +60,47 @@ func useMCPTool(ctx context.Context, hub tool.MCP, call *tool.Call, in *UseMCPTo
 		return tool.Result{}, err
 	}
 	res, err := hub.CallTool(ctx, in.ServerName, in.ToolName, args, func(msg string) { call.Output("progress", msg+"\n") })
-	if err != nil && cline {
-		// UseMcpToolHandler.execute (Cline v4.0.12) answers a call that
-		// threw with "Error executing MCP tool: ", not as a tool error.
-		return tool.Result{Content: []api.Content{api.TextContent("Error executing MCP tool: " + err.Error())}},
+	if err != nil && worded {
+		// Not wrapped as a tool error: the dialect words a call that
+		// failed at the protocol level itself.
+		return tool.Result{Content: []api.Content{api.TextContent(call.Texts.MCPFailed(err.Error()))}},
 			&tool.ToolError{Code: api.ToolCodeMCPFailed}
 	}
 	if err != nil {
 		return tool.Result{}, tool.Errorf(api.ToolCodeMCPFailed, "%s", err.Error())
 	}
-	if cline {
-		return tool.Result{Content: clineMCPResult(res), IsError: res.IsError}, nil
+	if worded {
+		return tool.Result{Content: call.Texts.MCPResult(mcpAnswer(res)), IsError: res.IsError}, nil
 	}
 	return tool.Result{Content: mcpcontent.Blocks(res), IsError: res.IsError}, nil
 }
 
-// clineMCPResult is an MCP tool's result as Cline's UseMcpToolHandler
-// (v4.0.12, execute) gives it to the model: one text, "Error:\n" first when
-// the server flagged an error, then the texts of the text blocks and of
-// embedded resources (their JSON, indented by two, without any blob),
-// joined by blank lines; "(No response)" when that is empty; then the
-// images as image blocks (formatResponse.toolResult). Other blocks (audio,
-// resource links) give no text, as in Cline. Where Cline would answer
-// "(No response)" to a result that has only structured content, the
-// structured content's JSON is the text. A text over 400 K is cut with
-// Cline's note (clineTruncate).
-func clineMCPResult(res *mcp.CallToolResult) []api.Content {
-	var texts []string
-	var images []api.Content
+// mcpAnswer is an MCP tool's result for the dialect's texts: the texts
+// of the text blocks and of embedded resources (their JSON, indented by
+// two, without any blob), the images as image blocks, and the structured
+// content's JSON when the result has no content blocks. Other blocks
+// (audio, resource links) give nothing.
+func mcpAnswer(res *mcp.CallToolResult) tool.MCPAnswer {
+	a := tool.MCPAnswer{IsError: res.IsError}
 	for _, c := range res.Content {
 		switch c := c.(type) {
 		case *mcp.TextContent:
-			texts = append(texts, c.Text)
+			a.Texts = append(a.Texts, c.Text)
 		case *mcp.EmbeddedResource:
 			if c.Resource == nil {
 				continue
 			}
 			r := *c.Resource
 			r.Blob = nil
-			texts = append(texts, jsonIndented(&r))
+			a.Texts = append(a.Texts, jsonIndented(&r))
 		case *mcp.ImageContent:
-			images = append(images, mcpcontent.Blocks(&mcp.CallToolResult{Content: []mcp.Content{c}})...)
+			a.Media = append(a.Media, mcpcontent.Blocks(&mcp.CallToolResult{Content: []mcp.Content{c}})...)
 		}
 	}
-	texts = slices.DeleteFunc(texts, func(s string) bool { return s == "" })
-	text := strings.Join(texts, "\n\n")
-	if res.IsError {
-		text = "Error:\n" + text
+	if len(res.Content) == 0 && res.StructuredContent != nil {
+		a.Structured = jsonIndented(res.StructuredContent)
 	}
-	if text == "" && len(res.Content) == 0 && res.StructuredContent != nil {
-		text = jsonIndented(res.StructuredContent)
-	}
-	if text == "" {
-		text = "(No response)"
-	}
-	return append([]api.Content{api.TextContent(clineTruncate(text))}, images...)
-}
-
-// clineInvalidMCPArguments is formatResponse.invalidMcpToolArgumentError
-// (core/prompts/responses.ts, v4.0.12).
-func clineInvalidMCPArguments(server, toolName string) string {
-	return fmt.Sprintf("Invalid JSON argument used with %s for %s. Please retry with a properly formatted JSON argument.", server, toolName)
-}
-
-// clineMaxContent is Cline's MAX_CONTENT_SIZE_BYTES (shared/content-limits.ts).
-const clineMaxContent = 400 * 1024
-
-// clineTruncate is Cline's truncateContent (shared/content-limits.ts,
-// v4.0.12): a text longer than 400 K (JavaScript string length, in UTF-16
-// code units) keeps its first 400 K and ends with Cline's note.
-func clineTruncate(s string) string {
-	if len(s) <= clineMaxContent { // UTF-16 units never outnumber bytes
-		return s
-	}
-	units := utf16.Encode([]rune(s))
-	if len(units) <= clineMaxContent {
-		return s
-	}
-	kept := string(utf16.Decode(units[:clineMaxContent]))
-	return kept + fmt.Sprintf("\n\n---\n\n[FILE TRUNCATED: This content is %s but only the first %s is shown (%s truncated). "+
-		"Use search_files to find specific patterns, or execute_command with grep/head/tail for targeted reading.]",
-		clineFormatBytes(len(units)), clineFormatBytes(clineMaxContent), clineFormatBytes(len(units)-clineMaxContent))
-}
-
-// clineFormatBytes is Cline's formatBytes: "N B", "N.N KB" or "N.N MB",
-// rounded as JavaScript's toFixed(1) rounds these values (half up).
-func clineFormatBytes(n int) string {
-	oneDecimal := func(v float64) string { return strconv.FormatFloat(math.Floor(v*10+0.5)/10, 'f', 1, 64) }
-	switch {
-	case n < 1024:
-		return fmt.Sprintf("%d B", n)
-	case n < 1024*1024:
-		return oneDecimal(float64(n)/1024) + " KB"
-	}
-	return oneDecimal(float64(n)/(1024*1024)) + " MB"
+	return a
 }
 
 // jsonIndented is v as JSON.stringify(v, null, 2) prints it: indented by

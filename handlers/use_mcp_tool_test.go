@@ -4,10 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toolgate/toolgate/dialect/cline"
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
@@ -36,7 +37,7 @@ func mcpFixture(t *testing.T, perms api.Permissions) (*coordinator.Coordinator, 
 	}
 	t.Cleanup(func() { ws.Close() })
 	coord := coordinator.New(coordinator.Options{Config: cfg, Workspace: ws, Tools: Default(), MCP: hub,
-		Dialects: []tool.Dialect{testDialect(api.DialectClaudeCode)}})
+		Dialects: []tool.Dialect{cline.Dialect(), testDialect(api.DialectClaudeCode)}})
 	t.Cleanup(coord.Close)
 	deadline := time.Now().Add(15 * time.Second)
 	for len(hub.Tools()) == 0 {
@@ -244,39 +245,6 @@ func TestClineMCPResultText(t *testing.T) {
 			t.Errorf("result = %+v, want the server's blocks, first one %q", res.Content, "first")
 		}
 	})
-}
-
-// TestClineTruncateMatchesNode checks clineTruncate against Cline's
-// truncateContent and formatBytes (shared/content-limits.ts, v4.0.12) run
-// under node, on texts built the same way on both sides.
-func TestClineTruncateMatchesNode(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatal("node is needed as the oracle (test.sh installs nodejs)")
-	}
-	cases := []struct {
-		unit  string
-		count int
-	}{{"a", 10}, {"a", 400 * 1024}, {"a", 400*1024 + 1}, {"ab", 300 * 1024}, {"€", 200 * 1024}, {"€x", 250 * 1024}, {"a", 3 << 20}}
-	const js = `const [unit, count] = JSON.parse(process.argv[1]);
-		const max = 400 * 1024;
-		const fmt = b => b < 1024 ? b + " B" : b < 1024 * 1024 ? (b / 1024).toFixed(1) + " KB" : (b / (1024 * 1024)).toFixed(1) + " MB";
-		const s = unit.repeat(count);
-		const out = s.length <= max ? s : s.slice(0, max) + "\n\n---\n\n[FILE TRUNCATED: This content is " + fmt(s.length) +
-			" but only the first " + fmt(max) + " is shown (" + fmt(s.length - max) +
-			" truncated). Use search_files to find specific patterns, or execute_command with grep/head/tail for targeted reading.]";
-		process.stdout.write(out);`
-	for _, c := range cases {
-		arg, _ := json.Marshal([]any{c.unit, c.count})
-		want, err := exec.CommandContext(t.Context(), node, "-e", js, string(arg)).Output()
-		if err != nil {
-			t.Fatalf("node: %v", err)
-		}
-		if got := clineTruncate(strings.Repeat(c.unit, c.count)); got != string(want) {
-			t.Errorf("%q x %d: got %d bytes ending %q, node %d bytes ending %q", c.unit, c.count,
-				len(got), got[max(0, len(got)-200):], len(want), want[max(0, len(want)-200):])
-		}
-	}
 }
 
 // TestClineMCPCallError follows UseMcpToolHandler.execute's catch

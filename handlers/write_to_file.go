@@ -84,7 +84,7 @@ func writeToFile(call *tool.Call, in *WriteToFileInput, rulesOnly, omitBody bool
 	if err != nil {
 		return tool.Result{}, err
 	}
-	return editResult(shownPath(in.Path, ed.target.rel), ed.content, *in.Content, omitBody, ed.note), nil
+	return editResult(call.Texts, shownPath(in.Path, ed.target.rel), ed.content, *in.Content, omitBody, ed.note), nil
 }
 
 // matchStyle keeps an existing file's byte order mark and CRLF line

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolgate/toolgate/dialect/cline"
+
 	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/coordinator/tool"
 )
@@ -87,7 +89,7 @@ func TestWriteToFileRequireRead(t *testing.T) {
 	cfg := coordinator.DefaultConfig()
 	cfg.RequireReadBeforeEdit = true
 	ws := workspaceWith(t, map[string]string{"f.txt": "a\n"})
-	call := &tool.Call{ToolUseID: "toolu_1", Workspace: ws, Files: coordinator.NewFileMemory(cfg)}
+	call := &tool.Call{ToolUseID: "toolu_1", Workspace: ws, Files: coordinator.NewFileMemory(cfg), Texts: cline.Texts{}}
 	t.Run("unread existing file refused", func(t *testing.T) {
 		_, err := writeToFile(call, &WriteToFileInput{Path: "f.txt", Content: new("b\n")}, false, false)
 		if got := toolCode(t, err); got != "read_required" {

@@ -39,10 +39,12 @@ type fixtureOptions struct {
 	noWorkspace bool
 	config      coordinator.Config
 	tools       []tool.Registration // nil: handlers.Default()
-	mcp         *mcphub.Hub
-	tracing     trace.TracerProvider // nil: tracing off
-	logger      *slog.Logger         // nil: discarded
-	server      Config               // the server's config; Token must be set
+	// dialects are given with tools; nil tools bring every dialect.
+	dialects []tool.Dialect
+	mcp      *mcphub.Hub
+	tracing  trace.TracerProvider // nil: tracing off
+	logger   *slog.Logger         // nil: discarded
+	server   Config               // the server's config; Token must be set
 	// before adjusts both configs once the listener's address is known.
 	before func(url string, port int, c *coordinator.Config, s *Config)
 }
@@ -74,7 +76,7 @@ func newFixture(tb testing.TB, o fixtureOptions) *fixture {
 	if o.before != nil {
 		o.before(f.url, f.port, &o.config, &o.server)
 	}
-	var dialects []tool.Dialect
+	dialects := o.dialects
 	if o.tools == nil {
 		o.tools, dialects = handlers.Default(), dialect.All()
 	}

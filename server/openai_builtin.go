@@ -279,8 +279,8 @@ func shellQuote(w string) string {
 }
 
 // exitText reads the exit status from execute_command's sentence
-// (handlers clineCommandText, which every dialect's command result starts
-// with before the dialect rewords it).
+// (the default dialect's tool.Texts.CommandResult, which every dialect's
+// command result starts with before the dialect rewords it).
 var exitText = regexp.MustCompile(`^Command (?:executed successfully \(exit code (\d+)\)|failed with exit code (-?\d+)|terminated by signal (\w+))\.`)
 
 // commandOutcome is an execute_command call's result as a shell output:

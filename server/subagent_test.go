@@ -9,6 +9,8 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
+	"github.com/toolgate/toolgate/dialect/cline"
 )
 
 // runnerScript is a subagent runner that acts as a model would: it posts
@@ -47,8 +49,9 @@ func newSubagentServer(t *testing.T) (*flowServer, string) {
 func newSubagentServerWith(t *testing.T, sc coordinator.SubagentConfig) (*flowServer, string) {
 	t.Helper()
 	agents := t.TempDir()
+	// The default dialect words the child's refusals as its parent's.
 	f := newFixture(t, fixtureOptions{files: map[string]string{"a.txt": "old\n"}, tools: flowTools(),
-		server: Config{Token: flowToken},
+		dialects: []tool.Dialect{cline.Dialect()}, server: Config{Token: flowToken},
 		before: func(url string, _ int, c *coordinator.Config, _ *Config) {
 			sc.Dir, sc.ToolgateURL = agents, url
 			*c = coordinator.Config{PolicyConfig: coordinator.PolicyConfig{AllowAll: true},

@@ -39,12 +39,16 @@ type Call struct {
 	// when the call has no session.
 	SessionDone <-chan struct{}
 	// PlainResults asks for results without the client texts the
-	// registry's tools answer in by default (Cline's): an MCP tool's or
+	// registry's tools answer in by default (Texts): an MCP tool's or
 	// resource's blocks as the server gave them, a command's output as it
 	// was written, a patch's summary alone. The session's dialect sets it
 	// (Dialect.PlainResults) when it words results its own way; a handler
 	// never learns which dialect that is.
 	PlainResults bool
+	// Texts word the call's result as its session's dialect words the
+	// registry tools' results (Dialect.Texts); never nil in a call the
+	// pipeline runs.
+	Texts Texts
 	// SearchAll asks search_files to choose files as its client's ripgrep
 	// call does, the glob (the file pattern, or '*') overriding the ignore
 	// rules: gitignored and hidden files are searched, .git too. The
@@ -320,10 +324,9 @@ func (c *Call) ignoredError(shown, r string, isDir bool) error {
 	if !hit {
 		return nil
 	}
-	if rule.Source == ".clineignore" {
-		// The words Cline uses for a blocked path (formatResponse.clineIgnoreError), alone as Cline answers.
-		return Errorf(api.ToolCodeIgnored, "Access to %s is blocked by the .clineignore file settings. You must try to continue in the task "+
-			"without using this file, or ask the user to update the .clineignore file.", shown)
+	if rule.Source == ".clineignore" && c.Texts != nil {
+		// The default dialect's ignore file: its client's words, alone.
+		return Errorf(api.ToolCodeIgnored, "%s", c.Texts.IgnoredPath(shown))
 	}
 	return Errorf(api.ToolCodeIgnored, "Access to %s is blocked by %s (%s). "+
 		"You must continue without this file, or ask the user to update the ignore file.", shown, rule.Source, rule)

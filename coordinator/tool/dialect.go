@@ -20,7 +20,7 @@ import (
 type Dialect struct {
 	Name api.Dialect
 	// Tools are the dialect's own tools; none means the dialect speaks
-	// the registry's vocabulary (Cline's names, parameters and texts).
+	// the registry's vocabulary (Cline's names and parameters).
 	Tools []*DialectTool
 	// InvalidInput, when set, words an input of one of the dialect's
 	// tools that failed decoding or validation as the dialect's client
@@ -34,6 +34,10 @@ type Dialect struct {
 	// mappings' Result), so handlers leave out the registry's client
 	// texts.
 	PlainResults bool
+	// Texts word the results of the registry's tools in the dialect's
+	// sessions (Call.Texts); nil takes the default dialect's, the one a
+	// session that names none speaks (api.DefaultDialect).
+	Texts Texts
 	// ListSchema, when set, rewrites the input schema a registry tool is
 	// listed with in the pool of a dialect that speaks the registry's
 	// vocabulary (no Tools of its own): parameters its client adds to
@@ -41,6 +45,24 @@ type Dialect struct {
 	// the pipeline accepts (task_progress is taken out before decoding),
 	// so the listed schema and the check still agree.
 	ListSchema func(name string, schema json.RawMessage) json.RawMessage
+	// HooksAfterApproval runs PreToolUse hooks after the policy and the
+	// approval, then judges an input a hook replaced again without asking
+	// a second time, as Cline runs them; otherwise hooks come first, as
+	// Claude Code runs them, so the policy judges the input that will run.
+	HooksAfterApproval bool
+	// ParamAliases are parameter names the dialect's client sends in place
+	// of a registry tool's, by tool: alias to parameter. The alias's value
+	// becomes the parameter when that is absent or an empty string; the
+	// alias is dropped either way. For a dialect without Tools only.
+	ParamAliases map[string]map[string]string
+	// EmptyIsMissing makes a required string parameter sent as "" a
+	// missing one (answered with Texts.MissingParam), as the client's
+	// handlers test them. For a dialect without Tools only.
+	EmptyIsMissing bool
+	// MCPNameMark joins a server key (its uid or name) and a tool in the
+	// client's own names of MCP tools, "<key><mark><tool>", which become
+	// use_mcp_tool calls; "" when the client has none.
+	MCPNameMark string
 	// IndependentCalls keeps a failed call of the dialect's sessions from
 	// cancelling the other calls of its message (cascade_tools): the
 	// client runs parallel calls independently, a non-zero exit included.

@@ -13,27 +13,27 @@ const (
 	sep            = "│----\n"
 )
 
-// clineResult is one match with its context, grouped the way Cline's parser
+// matchGroup is one match with its context, grouped the way Cline's parser
 // of `rg --json --context 1` groups them (services/ripgrep/index.ts,
 // regexSearchFiles): a context line belongs to the last match before it in
 // ripgrep's output, whichever file that match is in, as a line before it
 // when its line number is lower and after it otherwise; context lines
 // before the first match of the whole search belong to none.
-type clineResult struct {
+type matchGroup struct {
 	before, after []string
 	match         string
 }
 
 // groupAll groups the lines of every file, in the files' order, into
 // each file's results.
-func groupAll(files []FileMatches) [][]clineResult {
-	out := make([][]clineResult, len(files))
+func groupAll(files []FileMatches) [][]matchGroup {
+	out := make([][]matchGroup, len(files))
 	last, lastFile, lastLine := -1, -1, 0
 	for fi, f := range files {
 		for _, l := range f.Lines {
 			switch {
 			case l.Match:
-				out[fi] = append(out[fi], clineResult{match: l.Text})
+				out[fi] = append(out[fi], matchGroup{match: l.Text})
 				last, lastFile, lastLine = len(out[fi])-1, fi, l.Number
 			case last < 0:
 			case l.Number < lastLine:
@@ -110,7 +110,7 @@ func writeFiles(b *strings.Builder, files []FileMatches) bool {
 	return true
 }
 
-func concatLines(r clineResult) []string {
+func concatLines(r matchGroup) []string {
 	all := make([]string, 0, len(r.before)+1+len(r.after))
 	all = append(all, r.before...)
 	all = append(all, r.match)

@@ -1,4 +1,4 @@
-package handlers
+package cline
 
 import (
 	"slices"
@@ -9,15 +9,15 @@ import (
 	"golang.org/x/text/language"
 )
 
-// clineCollator compares the text between digit runs as Cline's
+// collator compares the text between digit runs as Cline's
 // formatFilesList does with String.prototype.localeCompare(b, undefined,
 // {numeric: true, sensitivity: "base"}): Unicode collation, case and
 // accents ignored. Digit runs are compared by compareNames, since
 // x/text's collate.Numeric misplaces runs of zeros ("f000" after "f010").
 // A collator is not safe for concurrent use. The pool spares making one
 // (about 25 µs) per listing, whose sort takes milliseconds: within the
-// noise of BenchmarkClineCollator (./handlers/, docs/benchmarks.md).
-var clineCollator = sync.Pool{New: func() any {
+// noise of BenchmarkClineCollator (./dialect/cline/, docs/benchmarks.md).
+var collator = sync.Pool{New: func() any {
 	return collate.New(language.Und, collate.IgnoreCase, collate.IgnoreDiacritics, collate.IgnoreWidth)
 }}
 
@@ -60,15 +60,15 @@ func nextRun(s string) (string, string) {
 
 func isDigit(b byte) bool { return b >= '0' && b <= '9' }
 
-// sortClineFiles sorts listing entries (directories end with "/") in the
+// sortFiles sorts listing entries (directories end with "/") in the
 // order of Cline's formatFilesList comparator: path part by path part; at
 // the first part that differs, an entry that ends there (a file of that
 // directory) comes before one that goes deeper, else the parts are
 // compared by collation; a prefix comes first. Ties keep their order, as
 // JavaScript's stable sort does.
-func sortClineFiles(entries []string) {
-	c := clineCollator.Get().(*collate.Collator)
-	defer clineCollator.Put(c)
+func sortFiles(entries []string) {
+	c := collator.Get().(*collate.Collator)
+	defer collator.Put(c)
 	slices.SortStableFunc(entries, func(a, b string) int {
 		ap, bp := strings.Split(a, "/"), strings.Split(b, "/")
 		for i := range min(len(ap), len(bp)) {

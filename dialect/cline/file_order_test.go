@@ -1,4 +1,4 @@
-package handlers
+package cline
 
 import (
 	"encoding/json"
@@ -8,12 +8,12 @@ import (
 	"testing"
 )
 
-// clineSortJS is the comparator of Cline's formatFilesList
+// sortJS is the comparator of Cline's formatFilesList
 // (apps/vscode/src/core/prompts/responses.ts, v4.0.12), run by node as the
-// oracle for sortClineFiles: part by part, an entry ending at the first
+// oracle for sortFiles: part by part, an entry ending at the first
 // differing part before one going deeper, else localeCompare with numeric
 // collation and base sensitivity.
-const clineSortJS = `
+const sortJS = `
 const entries = JSON.parse(require("fs").readFileSync(0, "utf8"));
 entries.sort((a, b) => {
   const ap = a.split("/"), bp = b.split("/");
@@ -42,7 +42,7 @@ func TestSortClineFilesMatchesNode(t *testing.T) {
 		"docs/", "docs/a/", "docs/a/b.md", "docs/z.md", "docs/index.md",
 	}
 	in, _ := json.Marshal(entries)
-	cmd := exec.CommandContext(t.Context(), node, "-e", clineSortJS)
+	cmd := exec.CommandContext(t.Context(), node, "-e", sortJS)
 	cmd.Stdin = strings.NewReader(string(in))
 	out, err := cmd.Output()
 	if err != nil {
@@ -53,7 +53,7 @@ func TestSortClineFilesMatchesNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := slices.Clone(entries)
-	sortClineFiles(got)
+	sortFiles(got)
 	if !slices.Equal(got, want) {
 		t.Errorf("order differs from Cline's comparator under node:\n got %q\nwant %q", got, want)
 	}

@@ -1,4 +1,4 @@
-package handlers
+package cline
 
 import (
 	"bytes"
@@ -10,13 +10,13 @@ import (
 	"strings"
 )
 
-// clineNotebookText is a Jupyter notebook as Cline's read_file shows it
+// notebookText is a Jupyter notebook as Cline's read_file shows it
 // (apps/vscode/src/integrations/misc/notebook-utils.ts,
 // sanitizeNotebookForLLM(data, true), v4.0.12): every code cell's outputs
 // emptied, everything else kept in its order, printed as JavaScript's
 // JSON.stringify(notebook, null, 1) prints it. Text that is not a notebook
 // (no JSON, or no cells list) comes back unchanged, as in Cline.
-func clineNotebookText(data []byte) string {
+func notebookText(data []byte) string {
 	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
 	nb, err := parseOrderedJSON(data)
 	if err != nil || nb.kind != jsObject {

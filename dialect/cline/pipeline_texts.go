@@ -1,26 +1,24 @@
-package coordinator
+package cline
 
 import (
 	"encoding/json"
 	"fmt"
-	"reflect"
+	"slices"
 	"strings"
 
-	"github.com/toolgate/toolgate/coordinator/tool"
+	"github.com/toolgate/toolgate/api"
 )
 
-// Texts the model reads when a call fails, in Cline's words: Cline's
-// system prompt teaches its models these shapes, so a Cline client that
-// forwards calls to toolgate gets the texts it would have produced itself.
-// Each names the function of Cline's apps/vscode/src/core/prompts/
-// responses.ts (v4.0.12) it follows.
+// The pipeline's own answers in Cline's words (Texts.MissingParam,
+// IgnoredPath, CallDescription, PolicyRefusal, Rejected,
+// ApprovalFeedback): Cline's system prompt teaches its models these
+// shapes, so a Cline client that forwards calls to toolgate gets the texts
+// it would have produced itself. Each names the function of Cline's
+// apps/vscode/src/core/prompts/responses.ts (v4.0.12) it follows.
 
-// ClineToolError wraps a failure as Cline's formatResponse.toolError.
-var ClineToolError = tool.ClineToolError
-
-// clineIgnoreError is formatResponse.clineIgnoreError: a path the
+// ignoreError is formatResponse.clineIgnoreError: a path the
 // .clineignore file blocks.
-func clineIgnoreError(path string) string {
+func ignoreError(path string) string {
 	return fmt.Sprintf("Access to %s is blocked by the .clineignore file settings. You must try to continue in the task "+
 		"without using this file, or ask the user to update the .clineignore file.", path)
 }
@@ -42,97 +40,35 @@ I have completed the task...
 </attempt_completion>
 Always adhere to this format for all tool uses to ensure proper parsing and execution.`
 
-// clineMissingParamError is formatResponse.missingToolParameterError.
-func clineMissingParamError(param string) string {
+// missingParamError is formatResponse.missingToolParameterError.
+func missingParamError(param string) string {
 	return fmt.Sprintf("Missing value for required parameter '%s'. Please retry with complete response.\n\n%s", param, toolUseInstructionsReminder)
 }
 
-// invalidInputText is what the model reads for an input that failed
-// validation in a Cline session. When required parameters are all that is
-// missing, it is the text Cline's handler answers for the first of them in
-// the order the handler checks them (the order of the input's fields):
-// formatResponse.missingToolParameterError, or one of the texts some
-// handlers have of their own (clineMissingText). Otherwise it is
-// toolgate's sentences, field by field (Cline checks no types). Either way
-// it is wrapped as a tool error. mistakes is the session's count of
-// consecutive mistakes, this one included (Cline's
-// taskState.consecutiveMistakeCount).
-func invalidInputText(t *tool.Tool, raw json.RawMessage, err error, mistakes int) string {
-	if field := firstMissing(t, err); field != "" {
-		return ClineToolError(clineMissingText(t.Name, field, stringParam(raw, "path"), mistakes))
-	}
-	return ClineToolError(err.Error())
-}
-
-// firstMissing is the required parameter Cline's handler would report
-// first when every problem of err is a missing top-level parameter, else "".
-func firstMissing(t *tool.Tool, err error) string {
-	ie, ok := err.(*InputError)
-	if !ok || len(ie.Fields) == 0 {
-		return ""
-	}
-	for field, msg := range ie.Fields {
-		if msg != "is required" || strings.Contains(field, ".") {
-			return ""
-		}
-	}
-	for _, name := range inputFieldOrder(t) {
-		if _, ok := ie.Fields[name]; ok {
-			return name
-		}
-	}
-	return ""
-}
-
-// inputFieldOrder lists the JSON names of a tool's input fields in their
-// declared order, which follows the order of Cline's parameter checks.
-func inputFieldOrder(t *tool.Tool) []string {
-	typ := reflect.TypeOf(t.NewInput()).Elem()
-	var names []string
-	for i := range typ.NumField() {
-		name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
-		if name != "" && name != "-" {
-			names = append(names, name)
-		}
-	}
-	return names
-}
-
-// stringParam is a string parameter of a raw input, "" when absent.
-func stringParam(raw json.RawMessage, name string) string {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
-		return ""
-	}
-	var s string
-	_ = json.Unmarshal(m[name], &s)
-	return s
-}
-
-// clineMissingText is what Cline's handler answers for a missing required
+// missingText is what Cline's handler answers for a missing required
 // parameter: three handlers have texts of their own, every other one
 // answers missingToolParameterError (core/task/index.ts
 // sayAndCreateMissingParamError).
-func clineMissingText(toolName, field, path string, mistakes int) string {
+func missingText(toolName, field, path string, mistakes int) string {
 	if path == "" {
 		path = "unknown"
 	}
 	switch {
 	case toolName == "replace_in_file" && field == "diff":
 		// WriteToFileToolHandler.execute: replace_in_file without a diff.
-		return clineReplaceInFileMissingDiffError(path)
+		return replaceInFileMissingDiffError(path)
 	case toolName == "write_to_file" && field == "content":
 		// WriteToFileToolHandler.execute: write_to_file without content.
-		return clineWriteToFileMissingContentError(path, mistakes)
+		return writeToFileMissingContentError(path, mistakes)
 	case toolName == "execute_command" && field == "command":
 		// ExecuteCommandToolHandler.execute: no command.
-		return clineExecuteCommandMissingCommandError
+		return executeCommandMissingCommandError
 	}
-	return clineMissingParamError(field)
+	return missingParamError(field)
 }
 
-// clineReplaceInFileMissingDiffError is formatResponse.replaceInFileMissingDiffError.
-func clineReplaceInFileMissingDiffError(relPath string) string {
+// replaceInFileMissingDiffError is formatResponse.replaceInFileMissingDiffError.
+func replaceInFileMissingDiffError(relPath string) string {
 	return "Failed to edit '" + relPath + "': The 'diff' parameter was empty.\n\n" +
 		"The diff parameter must contain SEARCH/REPLACE blocks in this format:\n" +
 		"<<<<<<< SEARCH\n" +
@@ -146,21 +82,21 @@ func clineReplaceInFileMissingDiffError(relPath string) string {
 		"- If you're unsure of the exact content, use read_file first to see the current file"
 }
 
-// clineExecuteCommandMissingCommandError is
+// executeCommandMissingCommandError is
 // formatResponse.executeCommandMissingCommandError.
-const clineExecuteCommandMissingCommandError = "The 'command' parameter was empty. Provide the shell command to execute.\n\n" +
+const executeCommandMissingCommandError = "The 'command' parameter was empty. Provide the shell command to execute.\n\n" +
 	"Example:\n" +
 	"<execute_command>\n" +
 	"<command>cd /path && python -m pytest tests/</command>\n" +
 	"<requires_approval>false</requires_approval>\n" +
 	"</execute_command>"
 
-// clineWriteToFileMissingContentError is
+// writeToFileMissingContentError is
 // formatResponse.writeToFileMissingContentError, whose advice grows firmer
 // with the count of consecutive mistakes. toolgate does not know how full
 // the model's context window is, so the context warning Cline adds past
 // 50 % is never there.
-func clineWriteToFileMissingContentError(relPath string, failures int) string {
+func writeToFileMissingContentError(relPath string, failures int) string {
 	base := "Failed to write to '" + relPath + "': The 'content' parameter was empty. This typically happens when the file content " +
 		"is too large to generate in a single response, or when output token limits are reached before the content parameter is fully written."
 	switch {
@@ -190,12 +126,12 @@ func clineWriteToFileMissingContentError(relPath string, failures int) string {
 		toolUseInstructionsReminder
 }
 
-// clineToolDescription is the description Cline's handler gives a call
+// toolDescription is the description Cline's handler gives a call
 // (each handler's getDescription under core/task/tools/handlers/, v4.0.12),
 // which Cline puts after the reason a call was not run
 // (ToolExecutor.createToolRejectionMessage). A parameter the call lacks
 // reads "undefined", as in Cline's template strings.
-func clineToolDescription(name string, raw json.RawMessage) string {
+func toolDescription(name string, raw json.RawMessage) string {
 	var m map[string]json.RawMessage
 	_ = json.Unmarshal(raw, &m)
 	param := func(k string) string {
@@ -230,8 +166,60 @@ func clineToolDescription(name string, raw json.RawMessage) string {
 		return fmt.Sprintf("[%s for '%s']", name, param("url"))
 	case "apply_patch":
 		return "[apply_patch for patch application]"
-	case UseSubagents:
+	case "use_subagents":
 		return "[subagents]"
 	}
 	return "[" + name + "]"
+}
+
+// planModeTools are the tools Cline's strict plan mode refuses
+// (core/task/ToolExecutor.ts PLAN_MODE_RESTRICTED_TOOLS, v4.0.12).
+var planModeTools = map[string]bool{"write_to_file": true, "replace_in_file": true, "new_rule": true, "apply_patch": true}
+
+// policyRefusal words a call the policy refused as Cline's tool error
+// (formatResponse.toolError). A file tool refused in plan mode reads as
+// Cline's ToolExecutor refuses it, toolgate's hint in a block after it; a
+// path .clineignore blocks is already in Cline's words.
+func policyRefusal(name, code string, content []api.Content) []api.Content {
+	if len(content) == 0 || strings.HasPrefix(content[0].Text, toolErrorHead) {
+		return content // already in Cline's words (.clineignore)
+	}
+	if code == api.ToolCodePlanMode && planModeTools[name] {
+		return append([]api.Content{api.TextContent(toolError(fmt.Sprintf(
+			"Tool '%s' is not available in PLAN MODE. This tool is restricted to ACT MODE for file modifications. "+
+				"Only use tools available for PLAN MODE when in that mode.", name)))}, content...)
+	}
+	out := slices.Clone(content)
+	out[0].Text = toolError(out[0].Text)
+	return out
+}
+
+// feedback is the text Cline's ToolResultUtils.pushAdditionalToolFeedback
+// (core/task/tools/utils/ToolResultUtils.ts, v4.0.12) adds beside a tool's
+// result when the user answered its approval with a comment.
+func feedback(comment string) string {
+	return "The user provided the following feedback:\n<feedback>\n" + comment + "\n</feedback>"
+}
+
+// rejected is the result of a call the user rejected in a Cline session:
+// formatResponse.toolDenied, or for the file-writing tools
+// WriteToFileToolHandler.execute's "The user denied this operation." with
+// whether the file was left as it was or never created; then the user's
+// comment as pushAdditionalToolFeedback words it, in a block of its own.
+// Only a comment with more than white space is passed on.
+func rejected(name string, fileExists bool, comment string) []api.Content {
+	text := "The user denied this operation."
+	switch name {
+	case "write_to_file", "new_rule", "replace_in_file":
+		note := "The file was not created."
+		if fileExists {
+			note = "The file was not updated, and maintains its original contents."
+		}
+		text += " " + note
+	}
+	out := []api.Content{api.TextContent(text)}
+	if strings.TrimSpace(comment) != "" {
+		out = append(out, api.TextContent(feedback(comment)))
+	}
+	return out
 }

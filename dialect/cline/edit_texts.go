@@ -1,4 +1,4 @@
-package handlers
+package cline
 
 import (
 	"fmt"
@@ -14,10 +14,10 @@ import (
 // follows; what toolgate adds (the unified diff, the closest region of a
 // missed SEARCH) comes after them, in a block of its own.
 
-// clineFileSaved is formatResponse.fileEditWithoutUserChanges, as Cline's
+// fileSaved is formatResponse.fileEditWithoutUserChanges, as Cline's
 // WriteToFileToolHandler returns it after write_to_file, replace_in_file
 // and new_rule: no user edits, no auto-formatting, no new problems.
-func clineFileSaved(rel, final string) string {
+func fileSaved(rel, final string) string {
 	return fmt.Sprintf("The content was successfully saved to %s.\n\n"+
 		"Here is the full, updated content of the file that was saved:\n\n"+
 		"<final_file_content path=\"%s\">\n%s\n</final_file_content>\n\n"+
@@ -27,12 +27,12 @@ func clineFileSaved(rel, final string) string {
 		"to ensure accuracy.\n\n", rel, rel, final)
 }
 
-// clineFinalContent is the file as Cline shows it in final_file_content
+// finalContent is the file as Cline shows it in final_file_content
 // (DiffViewProvider.saveChanges): line ends as the model wrote them,
 // trailing white space trimmed, then one line end; no byte order mark. A
 // notebook's outputs are left out, as its sanitizeNotebookForLLM(…, true)
 // leaves them out.
-func clineFinalContent(rel string, written []byte, modelContent string) string {
+func finalContent(rel string, written []byte, modelContent string) string {
 	s := strings.TrimPrefix(string(written), "\uFEFF")
 	eol := "\n"
 	if strings.Contains(modelContent, "\r\n") {
@@ -44,14 +44,14 @@ func clineFinalContent(rel string, written []byte, modelContent string) string {
 		s = strings.ReplaceAll(s, "\n", eol)
 	}
 	if strings.EqualFold(path.Ext(rel), ".ipynb") {
-		return clineNotebookText([]byte(s + eol))
+		return notebookText([]byte(s + eol))
 	}
 	return s + eol
 }
 
-// clineDiffError is formatResponse.diffError: what Cline adds to a
+// diffError is formatResponse.diffError: what Cline adds to a
 // replace_in_file failure, the file as it still is.
-func clineDiffError(rel, original string) string {
+func diffError(rel, original string) string {
 	return "This is likely because the SEARCH block content doesn't match exactly with what's in the file, or if you used multiple " +
 		"SEARCH/REPLACE blocks they may not have been in the order they appear in the file. (Please also ensure that when using " +
 		"the replace_in_file tool, Do NOT add extra characters to the markers (e.g., ------- SEARCH> is INVALID). Do NOT forget to " +
@@ -65,26 +65,26 @@ func clineDiffError(rel, original string) string {
 		"(If you run into this error 3 times in a row, you may use the write_to_file tool as a fallback.)"
 }
 
-// clineSearchMissed is the message of Cline's diff.ts (constructNewFileContent)
+// searchMissed is the message of Cline's diff.ts (constructNewFileContent)
 // for a SEARCH block found nowhere in the file.
-func clineSearchMissed(search string) string {
+func searchMissed(search string) string {
 	return "The SEARCH block:\n" + strings.TrimRightFunc(search, unicode.IsSpace) + "\n...does not match anything in the file."
 }
 
-// clineNoFiles is formatFilesList's answer for an empty listing.
-const clineNoFiles = "No files found."
+// noFiles is formatFilesList's answer for an empty listing.
+const noFiles = "No files found."
 
-// clineLock is Cline's LOCK_TEXT_SYMBOL (core/ignore/ClineIgnoreController.ts),
+// lockSymbol is Cline's LOCK_TEXT_SYMBOL (core/ignore/ClineIgnoreController.ts),
 // put before the entries .clineignore excludes.
-const clineLock = "\U0001F512"
+const lockSymbol = "\U0001F512"
 
-// clineFilesList is formatResponse.formatFilesList over entries already in
+// filesList is formatResponse.formatFilesList over entries already in
 // Cline's order.
-func clineFilesList(entries []string, locked func(string) bool, hitLimit bool) string {
+func filesList(entries []string, locked func(string) bool, hitLimit bool) string {
 	lines := make([]string, len(entries))
 	for i, e := range entries {
 		if locked(e) {
-			e = clineLock + " " + e
+			e = lockSymbol + " " + e
 		}
 		lines[i] = e
 	}
@@ -92,21 +92,17 @@ func clineFilesList(entries []string, locked func(string) bool, hitLimit bool) s
 		return strings.Join(lines, "\n") + "\n\n(File list truncated. Use list_files on specific subdirectories if you need to explore further.)"
 	}
 	if len(lines) == 0 || len(lines) == 1 && lines[0] == "" {
-		return clineNoFiles
+		return noFiles
 	}
 	return strings.Join(lines, "\n")
 }
 
-// clineReadKey is the key of Cline's fileReadCache (ReadFileToolHandler.ts):
-// the path in lower case, so one file read under two spellings counts once.
-func clineReadKey(rel string) string { return strings.ToLower(rel) }
-
-// clineRepeatedRead is the note Cline's ReadFileToolHandler (v4.0.12,
+// repeatedRead is the note Cline's ReadFileToolHandler (v4.0.12,
 // execute) puts before the content of a file read again unchanged in the
 // same task: "[File already read]" the second time, "[DUPLICATE READ]"
 // from the third on, naming the path as the model wrote it. It is empty
 // for a first read.
-func clineRepeatedRead(path string, count int) string {
+func repeatedRead(path string, count int) string {
 	switch {
 	case count >= 3:
 		return fmt.Sprintf("[DUPLICATE READ] You have already read '%s' %d times in this conversation. "+
@@ -121,19 +117,19 @@ func clineRepeatedRead(path string, count int) string {
 // answer, as Cline's ContextManager matches it.
 var finalContentBlock = regexp.MustCompile(`(<final_file_content path="[^"]*">)[\s\S]*?(</final_file_content>)`)
 
-// clineDroppedContent is an edit's answer without the file's body, as
+// droppedContent is an edit's answer without the file's body, as
 // Cline's ContextManager (core/context/context-management/ContextManager.ts,
 // v4.0.12, handlePotentialFileChangeToolCalls) leaves an old edit's answer
 // when it makes room in the context: the element keeps its tags and holds
 // formatResponse.duplicateFileReadNotice.
-func clineDroppedContent(saved string) string {
+func droppedContent(saved string) string {
 	m := finalContentBlock.FindStringSubmatchIndex(saved)
 	if m == nil {
 		return saved
 	}
-	return saved[:m[0]] + saved[m[2]:m[3]] + " " + clineDuplicateFileReadNotice + " " + saved[m[4]:m[5]] + saved[m[1]:]
+	return saved[:m[0]] + saved[m[2]:m[3]] + " " + duplicateFileReadNotice + " " + saved[m[4]:m[5]] + saved[m[1]:]
 }
 
-// clineDuplicateFileReadNotice is formatResponse.duplicateFileReadNotice.
-const clineDuplicateFileReadNotice = "[[NOTE] This file read has been removed to save space in the context window. " +
+// duplicateFileReadNotice is formatResponse.duplicateFileReadNotice.
+const duplicateFileReadNotice = "[[NOTE] This file read has been removed to save space in the context window. " +
 	"Refer to the latest file read for the most up to date version of this file.]"

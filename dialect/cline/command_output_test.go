@@ -1,4 +1,4 @@
-package handlers
+package cline
 
 import (
 	"fmt"
@@ -21,7 +21,7 @@ func outputOf(t *testing.T, lim process.OutputLimits, chunks ...string) process.
 	return o.Ends()
 }
 
-func outputLines(from, to int) string {
+func numberedOutput(from, to int) string {
 	var b strings.Builder
 	for i := from; i <= to; i++ {
 		fmt.Fprintf(&b, "output line %d\n", i)
@@ -46,17 +46,17 @@ func TestClineCommandOutput(t *testing.T) {
 		{name: "line ends trimmed", chunks: []string{"a  \r\nb\t\n", "c\n"}, first: 1, want: "a\nb\n\nc"},
 		{name: "prompt artifact of a last partial line", chunks: []string{"50%"}, first: 1, want: "50"},
 		{name: "partial first chunk", chunks: []string{"par", "tial\nnext\n"}, first: 1, want: "partial\nnext"},
-		{name: "past 500 lines", chunks: []string{outputLines(1, 600)}, first: 1,
-			want: strings.TrimSuffix(outputLines(1, 250), "\n") + "\n... (output truncated) ...\n" + strings.TrimSuffix(outputLines(352, 600), "\n")}, // the empty line after the one chunk is the 601st
-		{name: "past 1000 lines", chunks: []string{outputLines(1, 240), outputLines(241, 3000)}, first: 1, spilled: true,
-			want: outputLines(1, 100) + "\n... (2801 lines written to " + where + ") ...\n\n" + strings.TrimSuffix(outputLines(2901, 3000), "\n")},
-		{name: "past 1000 lines, kept on disk", chunks: []string{outputLines(1, 240), outputLines(241, 3000)}, first: 1, spilled: true,
+		{name: "past 500 lines", chunks: []string{numberedOutput(1, 600)}, first: 1,
+			want: strings.TrimSuffix(numberedOutput(1, 250), "\n") + "\n... (output truncated) ...\n" + strings.TrimSuffix(numberedOutput(352, 600), "\n")}, // the empty line after the one chunk is the 601st
+		{name: "past 1000 lines", chunks: []string{numberedOutput(1, 240), numberedOutput(241, 3000)}, first: 1, spilled: true,
+			want: numberedOutput(1, 100) + "\n... (2801 lines written to " + where + ") ...\n\n" + strings.TrimSuffix(numberedOutput(2901, 3000), "\n")},
+		{name: "past 1000 lines, kept on disk", chunks: []string{numberedOutput(1, 240), numberedOutput(241, 3000)}, first: 1, spilled: true,
 			lim:  process.OutputLimits{Memory: 8 << 10, Tail: 4 << 10},
-			want: outputLines(1, 100) + "\n... (2801 lines written to " + where + ") ...\n\n" + strings.TrimSuffix(outputLines(2901, 3000), "\n")},
+			want: numberedOutput(1, 100) + "\n... (2801 lines written to " + where + ") ...\n\n" + strings.TrimSuffix(numberedOutput(2901, 3000), "\n")},
 		// One stream of 10,000 lines: Cline's first read takes 64 KB, so
 		// its empty line falls in the lines written to the log.
-		{name: "first read at most 64 KB", chunks: []string{outputLines(1, 10000)}, first: 1, spilled: true,
-			want: outputLines(1, 100) + "\n... (9801 lines written to " + where + ") ...\n\n" + strings.TrimSuffix(outputLines(9901, 10000), "\n")},
+		{name: "first read at most 64 KB", chunks: []string{numberedOutput(1, 10000)}, first: 1, spilled: true,
+			want: numberedOutput(1, 100) + "\n... (9801 lines written to " + where + ") ...\n\n" + strings.TrimSuffix(numberedOutput(9901, 10000), "\n")},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -64,7 +64,7 @@ func TestClineCommandOutput(t *testing.T) {
 			for _, c := range tc.chunks[:tc.first] {
 				first += int64(len(c))
 			}
-			got, spilled := clineCommandOutput(outputOf(t, tc.lim, tc.chunks...), first, where)
+			got, spilled := commandOutput(outputOf(t, tc.lim, tc.chunks...), first, where)
 			if got != tc.want || spilled != tc.spilled {
 				t.Errorf("spilled %v, want %v; %s", spilled, tc.spilled, diffLineT(got, tc.want))
 			}
@@ -79,19 +79,4 @@ func diffLineT(got, want string) string {
 		i++
 	}
 	return fmt.Sprintf("at byte %d: got %q, want %q", i, got[i:min(len(got), i+80)], want[i:min(len(want), i+80)])
-}
-
-// TestFirstChunk: Cline's first chunk is taken to end at the output's
-// first change of stream.
-func TestFirstChunk(t *testing.T) {
-	var f firstChunk
-	for _, w := range []struct {
-		stream string
-		n      int
-	}{{"stdout", 3}, {"stdout", 4}, {"stderr", 5}, {"stdout", 6}} {
-		f.add(w.stream, w.n)
-	}
-	if got := f.size(); got != 7 {
-		t.Errorf("size = %d, want 7 (stdout's writes before the first stderr write)", got)
-	}
 }

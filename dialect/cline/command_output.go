@@ -1,4 +1,4 @@
-package handlers
+package cline
 
 import (
 	"bytes"
@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/toolgate/toolgate/internal/process"
 )
@@ -20,93 +19,61 @@ import (
 // note; past 500 lines it keeps the first and last 250
 // (processOutput); the result is trimmed at both ends.
 const (
-	clineSpillLines     = 1000
-	clineSpillBytes     = 512 << 10
-	clineKeptLines      = 100
-	clineLineLimit      = 500
-	clineTruncatedNote  = "... (output truncated) ..."
-	clineFullOutputNote = "\nFull output saved to: "
+	spillLines     = 1000
+	spillBytes     = 512 << 10
+	keptLines      = 100
+	lineLimit      = 500
+	truncatedNote  = "... (output truncated) ..."
+	fullOutputNote = "\nFull output saved to: "
 )
 
-// clineFirstRead is the most Cline's first read of a command's output
+// firstRead is the most Cline's first read of a command's output
 // takes: Node reads a child's pipe in 64 KB chunks.
-const clineFirstRead = 64 << 10
+const firstRead = 64 << 10
 
-// firstChunk follows a command's writes (process.Options.OnBytes) to find
-// where Cline's first chunk would end. Cline reads late: its first chunk
-// is all the command wrote by then, up to 64 KB. toolgate takes that to
-// be the output up to its first change of stream (stdout to stderr or
-// back), so that a command's result does not depend on how fast a reader
-// was.
-type firstChunk struct {
-	mu     sync.Mutex
-	stream string
-	n      int64
-	done   bool
-}
-
-func (f *firstChunk) add(stream string, n int) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	switch {
-	case f.done:
-	case f.stream != "" && stream != f.stream:
-		f.done = true
-	default:
-		f.stream = stream
-		f.n += int64(n)
-	}
-}
-
-func (f *firstChunk) size() int64 {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.n
-}
-
-// clinePromptArtifact is what Cline's removeLastLineArtifacts strips from
+// promptArtifact is what Cline's removeLastLineArtifacts strips from
 // the end of a last line without a newline (a shell prompt's character).
-var clinePromptArtifact = regexp.MustCompile(`[%$#>]\s*$`)
+var promptArtifact = regexp.MustCompile(`[%$#>]\s*$`)
 
-// clineCommandOutput is a finished command's output as Cline's result
+// commandOutput is a finished command's output as Cline's result
 // shows it, where names the place the full output is kept (Cline's log
 // file; toolgate's output route). spilled says Cline's note of the place
-// belongs after the output (clineFullOutputNote).
-func clineCommandOutput(e process.Ends, firstChunk int64, where string) (text string, spilled bool) {
-	head := clineLines(e.Head, int(min(firstChunk, clineFirstRead)), e.Whole)
+// belongs after the output (fullOutputNote).
+func commandOutput(e process.Ends, firstChunk int64, where string) (text string, spilled bool) {
+	head := outputLines(e.Head, int(min(firstChunk, firstRead)), e.Whole)
 	// Cline's line loop: from the line that finds 1,000 lines before it
 	// or brings the bytes to 512 KB, lines go to the log file.
 	var bytesSoFar int
 	spillAt := -1
 	for i, l := range head {
 		bytesSoFar += len(l)
-		if i >= clineSpillLines || bytesSoFar >= clineSpillBytes {
+		if i >= spillLines || bytesSoFar >= spillBytes {
 			spillAt = i
 			break
 		}
 	}
 	if spillAt < 0 && e.Whole {
-		return clineProcessOutput(head), false
+		return processOutput(head), false
 	}
 	if spillAt < 0 { // the bytes past the head reach the limit
 		spillAt = len(head)
 	}
-	first := head[:min(clineKeptLines, spillAt)]
+	first := head[:min(keptLines, spillAt)]
 	all := head
 	if !e.Whole {
-		all = clineLines(e.Tail, 0, true)
+		all = outputLines(e.Tail, 0, true)
 		all = all[min(1, len(all)):] // the tail's first line may be cut
 	}
-	last := all[max(0, len(all)-clineKeptLines):]
+	last := all[max(0, len(all)-keptLines):]
 	z := append(append(slices.Clone(first), fmt.Sprintf("\n... (%d lines written to %s) ...\n",
-		clineLineCount(e)-len(first)-len(last), where)), last...)
-	return clineProcessOutput(z), true
+		lineCount(e)-len(first)-len(last), where)), last...)
+	return processOutput(z), true
 }
 
-// clineLineCount is how many lines Cline's terminal emits for an output:
+// lineCount is how many lines Cline's terminal emits for an output:
 // its complete lines, the empty line after the first chunk, and a last
 // line without a newline unless trimming its prompt artifacts empties it.
-func clineLineCount(e process.Ends) int {
+func lineCount(e process.Ends) int {
 	if e.Total == 0 {
 		return 0
 	}
@@ -116,19 +83,19 @@ func clineLineCount(e process.Ends) int {
 	}
 	n := int(e.Lines) + 1
 	if i := bytes.LastIndexByte(end, '\n'); i < len(end)-1 {
-		if clineLastLine(string(end[i+1:])) == "" {
+		if lastLine(string(end[i+1:])) == "" {
 			n--
 		}
 	}
 	return n
 }
 
-// clineLines splits output as Cline's terminal emits it: at each "\n",
+// outputLines splits output as Cline's terminal emits it: at each "\n",
 // every line trimmed at its end, an empty line after the lines complete
 // in the first chunk (its first first bytes), and a last line without a
 // newline, when whole is set, trimmed of Cline's prompt artifacts and
 // left out when that empties it.
-func clineLines(b []byte, first int, whole bool) []string {
+func outputLines(b []byte, first int, whole bool) []string {
 	var lines []string
 	blankAt := -1
 	if first > 0 {
@@ -147,26 +114,26 @@ func clineLines(b []byte, first int, whole bool) []string {
 		lines = append(lines, strings.TrimRightFunc(rest[:i], jsSpace))
 		rest = rest[i+1:]
 	}
-	if last := clineLastLine(rest); last != "" && whole {
+	if last := lastLine(rest); last != "" && whole {
 		lines = append(lines, last)
 	}
 	return lines
 }
 
-// clineLastLine is a last line without a newline as Cline emits it
+// lastLine is a last line without a newline as Cline emits it
 // (removeLastLineArtifacts): trimmed, a prompt character at its end
 // removed.
-func clineLastLine(s string) string {
+func lastLine(s string) string {
 	s = strings.TrimRightFunc(s, jsSpace)
-	return strings.TrimRightFunc(clinePromptArtifact.ReplaceAllString(s, ""), jsSpace)
+	return strings.TrimRightFunc(promptArtifact.ReplaceAllString(s, ""), jsSpace)
 }
 
-// clineProcessOutput is Cline's processOutput: past 500 lines the first
+// processOutput is Cline's processOutput: past 500 lines the first
 // and last 250 around a note, joined and trimmed at both ends.
-func clineProcessOutput(lines []string) string {
-	if len(lines) > clineLineLimit {
-		half := clineLineLimit / 2
-		return strings.TrimFunc(strings.Join(lines[:half], "\n")+"\n"+clineTruncatedNote+"\n"+
+func processOutput(lines []string) string {
+	if len(lines) > lineLimit {
+		half := lineLimit / 2
+		return strings.TrimFunc(strings.Join(lines[:half], "\n")+"\n"+truncatedNote+"\n"+
 			strings.Join(lines[len(lines)-half:], "\n"), jsSpace)
 	}
 	return strings.TrimFunc(strings.Join(lines, "\n"), jsSpace)
