@@ -287,6 +287,17 @@ func (p *Policy) defaults(s *Subject, t *tool.Tool, requiresApproval bool) Verdi
 	return Verdict{Decision: Allow, Reason: "allowed: reads inside the workspace (default)"}
 }
 
+// ManagedRules parses the managed policy's rules. A rule that does not
+// parse makes every call ask, failing closed: the rules returned with the
+// error are one ask rule for every tool.
+func ManagedRules(perms api.Permissions) ([]*Rule, error) {
+	managed, err := ParseRules(perms, LayerManaged)
+	if err != nil {
+		return []*Rule{{Text: "*", List: ListAsk, Layer: LayerManaged + " (invalid rules)", Tool: "*"}}, err
+	}
+	return managed, nil
+}
+
 // SessionRules parses a session's rules; rules that do not parse (they
 // are validated when set, so only a programmer error gets here) are
 // dropped from allow and kept out of nothing else: an unparseable deny
