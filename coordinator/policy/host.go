@@ -7,7 +7,7 @@ package policy
 func (p *Policy) JudgeHost(session []*Rule, sub *Subject) (deny *Rule, allowed bool) {
 	for _, rules := range [][]*Rule{p.Managed, session} {
 		for _, r := range rules {
-			if r.List == ListDeny && r.MatchesAny(sub) {
+			if r.list == listDeny && r.matchesAny(sub) {
 				return r, false
 			}
 		}
@@ -15,11 +15,11 @@ func (p *Policy) JudgeHost(session []*Rule, sub *Subject) (deny *Rule, allowed b
 	for _, rules := range [][]*Rule{p.Managed, session} {
 		var allows []*Rule
 		for _, r := range rules {
-			if r.List == ListAllow {
+			if r.list == listAllow {
 				allows = append(allows, r)
 			}
 		}
-		if _, ok := Covers(allows, sub); ok {
+		if _, ok := covers(allows, sub); ok {
 			return nil, true
 		}
 	}
@@ -32,7 +32,7 @@ func (p *Policy) JudgeHost(session []*Rule, sub *Subject) (deny *Rule, allowed b
 func (p *Policy) DeniedOutright(session []*Rule, sub *Subject) bool {
 	for _, rules := range [][]*Rule{p.Managed, session} {
 		for _, r := range rules {
-			if r.List == ListDeny && !r.HasContent && r.MatchesName(sub) {
+			if r.list == listDeny && !r.hasContent && r.MatchesName(sub) {
 				return true
 			}
 		}
