@@ -87,6 +87,9 @@ func TestImportDirections(t *testing.T) {
 		{"handlers must not import coordinator internals", false, func(e importEdge) bool {
 			return within(e.from, "handlers") && within(e.to, "coordinator") && !handlerMayImport(e.to)
 		}},
+		{"handlers reach the MCP hub through tool.MCP only", false, func(e importEdge) bool {
+			return within(e.from, "handlers") && e.to == "internal/mcphub"
+		}},
 		{"internal must not import a layer", true, func(e importEdge) bool {
 			if !within(e.from, "internal") {
 				return false
@@ -124,6 +127,12 @@ func TestImportDirections(t *testing.T) {
 			allowed, ok := seamImports[e.from]
 			return ok && !within(e.to, "internal") && !slices.Contains(allowed, e.to)
 		}},
+		// The tool contract holds interfaces and the types a handler
+		// needs: no state, nothing concrete. What it may import beyond
+		// api is listed, library by library.
+		{"the tool contract imports api and the libraries of its types only", false, func(e importEdge) bool {
+			return e.from == "coordinator/tool" && e.to != "api" && !slices.Contains(toolContractLibraries, e.to)
+		}},
 	}
 	edges := map[bool][]importEdge{false: moduleImports(t, false), true: moduleImports(t, true)}
 	for _, r := range rules {
@@ -141,14 +150,27 @@ func TestImportDirections(t *testing.T) {
 // packages of the module it may import besides internal/.
 var seamImports = map[string][]string{
 	"coordinator/eventlog": {"api"},
-	"coordinator/hooks":    {},
+	// A session's file memory implements the contract's Files.
+	"coordinator/filememory": {"api", "coordinator/tool"},
+	"coordinator/hooks":      {},
+	// A session's background jobs implement the contract's Jobs.
+	"coordinator/jobs": {"api", "coordinator/tool"},
 	// The policy judges a call from the tool's declarations; the session
 	// state it needs (rules, mode) is passed in by the coordinator.
 	"coordinator/policy": {"api", "coordinator/tool"},
+	// Subagents reach the coordinator through their Host interface.
+	"coordinator/subagents": {"api", "coordinator/tool"},
 	// The tool contract names no concrete part of toolgate: the MCP hub
 	// reaches handlers through the tool.MCP interface.
 	"coordinator/tool": {"api"},
 }
+
+// toolContractLibraries are the internal/ libraries whose types the tool
+// contract names: a path's handle (fdpath), the ignore rules in force
+// (ignore), a command's spill area (process) and confinement (sandbox).
+// The concrete parts behind the contract's interfaces (jobs, file
+// memory, the MCP hub) are not among them.
+var toolContractLibraries = []string{"internal/fdpath", "internal/ignore", "internal/process", "internal/sandbox"}
 
 // dialectMayImport reports whether dialect package from may import to: a
 // dialect maps its calls onto the registry's tools (the tool contract,
@@ -165,13 +187,10 @@ func dialectMayImport(from, to string) bool {
 }
 
 // handlerMayImport lists the coordinator packages a handler may compile
-// against: the tool contract and the MCP hub that use_mcp_tool calls.
+// against: the tool contract alone (the MCP hub, the session's jobs and
+// file memory reach handlers through its interfaces).
 func handlerMayImport(pkg string) bool {
-	switch pkg {
-	case "coordinator/tool", "coordinator/mcphub":
-		return true
-	}
-	return false
+	return pkg == "coordinator/tool"
 }
 
 // TestOneRandomSource: every random id, token and nonce comes from

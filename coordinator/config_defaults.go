@@ -3,6 +3,7 @@ package coordinator
 import (
 	"time"
 
+	"github.com/toolgate/toolgate/coordinator/filememory"
 	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
@@ -80,8 +81,8 @@ func (c *Config) fillDefaults() {
 	}
 	orDefaultInt(&c.MaxOpenMessages, defaultMaxOpenMessages)
 	orDefaultInt(&c.OpenMessageIdleSeconds, int(defaultOpenMessageIdle/time.Second))
-	orDefaultInt(&c.RevertMaxCount, tool.DefaultRevertMaxCount)
-	orDefaultInt(&c.RevertMaxBytes, tool.DefaultRevertMaxBytes)
+	orDefaultInt(&c.RevertMaxCount, filememory.DefaultRevertMaxCount)
+	orDefaultInt(&c.RevertMaxBytes, filememory.DefaultRevertMaxBytes)
 
 	orDefaultInt(&c.ApprovalTimeout, Duration(defaultApprovalTimeout))
 	orDefaultInt(&c.InputTimeout, Duration(defaultInputTimeout))

@@ -11,10 +11,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/hooks"
-	"github.com/toolgate/toolgate/coordinator/mcphub"
 	"github.com/toolgate/toolgate/coordinator/policy"
+	"github.com/toolgate/toolgate/coordinator/subagents"
 	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/ignore"
+	"github.com/toolgate/toolgate/internal/mcphub"
 	"github.com/toolgate/toolgate/internal/sandbox"
 	"github.com/toolgate/toolgate/internal/store"
 	"go.opentelemetry.io/otel/trace"
@@ -77,9 +78,8 @@ type Coordinator struct {
 	ignore   *ignore.Watcher // nil without a workspace or when no watcher started
 	masks    maskCache       // the ignored paths commands' sandboxes mask
 	hooks    *hooks.Runner
-	inputs   pendingInputs   // interactive calls awaiting an answer
-	scoped   scopedTokens    // subagents' tokens for their child sessions
-	agents   *subagentSource // nil without an agent directory
+	inputs   pendingInputs     // interactive calls awaiting an answer
+	agents   *subagents.Source // nil without an agent directory
 	mcp      *mcphub.Hub
 	sandbox  *sandbox.Sandbox
 	rec      *recorder
@@ -143,7 +143,7 @@ func New(o Options) *Coordinator {
 		return c.sandbox, r, err
 	})
 	c.mcp.SetConfine(c.confineMCP)
-	dynamic := append(append([]DynamicSource(nil), o.Dynamic...), c.subagentSources()...)
+	dynamic := append(append([]DynamicSource(nil), o.Dynamic...), c.startSubagents()...)
 	c.registry = NewRegistry(tool.Env{Workspace: o.Workspace, Validate: v, Commands: &cfg.Commands, Registerer: o.Registerer, MCP: mcpOf(o.MCP),
 		Web: cfg.webEnv(), OmitFinalFileContent: cfg.OmitFinalFileContent}, o.Tools, dynamic...)
 	c.dialects, c.dialectList = newDialectSet(o.Dialects), o.Dialects
@@ -246,7 +246,7 @@ func (c *Coordinator) Close() {
 		_ = c.ignore.Close()
 	}
 	if c.agents != nil {
-		c.agents.close()
+		c.agents.Close()
 	}
 	c.sandbox.Close()
 }

@@ -3,7 +3,8 @@
 // pipeline, sessions (their bounded event logs are package eventlog),
 // the policy stage (the rules and the decision are package policy; the
 // ignore files, approvals and the rejection cascade are here), hooks (run
-// by package hooks), subagents and the ordering of a message's calls. It
+// by package hooks), subagents (package subagents, which reaches the
+// coordinator through its Host) and the ordering of a message's calls. It
 // knows nothing of HTTP: the server package drives it. Tools are built
 // against the small contract in package tool.
 //
@@ -30,7 +31,9 @@
 //	session*.go   sessions, their table, kept output, answers, drain, revert
 //	message*.go   assistant messages, streaming and partial previews
 //	schedule.go   the order and concurrency of a message's calls
-//	subagent*.go  subagent tools, their files, HTTP runs and scoped tokens
+//	subagent_host.go the subagents' config section and Host (the tools,
+//	              agent files, runners and scoped tokens are package
+//	              subagents)
 //	mcp_*.go      MCP servers as tools and their names
 //	tools_*.go    the registry, and NewTool: tool.NewTool with the check
 //	              registration makes of its validate tags

@@ -11,8 +11,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator/mcphub"
 	"github.com/toolgate/toolgate/coordinator/tool"
+	"github.com/toolgate/toolgate/internal/mcphub"
 	"github.com/toolgate/toolgate/internal/sandbox"
 	"github.com/toolgate/toolgate/internal/testbuild"
 )

@@ -5,9 +5,9 @@ import (
 	"errors"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator/mcphub"
 	"github.com/toolgate/toolgate/coordinator/policy"
 	"github.com/toolgate/toolgate/coordinator/tool"
+	"github.com/toolgate/toolgate/internal/mcphub"
 )
 
 // withMCP lets the MCP servers' autoApprove lists feed the policy unless
@@ -30,6 +30,16 @@ func mcpOf(h *mcphub.Hub) tool.MCP {
 
 // MCP is the hub of MCP servers calls are forwarded to; nil without any.
 func (c *Coordinator) MCP() *mcphub.Hub { return c.mcp }
+
+// MCPServers reports each configured MCP server's state, in name order,
+// as GET /v1/mcp/servers gives it.
+func (c *Coordinator) MCPServers() []api.MCPServer {
+	out := []api.MCPServer{}
+	for _, st := range c.mcp.Servers() {
+		out = append(out, api.MCPServer(st))
+	}
+	return out
+}
 
 // mcpTools lists the connected MCP servers' tools under their
 // mcp__<server>__<tool> names, leaving out those a bare deny rule names.

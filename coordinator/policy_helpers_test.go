@@ -11,8 +11,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator/mcphub"
 	"github.com/toolgate/toolgate/coordinator/tool"
+	"github.com/toolgate/toolgate/internal/mcphub"
 )
 
 // fileIn and cmdIn are the inputs of the test tools.

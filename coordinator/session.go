@@ -10,6 +10,8 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/eventlog"
+	"github.com/toolgate/toolgate/coordinator/filememory"
+	"github.com/toolgate/toolgate/coordinator/jobs"
 	"github.com/toolgate/toolgate/coordinator/policy"
 	"github.com/toolgate/toolgate/coordinator/tool"
 )
@@ -22,7 +24,7 @@ type Session struct {
 	Events  *eventlog.Log
 	// Files is what the session read and wrote, for the stale-file guard
 	// and reverts.
-	Files *tool.FileMemory
+	Files *filememory.Memory
 	// ShellDir is where the session's next command starts, for a dialect
 	// whose shell keeps its directory (claude_code's Bash).
 	ShellDir *tool.ShellDir
@@ -55,8 +57,8 @@ type Session struct {
 	loop   loopGuard     // identical calls in a row
 	// mistakes counts invalid calls in a row (Cline's consecutiveMistakeCount)
 	mistakes mistakeCounter
-	jobs     *tool.JobTable // background jobs
-	net      sessionNet     // the network its commands share (session_network.go)
+	jobs     *jobs.Table // background jobs
+	net      sessionNet  // the network its commands share (session_network.go)
 
 	rec *recorder // nil: nothing is stored
 	// stored holds the ids of calls made before a restart: a repeat of
@@ -93,7 +95,7 @@ func newSession(id string, mode api.Mode, perms api.Permissions, cfg *Config) *S
 		calls: map[string]*callEntry{}, maxCalls: cfg.MaxCallsPerSession, maxCallBytes: cfg.MaxCallBytesPerSession,
 		open: newOpenMessages(cfg),
 	}
-	s.jobs = tool.NewJobTable(ctx)
+	s.jobs = jobs.NewTable(ctx)
 	s.ShellDir = &tool.ShellDir{}
 	s.touch(s.Created)
 	return s
@@ -389,7 +391,7 @@ func (s *Session) Call(toolUseID string) (api.CallRecord, *api.ToolResult, bool)
 }
 
 // Job finds a background job of the session by id.
-func (s *Session) Job(id string) (*tool.Job, bool) { return s.jobs.Get(id) }
+func (s *Session) Job(id string) (tool.Job, bool) { return s.jobs.Get(id) }
 
 // Jobs lists the session's background jobs, oldest first.
-func (s *Session) Jobs() []*tool.Job { return s.jobs.List() }
+func (s *Session) Jobs() []tool.Job { return s.jobs.List() }

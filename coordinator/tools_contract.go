@@ -3,6 +3,7 @@ package coordinator
 import (
 	"reflect"
 
+	"github.com/toolgate/toolgate/coordinator/filememory"
 	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
@@ -16,8 +17,8 @@ func NewTool[In any](s tool.Spec[In]) *tool.Tool {
 
 // NewFileMemory returns an empty file memory governed by cfg's read
 // requirement and revert bounds.
-func NewFileMemory(cfg Config) *tool.FileMemory {
-	return tool.NewFileMemory(tool.FileMemoryConfig{
+func NewFileMemory(cfg Config) *filememory.Memory {
+	return filememory.New(filememory.Config{
 		RequireRead: cfg.RequireReadBeforeEdit, RevertMaxCount: cfg.RevertMaxCount, RevertMaxBytes: cfg.RevertMaxBytes,
 	})
 }

@@ -7,8 +7,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator/mcphub"
 	"github.com/toolgate/toolgate/coordinator/tool"
+	"github.com/toolgate/toolgate/handlers/mcpcontent"
 )
 
 // AccessMCPResourceInput is access_mcp_resource's input.
@@ -35,7 +35,7 @@ func newAccessMCPResource(name string, env tool.Env) *tool.Tool {
 			}
 			out := tool.Result{Content: make([]api.Content, 0, len(res.Contents))}
 			for _, c := range res.Contents {
-				out.Content = append(out.Content, mcphub.ResourceBlock(c))
+				out.Content = append(out.Content, mcpcontent.ResourceBlock(c))
 			}
 			return out, nil
 		},
@@ -58,7 +58,7 @@ func clineResourceResult(contents []*mcp.ResourceContents) []api.Content {
 		case c.Text != "":
 			texts = append(texts, c.Text)
 		case c.Blob != nil:
-			rest = append(rest, mcphub.ResourceBlock(c))
+			rest = append(rest, mcpcontent.ResourceBlock(c))
 		}
 	}
 	text := strings.Join(texts, "\n\n")

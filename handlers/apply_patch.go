@@ -68,7 +68,7 @@ type patchPlan struct {
 // stale file is reported as file_changed rather than as a hunk that does
 // not match; the preview passes nil.
 // With addReplaces an Add section may replace an existing file.
-func planPatch(call *tool.Call, text string, addReplaces bool, files *tool.FileMemory) (*patchPlan, error) {
+func planPatch(call *tool.Call, text string, addReplaces bool, files tool.Files) (*patchPlan, error) {
 	ops, err := patch.Parse(text)
 	if err != nil {
 		return nil, tool.Errorf(api.ToolCodeInvalidPatch, "%v. No file was changed.", err)
@@ -90,7 +90,7 @@ func planPatch(call *tool.Call, text string, addReplaces bool, files *tool.FileM
 
 // planChange loads the file one section names and computes its new
 // content.
-func planChange(ws *tool.Workspace, files *tool.FileMemory, op patch.FileOp, addReplaces bool) (patchChange, int, error) {
+func planChange(ws *tool.Workspace, files tool.Files, op patch.FileOp, addReplaces bool) (patchChange, int, error) {
 	c := patchChange{op: op}
 	src, err := loadTarget(ws, op.Path)
 	if err != nil {

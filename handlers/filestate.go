@@ -41,7 +41,7 @@ func (s *stateHasher) Read(p []byte) (int, error) {
 // remember records the file's state in the session: the rest of the file
 // is hashed if it is small enough, else only size and mtime are kept. It
 // returns the file's state it recorded, nil when it recorded none.
-func (s *stateHasher) remember(files *tool.FileMemory, rel string) fs.FileInfo {
+func (s *stateHasher) remember(files tool.Files, rel string) fs.FileInfo {
 	if files == nil {
 		return nil
 	}

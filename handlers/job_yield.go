@@ -21,7 +21,7 @@ const jobYieldMax = 1 << 20
 // JobRunningText says. A job seen ended is forgotten, as Codex forgets a
 // session whose exit it reported. This is how a client that keeps commands as
 // sessions (Codex's exec_command, write_stdin) sees them.
-func yieldJob(ctx context.Context, call *tool.Call, j *tool.Job, wait time.Duration) (tool.Result, error) {
+func yieldJob(ctx context.Context, call *tool.Call, j tool.Job, wait time.Duration) (tool.Result, error) {
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	select {

@@ -75,7 +75,7 @@ func newShellSession(name string, env tool.Env) *tool.Tool {
 
 // sessionShell finds the session's running persistent shell, the newest
 // when an ended one is still winding down.
-func sessionShell(call *tool.Call) *tool.Job {
+func sessionShell(call *tool.Call) tool.Job {
 	jobs := call.Jobs()
 	for i := len(jobs) - 1; i >= 0; i-- {
 		j := jobs[i]
@@ -111,7 +111,7 @@ func runInShell(ctx context.Context, call *tool.Call, cfg *tool.CommandConfig, i
 
 // endShell ends a shell: asked to exit first, so that its input pipe is
 // closed from its side, then killed; it waits a bounded time either way.
-func endShell(sh *tool.Job) {
+func endShell(sh tool.Job) {
 	_, _ = fmt.Fprint(sh, "\nexit\n")
 	select {
 	case <-sh.Done():
@@ -125,7 +125,7 @@ func endShell(sh *tool.Job) {
 	}
 }
 
-func startShell(call *tool.Call, cfg *tool.CommandConfig) (*tool.Job, error) {
+func startShell(call *tool.Call, cfg *tool.CommandConfig) (tool.Job, error) {
 	sh, err := call.StartJob(tool.JobSpec{Command: persistentShell, Env: cfg.ChildEnv(), Stdin: true,
 		MaxOutputBytes: cfg.OutputCap(), OutputDir: cfg.OutputDir, Spills: cfg.Spills})
 	if err != nil {
@@ -142,7 +142,7 @@ func startShell(call *tool.Call, cfg *tool.CommandConfig) (*tool.Job, error) {
 // the shell, and reads the shell's output up to the sentinel. A command
 // that does not finish in time leaves the shell busy: it is killed, and
 // the next call starts a fresh one.
-func shellRun(ctx context.Context, sh *tool.Job, command string) (tool.Result, error) {
+func shellRun(ctx context.Context, sh tool.Job, command string) (tool.Result, error) {
 	mark := "__toolgate_done_" + randid.Hex(8) + "__"
 	start := sh.Info().OutputBytes
 	// The command runs in the shell itself (cd and exports stay); the

@@ -14,8 +14,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator/mcphub"
 	"github.com/toolgate/toolgate/coordinator/tool"
+	"github.com/toolgate/toolgate/handlers/mcpcontent"
 )
 
 // UseMCPToolInput is use_mcp_tool's input, as Cline sends it. Calls to
@@ -77,7 +77,7 @@ func useMCPTool(ctx context.Context, hub tool.MCP, call *tool.Call, in *UseMCPTo
 	if cline {
 		return tool.Result{Content: clineMCPResult(res), IsError: res.IsError}, nil
 	}
-	return tool.Result{Content: mcphub.Blocks(res), IsError: res.IsError}, nil
+	return tool.Result{Content: mcpcontent.Blocks(res), IsError: res.IsError}, nil
 }
 
 // clineMCPResult is an MCP tool's result as Cline's UseMcpToolHandler
@@ -105,7 +105,7 @@ func clineMCPResult(res *mcp.CallToolResult) []api.Content {
 			r.Blob = nil
 			texts = append(texts, jsonIndented(&r))
 		case *mcp.ImageContent:
-			images = append(images, mcphub.Blocks(&mcp.CallToolResult{Content: []mcp.Content{c}})...)
+			images = append(images, mcpcontent.Blocks(&mcp.CallToolResult{Content: []mcp.Content{c}})...)
 		}
 	}
 	texts = slices.DeleteFunc(texts, func(s string) bool { return s == "" })

@@ -15,7 +15,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
-	"github.com/toolgate/toolgate/coordinator/mcphub"
+	"github.com/toolgate/toolgate/internal/mcphub"
 )
 
 var updateReplay = flag.Bool("update-replay", false, "rewrite the result sections of testdata/cline/*.txtar with what the server answers")

@@ -267,7 +267,7 @@ func TestBackgroundShells(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var job *tool.Job
+	var job tool.Job
 	for _, j := range sess.Jobs() {
 		if j.ID() == strings.TrimPrefix(text, "Command running in background with ID: ") {
 			job = j

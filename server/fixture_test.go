@@ -13,10 +13,10 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/toolgate/toolgate/coordinator"
-	"github.com/toolgate/toolgate/coordinator/mcphub"
 	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/dialect"
 	"github.com/toolgate/toolgate/handlers"
+	"github.com/toolgate/toolgate/internal/mcphub"
 )
 
 // fixture is a real server for tests: a coordinator over a temporary

@@ -27,7 +27,7 @@ func (s *Server) handleListJobs(w http.ResponseWriter, r *http.Request) error {
 }
 
 // job finds the job the URL names; its error is a 404 when there is none.
-func (s *Server) job(r *http.Request) (*tool.Job, error) {
+func (s *Server) job(r *http.Request) (tool.Job, error) {
 	sess, err := s.session(r)
 	if err != nil {
 		return nil, err

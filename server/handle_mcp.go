@@ -8,5 +8,5 @@ import (
 
 // handleMCPServers shows each configured MCP server's state.
 func (s *Server) handleMCPServers(w http.ResponseWriter, r *http.Request) {
-	s.encode(w, r, http.StatusOK, api.MCPServersResponse{Servers: s.coord.MCP().Servers()})
+	s.encode(w, r, http.StatusOK, api.MCPServersResponse{Servers: s.coord.MCPServers()})
 }

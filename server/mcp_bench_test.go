@@ -20,9 +20,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
-	"github.com/toolgate/toolgate/coordinator/mcphub"
 	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/handlers"
+	"github.com/toolgate/toolgate/handlers/mcpcontent"
+	"github.com/toolgate/toolgate/internal/mcphub"
 )
 
 // BenchmarkMCPThroughToolgate calls the MCP test server's echo tool
@@ -256,7 +257,7 @@ func benchFloor(b *testing.B, bin string) string {
 		}
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(api.ToolUseResponse{Result: api.ToolResult{
-			Type: api.TypeToolResult, ToolUseID: use.ID, Content: mcphub.Blocks(res), IsError: res.IsError}})
+			Type: api.TypeToolResult, ToolUseID: use.ID, Content: mcpcontent.Blocks(res), IsError: res.IsError}})
 	}))
 	b.Cleanup(ts.Close)
 	return ts.URL

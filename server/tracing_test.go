@@ -15,7 +15,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
-	"github.com/toolgate/toolgate/coordinator/mcphub"
+	"github.com/toolgate/toolgate/internal/mcphub"
 )
 
 // TestCallSpans: a message with two parallel reads, a read that waits for

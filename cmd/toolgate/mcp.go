@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/toolgate/toolgate/coordinator"
-	"github.com/toolgate/toolgate/coordinator/mcphub"
+	"github.com/toolgate/toolgate/internal/mcphub"
 )
 
 // loadMCP loads the MCP settings the config names into a hub, nil when

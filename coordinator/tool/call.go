@@ -27,8 +27,10 @@ type Call struct {
 	Workspace *Workspace
 	Logger    *slog.Logger
 	// Files is the session's memory of files read and written; handlers
-	// record reads and check it before edits.
-	Files *FileMemory
+	// record reads and check it before edits. The coordinator always
+	// sets it; a call built without one must not reach a handler that
+	// reads or writes files.
+	Files Files
 	// Partial marks a preview of a tool_use block that is still streaming
 	// in: its input may be cut anywhere.
 	Partial bool
@@ -73,7 +75,7 @@ type Runtime struct {
 	// SandboxHint explains a failure the sandbox caused, "" otherwise.
 	SandboxHint func(output string) string
 	// Jobs are the session's background jobs.
-	Jobs *JobTable
+	Jobs Jobs
 	// Todos replaces the session's todo list.
 	Todos func([]api.Todo)
 	// DeniedURL refuses a web address the call reaches on its own (a

@@ -9,9 +9,12 @@
 // against the few types it uses. The coordinator fills in a Call's
 // Runtime and runs the pipeline around Tool.Run. Everyone names these
 // types here, as tool.X: the coordinator re-exports none of them. The
-// package imports api and internal/ only (TestImportDirections): what a
-// tool needs of a concrete part, such as the MCP hub, it sees through a
-// small interface (MCP).
+// package holds no state of its own and nothing concrete: it imports api
+// and the few internal/ libraries whose types it names
+// (TestImportDirections). What a tool needs of a concrete part it sees
+// through a small interface the coordinator fills in: the session's file
+// memory (Files, coordinator/filememory), its background jobs (Jobs,
+// coordinator/jobs) and the MCP hub (MCP).
 //
 // Declaring a tool:
 //

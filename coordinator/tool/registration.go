@@ -28,7 +28,7 @@ type Env struct {
 }
 
 // MCP is what the MCP tools need of the hub of MCP servers
-// (coordinator/mcphub.Hub implements it): a tool's call, a resource's
+// (internal/mcphub.Hub implements it): a tool's call, a resource's
 // read, and whether a tool declares itself read-only. The contract names
 // no concrete hub, so a handler test may stand one in.
 type MCP interface {

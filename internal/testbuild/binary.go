@@ -12,7 +12,7 @@ import (
 // The module's programs that tests start, by import path.
 const (
 	Toolgate      = "github.com/toolgate/toolgate/cmd/toolgate"
-	MCPTestServer = "github.com/toolgate/toolgate/coordinator/mcphub/testdata/testserver"
+	MCPTestServer = "github.com/toolgate/toolgate/internal/mcphub/testdata/testserver"
 )
 
 type build struct {

@@ -1,0 +1,41 @@
+package filememory
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// TestReadTurns: reads of one file are counted in the order they were
+// queued, whichever runs first; a read of another file waits for nothing.
+func TestReadTurns(t *testing.T) {
+	m := New(Config{})
+	mtime := time.Unix(1, 0)
+	first, other, second := m.QueueRead("a.txt"), m.QueueRead("b.txt"), m.QueueRead("a.txt")
+
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	// The first read of a.txt is still pending: b.txt is counted at once.
+	if n := m.CountRead(ctx, other, "b.txt", mtime); n != 1 || ctx.Err() != nil {
+		t.Fatalf("b.txt count = %d (ctx %v), want 1 without waiting", n, ctx.Err())
+	}
+	got := make(chan int, 1)
+	go func() { got <- m.CountRead(ctx, second, "a.txt", mtime) }()
+	if n := m.CountRead(ctx, first, "a.txt", mtime); n != 1 {
+		t.Errorf("first read of a.txt counted %d, want 1", n)
+	}
+	select {
+	case n := <-got:
+		if n != 2 {
+			t.Errorf("second read of a.txt counted %d, want 2", n)
+		}
+	case <-ctx.Done():
+		t.Fatal("the second read was never counted")
+	}
+	// A turn that ends without counting (a refused call) frees the next.
+	third, fourth := m.QueueRead("a.txt"), m.QueueRead("a.txt")
+	m.EndRead(third)
+	if n := m.CountRead(ctx, fourth, "a.txt", mtime); n != 3 || ctx.Err() != nil {
+		t.Errorf("count after an ended turn = %d (ctx %v), want 3", n, ctx.Err())
+	}
+}
