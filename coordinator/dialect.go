@@ -66,6 +66,21 @@ func (c *Coordinator) independentCalls(d api.Dialect) bool {
 	return false
 }
 
+// searchAll reports whether calls in dialect d search as a ripgrep glob
+// selects files (Dialect.SearchAll). A session without a dialect is
+// Cline's.
+func (c *Coordinator) searchAll(d api.Dialect) bool {
+	if d == "" {
+		d = api.DialectCline
+	}
+	for _, x := range c.dialectList {
+		if x.Name == d {
+			return x.SearchAll
+		}
+	}
+	return false
+}
+
 // dialectTools lists a dialect's tools in the order it declared them.
 func (c *Coordinator) dialectTools(d api.Dialect) []*tool.DialectTool {
 	if x := c.dialect(d); x != nil {

@@ -24,7 +24,8 @@ type Metrics struct {
 	duration *prometheus.HistogramVec
 	// series holds each known tool's children, looked up once: a call then
 	// finds its series without hashing label values. The map is never
-	// changed once published; adding a tool publishes a copy.
+	// changed once published; adding a tool publishes a copy. Speed
+	// only: BenchmarkToolMetrics (./coordinator/, docs/benchmarks.md).
 	series atomic.Pointer[map[seriesKey]*toolSeries]
 	mu     sync.Mutex // serializes adding tools
 	// approvalWait times the wait for a decision (metrics_state.go).

@@ -332,6 +332,7 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 	call := &tool.Call{
 		ToolUseID: rec.ToolUseID, Name: cs.tool.Name, SessionID: s.ID, Workspace: c.workspace, Logger: cs.logger, Files: s.Files,
 		SessionDone: s.Done(), ReadTurn: e.readTurn, PlainResults: c.plainResults(s.Dialect()),
+		SearchAll: c.searchAll(s.Dialect()),
 	}
 	call.Attach(tool.Runtime{
 		Output: func(stream, chunk string) {

@@ -19,6 +19,13 @@ func coerceStrings(raw json.RawMessage, types map[string]string) json.RawMessage
 	if len(types) == 0 || !bytes.Contains(raw, []byte(`"`)) || !namesAny(raw, types) {
 		return raw
 	}
+	return coerceDecoded(raw, types)
+}
+
+// coerceDecoded is coerceStrings without the scan that spares most
+// inputs: the input decoded, its typed string values coerced, and
+// encoded again when one changed.
+func coerceDecoded(raw json.RawMessage, types map[string]string) json.RawMessage {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
 		return raw
@@ -58,7 +65,8 @@ func coerceStrings(raw json.RawMessage, types map[string]string) json.RawMessage
 // value a string when the next byte is a quote. Unless escapes spell them
 // otherwise: then the full decode decides. Most calls carry no such value
 // (read_file's path alone, execute_command's requires_approval as a
-// boolean), and skip decoding and re-encoding the input.
+// boolean), and skip decoding and re-encoding the input. Speed only:
+// BenchmarkInputScans/coerce (./coordinator/, docs/benchmarks.md).
 func namesAny(raw json.RawMessage, types map[string]string) bool {
 	if bytes.IndexByte(raw, '\\') >= 0 {
 		return true

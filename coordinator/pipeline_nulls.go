@@ -16,11 +16,18 @@ import (
 // parameter (not inside an array) still reads as left out, and values the
 // tool keeps as free JSON (use_mcp_tool's arguments, a notebook's outputs)
 // are not judged: their nulls are the data. Inputs without the word null
-// are not walked, so the common case costs one byte search.
+// are not walked, so the common case costs one byte search (speed only:
+// BenchmarkInputScans/nulls, ./coordinator/, docs/benchmarks.md).
 func nullItem(raw []byte, typ reflect.Type) (string, bool) {
 	if !bytes.Contains(raw, []byte("null")) {
 		return "", false
 	}
+	return nullItemWalk(raw, typ)
+}
+
+// nullItemWalk is nullItem without the byte search: the input walked
+// token by token.
+func nullItemWalk(raw []byte, typ reflect.Type) (string, bool) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	tok, err := dec.Token()

@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"fmt"
+	"syscall"
 
 	"github.com/toolgate/toolgate/coordinator/policy"
 	"github.com/toolgate/toolgate/coordinator/tool"
@@ -24,15 +25,17 @@ func (c *Coordinator) ignoreBlock(m *ignore.Matcher, s *policy.Subject) ([]strin
 		r, hit := m.MatchLazy(p.Rel, isDir)
 		shown := p.Rel
 		if !hit {
-			real, ok := c.policy.RealPath(p.Rel)
-			if !ok || real == p.Rel {
-				continue
+			if real, ok := c.policy.RealPath(p.Rel); ok && real != p.Rel {
+				ref := c.policy.Ref(real)
+				if r, hit = m.MatchLazy(ref.Rel, ref.IsDir); hit {
+					shown = fmt.Sprintf("%s (a link to %s)", p.Rel, real)
+				}
 			}
-			ref := c.policy.Ref(real)
-			if r, hit = m.MatchLazy(ref.Rel, ref.IsDir); !hit {
-				continue
+			if !hit {
+				if r, shown, hit = c.hardLinkIgnored(m, p.Rel); !hit {
+					continue
+				}
 			}
-			shown = fmt.Sprintf("%s (a link to %s)", p.Rel, real)
 		}
 		if r.Source == ".clineignore" {
 			if p.Given != "" && shown == p.Rel {
@@ -65,4 +68,28 @@ func (c *Coordinator) ignoreMatcher() *ignore.Matcher {
 		return c.ignoreFixed
 	}
 	return c.ignore.Current()
+}
+
+// hardLinkIgnored finds the rule covering another name of the file at
+// rel when it is a regular file with several names (tool/hardlinks.go):
+// `cat notes.txt`, notes.txt a hard link to .env, is blocked as
+// `cat .env` is.
+func (c *Coordinator) hardLinkIgnored(m *ignore.Matcher, rel string) (ignore.Rule, string, bool) {
+	if c.workspace == nil {
+		return ignore.Rule{}, "", false
+	}
+	info, err := c.workspace.Root.Stat(rel)
+	if err != nil || !info.Mode().IsRegular() {
+		return ignore.Rule{}, "", false
+	}
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok || st.Nlink <= 1 {
+		return ignore.Rule{}, "", false
+	}
+	other, _ := c.workspace.LinkedIgnored(st, m)
+	if other == "" {
+		return ignore.Rule{}, "", false
+	}
+	r, hit := m.Match(other, false)
+	return r, fmt.Sprintf("%s (a hard link to %s)", rel, other), hit
 }

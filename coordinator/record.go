@@ -67,8 +67,13 @@ func (r *recorder) session(s *Session) {
 		CreatedAt: v.CreatedAt, UpdatedAt: time.Now().UTC()}})
 }
 
-// sessionGone forgets a deleted session (its calls stay in the audit log).
-func (r *recorder) sessionGone(id string) { _ = r.apply(true, store.DeleteSession{ID: id}) }
+// sessionGone forgets a deleted session: its calls stay in the audit
+// log, discarded, as do those that end after it (row), so that a session
+// a client creates later under the same id inherits none of them.
+func (r *recorder) sessionGone(s *Session) {
+	s.deleted.Store(true)
+	_ = r.apply(true, store.DeleteSession{ID: s.ID})
+}
 
 // audit is what the record of a call needs beyond its CallRecord.
 type audit struct {
@@ -137,7 +142,7 @@ func (r *recorder) row(s *Session, e *callEntry, res *api.ToolResult, wholeInput
 	a := &e.audit
 	c := store.Call{Seq: a.seq, SessionID: s.ID, ToolUseID: rec.ToolUseID, MessageID: rec.MessageID, Tool: rec.Name,
 		State: string(rec.State), Status: string(rec.Status), Decision: a.decision, DecidedBy: a.decidedBy,
-		ApprovalReason: a.reason, StartedAt: a.claimed, DurationMS: rec.DurationMS}
+		ApprovalReason: a.reason, StartedAt: a.claimed, DurationMS: rec.DurationMS, Discarded: s.deleted.Load()}
 	if rec.StartedAt != nil {
 		c.StartedAt = *rec.StartedAt
 	}

@@ -91,6 +91,7 @@ func stampOf(info fs.FileInfo) (int64, uint64) {
 func ignoredPaths(ws *tool.Workspace, m *ignore.Matcher) ([]string, []dirStamp, error) {
 	var out []string
 	var dirs []dirStamp
+	var linked []string // files with several names, for linkedMasks
 	racy := false
 	since := time.Now().Add(-masksRacy).UnixNano()
 	err := fs.WalkDir(ws.Root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
@@ -110,6 +111,9 @@ func ignoredPaths(ws *tool.Workspace, m *ignore.Matcher) ([]string, []dirStamp, 
 				}
 				return nil
 			}
+		}
+		if d.Type().IsRegular() && hasOtherNames(d) {
+			linked = append(linked, p)
 		}
 		if d.IsDir() && !racy {
 			// WalkDir calls here before it reads the directory.
@@ -131,5 +135,44 @@ func ignoredPaths(ws *tool.Workspace, m *ignore.Matcher) ([]string, []dirStamp, 
 	if racy {
 		dirs = nil
 	}
+	out = append(out, linkedMasks(ws, m, linked)...)
+	if len(out) > maxMasks {
+		return nil, nil, tool.Errorf(api.ToolCodeFailed, "The command was not run: more than %d workspace paths are excluded by the ignore rules, "+
+			"too many to hide from it. Exclude their directories instead of the files one by one.", maxMasks)
+	}
 	return out, dirs, nil
+}
+
+// hasOtherNames reports a file with more than one name: one lstat per
+// regular file the walk keeps, paid when the listing is made again.
+func hasOtherNames(d fs.DirEntry) bool {
+	info, err := d.Info()
+	if err != nil {
+		return false
+	}
+	st, ok := info.Sys().(*syscall.Stat_t)
+	return ok && st.Nlink > 1
+}
+
+// linkedMasks are the absolute paths of the files among linked (not
+// ignored themselves) that are hard links to a file the rules ignore
+// under another name (tool/hardlinks.go): masked as that name is.
+// A link made later inside an ignored directory changes no directory
+// the listing stamped; its other name was not secret before it.
+func linkedMasks(ws *tool.Workspace, m *ignore.Matcher, linked []string) []string {
+	var out []string
+	for _, p := range linked {
+		info, err := ws.Root.Lstat(filepath.FromSlash(p))
+		if err != nil {
+			continue
+		}
+		st, ok := info.Sys().(*syscall.Stat_t)
+		if !ok || st.Nlink <= 1 {
+			continue
+		}
+		if ignored, _ := ws.LinkedIgnored(st, m); ignored != "" {
+			out = append(out, filepath.Join(ws.Dir, filepath.FromSlash(p)))
+		}
+	}
+	return out
 }

@@ -31,6 +31,10 @@ type Session struct {
 
 	ctx    context.Context // cancelled when the session is deleted
 	cancel context.CancelFunc
+	// deleted is set when the session is deleted (not stopped): a call
+	// of its that ends afterwards is stored discarded, so a later
+	// session of the same id never inherits it.
+	deleted atomic.Bool
 
 	lastUsed atomic.Int64 // unix nanoseconds of the last request naming it
 	holds    atomic.Int32 // open event streams

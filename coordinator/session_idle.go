@@ -64,7 +64,7 @@ func (s *Sessions) ExpireIdle(now time.Time) []string {
 	ids := make([]string, len(expired))
 	for i, sess := range expired {
 		sess.close()
-		s.rec.sessionGone(sess.ID)
+		s.rec.sessionGone(sess)
 		ids[i] = sess.ID
 	}
 	return ids
@@ -105,7 +105,7 @@ func (s *Sessions) evictLeastRecentlyUsed(now time.Time) bool {
 		return false
 	}
 	victim.close()
-	s.rec.sessionGone(victim.ID)
+	s.rec.sessionGone(victim)
 	return true
 }
 

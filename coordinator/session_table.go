@@ -178,7 +178,7 @@ func (s *Sessions) Delete(id string) error {
 		return ErrSessionNotFound
 	}
 	sess.close()
-	s.rec.sessionGone(id)
+	s.rec.sessionGone(sess)
 	return nil
 }
 

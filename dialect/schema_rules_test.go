@@ -56,12 +56,25 @@ func TestSchemasMatchValidation(t *testing.T) {
 				_ = json.Unmarshal(raw, &inst)
 				schemaErr := rs.Validate(inst)
 				toolErr := pt.decode(raw)
+				if schemaErr != nil && toolErr == nil && slices.Contains(listedStricter[pt.where], p.what) {
+					continue
+				}
 				if (schemaErr == nil) != (toolErr == nil) {
 					t.Errorf("%s: %s\n  schema says: %v\n  toolgate says: %v\n  schema: %s", p.what, raw, schemaErr, toolErr, pt.schema)
 				}
 			}
 		})
 	}
+}
+
+// listedStricter are the probes a pool's schema refuses on purpose where
+// toolgate's check runs the call: the client's own definition requires
+// the parameter, its handler does without it (Cline's use_mcp_tool
+// arguments), and the pool lists the client's definition. A model that
+// follows the schema is never refused; only the other way round is a
+// fault.
+var listedStricter = map[string][]string{
+	"cline use_mcp_tool": {"arguments left out"},
 }
 
 // probedTools builds every static tool of handlers.Default() (internal

@@ -96,8 +96,10 @@ func planChange(ws *tool.Workspace, files tool.Files, op patch.FileOp, addReplac
 	if err != nil {
 		return c, 0, err
 	}
-	if err := files.CheckFresh(src.rel, src.state, src.exists); err != nil {
-		return c, 0, err
+	if files != nil {
+		if err := files.CheckFresh(src.rel, src.state, src.exists); err != nil {
+			return c, 0, err
+		}
 	}
 	c.src = src
 	switch op.Kind {

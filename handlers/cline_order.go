@@ -14,7 +14,9 @@ import (
 // {numeric: true, sensitivity: "base"}): Unicode collation, case and
 // accents ignored. Digit runs are compared by compareNames, since
 // x/text's collate.Numeric misplaces runs of zeros ("f000" after "f010").
-// A collator is not safe for concurrent use.
+// A collator is not safe for concurrent use. The pool spares making one
+// (about 25 µs) per listing, whose sort takes milliseconds: within the
+// noise of BenchmarkClineCollator (./handlers/, docs/benchmarks.md).
 var clineCollator = sync.Pool{New: func() any {
 	return collate.New(language.Und, collate.IgnoreCase, collate.IgnoreDiacritics, collate.IgnoreWidth)
 }}

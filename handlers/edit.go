@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -38,6 +39,8 @@ type editTarget struct {
 	// "" when it does not exist or the system cannot tell (realErr).
 	real    string
 	realErr error
+	// stat is the opened file's, for its other names (hard links).
+	stat *syscall.Stat_t
 }
 
 // loadTarget reads the file at p whole, or notes that it does not exist.
@@ -79,7 +82,8 @@ func loadTarget(ws *tool.Workspace, p string) (*editTarget, error) {
 		return nil, tooLarge(rel, int64(len(data)))
 	}
 	real, realErr := fdpath.Of(f)
-	return &editTarget{rel: rel, exists: true, old: data, state: tool.StateOf(data, info.ModTime()), real: real, realErr: realErr}, nil
+	st, _ := info.Sys().(*syscall.Stat_t)
+	return &editTarget{rel: rel, exists: true, old: data, state: tool.StateOf(data, info.ModTime()), real: real, realErr: realErr, stat: st}, nil
 }
 
 func tooLarge(rel string, size int64) error {
@@ -116,7 +120,10 @@ func (t *editTarget) checkIgnored(call *tool.Call) error {
 	if t.real == "" {
 		return nil
 	}
-	return call.CheckReal(t.real, t.rel, false)
+	if err := call.CheckReal(t.real, t.rel, false); err != nil {
+		return err
+	}
+	return call.CheckLinked(t.stat, t.rel) // a hard link: its content shows in the result
 }
 
 // verifier is the last check of a write: the ignore rules judge the file

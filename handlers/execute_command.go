@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -32,25 +31,15 @@ type ExecuteCommandInput struct {
 	TTY              bool   `json:"tty,omitempty" jsonschema:"true runs the command under a pseudo-terminal (80x24): programs see a terminal, output and errors are one stream; a background job's input stays open for its stdin route"`
 	Stdin            bool   `json:"stdin,omitempty" jsonschema:"with background: keep the job's standard input open for POST /v1/sessions/{sid}/jobs/{id}/stdin (otherwise it is empty)"`
 	YieldMS          int    `json:"yield_ms,omitempty" validate:"omitempty,min=0,max=600000" jsonschema:"with background: wait up to this many milliseconds for the job to end; one that ended is answered as a foreground command, one still running with its id and its output so far"`
-
-	// analysed is Command's analysis, made once for the call's stages
-	// (scheduling, paths, timeout), which all ask for it.
-	analysed atomic.Pointer[analysedCommand]
 }
 
-type analysedCommand struct {
-	command  string
-	analysis shellcmd.Analysis
-}
-
-// analysis is shellcmd.Analyze(in.Command), parsed once per command.
+// analysis is shellcmd.Analyze(in.Command). The call's stages
+// (scheduling, paths, timeout) each ask for it; shellcmd remembers recent
+// lines, so a second ask is a lookup and a copy. (A memo on the input
+// itself saved 1-2 µs more per command, well under a thousandth of one,
+// and was dropped: docs/benchmarks.md.)
 func (in *ExecuteCommandInput) analysis() shellcmd.Analysis {
-	if a := in.analysed.Load(); a != nil && a.command == in.Command {
-		return a.analysis
-	}
-	a := &analysedCommand{command: in.Command, analysis: shellcmd.Analyze(in.Command)}
-	in.analysed.Store(a)
-	return a.analysis
+	return shellcmd.Analyze(in.Command)
 }
 
 // commandMetrics are execute_command's own series.

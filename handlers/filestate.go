@@ -67,7 +67,8 @@ func (s *stateHasher) remember(files tool.Files, rel string) fs.FileInfo {
 	return info
 }
 
-// copyBuffers recycles the buffers that hash the rest of a file.
+// copyBuffers recycles the buffers that hash the rest of a file
+// (BenchmarkCopyBuffers, ./handlers/, docs/benchmarks.md).
 var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // readerOnly hides the file's WriterTo, which would allocate its own buffer.

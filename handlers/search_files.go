@@ -33,7 +33,8 @@ func newSearchFiles(name string, env tool.Env) *tool.Tool {
 		Name: name,
 		Description: "Search the files below a directory of the workspace for a regular expression (Rust syntax), " +
 			"with one line of context around each match, grouped by file. Files are chosen as ripgrep chooses them: " +
-			".gitignore and .ignore rules apply, hidden and binary files are skipped. At most 300 results.",
+			".gitignore and .ignore rules apply, hidden and binary files are skipped (where the client's own search " +
+			"overrides the ignore rules, as Cline's does, ignored and hidden files are searched too). At most 300 results.",
 		Run: func(ctx context.Context, call *tool.Call, in *SearchFilesInput) (tool.Result, error) {
 			return searchFiles(ctx, call, in, idx, callExclude(call))
 		},
@@ -54,7 +55,8 @@ func searchFiles(ctx context.Context, call *tool.Call, in *SearchFilesInput, idx
 	st := &matchStream{emit: func(chunk string) { call.Output("match", chunk) }}
 	res, err := search.Search(ctx, call.Workspace.Root, search.Options{
 		Path: rel, Regex: in.Regex, FilePattern: in.FilePattern,
-		Exclude: exclude, OnFile: st.send, Index: idx,
+		Exclude: exclude, OnFile: st.send, Index: idx, GlobOverride: call.SearchAll,
+		Withhold: call.WithholdLinked,
 	})
 	if err != nil {
 		if ctx.Err() != nil {

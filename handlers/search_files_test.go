@@ -197,3 +197,35 @@ func TestSearchFilesInDirOnlyExcludedDirectory(t *testing.T) {
 		t.Errorf("output %q, want Found 0 results.", got)
 	}
 }
+
+// TestSearchFilesSearchAll: a call whose session's client searches as a
+// ripgrep glob selects (tool.Call.SearchAll, Cline's) also searches
+// gitignored and hidden files, binary files still skipped; the call's
+// exclusions still hide a file, whose content shows nowhere.
+func TestSearchFilesSearchAll(t *testing.T) {
+	ws := searchTree(t)
+	exclude := func(rel string, isDir bool) bool { return rel == "src/gen/g.go" }
+	search := func(all bool, pattern string) string {
+		t.Helper()
+		in := SearchFilesInput{Path: ".", Regex: "needle", FilePattern: pattern}
+		res, err := searchFiles(bg, &tool.Call{Workspace: ws, SearchAll: all}, &in, nil, exclude)
+		return okText(t, res, err)
+	}
+	all := search(true, "")
+	for _, want := range []string{"\napp.log\n", "\n.hidden.txt\n", "\na.txt\n", "\nsrc/b.go\n", "Found 4 results."} {
+		if !strings.Contains(all, want) {
+			t.Errorf("search of all files lacks %q:\n%s", want, all)
+		}
+	}
+	for _, hidden := range []string{"generated", "src/gen", "bin.dat"} {
+		if strings.Contains(all, hidden) {
+			t.Errorf("search of all files shows %q:\n%s", hidden, all)
+		}
+	}
+	if got := search(true, "*.log"); !strings.HasPrefix(got, "Found 1 result.\n\napp.log\n") {
+		t.Errorf("a file pattern matching a gitignored file:\n%s", got)
+	}
+	if got := search(false, ""); strings.Contains(got, "app.log") || strings.Contains(got, ".hidden.txt") {
+		t.Errorf("a search that follows the ignore rules shows ignored files:\n%s", got)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/toolgate/toolgate/api"
@@ -100,13 +101,39 @@ func runInShell(ctx context.Context, call *tool.Call, cfg *tool.CommandConfig, i
 	if strings.TrimSpace(in.Command) == "" {
 		return tool.Result{}, tool.Errorf(api.ToolCodeInvalid, "no command provided.")
 	}
+	note := ""
+	if sh != nil && shellRules(sh) != call.IgnoreRules().Fingerprint() {
+		// The shell's sandbox hides what the rules hid when it started;
+		// a running sandbox cannot learn new masks, so a new shell does.
+		endShell(sh)
+		sh, note = nil, shellRestartedNote
+	}
 	if sh == nil {
 		var err error
 		if sh, err = startShell(call, cfg); err != nil {
 			return tool.Result{}, err
 		}
 	}
-	return shellRun(ctx, sh, in.Command)
+	res, err := shellRun(ctx, sh, in.Command)
+	if err == nil && note != "" {
+		res.Content = append([]api.Content{{Type: "text", Text: note}}, res.Content...)
+	}
+	return res, err
+}
+
+// shellRestartedNote tells the model why the shell lost its state.
+const shellRestartedNote = "(The shell was restarted before this command: the ignore rules changed since it started, " +
+	"and a running shell cannot take new ones. Its working directory and variables are reset.)\n"
+
+// shellFingerprints holds, per running persistent shell, the fingerprint
+// of the ignore rules its sandbox was made under.
+var shellFingerprints sync.Map // tool.Job -> string
+
+// shellRules is the fingerprint of the rules the shell started under.
+func shellRules(sh tool.Job) string {
+	fp, _ := shellFingerprints.Load(sh)
+	s, _ := fp.(string)
+	return s
 }
 
 // endShell ends a shell: asked to exit first, so that its input pipe is
@@ -135,6 +162,11 @@ func startShell(call *tool.Call, cfg *tool.CommandConfig) (tool.Job, error) {
 		endShell(sh)
 		return nil, tool.Errorf(api.ToolCodeFailed, "the shell did not start: %v", err)
 	}
+	shellFingerprints.Store(sh, call.IgnoreRules().Fingerprint())
+	go func() {
+		<-sh.Done()
+		shellFingerprints.Delete(sh)
+	}()
 	return sh, nil
 }
 

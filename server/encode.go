@@ -118,7 +118,7 @@ const maxPooledBuffer = 64 << 10
 
 // putEncodeBuffer returns a response buffer to the server's pool: every
 // JSON answer needs one, and growing a fresh one each time is most of
-// encode's garbage.
+// encode's garbage (BenchmarkEncodeBuffers, ./server/, docs/benchmarks.md).
 func (s *Server) putEncodeBuffer(eb *encodeBuffer) {
 	if eb.buf.Cap() > maxPooledBuffer {
 		return

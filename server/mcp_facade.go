@@ -37,14 +37,23 @@ type facadeServer struct {
 // token are the router's middleware, so the SDK's own localhost check is
 // left off: it would refuse the extra hosts the config allows. The cancel
 // gate in front keeps responses to cancelled requests off the wire;
-// acceptEither lets a client that accepts only one answer type post.
+// acceptEither lets a client that accepts only one answer type post; a
+// POST that names no MCP session and initializes none is answered
+// statelessly.
 func (s *Server) mcpHandler() http.Handler {
 	f := &mcpFacade{s: s, servers: map[string]*facadeServer{}, byDialect: map[api.Dialect]string{}}
-	return acceptEither(newCancelGate(mcp.NewStreamableHTTPHandler(f.server, &mcp.StreamableHTTPOptions{
-		Logger:                     s.logger,
-		DisableLocalhostProtection: true,
-		MaxRequestBodyBytes:        s.cfg.MaxBodyBytes,
-	}), s.cfg.MaxBodyBytes))
+	opts := func(stateless bool) *mcp.StreamableHTTPOptions {
+		return &mcp.StreamableHTTPOptions{
+			Stateless:                  stateless,
+			Logger:                     s.logger,
+			DisableLocalhostProtection: true,
+			MaxRequestBodyBytes:        s.cfg.MaxBodyBytes,
+		}
+	}
+	return acceptEither(newCancelGate(sessionless(
+		mcp.NewStreamableHTTPHandler(f.server, opts(false)),
+		mcp.NewStreamableHTTPHandler(f.server, opts(true)), // mcp_sessionless.go
+		s.cfg.MaxBodyBytes), s.cfg.MaxBodyBytes))
 }
 
 // server returns the session's MCP server with its tool list brought up

@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -72,6 +73,20 @@ func TestMetricsUseTheNamesClientsCall(t *testing.T) {
 	}
 	if m := gatherOne(t, f, "toolgate_tool_calls_total", map[string]string{"tool": "read_file", "dialect": "claude_code", "status": "succeeded"}); m.GetCounter().GetValue() != 0 {
 		t.Errorf("a Claude Code Read was counted under read_file")
+	}
+	// What a Prometheus scrape of /metrics gets.
+	status, scrape := send(t, f, flowToken, "GET", "/metrics", nil)
+	if status != http.StatusOK {
+		t.Fatalf("/metrics: %d", status)
+	}
+	for _, want := range []string{
+		`toolgate_tool_calls_total{dialect="claude_code",status="succeeded",tool="Read"} 1`,
+		`toolgate_tool_calls_total{dialect="anthropic",status="succeeded",tool="str_replace_based_edit_tool"} 1`,
+		`toolgate_tool_call_duration_seconds_count{dialect="claude_code",tool="Read"} 1`,
+	} {
+		if !strings.Contains(string(scrape), want+"\n") {
+			t.Errorf("the scrape lacks %s", want)
+		}
 	}
 }
 

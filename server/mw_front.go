@@ -24,7 +24,8 @@ import (
 // panic is logged under the request's id and counted, the recovery, the
 // body read deadline, the Host/Origin check, CORS and the trace context.
 // One layer instead of eight: each of them copied the request or wrapped
-// the writer again, a few microseconds of a small call.
+// the writer again, a few microseconds of a small call. Speed only:
+// BenchmarkFront (./server/, docs/benchmarks.md).
 func (s *Server) front(next http.Handler) http.Handler {
 	next = s.traceContext(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -75,14 +76,32 @@ func (s *Server) observe(ww middleware.WrapResponseWriter, r *http.Request, star
 	if !strings.HasPrefix(ww.Header().Get("Content-Type"), "text/event-stream") {
 		s.metrics.duration.WithLabelValues(route).Observe(time.Since(start).Seconds())
 	}
-	if !s.logger.Enabled(context.Background(), slog.LevelInfo) { // as Info asks
+	level := requestLogLevel(r, status)
+	if !s.logger.Enabled(context.Background(), level) { // as Log asks
 		return // spare building the line and its logger
 	}
 	// The query string is never logged: it may carry a ticket.
-	logFrom(r, s.logger).Info("http request",
+	logFrom(r, s.logger).Log(r.Context(), level, "http request",
 		"method", r.Method, "path", r.URL.Path, "route", route,
 		"status", ww.Status(), "bytes", ww.BytesWritten(),
 		"duration_ms", float64(time.Since(start).Microseconds())/1000)
+}
+
+// PollHeader marks a request the web console sends by itself on a timer
+// (the inbox every 3 s, sessions, jobs and figures every 5 s, ...): one
+// open tab made about a log line a second, burying the requests a person
+// or an agent made.
+const PollHeader = "X-Toolgate-Poll"
+
+// requestLogLevel is the level of a request's log line: debug for a
+// console poll that read something and succeeded, which says nothing new;
+// info for everything else, a poll that failed included (a token
+// refused, a session gone, a server error are worth seeing).
+func requestLogLevel(r *http.Request, status int) slog.Level {
+	if r.Header.Get(PollHeader) != "" && (r.Method == http.MethodGet || r.Method == http.MethodHead) && status < http.StatusBadRequest {
+		return slog.LevelDebug
+	}
+	return slog.LevelInfo
 }
 
 // requestIDPrefix starts the ids of requests that bring none, in the shape

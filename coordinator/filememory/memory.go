@@ -40,6 +40,9 @@ type seenFile struct {
 	window *tool.ReadWindow
 }
 
+// A Memory is the Files a call carries.
+var _ tool.Files = (*Memory)(nil)
+
 // Config is what governs a session's Memory.
 type Config struct {
 	// RequireRead refuses edits of existing files the session never read.

@@ -55,6 +55,9 @@ type Table struct {
 	order []string
 }
 
+// A Table is the Jobs a call's Runtime carries.
+var _ tool.Jobs = (*Table)(nil)
+
 // NewTable is an empty table whose jobs end when ctx does.
 func NewTable(ctx context.Context) *Table {
 	return &Table{ctx: ctx, byID: map[string]*Job{}}

@@ -53,8 +53,9 @@ type Host interface {
 	ToolNames() []string
 	// StartChild creates a child session under perms; end deletes it.
 	StartChild(perms api.Permissions) (id string, end func(), err error)
-	// Confine says how the command runner is confined: the sandbox, what
-	// the process may see, and its working directory ("" for none).
+	// Confine says how the command runner is confined: the sandbox (nil
+	// runs it unconfined) and what the process may see; the Run's Dir is
+	// its working directory.
 	Confine() (*sandbox.Sandbox, sandbox.Run, error)
 }
 

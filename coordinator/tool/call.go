@@ -45,6 +45,13 @@ type Call struct {
 	// (Dialect.PlainResults) when it words results its own way; a handler
 	// never learns which dialect that is.
 	PlainResults bool
+	// SearchAll asks search_files to choose files as its client's ripgrep
+	// call does, the glob (the file pattern, or '*') overriding the ignore
+	// rules: gitignored and hidden files are searched, .git too. The
+	// call's exclusions (.clineignore, deny rules on reading) still hide
+	// files. The session's dialect sets it (Dialect.SearchAll); a handler
+	// never learns which dialect that is.
+	SearchAll bool
 	// ReadTurn is the call's turn among the session's reads (FileMemory
 	// QueueRead) when its tool counts reads, 0 otherwise.
 	ReadTurn uint64
@@ -246,15 +253,23 @@ func (c *Call) SandboxHint(output string) string {
 // otherwise lead the handler to an ignored file. f's real path comes from
 // the open handle, so this judges the very file that will be read. rel is
 // the path the call named, for the message.
+//
+// A regular file with several names is also judged by its other names
+// (hardlinks.go), with or without ignore rules.
 func (c *Call) CheckOpened(f *os.File, rel string, isDir bool) error {
-	if !c.HasIgnoreRules() {
-		return nil // nothing to judge: spare the handle's lookup
+	if c.HasIgnoreRules() {
+		real, err := fdpath.Of(f)
+		if err != nil {
+			return UnknownRealError(rel, err)
+		}
+		if err := c.CheckReal(real, rel, isDir); err != nil {
+			return err
+		}
 	}
-	real, err := fdpath.Of(f)
-	if err != nil {
-		return UnknownRealError(rel, err)
+	if isDir || c.Workspace == nil {
+		return nil
 	}
-	return c.CheckReal(real, rel, isDir)
+	return c.checkLinks(f, rel)
 }
 
 // UnknownRealError refuses a file opened as rel whose real path cannot be
@@ -265,6 +280,9 @@ func UnknownRealError(rel string, err error) error {
 	return Errorf(api.ToolCodeIgnored, "Access to %s is refused: the ignore rules cannot be checked on the file opened, "+
 		"because its real path cannot be read (%v).", rel, err)
 }
+
+// IgnoreRules are the ignore rules the call runs under (nil: none).
+func (c *Call) IgnoreRules() *ignore.Matcher { return c.rt.Ignored }
 
 // HasIgnoreRules reports whether CheckReal has anything to judge.
 func (c *Call) HasIgnoreRules() bool {
@@ -282,13 +300,25 @@ func (c *Call) CheckReal(real, rel string, isDir bool) error {
 		return nil // not inside the workspace: os.Root refuses those
 	}
 	r = filepath.ToSlash(r)
-	rule, hit := c.rt.Ignored.Match(r, isDir)
-	if !hit {
+	if _, hit := c.rt.Ignored.Match(r, isDir); !hit {
 		return nil
 	}
 	shown := rel
 	if r != rel {
 		shown = fmt.Sprintf("%s (a link to %s)", rel, r)
+	}
+	return c.ignoredError(shown, r, isDir)
+}
+
+// ignoredError refuses a file the ignore rules cover as r, named shown in
+// the message; nil when they do not cover r.
+func (c *Call) ignoredError(shown, r string, isDir bool) error {
+	if c.rt.Ignored == nil {
+		return nil
+	}
+	rule, hit := c.rt.Ignored.Match(r, isDir)
+	if !hit {
+		return nil
 	}
 	if rule.Source == ".clineignore" {
 		// The words Cline uses for a blocked path (formatResponse.clineIgnoreError), alone as Cline answers.

@@ -45,6 +45,11 @@ type Dialect struct {
 	// cancelling the other calls of its message (cascade_tools): the
 	// client runs parallel calls independently, a non-zero exit included.
 	IndependentCalls bool
+	// SearchAll makes every call of the dialect's sessions a
+	// Call.SearchAll one: its client's search hands ripgrep a glob, which
+	// overrides the ignore rules (Cline's regexSearchFiles passes --glob
+	// with the file pattern or '*').
+	SearchAll bool
 }
 
 // DialectTool is one tool of a dialect.

@@ -17,6 +17,7 @@ type Workspace struct {
 	Root *os.Root
 
 	edits editLocks // per-file edit locks; see LockForEdit
+	links linkIndex // names of files with several; see LinkNames
 }
 
 // OpenWorkspace opens dir as the workspace.

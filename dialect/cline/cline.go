@@ -14,5 +14,9 @@ import (
 
 // Dialect is Cline's dialect, the default of every session.
 func Dialect() tool.Dialect {
-	return tool.Dialect{Name: api.DialectCline, ListSchema: listSchema}
+	// SearchAll: Cline's regexSearchFiles runs ripgrep with --glob (the
+	// file pattern, or '*'), which overrides the ignore rules, so its
+	// search_files also searches gitignored and hidden files; it then
+	// drops what .clineignore covers, as toolgate's exclusions do.
+	return tool.Dialect{Name: api.DialectCline, ListSchema: listSchema, SearchAll: true}
 }

@@ -27,13 +27,24 @@ var extensions = map[string][]string{
 	"plan_mode_respond": {"options"},
 }
 
+// alsoRequired are parameters Cline's definition requires that toolgate's
+// check lets a call leave out: the pool lists them required, as Cline's
+// do, so a client that builds Cline's prompt from it tells the model what
+// Cline tells it. The handler still runs a call without them, as Cline's
+// does (UseMcpToolHandler calls the tool with no arguments), so every call
+// the listed schema allows is one the check accepts.
+var alsoRequired = map[string][]string{
+	"use_mcp_tool": {"arguments"},
+}
+
 // ExtensionKey marks a parameter toolgate adds to a client's tool: a JSON
 // Schema annotation, with no effect on what the schema accepts.
 const ExtensionKey = "x-toolgate-extension"
 
 // listSchema is a registry tool's schema as Cline's pool lists it: with
-// Cline's task_progress where Cline's tool has it, and toolgate's own
-// parameters marked. A schema it cannot read is listed unchanged.
+// Cline's task_progress where Cline's tool has it, Cline's required
+// parameters required, and toolgate's own parameters marked. A schema it
+// cannot read is listed unchanged.
 func listSchema(name string, schema json.RawMessage) json.RawMessage {
 	var s map[string]any
 	if json.Unmarshal(schema, &s) != nil {
@@ -51,9 +62,24 @@ func listSchema(name string, schema json.RawMessage) json.RawMessage {
 	if _, has := props[taskProgressParam]; !has && !slices.Contains(noTaskProgress, name) {
 		props[taskProgressParam] = map[string]any{"type": []string{"null", "string"}, "description": taskProgressDescription}
 	}
+	if req := withRequired(s["required"], alsoRequired[name], props); len(req) > 0 {
+		s["required"] = req
+	}
 	out, err := json.Marshal(s)
 	if err != nil {
 		return schema
 	}
 	return out
+}
+
+// withRequired is a schema's required list with the names of extra that
+// are properties of the schema added, in order, each once.
+func withRequired(req any, extra []string, props map[string]any) []any {
+	list, _ := req.([]any)
+	for _, p := range extra {
+		if _, ok := props[p]; ok && !slices.Contains(list, any(p)) {
+			list = append(list, p)
+		}
+	}
+	return list
 }

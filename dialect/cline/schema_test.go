@@ -41,3 +41,33 @@ func TestListSchema(t *testing.T) {
 		t.Errorf("an unreadable schema became %s", got)
 	}
 }
+
+// TestListSchemaRequired: Cline's pool lists use_mcp_tool's arguments
+// required, as Cline's definition does, keeping the schema's own required
+// parameters; other tools' lists are left as they are.
+func TestListSchemaRequired(t *testing.T) {
+	required := func(t *testing.T, name, schema string) []string {
+		t.Helper()
+		var s struct {
+			Required []string `json:"required"`
+		}
+		if err := json.Unmarshal(listSchema(name, json.RawMessage(schema)), &s); err != nil {
+			t.Fatal(err)
+		}
+		return s.Required
+	}
+	mcp := `{"type":"object","properties":{"server_name":{"type":"string"},"tool_name":{"type":"string"},"arguments":{}},"required":["server_name","tool_name"]}`
+	if got := fmt.Sprint(required(t, "use_mcp_tool", mcp)); got != "[server_name tool_name arguments]" {
+		t.Errorf("use_mcp_tool required = %s, want [server_name tool_name arguments]", got)
+	}
+	twice := `{"type":"object","properties":{"arguments":{}},"required":["arguments"]}`
+	if got := fmt.Sprint(required(t, "use_mcp_tool", twice)); got != "[arguments]" {
+		t.Errorf("use_mcp_tool required = %s, want arguments once", got)
+	}
+	if got := required(t, "read_file", `{"type":"object","properties":{"path":{"type":"string"},"arguments":{}},"required":["path"]}`); fmt.Sprint(got) != "[path]" {
+		t.Errorf("read_file required = %v, want [path]", got)
+	}
+	if got := required(t, "use_mcp_tool", `{"type":"object","properties":{"x":{}}}`); got != nil {
+		t.Errorf("a schema without arguments got required %v", got)
+	}
+}

@@ -40,6 +40,8 @@ func readDirTyped(f *os.File) ([]dirent, error) {
 	}
 }
 
+// direntBuffers recycles the getdents buffers, one per directory read
+// (BenchmarkSearchBuffers, ./handlers/search/, docs/benchmarks.md).
 var direntBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // linux_dirent64 layout: d_ino u64, d_off i64, d_reclen u16, d_type u8, d_name.

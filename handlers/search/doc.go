@@ -6,8 +6,10 @@
 // File selection follows ripgrep's defaults: .gitignore files (only inside a
 // git repository), .ignore and .rgignore files, .git/info/exclude, hidden
 // entries skipped, binary files (a NUL byte) skipped, symbolic links never
-// followed. Every file access goes through an *os.Root, so neither a symlink
-// nor a path can lead outside the workspace.
+// followed. With Options.GlobOverride the file pattern (or '*') overrides
+// those rules as ripgrep's --glob does, which is how Cline runs ripgrep.
+// Every file access goes through an *os.Root, so neither a symlink nor a
+// path can lead outside the workspace.
 //
 // Patterns use Rust regex syntax, as Cline documents. Go's RE2 engine covers
 // most of it; Unicode-aware \w, \d and \s and Rust's \u escapes are

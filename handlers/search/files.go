@@ -63,7 +63,7 @@ func Files(ctx context.Context, root *os.Root, opts FilesOptions) (*FilesResult,
 	c := newCollector(Options{})
 	var mu sync.Mutex
 	var found []FoundFile
-	cfg := selection(start, nil, sd.judge(start, opts.Exclude), c)
+	cfg := selection(start, selector{}, sd.judge(start, opts.Exclude), c)
 	cfg.prune = func(string) bool { return false }
 	cfg.all = opts.All
 	cfg.visit = func(_ int, d *dirNode, names []string) {

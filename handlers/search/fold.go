@@ -106,6 +106,8 @@ type foldScan struct {
 // while the literals are looked for in it.
 const foldWindow = 32 << 10
 
+// foldBuffers recycles the fold windows, one per file scanned
+// (BenchmarkSearchBuffers, ./handlers/search/, docs/benchmarks.md).
 var foldBuffers = sync.Pool{New: func() any { b := make([]byte, foldWindow); return &b }}
 
 func newFoldScan(src []byte, lits [][]byte) *foldScan {

@@ -70,6 +70,10 @@ type indexTree struct {
 	top       *idxDir
 	parentIgn *ignoreState
 	parentFP  string
+	// all keeps every entry, ignored and hidden ones too, for searches
+	// whose glob overrides the ignore rules; such a search applies them
+	// itself (walkConfig.skips) from each directory's ignore state.
+	all bool
 }
 
 // idxDir is a directory of the tree as last listed.
@@ -127,33 +131,39 @@ type namedStamp struct {
 
 // search serves one search from the index, running cold when another
 // search holds it.
-func (ix *Index) search(ctx context.Context, root *os.Root, start string, m *matcher, glob *fileGlob, c *collector, exclude func(string, bool) bool) error {
+func (ix *Index) search(ctx context.Context, root *os.Root, start string, m *matcher, sel selector, c *collector) error {
 	if !ix.mu.TryLock() {
-		return coldSearch(ctx, root, start, m, glob, c, exclude)
+		return coldSearch(ctx, root, start, m, sel, c)
 	}
 	defer ix.mu.Unlock()
-	t, err := ix.tree(root, start)
+	t, err := ix.tree(root, start, sel.override)
 	if err != nil {
 		return err
 	}
-	sd, err := openStart(root, start, exclude)
+	sd, err := openStart(root, start, sel.exclude)
 	if err != nil {
 		return err
 	}
-	return ix.refresh(ctx, sd, t, searchJob{m: m, c: c, sel: selection(start, glob, sd.judge(start, exclude), c)})
+	return ix.refresh(ctx, sd, t, searchJob{m: m, c: c, sel: selection(start, sel, sd.judge(start, sel.exclude), c), all: t.all})
 }
 
 // tree finds or makes the tree of start, dropping it when the ignore files
-// of start's ancestors changed.
-func (ix *Index) tree(root *os.Root, start string) (*indexTree, error) {
+// of start's ancestors changed. A search whose glob overrides the ignore
+// rules gets a tree of its own that keeps every entry (all), judged by
+// each search's glob as it walks.
+func (ix *Index) tree(root *os.Root, start string, all bool) (*indexTree, error) {
 	fp, err := ancestorFingerprint(root, start)
 	if err != nil {
 		return nil, err
 	}
-	if t := ix.trees[start]; t != nil && t.parentFP == fp {
+	key := start
+	if all {
+		key = "\x00all:" + start
+	}
+	if t := ix.trees[key]; t != nil && t.parentFP == fp {
 		return t, nil
 	}
-	if old := ix.trees[start]; old != nil {
+	if old := ix.trees[key]; old != nil {
 		ix.forget(old.top)
 	}
 	pign := &ignoreState{}
@@ -173,8 +183,8 @@ func (ix *Index) tree(root *os.Root, start string) (*indexTree, error) {
 			break
 		}
 	}
-	t := &indexTree{top: &idxDir{rel: start}, parentIgn: pign, parentFP: fp}
-	ix.trees[start] = t
+	t := &indexTree{top: &idxDir{rel: start}, parentIgn: pign, parentFP: fp, all: all}
+	ix.trees[key] = t
 	return t, nil
 }
 

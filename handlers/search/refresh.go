@@ -15,6 +15,9 @@ type searchJob struct {
 	m   *matcher
 	c   *collector
 	sel walkConfig
+	// all says the tree keeps every entry, so the search applies the
+	// ignore rules (or its overriding glob) as it walks.
+	all bool
 }
 
 // idxTask is a directory of the tree to check and search, with its open
@@ -76,7 +79,7 @@ func (ix *Index) visitDir(ctx context.Context, it idxTask, job searchJob, scratc
 	now := time.Now()
 	st := stampOf(fi)
 	if !d.listed || st != d.stamp || d.parentIgn != it.pign || st.racy(d.listedAt, ix.racy) || ix.ignoreFilesMoved(it.root, d) {
-		ix.relist(it.root, dirf, d, it.pign, st, now)
+		ix.relist(it.root, dirf, d, it.pign, st, now, job.all)
 	}
 	listed(d.rel)
 	for i := range d.files {
@@ -86,14 +89,14 @@ func (ix *Index) visitDir(ctx context.Context, it idxTask, job searchJob, scratc
 		}
 		name := d.fileName(i)
 		rel := join(d.rel, name)
-		if job.sel.prune(rel) || !job.sel.keepFile(rel) {
+		if job.all && job.sel.skips(d.ign, rel, name, false) || job.sel.prune(rel) || !job.sel.keepFile(rel) {
 			continue
 		}
 		ix.visitFile(it.root, dirf, it.real, d, f, name, rel, job, scratch, now)
 	}
 	var tasks []idxTask
 	for _, sub := range d.dirs {
-		if job.sel.prune(sub.rel) || !job.sel.keepDir(sub.rel) {
+		if job.all && job.sel.skips(d.ign, sub.rel, sub.name, true) || job.sel.prune(sub.rel) || !job.sel.keepDir(sub.rel) {
 			continue
 		}
 		r, err := it.root.OpenRoot(sub.name)
@@ -175,9 +178,10 @@ func (ix *Index) ignoreFilesMoved(root *os.Root, d *idxDir) bool {
 }
 
 // relist reads d again (through dirf, its handle visitDir opened and
-// checked): its entries, its ignore files and the entries that pass them.
-// Files and subdirectories that stay keep their cached state.
-func (ix *Index) relist(root *os.Root, dirf *os.File, d *idxDir, pign *ignoreState, st stamp, now time.Time) {
+// checked): its entries, its ignore files and the entries that pass them
+// (every entry, for a tree that keeps all). Files and subdirectories that
+// stay keep their cached state.
+func (ix *Index) relist(root *os.Root, dirf *os.File, d *idxDir, pign *ignoreState, st stamp, now time.Time, all bool) {
 	entries, _ := readDirTyped(dirf) // an unreadable directory is empty, as ripgrep skips it
 	slices.SortFunc(entries, func(a, b dirent) int { return strings.Compare(a.name, b.name) })
 	names := make(map[string]bool, len(entries))
@@ -212,7 +216,7 @@ func (ix *Index) relist(root *os.Root, dirf *os.File, d *idxDir, pign *ignoreSta
 		name := e.Name()
 		rel := join(d.rel, name)
 		switch t := e.Type(); {
-		case t.IsDir() && !d.ign.skip(rel, name, true):
+		case t.IsDir() && (all || !d.ign.skip(rel, name, true)):
 			sub := oldDirs[name]
 			if sub == nil {
 				// Its own copy: name and rel would otherwise hold on to
@@ -222,7 +226,7 @@ func (ix *Index) relist(root *os.Root, dirf *os.File, d *idxDir, pign *ignoreSta
 			}
 			delete(oldDirs, name)
 			dirs = append(dirs, sub)
-		case t.IsRegular() && !d.ign.skip(rel, name, false):
+		case t.IsRegular() && (all || !d.ign.skip(rel, name, false)):
 			var f idxFile
 			if old := oldFiles[name]; old != nil {
 				f = *old

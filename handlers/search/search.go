@@ -33,6 +33,20 @@ type Options struct {
 	OnFile func(FileMatches)
 	// Index, when set, serves repeated searches from its cache.
 	Index *Index
+	// GlobOverride selects files as ripgrep given --glob FilePattern (or
+	// --glob '*' when FilePattern is empty) selects them: a glob overrides
+	// every ignore rule, so a file it matches is searched even when
+	// .gitignore or .ignore covers it or it is hidden, and a directory it
+	// matches is entered (with '*', every one, .git included); a file it
+	// does not match is left out. Without it, ripgrep's ignore and hidden
+	// rules choose the files and FilePattern narrows them. Exclude applies
+	// either way.
+	GlobOverride bool
+	// Withhold, when set, is asked about each file that matched before
+	// its matches are kept; true leaves the file out, counted as
+	// excluded. The caller judges there what the walk cannot see by name:
+	// a hard link to a file Exclude hides.
+	Withhold func(rel string) bool
 }
 
 // FileMatches is one file's matching lines with their context lines.
@@ -75,10 +89,11 @@ func Search(ctx context.Context, root *os.Root, opts Options) (*Result, error) {
 		return nil, err
 	}
 	c := newCollector(opts)
+	sel := selector{glob: glob, override: opts.GlobOverride, exclude: opts.Exclude}
 	if opts.Index != nil {
-		err = opts.Index.search(ctx, root, start, m, glob, c, opts.Exclude)
+		err = opts.Index.search(ctx, root, start, m, sel, c)
 	} else {
-		err = coldSearch(ctx, root, start, m, glob, c, opts.Exclude)
+		err = coldSearch(ctx, root, start, m, sel, c)
 	}
 	if err != nil {
 		return nil, err
@@ -86,14 +101,22 @@ func Search(ctx context.Context, root *os.Root, opts Options) (*Result, error) {
 	return c.result(), nil
 }
 
+// selector is how a search chooses its files: the file pattern, whether
+// it overrides the ignore rules, and the caller's exclusions.
+type selector struct {
+	glob     *fileGlob
+	override bool
+	exclude  func(rel string, isDir bool) bool
+}
+
 // coldSearch walks start and reads every selected file.
-func coldSearch(ctx context.Context, root *os.Root, start string, m *matcher, glob *fileGlob, c *collector, exclude func(string, bool) bool) error {
-	sd, err := openStart(root, start, exclude)
+func coldSearch(ctx context.Context, root *os.Root, start string, m *matcher, sel selector, c *collector) error {
+	sd, err := openStart(root, start, sel.exclude)
 	if err != nil {
 		return err
 	}
 	scratch := make([][]byte, runtime.GOMAXPROCS(0))
-	cfg := selection(start, glob, sd.judge(start, exclude), c)
+	cfg := selection(start, sel, sd.judge(start, sel.exclude), c)
 	cfg.visit = func(w int, d *dirNode, names []string) {
 		for _, name := range names {
 			rel := join(d.rel, name)
@@ -109,9 +132,13 @@ func coldSearch(ctx context.Context, root *os.Root, start string, m *matcher, gl
 	return parallelWalk(ctx, root, start, sd, cfg)
 }
 
-// selection builds the walk filters shared by cold and indexed searches.
-func selection(start string, glob *fileGlob, exclude func(string, bool) bool, c *collector) walkConfig {
+// selection builds the walk filters shared by cold and indexed searches;
+// exclude is sel's, adapted to where start really is.
+func selection(start string, sel selector, exclude func(string, bool) bool, c *collector) walkConfig {
+	glob := sel.glob
 	return walkConfig{
+		override: sel.override,
+		glob:     glob,
 		keepFile: func(rel string) bool {
 			if !glob.match(rel) {
 				return false
@@ -174,11 +201,12 @@ type collector struct {
 	onFile        func(FileMatches)
 	cutoff        atomic.Pointer[string]
 	excludedFiles atomic.Int64
+	withhold      func(rel string) bool
 	excludedDirs  atomic.Int64
 }
 
 func newCollector(opts Options) *collector {
-	c := &collector{max: opts.MaxResults, onFile: opts.OnFile}
+	c := &collector{max: opts.MaxResults, onFile: opts.OnFile, withhold: opts.Withhold}
 	if c.max <= 0 {
 		c.max = DefaultMaxResults
 	}
@@ -191,6 +219,10 @@ func (c *collector) pruned(rel string) bool {
 }
 
 func (c *collector) add(f FileMatches) {
+	if c.withhold != nil && c.withhold(f.Path) {
+		c.excludedFiles.Add(1)
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if cut := c.cutoff.Load(); cut != nil && comparePaths(f.Path, *cut) > 0 {

@@ -56,14 +56,27 @@ type walkConfig struct {
 	// all keeps ignored and hidden entries too, everything but .git
 	// (ripgrep --no-ignore --hidden).
 	all bool
+	// override makes glob a ripgrep --glob override (see
+	// Options.GlobOverride): what it matches is kept whatever the ignore
+	// and hidden-entry rules say, a file it does not match is left out.
+	override bool
+	glob     *fileGlob
 }
 
-// skips reports whether the walk leaves an entry out.
-func (cfg *walkConfig) skips(d *dirNode, rel, name string, isDir bool) bool {
-	if cfg.all {
+// skips reports whether the walk leaves an entry out, given the ignore
+// state of the directory holding it.
+func (cfg *walkConfig) skips(ign *ignoreState, rel, name string, isDir bool) bool {
+	switch {
+	case cfg.all:
 		return name == ".git"
+	case cfg.override && cfg.glob.match(rel):
+		// ripgrep's overrides come first: a whitelisted entry skips the
+		// ignore files and the hidden rule ("*" whitelists every one).
+		return false
+	case cfg.override && !isDir:
+		return true
 	}
-	return d.ign.skip(rel, name, isDir)
+	return ign.skip(rel, name, isDir)
 }
 
 // parallelWalk walks start (workspace-relative, opened as sd) with one
@@ -151,7 +164,7 @@ func readDir(d *dirNode, cfg walkConfig) []walkItem {
 		rel := join(d.rel, name)
 		switch t := e.Type(); {
 		case t.IsDir():
-			if cfg.skips(d, rel, name, true) || cfg.prune(rel) || !cfg.keepDir(rel) {
+			if cfg.skips(d.ign, rel, name, true) || cfg.prune(rel) || !cfg.keepDir(rel) {
 				continue
 			}
 			flush()
@@ -160,7 +173,7 @@ func readDir(d *dirNode, cfg walkConfig) []walkItem {
 			d.refs.Add(1)
 			items = append(items, walkItem{dir: child})
 		case t.IsRegular():
-			if cfg.skips(d, rel, name, false) || cfg.prune(rel) || !cfg.keepFile(rel) {
+			if cfg.skips(d.ign, rel, name, false) || cfg.prune(rel) || !cfg.keepFile(rel) {
 				continue
 			}
 			if batch = append(batch, name); len(batch) == filesPerItem {

@@ -1,6 +1,9 @@
 package ignore
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"path"
 	"slices"
 	"strings"
@@ -203,4 +206,19 @@ func cleanPath(p string) (string, bool) {
 		return "", false
 	}
 	return p, true
+}
+
+// Fingerprint identifies the rules m holds (their sources, bases, texts
+// and order): two matchers with the same rules have the same one. A
+// process confined under one set of rules compares it with the rules of
+// a later call to know whether they changed.
+func (m *Matcher) Fingerprint() string {
+	h := sha256.New()
+	for n := m; n != nil; n = n.parent {
+		for _, r := range n.rules {
+			fmt.Fprintf(h, "%q %q %q %d %v\n", r.Source, r.Base, r.Text, r.Line, r.Negate)
+		}
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

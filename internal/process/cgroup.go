@@ -39,7 +39,8 @@ type cgroupParent struct {
 	busy []string
 	// free are empty cgroups of finished runs, kept open for the next
 	// runs: making and removing a cgroup costs more than the rest of
-	// starting `true`.
+	// starting `true`. Speed only: BenchmarkRunTrueVsBash
+	// (./internal/process/, docs/benchmarks.md), when cgroups are there.
 	free []*runCgroup
 	// removed: RemoveCgroups ran. Runs still finishing remove their
 	// cgroup (and the parent once it is empty) instead of keeping it; a

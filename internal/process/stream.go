@@ -69,7 +69,8 @@ func (b *bucket) take(n int, now time.Time) bool {
 
 // readBuffers are the pipes' read buffers, reused between runs: a command
 // like `true` reads nothing, and zeroing fresh ones cost more than its
-// output handling.
+// output handling (BenchmarkReadBuffers, ./internal/process/,
+// docs/benchmarks.md).
 var readBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // streamer turns one pipe's reads into chunks: everything up to the last

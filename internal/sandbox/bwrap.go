@@ -9,8 +9,9 @@ import (
 // bwrapArgs is the bubblewrap command line up to the program: a read-only
 // root, private /dev, /proc and /tmp, the writable set bound read-write,
 // the protected paths in it bound read-only over themselves, the hidden
-// paths masked (an empty read-only tmpfs over a directory, /dev/null over
-// a file, or a stand-in of zeros over a workspace file: gitmask.go), its
+// paths masked (an empty read-only tmpfs over a directory, or its
+// skeleton inside the workspace: gitmask_dir.go; /dev/null over a file,
+// or a stand-in of zeros over a workspace file: gitmask.go), its
 // own PID namespace and, unless allowed, its
 // own empty network namespace. No capability is kept, even for root, so
 // nothing inside can unmount a mask.
@@ -46,7 +47,7 @@ func (s *Sandbox) bwrapArgs(ws, dir string, visible []string, network bool, writ
 			continue // gone since: nothing to mask
 		}
 		if st.IsDir() {
-			a = append(a, "--perms", "0000", "--tmpfs", h, "--remount-ro", h)
+			a = append(a, maskDirArgs(ws, h)...) // gitmask_dir.go
 		} else {
 			a = append(a, "--ro-bind", maskFor(ws, h, st), h) // gitmask.go
 		}

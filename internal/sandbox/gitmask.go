@@ -27,9 +27,10 @@ import (
 // What this shows inside is the file's size and modification time, which
 // /dev/null hid; its content stays hidden. A file changed within the same
 // second as the index was written is checked by content (git's "racily
-// clean" rule) and shows as modified inside, as before. An excluded
-// directory is still masked by an empty one, which git cannot open: it
-// warns about it rather than listing its files as changed.
+// clean" rule) and shows as modified inside, as before (git on the host
+// that compares the content and rewrites the index ends that: the file is
+// no longer later than the index). An excluded directory is masked by its
+// skeleton of stand-ins (gitmask_dir.go).
 
 // maskFor is what to bind over a masked file h: a stand-in for a regular
 // file inside the workspace ws, /dev/null otherwise (credential files

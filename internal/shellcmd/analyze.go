@@ -94,7 +94,8 @@ const maxRemembered = 1 << 10
 // analyses keeps the analyses of recent command lines: a call's command is
 // analysed by the scheduler, the policy and the handler, and agents repeat
 // their commands (builds, tests, git status). Parsing even `true` costs
-// more than looking it up and copying the result.
+// more than looking it up and copying the result. Speed only:
+// BenchmarkAnalyzeRemembered (./internal/shellcmd/, docs/benchmarks.md).
 var analyses = &analysisCache{max: 256}
 
 // analysisCache maps command lines to their analyses, forgetting the

@@ -61,6 +61,7 @@ func (m *Memory) Apply(_ bool, ops ...Op) error {
 			c.Input = slices.Clone(c.Input)
 			if old, ok := m.calls[c.Seq]; ok {
 				m.bytes -= heldBytes(&old)
+				c.Discarded = c.Discarded || old.Discarded // a deleted session's call stays discarded
 			} else {
 				// Kept in seq order (the order calls arrived), whatever
 				// order they end in.
@@ -69,6 +70,13 @@ func (m *Memory) Apply(_ bool, ops ...Op) error {
 			}
 			m.bytes += heldBytes(&c)
 			m.calls[c.Seq] = c
+		case DeleteSession:
+			for seq, c := range m.calls {
+				if c.SessionID == o.ID {
+					c.Discarded = true
+					m.calls[seq] = c
+				}
+			}
 		case DiscardCalls:
 			for seq, c := range m.calls {
 				if c.SessionID == o.SessionID && slices.Contains(o.ToolUseIDs, c.ToolUseID) {

@@ -15,12 +15,15 @@ import (
 // tool_result of Cline's numbered lines, encoded when written, as the
 // coordinator hands it over) the way one sequential caller does: one
 // call every gap (at least: a sleep, which costs no CPU, may wake later),
-// each record queued without waiting. It runs the SQLite
-// store and the memory store side by side and reports the process's CPU
-// time per record of each (the SQLite writer's commits included: the
-// run ends with a flush) and their difference, what the SQLite store
-// costs a read. A second part times a side-effecting call's durable
-// record (Apply(true)), one at a time: its wall-clock median.
+// each record queued without waiting. It runs the SQLite store and the
+// memory store side by side, in turns of perTurn records, and reports
+// the process's CPU time per record of each (the SQLite writer's commits
+// included: a turn ends with a flush, a commit without an fsync, as
+// reads alone never ask for one) and their difference, what the SQLite
+// store costs a read. A second part times a side-effecting call's durable
+// record (Apply(true)), one at a time: its wall-clock median. "read"
+// reads the same file each time (an agent reads a file again: its text
+// is kept once), "read_distinct" a different text each time.
 //
 //	go test -run '^$' -bench CallRecord -benchtime 2000x ./internal/store/
 func BenchmarkCallRecord(b *testing.B) {
@@ -29,17 +32,16 @@ func BenchmarkCallRecord(b *testing.B) {
 	for i := range 64 {
 		fmt.Fprintf(&lines, "%d | 0123456789abcde\n", i+1)
 	}
-	result := struct {
-		Type      string `json:"type"`
-		ToolUseID string `json:"tool_use_id"`
-		Content   []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"content"`
-	}{Type: "tool_result", Content: []struct {
+	type content struct {
 		Type string `json:"type"`
 		Text string `json:"text"`
-	}{{"text", lines.String()}}}
+	}
+	type toolResult struct {
+		Type      string    `json:"type"`
+		ToolUseID string    `json:"tool_use_id"`
+		Content   []content `json:"content"`
+		IsError   bool      `json:"is_error"`
+	}
 	input := json.RawMessage(`{"path":"one_kb.txt"}`)
 	sqlite, err := Open(b.Context(), filepath.Join(b.TempDir(), "state.db"), Options{OnError: func(err error) { b.Error(err) }})
 	if err != nil {
@@ -50,46 +52,59 @@ func BenchmarkCallRecord(b *testing.B) {
 		name string
 		st   Store
 	}{{"sqlite", sqlite}, {"memory", NewMemory(0)}}
-	row := func(st Store, n int, tool string) Call {
-		return Call{Seq: st.NextSeq(), SessionID: "ses_bench", ToolUseID: fmt.Sprintf("toolu_%d", n), Tool: tool,
+	// row is the n-th record; the text of its result is the same file's
+	// each time, or with distinct a different one each time.
+	row := func(st Store, n int, tool string, distinct bool) Call {
+		id, text := fmt.Sprintf("toolu_%d", n), lines.String()
+		if distinct {
+			text += fmt.Sprintf("%d | record %d\n", 65, n)
+		}
+		return Call{Seq: st.NextSeq(), SessionID: "ses_bench", ToolUseID: id, Tool: tool,
 			Input: input, InputSHA256: strings.Repeat("ab", 32), InputBytes: len(input), State: "done", Status: "succeeded",
 			Decision: "allow", DecidedBy: "default: read", StartedAt: time.Now(), DurationMS: 0.2,
 			ResultLater: func() (json.RawMessage, int) {
-				out, _ := json.Marshal(result)
+				out, _ := json.Marshal(toolResult{Type: "tool_result", ToolUseID: id, Content: []content{{"text", text}}})
 				return out, len(out)
 			}, LaterBytes: lines.Len()}
 	}
-	b.Run("read", func(b *testing.B) {
+	// perTurn records take longer than commitDelay, so that most commits
+	// are the writer's own and a turn's closing flush adds one in several.
+	const perTurn = 400
+	read := func(b *testing.B, distinct bool) {
 		cpu := make([]time.Duration, len(stores))
 		n := 0
 		for b.Loop() {
 			for i, s := range stores {
 				c0 := processCPU()
-				for range 50 {
+				for range perTurn {
 					n++
-					if err := s.st.Apply(false, PutCall{Call: row(s.st, n, "read_file")}); err != nil {
+					if err := s.st.Apply(false, PutCall{Call: row(s.st, n, "read_file", distinct)}); err != nil {
 						b.Fatal(err)
 					}
 					time.Sleep(gap)
 				}
-				if err := s.st.Apply(true); err != nil { // the writer's commits are counted
-					b.Fatal(err)
+				if sq, ok := s.st.(*SQLite); ok { // the writer's commits are counted
+					if err := sq.flush(); err != nil {
+						b.Fatal(err)
+					}
 				}
 				cpu[i] += processCPU() - c0
 			}
 		}
-		per := func(i int) float64 { return float64(cpu[i].Nanoseconds()) / 1e3 / float64(50*b.N) }
+		per := func(i int) float64 { return float64(cpu[i].Nanoseconds()) / 1e3 / float64(perTurn*b.N) }
 		b.ReportMetric(per(0), "sqlite_cpu_µs/record")
 		b.ReportMetric(per(1), "memory_cpu_µs/record")
 		b.ReportMetric(per(0)-per(1), "store_cpu_µs/record")
-	})
+	}
+	b.Run("read", func(b *testing.B) { read(b, false) })
+	b.Run("read_distinct", func(b *testing.B) { read(b, true) })
 	b.Run("durable", func(b *testing.B) {
 		var lat []time.Duration
 		n := 0
 		for b.Loop() {
 			n++
 			t0 := time.Now()
-			if err := sqlite.Apply(true, PutCall{Call: row(sqlite, n, "write_to_file")}); err != nil {
+			if err := sqlite.Apply(true, PutCall{Call: row(sqlite, n, "write_to_file", true)}); err != nil {
 				b.Fatal(err)
 			}
 			lat = append(lat, time.Since(t0))

@@ -119,6 +119,9 @@ func (s *SQLite) FindCall(sessionID, toolUseID string) (Call, bool, error) {
 // Audit pages through calls, newest first (by seq, the order calls
 // arrived in).
 func (s *SQLite) Audit(q Query) (Page, error) {
+	if err := s.flush(); err != nil {
+		return Page{}, err
+	}
 	var where []string
 	var args []any
 	add := func(cond string, arg any) { where = append(where, cond); args = append(args, arg) }
@@ -164,6 +167,9 @@ func (s *SQLite) Audit(q Query) (Page, error) {
 // Prune deletes finished calls and edits older than before. SQLite
 // serializes it with the writer's batches (busy_timeout waits).
 func (s *SQLite) Prune(before time.Time) (int64, error) {
+	if err := s.flush(); err != nil {
+		return 0, err
+	}
 	res, err := s.db.Exec(`DELETE FROM calls WHERE state = 'done' AND started_at < ?`, before.UnixNano())
 	if err != nil {
 		return 0, err
@@ -173,4 +179,14 @@ func (s *SQLite) Prune(before time.Time) (int64, error) {
 		return n, err
 	}
 	return n, nil
+}
+
+// flush waits for the writes queued so far to commit, so that a query
+// sees every write Apply returned from: records nobody waits for gather
+// for up to commitDelay first.
+func (s *SQLite) flush() error {
+	if s.w == nil { // read-only: nothing is queued here
+		return nil
+	}
+	return s.w.flush()
 }

@@ -91,8 +91,9 @@ type Call struct {
 	// LaterBytes is about how many bytes what ResultLater reads holds,
 	// for the memory store's bound.
 	LaterBytes int `json:"-"`
-	// Discarded calls were forgotten (their message discarded): their id
-	// may run again, but the audit log still shows them.
+	// Discarded calls were forgotten (their message discarded, or their
+	// session deleted): their id may run again, but the audit log still
+	// shows them. Once set it stays set.
 	Discarded bool `json:"discarded,omitempty"`
 }
 
@@ -130,7 +131,8 @@ type Op interface{ op() }
 type PutSession struct{ Session Session }
 
 // DeleteSession removes a session and its edits; its calls stay in the
-// audit log.
+// audit log, discarded: a later session of the same id (a client may
+// choose ids) neither lists them nor is answered with their results.
 type DeleteSession struct{ ID string }
 
 // PutCall creates or replaces the call row with Call.Seq.

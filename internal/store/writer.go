@@ -11,19 +11,21 @@ import (
 // writer is the one goroutine that writes: it takes every request queued
 // while the previous batch committed and commits them together, so a
 // busy server pays one commit (and one fsync) for many calls, and no
-// request waits on SQLite unless it asked to be durable.
+// request waits on SQLite unless it asked to be durable or to be seen.
 //
 // A batch nobody waits for (the records of reads) is a group commit: the
 // writer lets it gather for up to commitDelay, and commits it with
 // synchronous=NORMAL, without an fsync. Its rows are in the operating
-// system's hands when the commit returns, so a killed toolgate keeps
-// them; a power loss may lose them, never reorder them (the write-ahead
-// log is replayed in order up to its first torn frame). A batch with a
-// durable request commits at once with synchronous=FULL, whose fsync of
-// the log also covers every earlier commit. Queuing takes a lock and an
-// append; only the first request of a batch, or a durable one, wakes the
-// writer. All of this exists for speed: BenchmarkCallRecord
-// (./internal/store/) defends it.
+// system's hands when the commit returns; until then they are in this
+// process's queue, so a killed toolgate may lose the last commitDelay of
+// them, and a power loss the last of them, never reorder them (the
+// write-ahead log is replayed in order up to its first torn frame). A
+// batch with a durable request commits at once with synchronous=FULL,
+// whose fsync of the log also covers every earlier commit; a batch that
+// a reader waits for (flush) commits at once with NORMAL. Queuing takes
+// a lock and an append; only the first request of a batch, or one that
+// is waited for, wakes the writer. All of this exists for speed:
+// BenchmarkCallRecord (./internal/store/) defends it.
 type writer struct {
 	conn    *sql.Conn // the writer's own connection, its statements prepared once
 	upsert  *sql.Stmt // upsertCall on conn
@@ -34,7 +36,8 @@ type writer struct {
 
 	mu       sync.Mutex
 	pending  []request
-	durables int // requests in pending that someone waits for
+	waited   int // requests in pending that someone waits for
+	durables int // of those, the ones that must be on disk
 	closed   bool
 }
 
@@ -53,8 +56,13 @@ const (
 
 // commitDelay is how long a batch nobody waits for gathers more before
 // it commits: a sequential caller's reads, one every few hundred
-// microseconds, then share a commit by the dozen.
-const commitDelay = 20 * time.Millisecond
+// microseconds, then share a commit by the hundred. Each commit rewrites
+// the pages its rows share (the indexes' leaves, the table's last page)
+// in the write-ahead log: at 20 ms a read's record cost 33-55 µs of CPU,
+// at 100 ms 23-33 (BenchmarkCallRecord, docs/benchmarks.md). What a longer delay costs is
+// what a SIGKILL may lose: the records of the reads of the last 100 ms,
+// whose ids, posted again after the restart, run the read again.
+const commitDelay = 100 * time.Millisecond
 
 func startWriter(ctx context.Context, db *sql.DB, onError func(error)) (*writer, error) {
 	conn, err := db.Conn(ctx)
@@ -72,14 +80,28 @@ func startWriter(ctx context.Context, db *sql.DB, onError func(error)) (*writer,
 }
 
 func (w *writer) apply(durable bool, ops []Op) error {
+	return w.queue(durable, durable, ops)
+}
+
+// flush returns once every write queued before it is committed, without
+// asking for an fsync: what a reader of the database waits for to see
+// them.
+func (w *writer) flush() error { return w.queue(false, true, nil) }
+
+// queue queues ops; with wait it returns once they are committed, with
+// durable once they are on disk.
+func (w *writer) queue(durable, wait bool, ops []Op) error {
 	r := request{ops: ops}
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
 		return ErrClosed
 	}
-	if durable || len(w.pending) >= maxPending {
+	if wait || len(w.pending) >= maxPending {
 		r.done = make(chan error, 1)
+		w.waited++
+	}
+	if durable {
 		w.durables++
 	}
 	w.pending = append(w.pending, r)
@@ -115,7 +137,7 @@ func (w *writer) close() {
 func (w *writer) urgent() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.durables > 0 || len(w.pending) >= maxBatch || w.closed
+	return w.waited > 0 || len(w.pending) >= maxBatch || w.closed
 }
 
 // take hands the loop what is queued, and whether the writer is closed.
@@ -123,7 +145,7 @@ func (w *writer) take(spare []request) ([]request, bool, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	batch, durable := w.pending, w.durables > 0
-	w.pending, w.durables = spare[:0], 0
+	w.pending, w.waited, w.durables = spare[:0], 0, 0
 	return batch, durable, w.closed
 }
 
@@ -215,7 +237,7 @@ ON CONFLICT (seq) DO UPDATE SET message_id=excluded.message_id, tool=excluded.to
 	input_sha256=excluded.input_sha256, input_bytes=excluded.input_bytes, state=excluded.state, status=excluded.status,
 	error_code=excluded.error_code, decision=excluded.decision, decided_by=excluded.decided_by,
 	approval_reason=excluded.approval_reason, duration_ms=excluded.duration_ms, result=excluded.result,
-	result_bytes=excluded.result_bytes, discarded=excluded.discarded`
+	result_bytes=excluded.result_bytes, discarded=(excluded.discarded OR calls.discarded)`
 
 func exec(ctx context.Context, tx *sql.Conn, upsert *sql.Stmt, o Op) error {
 	var err error
@@ -237,6 +259,9 @@ func exec(ctx context.Context, tx *sql.Conn, upsert *sql.Stmt, o Op) error {
 	case DeleteSession:
 		if _, err = tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, o.ID); err == nil {
 			_, err = tx.ExecContext(ctx, `DELETE FROM edits WHERE session_id = ?`, o.ID)
+		}
+		if err == nil {
+			_, err = tx.ExecContext(ctx, `UPDATE calls SET discarded = 1 WHERE session_id = ?`, o.ID)
 		}
 	case DiscardCalls:
 		for _, id := range o.ToolUseIDs {

@@ -65,3 +65,28 @@ func TestGroupCommitReachesTheDatabase(t *testing.T) {
 		t.Errorf("Apply after Close = %v, want ErrClosed", err)
 	}
 }
+
+// TestAuditSeesQueuedWrites: a record nobody waited for may still be in
+// the writer's queue (it gathers for commitDelay); the audit log and
+// Prune wait for it to commit, so a call answered is a call listed.
+func TestAuditSeesQueuedWrites(t *testing.T) {
+	s := openTemp(t, filepath.Join(t.TempDir(), "state.db"))
+	defer s.Close()
+	c := Call{Seq: s.NextSeq(), SessionID: "ses", ToolUseID: "r1", Tool: "read_file", State: "done", Status: "succeeded", StartedAt: time.Now()}
+	if err := s.Apply(false, PutCall{Call: c}); err != nil {
+		t.Fatal(err)
+	}
+	page, err := s.Audit(Query{SessionID: "ses"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Calls) != 1 || page.Calls[0].ToolUseID != "r1" {
+		t.Fatalf("audit right after a queued write lists %+v, want r1", page.Calls)
+	}
+	if err := s.Apply(false, PutCall{Call: Call{Seq: s.NextSeq(), SessionID: "ses", ToolUseID: "r2", Tool: "read_file", State: "done", StartedAt: time.Now().Add(-time.Hour)}}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.Prune(time.Now().Add(-time.Minute)); err != nil || n != 1 {
+		t.Errorf("Prune right after a queued write of an old call = %d, %v; want 1", n, err)
+	}
+}

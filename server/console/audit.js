@@ -32,7 +32,7 @@ function auditQuery() {
 function refreshAuditIfLive() {
   clearTimeout(audit.timer);
   audit.timer = setTimeout(refreshAuditIfLive, 10000);
-  if (state.token && !document.hidden && audit.page === 0 && document.getElementById("audit-auto").checked) refreshAudit();
+  if (state.token && !document.hidden && audit.page === 0 && document.getElementById("audit-auto").checked) refreshAudit(true);
 }
 
 // exportAudit downloads every call the filters match. The token goes in
@@ -60,12 +60,13 @@ async function exportAudit(format) {
   }
 }
 
-async function refreshAudit() {
+// refreshAudit reads the page; timed marks a refresh made on the timer.
+async function refreshAudit(timed) {
   const body = document.querySelector("#audit tbody");
   const note = document.getElementById("audit-note");
   let data;
   try {
-    data = await api("GET", "/v1/audit?" + auditQuery().toString());
+    data = await api("GET", "/v1/audit?" + auditQuery().toString(), undefined, timed);
   } catch (e) {
     note.textContent = "audit log: " + e.message;
     return;

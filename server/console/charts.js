@@ -19,7 +19,7 @@ async function refreshCharts() {
   if (document.hidden) return; // a tab in the background asks nothing
   let data;
   try {
-    data = await api("GET", "/v1/tool-stats");
+    data = await poll("/v1/tool-stats");
   } catch (_) {
     return;
   }
@@ -152,7 +152,7 @@ async function refreshMetrics() {
   if (document.hidden) return;
   let text;
   try {
-    const res = await fetch("/metrics");
+    const res = await fetch("/metrics", { headers: { [pollHeader]: "1" } });
     text = await res.text();
   } catch (_) {
     return;

@@ -30,8 +30,14 @@ class APIError extends Error {
   }
 }
 
-async function api(method, path, body) {
+// pollHeader marks the reads the console makes by itself on a timer: the
+// server logs them at debug level when they succeed, so that an open tab
+// does not fill its request log (server/mw_front.go).
+const pollHeader = "X-Toolgate-Poll";
+
+async function api(method, path, body, poll) {
   const headers = { Authorization: "Bearer " + state.token };
+  if (poll) headers[pollHeader] = "1";
   const init = { method, headers };
   if (body !== undefined) {
     headers["Content-Type"] = "application/json";
@@ -46,6 +52,11 @@ async function api(method, path, body) {
     throw new APIError(res.status, data);
   }
   return data;
+}
+
+// poll is a read made on a timer (see pollHeader).
+function poll(path) {
+  return api("GET", path, undefined, true);
 }
 
 // ---- helpers ----------------------------------------------------------

@@ -14,7 +14,7 @@ async function refreshInbox() {
   if (document.hidden) return; // a tab in the background asks nothing
   let data;
   try {
-    data = await api("GET", "/v1/approvals");
+    data = await poll("/v1/approvals");
   } catch (_) {
     return;
   }

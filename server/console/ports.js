@@ -15,7 +15,7 @@ async function refreshPorts() {
   const sid = state.session, seq = ++portsView.seq;
   let data, note = "";
   try {
-    data = await api("GET", "/v1/sessions/" + encodeURIComponent(sid) + "/ports");
+    data = await poll("/v1/sessions/" + encodeURIComponent(sid) + "/ports");
   } catch (e) {
     data = { ports: [] };
     note = e.message;

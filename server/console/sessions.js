@@ -19,7 +19,7 @@ async function refreshSessions() {
   if (document.hidden) return; // a tab in the background asks nothing
   let data;
   try {
-    data = await api("GET", "/v1/sessions");
+    data = await poll("/v1/sessions");
   } catch (_) {
     return;
   }

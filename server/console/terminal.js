@@ -20,7 +20,7 @@ async function refreshJobs() {
   const sid = state.session;
   let data;
   try {
-    data = await api("GET", "/v1/sessions/" + encodeURIComponent(sid) + "/jobs");
+    data = await poll("/v1/sessions/" + encodeURIComponent(sid) + "/jobs");
   } catch (_) {
     data = { jobs: [] };
   }

@@ -100,5 +100,18 @@ func loadClineRun(scratch string) (*clineRun, error) {
 		return nil, err
 	}
 	run := &clineRun{}
-	return run, json.Unmarshal(b, &run.results)
+	if err := json.Unmarshal(b, &run.results); err != nil {
+		return nil, err
+	}
+	// The first request as far as it was kept: its tools and system
+	// prompt, for the check of the tool definitions.
+	tools, _ := os.ReadFile(filepath.Join(scratch, "tools.json"))
+	system, _ := os.ReadFile(filepath.Join(scratch, "system.txt"))
+	content, _ := json.Marshal(string(system))
+	first := chatRequest{Messages: []chatMessage{{Role: "system", Content: content}}}
+	if len(tools) > 0 {
+		first.Tools = tools
+	}
+	run.requests = []chatRequest{first}
+	return run, nil
 }

@@ -118,6 +118,16 @@ func script() []call {
 		{ID: "search-ts", Tool: "search_files", Args: []arg{a("path", "src"), a("regex", `export (class|function)`)}, Headless: true},
 		{ID: "search-unicode", Tool: "search_files", Args: []arg{a("path", "."), a("regex", "Grüße")}, Headless: true},
 		{ID: "search-line", Tool: "search_files", Args: []arg{a("path", "."), a("regex", "line 77 of")}, Headless: true},
+		// Cline's ripgrep gets --glob (the file pattern, or '*'), which
+		// overrides the ignore rules: a gitignored file, a hidden file, a
+		// file in a hidden directory and .git are searched; a pattern that
+		// a gitignored or hidden directory does not match leaves it out.
+		{ID: "search-gitignored-all", Tool: "search_files", Args: []arg{a("path", "."), a("regex", "generated output")}, Headless: true},
+		{ID: "search-hidden-file", Tool: "search_files", Args: []arg{a("path", "."), a("regex", "^build/$")}, Headless: true},
+		{ID: "search-hidden-dir", Tool: "search_files", Args: []arg{a("path", "."), a("regex", `"a": 1`)}, Headless: true},
+		{ID: "search-git-dir", Tool: "search_files", Args: []arg{a("path", "."), a("regex", "^ref: refs/heads/")}, Headless: true},
+		{ID: "search-pattern-ignored", Tool: "search_files", Args: []arg{a("path", "."), a("regex", "generated|\"a\""), a("file_pattern", "*.{txt,json}")}, Headless: true},
+		{ID: "search-pattern-hidden", Tool: "search_files", Args: []arg{a("path", "."), a("regex", "^build/$|^ref: "), a("file_pattern", ".git*")}, Headless: true},
 		{ID: "patch-add", Tool: "apply_patch", Args: []arg{a("input", "*** Begin Patch\n*** Add File: patched/new.txt\n+added by a patch\n+second\n*** End Patch")}, Headless: true, Only: "native"},
 		{ID: "patch-update", Tool: "apply_patch", Args: []arg{a("input", "*** Begin Patch\n*** Update File: edit.txt\n@@\n alpha\n-beta\n+patched beta\n gamma\n*** End Patch")}, Headless: true, Only: "native"},
 		{ID: "patch-delete", Tool: "apply_patch", Args: []arg{a("input", "*** Begin Patch\n*** Delete File: overwrite.txt\n*** End Patch")}, Headless: true, Only: "native"},

@@ -3,8 +3,10 @@ package cline
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // toolDef is a tool's name and parameters, as Cline's native tools or
@@ -37,15 +39,46 @@ func clineToolDefs(raw json.RawMessage) ([]toolDef, error) {
 	return out, nil
 }
 
+// xmlToolDefs reads the tools Cline's system prompt defines in XML mode:
+// each "## <tool>" section of "# Tools", its parameters the lines
+// "- <name>: (required)" or "(optional)".
+func xmlToolDefs(system string) []toolDef {
+	var out []toolDef
+	in := false
+	for _, line := range strings.Split(system, "\n") {
+		switch {
+		case strings.HasPrefix(line, "# "):
+			in = line == "# Tools"
+		case !in:
+		case strings.HasPrefix(line, "## "):
+			out = append(out, toolDef{Name: strings.TrimSpace(strings.TrimPrefix(line, "## ")), Properties: map[string]json.RawMessage{}})
+		case len(out) > 0:
+			m := xmlParam.FindStringSubmatch(line)
+			if m == nil {
+				continue
+			}
+			t := &out[len(out)-1]
+			t.Properties[m[1]] = json.RawMessage("{}")
+			if m[2] == "required" {
+				t.Required = append(t.Required, m[1])
+			}
+		}
+	}
+	return out
+}
+
+var xmlParam = regexp.MustCompile(`^- ([a-z_]+): \((required|optional)\)`)
+
 // nativeParamNames are the names toolgate's schemas give parameters that
 // a Cline variant names otherwise (the handlers accept both).
 var nativeParamNames = map[string]string{"absolutePath": "path"}
 
 // compareToolDefs lists where toolgate's definition of a tool Cline
-// offers lacks one of Cline's parameters or disagrees on task_progress.
-// Tools Cline runs itself (load_mcp_documentation) must be named
-// client-side instead.
-func compareToolDefs(cline, tg []toolDef, clientSide []string) []string {
+// offers lacks one of Cline's parameters, disagrees on task_progress or
+// requires other parameters than Cline's (but those optional names,
+// tool by tool, which toolgate lists optional on purpose). Tools Cline
+// runs itself (load_mcp_documentation) must be named client-side instead.
+func compareToolDefs(cline, tg []toolDef, clientSide []string, optional map[string][]string) []string {
 	byName := map[string]toolDef{}
 	for _, t := range tg {
 		byName[t.Name] = t
@@ -74,6 +107,21 @@ func compareToolDefs(cline, tg []toolDef, clientSide []string) []string {
 		}
 		if _, has := t.Properties["task_progress"]; has != (c.Properties["task_progress"] != nil) {
 			diffs = append(diffs, fmt.Sprintf("%s: task_progress listed %v, Cline %v", c.Name, has, !has))
+		}
+		var want []string
+		for _, p := range c.Required {
+			if n, ok := nativeParamNames[p]; ok {
+				p = n
+			}
+			if !slices.Contains(optional[c.Name], p) {
+				want = append(want, p)
+			}
+		}
+		got := slices.Clone(t.Required)
+		sort.Strings(want)
+		sort.Strings(got)
+		if !slices.Equal(got, want) {
+			diffs = append(diffs, fmt.Sprintf("%s: toolgate requires %v, Cline %v", c.Name, got, want))
 		}
 	}
 	return diffs
