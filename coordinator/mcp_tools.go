@@ -98,18 +98,11 @@ func mcpSubjectNames(server, tool string) (string, string) {
 // deniedSubject reports whether a bare deny rule, managed or the
 // session's, names the subject's tool.
 func (c *Coordinator) deniedSubject(s *Session, sub *policy.Subject) bool {
-	layers := [][]*policy.Rule{c.policy.Managed}
+	var session []*policy.Rule
 	if s != nil {
-		layers = append(layers, s.permRules())
+		session = s.permRules()
 	}
-	for _, rules := range layers {
-		for _, r := range rules {
-			if r.List == policy.ListDeny && !r.HasContent && r.MatchesName(sub) {
-				return true
-			}
-		}
-	}
-	return false
+	return c.policy.DeniedOutright(session, sub)
 }
 
 // accessMCPResource reads a resource of an MCP server; like use_mcp_tool,

@@ -29,23 +29,12 @@ const networkTool = "network"
 func (c *Coordinator) askNetwork(s *Session, host string, port int) error {
 	sub := &policy.Subject{Tool: networkTool, URL: "http://" + host, Host: host}
 	rule := networkTool + "(domain:" + host + ")"
-	for _, rules := range [][]*policy.Rule{c.policy.Managed, s.permRules()} {
-		for _, r := range rules {
-			if r.List == policy.ListDeny && r.MatchesAny(sub) {
-				return fmt.Errorf("network access to %s is denied by %s", host, r)
-			}
-		}
+	deny, allowed := c.policy.JudgeHost(s.permRules(), sub)
+	if deny != nil {
+		return fmt.Errorf("network access to %s is denied by %s", host, deny)
 	}
-	for _, rules := range [][]*policy.Rule{c.policy.Managed, s.permRules()} {
-		var allows []*policy.Rule
-		for _, r := range rules {
-			if r.List == policy.ListAllow {
-				allows = append(allows, r)
-			}
-		}
-		if _, ok := policy.Covers(allows, sub); ok {
-			return nil
-		}
+	if allowed {
+		return nil
 	}
 	approved, by, err := c.sharedNetworkDecision(s, host, port, rule)
 	if err != nil {

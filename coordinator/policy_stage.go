@@ -5,7 +5,6 @@ import (
 
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/toolgate/toolgate/api"
@@ -138,7 +137,7 @@ func (c *Coordinator) authorize(s *Session, t *tool.Tool, in any, raw json.RawMe
 		return &out, gate{}
 	}
 	if s.Mode() == api.ModePlan {
-		if msg, refused := planModeRefusal(t, sub); refused {
+		if msg, refused := policy.PlanModeRefusal(t, sub); refused {
 			out := failure(api.StatusDenied, api.ToolCodePlanMode, msg)
 			return &out, gate{decision: "deny", decidedBy: "plan mode"}
 		}
@@ -146,7 +145,7 @@ func (c *Coordinator) authorize(s *Session, t *tool.Tool, in any, raw json.RawMe
 	g := gate{sub: sub, ignored: m}
 	v := c.policy.Decide(sub, t, s.permRules(), line.RequiresApproval)
 	if v.Decision != policy.Deny {
-		v = c.repositoryAsks(sub, m, v)
+		v = c.policy.RepositoryAsks(sub, m, v)
 	}
 	hidden, stop, denied := c.denialsBeyondRules(s, t, sub, m, v)
 	if stop != nil {
@@ -202,24 +201,6 @@ func (c *Coordinator) denialsBeyondRules(s *Session, t *tool.Tool, sub *policy.S
 	return hidden, nil, gate{}
 }
 
-// repositoryAsks turns a verdict into an ask, whatever allowed it, when a
-// command may print stored versions of ignored files (gitHistoryAsk) or
-// start a program the repository's configuration names (gitConfigAsk).
-func (c *Coordinator) repositoryAsks(sub *policy.Subject, m *ignore.Matcher, v policy.Verdict) policy.Verdict {
-	for _, check := range []func() (string, bool){
-		func() (string, bool) { return c.policy.GitHistoryAsk(sub, m) },
-		func() (string, bool) { return c.policy.GitConfigAsk(sub) },
-	} {
-		if reason, ask := check(); ask {
-			if v.Decision == policy.Ask {
-				reason = v.Reason + "; also " + strings.TrimPrefix(reason, "approval required: ")
-			}
-			v = policy.Verdict{Decision: policy.Ask, Reason: reason}
-		}
-	}
-	return v
-}
-
 // buildSubject describes a decoded call for the rules
 // (policy.Policy.Subject) and, for use_mcp_tool, names its MCP server and
 // tool as the rules name them (mcp_tools.go: mcpInputNames). Without a
@@ -240,25 +221,4 @@ func (c *Coordinator) deniedOutright(s *Session, name string) bool {
 		sub.Names = c.commandNames // a bare deny of one command tool hides them all
 	}
 	return c.deniedSubject(s, sub)
-}
-
-// planModeRefusal says why plan mode refuses a call: tools that change
-// files, and command lines that are not read-only. Reading commands (ls,
-// cat, git status, grep ...) still run, as exploring is what planning is.
-func planModeRefusal(t *tool.Tool, sub *policy.Subject) (string, bool) {
-	switch {
-	case sub.Command != nil && sub.Command.ReadOnly():
-		return "", false
-	case sub.Command != nil:
-		return "Plan mode runs only commands that read (such as ls, cat, grep, git status or git diff); this one may change something. " +
-			"Switch the session to act mode to run it.", true
-	case t.Writes:
-		return fmt.Sprintf("Tool %s is not available in plan mode because it changes files. Switch the session to act mode to use it.", t.Name), true
-	case t.Name == JobStdinTool:
-		// Input to a running command is a command line of its own (a
-		// shell, an interpreter), which plan mode cannot judge.
-		return "Writing to a running command's input is not available in plan mode: it may change something. " +
-			"Switch the session to act mode to use it.", true
-	}
-	return "", false
 }

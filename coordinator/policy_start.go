@@ -13,10 +13,9 @@ import (
 // makes every call ask: the config file is validated at start-up (see
 // ValidatePermissions), so this only catches a programmer error.
 func (c *Coordinator) startPolicy(o Options) {
-	managed, err := policy.ParseRules(c.cfg.Permissions, policy.LayerManaged)
+	managed, err := policy.ManagedRules(c.cfg.Permissions)
 	if err != nil {
 		c.logger.Error("invalid managed permission rule; every call will ask", "err", err)
-		managed = []*policy.Rule{{Text: "*", List: policy.ListAsk, Layer: policy.LayerManaged + " (invalid rules)", Tool: "*"}}
 	}
 	c.policy = policy.New(policy.Options{
 		Switches: policy.Switches{AllowAll: c.cfg.AllowAll, ForbidSessionAllow: c.cfg.ForbidSessionAllow,

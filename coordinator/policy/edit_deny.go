@@ -34,7 +34,7 @@ func EditDenialPatterns(layers ...[]*Rule) []string {
 	var out []string
 	for _, layer := range layers {
 		for _, r := range layer {
-			if r.List != ListDeny || r.globs == nil || r.absolute || !editingTools[r.Tool] {
+			if r.list != listDeny || r.globs == nil || r.absolute || !editingTools[r.tool] {
 				continue
 			}
 			pattern, _ := pathPattern(r.content)

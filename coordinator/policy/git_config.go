@@ -6,6 +6,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/toolgate/toolgate/internal/ignore"
 	"github.com/toolgate/toolgate/internal/shellcmd"
 )
 
@@ -20,10 +21,10 @@ import (
 // a key that starts a program. The user's global and system files are
 // the user's choice and are not judged.
 
-// GitConfigAsk returns the approval reason when a git command of the line
+// gitConfigAsk returns the approval reason when a git command of the line
 // would run a program named in the repository's configuration, or when
 // that configuration cannot be read.
-func (p *Policy) GitConfigAsk(s *Subject) (string, bool) {
+func (p *Policy) gitConfigAsk(s *Subject) (string, bool) {
 	if s.Command == nil || p.workspace == nil {
 		return "", false
 	}
@@ -130,4 +131,22 @@ func isGitBool(v string) bool {
 		return true
 	}
 	return false
+}
+
+// RepositoryAsks turns a verdict into an ask, whatever allowed it, when a
+// command may print stored versions of ignored files (gitHistoryAsk) or
+// start a program the repository's configuration names (gitConfigAsk).
+func (p *Policy) RepositoryAsks(sub *Subject, m *ignore.Matcher, v Verdict) Verdict {
+	for _, check := range []func() (string, bool){
+		func() (string, bool) { return p.gitHistoryAsk(sub, m) },
+		func() (string, bool) { return p.gitConfigAsk(sub) },
+	} {
+		if reason, ask := check(); ask {
+			if v.Decision == Ask {
+				reason = v.Reason + "; also " + strings.TrimPrefix(reason, "approval required: ")
+			}
+			v = Verdict{Decision: Ask, Reason: reason}
+		}
+	}
+	return v
 }

@@ -26,9 +26,9 @@ import (
 // in time is treated as holding an ignored file.
 const gitListTimeout = 10 * time.Second
 
-// GitHistoryAsk returns the approval reason when the command line may
+// gitHistoryAsk returns the approval reason when the command line may
 // print stored versions of a file the ignore rules exclude.
-func (p *Policy) GitHistoryAsk(s *Subject, m *ignore.Matcher) (string, bool) {
+func (p *Policy) gitHistoryAsk(s *Subject, m *ignore.Matcher) (string, bool) {
 	if s.Command == nil || p.workspace == nil || m == nil || m.Len() == 0 {
 		return "", false
 	}

@@ -93,3 +93,24 @@ func onlyFileCommands(sub *Subject) bool {
 func editsWorkspaceFiles(t *tool.Tool, sub *Subject) bool {
 	return t.Writes && !t.RunsCommands() && sub.Command == nil && sub.Tool != useMCPTool && sub.URL == "" && len(sub.Paths) > 0
 }
+
+// PlanModeRefusal says why plan mode refuses a call: tools that change
+// files, and command lines that are not read-only. Reading commands (ls,
+// cat, git status, grep ...) still run, as exploring is what planning is.
+func PlanModeRefusal(t *tool.Tool, sub *Subject) (string, bool) {
+	switch {
+	case sub.Command != nil && sub.Command.ReadOnly():
+		return "", false
+	case sub.Command != nil:
+		return "Plan mode runs only commands that read (such as ls, cat, grep, git status or git diff); this one may change something. " +
+			"Switch the session to act mode to run it.", true
+	case t.Writes:
+		return fmt.Sprintf("Tool %s is not available in plan mode because it changes files. Switch the session to act mode to use it.", t.Name), true
+	case t.Name == jobStdinTool:
+		// Input to a running command is a command line of its own (a
+		// shell, an interpreter), which plan mode cannot judge.
+		return "Writing to a running command's input is not available in plan mode: it may change something. " +
+			"Switch the session to act mode to use it.", true
+	}
+	return "", false
+}

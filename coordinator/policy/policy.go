@@ -118,12 +118,12 @@ func (p *Policy) SetCommandTools(names []string) { p.commandNames = names }
 // The first that applies decides.
 func (p *Policy) Decide(s *Subject, t *tool.Tool, session []*Rule, requiresApproval bool) Verdict {
 	layers := [][]*Rule{p.Managed, session}
-	for _, list := range []string{ListDeny, ListAsk} {
+	for _, list := range []string{listDeny, listAsk} {
 		for _, rules := range layers {
 			for _, r := range rules {
-				if r.List == list && r.MatchesAny(s) {
+				if r.list == list && r.matchesAny(s) {
 					d := Deny
-					if list == ListAsk {
+					if list == listAsk {
 						d = Ask
 					}
 					return Verdict{Decision: d, Rule: r, Reason: fmt.Sprintf("%s by %s", pastTense(d), r)}
@@ -140,12 +140,12 @@ func (p *Policy) Decide(s *Subject, t *tool.Tool, session []*Rule, requiresAppro
 	var allows []*Rule
 	for _, rules := range layers {
 		for _, r := range rules {
-			if r.List == ListAllow && (r.Layer == LayerManaged || !p.cfg.ForbidSessionAllow) {
+			if r.list == listAllow && (r.layer == LayerManaged || !p.cfg.ForbidSessionAllow) {
 				allows = append(allows, r)
 			}
 		}
 	}
-	if r, ok := Covers(allows, s); ok {
+	if r, ok := covers(allows, s); ok {
 		return Verdict{Decision: Allow, Rule: r, Reason: "allowed by " + r.String()}
 	}
 	if p.cfg.AllowAll {
@@ -213,12 +213,12 @@ func BlockingRisks(a *shellcmd.Analysis) []string {
 	return out
 }
 
-// Covers reports whether allow rules cover the whole call: every simple
+// covers reports whether allow rules cover the whole call: every simple
 // command of a command line, every path of a file call, each by some rule.
 // It returns the first rule used.
-func Covers(allows []*Rule, s *Subject) (*Rule, bool) {
+func covers(allows []*Rule, s *Subject) (*Rule, bool) {
 	for _, r := range allows {
-		if r.MatchesName(s) && !r.HasContent {
+		if r.MatchesName(s) && !r.hasContent {
 			return r, true
 		}
 	}
@@ -297,14 +297,25 @@ func (p *Policy) defaults(s *Subject, t *tool.Tool, requiresApproval bool) Verdi
 	return Verdict{Decision: Allow, Reason: "allowed: reads inside the workspace (default)"}
 }
 
+// ManagedRules parses the managed policy's rules. A rule that does not
+// parse makes every call ask, failing closed: the rules returned with the
+// error are one ask rule for every tool.
+func ManagedRules(perms api.Permissions) ([]*Rule, error) {
+	managed, err := ParseRules(perms, LayerManaged)
+	if err != nil {
+		return []*Rule{{Text: "*", list: listAsk, layer: LayerManaged + " (invalid rules)", tool: "*"}}, err
+	}
+	return managed, nil
+}
+
 // SessionRules parses a session's rules; rules that do not parse (they
 // are validated when set, so only a programmer error gets here) are
 // dropped from allow and kept out of nothing else: an unparseable deny
 // rule makes every call ask.
 func SessionRules(p api.Permissions) []*Rule {
-	rules, err := ParseRules(p, LayerSession)
+	rules, err := ParseRules(p, layerSession)
 	if err != nil {
-		return []*Rule{{Text: "*", List: ListAsk, Layer: LayerSession + " (invalid rules: " + err.Error() + ")", Tool: "*"}}
+		return []*Rule{{Text: "*", list: listAsk, layer: layerSession + " (invalid rules: " + err.Error() + ")", tool: "*"}}
 	}
 	return rules
 }

@@ -38,7 +38,7 @@ func WithReadDenials(m *ignore.Matcher, layers ...[]*Rule) *ignore.Matcher {
 
 // readDenial is a rule's workspace path pattern when it denies reading.
 func readDenial(r *Rule) (string, bool) {
-	if r.List != ListDeny || r.globs == nil || r.absolute || !readingTools[r.Tool] {
+	if r.list != listDeny || r.globs == nil || r.absolute || !readingTools[r.tool] {
 		return "", false
 	}
 	pattern, _ := pathPattern(r.content)

@@ -54,8 +54,8 @@ func (p *Policy) editAllowed(writes []string, session []*Rule) (*Rule, bool) {
 		i := -1
 		for _, rules := range [][]*Rule{p.Managed, session} {
 			if i = slices.IndexFunc(rules, func(r *Rule) bool {
-				return r.List == ListAllow && editingTools[r.Tool] && r.globs != nil && !r.absolute &&
-					(r.Layer == LayerManaged || !p.cfg.ForbidSessionAllow) && r.matchesPath(PathRef{Rel: w})
+				return r.list == listAllow && editingTools[r.tool] && r.globs != nil && !r.absolute &&
+					(r.layer == LayerManaged || !p.cfg.ForbidSessionAllow) && r.matchesPath(PathRef{Rel: w})
 			}); i >= 0 {
 				if first == nil {
 					first = rules[i]

@@ -26,14 +26,14 @@ func CheckRuleTools(p api.Permissions, known []string) error {
 	for _, l := range []struct {
 		name  string
 		rules []string
-	}{{ListDeny, p.Deny}, {ListAsk, p.Ask}, {ListAllow, p.Allow}} {
+	}{{listDeny, p.Deny}, {listAsk, p.Ask}, {listAllow, p.Allow}} {
 		for i, text := range l.rules {
 			r, err := parseRule(text, l.name, "")
-			if err != nil || knownRuleTool(r.Tool, known) {
+			if err != nil || knownRuleTool(r.tool, known) {
 				continue // syntax errors are ValidatePermissions' to report
 			}
-			msg := fmt.Sprintf("rule %q: no tool is named %s in any dialect", r.Text, r.Tool)
-			if near := nearNames(r.Tool, known); len(near) > 0 {
+			msg := fmt.Sprintf("rule %q: no tool is named %s in any dialect", r.Text, r.tool)
+			if near := nearNames(r.tool, known); len(near) > 0 {
 				msg += " (did you mean " + strings.Join(near, ", ") + "?)"
 			}
 			fields[fmt.Sprintf("permissions.%s[%d]", l.name, i)] = msg

@@ -14,12 +14,12 @@ import (
 
 // Rule lists and layers, as refusals name them.
 const (
-	ListAllow = "allow"
-	ListAsk   = "ask"
-	ListDeny  = "deny"
+	listAllow = "allow"
+	listAsk   = "ask"
+	listDeny  = "deny"
 
 	LayerManaged = "managed policy"
-	LayerSession = "session"
+	layerSession = "session"
 )
 
 // Rule is one permission rule in Claude Code's syntax: a tool name
@@ -28,12 +28,12 @@ const (
 // glob for tools that touch paths.
 type Rule struct {
 	Text  string
-	List  string
-	Layer string
+	list  string
+	layer string
 
-	Tool       string // tool name pattern; "*" matches any run of characters
+	tool       string // tool name pattern; "*" matches any run of characters
 	content    string
-	HasContent bool
+	hasContent bool
 	globs      *ignore.Matcher // content compiled as a path pattern
 	// absolute marks a path pattern rooted at the file system's root
 	// (Claude Code's //path and ~/path), matched against absolute paths.
@@ -49,41 +49,41 @@ const DomainPrefix = "domain:"
 
 // String names the rule in refusals: `deny rule "read_file(.env)" (managed policy)`.
 func (r *Rule) String() string {
-	return fmt.Sprintf("%s rule %q (%s)", r.List, r.Text, r.Layer)
+	return fmt.Sprintf("%s rule %q (%s)", r.list, r.Text, r.layer)
 }
 
 // parseRule parses one rule text.
 func parseRule(text, list, layer string) (*Rule, error) {
 	t := strings.TrimSpace(text)
-	r := &Rule{Text: t, List: list, Layer: layer, Tool: t}
+	r := &Rule{Text: t, list: list, layer: layer, tool: t}
 	if i := strings.IndexByte(t, '('); i >= 0 {
 		if !strings.HasSuffix(t, ")") {
 			return nil, fmt.Errorf("rule %q: missing closing parenthesis", text)
 		}
-		r.Tool, r.content, r.HasContent = t[:i], t[i+1:len(t)-1], true
+		r.tool, r.content, r.hasContent = t[:i], t[i+1:len(t)-1], true
 		if strings.TrimSpace(r.content) == "" {
 			return nil, fmt.Errorf("rule %q: empty parentheses; write the bare tool name to match every call", text)
 		}
 	}
-	if r.Tool == "" {
+	if r.tool == "" {
 		return nil, fmt.Errorf("rule %q: no tool name", text)
 	}
-	for _, c := range r.Tool {
+	for _, c := range r.tool {
 		if !(c == '_' || c == '-' || c == '*' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
 			return nil, fmt.Errorf("rule %q: tool name may hold only letters, digits, _, - and *", text)
 		}
 	}
-	if strings.HasPrefix(r.Tool, mcpPrefix) && r.HasContent {
+	if strings.HasPrefix(r.tool, mcpPrefix) && r.hasContent {
 		return nil, fmt.Errorf("rule %q: MCP rules take no parentheses", text)
 	}
-	if d, ok := strings.CutPrefix(r.content, DomainPrefix); ok && r.HasContent {
+	if d, ok := strings.CutPrefix(r.content, DomainPrefix); ok && r.hasContent {
 		r.domain = strings.ToLower(strings.TrimSuffix(strings.TrimSpace(d), "."))
 		if r.domain == "" || strings.ContainsAny(r.domain, "/:@ ") || strings.Contains(strings.TrimPrefix(r.domain, "*."), "*") {
 			return nil, fmt.Errorf("rule %q: domain: takes a host name such as example.com or *.example.com", text)
 		}
 		return r, nil
 	}
-	if r.HasContent {
+	if r.hasContent {
 		var pattern string
 		if pattern, r.absolute = pathPattern(r.content); pattern != "" {
 			r.globs = ignore.NewMatcher(ignore.ParseRules(r.Text, "", []byte(pattern)))
@@ -138,7 +138,7 @@ func ParseRules(p api.Permissions, layer string) ([]*Rule, error) {
 	for _, l := range []struct {
 		name  string
 		rules []string
-	}{{ListDeny, p.Deny}, {ListAsk, p.Ask}, {ListAllow, p.Allow}} {
+	}{{listDeny, p.Deny}, {listAsk, p.Ask}, {listAllow, p.Allow}} {
 		for _, text := range l.rules {
 			r, err := parseRule(text, l.name, layer)
 			if err != nil {
@@ -157,7 +157,7 @@ func ValidatePermissions(p api.Permissions) error {
 	for _, l := range []struct {
 		name  string
 		rules []string
-	}{{ListDeny, p.Deny}, {ListAsk, p.Ask}, {ListAllow, p.Allow}} {
+	}{{listDeny, p.Deny}, {listAsk, p.Ask}, {listAllow, p.Allow}} {
 		for i, text := range l.rules {
 			if _, err := parseRule(text, l.name, ""); err != nil {
 				fields[fmt.Sprintf("permissions.%s[%d]", l.name, i)] = err.Error()
@@ -172,7 +172,7 @@ func ValidatePermissions(p api.Permissions) error {
 
 // MatchesName reports whether the rule's tool part names the call's tool.
 func (r *Rule) MatchesName(s *Subject) bool {
-	if rest, ok := strings.CutPrefix(r.Tool, mcpPrefix); ok {
+	if rest, ok := strings.CutPrefix(r.tool, mcpPrefix); ok {
 		if s.Tool != useMCPTool {
 			return false
 		}
@@ -182,16 +182,16 @@ func (r *Rule) MatchesName(s *Subject) bool {
 		}
 		return !hasTool || glob(tool, s.MCPTool)
 	}
-	for _, t := range RuleTools[r.Tool] {
+	for _, t := range RuleTools[r.tool] {
 		if glob(t, s.Tool) {
 			return true
 		}
 	}
-	if glob(r.Tool, s.Tool) {
+	if glob(r.tool, s.Tool) {
 		return true
 	}
 	for _, n := range s.Names {
-		if glob(r.Tool, n) {
+		if glob(r.tool, n) {
 			return true
 		}
 	}
@@ -225,14 +225,14 @@ var RuleTools = map[string][]string{
 	"str_replace_based_edit_tool": {"read_lines", "list_tree", "write_to_file", "edit_text"},
 }
 
-// MatchesAny reports whether the rule covers any part of the call: any
+// matchesAny reports whether the rule covers any part of the call: any
 // simple command of a command line, any path of a file call. Deny and ask
 // rules use it, so one matching part decides for the whole.
-func (r *Rule) MatchesAny(s *Subject) bool {
+func (r *Rule) matchesAny(s *Subject) bool {
 	if !r.MatchesName(s) {
 		return false
 	}
-	if !r.HasContent {
+	if !r.hasContent {
 		return true
 	}
 	if r.domain != "" {

@@ -21,7 +21,7 @@ func (p *Policy) DeniedURL(session []*Rule, toolName, raw string) error {
 	sub := &Subject{Tool: toolName, URL: raw, Host: strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))}
 	for _, rules := range [][]*Rule{p.Managed, session} {
 		for _, r := range rules {
-			if r.List == ListDeny && r.domain != "" && r.MatchesAny(sub) {
+			if r.list == listDeny && r.domain != "" && r.matchesAny(sub) {
 				return tool.Errorf(api.ToolCodeDenied, "%s is denied by %s", sub.Host, r)
 			}
 		}

@@ -1,12 +1,13 @@
-package coordinator
+package policy
 
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/toolgate/toolgate/coordinator/policy"
 	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
@@ -14,17 +15,29 @@ import (
 // command analysis; the subject, and so the approval preview, lists each
 // once.
 func TestSubjectListsEachPathOnce(t *testing.T) {
-	p := newTestPolicy(t, Config{}, map[string]string{"a.txt": "x"})
-	tool := NewTool(tool.Spec[cmdIn]{
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := tool.OpenWorkspace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	p := New(Options{Workspace: ws})
+	type cmdIn struct {
+		Command string `json:"command"`
+	}
+	tool := tool.NewTool(tool.Spec[cmdIn]{
 		Name:    "execute_command",
 		Run:     func(context.Context, *tool.Call, *cmdIn) (tool.Result, error) { return tool.Result{}, nil },
 		Paths:   func(in *cmdIn) []string { return []string{"a.txt"} },
 		Command: func(in *cmdIn) tool.CommandLine { return tool.CommandLine{Command: in.Command} },
 	})
-	raw, _ := json.Marshal(cmd("cat a.txt a.txt; cd \"$D\" && cat b"))
+	raw, _ := json.Marshal(map[string]any{"command": "cat a.txt a.txt; cd \"$D\" && cat b"})
 	var in cmdIn
 	_ = json.Unmarshal(raw, &in)
-	sub, _ := p.c.buildSubject(tool, &in, raw)
+	sub, _ := p.Subject(tool, &in)
 	var rels []string
 	for _, r := range sub.Paths {
 		rels = append(rels, r.Rel)
@@ -35,7 +48,7 @@ func TestSubjectListsEachPathOnce(t *testing.T) {
 	if len(sub.Outside) != 1 {
 		t.Fatalf("outside %v, want the one word after the unknown cd", sub.Outside)
 	}
-	got := policy.OutsideReason(sub.Outside[0])
+	got := OutsideReason(sub.Outside[0])
 	if !strings.Contains(got, `"b" after a cd or exec`) {
 		t.Errorf("reason %q, want it to name b after an unknown cd", got)
 	}
