@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/coordinator/tool"
+	"github.com/toolgate/toolgate/dialect/cline"
 )
 
 // BenchmarkReadFileRecord compares read_file of the first window of a
@@ -21,7 +22,7 @@ func BenchmarkReadFileRecord(b *testing.B) {
 	ws := workspaceWith(b, map[string]string{"big.txt": sb.String()})
 	for _, record := range []bool{false, true} {
 		b.Run(fmt.Sprintf("record=%v", record), func(b *testing.B) {
-			call := &tool.Call{Workspace: ws}
+			call := &tool.Call{Workspace: ws, Texts: cline.Texts{}}
 			if record {
 				call.Files = coordinator.NewFileMemory(coordinator.DefaultConfig())
 			}

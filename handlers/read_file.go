@@ -81,6 +81,9 @@ func readFileContent(ctx context.Context, call *tool.Call, in *ReadFileInput) (t
 	// Cline's note on a file read again, from the read count the state
 	// after the read gives; asked only once the read has succeeded.
 	note := func(after fs.FileInfo) string {
+		if call.Files == nil { // no memory of reads: nothing to count
+			return ""
+		}
 		if after == nil {
 			var err error
 			if after, err = f.Stat(); err != nil {
