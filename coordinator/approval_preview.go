@@ -60,11 +60,11 @@ func rememberRules(sub *policy.Subject, t *tool.Tool) []string {
 			}
 		}
 		return out
-	case sub.Tool == UseMCPTool:
+	case sub.Tool == tool.UseMCPTool:
 		if sub.MCPServer == "" || sub.MCPTool == "" {
 			return nil
 		}
-		return []string{mcpPrefix + sub.MCPServer + "__" + sub.MCPTool}
+		return []string{tool.MCPPrefix + sub.MCPServer + "__" + sub.MCPTool}
 	case sub.URL != "":
 		if sub.Host == "" {
 			return nil

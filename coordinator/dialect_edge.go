@@ -33,7 +33,7 @@ func (c *Coordinator) translate(s *Session, use api.ToolUse) (string, json.RawMe
 	}
 	dt := c.dialects[d][use.Name]
 	if dt == nil {
-		if strings.HasPrefix(use.Name, SubagentPrefix) {
+		if strings.HasPrefix(use.Name, tool.SubagentPrefix) {
 			return use.Name, use.Input, nil, nil
 		}
 		out := failure(api.StatusUnknownTool, api.ToolCodeUnknownTool, c.unknownToolMessage(d, use.Name))

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 func TestHookMatchersSeeMCPNames(t *testing.T) {
@@ -17,8 +18,8 @@ func TestHookMatchersSeeMCPNames(t *testing.T) {
 		wantStatus api.CallStatus
 	}{
 		{"mcp__ name", use("m1", "mcp__github__create_issue", map[string]any{}), api.StatusDenied},
-		{"direct use_mcp_tool", use("m2", UseMCPTool, map[string]any{"server_name": "github", "tool_name": "create_issue"}), api.StatusDenied},
-		{"another server is not matched", use("m3", UseMCPTool, map[string]any{"server_name": "docs", "tool_name": "search"}), api.StatusSucceeded},
+		{"direct use_mcp_tool", use("m2", tool.UseMCPTool, map[string]any{"server_name": "github", "tool_name": "create_issue"}), api.StatusDenied},
+		{"another server is not matched", use("m3", tool.UseMCPTool, map[string]any{"server_name": "docs", "tool_name": "search"}), api.StatusSucceeded},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/hooks"
 	"github.com/toolgate/toolgate/coordinator/policy"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // hookInputFor describes a call to its hooks. tool_input is the input in
@@ -125,14 +126,14 @@ func (c *Coordinator) hookNames(cs *callState) []string {
 		// every tool that runs one, as command rules do.
 		return append(names, c.commandNames...)
 	}
-	if cs.tool.Name != UseMCPTool {
+	if cs.tool.Name != tool.UseMCPTool {
 		return names
 	}
-	server, tool := mcpInputNames(cs.input, cs.raw)
-	if server == "" || tool == "" {
+	server, mcpTool := mcpInputNames(cs.input, cs.raw)
+	if server == "" || mcpTool == "" {
 		return names
 	}
-	return append(names, mcpPrefix+server+"__"+tool)
+	return append(names, tool.MCPPrefix+server+"__"+mcpTool)
 }
 
 func orDefault(s, def string) string {

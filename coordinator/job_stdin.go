@@ -11,14 +11,6 @@ import (
 	"github.com/toolgate/toolgate/internal/store"
 )
 
-// JobStdinTool is the registry tool that writes to a job's standard input
-// (Codex's write_stdin maps onto it), and the tool name under which the
-// audit log keeps what a client posts to POST .../jobs/{jid}/stdin: input
-// to a running shell is a command like any other, so it is kept where
-// commands are. (A dialect's call is audited under its own name, its
-// input holding what it wrote, as every call is.)
-const JobStdinTool = "job_stdin"
-
 // WriteJobStdin writes data to a job's standard input for a client (by
 // names its token) and records the write in the audit log as a
 // job_stdin entry: the job, the bytes as text (or their hash and size
@@ -32,7 +24,7 @@ func (c *Coordinator) WriteJobStdin(s *Session, jobID string, data []byte, by st
 	n, err := j.Write(data)
 	if c.rec != nil {
 		input, _ := json.Marshal(map[string]any{"id": jobID, "input": string(data)})
-		row := store.Call{Seq: c.rec.st.NextSeq(), SessionID: s.ID, ToolUseID: "stdin_" + randid.Hex(12), Tool: JobStdinTool,
+		row := store.Call{Seq: c.rec.st.NextSeq(), SessionID: s.ID, ToolUseID: "stdin_" + randid.Hex(12), Tool: tool.JobStdinTool,
 			State: string(api.StateDone), Status: string(api.StatusSucceeded), Decision: "allow", DecidedBy: by,
 			StartedAt: start, DurationMS: float64(time.Since(start).Microseconds()) / 1000}
 		if err != nil {

@@ -1,28 +1,26 @@
 package coordinator
 
-import "strings"
+import (
+	"strings"
 
-// mcpPrefix starts the names under which MCP tools are offered to models.
-const mcpPrefix = "mcp__"
-
-// UseMCPTool is the tool every mcp__<server>__<tool> name is routed to.
-const UseMCPTool = "use_mcp_tool"
+	"github.com/toolgate/toolgate/coordinator/tool"
+)
 
 // ParseMCPName splits "mcp__<server>__<tool>" into its server and tool.
 // Server names never contain "__" (names are cleaned to [a-zA-Z0-9_-] and
 // runs of underscores are collapsed when tools are listed), so the first
 // "__" after the prefix separates them; the tool part may contain "__".
 // Both parts must be non-empty.
-func ParseMCPName(name string) (server, tool string, ok bool) {
-	rest, found := strings.CutPrefix(name, mcpPrefix)
+func ParseMCPName(name string) (server, mcpTool string, ok bool) {
+	rest, found := strings.CutPrefix(name, tool.MCPPrefix)
 	if !found {
 		return "", "", false
 	}
-	server, tool, found = strings.Cut(rest, "__")
-	if !found || server == "" || strings.Trim(tool, "_") == "" {
+	server, mcpTool, found = strings.Cut(rest, "__")
+	if !found || server == "" || strings.Trim(mcpTool, "_") == "" {
 		return "", "", false
 	}
-	return server, tool, true
+	return server, mcpTool, true
 }
 
 // parseMarkedMCPName splits a dialect's own MCP tool name,

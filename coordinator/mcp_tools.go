@@ -47,8 +47,8 @@ func (c *Coordinator) MCPServers() []api.MCPServer {
 func (c *Coordinator) mcpTools(d api.Dialect, s *Session) []api.ToolInfo {
 	var out []api.ToolInfo
 	for _, t := range c.mcp.Tools() {
-		server, tool := mcphub.ListedParts(t.Server, t.Name)
-		if c.deniedSubject(s, &policy.Subject{Tool: UseMCPTool, MCPServer: server, MCPTool: tool}) {
+		server, mcpTool := mcphub.ListedParts(t.Server, t.Name)
+		if c.deniedSubject(s, &policy.Subject{Tool: tool.UseMCPTool, MCPServer: server, MCPTool: mcpTool}) {
 			continue
 		}
 		out = append(out, api.ToolInfo{Name: t.Listed, Description: t.Description, InputSchema: mcphub.Schema(t.Tool)})
@@ -117,24 +117,24 @@ const accessMCPResource = "access_mcp_resource"
 // in is raw decoded: a use_mcp_tool input names its server and tool
 // without raw being read again.
 func (c *Coordinator) mcpUnreachable(t *tool.Tool, in any, raw json.RawMessage) *outcome {
-	if t.Name != UseMCPTool && t.Name != accessMCPResource {
+	if t.Name != tool.UseMCPTool && t.Name != accessMCPResource {
 		return nil
 	}
-	var server, tool string
-	if n, ok := in.(mcpNamer); ok && t.Name == UseMCPTool {
-		server, tool = n.MCPNames()
+	var server, mcpTool string
+	if n, ok := in.(mcpNamer); ok && t.Name == tool.UseMCPTool {
+		server, mcpTool = n.MCPNames()
 	} else {
 		var m struct {
 			Server string `json:"server_name"`
 			Tool   string `json:"tool_name"`
 		}
 		_ = json.Unmarshal(raw, &m)
-		server, tool = m.Server, m.Tool
+		server, mcpTool = m.Server, m.Tool
 	}
 	if t.Name == accessMCPResource {
-		tool = ""
+		mcpTool = ""
 	}
-	err := c.mcp.Check(server, tool)
+	err := c.mcp.Check(server, mcpTool)
 	if err == nil {
 		return nil
 	}
@@ -150,7 +150,7 @@ func (c *Coordinator) mcpUnreachable(t *tool.Tool, in any, raw json.RawMessage) 
 // tool, so the label set stays bounded by the configuration and the
 // servers' lists; a call naming anything else is counted as "other".
 func (c *Coordinator) metricLabel(cs *callState, label string) string {
-	if label != UseMCPTool {
+	if label != tool.UseMCPTool {
 		return label
 	}
 	listed, ok := c.mcp.Listed(mcpInputNames(cs.input, cs.raw))

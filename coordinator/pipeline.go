@@ -246,46 +246,46 @@ func (c *Coordinator) prepare(s *Session, use api.ToolUse) *callState {
 			raw = renameAliases(x.ParamAliases[name], raw)
 		}
 	}
-	tool, owned := c.registry.lookup(name)
+	t, owned := c.registry.lookup(name)
 	if dc != nil {
-		tool, owned = c.registry.lookupTarget(name)
+		t, owned = c.registry.lookupTarget(name)
 	}
 	switch {
 	case !owned:
 		cs.stop(failure(api.StatusFailed, api.ToolCodeNotOwned,
 			fmt.Sprintf("Tool %s is handled by the client, not by toolgate.", name)))
 		return cs
-	case tool == nil && name == UseSubagents:
+	case t == nil && name == UseSubagents:
 		// Cline's use_subagents (SubagentToolHandler.ts) on a toolgate
 		// that runs no subagents: the client may run them itself.
 		cs.stop(failure(api.StatusFailed, api.ToolCodeNotOwned,
 			fmt.Sprintf("Tool %s is handled by the client, not by toolgate (no subagents are configured on this toolgate).", name)))
 		return cs
-	case tool == nil:
+	case t == nil:
 		msg := c.unknownToolMessage(d, use.Name)
-		if name == UseMCPTool {
+		if name == tool.UseMCPTool {
 			msg += " (no MCP servers are configured on this toolgate)"
 		}
 		cs.stop(failure(api.StatusUnknownTool, api.ToolCodeUnknownTool, msg))
 		return cs
 	}
 	if x := c.sessionDialect(d); dc == nil && name == use.Name && x != nil && x.EmptyIsMissing {
-		raw = emptyIsMissing(raw, tool.InputType())
+		raw = emptyIsMissing(raw, t.InputType())
 	}
-	raw = coerceStrings(raw, tool.ParamTypes())
-	cs.tool, cs.raw = tool, raw
-	in, err := DecodeInput(tool, c.validate, raw)
+	raw = coerceStrings(raw, t.ParamTypes())
+	cs.tool, cs.raw = t, raw
+	in, err := DecodeInput(t, c.validate, raw)
 	if err != nil {
 		text := err.Error()
 		if dc == nil {
 			texts := c.texts(d)
-			cs.invalidText = func(mistakes int) string { return invalidInputText(texts, tool, raw, err, mistakes) }
+			cs.invalidText = func(mistakes int) string { return invalidInputText(texts, t, raw, err, mistakes) }
 			text = cs.invalidText(1)
 		}
 		cs.stop(failure(api.StatusInvalid, api.ToolCodeInvalid, text))
 		return cs
 	}
-	if out := c.mcpUnreachable(tool, in, raw); out != nil {
+	if out := c.mcpUnreachable(t, in, raw); out != nil {
 		cs.stop(*out)
 		return cs
 	}
@@ -467,10 +467,10 @@ func cancelled(ctx context.Context, res tool.Result) outcome {
 // mark: tool.Dialect.MCPNameMark), to use_mcp_tool, moving the server and
 // tool names into the input.
 func (c *Coordinator) normalizeName(name string, input json.RawMessage, mark string) (string, json.RawMessage) {
-	server, tool, ok := ParseMCPName(name)
+	server, mcpTool, ok := ParseMCPName(name)
 	if !ok {
 		var key string
-		if key, tool, ok = parseMarkedMCPName(name, mark); !ok {
+		if key, mcpTool, ok = parseMarkedMCPName(name, mark); !ok {
 			return name, input
 		}
 		if server, ok = c.mcp.ServerByKey(key); !ok {
@@ -482,11 +482,11 @@ func (c *Coordinator) normalizeName(name string, input json.RawMessage, mark str
 	}
 	// A struct, not a map: it marshals without reflection over map keys
 	// or sorting them, into the same bytes (the fields are in key order).
-	wrapped, err := json.Marshal(mcpCallInput{Arguments: input, ServerName: server, ToolName: tool})
+	wrapped, err := json.Marshal(mcpCallInput{Arguments: input, ServerName: server, ToolName: mcpTool})
 	if err != nil {
-		return UseMCPTool, input
+		return tool.UseMCPTool, input
 	}
-	return UseMCPTool, wrapped
+	return tool.UseMCPTool, wrapped
 }
 
 // mcpCallInput is use_mcp_tool's input as normalizeName builds it.

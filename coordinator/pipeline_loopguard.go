@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // loopGuard counts a session's identical calls in a row: a model stuck in
@@ -40,7 +41,7 @@ func loopKey(cs *callState) string {
 	if cs.tool == nil {
 		input, _, _ = splitTaskProgress(cs.use.Input)
 	}
-	if name := cs.toolName(); name != UseMCPTool && canonicalFlat(input) || name == UseMCPTool && canonicalMCP(input) {
+	if name := cs.toolName(); name != tool.UseMCPTool && canonicalFlat(input) || name == tool.UseMCPTool && canonicalMCP(input) {
 		// Already what the round trip below would make of it.
 		return name + "\x00" + string(input)
 	}
@@ -53,7 +54,7 @@ func loopKey(cs *callState) string {
 func loopKeyRoundTrip(name string, input json.RawMessage) string {
 	var v any
 	if err := json.Unmarshal(input, &v); err == nil {
-		if m, ok := v.(map[string]any); ok && name == UseMCPTool {
+		if m, ok := v.(map[string]any); ok && name == tool.UseMCPTool {
 			// use_mcp_tool may carry its arguments as a JSON text.
 			if a, ok := m["arguments"].(string); ok {
 				var args any
@@ -80,7 +81,7 @@ func (c *Coordinator) guardLoop(cs *callState) {
 	limit := c.cfg.LoopGuardRepeats
 	// Polling a running job with the same input (Codex's write_stdin
 	// with no chars) reads new output each time: that is progress.
-	if limit < 0 || cs.toolName() == JobStdinTool {
+	if limit < 0 || cs.toolName() == tool.JobStdinTool {
 		return
 	}
 	n := cs.repeats

@@ -3,6 +3,8 @@ package coordinator
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // TestCanonicalFlatIsTheRoundTrip: where canonicalFlat takes an input as
@@ -68,7 +70,7 @@ func TestCanonicalMCPIsTheRoundTrip(t *testing.T) {
 			t.Errorf("%s refused", in)
 			continue
 		}
-		if key := loopKeyRoundTrip(UseMCPTool, json.RawMessage(in)); key != UseMCPTool+"\x00"+in {
+		if key := loopKeyRoundTrip(tool.UseMCPTool, json.RawMessage(in)); key != tool.UseMCPTool+"\x00"+in {
 			t.Errorf("%s taken as it is, but the round trip gives %q", in, key)
 		}
 	}

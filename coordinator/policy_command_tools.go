@@ -5,6 +5,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/policy"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // A rule on commands is one policy whichever tool runs the command: a
@@ -60,7 +61,7 @@ func (c *Coordinator) CheckRuleTools(p api.Permissions) error {
 
 // ruleToolNames lists the names rules may use, sorted.
 func (c *Coordinator) ruleToolNames() []string {
-	seen := map[string]bool{UseMCPTool: true}
+	seen := map[string]bool{tool.UseMCPTool: true}
 	for _, n := range c.registry.Names() {
 		seen[n] = true
 	}

@@ -109,7 +109,7 @@ func policyTools(r *ran) []tool.Registration {
 				},
 			})
 		}},
-		{Name: UseMCPTool, Factory: func(name string, env tool.Env) *tool.Tool {
+		{Name: tool.UseMCPTool, Factory: func(name string, env tool.Env) *tool.Tool {
 			return NewTool(tool.Spec[mcpIn]{
 				Name: name,
 				Run: func(_ context.Context, c *tool.Call, in *mcpIn) (tool.Result, error) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // TestPermissionModes: Claude Code's permission modes
@@ -39,7 +40,7 @@ func TestPermissionModes(t *testing.T) {
 			map[api.Mode]string{api.ModeAcceptEdits: "ask"}},
 		{"risky command line", use("", "execute_command", cmd(`eval "$CMD"`)),
 			map[api.Mode]string{api.ModeDefault: "ask", api.ModeAcceptEdits: "ask", api.ModeBypassPermissions: "allow"}},
-		{"MCP tool", use("", UseMCPTool, map[string]any{"server_name": "github", "tool_name": "create_issue"}),
+		{"MCP tool", use("", tool.UseMCPTool, map[string]any{"server_name": "github", "tool_name": "create_issue"}),
 			map[api.Mode]string{api.ModeDefault: "ask", api.ModeAcceptEdits: "ask", api.ModeBypassPermissions: "allow"}},
 		{"deny rule", use("", "write_to_file", map[string]any{"path": "denied.txt", "content": "x"}),
 			map[api.Mode]string{api.ModeAcceptEdits: "deny", api.ModeBypassPermissions: "deny"}},

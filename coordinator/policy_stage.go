@@ -207,7 +207,7 @@ func (c *Coordinator) denialsBeyondRules(s *Session, t *tool.Tool, sub *policy.S
 // workspace the subject carries no MCP names, as it carries no paths.
 func (c *Coordinator) buildSubject(t *tool.Tool, in any, raw json.RawMessage) (*policy.Subject, tool.CommandLine) {
 	sub, line := c.policy.Subject(t, in)
-	if t.Name == UseMCPTool && c.workspace != nil {
+	if t.Name == tool.UseMCPTool && c.workspace != nil {
 		sub.MCPServer, sub.MCPTool = mcpInputNames(in, raw)
 	}
 	return sub, line

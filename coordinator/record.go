@@ -225,5 +225,5 @@ func decidedByRule(v policy.Verdict) string {
 // outside toolgate: a write, a command, an MCP server's tool, a subagent.
 // Such calls are recorded durably before they run and before they answer.
 func hasEffects(t *tool.Tool) bool {
-	return t != nil && (t.Writes || t.RunsCommands() || t.Name == UseMCPTool || strings.HasPrefix(t.Name, SubagentPrefix))
+	return t != nil && (t.Writes || t.RunsCommands() || t.Name == tool.UseMCPTool || strings.HasPrefix(t.Name, tool.SubagentPrefix))
 }

@@ -11,8 +11,6 @@ import (
 // The names of the subagent tools, as policy rules and the pipeline
 // match them (coordinator/subagents builds the tools).
 const (
-	// SubagentPrefix starts the name of every agent's tool.
-	SubagentPrefix = subagents.Prefix
 	// UseSubagents is the tool that runs up to five generic, read-only
 	// subagents at once.
 	UseSubagents = subagents.UseSubagents

@@ -28,7 +28,7 @@ func TestSubagentSchemasMatchValidation(t *testing.T) {
 	c := New(Options{Config: Config{AgentConfig: AgentConfig{Subagents: SubagentConfig{Dir: dir}}}})
 	t.Cleanup(c.Close)
 	names := c.agents.Names()
-	if !slices.Equal(names, []string{SubagentPrefix + "reviewer", UseSubagents}) {
+	if !slices.Equal(names, []string{tool.SubagentPrefix + "reviewer", UseSubagents}) {
 		t.Fatalf("subagent tools = %v", names)
 	}
 	for _, name := range names {

@@ -91,7 +91,7 @@ func onlyFileCommands(sub *Subject) bool {
 // server or web address. The subject's paths are workspace-relative: a
 // path outside the workspace never gets this far.
 func editsWorkspaceFiles(t *tool.Tool, sub *Subject) bool {
-	return t.Writes && !t.RunsCommands() && sub.Command == nil && sub.Tool != useMCPTool && sub.URL == "" && len(sub.Paths) > 0
+	return t.Writes && !t.RunsCommands() && sub.Command == nil && sub.Tool != tool.UseMCPTool && sub.URL == "" && len(sub.Paths) > 0
 }
 
 // PlanModeRefusal says why plan mode refuses a call: tools that change
@@ -106,7 +106,7 @@ func PlanModeRefusal(t *tool.Tool, sub *Subject) (string, bool) {
 			"Switch the session to act mode to run it.", true
 	case t.Writes:
 		return fmt.Sprintf("Tool %s is not available in plan mode because it changes files. Switch the session to act mode to use it.", t.Name), true
-	case t.Name == jobStdinTool:
+	case t.Name == tool.JobStdinTool:
 		// Input to a running command is a command line of its own (a
 		// shell, an interpreter), which plan mode cannot judge.
 		return "Writing to a running command's input is not available in plan mode: it may change something. " +

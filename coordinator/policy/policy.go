@@ -283,7 +283,7 @@ func (p *Policy) defaults(s *Subject, t *tool.Tool, requiresApproval bool) Verdi
 			return Verdict{Decision: Ask, Kind: AskDefault, Reason: "approval required: the command is not on the read-only list (default)"}
 		}
 		return Verdict{Decision: Allow, Reason: "allowed: read-only command (default)"}
-	case s.Tool == useMCPTool:
+	case s.Tool == tool.UseMCPTool:
 		if p.mcpAutoApprove != nil && p.mcpAutoApprove(s.MCPServer, s.MCPTool) {
 			return Verdict{Decision: Allow, Reason: "allowed: listed in the MCP server's autoApprove"}
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // A permission rule whose tool part names no tool would be accepted and
@@ -49,15 +50,15 @@ func CheckRuleTools(p api.Permissions, known []string) error {
 // knownRuleTool reports whether a rule's tool part names something: a
 // known name, a pattern matching one, an MCP tool (servers may connect
 // later) or a subagent (agent files may appear later).
-func knownRuleTool(tool string, known []string) bool {
-	if strings.HasPrefix(tool, mcpPrefix) || strings.HasPrefix(tool, subagentPrefix) {
+func knownRuleTool(name string, known []string) bool {
+	if strings.HasPrefix(name, tool.MCPPrefix) || strings.HasPrefix(name, tool.SubagentPrefix) {
 		return true
 	}
-	if !strings.Contains(tool, "*") {
-		_, found := slices.BinarySearch(known, tool)
+	if !strings.Contains(name, "*") {
+		_, found := slices.BinarySearch(known, name)
 		return found
 	}
-	return slices.ContainsFunc(known, func(n string) bool { return glob(tool, n) })
+	return slices.ContainsFunc(known, func(n string) bool { return glob(name, n) })
 }
 
 // nearNames are up to three known names close to a misspelt one: the same

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/ignore"
 	"github.com/toolgate/toolgate/internal/shellcmd"
 )
@@ -73,7 +74,7 @@ func parseRule(text, list, layer string) (*Rule, error) {
 			return nil, fmt.Errorf("rule %q: tool name may hold only letters, digits, _, - and *", text)
 		}
 	}
-	if strings.HasPrefix(r.tool, mcpPrefix) && r.hasContent {
+	if strings.HasPrefix(r.tool, tool.MCPPrefix) && r.hasContent {
 		return nil, fmt.Errorf("rule %q: MCP rules take no parentheses", text)
 	}
 	if d, ok := strings.CutPrefix(r.content, DomainPrefix); ok && r.hasContent {
@@ -172,8 +173,8 @@ func ValidatePermissions(p api.Permissions) error {
 
 // MatchesName reports whether the rule's tool part names the call's tool.
 func (r *Rule) MatchesName(s *Subject) bool {
-	if rest, ok := strings.CutPrefix(r.tool, mcpPrefix); ok {
-		if s.Tool != useMCPTool {
+	if rest, ok := strings.CutPrefix(r.tool, tool.MCPPrefix); ok {
+		if s.Tool != tool.UseMCPTool {
 			return false
 		}
 		server, tool, hasTool := strings.Cut(rest, "__")
@@ -218,7 +219,7 @@ var RuleTools = map[string][]string{
 	"TodoWrite":    {"todo_write"},
 	"BashOutput":   {"shell_output"},
 	"KillShell":    {"kill_shell"},
-	"Task":         {subagentPrefix + "*"},
+	"Task":         {tool.SubagentPrefix + "*"},
 	"WebSearch":    {"web_search"},
 	// The Messages API's client tools, by the names its models call them.
 	"bash":                        {"shell_session", "execute_command"},

@@ -12,9 +12,6 @@ import (
 	"go.yaml.in/yaml/v4"
 )
 
-// Prefix starts the name of every dynamic subagent tool.
-const Prefix = "use_subagent_"
-
 // defaultAgentTools are what an agent file that lists no tools gets:
 // reading only.
 var defaultAgentTools = []string{"read_file", "list_files", "search_files", "list_code_definition_names"}

@@ -51,9 +51,9 @@ func TestRunThroughHost(t *testing.T) {
 	host := &fakeHost{dir: t.TempDir()}
 	src := New(host, Config{Dir: agents, Command: `echo "$TOOLGATE_TOKEN"; cat`})
 	t.Cleanup(src.Close)
-	tl := src.Tool(Prefix+"reader", tool.Env{})
+	tl := src.Tool(tool.SubagentPrefix+"reader", tool.Env{})
 	if tl == nil {
-		t.Fatalf("no tool %sreader among %v", Prefix, src.Names())
+		t.Fatalf("no tool %sreader among %v", tool.SubagentPrefix, src.Names())
 	}
 	call := &tool.Call{ToolUseID: "toolu_1", Name: tl.Name}
 	var out strings.Builder
@@ -84,7 +84,7 @@ func TestRunThroughHost(t *testing.T) {
 	}
 	p := host.perms[0]
 	if !slices.Equal(p.Allow, []string{"read_file"}) || !slices.Contains(p.Deny, "write_to_file") ||
-		!slices.Contains(p.Deny, UseSubagents) || !slices.Contains(p.Deny, Prefix+"*") || slices.Contains(p.Deny, "read_file") {
+		!slices.Contains(p.Deny, UseSubagents) || !slices.Contains(p.Deny, tool.SubagentPrefix+"*") || slices.Contains(p.Deny, "read_file") {
 		t.Errorf("child rules = %+v, want read_file allowed and the rest, subagents included, denied", p)
 	}
 	if !host.tokenOK {

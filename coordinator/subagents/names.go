@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf16"
+
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // subagentToolNameMax is the longest tool name providers accept.
@@ -20,7 +22,7 @@ func ToolName(agent string) string {
 	if sanitized == "" {
 		sanitized = "agent"
 	}
-	base := Prefix + sanitized
+	base := tool.SubagentPrefix + sanitized
 	if len(base) <= subagentToolNameMax {
 		return base
 	}
@@ -28,8 +30,8 @@ func ToolName(agent string) string {
 	if len(hash) > 6 {
 		hash = hash[:6]
 	}
-	body := sanitized[:max(1, subagentToolNameMax-len(Prefix)-len(hash)-1)]
-	name := Prefix + body + "_" + hash
+	body := sanitized[:max(1, subagentToolNameMax-len(tool.SubagentPrefix)-len(hash)-1)]
+	name := tool.SubagentPrefix + body + "_" + hash
 	if len(name) > subagentToolNameMax {
 		name = name[:subagentToolNameMax]
 	}

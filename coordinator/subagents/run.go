@@ -67,7 +67,7 @@ const maxSubagentAnswer = 1 << 20
 // allowed, every other tool denied, subagents included, so a subagent
 // can neither widen its rights nor start subagents of its own.
 func agentPermissions(a *agentFile, tools []string) api.Permissions {
-	p := api.Permissions{Allow: append([]string(nil), a.Tools...), Deny: []string{Prefix + "*", UseSubagents}}
+	p := api.Permissions{Allow: append([]string(nil), a.Tools...), Deny: []string{tool.SubagentPrefix + "*", UseSubagents}}
 	for _, name := range tools {
 		if !slices.Contains(a.Tools, name) {
 			p.Deny = append(p.Deny, name)

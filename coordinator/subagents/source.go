@@ -132,7 +132,7 @@ func (src *Source) Tool(name string, _ tool.Env) *tool.Tool {
 		src.remember(t, genericAgent, gen)
 		return t
 	}
-	if agent, ok := strings.CutPrefix(name, Prefix); !ok || agent == "" {
+	if agent, ok := strings.CutPrefix(name, tool.SubagentPrefix); !ok || agent == "" {
 		return nil
 	}
 	a, err := findAgent(src.dir, name)

@@ -370,9 +370,9 @@ func claudeTask() *tool.DialectTool {
 		Name: "Task",
 		Description: "Launch a new agent to handle a complex, multi-step task autonomously. subagent_type names one of the agents " +
 			"configured for this toolgate (its use_subagent_<name> tool).",
-		Targets: []string{subagentPrefix + "*"},
+		Targets: []string{tool.SubagentPrefix + "*"},
 		Map: func(env tool.MapEnv, in *TaskInput) (tool.Mapping, error) {
-			name := subagentPrefix + in.SubagentType
+			name := tool.SubagentPrefix + in.SubagentType
 			if !env.Has(name) {
 				return tool.Mapping{}, tool.Errorf(api.ToolCodeNotFound, "Agent type '%s' not found: no agent of that name is configured.", in.SubagentType)
 			}
@@ -380,10 +380,6 @@ func claudeTask() *tool.DialectTool {
 		},
 	})
 }
-
-// subagentPrefix starts the names of the configured agents' tools
-// (use_subagent_<name>), which Task runs.
-const subagentPrefix = "use_subagent_"
 
 // webFetchTool is the registry tool WebFetch maps onto when it exists.
 const webFetchTool = "web_fetch"
