@@ -11,6 +11,7 @@ import (
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/internal/randid"
+	"github.com/toolgate/toolgate/internal/testwait"
 )
 
 // TestPersistentShellTakesNewIgnoreRules: the Messages API's bash keeps
@@ -43,17 +44,12 @@ func TestPersistentShellTakesNewIgnoreRules(t *testing.T) {
 	}
 	// The rule is in force once read_file refuses the file.
 	probe := newSessionOf(t, ts, map[string]any{"mode": "act"}).ID
-	deadline := time.Now().Add(10 * time.Second)
-	for i := 0; ; i++ {
+	i := 0
+	testwait.Until(t, 10*time.Second, "the new .clineignore rule to take effect", func() bool {
+		i++
 		_, st := callIn(t, ts, probe, "toolu_probe"+string(rune('a'+i%26))+randid.Hex(4), "read_file", map[string]any{"path": "secret.txt"})
-		if st == api.StatusDenied {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the new .clineignore rule never took effect")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return st == api.StatusDenied
+	})
 	out := bash("toolu_search", "grep -r SHELL-SECRET . ; echo searched")
 	if strings.Contains(out, secret) {
 		t.Fatalf("the shell started before the rule printed the newly ignored file: %q", out)

@@ -3,6 +3,8 @@ package server
 import (
 	"testing"
 	"time"
+
+	"github.com/toolgate/toolgate/internal/testwait"
 )
 
 // TestBrowserConsolePollsLogAtDebug: an open console's reads on its
@@ -24,13 +26,9 @@ func TestBrowserConsolePollsLogAtDebug(t *testing.T) {
 		return n
 	}
 	// The inbox asks once on login and again 3 s later, on its timer.
-	deadline := time.Now().Add(20 * time.Second)
-	for requests("/v1/approvals") < 2 && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-	}
-	if n := requests("/v1/approvals"); n < 2 {
-		t.Fatalf("the inbox asked %d times within 20 s, want its timer's second read", n)
-	}
+	testwait.Until(t, 20*time.Second, "the inbox's timer to read /v1/approvals a second time", func() bool {
+		return requests("/v1/approvals") >= 2
+	})
 	seen, info := map[string]bool{}, 0
 	for _, line := range logLines(t, env.logs) {
 		path, _ := line["path"].(string)

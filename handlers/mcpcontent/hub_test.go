@@ -9,6 +9,7 @@ import (
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/internal/mcphub"
 	"github.com/toolgate/toolgate/internal/testbuild"
+	"github.com/toolgate/toolgate/internal/testwait"
 )
 
 // TestBlocksOfHubResults maps what the test MCP server answers through a
@@ -19,13 +20,10 @@ func TestBlocksOfHubResults(t *testing.T) {
 	}}, mcphub.Options{MinBackoff: 20 * time.Millisecond, MaxBackoff: 200 * time.Millisecond})
 	h.Start(context.Background())
 	t.Cleanup(h.Close)
-	deadline := time.Now().Add(15 * time.Second)
-	for len(h.Servers()) == 0 || h.Servers()[0].State != mcphub.Connected {
-		if time.Now().After(deadline) {
-			t.Fatalf("the test MCP server never connected: %+v", h.Servers())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testwait.Until(t, 15*time.Second, "the test MCP server to connect", func() bool {
+		s := h.Servers()
+		return len(s) > 0 && s[0].State == mcphub.Connected
+	})
 	ctx := context.Background()
 
 	t.Run("media contents", func(t *testing.T) {
