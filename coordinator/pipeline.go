@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
@@ -340,6 +341,9 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 		SessionDone: s.Done(), ReadTurn: e.readTurn, PlainResults: c.plainResults(s.Dialect()),
 		Texts: c.texts(s.Dialect()), SearchAll: c.searchAll(s.Dialect()),
 	}
+	// Only a call that ran something in the sandbox can have left a server
+	// listening; the session's ports are read after such calls alone.
+	var confined atomic.Bool
 	call.Attach(tool.Runtime{
 		Output: func(stream, chunk string) {
 			s.Events.Append(api.Event{Type: api.EventToolOutput, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Stream: stream, Chunk: chunk})
@@ -351,6 +355,7 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 			return c.awaitInput(ctx, s, e, req)
 		},
 		Confine: func(dir string) (*sandbox.Sandbox, sandbox.Run, error) {
+			confined.Store(true)
 			if cs.unsandboxed && cs.approved {
 				return nil, c.unconfined(dir), nil
 			}
@@ -372,7 +377,9 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 		texts = call.Texts
 	}
 	out := c.runHandler(ctx, cs.tool, call, cs.input, cs.logger, texts)
-	s.pokePorts() // a command may have left a server listening
+	if confined.Load() {
+		s.pokePorts() // a command may have left a server listening
+	}
 	if strings.TrimSpace(cs.feedback) != "" {
 		out.result.Content = append(out.result.Content, approvalFeedback(cs.feedback, texts))
 	}
