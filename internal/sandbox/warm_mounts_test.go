@@ -1,0 +1,88 @@
+package sandbox
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/toolgate/toolgate/internal/sandbox/helper"
+)
+
+// saveAnew writes path's file anew beside it and renames it over, as
+// editors save: the mount over the old one goes with it.
+func saveAnew(t *testing.T, path, content string) {
+	t.Helper()
+	tmp := writeFile(t, filepath.Dir(path), filepath.Base(path)+".tmp", content)
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestStartedAheadMountsCheckedByID: the helper of a sandbox started
+// ahead notes the ID of each of its mounts, and a run's check compares
+// them (not the mount table): a mask whose path was saved anew outside
+// no longer has its ID there.
+func TestStartedAheadMountsCheckedByID(t *testing.T) {
+	if _, err := helper.MountIDs("", []string{"/"}); errors.Is(err, helper.ErrNoMountIDs) {
+		t.Skip("statx reports no mount IDs on this kernel")
+	}
+	ws := onDisk(t)
+	secret := writeFile(t, ws, ".env", "OLD-SECRET")
+	s := newTest(t, Config{Mode: ModeBwrap}, "")
+	r := Run{Workspace: ws, Hide: []string{secret}}
+	if o := runWarm(t, s, r, "echo ran"); !contains(o.out, "ran") {
+		t.Fatalf("the run failed:\n%s", o.out)
+	}
+	w := nextStartedAhead(t, s)
+	if err := w.check(); err != nil {
+		t.Fatalf("the unchanged sandbox fails its check: %v", err)
+	}
+	if len(w.ids) == 0 || len(w.ids) != len(w.mounts) {
+		t.Fatalf("%d mount IDs noted for %d mount points", len(w.ids), len(w.mounts))
+	}
+	root := "/proc/" + strconv.Itoa(w.pid) + "/root"
+	if err := helper.CheckMountIDs(root, w.mounts, w.ids); err != nil {
+		t.Fatalf("the IDs do not check before the change: %v", err)
+	}
+	saveAnew(t, secret, "NEW-SECRET")
+	if err := helper.CheckMountIDs(root, w.mounts, w.ids); err == nil {
+		t.Error("the IDs still check with the mask on .env gone")
+	}
+}
+
+// TestStartedAheadHelperChecksItsMountsAtTheHandOver: a mask that goes
+// after the run's Prepare checked the sandbox and before the command
+// comes is caught by the helper, which then runs nothing.
+func TestStartedAheadHelperChecksItsMountsAtTheHandOver(t *testing.T) {
+	ws := onDisk(t)
+	secret := writeFile(t, ws, ".env", "OLD-SECRET")
+	s := newTest(t, Config{Mode: ModeBwrap}, "")
+	r := Run{Workspace: ws, Hide: []string{secret}}
+	if o := runWarm(t, s, r, "echo ran"); !contains(o.out, "ran") {
+		t.Fatalf("the run failed:\n%s", o.out)
+	}
+	p := prepareStartedAhead(t, s, []string{"bash", "-c", "cat .env > out; echo ran > out2"}, r)
+	defer p.Finish()
+	saveAnew(t, secret, "NEW-SECRET")
+	out, err := os.CreateTemp(t.TempDir(), "out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	cmd := exec.Command(p.Argv[0], p.Argv[1:]...)
+	cmd.Env, cmd.Stdout, cmd.Stderr = p.Env, out, out
+	err = p.Start(cmd)
+	if err == nil {
+		_ = p.Running(cmd).Wait()
+		t.Fatal("the command was handed over to a sandbox whose mask on .env is gone")
+	}
+	if !contains(err.Error(), "no longer mounted") {
+		t.Errorf("Start: %v, want the sandbox changed", err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "out2")); err == nil {
+		t.Error("the command ran")
+	}
+}
