@@ -105,6 +105,7 @@ func (p *Prepared) Finish() string {
 			p.warm.stop() // never started: its command is not coming
 		}
 		_ = p.warm.conn.Close()
+		p.warm.releaseMounts()
 	}
 	for _, f := range p.ExtraFiles {
 		_ = f.Close()

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"testing"
 
 	"github.com/toolgate/toolgate/internal/sandbox/helper"
@@ -84,5 +85,45 @@ func TestStartedAheadHelperChecksItsMountsAtTheHandOver(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(ws, "out2")); err == nil {
 		t.Error("the command ran")
+	}
+}
+
+// TestStartedAheadRunHoldsItsMountNamespace: a run handed to a sandbox
+// started ahead holds the sandbox's mount namespace (not toolgate's)
+// until Finish, so that the sandbox's exit does not take its mounts down
+// on the run's path, and lets it go then.
+func TestStartedAheadRunHoldsItsMountNamespace(t *testing.T) {
+	ws := onDisk(t)
+	s := newTest(t, Config{Mode: ModeBwrap}, "")
+	r := Run{Workspace: ws}
+	if o := runWarm(t, s, r, "echo ran"); !contains(o.out, "ran") {
+		t.Fatalf("the run failed:\n%s", o.out)
+	}
+	p := prepareStartedAhead(t, s, []string{"bash", "-c", "true"}, r)
+	w := p.warm
+	if w.mntNS == nil {
+		p.Finish()
+		t.Fatal("the run holds no mount namespace")
+	}
+	inode := func(path string) uint64 {
+		t.Helper()
+		var st syscall.Stat_t
+		if err := syscall.Stat(path, &st); err != nil {
+			t.Fatal(err)
+		}
+		return st.Ino
+	}
+	var held syscall.Stat_t
+	if err := syscall.Fstat(int(w.mntNS.Fd()), &held); err != nil {
+		t.Fatal(err)
+	}
+	if want := inode("/proc/" + strconv.Itoa(w.pid) + "/ns/mnt"); held.Ino != want || held.Ino == inode("/proc/self/ns/mnt") {
+		t.Errorf("the namespace held is %d, the sandbox's is %d", held.Ino, want)
+	}
+	if o := runPrepared(t, p, ws, nil); o.code != 0 {
+		t.Fatalf("the run failed (%d):\n%s", o.code, o.out)
+	}
+	if w.mntNS != nil {
+		t.Error("the mount namespace is still held after Finish")
 	}
 }
