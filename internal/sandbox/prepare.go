@@ -113,6 +113,9 @@ func (p *Prepared) Finish() string {
 	if p.tmp != "" {
 		_ = os.RemoveAll(p.tmp)
 	}
+	if p.limits != nil && p.handed {
+		return p.limits.finishLater()
+	}
 	if p.limits != nil {
 		return p.limits.finish()
 	}

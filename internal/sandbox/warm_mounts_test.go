@@ -8,8 +8,10 @@ import (
 	"strconv"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/toolgate/toolgate/internal/sandbox/helper"
+	"github.com/toolgate/toolgate/internal/testwait"
 )
 
 // saveAnew writes path's file anew beside it and renames it over, as
@@ -125,5 +127,46 @@ func TestStartedAheadRunHoldsItsMountNamespace(t *testing.T) {
 	}
 	if w.mntNS != nil {
 		t.Error("the mount namespace is still held after Finish")
+	}
+}
+
+// TestStartedAheadRunCgroupsGoAfterFinish: the limit cgroups of a run
+// handed to a sandbox started ahead are removed after Finish (in the
+// background), and once the Sandbox is closed none of its cgroups is
+// left.
+func TestStartedAheadRunCgroupsGoAfterFinish(t *testing.T) {
+	ws := onDisk(t)
+	s := New(Config{Mode: ModeBwrap})
+	if s.Mode() != InForceBwrap || s.cgroups == nil {
+		s.Close()
+		t.Skip("no bubblewrap or no limit cgroups here")
+	}
+	s.helper = helperBinary(t)
+	var dirs []string
+	for range 3 {
+		p := prepareStartedAhead(t, s, []string{"bash", "-c", "true"}, Run{Workspace: ws})
+		dirs = append(dirs, p.limits.dirs...)
+		if o := runPrepared(t, p, ws, nil); o.code != 0 {
+			t.Fatalf("the run failed (%d):\n%s", o.code, o.out)
+		}
+	}
+	gone := func(paths []string) func() bool {
+		return func() bool {
+			for _, d := range paths {
+				if _, err := os.Stat(d); !os.IsNotExist(err) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	testwait.Until(t, 10*time.Second, "the finished runs' cgroups removed", gone(dirs))
+	var parents []string
+	for _, h := range s.cgroups.hiers {
+		parents = append(parents, h.base)
+	}
+	s.Close()
+	if !gone(parents)() {
+		t.Errorf("cgroups left after Close: %v", parents)
 	}
 }
