@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolgate/toolgate/internal/benchpair"
 	"golang.org/x/sys/unix"
 )
 
@@ -184,4 +185,23 @@ func TestParseDiag(t *testing.T) {
 			}
 		})
 	}
+}
+
+// BenchmarkPortsNetlink measures what listing a session's ports through
+// sock_diag buys over reading /proc/<holder>/net/tcp and tcp6, in a
+// namespace with listeners (listenerScript), the two taking turns
+// (internal/benchpair). The /proc files cost what the host's whole TCP
+// hash table costs to walk, whatever the namespace holds.
+//
+//	go test -run '^$' -bench PortsNetlink -benchtime 2000x ./internal/sandbox
+func BenchmarkPortsNetlink(b *testing.B) {
+	n := newPortsNetwork(b)
+	list := func(f func() ([]Port, error)) func() {
+		return func() {
+			if ports, err := f(); err != nil || len(ports) != len(listenersWant) {
+				b.Fatalf("%v %v, want %v", ports, err, listenersWant)
+			}
+		}
+	}
+	benchpair.Run(b, list(n.netlinkPorts), list(n.procPorts))
 }
