@@ -130,6 +130,10 @@ func TestPortsNetlink(t *testing.T) {
 	if got, err := n.Ports(); err != nil || !slices.Equal(got, byProc) || n.diag.fd < 0 {
 		t.Errorf("Ports: %v %v (netlink socket %d), want %v through netlink", got, err, n.diag.fd, byProc)
 	}
+	// Commands are forked from toolgate: the socket must not reach them.
+	if flags, err := unix.FcntlInt(uintptr(n.diag.fd), unix.F_GETFD, 0); err != nil || flags&unix.FD_CLOEXEC == 0 {
+		t.Errorf("the netlink socket's descriptor flags %#x %v: not close-on-exec", flags, err)
+	}
 	n.diag.close()
 	if got, err := n.Ports(); err != nil || !slices.Equal(got, byProc) {
 		t.Errorf("Ports without netlink: %v %v, want %v", got, err, byProc)
