@@ -200,7 +200,7 @@ go test -run '^$' -benchtime 1x -bench 'SchedulerOverhead|IgnoredMasks|InputScan
 go test -run '^$' -benchtime 1x -bench 'ChildEnv' ./coordinator/tool/
 go test -run '^$' -benchtime 1x -bench 'AnalyzeRemembered' ./internal/shellcmd/
 go test -run '^$' -benchtime 1x -bench 'RunTrueVsBash|LookPathRemembered|ReadBuffers' ./internal/process/
-go test -run '^$' -benchtime 1x -bench 'SandboxedTrue|ResolveCandidates|CheckMounts' ./internal/sandbox/...
+go test -run '^$' -benchtime 1x -bench 'SandboxedTrue|ResolveCandidates|CheckMounts|PortsNetlink' ./internal/sandbox/...
 go test -run '^$' -benchtime 1x -bench 'CallRecord' ./internal/store/
 go test -run '^$' -benchtime 1x -bench 'ReadFileRecord|CopyBuffers' ./handlers/
 go test -run '^$' -benchtime 1x -bench 'SearchGoTree|SearchBuffers' ./handlers/search/
