@@ -14,9 +14,10 @@ import (
 // toolgate's runner does (bwrap mode, handed to a sandbox started ahead),
 // one command right after the other as a sequential caller sends them,
 // with one sandbox kept started ahead per configuration, with warmDepth,
-// and with warmDepth but the run's mount namespace left to its sandbox's
-// exit instead of held (holdMounts), in alternating blocks of 20, and
-// `bash -c true` unconfined between them. It reports each one's median latency, what each adds
+// and with warmDepth but the run's end as it was before (plain-end: its
+// mount namespace left to its sandbox's exit instead of held, holdMounts;
+// its limit cgroups removed in Finish, not after, finishLater), in
+// alternating blocks of 20, and `bash -c true` unconfined between them. It reports each one's median latency, what each adds
 // to the unconfined one, the medians of its parts (Prepare, waiting for
 // a sandbox still starting included; the hand-over until the command
 // runs; the release of its limits after it ended), the CPU time per run
@@ -27,10 +28,10 @@ import (
 //	go test -run '^$' -bench SequentialSandboxedTrue -benchtime 10x ./internal/sandbox
 func BenchmarkSequentialSandboxedTrue(b *testing.B) {
 	variants := []struct {
-		name       string
-		depth      int
-		dropMounts bool
-	}{{"depth1", 1, false}, {fmt.Sprintf("depth%d", warmDepth), warmDepth, false}, {"mounts-dropped", warmDepth, true}}
+		name     string
+		depth    int
+		plainEnd bool
+	}{{"depth1", 1, false}, {fmt.Sprintf("depth%d", warmDepth), warmDepth, false}, {"plain-end", warmDepth, true}}
 	boxes := make([]*Sandbox, len(variants))
 	for i, v := range variants {
 		s := New(Config{Mode: ModeBwrap})
@@ -39,7 +40,7 @@ func BenchmarkSequentialSandboxedTrue(b *testing.B) {
 		}
 		defer s.Close()
 		s.helper = helperBinary(b)
-		s.warm.depth, s.warm.dropMounts = v.depth, v.dropMounts
+		s.warm.depth, s.warm.plainEnd = v.depth, v.plainEnd
 		boxes[i] = s
 	}
 	ws := b.TempDir()

@@ -81,14 +81,14 @@ const warmDepth = 2
 // warmSlot holds the next runs' sandboxes, per key.
 type warmSlot struct {
 	depth int // sandboxes kept per key, warmDepth when 0
-	// dropMounts leaves a run's mount namespace to its sandbox's exit
-	// (the plain alternative to holdMounts in
-	// BenchmarkSequentialSandboxedTrue).
-	dropMounts bool
-	mu         sync.Mutex
-	slots      map[string]*warmEntry
-	clock      uint64
-	closed     bool
+	// plainEnd leaves a run's mount namespace to its sandbox's exit and
+	// removes its limit cgroups in Finish (the plain alternative to
+	// holdMounts and finishLater in BenchmarkSequentialSandboxedTrue).
+	plainEnd bool
+	mu       sync.Mutex
+	slots    map[string]*warmEntry
+	clock    uint64
+	closed   bool
 }
 
 // warmEntry is the next sandboxes for one key.
@@ -263,7 +263,8 @@ func (s *Sandbox) prepareWarm(p *Prepared, argv []string, dir string, args []str
 		return false
 	}
 	p.warm, p.limits = w, w.limits
-	if !s.warm.dropMounts {
+	p.removeLater = !s.warm.plainEnd
+	if !s.warm.plainEnd {
 		w.holdMounts()
 	}
 	if w.limits != nil {

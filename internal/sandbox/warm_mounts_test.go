@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolgate/toolgate/internal/benchpair"
 	"github.com/toolgate/toolgate/internal/sandbox/helper"
 	"github.com/toolgate/toolgate/internal/testwait"
 )
@@ -169,4 +170,53 @@ func TestStartedAheadRunCgroupsGoAfterFinish(t *testing.T) {
 	if !gone(parents)() {
 		t.Errorf("cgroups left after Close: %v", parents)
 	}
+}
+
+// BenchmarkStartedAheadMountCheck checks a sandbox started ahead the way
+// a run's Prepare does, by its mounts' IDs under /proc/PID/root (fast),
+// and by its mount table, /proc/PID/mountinfo (plain), in alternating
+// turns (internal/benchpair); the helper's check at the hand-over is the
+// same against its own root. The workspace holds an ignored file, masked.
+//
+//	go test -run '^$' -bench StartedAheadMountCheck -benchtime 2000x ./internal/sandbox
+func BenchmarkStartedAheadMountCheck(b *testing.B) {
+	s := New(Config{Mode: ModeBwrap})
+	if s.Mode() != InForceBwrap {
+		b.Skipf("no bubblewrap: %s", s.Info().Reason)
+	}
+	defer s.Close()
+	s.helper = helperBinary(b)
+	ws := b.TempDir()
+	secret := writeFile(b, ws, ".env", "SECRET")
+	var p *Prepared
+	for range 3 {
+		var err error
+		p, err = s.Prepare([]string{"true"}, os.Environ(), Run{Workspace: ws, Hide: []string{secret}, Warm: true, StartOnThread: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if p.warm != nil {
+			break
+		}
+		p.Finish()
+	}
+	if p.warm == nil {
+		b.Fatal("no sandbox was started ahead")
+	}
+	defer p.Finish()
+	w := p.warm
+	if w.ids == nil {
+		b.Skip("statx reports no mount IDs here")
+	}
+	proc := "/proc/" + strconv.Itoa(w.pid)
+	benchpair.Run(b, func() {
+		if err := helper.CheckMountIDs(proc+"/root", w.mounts, w.ids); err != nil {
+			b.Fatal(err)
+		}
+	}, func() {
+		if err := helper.CheckMounts(proc+"/mountinfo", w.mounts); err != nil {
+			b.Fatal(err)
+		}
+	})
+	b.ReportMetric(float64(len(w.mounts)), "mount-points")
 }
