@@ -41,6 +41,9 @@ type limitCgroups struct {
 	// removing counts the runs whose cgroups are being removed in the
 	// background (finishLater): Close waits for them.
 	removing atomic.Int64
+	// byPath reads the runs' event files by path (the plain alternative
+	// in BenchmarkLimitEvents).
+	byPath bool
 }
 
 // limitHier is one hierarchy's parent directory and what it limits.
@@ -58,6 +61,7 @@ type runLimits struct {
 	parent *limitCgroups
 	dirs   []string
 	hiers  []limitHier
+	events []eventFiles  // each dir's event files, opened ahead (limits_events.go)
 	stop   chan struct{} // closed by finish
 	done   chan struct{} // closed when the watch has ended (or never began)
 	hit    chan struct{} // closed when a limit was reached
@@ -112,17 +116,15 @@ func (r *runLimits) reached() string {
 	var hit []string
 	for i, dir := range r.dirs {
 		h := r.hiers[i]
-		if h.pids && eventCount(filepath.Join(dir, "pids.events"), "max") > 0 {
+		var ev eventFiles
+		if i < len(r.events) {
+			ev = r.events[i]
+		}
+		if h.pids && eventCountIn(ev.pids, filepath.Join(dir, "pids.events"), "max") > 0 {
 			hit = append(hit, fmt.Sprintf("the process limit (%d)", r.parent.limits.Processes))
 		}
-		if h.memory {
-			file := "memory.oom_control"
-			if h.v2 {
-				file = "memory.events"
-			}
-			if eventCount(filepath.Join(dir, file), "oom_kill") > 0 {
-				hit = append(hit, fmt.Sprintf("the memory limit (%d MiB)", r.parent.limits.MemoryBytes>>20))
-			}
+		if h.memory && eventCountIn(ev.memory, filepath.Join(dir, memoryEvents(h)), "oom_kill") > 0 {
+			hit = append(hit, fmt.Sprintf("the memory limit (%d MiB)", r.parent.limits.MemoryBytes>>20))
 		}
 	}
 	return strings.Join(hit, " and ")
@@ -214,6 +216,9 @@ func (lc *limitCgroups) make() (*runLimits, []*os.File, error) {
 			continue
 		}
 		r.dirs, r.hiers = append(r.dirs, dir), append(r.hiers, h)
+		if !lc.byPath {
+			r.events = append(r.events, openEvents(dir, h))
+		}
 		write := func(name, v string) { _ = os.WriteFile(filepath.Join(dir, name), []byte(v), 0) }
 		if h.pids && lc.limits.Processes > 0 {
 			// A process limit that did not take would let a fork bomb
@@ -313,6 +318,9 @@ func (r *runLimits) end() string {
 // remove removes the run's cgroups, once emptied; one that cannot be
 // removed yet is left to a later sweep.
 func (r *runLimits) remove() {
+	for _, e := range r.events {
+		e.close()
+	}
 	for _, dir := range r.dirs {
 		if os.Remove(dir) != nil {
 			r.parent.mu.Lock()
@@ -402,21 +410,6 @@ func killAll(dir string, v2 bool) bool {
 		}
 	}
 	return true
-}
-
-// eventCount reads "key N" from a cgroup events file.
-func eventCount(file, key string) int64 {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if k, v, ok := strings.Cut(line, " "); ok && k == key {
-			n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-			return n
-		}
-	}
-	return 0
 }
 
 // cgroupMounts maps each v1 controller to its mount point, and "" to the
