@@ -80,7 +80,7 @@ func (c *Coordinator) markInterrupted(row store.Call) error {
 	if len(row.Input) > storeMaxInputBytes {
 		row.Input = nil
 	}
-	return c.rec.st.Apply(true, store.PutCall{Call: row})
+	return c.rec.st.Apply(store.Synced, store.PutCall{Call: row})
 }
 
 // resume runs again, from its approval stage, a call that was awaiting
@@ -110,8 +110,8 @@ func (s *Session) storedCallLocked(id string, dropped bool) *callEntry {
 	}
 	if dropped {
 		// The dropped call's row may still wait in the store's write
-		// queue: a durable write of nothing waits for it.
-		_ = s.rec.apply(true)
+		// queue: a committed write of nothing waits for it.
+		_ = s.rec.apply(store.Committed)
 	}
 	row, ok, err := s.rec.st.FindCall(s.ID, id)
 	if err != nil {
@@ -217,9 +217,9 @@ func (r *recorder) edit(sessionID string, p tool.Prior) {
 	if p.After.Hashed {
 		e.AfterHash = p.After.Hash[:]
 	}
-	_ = r.apply(false, store.PutEdit{Edit: e})
+	_ = r.apply(store.Queued, store.PutEdit{Edit: e})
 }
 
 func (r *recorder) editGone(sessionID, toolUseID string) {
-	_ = r.apply(false, store.DeleteEdit{SessionID: sessionID, ToolUseID: toolUseID})
+	_ = r.apply(store.Queued, store.DeleteEdit{SessionID: sessionID, ToolUseID: toolUseID})
 }

@@ -20,12 +20,12 @@ import (
 // the process's CPU time per record of each (the SQLite writer's commits
 // included: a turn ends with a flush, a commit without an fsync, as
 // reads alone never ask for one) and their difference, what the SQLite
-// store costs a read. A second part times a side-effecting call's durable
-// record (Apply(true)), one at a time: its wall-clock median. "read"
-// reads the same file each time (an agent reads a file again: its text
-// is kept once), "read_distinct" a different text each time.
+// store costs a read. "read" reads the same file each time (an agent
+// reads a file again), "read_distinct" a different text each time.
+// "effects" times a side-effecting call's two records (see effects).
 //
-//	go test -run '^$' -bench CallRecord -benchtime 2000x ./internal/store/
+//	go test -run '^$' -bench CallRecord -benchtime 10x ./internal/store/
+//	go test -run '^$' -bench CallRecord/effects -benchtime 400x ./internal/store/
 func BenchmarkCallRecord(b *testing.B) {
 	const gap = 300 * time.Microsecond // a read's round trip through toolgate
 	var lines strings.Builder
@@ -78,7 +78,7 @@ func BenchmarkCallRecord(b *testing.B) {
 				c0 := processCPU()
 				for range perTurn {
 					n++
-					if err := s.st.Apply(false, PutCall{Call: row(s.st, n, "read_file", distinct)}); err != nil {
+					if err := s.st.Apply(Queued, PutCall{Call: row(s.st, n, "read_file", distinct)}); err != nil {
 						b.Fatal(err)
 					}
 					time.Sleep(gap)
@@ -98,21 +98,50 @@ func BenchmarkCallRecord(b *testing.B) {
 	}
 	b.Run("read", func(b *testing.B) { read(b, false) })
 	b.Run("read_distinct", func(b *testing.B) { read(b, true) })
-	b.Run("durable", func(b *testing.B) {
-		var lat []time.Duration
-		n := 0
-		for b.Loop() {
-			n++
-			t0 := time.Now()
-			if err := sqlite.Apply(true, PutCall{Call: row(sqlite, n, "write_to_file", true)}); err != nil {
-				b.Fatal(err)
-			}
-			lat = append(lat, time.Since(t0))
+	b.Run("effects", func(b *testing.B) { effects(b, sqlite, row) })
+}
+
+// effects times a side-effecting call's two records, its start (Synced:
+// an fsync'd commit) and its end (Committed: a commit without an fsync),
+// in turns with the same two records both Synced, as they were before:
+// the wall-clock median and 90th percentile of the pair, and the
+// process's CPU per pair, the writer's included.
+func effects(b *testing.B, st *SQLite, row func(Store, int, string, bool) Call) {
+	type timing struct {
+		lat []time.Duration
+		cpu time.Duration
+	}
+	var now, both timing
+	record := func(t *timing, end Durability, n int) {
+		c := row(st, n, "execute_command", true)
+		start := c
+		start.State, start.Status, start.ResultLater = "running", "", nil
+		c0, t0 := processCPU(), time.Now()
+		if err := st.Apply(Synced, PutCall{Call: start}); err != nil {
+			b.Fatal(err)
 		}
-		slices.Sort(lat)
-		b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "durable_p50_µs")
-		b.ReportMetric(float64(lat[len(lat)*9/10].Nanoseconds())/1e3, "durable_p90_µs")
-	})
+		if err := st.Apply(end, PutCall{Call: c}); err != nil {
+			b.Fatal(err)
+		}
+		t.lat = append(t.lat, time.Since(t0))
+		t.cpu += processCPU() - c0
+	}
+	n := 0
+	for b.Loop() {
+		n += 2
+		record(&now, Committed, n)
+		record(&both, Synced, n+1)
+	}
+	for _, t := range []struct {
+		name string
+		t    timing
+	}{{"", now}, {"both_synced_", both}} {
+		slices.Sort(t.t.lat)
+		b.ReportMetric(float64(t.t.lat[len(t.t.lat)/2].Nanoseconds())/1e3, t.name+"p50_µs")
+		b.ReportMetric(float64(t.t.lat[len(t.t.lat)*9/10].Nanoseconds())/1e3, t.name+"p90_µs")
+		b.ReportMetric(float64(t.t.cpu.Nanoseconds())/1e3/float64(len(t.t.lat)), t.name+"cpu_µs")
+	}
+	b.ReportMetric(float64(now.lat[len(now.lat)/2])/float64(both.lat[len(both.lat)/2]), "p50_ratio")
 }
 
 // processCPU is the user and system CPU time the process has used.
