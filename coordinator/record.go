@@ -161,7 +161,16 @@ func (r *recorder) row(s *Session, e *callEntry, res *api.ToolResult, wholeInput
 		c.ErrorCode = rec.Error.Code
 	}
 	c.Input, c.InputSHA256, c.InputBytes = boundInput(a.input, wholeInput)
-	if res != nil {
+	switch {
+	case res == nil:
+	case !a.effects && !a.waited:
+		// A call that changed nothing (a read, a listing, a denial)
+		// keeps its result's size only: the session holds its result
+		// while it keeps the call, and its text was most of what its
+		// record cost (BenchmarkCallRecord, ./internal/store/). A
+		// repeat of its id after that is answered with notKeptText.
+		c.ResultBytes = resultJSONSize(res)
+	default:
 		if keptWhole(*res) {
 			// The JSON is made only when someone reads or writes it:
 			// the session holds the same texts meanwhile.

@@ -3,7 +3,11 @@ package coordinator_test
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
+	"reflect"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/toolgate/toolgate/api"
@@ -76,5 +80,84 @@ func TestRecordDurability(t *testing.T) {
 		if spy.rows[i] != want[i] {
 			t.Errorf("row %d: %+v, want %+v", i, spy.rows[i], want[i])
 		}
+	}
+}
+
+// TestReadResultNotKeptAcrossRestart: the store keeps the result of a
+// call that wrote, not of one that changed nothing (only its size). After
+// a restart neither runs again when its id is posted again: the write is
+// answered with its result, the read with a note that its result was not
+// kept.
+func TestReadResultNotKeptAcrossRestart(t *testing.T) {
+	type in struct{}
+	var runs atomic.Int32
+	reg := func(name string, writes bool) tool.Registration {
+		return tool.Registration{Name: name, Factory: func(name string, _ tool.Env) *tool.Tool {
+			return coordinator.NewTool(tool.Spec[in]{Name: name, Writes: writes, Run: func(context.Context, *tool.Call, *in) (tool.Result, error) {
+				runs.Add(1)
+				return tool.TextResult(name + " <done>"), nil
+			}})
+		}}
+	}
+	ws, err := tool.OpenWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	path := filepath.Join(t.TempDir(), "state.db")
+	life := func() (*coordinator.Coordinator, *store.SQLite) {
+		st, err := store.Open(t.Context(), path, store.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := coordinator.DefaultConfig()
+		cfg.AllowAll = true
+		c := coordinator.New(coordinator.Options{Workspace: ws, Config: cfg, Tools: []tool.Registration{reg("effect", true), reg("look", false)}, Store: st})
+		if err := c.Restore(); err != nil {
+			t.Fatal(err)
+		}
+		return c, st
+	}
+	uses := map[string]api.ToolUse{}
+	for _, name := range []string{"effect", "look"} {
+		uses[name] = api.ToolUse{Type: api.TypeToolUse, ID: "toolu_" + name, Name: name, Input: json.RawMessage(`{}`)}
+	}
+	c, st := life()
+	s, err := c.Sessions().Create(api.ModeAct, api.Permissions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := map[string]api.ToolResult{}
+	for name, use := range uses {
+		first[name], _ = execute(t, c, t.Context(), s, use)
+	}
+	c.Close()
+	page, err := st.Audit(store.Query{SessionID: s.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range page.Calls {
+		size, _ := json.Marshal(first[row.Tool])
+		if kept := row.Result != nil; kept != (row.Tool == "effect") || row.ResultBytes != len(size) {
+			t.Errorf("%s's row keeps its result: %v, %d bytes; want kept only for effect, %d bytes", row.Tool, kept, row.ResultBytes, len(size))
+		}
+	}
+	st.Close()
+
+	c, st = life()
+	t.Cleanup(func() { c.Close(); st.Close() })
+	s, err = c.Sessions().Get(s.ID)
+	if err != nil {
+		t.Fatalf("session not restored: %v", err)
+	}
+	ran := runs.Load()
+	if res, _ := execute(t, c, t.Context(), s, uses["effect"]); !reflect.DeepEqual(res, first["effect"]) {
+		t.Errorf("effect after the restart = %+v, want %+v", res, first["effect"])
+	}
+	if res, rec := execute(t, c, t.Context(), s, uses["look"]); !res.IsError || !strings.Contains(res.Content[0].Text, "not kept") || rec.Status != api.StatusSucceeded {
+		t.Errorf("look after the restart = %+v %+v, want a note that its result was not kept", rec, res)
+	}
+	if n := runs.Load(); n != ran {
+		t.Errorf("%d calls ran again after the restart", n-ran)
 	}
 }

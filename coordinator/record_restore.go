@@ -101,6 +101,12 @@ func (c *Coordinator) resume(s *Session, row store.Call) {
 	go c.runCall(s, e, cs)
 }
 
+// notKeptText answers a repeat of a call whose record kept no result:
+// one that changed nothing, such as a read (see recorder.row).
+const notKeptText = "This tool_use id already ran in this session; its result was not kept (toolgate keeps the results of " +
+	"calls that change nothing, such as reads, only while the session holds the call). The call was not run again; " +
+	"send it with a new tool_use id to run it again."
+
 // storedCallLocked answers from the store a tool_use id the session used
 // before a restart, or whose call it dropped since: the call is known,
 // done, and never runs again. dropped says the session dropped it.
@@ -143,7 +149,10 @@ func (s *Session) storedCall(id string) (api.CallRecord, bool) {
 func (s *Session) installStoredLocked(row store.Call) *callEntry {
 	id := row.ToolUseID
 	var res api.ToolResult
-	if err := json.Unmarshal(row.Result, &res); err != nil {
+	switch {
+	case row.Result == nil:
+		res = api.NewToolResult(id, notKeptText, true)
+	case json.Unmarshal(row.Result, &res) != nil:
 		res = api.NewToolResult(id, "The stored result of this call could not be read.", true)
 	}
 	started := row.StartedAt
