@@ -31,6 +31,11 @@ import (
 type writer struct {
 	conn    *sql.Conn // the writer's own connection, its statements prepared once
 	upsert  *sql.Stmt // upsertCall on conn
+	// BEGIN, COMMIT and the two synchronous settings, prepared once: a
+	// side-effecting call's two records switch the setting twice and
+	// commit twice, and each of those parsed anew was about 5% of their
+	// CPU (BenchmarkCallRecord/effects, ./internal/store/).
+	begin, end, syncFull, syncNormal *sql.Stmt
 	onError func(error)
 	kick    chan struct{} // wakes the loop; one pending wake is enough
 	done    chan struct{}
@@ -72,12 +77,17 @@ func startWriter(ctx context.Context, db *sql.DB, onError func(error)) (*writer,
 	if err != nil {
 		return nil, err
 	}
-	upsert, err := conn.PrepareContext(ctx, upsertCall)
-	if err != nil {
-		conn.Close()
-		return nil, err
+	w := &writer{conn: conn, onError: onError, kick: make(chan struct{}, 1), done: make(chan struct{}), full: true}
+	for _, p := range []struct {
+		stmt  **sql.Stmt
+		query string
+	}{{&w.upsert, upsertCall}, {&w.begin, "BEGIN"}, {&w.end, "COMMIT"},
+		{&w.syncFull, "PRAGMA synchronous = FULL"}, {&w.syncNormal, "PRAGMA synchronous = NORMAL"}} {
+		if *p.stmt, err = conn.PrepareContext(ctx, p.query); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("store: prepare %q: %w", p.query, err)
+		}
 	}
-	w := &writer{conn: conn, upsert: upsert, onError: onError, kick: make(chan struct{}, 1), done: make(chan struct{}), full: true}
 	go w.loop()
 	return w, nil
 }
@@ -151,7 +161,11 @@ func (w *writer) take(spare []request) ([]request, bool, bool) {
 func (w *writer) loop() {
 	defer close(w.done)
 	defer w.conn.Close()
-	defer w.upsert.Close()
+	defer func() {
+		for _, st := range []*sql.Stmt{w.upsert, w.begin, w.end, w.syncFull, w.syncNormal} {
+			st.Close()
+		}
+	}()
 	delay := time.NewTimer(commitDelay)
 	delay.Stop()
 	var spare []request
@@ -198,11 +212,11 @@ func (w *writer) loop() {
 func (w *writer) commit(batch []request, durable bool) error {
 	ctx := context.Background()
 	if durable != w.full {
-		mode := "NORMAL"
+		mode := w.syncNormal
 		if durable {
-			mode = "FULL"
+			mode = w.syncFull
 		}
-		if _, err := w.conn.ExecContext(ctx, "PRAGMA synchronous = "+mode); err != nil {
+		if _, err := mode.ExecContext(ctx); err != nil {
 			return fmt.Errorf("store: synchronous: %w", err)
 		}
 		w.full = durable
@@ -211,7 +225,7 @@ func (w *writer) commit(batch []request, durable bool) error {
 	// database/sql Tx: a Tx prepares a connection's statement again for
 	// each transaction (Tx.StmtContext), the upsert's parse a third of a
 	// read's record (BenchmarkCallRecord, ./internal/store/).
-	if _, err := w.conn.ExecContext(ctx, "BEGIN"); err != nil {
+	if _, err := w.begin.ExecContext(ctx); err != nil {
 		return fmt.Errorf("store: begin: %w", err)
 	}
 	for _, r := range batch {
@@ -222,7 +236,7 @@ func (w *writer) commit(batch []request, durable bool) error {
 			}
 		}
 	}
-	if _, err := w.conn.ExecContext(ctx, "COMMIT"); err != nil {
+	if _, err := w.end.ExecContext(ctx); err != nil {
 		_, _ = w.conn.ExecContext(ctx, "ROLLBACK")
 		return fmt.Errorf("store: commit: %w", err)
 	}
