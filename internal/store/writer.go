@@ -29,18 +29,18 @@ import (
 // the writer. All of this exists for speed: BenchmarkCallRecord
 // (./internal/store/) defends it.
 type writer struct {
-	conn    *sql.Conn // the writer's own connection, its statements prepared once
-	upsert  *sql.Stmt // upsertCall on conn
+	conn   *sql.Conn // the writer's own connection, its statements prepared once
+	upsert *sql.Stmt // upsertCall on conn
 	// BEGIN, COMMIT and the two synchronous settings, prepared once: a
 	// side-effecting call's two records switch the setting twice and
 	// commit twice, and each of those parsed anew was about 5% of their
 	// CPU (BenchmarkCallRecord/effects, ./internal/store/).
 	begin, end, syncFull, syncNormal *sql.Stmt
-	onError func(error)
-	kick    chan struct{} // wakes the loop; one pending wake is enough
-	done    chan struct{}
-	full    bool         // the connection's synchronous setting is FULL
-	syncs   atomic.Int64 // batches committed with synchronous=FULL, for the tests
+	onError                          func(error)
+	kick                             chan struct{} // wakes the loop; one pending wake is enough
+	done                             chan struct{}
+	full                             bool         // the connection's synchronous setting is FULL
+	syncs                            atomic.Int64 // batches committed with synchronous=FULL, for the tests
 
 	mu       sync.Mutex
 	pending  []request
