@@ -2,8 +2,8 @@ package handlers
 
 import (
 	"bytes"
-	"errors"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"image"
 	"image/color"
@@ -213,8 +213,12 @@ func TestReadFileFIFO(t *testing.T) {
 		t.Skipf("mkfifo: %v", err)
 	}
 	for name, read := range map[string]func() (tool.Result, error){
-		"read_file":  func() (tool.Result, error) { return readFile(t.Context(), editCall(ws, "t"), &ReadFileInput{Path: "pipe"}) },
-		"read_lines": func() (tool.Result, error) { return readLines(t.Context(), editCall(ws, "t"), &ReadLinesInput{Path: "pipe"}) },
+		"read_file": func() (tool.Result, error) {
+			return readFile(t.Context(), editCall(ws, "t"), &ReadFileInput{Path: "pipe"})
+		},
+		"read_lines": func() (tool.Result, error) {
+			return readLines(t.Context(), editCall(ws, "t"), &ReadLinesInput{Path: "pipe"})
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			done := make(chan error, 1)
