@@ -1,0 +1,78 @@
+package coordinator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/toolgate/toolgate/coordinator/tool"
+)
+
+// flatIn is an input type of every kind a flat input may hold.
+type flatIn struct {
+	Path    string            `json:"path"`
+	Line    int               `json:"line,omitempty"`
+	Ratio   *float64          `json:"ratio"`
+	On      bool              `json:"on"`
+	Tags    []string          `json:"tags"`
+	Env     map[string]string `json:"env"`
+	Any     any               `json:"any"`
+	Raw     json.RawMessage   `json:"raw"`
+	Skipped string            `json:"-"`
+	NoTag   string
+	hidden  string //nolint:unused // an unexported field is never decoded
+}
+
+// The flat path decodes every input exactly as json.Decoder with
+// DisallowUnknownFields does: the same value, the same error.
+func TestDecodeStrictSameAsDecoder(t *testing.T) {
+	tl := NewTool(tool.Spec[flatIn]{Name: "flat", Run: func(context.Context, *tool.Call, *flatIn) (tool.Result, error) {
+		return tool.Result{}, nil
+	}})
+	keys, flat := tl.FlatKeys()
+	if !flat {
+		t.Fatalf("flatIn is not flat; keys %v", keys)
+	}
+	inputs := []string{
+		`{}`, ` { } `, `{"path":"a"}`, `{"PATH":"a","Line":3}`, `{"path":"a","line":"3"}`, `{"path":1}`,
+		`{"path":"a","unknown":1}`, `{"pathx":"a"}`, `{"path":"a","-":"x"}`, `{"Skipped":"x"}`, `{"hidden":"x"}`,
+		`{"notag":"x","NoTag":"y"}`, `{"tags":["a","b"],"env":{"K":"v","x":{"y":1}}}`, `{"any":{"deep":[1,{"z":null}]}}`,
+		`{"raw":{"a":[1,2,{"b":"}"}]},"path":"p"}`, `{"p\u0061th":"a"}`, `{"päth":"a"}`, `{"path":"a\"b\\"}`,
+		`{"ratio":null,"on":true}`, `{"ratio":1.5e3}`, `{"tags":null}`, `{"path":"a",}`, `{"path" "a"}`, `{"path":tru}`,
+		`{"path":"a"} `, `{"line":1.5}`, `{"on":"true"}`, `{"path":"a","path":"b"}`, `{"env":{"a":1}}`,
+	}
+	for _, raw := range inputs {
+		t.Run(raw, func(t *testing.T) {
+			var fast, plain flatIn
+			errFast := decodeStrict(&fast, json.RawMessage(raw), keys, flat)
+			errPlain := decodeWithDecoder(&plain, json.RawMessage(raw))
+			if fmt.Sprint(errFast) != fmt.Sprint(errPlain) {
+				t.Fatalf("error %v, the decoder's %v", errFast, errPlain)
+			}
+			if !reflect.DeepEqual(fast, plain) {
+				t.Fatalf("decoded %+v, the decoder %+v", fast, plain)
+			}
+		})
+	}
+}
+
+// Only inputs whose keys are all the type's take the flat path.
+func TestKnownKeysOnly(t *testing.T) {
+	keys := []string{"path", "start_line", "end_line"}
+	for raw, want := range map[string]bool{
+		`{"path":"a.go"}`: true,
+		`{"end_line":40,"path":"a.go","start_line":1}`: true,
+		`{"Path":"a.go"}`:           true,
+		`{"path":"a.go","limit":3}`: false,
+		`{"path":{"x":1}}`:          true, // Unmarshal refuses the value; the decoder words it
+		`{"p\u0061th":"a"}`:         false,
+		`[]`:                        false,
+		`{"path":"a"`:               false,
+	} {
+		if got := knownKeysOnly([]byte(raw), keys); got != want {
+			t.Errorf("knownKeysOnly(%s) = %v, want %v", raw, got, want)
+		}
+	}
+}
