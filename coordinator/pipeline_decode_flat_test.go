@@ -22,7 +22,8 @@ type flatIn struct {
 	Raw     json.RawMessage   `json:"raw"`
 	Skipped string            `json:"-"`
 	NoTag   string
-	hidden  string //nolint:unused // an unexported field is never decoded
+	//lint:ignore U1000 an unexported field is never decoded: its key is unknown
+	hidden string
 }
 
 // The flat path decodes every input exactly as json.Decoder with
