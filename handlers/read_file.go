@@ -323,11 +323,19 @@ func appendLines(b []byte, sc *bufio.Reader, in *ReadFileInput) ([]byte, error) 
 	if last < line {
 		if last < start {
 			// Past the end: nothing shown, as Cline shows nothing.
-			return fmt.Appendf(b[:base], "\n\n(File has %d lines total.)", line), nil
+			return appendTotal(b[:base], line), nil
 		}
 		return fmt.Appendf(b, "\n\n(Showing lines %d-%d of %d total. Use start_line=%d to continue reading.)", start, last, line, last+1), nil
 	}
-	return fmt.Appendf(b, "\n\n(File has %d lines total.)", line), nil
+	return appendTotal(b, line), nil
+}
+
+// appendTotal appends Cline's note after a window that reaches the end
+// of a file of n lines.
+func appendTotal(b []byte, n int) []byte {
+	b = append(b, "\n\n(File has "...)
+	b = strconv.AppendInt(b, int64(n), 10)
+	return append(b, " lines total.)"...)
 }
 
 // lineRange is Cline's reading of start_line and end_line
