@@ -36,27 +36,46 @@ func TestDecodeStrictSameAsDecoder(t *testing.T) {
 	if !flat {
 		t.Fatalf("flatIn is not flat; keys %v", keys)
 	}
-	inputs := []string{
-		`{}`, ` { } `, `{"path":"a"}`, `{"PATH":"a","Line":3}`, `{"path":"a","line":"3"}`, `{"path":1}`,
-		`{"path":"a","unknown":1}`, `{"pathx":"a"}`, `{"path":"a","-":"x"}`, `{"Skipped":"x"}`, `{"hidden":"x"}`,
-		`{"notag":"x","NoTag":"y"}`, `{"tags":["a","b"],"env":{"K":"v","x":{"y":1}}}`, `{"any":{"deep":[1,{"z":null}]}}`,
-		`{"raw":{"a":[1,2,{"b":"}"}]},"path":"p"}`, `{"p\u0061th":"a"}`, `{"päth":"a"}`, `{"path":"a\"b\\"}`,
-		`{"ratio":null,"on":true}`, `{"ratio":1.5e3}`, `{"tags":null}`, `{"path":"a",}`, `{"path" "a"}`, `{"path":tru}`,
-		`{"path":"a"} `, `{"line":1.5}`, `{"on":"true"}`, `{"path":"a","path":"b"}`, `{"env":{"a":1}}`,
+	for _, raw := range decodeInputs {
+		t.Run(raw, func(t *testing.T) { sameAsDecoder(t, keys, flat, raw) })
 	}
-	for _, raw := range inputs {
-		t.Run(raw, func(t *testing.T) {
-			var fast, plain flatIn
-			errFast := decodeStrict(&fast, json.RawMessage(raw), keys, flat)
-			errPlain := decodeWithDecoder(&plain, json.RawMessage(raw))
-			if fmt.Sprint(errFast) != fmt.Sprint(errPlain) {
-				t.Fatalf("error %v, the decoder's %v", errFast, errPlain)
-			}
-			if !reflect.DeepEqual(fast, plain) {
-				t.Fatalf("decoded %+v, the decoder %+v", fast, plain)
-			}
-		})
+}
+
+// FuzzDecodeStrict holds the flat path to the decoder on any input:
+//
+//	go test -run '^$' -fuzz FuzzDecodeStrict -fuzztime 30s ./coordinator/
+func FuzzDecodeStrict(f *testing.F) {
+	keys, flat := tool.NewTool(tool.Spec[flatIn]{Name: "flat", Run: func(context.Context, *tool.Call, *flatIn) (tool.Result, error) {
+		return tool.Result{}, nil
+	}}).FlatKeys()
+	for _, raw := range decodeInputs {
+		f.Add(raw)
 	}
+	f.Fuzz(func(t *testing.T, raw string) { sameAsDecoder(t, keys, flat, raw) })
+}
+
+// sameAsDecoder decodes raw both ways and compares values and errors.
+func sameAsDecoder(t *testing.T, keys []string, flat bool, raw string) {
+	t.Helper()
+	var fast, plain flatIn
+	errFast := decodeStrict(&fast, json.RawMessage(raw), keys, flat)
+	errPlain := decodeWithDecoder(&plain, json.RawMessage(raw))
+	if fmt.Sprint(errFast) != fmt.Sprint(errPlain) {
+		t.Fatalf("%s: error %v, the decoder's %v", raw, errFast, errPlain)
+	}
+	if !reflect.DeepEqual(fast, plain) {
+		t.Fatalf("%s: decoded %+v, the decoder %+v", raw, fast, plain)
+	}
+}
+
+// decodeInputs are inputs of every shape the key scan meets.
+var decodeInputs = []string{
+	`{}`, ` { } `, `{"path":"a"}`, `{"PATH":"a","Line":3}`, `{"path":"a","line":"3"}`, `{"path":1}`,
+	`{"path":"a","unknown":1}`, `{"pathx":"a"}`, `{"path":"a","-":"x"}`, `{"Skipped":"x"}`, `{"hidden":"x"}`,
+	`{"notag":"x","NoTag":"y"}`, `{"tags":["a","b"],"env":{"K":"v","x":{"y":1}}}`, `{"any":{"deep":[1,{"z":null}]}}`,
+	`{"raw":{"a":[1,2,{"b":"}"}]},"path":"p"}`, `{"p\u0061th":"a"}`, `{"päth":"a"}`, `{"path":"a\"b\\"}`,
+	`{"ratio":null,"on":true}`, `{"ratio":1.5e3}`, `{"tags":null}`, `{"path":"a",}`, `{"path" "a"}`, `{"path":tru}`,
+	`{"path":"a"} `, `{"line":1.5}`, `{"on":"true"}`, `{"path":"a","path":"b"}`, `{"env":{"a":1}}`,
 }
 
 // Only inputs whose keys are all the type's take the flat path.
