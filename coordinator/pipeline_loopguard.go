@@ -2,7 +2,7 @@ package coordinator
 
 import (
 	"encoding/json"
-	"fmt"
+	"strconv"
 	"sync"
 
 	"github.com/toolgate/toolgate/api"
@@ -88,9 +88,8 @@ func (c *Coordinator) guardLoop(cs *callState) {
 	if n < limit {
 		return
 	}
-	cs.end.result.Content = append(cs.end.result.Content, api.TextContent(fmt.Sprintf(
-		"Tool [%s] has been called %d times consecutively with identical arguments. This is not making progress. Please use a different tool or different arguments instead of repeating the same call.",
-		cs.toolName(), n)))
+	cs.end.result.Content = append(cs.end.result.Content, api.TextContent("Tool ["+cs.toolName()+"] has been called "+strconv.Itoa(n)+
+		" times consecutively with identical arguments. This is not making progress. Please use a different tool or different arguments instead of repeating the same call."))
 }
 
 // canonicalFlat reports whether b is a JSON object that decoding into an

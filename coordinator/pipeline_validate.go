@@ -57,7 +57,8 @@ func (e *InputError) Error() string {
 // an *InputError.
 func DecodeInput(t *tool.Tool, v *validator.Validate, raw json.RawMessage) (any, error) {
 	in := t.NewInput()
-	if err := decodeInto(t.Name, in, v, coerceStrings(raw, t.ParamTypes())); err != nil {
+	keys, flat := t.FlatKeys()
+	if err := decodeInto(t.Name, in, v, coerceStrings(raw, t.ParamTypes()), keys, flat); err != nil {
 		return nil, err
 	}
 	return in, nil
@@ -67,24 +68,23 @@ func DecodeInput(t *tool.Tool, v *validator.Validate, raw json.RawMessage) (any,
 // dialect's inbound edge does before mapping it.
 func DecodeDialectInput(dt *tool.DialectTool, v *validator.Validate, raw json.RawMessage) (any, error) {
 	in := dt.NewInput()
-	if err := decodeInto(dt.Name, in, v, raw); err != nil {
+	if err := decodeInto(dt.Name, in, v, raw, nil, false); err != nil {
 		return nil, err
 	}
 	return in, nil
 }
 
 // decodeInto decodes raw JSON into in, a pointer to a tool's input
-// struct, refusing unknown fields, and validates it.
-func decodeInto(tool string, in any, v *validator.Validate, raw json.RawMessage) error {
+// struct, refusing unknown fields, and validates it. keys and flat are the
+// input type's tool.Tool.FlatKeys (nil, false: unknown).
+func decodeInto(tool string, in any, v *validator.Validate, raw json.RawMessage, keys []string, flat bool) error {
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = json.RawMessage("{}")
 	}
 	if err := notObject(tool, raw); err != nil {
 		return err
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(in); err != nil {
+	if err := decodeStrict(in, raw, keys, flat); err != nil {
 		return decodeError(tool, err)
 	}
 	// Only well-formed input gets here, so the walk sees all of it.
@@ -98,6 +98,14 @@ func decodeInto(tool string, in any, v *validator.Validate, raw json.RawMessage)
 		return validationError(tool, reflect.TypeOf(in).Elem(), err)
 	}
 	return nil
+}
+
+// decodeWithDecoder decodes raw into in, refusing unknown fields at any
+// depth.
+func decodeWithDecoder(in any, raw json.RawMessage) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	return dec.Decode(in)
 }
 
 // notObject explains an input that is not a JSON object. A JSON string

@@ -29,8 +29,11 @@ type benchReadIn struct {
 // the decoding they spare, side by side: the typed-string check before
 // coercion, the null search before the null walk, and the canonical-form
 // check before the loop key's round trip. ratio is the scan's time over
-// the plain path's.
+// the plain path's. decode is the decoding itself: json.Unmarshal after a
+// scan of the keys of a flat input against json.Decoder refusing unknown
+// fields.
 func BenchmarkInputScans(b *testing.B) {
+	keys, flat := []string{"path", "start_line", "end_line"}, true
 	pairs := []struct {
 		name        string
 		scan, plain func()
@@ -42,6 +45,13 @@ func BenchmarkInputScans(b *testing.B) {
 				_ = "read_file" + "\x00" + string(benchInput)
 			}
 		}, func() { loopKeyRoundTrip("read_file", benchInput) }},
+		{"decode", func() {
+			var in benchReadIn
+			_ = decodeStrict(&in, benchInput, keys, flat)
+		}, func() {
+			var in benchReadIn
+			_ = decodeWithDecoder(&in, benchInput)
+		}},
 	}
 	for _, p := range pairs {
 		b.Run(p.name, func(b *testing.B) {

@@ -78,21 +78,15 @@ func readFileContent(ctx context.Context, call *tool.Call, in *ReadFileInput) (t
 		return tool.Result{}, err
 	}
 	defer f.Close()
-	// Cline's note on a file read again, from the read count the state
-	// after the read gives; asked only once the read has succeeded.
-	note := func(after fs.FileInfo) string {
+	// Cline's note on a file read again, from the read count of the file
+	// as it was opened; asked only once the read has succeeded.
+	note := func() string {
 		if call.Files == nil { // no memory of reads: nothing to count
 			return ""
 		}
-		if after == nil {
-			var err error
-			if after, err = f.Stat(); err != nil {
-				return ""
-			}
-		}
-		return call.Texts.RepeatedRead(in.Path, call.Files.CountRead(ctx, call.ReadTurn, call.Texts.ReadKey(rel), after.ModTime()))
+		return call.Texts.RepeatedRead(in.Path, call.Files.CountRead(ctx, call.ReadTurn, call.Texts.ReadKey(rel), st.ModTime()))
 	}
-	return readOpenFile(call, in, rel, f, st.Size(), note)
+	return readOpenFile(call, in, rel, f, st, note)
 }
 
 // prefixResult puts note before a result, on a line of its own as Cline's
@@ -112,15 +106,15 @@ func prefixResult(res tool.Result, note string) tool.Result {
 	return res
 }
 
-// readOpenFile reads f into read_file's answer, headed by what note
-// returns once the read has succeeded (given the file's state after the
-// read when the read took it, to remember what the session saw).
-func readOpenFile(call *tool.Call, in *ReadFileInput, rel string, f *os.File, size int64, note func(fs.FileInfo) string) (tool.Result, error) {
+// readOpenFile reads f, whose Stat on opening said st, into read_file's
+// answer, headed by what note returns once the read has succeeded and the
+// session remembers what it saw.
+func readOpenFile(call *tool.Call, in *ReadFileInput, rel string, f *os.File, st fs.FileInfo, note func() string) (tool.Result, error) {
 	// Everything read goes through the hash, so the session can remember
 	// what it saw of the file for the stale-file guard. One buffered
 	// reader serves the sniff and the lines: a small file is read in one
 	// system call.
-	h := newStateHasher(f)
+	h := newStateHasher(f, st)
 	br := lineReaders.Get().(*bufio.Reader)
 	br.Reset(h)
 	defer func() { br.Reset(nil); lineReaders.Put(br) }()
@@ -133,7 +127,8 @@ func readOpenFile(call *tool.Call, in *ReadFileInput, rel string, f *os.File, si
 		if err != nil {
 			return tool.Result{}, err
 		}
-		return prefixResult(tool.TextResult(text), note(h.remember(call.Files, rel))), nil
+		h.remember(call.Files, rel)
+		return prefixResult(tool.TextResult(text), note()), nil
 	}
 	mt := imageType(head)
 	if mt == "" && isBinary(head) {
@@ -147,7 +142,8 @@ func readOpenFile(call *tool.Call, in *ReadFileInput, rel string, f *os.File, si
 		// Cline's ReadFileToolHandler answers an image with the image and
 		// this text after it.
 		res.Content = append(res.Content, api.TextContent("Successfully read image"))
-		return prefixResult(res, note(h.remember(call.Files, rel))), nil
+		h.remember(call.Files, rel)
+		return prefixResult(res, note()), nil
 	}
 	// The lines gather in a recycled buffer; the answer, the note and
 	// the lines, is then made in one allocation.
@@ -162,7 +158,8 @@ func readOpenFile(call *tool.Call, in *ReadFileInput, rel string, f *os.File, si
 	if err != nil {
 		return tool.TextResult(""), fileError(rel, err)
 	}
-	n := note(h.remember(call.Files, rel))
+	h.remember(call.Files, rel)
+	n := note()
 	if n == "" {
 		return tool.TextResult(string(lines)), nil
 	}
@@ -326,11 +323,19 @@ func appendLines(b []byte, sc *bufio.Reader, in *ReadFileInput) ([]byte, error) 
 	if last < line {
 		if last < start {
 			// Past the end: nothing shown, as Cline shows nothing.
-			return fmt.Appendf(b[:base], "\n\n(File has %d lines total.)", line), nil
+			return appendTotal(b[:base], line), nil
 		}
 		return fmt.Appendf(b, "\n\n(Showing lines %d-%d of %d total. Use start_line=%d to continue reading.)", start, last, line, last+1), nil
 	}
-	return fmt.Appendf(b, "\n\n(File has %d lines total.)", line), nil
+	return appendTotal(b, line), nil
+}
+
+// appendTotal appends Cline's note after a window that reaches the end
+// of a file of n lines.
+func appendTotal(b []byte, n int) []byte {
+	b = append(b, "\n\n(File has "...)
+	b = strconv.AppendInt(b, int64(n), 10)
+	return append(b, " lines total.)"...)
 }
 
 // lineRange is Cline's reading of start_line and end_line

@@ -3,6 +3,7 @@ package handlers
 import (
 	"bytes"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"image"
 	"image/color"
@@ -11,10 +12,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 func numbered(n int) string {
@@ -198,5 +201,45 @@ func TestImageTypeMatchesSniffing(t *testing.T) {
 	}
 	if named < 5 {
 		t.Fatalf("only %d heads sniffed as images: the cases do not reach the images", named)
+	}
+}
+
+// A FIFO in the workspace is refused as not a regular file, at once: an
+// open that waited for a writer would hold the call until one came.
+func TestReadFileFIFO(t *testing.T) {
+	ws := workspaceWith(t, nil)
+	fifo := filepath.Join(ws.Dir, "pipe")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	for name, read := range map[string]func() (tool.Result, error){
+		"read_file": func() (tool.Result, error) {
+			return readFile(t.Context(), editCall(ws, "t"), &ReadFileInput{Path: "pipe"})
+		},
+		"read_lines": func() (tool.Result, error) {
+			return readLines(t.Context(), editCall(ws, "t"), &ReadLinesInput{Path: "pipe"})
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			done := make(chan error, 1)
+			go func() {
+				_, err := read()
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				var te *tool.ToolError
+				if !errors.As(err, &te) || te.Code != api.ToolCodeNotRegular {
+					t.Fatalf("got %v, want a %s error", err, api.ToolCodeNotRegular)
+				}
+			case <-time.After(10 * time.Second):
+				// Let the open that waits for a writer go, then fail.
+				if w, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+					w.Close()
+				}
+				<-done
+				t.Fatal("the read of a FIFO waited for a writer")
+			}
+		})
 	}
 }

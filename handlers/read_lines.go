@@ -7,7 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
+	"io/fs"
 	"path"
 	"strings"
 	"unicode/utf16"
@@ -62,7 +62,7 @@ func newReadLines(name string, env tool.Env) *tool.Tool {
 }
 
 func readLines(ctx context.Context, call *tool.Call, in *ReadLinesInput) (tool.Result, error) {
-	rel, f, _, err := openRegular(call, in.Path)
+	rel, f, st, err := openRegular(call, in.Path)
 	if err != nil {
 		return tool.Result{}, err
 	}
@@ -70,11 +70,11 @@ func readLines(ctx context.Context, call *tool.Call, in *ReadLinesInput) (tool.R
 	if in.Pages != "" && strings.EqualFold(path.Ext(rel), ".pdf") {
 		return readPDFPages(ctx, call, f, rel, in.Pages)
 	}
-	window, seen := readWindow(call, rel, f, in)
+	window, seen := readWindow(call, rel, st, in)
 	if seen {
 		return tool.TextResult(ReadUnchanged), nil
 	}
-	h := newStateHasher(f)
+	h := newStateHasher(f, st)
 	head := make([]byte, 512)
 	n, err := io.ReadFull(h, head)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
@@ -104,15 +104,11 @@ func readLines(ctx context.Context, call *tool.Call, in *ReadLinesInput) (tool.R
 	return res, err
 }
 
-// readWindow is the window a read with in.Unchanged shows of f (nil
-// without it), and whether the session read that window last with the
-// file as it is now.
-func readWindow(call *tool.Call, rel string, f *os.File, in *ReadLinesInput) (*tool.ReadWindow, bool) {
+// readWindow is the window a read with in.Unchanged shows of the file
+// whose Stat on opening said info (nil without it), and whether the
+// session read that window last with the file as it is now.
+func readWindow(call *tool.Call, rel string, info fs.FileInfo, in *ReadLinesInput) (*tool.ReadWindow, bool) {
 	if !in.Unchanged {
-		return nil, false
-	}
-	info, err := f.Stat()
-	if err != nil {
 		return nil, false
 	}
 	w := tool.ReadWindow{Offset: max(in.Offset, 1), Limit: in.Limit, ModTime: info.ModTime()}

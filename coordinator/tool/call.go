@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/toolgate/toolgate/api"
 
@@ -261,19 +263,40 @@ func (c *Call) SandboxHint(output string) string {
 // A regular file with several names is also judged by its other names
 // (hardlinks.go), with or without ignore rules.
 func (c *Call) CheckOpened(f *os.File, rel string, isDir bool) error {
-	if c.HasIgnoreRules() {
-		real, err := fdpath.Of(f)
-		if err != nil {
-			return UnknownRealError(rel, err)
-		}
-		if err := c.CheckReal(real, rel, isDir); err != nil {
-			return err
-		}
+	if err := c.checkOpenedReal(f, rel, isDir); err != nil {
+		return err
 	}
 	if isDir || c.Workspace == nil {
 		return nil
 	}
 	return c.checkLinks(f, rel)
+}
+
+// CheckOpenedFile is CheckOpened for a file, not a directory, that the
+// caller has stat'ed through the open handle (info): its other names are
+// judged from info, without asking the kernel again.
+func (c *Call) CheckOpenedFile(f *os.File, info fs.FileInfo, rel string) error {
+	if err := c.checkOpenedReal(f, rel, false); err != nil {
+		return err
+	}
+	if c.Workspace == nil || !info.Mode().IsRegular() {
+		return nil
+	}
+	st, _ := info.Sys().(*syscall.Stat_t)
+	return c.CheckLinked(st, rel)
+}
+
+// checkOpenedReal judges the real path of the open handle by the ignore
+// rules, when there are any.
+func (c *Call) checkOpenedReal(f *os.File, rel string, isDir bool) error {
+	if !c.HasIgnoreRules() {
+		return nil
+	}
+	real, err := fdpath.Of(f)
+	if err != nil {
+		return UnknownRealError(rel, err)
+	}
+	return c.CheckReal(real, rel, isDir)
 }
 
 // UnknownRealError refuses a file opened as rel whose real path cannot be

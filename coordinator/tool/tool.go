@@ -129,6 +129,8 @@ type Tool struct {
 
 	inputType       reflect.Type
 	paramTypes      map[string]string // for ParamTypes
+	flatKeys        []string          // for FlatKeys
+	flat            bool
 	run             func(ctx context.Context, call *Call, in any) (Result, error)
 	concurrencySafe func(in any) bool
 	paths           func(in any) []string
@@ -161,6 +163,7 @@ func NewTool[In any](s Spec[In]) *Tool {
 		concurrencySafe: func(any) bool { return false },
 		paths:           func(any) []string { return nil },
 	}
+	t.flatKeys, t.flat = flatKeys(t.inputType)
 	if t.Interrupt == "" {
 		t.Interrupt = InterruptCancel
 	}
@@ -190,6 +193,12 @@ func (t *Tool) InputType() reflect.Type { return t.inputType }
 // value may be coerced to (boolean, integer, number, array, object), for
 // clients that send every parameter as a string.
 func (t *Tool) ParamTypes() map[string]string { return t.paramTypes }
+
+// FlatKeys returns the JSON names of the input's fields, and true, when
+// no field holds a struct: an input whose keys are all among them (in
+// any case, as encoding/json matches them) has no unknown field at any
+// depth. Speed only (flatKeys).
+func (t *Tool) FlatKeys() ([]string, bool) { return t.flatKeys, t.flat }
 
 // NewInput returns a pointer to a fresh zero input value, for decoding.
 func (t *Tool) NewInput() any { return reflect.New(t.inputType).Interface() }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -105,10 +106,10 @@ func filesList(entries []string, locked func(string) bool, hitLimit bool) string
 func repeatedRead(path string, count int) string {
 	switch {
 	case count >= 3:
-		return fmt.Sprintf("[DUPLICATE READ] You have already read '%s' %d times in this conversation. "+
-			"The content has not changed since your last read. Please use the information you already have and proceed with your task.", path, count)
+		return "[DUPLICATE READ] You have already read '" + path + "' " + strconv.Itoa(count) + " times in this conversation. " +
+			"The content has not changed since your last read. Please use the information you already have and proceed with your task."
 	case count == 2:
-		return fmt.Sprintf("[File already read] The file '%s' was already read earlier in this conversation. Returning content:", path)
+		return "[File already read] The file '" + path + "' was already read earlier in this conversation. Returning content:"
 	}
 	return ""
 }
