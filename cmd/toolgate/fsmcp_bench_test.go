@@ -9,17 +9,13 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
-	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -27,66 +23,6 @@ import (
 
 	"github.com/toolgate/toolgate/internal/testbuild"
 )
-
-// benchChildEnv, when set, makes the test binary a server for
-// BenchmarkReadVsFilesystemMCP instead of running tests: "serve\x1f<args>"
-// runs toolgate serve with the args, "bare\x1f<dir>" the bare read handler
-// of ToolUseVsBare on a loopback port. Either prints the line "toolgate
-// listening on <url>" and serves until killed.
-const benchChildEnv = "TOOLGATE_BENCH_CHILD"
-
-func TestMain(m *testing.M) {
-	if spec := os.Getenv(benchChildEnv); spec != "" {
-		if err := benchChild(strings.Split(spec, "\x1f")); err != nil {
-			fmt.Fprintln(os.Stderr, "bench child:", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
-	os.Exit(m.Run())
-}
-
-func benchChild(spec []string) error {
-	// TOOLGATE_BENCH_CPUPROFILE=<file> profiles the child until the
-	// benchmark ends it.
-	if path := os.Getenv("TOOLGATE_BENCH_CPUPROFILE"); path != "" {
-		f, err := os.Create(path + "." + spec[0])
-		if err != nil {
-			return err
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		sig := make(chan os.Signal, 1)
-		signal.Notify(sig, syscall.SIGTERM)
-		go func() {
-			<-sig
-			pprof.StopCPUProfile()
-			f.Close()
-			os.Exit(0)
-		}()
-	}
-	switch spec[0] {
-	case "serve":
-		return run(context.Background(), append([]string{"toolgate", "serve"}, spec[1:]...), os.Getenv, strings.NewReader(""), os.Stdout, os.Stderr)
-	case "bare":
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return err
-		}
-		fmt.Printf("toolgate listening on http://%s\n", ln.Addr())
-		return http.Serve(ln, bareReadFile(childTB{}, spec[1]))
-	}
-	return fmt.Errorf("unknown child %q", spec[0])
-}
-
-// childTB is the little of testing.TB that bareReadFile uses, outside a
-// test.
-type childTB struct{ testing.TB }
-
-func (childTB) Fatal(args ...any) { panic(fmt.Sprint(args...)) }
-func (childTB) Cleanup(func())    {}
-func (childTB) Helper()           {}
 
 // BenchmarkReadVsFilesystemMCP reads a 1 KB file through toolgate (POST
 // /v1/tool_use, read_file, a fresh tool_use id per call, one keep-alive
@@ -240,78 +176,6 @@ func (m *sideMeasure) serverPerCall() float64 {
 
 func (m *sideMeasure) clientPerCall() float64 {
 	return float64(m.client.Microseconds()) / float64(m.load.n)
-}
-
-// childCPU is the user and system CPU time process pid has used, from
-// /proc/pid/stat (all its threads, in clock ticks of 10 ms).
-func childCPU(b *testing.B, pid int) time.Duration {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		b.Fatal(err)
-	}
-	// Fields after the command name, which ends at the last ')': state is
-	// field 3, utime 14, stime 15.
-	f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+2:]))
-	utime, _ := strconv.ParseInt(f[14-3], 10, 64)
-	stime, _ := strconv.ParseInt(f[15-3], 10, 64)
-	return time.Duration(utime+stime) * (time.Second / 100) // USER_HZ is 100 on Linux
-}
-
-// benchServer is a server process the benchmark started.
-type benchServer struct {
-	url string
-	pid int
-}
-
-// startChild starts this test binary again as a server (see
-// benchChildEnv) and waits for it to listen.
-func startChild(b *testing.B, spec ...string) *benchServer {
-	exe, err := os.Executable()
-	if err != nil {
-		b.Fatal(err)
-	}
-	cmd := exec.Command(exe)
-	cmd.Env = append(os.Environ(), benchChildEnv+"="+strings.Join(spec, "\x1f"), "TOOLGATE_TOKEN=bench-token")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	})
-	url := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if u, ok := strings.CutPrefix(sc.Text(), "toolgate listening on "); ok {
-				url <- u
-			}
-		}
-		close(url)
-	}()
-	select {
-	case u, ok := <-url:
-		if !ok {
-			b.Fatalf("%s exited: %s", spec[0], &stderr)
-		}
-		return &benchServer{url: u, pid: cmd.Process.Pid}
-	case <-time.After(30 * time.Second):
-		b.Fatalf("%s did not start: %s", spec[0], &stderr)
-	}
-	return nil
 }
 
 // leanConn posts read_file tool_use blocks over one keep-alive HTTP/1.1
