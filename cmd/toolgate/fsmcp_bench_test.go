@@ -33,6 +33,14 @@ import (
 // ToolUseVsBare's bare net/http handler (decode, read, encode) that is the
 // ceiling of any HTTP server here.
 //
+// toolgate runs twice: with its defaults (the SQLite store, the request
+// log at info level to a file, the sandbox as it comes), whose figures
+// are toolgate_* and ratio, and lean (toolgate_lean_*: the memory store
+// and warnings only, or the flags in TOOLGATE_BENCH_LEAN_ARGS, split at
+// spaces, after those of the defaults, to tell one default's cost from
+// another's); defaults_µs/call is
+// what the defaults cost per call over lean, in toolgate's CPU.
+//
 // Every server runs as its own process (toolgate and the bare handler are
 // this test binary started again), so besides the rates (calls/s, ratio,
 // bare_ratio) it reports each server's own CPU time per call, read from
@@ -58,7 +66,9 @@ func BenchmarkReadVsFilesystemMCP(b *testing.B) {
 		b.Fatal(err)
 	}
 	const token = "bench-token"
-	tg := startChild(b, append([]string{"serve", "--addr", "127.0.0.1:0", "--workspace", dir, "--log-format", "json", "--store", "memory"}, benchLogArgs()...)...)
+	serve := []string{"serve", "--addr", "127.0.0.1:0", "--workspace", dir}
+	tg := startChild(b, append(serve, defaultStateArgs(b)...)...)
+	tgLean := startChild(b, append(append(serve, defaultStateArgs(b)...), leanArgs()...)...)
 	bare := startChild(b, "bare", dir)
 
 	cmd := exec.Command(node, script, dir)
@@ -92,7 +102,7 @@ func BenchmarkReadVsFilesystemMCP(b *testing.B) {
 	}
 
 	var seq atomic.Int64
-	for _, s := range []*benchServer{tg, bare} {
+	for _, s := range []*benchServer{tg, tgLean, bare} {
 		c, err := dialLean(s.url, token)
 		if err != nil {
 			b.Fatal(err)
@@ -111,8 +121,8 @@ func BenchmarkReadVsFilesystemMCP(b *testing.B) {
 	const rounds, calls = 4, 1920 // per round and side, shared by the callers
 	for _, callers := range []int{1, 16} {
 		b.Run(fmt.Sprintf("callers=%d", callers), func(b *testing.B) {
-			var conns [2][]*leanConn
-			for i, s := range []*benchServer{tg, bare} {
+			var conns [3][]*leanConn
+			for i, s := range []*benchServer{tg, bare, tgLean} {
 				for range callers {
 					c, err := dialLean(s.url, token)
 					if err != nil {
@@ -122,10 +132,11 @@ func BenchmarkReadVsFilesystemMCP(b *testing.B) {
 					conns[i] = append(conns[i], c)
 				}
 			}
-			var tgM, refM, leanM, bareM sideMeasure
+			var tgM, tgLeanM, refM, leanM, bareM sideMeasure
 			for range b.N {
 				for range rounds {
 					tgM.measure(b, tg.pid, func() loadResult { return leanLoad(b, conns[0], calls/callers, &seq) })
+					tgLeanM.measure(b, tgLean.pid, func() loadResult { return leanLoad(b, conns[2], calls/callers, &seq) })
 					refM.measure(b, nodePID, func() loadResult { return callsFrom(b, callers, calls/callers, readMCP) })
 					leanM.measure(b, lean.cmd.Process.Pid, func() loadResult { return leanMCPLoad(b, lean, callers, calls/callers) })
 					bareM.measure(b, bare.pid, func() loadResult { return leanLoad(b, conns[1], calls/callers, &seq) })
@@ -138,6 +149,10 @@ func BenchmarkReadVsFilesystemMCP(b *testing.B) {
 			// against the reference server on this machine.
 			b.ReportMetric(bareM.rps()/refM.rps(), "bare_ratio")
 			b.ReportMetric(tgM.serverPerCall(), "toolgate_server_µs/call")
+			b.ReportMetric(tgLeanM.rps(), "toolgate_lean_calls/s")
+			b.ReportMetric(tgLeanM.rps()/refM.rps(), "toolgate_lean_ratio")
+			b.ReportMetric(tgLeanM.serverPerCall(), "toolgate_lean_server_µs/call")
+			b.ReportMetric(tgM.serverPerCall()-tgLeanM.serverPerCall(), "defaults_µs/call")
 			b.ReportMetric(refM.serverPerCall(), "mcp_fs_server_µs/call")
 			b.ReportMetric(bareM.serverPerCall(), "bare_server_µs/call")
 			b.ReportMetric(refM.serverPerCall()/tgM.serverPerCall(), "cpu_ratio")
@@ -152,6 +167,27 @@ func BenchmarkReadVsFilesystemMCP(b *testing.B) {
 			b.ReportMetric(leanM.clientPerCall(), "mcp_fs_lean_client_µs/call")
 		})
 	}
+}
+
+// defaultStateArgs are the flags of a toolgate with its defaults: only
+// its state database goes to a scratch directory (the default is the
+// user's state directory).
+func defaultStateArgs(b *testing.B) []string {
+	cfg := filepath.Join(b.TempDir(), "toolgate.json")
+	body, _ := json.Marshal(map[string]any{"store": map[string]any{"path": filepath.Join(b.TempDir(), "state.db")}})
+	if err := os.WriteFile(cfg, body, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	return []string{"--config", cfg}
+}
+
+// leanArgs are the flags of the lean toolgate: the memory store and
+// warnings only, or TOOLGATE_BENCH_LEAN_ARGS split at spaces.
+func leanArgs() []string {
+	if v := os.Getenv("TOOLGATE_BENCH_LEAN_ARGS"); v != "" {
+		return strings.Fields(v)
+	}
+	return []string{"--store", "memory", "--log-level", "warn"}
 }
 
 // sideMeasure sums one side's rounds: calls, wall time, the server

@@ -13,11 +13,13 @@ import (
 // live, so it collected every few MB it allocated, a tenth of a small
 // call's CPU. With the floor a small heap is collected once per
 // heapFloor allocated; a live heap above half the floor is collected
-// as GOGC=100 does, so memory under many sessions stays where it was.
-// Speed only: BenchmarkReadVsFilesystemMCP and BenchmarkToolUseVsBare
-// defend it (GC marking 2.6 % of a read's CPU at 16 callers, 5.9 %
-// without; docs/benchmarks.md).
-const heapFloor = 48 << 20
+// as GOGC=100 does. Speed only: BenchmarkReadVsFilesystemMCP and
+// BenchmarkToolUseVsBare defend it (GC marking 2.6 % of a read's CPU at
+// 16 callers with a 48 MB floor, 5.9 % without; docs/benchmarks.md).
+// It is 32 MB, not 48, for BenchmarkManySessionsMemory: the floor is
+// resident memory, and a toolgate with a thousand sessions under load
+// peaked at 90-100 MB with 48.
+const heapFloor = 32 << 20
 
 // gcFloor raises GOGC after each collection so that the next heap goal
 // is about heapFloor while the live heap is small, and puts it back to
