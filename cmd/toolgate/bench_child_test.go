@@ -137,12 +137,17 @@ type benchServer struct {
 // startChild starts this test binary again as a server (see
 // benchChildEnv) and waits for it to listen.
 func startChild(b *testing.B, spec ...string) *benchServer {
+	return startChildEnv(b, nil, spec...)
+}
+
+// startChildEnv is startChild with env added to the child's environment.
+func startChildEnv(b *testing.B, env []string, spec ...string) *benchServer {
 	exe, err := os.Executable()
 	if err != nil {
 		b.Fatal(err)
 	}
 	cmd := exec.Command(exe)
-	cmd.Env = append(os.Environ(), benchChildEnv+"="+strings.Join(spec, "\x1f"), "TOOLGATE_TOKEN=bench-token")
+	cmd.Env = append(append(os.Environ(), benchChildEnv+"="+strings.Join(spec, "\x1f"), "TOOLGATE_TOKEN=bench-token"), env...)
 	return startServer(b, spec[0], cmd)
 }
 

@@ -68,7 +68,11 @@ func BenchmarkReadVsFilesystemMCP(b *testing.B) {
 	const token = "bench-token"
 	serve := []string{"serve", "--addr", "127.0.0.1:0", "--workspace", dir}
 	tg := startChild(b, append(serve, defaultStateArgs(b)...)...)
-	tgLean := startChild(b, append(append(serve, defaultStateArgs(b)...), leanArgs()...)...)
+	var leanEnv []string
+	if p := os.Getenv("TOOLGATE_BENCH_CPUPROFILE"); p != "" {
+		leanEnv = []string{"TOOLGATE_BENCH_CPUPROFILE=" + p + ".lean"}
+	}
+	tgLean := startChildEnv(b, leanEnv, append(append(serve, defaultStateArgs(b)...), leanArgs()...)...)
 	bare := startChild(b, "bare", dir)
 
 	cmd := exec.Command(node, script, dir)

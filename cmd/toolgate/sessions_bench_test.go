@@ -30,8 +30,7 @@ import (
 // RSS in both phases (VmHWM of its process, reset before each; the load
 // generator is this process and left out) and their ratio; from the
 // collector's trace (GODEBUG=gctrace=1), the mean live heap under each
-// load, its difference per session, the largest heap goal and the share
-// of toolgate's CPU the collector's marking took under the second load.
+// load, its difference per session and the largest heap goal.
 //
 //	go test -run '^$' -bench ManySessionsMemory -benchtime 1x ./cmd/toolgate/
 //
@@ -62,20 +61,19 @@ func BenchmarkManySessionsMemory(b *testing.B) {
 	inst := &instance{url: tg.url, token: "bench-token"}
 	var seq atomic.Int64
 	// phase runs the load and returns toolgate's peak RSS, the calls
-	// answered, the collections it made and its CPU time.
-	phase := func() (peak uint64, calls int, gc gcCycles, cpu time.Duration) {
-		from, cpu0 := tg.logSize(b), childCPU(b, tg.pid)
+	// answered and the collections it made.
+	phase := func() (peak uint64, calls int, gc gcCycles) {
+		from := tg.logSize(b)
 		peak, calls = tg.peakRSSDuring(b, func() int {
 			return loadFor(b, inst.url+"/v1/tool_use", inst.token, 16, 6*time.Second, &seq)
 		})
-		cpu = childCPU(b, tg.pid) - cpu0
 		if profiles {
 			tg.heap(b)
 		}
-		return peak, calls, tg.collections(b, from, tg.logSize(b)), cpu
+		return peak, calls, tg.collections(b, from, tg.logSize(b))
 	}
 	for range b.N {
-		basePeak, baseCalls, baseGC, _ := phase()
+		basePeak, baseCalls, baseGC := phase()
 		for i := range sessions {
 			var s api.Session
 			if code := inst.postJSON(b, "/v1/sessions", map[string]any{}, &s); code != http.StatusCreated && code != http.StatusOK {
@@ -92,7 +90,7 @@ func BenchmarkManySessionsMemory(b *testing.B) {
 		if profiles {
 			tg.heap(b)
 		}
-		peak, calls, gc, cpu := phase()
+		peak, calls, gc := phase()
 		if baseGC.n == 0 || gc.n == 0 {
 			b.Fatalf("no collections in toolgate's log (%d, %d)", baseGC.n, gc.n)
 		}
@@ -103,7 +101,6 @@ func BenchmarkManySessionsMemory(b *testing.B) {
 		b.ReportMetric(gc.meanLive(), "sessions_live_heap_MB")
 		b.ReportMetric((gc.meanLive()-baseGC.meanLive())*1024/sessions, "heap_KB/session")
 		b.ReportMetric(gc.maxGoal, "sessions_heap_goal_MB")
-		b.ReportMetric(100*gc.cpu.Seconds()/cpu.Seconds(), "sessions_gc_mark_cpu_%")
 		b.ReportMetric(float64(calls)/6, "sessions_req/s")
 		b.ReportMetric(float64(baseCalls)/6, "baseline_req/s")
 	}
