@@ -14,12 +14,13 @@ import (
 // call's CPU. With the floor a small heap is collected once per
 // heapFloor allocated; a live heap above half the floor is collected
 // as GOGC=100 does. Speed only: BenchmarkReadVsFilesystemMCP and
-// BenchmarkToolUseVsBare defend it (GC marking 2.6 % of a read's CPU at
-// 16 callers with a 48 MB floor, 5.9 % without; docs/benchmarks.md).
-// It is 32 MB, not 48, for BenchmarkManySessionsMemory: the floor is
-// resident memory, and a toolgate with a thousand sessions under load
-// peaked at 90-100 MB with 48.
-const heapFloor = 32 << 20
+// BenchmarkToolUseVsBare defend it (GC 2.7-3.2 % of toolgate's CPU per
+// read at 16 callers with defaults; 2.6-3.1 % with a 48 MB floor, 5.2-6.4
+// % with 32; 5.9 % of GC marking without a floor; docs/benchmarks.md).
+// The floor is resident memory: BenchmarkManySessionsMemory bounds it
+// (a thousand sessions under load peaked at 92-93 MB with 48, 83-85
+// with 40, 82-86 with 32).
+const heapFloor = 40 << 20
 
 // gcFloor raises GOGC after each collection so that the next heap goal
 // is about heapFloor while the live heap is small, and puts it back to
