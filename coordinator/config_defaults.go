@@ -22,9 +22,12 @@ const (
 	defaultEventLogSize       = 4096
 	defaultEventLogBytes      = 8 << 20
 	defaultMaxCallsPerSession = 10000
-	// defaultMaxCallBytes keeps a few times what a model's context can
-	// hold: a repeated id comes from a retry of a recent message.
-	defaultMaxCallBytes    = 4 << 20
+	// defaultMaxCallBytes keeps more than a model's context holds: a
+	// repeated id comes from a retry of a recent message. A repeat of an
+	// older call is answered from the store (result_dropped with the
+	// memory store). 1 MB, not 4: a busy session held 4 MB of results
+	// and its calls (BenchmarkManySessionsMemory).
+	defaultMaxCallBytes    = 1 << 20
 	defaultMaxConcurrency  = 10
 	defaultMaxOpenMessages = 16
 	defaultOpenMessageIdle = 10 * time.Minute

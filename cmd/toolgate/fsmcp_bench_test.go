@@ -9,17 +9,13 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
-	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -27,66 +23,6 @@ import (
 
 	"github.com/toolgate/toolgate/internal/testbuild"
 )
-
-// benchChildEnv, when set, makes the test binary a server for
-// BenchmarkReadVsFilesystemMCP instead of running tests: "serve\x1f<args>"
-// runs toolgate serve with the args, "bare\x1f<dir>" the bare read handler
-// of ToolUseVsBare on a loopback port. Either prints the line "toolgate
-// listening on <url>" and serves until killed.
-const benchChildEnv = "TOOLGATE_BENCH_CHILD"
-
-func TestMain(m *testing.M) {
-	if spec := os.Getenv(benchChildEnv); spec != "" {
-		if err := benchChild(strings.Split(spec, "\x1f")); err != nil {
-			fmt.Fprintln(os.Stderr, "bench child:", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
-	os.Exit(m.Run())
-}
-
-func benchChild(spec []string) error {
-	// TOOLGATE_BENCH_CPUPROFILE=<file> profiles the child until the
-	// benchmark ends it.
-	if path := os.Getenv("TOOLGATE_BENCH_CPUPROFILE"); path != "" {
-		f, err := os.Create(path + "." + spec[0])
-		if err != nil {
-			return err
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		sig := make(chan os.Signal, 1)
-		signal.Notify(sig, syscall.SIGTERM)
-		go func() {
-			<-sig
-			pprof.StopCPUProfile()
-			f.Close()
-			os.Exit(0)
-		}()
-	}
-	switch spec[0] {
-	case "serve":
-		return run(context.Background(), append([]string{"toolgate", "serve"}, spec[1:]...), os.Getenv, strings.NewReader(""), os.Stdout, os.Stderr)
-	case "bare":
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return err
-		}
-		fmt.Printf("toolgate listening on http://%s\n", ln.Addr())
-		return http.Serve(ln, bareReadFile(childTB{}, spec[1]))
-	}
-	return fmt.Errorf("unknown child %q", spec[0])
-}
-
-// childTB is the little of testing.TB that bareReadFile uses, outside a
-// test.
-type childTB struct{ testing.TB }
-
-func (childTB) Fatal(args ...any) { panic(fmt.Sprint(args...)) }
-func (childTB) Cleanup(func())    {}
-func (childTB) Helper()           {}
 
 // BenchmarkReadVsFilesystemMCP reads a 1 KB file through toolgate (POST
 // /v1/tool_use, read_file, a fresh tool_use id per call, one keep-alive
@@ -96,6 +32,14 @@ func (childTB) Helper()           {}
 // callers sharing the one session, as an MCP host does; as a third way,
 // ToolUseVsBare's bare net/http handler (decode, read, encode) that is the
 // ceiling of any HTTP server here.
+//
+// toolgate runs twice: with its defaults (the SQLite store, the request
+// log at info level to a file, the sandbox as it comes), whose figures
+// are toolgate_* and ratio, and lean (toolgate_lean_*: the memory store
+// and warnings only, or the flags in TOOLGATE_BENCH_LEAN_ARGS, split at
+// spaces, after those of the defaults, to tell one default's cost from
+// another's); defaults_µs/call is
+// what the defaults cost per call over lean, in toolgate's CPU.
 //
 // Every server runs as its own process (toolgate and the bare handler are
 // this test binary started again), so besides the rates (calls/s, ratio,
@@ -122,7 +66,13 @@ func BenchmarkReadVsFilesystemMCP(b *testing.B) {
 		b.Fatal(err)
 	}
 	const token = "bench-token"
-	tg := startChild(b, append([]string{"serve", "--addr", "127.0.0.1:0", "--workspace", dir, "--log-format", "json", "--store", "memory"}, benchLogArgs()...)...)
+	serve := []string{"serve", "--addr", "127.0.0.1:0", "--workspace", dir}
+	tg := startChild(b, append(serve, defaultStateArgs(b)...)...)
+	var leanEnv []string
+	if p := os.Getenv("TOOLGATE_BENCH_CPUPROFILE"); p != "" {
+		leanEnv = []string{"TOOLGATE_BENCH_CPUPROFILE=" + p + ".lean"}
+	}
+	tgLean := startChildEnv(b, leanEnv, append(append(serve, defaultStateArgs(b)...), leanArgs()...)...)
 	bare := startChild(b, "bare", dir)
 
 	cmd := exec.Command(node, script, dir)
@@ -156,7 +106,7 @@ func BenchmarkReadVsFilesystemMCP(b *testing.B) {
 	}
 
 	var seq atomic.Int64
-	for _, s := range []*benchServer{tg, bare} {
+	for _, s := range []*benchServer{tg, tgLean, bare} {
 		c, err := dialLean(s.url, token)
 		if err != nil {
 			b.Fatal(err)
@@ -175,8 +125,8 @@ func BenchmarkReadVsFilesystemMCP(b *testing.B) {
 	const rounds, calls = 4, 1920 // per round and side, shared by the callers
 	for _, callers := range []int{1, 16} {
 		b.Run(fmt.Sprintf("callers=%d", callers), func(b *testing.B) {
-			var conns [2][]*leanConn
-			for i, s := range []*benchServer{tg, bare} {
+			var conns [3][]*leanConn
+			for i, s := range []*benchServer{tg, bare, tgLean} {
 				for range callers {
 					c, err := dialLean(s.url, token)
 					if err != nil {
@@ -186,10 +136,11 @@ func BenchmarkReadVsFilesystemMCP(b *testing.B) {
 					conns[i] = append(conns[i], c)
 				}
 			}
-			var tgM, refM, leanM, bareM sideMeasure
+			var tgM, tgLeanM, refM, leanM, bareM sideMeasure
 			for range b.N {
 				for range rounds {
 					tgM.measure(b, tg.pid, func() loadResult { return leanLoad(b, conns[0], calls/callers, &seq) })
+					tgLeanM.measure(b, tgLean.pid, func() loadResult { return leanLoad(b, conns[2], calls/callers, &seq) })
 					refM.measure(b, nodePID, func() loadResult { return callsFrom(b, callers, calls/callers, readMCP) })
 					leanM.measure(b, lean.cmd.Process.Pid, func() loadResult { return leanMCPLoad(b, lean, callers, calls/callers) })
 					bareM.measure(b, bare.pid, func() loadResult { return leanLoad(b, conns[1], calls/callers, &seq) })
@@ -202,6 +153,10 @@ func BenchmarkReadVsFilesystemMCP(b *testing.B) {
 			// against the reference server on this machine.
 			b.ReportMetric(bareM.rps()/refM.rps(), "bare_ratio")
 			b.ReportMetric(tgM.serverPerCall(), "toolgate_server_µs/call")
+			b.ReportMetric(tgLeanM.rps(), "toolgate_lean_calls/s")
+			b.ReportMetric(tgLeanM.rps()/refM.rps(), "toolgate_lean_ratio")
+			b.ReportMetric(tgLeanM.serverPerCall(), "toolgate_lean_server_µs/call")
+			b.ReportMetric(tgM.serverPerCall()-tgLeanM.serverPerCall(), "defaults_µs/call")
 			b.ReportMetric(refM.serverPerCall(), "mcp_fs_server_µs/call")
 			b.ReportMetric(bareM.serverPerCall(), "bare_server_µs/call")
 			b.ReportMetric(refM.serverPerCall()/tgM.serverPerCall(), "cpu_ratio")
@@ -216,6 +171,27 @@ func BenchmarkReadVsFilesystemMCP(b *testing.B) {
 			b.ReportMetric(leanM.clientPerCall(), "mcp_fs_lean_client_µs/call")
 		})
 	}
+}
+
+// defaultStateArgs are the flags of a toolgate with its defaults: only
+// its state database goes to a scratch directory (the default is the
+// user's state directory).
+func defaultStateArgs(b *testing.B) []string {
+	cfg := filepath.Join(b.TempDir(), "toolgate.json")
+	body, _ := json.Marshal(map[string]any{"store": map[string]any{"path": filepath.Join(b.TempDir(), "state.db")}})
+	if err := os.WriteFile(cfg, body, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	return []string{"--config", cfg}
+}
+
+// leanArgs are the flags of the lean toolgate: the memory store and
+// warnings only, or TOOLGATE_BENCH_LEAN_ARGS split at spaces.
+func leanArgs() []string {
+	if v := os.Getenv("TOOLGATE_BENCH_LEAN_ARGS"); v != "" {
+		return strings.Fields(v)
+	}
+	return []string{"--store", "memory", "--log-level", "warn"}
 }
 
 // sideMeasure sums one side's rounds: calls, wall time, the server
@@ -240,78 +216,6 @@ func (m *sideMeasure) serverPerCall() float64 {
 
 func (m *sideMeasure) clientPerCall() float64 {
 	return float64(m.client.Microseconds()) / float64(m.load.n)
-}
-
-// childCPU is the user and system CPU time process pid has used, from
-// /proc/pid/stat (all its threads, in clock ticks of 10 ms).
-func childCPU(b *testing.B, pid int) time.Duration {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		b.Fatal(err)
-	}
-	// Fields after the command name, which ends at the last ')': state is
-	// field 3, utime 14, stime 15.
-	f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+2:]))
-	utime, _ := strconv.ParseInt(f[14-3], 10, 64)
-	stime, _ := strconv.ParseInt(f[15-3], 10, 64)
-	return time.Duration(utime+stime) * (time.Second / 100) // USER_HZ is 100 on Linux
-}
-
-// benchServer is a server process the benchmark started.
-type benchServer struct {
-	url string
-	pid int
-}
-
-// startChild starts this test binary again as a server (see
-// benchChildEnv) and waits for it to listen.
-func startChild(b *testing.B, spec ...string) *benchServer {
-	exe, err := os.Executable()
-	if err != nil {
-		b.Fatal(err)
-	}
-	cmd := exec.Command(exe)
-	cmd.Env = append(os.Environ(), benchChildEnv+"="+strings.Join(spec, "\x1f"), "TOOLGATE_TOKEN=bench-token")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	})
-	url := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if u, ok := strings.CutPrefix(sc.Text(), "toolgate listening on "); ok {
-				url <- u
-			}
-		}
-		close(url)
-	}()
-	select {
-	case u, ok := <-url:
-		if !ok {
-			b.Fatalf("%s exited: %s", spec[0], &stderr)
-		}
-		return &benchServer{url: u, pid: cmd.Process.Pid}
-	case <-time.After(30 * time.Second):
-		b.Fatalf("%s did not start: %s", spec[0], &stderr)
-	}
-	return nil
 }
 
 // leanConn posts read_file tool_use blocks over one keep-alive HTTP/1.1

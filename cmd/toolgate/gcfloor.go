@@ -13,11 +13,14 @@ import (
 // live, so it collected every few MB it allocated, a tenth of a small
 // call's CPU. With the floor a small heap is collected once per
 // heapFloor allocated; a live heap above half the floor is collected
-// as GOGC=100 does, so memory under many sessions stays where it was.
-// Speed only: BenchmarkReadVsFilesystemMCP and BenchmarkToolUseVsBare
-// defend it (GC marking 2.6 % of a read's CPU at 16 callers, 5.9 %
-// without; docs/benchmarks.md).
-const heapFloor = 48 << 20
+// as GOGC=100 does. Speed only: BenchmarkReadVsFilesystemMCP and
+// BenchmarkToolUseVsBare defend it (GC 2.7-3.2 % of toolgate's CPU per
+// read at 16 callers with defaults; 2.6-3.1 % with a 48 MB floor, 5.2-6.4
+// % with 32; 5.9 % of GC marking without a floor; docs/benchmarks.md).
+// The floor is resident memory: BenchmarkManySessionsMemory bounds it
+// (a thousand sessions under load peaked at 92-93 MB with 48, 83-85
+// with 40, 82-86 with 32).
+const heapFloor = 40 << 20
 
 // gcFloor raises GOGC after each collection so that the next heap goal
 // is about heapFloor while the live heap is small, and puts it back to

@@ -1,15 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,41 +15,65 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/internal/testbuild"
 )
 
 // BenchmarkManySessionsMemory measures what sessions cost a toolgate under
-// load. First the baseline: 6 s of read_file load (1 KB, 16 connections,
-// a fresh tool_use id per call) on a toolgate with only its default
-// session. Then 1,000 sessions are created with one call each and the same
-// load runs again. It reports the heap each session holds and the peak
-// RSS of the process (toolgate and the load together, VmHWM reset before
-// each phase) in both phases, and their ratio. toolgate runs with its
-// default store, SQLite.
+// load. toolgate runs as users run it: the toolgate binary (go build) in
+// its own process, with its defaults (the SQLite store, the request log at
+// info level to a file, the sandbox as it comes; only sessions.max is
+// raised to hold the sessions). TOOLGATE_BENCH_LEAN=1 runs it with the
+// memory store and warnings only, to compare. First the baseline: 6 s of
+// read_file load (1 KB, 16 connections, a fresh tool_use id per call)
+// with only the default session. Then 1,000 sessions are created with one
+// call each and the same load runs again. It reports toolgate's own peak
+// RSS in both phases (VmHWM of its process, reset before each; the load
+// generator is this process and left out) and their ratio; from the
+// collector's trace (GODEBUG=gctrace=1), the mean live heap under each
+// load, its difference per session and the largest heap goal.
 //
 //	go test -run '^$' -bench ManySessionsMemory -benchtime 1x ./cmd/toolgate/
+//
+// TOOLGATE_BENCH_HEAPPROFILE=<file> runs toolgate as this test binary
+// instead (it has the hook) and writes its heap profiles after the
+// baseline (<file>.serve.1), after the sessions (.2) and after the second
+// load (.3).
 func BenchmarkManySessionsMemory(b *testing.B) {
 	if _, err := os.Stat("/proc/self/clear_refs"); err != nil {
-		b.Skip("needs Linux's /proc/self/clear_refs to reset the peak RSS")
+		b.Skip("needs Linux's /proc/PID/clear_refs to reset the peak RSS")
 	}
 	const sessions = 1000
 	dir := b.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "one_kb.txt"), []byte(strings.Repeat("0123456789abcde\n", 64)), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	cfg := filepath.Join(b.TempDir(), "toolgate.json")
-	// The default SQLite store; the log at warn level, since this
-	// process keeps its log in memory (a server's goes to a file).
-	body := fmt.Sprintf(`{"sessions": {"max": %d}, "store": {"path": %q}}`, sessions+10, filepath.Join(b.TempDir(), "state.db"))
-	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
-		b.Fatal(err)
+	args := manySessionsArgs(b, dir, sessions+10)
+	profiles := os.Getenv("TOOLGATE_BENCH_HEAPPROFILE") != ""
+	var tg *benchServer
+	if profiles {
+		b.Setenv("GODEBUG", "gctrace=1")
+		tg = startChild(b, args...)
+	} else {
+		cmd := exec.Command(testbuild.Binary(b, testbuild.Toolgate), args...)
+		cmd.Env = append(os.Environ(), "TOOLGATE_TOKEN=bench-token", "GODEBUG=gctrace=1")
+		tg = startServer(b, "toolgate", cmd)
 	}
-	inst := start(b, dir, append(benchLogArgs(), "--config", cfg, "--store", "sqlite")...)
+	inst := &instance{url: tg.url, token: "bench-token"}
 	var seq atomic.Int64
-	for range b.N {
-		basePeak, baseCalls := peakRSSDuring(b, func() int {
+	// phase runs the load and returns toolgate's peak RSS, the calls
+	// answered and the collections it made.
+	phase := func() (peak uint64, calls int, gc gcCycles) {
+		from := tg.logSize(b)
+		peak, calls = tg.peakRSSDuring(b, func() int {
 			return loadFor(b, inst.url+"/v1/tool_use", inst.token, 16, 6*time.Second, &seq)
 		})
-		heapBefore := heapInUse()
+		if profiles {
+			tg.heap(b)
+		}
+		return peak, calls, tg.collections(b, from, tg.logSize(b))
+	}
+	for range b.N {
+		basePeak, baseCalls, baseGC := phase()
 		for i := range sessions {
 			var s api.Session
 			if code := inst.postJSON(b, "/v1/sessions", map[string]any{}, &s); code != http.StatusCreated && code != http.StatusOK {
@@ -65,57 +87,46 @@ func BenchmarkManySessionsMemory(b *testing.B) {
 				b.Fatalf("call in session %d: status %d", i, resp.StatusCode)
 			}
 		}
-		perSession := float64(heapInUse()-heapBefore) / sessions
-		peak, calls := peakRSSDuring(b, func() int {
-			return loadFor(b, inst.url+"/v1/tool_use", inst.token, 16, 6*time.Second, &seq)
-		})
-		b.ReportMetric(perSession/1024, "heap_KB/session")
+		if profiles {
+			tg.heap(b)
+		}
+		peak, calls, gc := phase()
+		if baseGC.n == 0 || gc.n == 0 {
+			b.Fatalf("no collections in toolgate's log (%d, %d)", baseGC.n, gc.n)
+		}
 		b.ReportMetric(float64(basePeak)/(1<<20), "baseline_peak_RSS_MB")
 		b.ReportMetric(float64(peak)/(1<<20), "sessions_peak_RSS_MB")
 		b.ReportMetric(float64(peak)/float64(basePeak), "rss_ratio")
+		b.ReportMetric(baseGC.meanLive(), "baseline_live_heap_MB")
+		b.ReportMetric(gc.meanLive(), "sessions_live_heap_MB")
+		b.ReportMetric((gc.meanLive()-baseGC.meanLive())*1024/sessions, "heap_KB/session")
+		b.ReportMetric(gc.maxGoal, "sessions_heap_goal_MB")
 		b.ReportMetric(float64(calls)/6, "sessions_req/s")
 		b.ReportMetric(float64(baseCalls)/6, "baseline_req/s")
 	}
+}
+
+// manySessionsArgs are toolgate's flags for BenchmarkManySessionsMemory:
+// its defaults, with room for max sessions and the state database in a
+// scratch directory; or, with TOOLGATE_BENCH_LEAN set, the memory store
+// and warnings only.
+func manySessionsArgs(b *testing.B, dir string, max int) []string {
+	cfg := filepath.Join(b.TempDir(), "toolgate.json")
+	body := fmt.Sprintf(`{"sessions": {"max": %d}, "store": {"path": %q}}`, max, filepath.Join(b.TempDir(), "state.db"))
+	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	args := []string{"serve", "--addr", "127.0.0.1:0", "--workspace", dir, "--config", cfg}
+	if os.Getenv("TOOLGATE_BENCH_LEAN") != "" {
+		args = append(args, "--store", "memory", "--log-level", "warn")
+	}
+	return args
 }
 
 // jsonRaw is a body instance.post sends as it is.
 type jsonRaw string
 
 func (j jsonRaw) MarshalJSON() ([]byte, error) { return []byte(j), nil }
-
-// heapInUse is the live heap after a full collection.
-func heapInUse() uint64 {
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapInuse
-}
-
-// peakRSSDuring resets the process's peak RSS, runs f and returns the new
-// peak (bytes) with f's result.
-func peakRSSDuring(b *testing.B, f func() int) (uint64, int) {
-	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
-		b.Skipf("cannot reset the peak RSS: %v", err)
-	}
-	n := f()
-	st, err := os.Open("/proc/self/status")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	sc := bufio.NewScanner(st)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-			kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			if err != nil {
-				b.Fatal(err)
-			}
-			return kb << 10, n
-		}
-	}
-	b.Fatal("no VmHWM in /proc/self/status")
-	return 0, 0
-}
 
 // loadFor posts read_file calls, each with a fresh id, from conns
 // connections until d has passed, and returns how many were answered.

@@ -20,13 +20,16 @@ const maxSeenFiles = 10000
 type Memory struct {
 	requireRead bool
 
-	mu      sync.Mutex
-	seen    map[string]seenFile
+	mu sync.Mutex
+	// seen holds pointers: a map's first group has room for eight
+	// entries, and a session mostly knows a few files, so small slots
+	// keep an idle session's memory small (BenchmarkManySessionsMemory).
+	seen    map[string]*seenFile
 	seq     uint64
 	history *editHistory
 	// reads counts the reads of each file, for Cline's duplicate-read
-	// notes (readcount.go).
-	reads map[string]readCount
+	// notes (readcount.go); by pointer, as seen.
+	reads map[string]*readCount
 	// readTurns are the turns of queued reads not yet counted.
 	readTurns map[uint64]readTurn
 	turnSeq   uint64
@@ -58,7 +61,7 @@ type Config struct {
 func New(cfg Config) *Memory {
 	return &Memory{
 		requireRead: cfg.RequireRead,
-		seen:        map[string]seenFile{},
+		seen:        map[string]*seenFile{},
 		history:     newEditHistory(cfg.RevertMaxCount, cfg.RevertMaxBytes),
 	}
 }
@@ -72,7 +75,11 @@ func (m *Memory) Remember(rel string, st tool.FileState) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.seq++
-	m.seen[rel] = seenFile{state: st, seq: m.seq}
+	if f, ok := m.seen[rel]; ok {
+		*f = seenFile{state: st, seq: m.seq}
+		return
+	}
+	m.seen[rel] = &seenFile{state: st, seq: m.seq}
 	if len(m.seen) > maxSeenFiles {
 		m.evictLocked()
 	}
@@ -111,8 +118,10 @@ func (m *Memory) Seen(rel string) (tool.FileState, bool) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	f, ok := m.seen[rel]
-	return f.state, ok
+	if f, ok := m.seen[rel]; ok {
+		return f.state, true
+	}
+	return tool.FileState{}, false
 }
 
 // CheckFresh refuses an edit of an existing file whose current state cur

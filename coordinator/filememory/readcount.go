@@ -56,6 +56,11 @@ func (m *Memory) EndRead(turn uint64) {
 	if t, ok := m.readTurns[turn]; ok {
 		close(t.done)
 		delete(m.readTurns, turn)
+		if len(m.readTurns) == 0 {
+			// An emptied map keeps its slots: a session between
+			// reads holds none (BenchmarkManySessionsMemory).
+			m.readTurns = nil
+		}
 	}
 }
 
@@ -103,15 +108,18 @@ func (m *Memory) CountRead(ctx context.Context, turn uint64, key string, mtime t
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.reads == nil || len(m.reads) >= maxReadCounts {
-		m.reads = map[string]readCount{}
+		m.reads = map[string]*readCount{}
 	}
 	c, ok := m.reads[key]
-	if ok && c.mtime.Equal(mtime) {
+	switch {
+	case !ok:
+		c = &readCount{n: 1, mtime: mtime}
+		m.reads[key] = c
+	case c.mtime.Equal(mtime):
 		c.n++
-	} else {
-		c = readCount{n: 1, mtime: mtime}
+	default:
+		*c = readCount{n: 1, mtime: mtime}
 	}
-	m.reads[key] = c
 	return c.n
 }
 

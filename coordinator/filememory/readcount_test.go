@@ -39,3 +39,25 @@ func TestReadTurns(t *testing.T) {
 		t.Errorf("count after an ended turn = %d (ctx %v), want 3", n, ctx.Err())
 	}
 }
+
+// TestReadTurnsLeaveNothing: once every queued read has ended, the
+// session holds no map of turns (an emptied map keeps its slots, and a
+// thousand idle sessions would each hold one).
+func TestReadTurnsLeaveNothing(t *testing.T) {
+	m := New(Config{})
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	a, b := m.QueueRead("a.txt"), m.QueueRead("b.txt")
+	m.CountRead(ctx, a, "a.txt", time.Unix(1, 0))
+	if m.readTurns == nil {
+		t.Fatal("the turns were dropped while a read was still queued")
+	}
+	m.EndRead(b)
+	if m.readTurns != nil {
+		t.Errorf("after every read ended the session holds %d turns' map, want none", len(m.readTurns))
+	}
+	// A read queued afterwards still gets its turn.
+	if n := m.CountRead(ctx, m.QueueRead("a.txt"), "a.txt", time.Unix(1, 0)); n != 2 {
+		t.Errorf("a later read of a.txt counted %d, want 2", n)
+	}
+}

@@ -13,7 +13,6 @@ func (m *Memory) RememberWindow(rel string, w tool.ReadWindow) {
 	defer m.mu.Unlock()
 	if f, ok := m.seen[rel]; ok {
 		f.window = &w
-		m.seen[rel] = f
 	}
 }
 
