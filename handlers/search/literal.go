@@ -166,7 +166,7 @@ func (m *matcher) matchLines(buf []byte, yield func(start, end int)) {
 		m.scanRegexp(buf, yield)
 		return
 	}
-	next := func(pos int) int { return indexLiterals(buf, pos, m.lits) }
+	var next func(pos int) int
 	switch {
 	case m.fold && len(m.lits) == 1:
 		p := newPairScan(buf, m.lits[0])
@@ -175,6 +175,11 @@ func (m *matcher) matchLines(buf []byte, yield func(start, end int)) {
 		f := newFoldScan(buf, m.lits)
 		defer f.release()
 		next = f.next
+	case len(m.lits) == 1:
+		p := newExactPairScan(buf, m.lits[0])
+		next = p.next
+	default:
+		next = newPairScans(buf, m.lits).next
 	}
 	pos := 0
 	for pos < len(buf) {
@@ -189,6 +194,40 @@ func (m *matcher) matchLines(buf []byte, yield func(start, end int)) {
 		}
 		pos = end + 1
 	}
+}
+
+// pairScans finds the earliest of several exact literals, each by its own
+// pair scan. Each literal's next occurrence is kept until the search
+// passes it, so every literal's scan crosses the buffer once.
+type pairScans struct {
+	scans []pairScan
+	// at is each literal's next occurrence at or after the last pos
+	// asked for; -1 when there is none, -2 before the first scan.
+	at []int
+}
+
+func newPairScans(buf []byte, lits [][]byte) *pairScans {
+	p := &pairScans{scans: make([]pairScan, len(lits)), at: make([]int, len(lits))}
+	for i, lit := range lits {
+		p.scans[i] = newExactPairScan(buf, lit)
+		p.at[i] = -2
+	}
+	return p
+}
+
+// next is the earliest offset >= pos where any of the literals occurs, or
+// -1; pos never decreases from one call to the next.
+func (p *pairScans) next(pos int) int {
+	best := -1
+	for i := range p.scans {
+		if p.at[i] != -1 && p.at[i] < pos {
+			p.at[i] = p.scans[i].next(pos)
+		}
+		if p.at[i] >= 0 && (best < 0 || p.at[i] < best) {
+			best = p.at[i]
+		}
+	}
+	return best
 }
 
 // indexLiterals is the earliest offset >= pos where any of lits occurs.
