@@ -46,13 +46,14 @@ func (ix *Index) refresh(ctx context.Context, top *startDir, t *indexTree, job s
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
-			var scratch []byte
+			scratch := getReadBuffer()
+			defer putReadBuffer(scratch)
 			for {
 				it, ok := q.pop()
 				if !ok {
 					return
 				}
-				q.push(ix.visitDir(ctx, it, job, &scratch)...)
+				q.push(ix.visitDir(ctx, it, job, scratch)...)
 				it.h.close()
 				q.done()
 			}

@@ -115,7 +115,11 @@ func coldSearch(ctx context.Context, root *os.Root, start string, m *matcher, se
 	if err != nil {
 		return err
 	}
-	scratch := make([][]byte, runtime.GOMAXPROCS(0))
+	scratch := make([]*[]byte, runtime.GOMAXPROCS(0))
+	for w := range scratch {
+		scratch[w] = getReadBuffer()
+		defer putReadBuffer(scratch[w])
+	}
 	cfg := selection(start, sel, sd.judge(start, sel.exclude), c)
 	cfg.visit = func(w int, d *dirNode, names []string) {
 		for _, name := range names {
@@ -123,7 +127,7 @@ func coldSearch(ctx context.Context, root *os.Root, start string, m *matcher, se
 			if c.pruned(rel) || ctx.Err() != nil {
 				continue
 			}
-			lines, n, err := scanFileIn(d.h, name, m, &scratch[w])
+			lines, n, err := scanFileIn(d.h, name, m, scratch[w])
 			if err == nil && n > 0 {
 				c.add(FileMatches{Path: rel, Lines: lines, Count: n})
 			}
