@@ -204,7 +204,7 @@ go test -run '^$' -benchtime 1x -bench 'SandboxedTrue|ResolveCandidates|CheckMou
 go test -run '^$' -benchtime 1x -bench 'CallRecord' ./internal/store/
 go test -run '^$' -benchtime 1x -bench 'ReadFileRecord|CopyBuffers' ./handlers/
 go test -run '^$' -benchtime 1x -bench 'ClineCollator' ./dialect/cline/
-go test -run '^$' -benchtime 1x -bench 'SearchGoTree|SearchBuffers' ./handlers/search/
+go test -run '^$' -benchtime 1x -bench 'SearchGoTree|SearchBuffers|ExactPairScan' ./handlers/search/
 # The peers benchmark (docs/benchmarks.md) builds E2B's envd from its
 # pinned snapshot, its modules from the Go module proxy, and takes a few
 # minutes: with TOOLGATE_PEERS=1 it runs here, one short round.
