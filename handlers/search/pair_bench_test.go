@@ -23,7 +23,7 @@ func BenchmarkExactPairScan(b *testing.B) {
 		}
 		text = append(text, data...)
 	}
-	for _, lit := range []string{"ServeHTTP", "ErrNoDeadline", "err != nil", "Hijacker"} {
+	for _, lit := range []string{"ServeHTTP", "ErrBodyNotAllowed", "err != nil", "Hijacker"} {
 		b.Run(lit, func(b *testing.B) {
 			l := []byte(lit)
 			var fast, plain int
