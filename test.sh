@@ -203,7 +203,7 @@ go test -run '^$' -benchtime 1x -bench 'RunTrueVsBash|LookPathRemembered|ReadBuf
 go test -run '^$' -benchtime 1x -bench 'SandboxedTrue|ResolveCandidates|CheckMounts|PortsNetlink' ./internal/sandbox/...
 go test -run '^$' -benchtime 1x -bench 'CallRecord' ./internal/store/
 go test -run '^$' -benchtime 1x -bench 'ReadFileRecord|CopyBuffers' ./handlers/
-go test -run '^$' -benchtime 1x -bench 'SearchGoTree|SearchBuffers' ./handlers/search/
+go test -run '^$' -benchtime 1x -bench 'SearchGoTree|SearchBuffers|ExactPairScan' ./handlers/search/
 # The peers benchmark (docs/benchmarks.md) builds E2B's envd from its
 # pinned snapshot, its modules from the Go module proxy, and takes a few
 # minutes: with TOOLGATE_PEERS=1 it runs here, one short round.

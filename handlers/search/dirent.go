@@ -28,29 +28,19 @@ var errNotAt = errors.New("not the directory listed")
 // unreadable directory is empty, as ripgrep skips it. want is the real
 // path the opened directory must have ("" for any), else errNotAt.
 func listDirSorted(r *os.Root, name, want string) ([]dirent, error) {
-	f, entries, err := openDirAt(r, name, want)
-	if f != nil {
-		f.Close()
-	}
-	return entries, err
-}
-
-// openDirAt is listDirSorted that keeps the opened directory (nil on an
-// error) for opening its entries.
-func openDirAt(r *os.Root, name, want string) (*os.File, []dirent, error) {
 	f, err := r.Open(name)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
+	defer f.Close()
 	if !isAt(f, want) {
-		f.Close()
-		return nil, nil, errNotAt
+		return nil, errNotAt
 	}
-	entries, err := readDirTyped(f)
-	if err != nil {
-		f.Close()
-		return nil, entries, err
-	}
+	return sortedEntries(readDirTyped(f))
+}
+
+// sortedEntries sorts a listing by name.
+func sortedEntries(entries []dirent, err error) ([]dirent, error) {
 	slices.SortFunc(entries, func(a, b dirent) int { return strings.Compare(a.name, b.name) })
-	return f, entries, nil
+	return entries, err
 }

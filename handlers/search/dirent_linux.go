@@ -19,8 +19,12 @@ import (
 // of listing a large tree. Entries whose type the file system does not
 // report (DT_UNKNOWN) are stamped with one fstatat.
 func readDirTyped(f *os.File) ([]dirent, error) {
-	fd := int(f.Fd())
 	defer runtime.KeepAlive(f)
+	return readDirFD(int(f.Fd()))
+}
+
+// readDirFD is readDirTyped on a bare descriptor.
+func readDirFD(fd int) ([]dirent, error) {
 	bp := direntBuffers.Get().(*[]byte)
 	defer direntBuffers.Put(bp)
 	buf := *bp

@@ -72,12 +72,12 @@ func Files(ctx context.Context, root *os.Root, opts FilesOptions) (*FilesResult,
 			if opts.Keep != nil && !opts.Keep(rel) || !matchAll(globs, rel) || ctx.Err() != nil {
 				continue
 			}
-			st, err := d.root.Lstat(name)
-			if err != nil || !st.Mode().IsRegular() {
+			st, err := d.h.lstat(name)
+			if err != nil || !st.regular() {
 				continue
 			}
 			mu.Lock()
-			found = append(found, FoundFile{Path: rel, ModTime: st.ModTime(), Size: st.Size()})
+			found = append(found, FoundFile{Path: rel, ModTime: time.Unix(0, st.mtime), Size: st.size})
 			mu.Unlock()
 		}
 	}

@@ -40,7 +40,7 @@ func BenchmarkFirstSearch(b *testing.B) {
 		b.Run(p.name, func(b *testing.B) {
 			var s sideBySide
 			var oursRSS, rgRSS int64
-			s.add("ours", func() {
+			s.addProcess("ours", func() *os.ProcessState {
 				cmd := exec.Command(self, "-test.run=^$", "-test.bench=^BenchmarkFirstSearch$", "-test.benchtime=1x")
 				cmd.Env = append(os.Environ(), "TOOLGATE_FIRST_SEARCH_DIR="+dir, "TOOLGATE_FIRST_SEARCH_REGEX="+p.regex)
 				var out bytes.Buffer
@@ -50,8 +50,9 @@ func BenchmarkFirstSearch(b *testing.B) {
 					b.Fatalf("child: %v: %s", err, out.String())
 				}
 				oursRSS = max(oursRSS, rss, reportedRSS(out.String()))
+				return cmd.ProcessState
 			})
-			s.add("rg", func() {
+			s.addProcess("rg", func() *os.ProcessState {
 				cmd := exec.Command(rg, "--json", "--context", "1", "-e", p.regex, ".")
 				cmd.Dir = dir
 				var out bytes.Buffer
@@ -61,6 +62,7 @@ func BenchmarkFirstSearch(b *testing.B) {
 					b.Fatalf("rg: %v", err)
 				}
 				rgRSS = max(rgRSS, rss)
+				return cmd.ProcessState
 			})
 			s.loop(b)
 			b.ReportMetric(float64(oursRSS)/(1<<20), "ours-peak-RSS-MB")
@@ -70,12 +72,14 @@ func BenchmarkFirstSearch(b *testing.B) {
 }
 
 // firstSearchChild is the fresh process: one search as search_files runs
-// it, its answer formatted.
+// it with toolgate's defaults (defaultOptions), its answer formatted.
 func firstSearchChild(b *testing.B, dir, regex string) {
 	root := openRoot(b, dir)
+	opts := defaultOptions(b, root, regex)
 	for b.Loop() {
 		t0 := time.Now()
-		res, err := Search(context.Background(), root, Options{Regex: regex, Index: NewIndex(IndexOptions{})})
+		opts.Index = NewIndex(IndexOptions{})
+		res, err := Search(context.Background(), root, opts)
 		if err != nil {
 			b.Fatal(err)
 		}

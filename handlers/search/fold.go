@@ -175,3 +175,12 @@ func byteRank(c byte) int {
 	}
 	return 40 // non-ASCII
 }
+
+// exactByteRank is byteRank for text as it is: an upper-case letter is
+// rarer than its lower case in source code and prose.
+func exactByteRank(c byte) int {
+	if 'A' <= c && c <= 'Z' {
+		return 30 + byteRank(c+'a'-'A')
+	}
+	return byteRank(c)
+}

@@ -125,3 +125,47 @@ func TestIndexPair(t *testing.T) {
 		}
 	}
 }
+
+// TestExactLiteralScans puts each literal of exact patterns (one literal,
+// an alternation, a literal the regexp must confirm) at every offset
+// around the pair scan's 16-byte blocks and the buffer's ends, and checks
+// the matched lines against the regexp run on each line.
+func TestExactLiteralScans(t *testing.T) {
+	for _, c := range []struct{ pattern, hit string }{
+		{`ServeHTTP`, "ServeHTTP"},
+		{`err != nil`, "if err != nil {"},
+		{`x`, "x"},
+		{`Hijacker|CloseNotifier`, "Hijacker"},
+		{`Hijacker|CloseNotifier`, "a CloseNotifier"},
+		{`TODO|FIXME|XX`, "XX"},
+		{`\bRoundTrip\b`, "RoundTrip("},
+		{`\bRoundTrip\b`, "RoundTripper"},
+		{`func \w+Error\(`, "func newError("},
+	} {
+		m, err := newMatcher(c.pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.fold || len(m.lits) == 0 {
+			t.Fatalf("%s: no exact literal", c.pattern)
+		}
+		for pad := range 40 {
+			for _, tail := range []string{"", "\n", "\nServeHTTX ServeHTT\n", "\nHijacke CloseNotifie Round"} {
+				text := strings.Repeat("S", pad) + c.hit + "\nerr != ni\n" + strings.Repeat("e", pad%17) + c.hit + tail
+				var want, got []string
+				for i, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+					if m.line.MatchString(line) {
+						want = append(want, fmt.Sprint(i))
+					}
+				}
+				buf := []byte(text)
+				m.matchLines(buf, func(start, end int) {
+					got = append(got, fmt.Sprint(bytes.Count(buf[:start], []byte{'\n'})))
+				})
+				if strings.Join(got, ",") != strings.Join(want, ",") {
+					t.Fatalf("%s, %q after %d bytes: lines %v, want %v", c.pattern, c.hit, pad, got, want)
+				}
+			}
+		}
+	}
+}

@@ -144,7 +144,7 @@ func (ix *Index) search(ctx context.Context, root *os.Root, start string, m *mat
 	if err != nil {
 		return err
 	}
-	return ix.refresh(ctx, sd, t, searchJob{m: m, c: c, sel: selection(start, sel, sd.judge(start, sel.exclude), c), all: t.all})
+	return ix.refresh(ctx, sd, t, searchJob{m: m, c: c, sel: selection(start, sel, sd.judge(start, sel.exclude), c), all: t.all, ws: root})
 }
 
 // tree finds or makes the tree of start, dropping it when the ignore files

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 )
 
 // matcher finds matching lines in a buffer. It prefers a literal prefilter
@@ -22,11 +23,32 @@ type matcher struct {
 	// also are further literals every match contains (exactly, in any
 	// order): a candidate line lacking one is dropped without the regexp.
 	also [][]byte
+	// pairs are the pair scans of lits with no text yet, each literal's
+	// pair of bytes chosen once per search rather than once per file
+	// (BenchmarkSearchGoTree; docs/benchmarks.md); nil for several folded
+	// literals, which a foldScan finds.
+	pairs []pairScan
 }
 
 const maxLiteralAlternatives = 8
 
 func newMatcher(pattern string) (*matcher, error) {
+	m, err := compileMatcher(pattern)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case m.fold && len(m.lits) == 1:
+		m.pairs = []pairScan{newPairScan(nil, m.lits[0])}
+	case !m.fold:
+		for _, lit := range m.lits {
+			m.pairs = append(m.pairs, newExactPairScan(nil, lit))
+		}
+	}
+	return m, nil
+}
+
+func compileMatcher(pattern string) (*matcher, error) {
 	re, err := CompilePattern(pattern)
 	if err != nil {
 		return nil, err
@@ -166,15 +188,18 @@ func (m *matcher) matchLines(buf []byte, yield func(start, end int)) {
 		m.scanRegexp(buf, yield)
 		return
 	}
-	next := func(pos int) int { return indexLiterals(buf, pos, m.lits) }
+	var next func(pos int) int
 	switch {
-	case m.fold && len(m.lits) == 1:
-		p := newPairScan(buf, m.lits[0])
-		next = p.next
-	case m.fold:
+	case m.pairs == nil:
 		f := newFoldScan(buf, m.lits)
 		defer f.release()
 		next = f.next
+	case len(m.pairs) == 1:
+		p := m.pairs[0]
+		p.src = buf
+		next = p.next
+	default:
+		next = newPairScans(buf, m.pairs).next
 	}
 	pos := 0
 	for pos < len(buf) {
@@ -189,6 +214,41 @@ func (m *matcher) matchLines(buf []byte, yield func(start, end int)) {
 		}
 		pos = end + 1
 	}
+}
+
+// pairScans finds the earliest of several exact literals, each by its own
+// pair scan. Each literal's next occurrence is kept until the search
+// passes it, so every literal's scan crosses the buffer once.
+type pairScans struct {
+	scans []pairScan
+	// at is each literal's next occurrence at or after the last pos
+	// asked for; -1 when there is none, -2 before the first scan.
+	at []int
+}
+
+// newPairScans scans buf with copies of the scans of m.pairs.
+func newPairScans(buf []byte, pairs []pairScan) *pairScans {
+	p := &pairScans{scans: slices.Clone(pairs), at: make([]int, len(pairs))}
+	for i := range p.scans {
+		p.scans[i].src = buf
+		p.at[i] = -2
+	}
+	return p
+}
+
+// next is the earliest offset >= pos where any of the literals occurs, or
+// -1; pos never decreases from one call to the next.
+func (p *pairScans) next(pos int) int {
+	best := -1
+	for i := range p.scans {
+		if p.at[i] != -1 && p.at[i] < pos {
+			p.at[i] = p.scans[i].next(pos)
+		}
+		if p.at[i] >= 0 && (best < 0 || p.at[i] < best) {
+			best = p.at[i]
+		}
+	}
+	return best
 }
 
 // indexLiterals is the earliest offset >= pos where any of lits occurs.

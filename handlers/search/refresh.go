@@ -18,14 +18,15 @@ type searchJob struct {
 	// all says the tree keeps every entry, so the search applies the
 	// ignore rules (or its overriding glob) as it walks.
 	all bool
+	// ws is the workspace, through which ignore files are read.
+	ws *os.Root
 }
 
 // idxTask is a directory of the tree to check and search, with its open
 // handle and the ignore state its parent has now.
 type idxTask struct {
 	d    *idxDir
-	root *os.Root
-	real string // where the directory must really be; "" when unknown
+	h    dirHandle
 	pign *ignoreState
 }
 
@@ -33,25 +34,34 @@ type idxTask struct {
 // with one worker per CPU, bringing every visited directory up to date and
 // searching its files.
 func (ix *Index) refresh(ctx context.Context, top *startDir, t *indexTree, job searchJob) error {
-	q := newWorkQueue(ctx, idxTask{d: t.top, root: top.root, real: top.real, pign: t.parentIgn})
+	h, err := topHandle(top)
+	if err != nil {
+		t.top.listed = false // a link swapped in for the start: relist next time
+		if err == errNotAt {
+			return nil
+		}
+		return err
+	}
+	q := newWorkQueue(ctx, idxTask{d: t.top, h: h, pign: t.parentIgn})
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
-			var scratch []byte
+			scratch := getReadBuffer()
+			defer putReadBuffer(scratch)
 			for {
 				it, ok := q.pop()
 				if !ok {
 					return
 				}
-				q.push(ix.visitDir(ctx, it, job, &scratch)...)
-				it.root.Close()
+				q.push(ix.visitDir(ctx, it, job, scratch)...)
+				it.h.close()
 				q.done()
 			}
 		})
 	}
 	wg.Wait()
 	for _, it := range q.drain() {
-		it.root.Close()
+		it.h.close()
 	}
 	return ctx.Err()
 }
@@ -61,25 +71,14 @@ func (ix *Index) refresh(ctx context.Context, top *startDir, t *indexTree, job s
 // subdirectories, first name last (the queue is a stack).
 func (ix *Index) visitDir(ctx context.Context, it idxTask, job searchJob, scratch *[]byte) []idxTask {
 	d := it.d
-	dirf, err := it.root.Open(".")
-	if err != nil {
-		d.listed = false
-		return nil
-	}
-	defer dirf.Close()
-	if !isAt(dirf, it.real) {
-		d.listed = false // a link swapped in for the directory: relist next time
-		return nil
-	}
-	fi, err := dirf.Stat()
+	st, err := it.h.stat()
 	if err != nil {
 		d.listed = false
 		return nil
 	}
 	now := time.Now()
-	st := stampOf(fi)
-	if !d.listed || st != d.stamp || d.parentIgn != it.pign || st.racy(d.listedAt, ix.racy) || ix.ignoreFilesMoved(it.root, d) {
-		ix.relist(it.root, dirf, d, it.pign, st, now, job.all)
+	if !d.listed || st != d.stamp || d.parentIgn != it.pign || st.racy(d.listedAt, ix.racy) || ix.ignoreFilesMoved(job.ws, d) {
+		ix.relist(job.ws, it.h, d, it.pign, st, now, job.all)
 	}
 	listed(d.rel)
 	for i := range d.files {
@@ -92,19 +91,21 @@ func (ix *Index) visitDir(ctx context.Context, it idxTask, job searchJob, scratc
 		if job.all && job.sel.skips(d.ign, rel, name, false) || job.sel.prune(rel) || !job.sel.keepFile(rel) {
 			continue
 		}
-		ix.visitFile(it.root, dirf, it.real, d, f, name, rel, job, scratch, now)
+		ix.visitFile(it.h, d, f, name, rel, job, scratch, now)
 	}
 	var tasks []idxTask
 	for _, sub := range d.dirs {
 		if job.all && job.sel.skips(d.ign, sub.rel, sub.name, true) || job.sel.prune(sub.rel) || !job.sel.keepDir(sub.rel) {
 			continue
 		}
-		r, err := it.root.OpenRoot(sub.name)
+		h, err := it.h.child(sub.name)
 		if err != nil {
-			d.listed = false // replaced or removed: relist next time
+			// Replaced (a link swapped in fails to open) or removed:
+			// relist next time.
+			d.listed = false
 			continue
 		}
-		tasks = append(tasks, idxTask{d: sub, root: r, real: childOf(it.real, sub.name), pign: d.ign})
+		tasks = append(tasks, idxTask{d: sub, h: h, pign: d.ign})
 	}
 	slices.Reverse(tasks)
 	return tasks
@@ -112,12 +113,12 @@ func (ix *Index) visitDir(ctx context.Context, it idxTask, job searchJob, scratc
 
 // visitFile searches one file unless its unchanged stamp and its summary
 // prove it cannot match. The summary is built on the second read of an
-// unchanged, settled file. dirReal is where its directory must really be.
-// Only a file with a summary is stamped before it is opened; any other is
-// stamped from its open handle, which a read needs anyway.
-func (ix *Index) visitFile(root *os.Root, dirf *os.File, dirReal string, d *idxDir, f *idxFile, name, rel string, job searchJob, scratch *[]byte, now time.Time) {
+// unchanged, settled file. h is its directory's handle. Only a file with
+// a summary is stamped before it is opened; any other is stamped from its
+// open handle, which a read needs anyway.
+func (ix *Index) visitFile(h dirHandle, d *idxDir, f *idxFile, name, rel string, job searchJob, scratch *[]byte, now time.Time) {
 	if f.sum != nil {
-		fst, err := statAt(root, dirf, name)
+		fst, err := h.lstat(name)
 		if err != nil || !fst.regular() {
 			d.listed = false
 			return
@@ -127,7 +128,7 @@ func (ix *Index) visitFile(root *os.Root, dirf *os.File, dirReal string, d *idxD
 		}
 	}
 	ix.reads.Add(1)
-	fh, err := openEntry(root, dirf, dirReal, name)
+	fh, err := h.openFile(name)
 	if err != nil {
 		d.listed = false // removed, or no longer the file listed: relist next time
 		return
@@ -163,11 +164,11 @@ func (ix *Index) visitFile(root *os.Root, dirf *os.File, dirReal string, d *idxD
 }
 
 // ignoreFilesMoved reports an ignore file of d created, changed or removed
-// since d was listed.
-func (ix *Index) ignoreFilesMoved(root *os.Root, d *idxDir) bool {
+// since d was listed; ws is the workspace.
+func (ix *Index) ignoreFilesMoved(ws *os.Root, d *idxDir) bool {
 	for _, ns := range d.ignFiles {
 		var st stamp
-		if fi, err := root.Lstat(ns.name); err == nil {
+		if fi, err := ws.Lstat(join(d.rel, ns.name)); err == nil {
 			st = stampOf(fi)
 		}
 		if st != ns.st || st.racy(d.listedAt, ix.racy) && st != (stamp{}) {
@@ -177,13 +178,12 @@ func (ix *Index) ignoreFilesMoved(root *os.Root, d *idxDir) bool {
 	return false
 }
 
-// relist reads d again (through dirf, its handle visitDir opened and
-// checked): its entries, its ignore files and the entries that pass them
-// (every entry, for a tree that keeps all). Files and subdirectories that
-// stay keep their cached state.
-func (ix *Index) relist(root *os.Root, dirf *os.File, d *idxDir, pign *ignoreState, st stamp, now time.Time, all bool) {
-	entries, _ := readDirTyped(dirf) // an unreadable directory is empty, as ripgrep skips it
-	slices.SortFunc(entries, func(a, b dirent) int { return strings.Compare(a.name, b.name) })
+// relist reads d again (through h, its handle): its entries, its ignore
+// files (through the workspace ws) and the entries that pass them (every
+// entry, for a tree that keeps all). Files and subdirectories that stay
+// keep their cached state.
+func (ix *Index) relist(ws *os.Root, h dirHandle, d *idxDir, pign *ignoreState, st stamp, now time.Time, all bool) {
+	entries, _ := h.list() // an unreadable directory is empty, as ripgrep skips it
 	names := make(map[string]bool, len(entries))
 	for _, e := range entries {
 		names[e.Name()] = true
@@ -191,11 +191,11 @@ func (ix *Index) relist(root *os.Root, dirf *os.File, d *idxDir, pign *ignoreSta
 	d.ignFiles = d.ignFiles[:0]
 	d.ign = pign.enter(d.rel, names, func(name string) []byte {
 		ns := namedStamp{name: name}
-		if fi, err := root.Lstat(name); err == nil {
+		if fi, err := ws.Lstat(join(d.rel, name)); err == nil {
 			ns.st = stampOf(fi)
 		}
 		d.ignFiles = append(d.ignFiles, ns)
-		data, err := root.ReadFile(name)
+		data, err := ws.ReadFile(join(d.rel, name))
 		if err != nil {
 			return nil
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"sync"
 )
 
 // Line is one line of search output: a match or a line of context around one.
@@ -142,6 +143,23 @@ func rgCut(buf []byte) int {
 			continue
 		}
 		start += nl + 1
+	}
+}
+
+// readBuffers keeps the workers' read buffers from one search to the next:
+// a buffer grows to the largest file a worker read (a chunk, 1 MiB, for
+// larger ones), and making it again each search cost page faults and
+// collections (BenchmarkSearchGoTree; docs/benchmarks.md). Buffers that
+// grew past maxPooledRead for a file of very long lines are dropped.
+var readBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxPooledRead = 4 << 20
+
+func getReadBuffer() *[]byte { return readBuffers.Get().(*[]byte) }
+
+func putReadBuffer(b *[]byte) {
+	if cap(*b) <= maxPooledRead {
+		readBuffers.Put(b)
 	}
 }
 

@@ -115,7 +115,11 @@ func coldSearch(ctx context.Context, root *os.Root, start string, m *matcher, se
 	if err != nil {
 		return err
 	}
-	scratch := make([][]byte, runtime.GOMAXPROCS(0))
+	scratch := make([]*[]byte, runtime.GOMAXPROCS(0))
+	for w := range scratch {
+		scratch[w] = getReadBuffer()
+		defer putReadBuffer(scratch[w])
+	}
 	cfg := selection(start, sel, sd.judge(start, sel.exclude), c)
 	cfg.visit = func(w int, d *dirNode, names []string) {
 		for _, name := range names {
@@ -123,7 +127,7 @@ func coldSearch(ctx context.Context, root *os.Root, start string, m *matcher, se
 			if c.pruned(rel) || ctx.Err() != nil {
 				continue
 			}
-			lines, n, err := scanFileIn(d.root, d.dirf, d.real, name, m, &scratch[w])
+			lines, n, err := scanFileIn(d.h, name, m, scratch[w])
 			if err == nil && n > 0 {
 				c.add(FileMatches{Path: rel, Lines: lines, Count: n})
 			}
@@ -160,10 +164,9 @@ func selection(start string, sel selector, exclude func(string, bool) bool, c *c
 	}
 }
 
-// scanFileIn searches the file name of the directory root (opened as dir,
-// really at dirReal; see openEntry).
-func scanFileIn(root *os.Root, dir *os.File, dirReal, name string, m *matcher, scratch *[]byte) ([]Line, int, error) {
-	f, err := openEntry(root, dir, dirReal, name)
+// scanFileIn searches the file name of the directory h.
+func scanFileIn(h dirHandle, name string, m *matcher, scratch *[]byte) ([]Line, int, error) {
+	f, err := h.openFile(name)
 	if err != nil {
 		return nil, 0, err
 	}

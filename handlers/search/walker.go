@@ -9,27 +9,23 @@ import (
 	"sync/atomic"
 )
 
-// dirNode is one directory being walked. Its handle is an *os.Root opened
-// from the parent's handle, so every open below it is a single openat on a
-// name without '/'. refs counts the directory's own read, its pending file
-// batches and its subdirectories not yet opened; the handle closes at zero.
+// dirNode is one directory being walked. Its handle is opened from the
+// parent's handle by name (see dirHandle). refs counts the directory's own
+// read, its pending file batches and its subdirectories not yet opened;
+// the handle closes at zero.
 type dirNode struct {
 	rel    string
 	name   string
 	parent *dirNode
-	root   *os.Root
-	dirf   *os.File // the directory itself, once listed
-	real   string   // where the directory must really be; "" when unknown
+	h      dirHandle
+	opened bool // h is open
 	ign    *ignoreState
 	refs   atomic.Int32
 }
 
 func (d *dirNode) release() {
-	if d.refs.Add(-1) == 0 && d.root != nil {
-		if d.dirf != nil {
-			d.dirf.Close()
-		}
-		d.root.Close()
+	if d.refs.Add(-1) == 0 && d.opened {
+		d.h.close()
 	}
 }
 
@@ -61,6 +57,8 @@ type walkConfig struct {
 	// and hidden-entry rules say, a file it does not match is left out.
 	override bool
 	glob     *fileGlob
+	// ws is the workspace, through which ignore files are read.
+	ws *os.Root
 }
 
 // skips reports whether the walk leaves an entry out, given the ignore
@@ -89,7 +87,15 @@ func parallelWalk(ctx context.Context, root *os.Root, start string, sd *startDir
 		sd.root.Close()
 		return err
 	}
-	top := &dirNode{rel: start, root: sd.root, real: sd.real, ign: ign}
+	h, err := topHandle(sd)
+	if err == errNotAt {
+		return nil // a link swapped in for the start after it was judged
+	}
+	if err != nil {
+		return err
+	}
+	cfg.ws = root
+	top := &dirNode{rel: start, h: h, opened: true, ign: ign}
 	top.refs.Store(1)
 	q := newWorkQueue(ctx, walkItem{dir: top})
 	var wg sync.WaitGroup
@@ -112,7 +118,7 @@ func parallelWalk(ctx context.Context, root *os.Root, start string, sd *startDir
 	}
 	wg.Wait()
 	for _, it := range q.drain() { // cancelled: close what was queued
-		if it.files == nil && it.dir.root == nil {
+		if it.files == nil && !it.dir.opened {
 			it.dir.parent.release()
 		} else {
 			it.dir.release()
@@ -125,31 +131,23 @@ func parallelWalk(ctx context.Context, root *os.Root, start string, sd *startDir
 // order so that the stack pops the first name first.
 func readDir(d *dirNode, cfg walkConfig) []walkItem {
 	defer d.release()
-	if d.root == nil {
-		r, err := d.parent.root.OpenRoot(d.name)
+	if !d.opened {
+		// A link swapped in for the directory after it was listed fails
+		// to open.
+		h, err := d.parent.h.child(d.name)
 		d.parent.release()
 		if err != nil {
 			return nil
 		}
-		d.root = r
+		d.h, d.opened = h, true
 	}
-	dirf, entries, err := openDirAt(d.root, ".", d.real)
-	if err == errNotAt {
-		return nil // a link swapped in for the directory after it was listed
-	}
-	d.dirf = dirf
+	entries, _ := d.h.list() // an unreadable directory is empty, as ripgrep skips it
 	listed(d.rel)
 	names := make(map[string]bool, len(entries))
 	for _, e := range entries {
 		names[e.Name()] = true
 	}
-	d.ign = d.ign.enter(d.rel, names, func(name string) []byte {
-		data, err := d.root.ReadFile(name)
-		if err != nil {
-			return nil
-		}
-		return data
-	})
+	d.ign = d.ign.enter(d.rel, names, rootReader(cfg.ws, d.rel))
 	var items []walkItem
 	var batch []string
 	flush := func() {
@@ -168,7 +166,7 @@ func readDir(d *dirNode, cfg walkConfig) []walkItem {
 				continue
 			}
 			flush()
-			child := &dirNode{rel: rel, name: name, parent: d, real: childOf(d.real, name), ign: d.ign}
+			child := &dirNode{rel: rel, name: name, parent: d, ign: d.ign}
 			child.refs.Store(1)
 			d.refs.Add(1)
 			items = append(items, walkItem{dir: child})
