@@ -18,9 +18,7 @@ import (
 // mount namespace left to its sandbox's exit instead of held, holdMounts;
 // its limit cgroups removed in Finish, not after, finishLater), and with
 // warmDepth but toolgate-sandbox built with cgo (cgo-helper: dynamically
-// linked, as go build makes it by default), and with warmDepth but the
-// helper's Go runtime at its default GOMAXPROCS (all-procs, not
-// helperEnv's one P), in alternating blocks of 20, and `bash -c true` unconfined between them. It reports each one's median latency, what each adds
+// linked, as go build makes it by default), in alternating blocks of 20, and `bash -c true` unconfined between them. It reports each one's median latency, what each adds
 // to the unconfined one, the medians of its parts (Prepare, waiting for
 // a sandbox still starting included; the hand-over until the command
 // runs; the release of its limits after it ended), the CPU time per run
@@ -35,8 +33,7 @@ func BenchmarkSequentialSandboxedTrue(b *testing.B) {
 		depth    int
 		plainEnd bool
 		cgo      bool
-		allProcs bool
-	}{{"depth1", 1, false, false, false}, {fmt.Sprintf("depth%d", warmDepth), warmDepth, false, false, false}, {"plain-end", warmDepth, true, false, false}, {"cgo-helper", warmDepth, false, true, false}, {"all-procs", warmDepth, false, false, true}}
+	}{{"depth1", 1, false, false}, {fmt.Sprintf("depth%d", warmDepth), warmDepth, false, false}, {"plain-end", warmDepth, true, false}, {"cgo-helper", warmDepth, false, true}}
 	boxes := make([]*Sandbox, len(variants))
 	for i, v := range variants {
 		s := New(Config{Mode: ModeBwrap})
@@ -52,7 +49,7 @@ func BenchmarkSequentialSandboxedTrue(b *testing.B) {
 			}
 			s.helper = bin
 		}
-		s.warm.depth, s.warm.plainEnd, s.warm.allProcs = v.depth, v.plainEnd, v.allProcs
+		s.warm.depth, s.warm.plainEnd = v.depth, v.plainEnd
 		boxes[i] = s
 	}
 	ws := b.TempDir()

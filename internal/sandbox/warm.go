@@ -78,15 +78,6 @@ const maxWarm = 4
 // (./internal/sandbox/) defends it.
 const warmDepth = 2
 
-// helperEnv is the environment of a sandbox started ahead: nothing of a
-// run's (the command's own comes with it), and one P for the helper's Go
-// runtime, which then starts no thread to run goroutines in parallel: the
-// helper runs one goroutine, and execs the command only once every other
-// thread of its process has exited, so each one it did not start is
-// CPU and wait saved per sandbox (BenchmarkSequentialSandboxedTrue,
-// all-procs variant). The command does not inherit it.
-var helperEnv = []string{"GOMAXPROCS=1"}
-
 // warmSlot holds the next runs' sandboxes, per key.
 type warmSlot struct {
 	depth int // sandboxes kept per key, warmDepth when 0
@@ -94,10 +85,6 @@ type warmSlot struct {
 	// removes its limit cgroups in Finish (the plain alternative to
 	// holdMounts and finishLater in BenchmarkSequentialSandboxedTrue).
 	plainEnd bool
-	// allProcs starts the helper with the Go runtime's default GOMAXPROCS
-	// (the plain alternative to helperEnv in
-	// BenchmarkSequentialSandboxedTrue).
-	allProcs bool
 	mu       sync.Mutex
 	slots    map[string]*warmEntry
 	clock    uint64
@@ -337,10 +324,7 @@ func (s *Sandbox) startWarm(key string, args []string, spec helperSpec) (*warm, 
 	w.mounts = spec.Mounts
 	full := append(slices.Clone(args), s.helperArgv(spec, nil)...)
 	cmd := exec.Command(full[0], full[1:]...)
-	cmd.Env, cmd.Dir = helperEnv, "/"
-	if s.warm.allProcs {
-		cmd.Env = []string{}
-	}
+	cmd.Env, cmd.Dir = []string{}, "/"
 	cmd.ExtraFiles = append(files, peer)
 	// A group of its own, to kill it by.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}

@@ -103,8 +103,7 @@ var errMinute = errors.New("a minute passed")
 // TestStartedAheadRunGetsItsOwnCommand checks that a run handed to a
 // sandbox started ahead of time runs with its own argv, environment,
 // directory, standard streams and exit status, and that nothing of the
-// run that had the sandbox started (its environment), nor the helper's
-// own environment, shows inside.
+// run that had the sandbox started (its environment) shows inside.
 func TestStartedAheadRunGetsItsOwnCommand(t *testing.T) {
 	t.Setenv("TOOLGATE_PROCESS_ONLY", "process-secret") // toolgate's own, given to no run
 	s := newTest(t, Config{Mode: ModeBwrap}, "")
@@ -120,13 +119,12 @@ func TestStartedAheadRunGetsItsOwnCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	first.Finish()
-	script := `echo "pwd=$(pwd) PWD=$PWD var=$PER_RUN gomaxprocs=${GOMAXPROCS-unset}"; read -r line; echo "stdin=$line"; echo to-stderr >&2; ` +
+	script := `echo "pwd=$(pwd) PWD=$PWD var=$PER_RUN"; read -r line; echo "stdin=$line"; echo to-stderr >&2; ` +
 		`cat /proc/*/environ 2>/dev/null | tr '\0' '\n' | grep -c -e earlier-secret -e process-secret; exit 3`
 	p := prepareStartedAhead(t, s, []string{"bash", "-c", script}, r)
 	p.Env = []string{"PATH=" + os.Getenv("PATH"), "PER_RUN=this-run"}
 	o := runPrepared(t, p, ws, strings.NewReader("from stdin\n"))
-	// The helper's own GOMAXPROCS (helperEnv) is not the command's.
-	for _, want := range []string{"pwd=" + sub + " PWD=" + sub + " var=this-run gomaxprocs=unset", "stdin=from stdin", "to-stderr", "\n0\n"} {
+	for _, want := range []string{"pwd=" + sub + " PWD=" + sub + " var=this-run", "stdin=from stdin", "to-stderr", "\n0\n"} {
 		if !strings.Contains(o.out, want) {
 			t.Errorf("output lacks %q:\n%s", want, o.out)
 		}
