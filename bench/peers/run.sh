@@ -18,7 +18,10 @@ mkdir -p "$bin"
 (cd bench/peers/envd/packages/envd && GOFLAGS=-mod=readonly CGO_ENABLED=0 go build -o "$bin/envd" .)
 # toolgate-sandbox beside toolgate, as the Dockerfile and docs/sandbox.md
 # install it: without it toolgate starts itself as the sandbox's helper,
-# initialising all its packages in every sandbox.
-go build -o "$bin/" ./cmd/toolgate ./cmd/toolgate-sandbox
+# initialising all its packages in every sandbox. Built without cgo, as
+# the Dockerfile builds it: a static helper starts with no dynamic loader,
+# libc or cgo runtime (BenchmarkSequentialSandboxedTrue's cgo-helper).
+go build -o "$bin/" ./cmd/toolgate
+CGO_ENABLED=0 go build -o "$bin/" ./cmd/toolgate-sandbox
 go build -o "$bin/peers" ./bench/peers
 exec "$bin/peers" -envd "$bin/envd" -toolgate "$bin/toolgate" "$@"

@@ -15,19 +15,43 @@ import (
 )
 
 // builtHelper builds cmd/toolgate-sandbox once per test binary into a
-// directory of its own and returns its path.
-var builtHelper = sync.OnceValues(func() (string, error) {
+// directory of its own and returns its path. It is built without cgo, as
+// the Dockerfile and docs/sandbox.md build it: a static binary, with no
+// dynamic loader, libc or cgo runtime to start (BenchmarkSequentialSandboxedTrue's
+// cgo-helper variant is the helper built with cgo).
+var builtHelper = sync.OnceValues(func() (string, error) { return buildHelper(false) })
+
+// builtCgoHelper is cmd/toolgate-sandbox built with cgo (go build's
+// default where a C compiler is found): dynamically linked, since psx
+// (through go-landlock) and net have cgo files.
+var builtCgoHelper = sync.OnceValues(func() (string, error) { return buildHelper(true) })
+
+// builtDirs are the directories of the helpers built, removed by TestMain.
+var builtDirs struct {
+	sync.Mutex
+	dirs []string
+}
+
+func buildHelper(cgo bool) (string, error) {
 	dir, err := os.MkdirTemp("", "toolgate-sandbox-bin-")
 	if err != nil {
 		return "", err
 	}
+	builtDirs.Lock()
+	builtDirs.dirs = append(builtDirs.dirs, dir)
+	builtDirs.Unlock()
 	bin := filepath.Join(dir, helperName)
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/toolgate/toolgate/cmd/toolgate-sandbox").CombinedOutput()
+	cmd := exec.Command("go", "build", "-o", bin, "github.com/toolgate/toolgate/cmd/toolgate-sandbox")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if cgo {
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
+	}
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return "", &buildError{err, string(out)}
 	}
 	return bin, nil
-})
+}
 
 type buildError struct {
 	err error
@@ -148,8 +172,10 @@ func TestMain(m *testing.M) {
 		standInServer()
 	}
 	code := m.Run()
-	if bin, err := builtHelper(); err == nil {
-		_ = os.RemoveAll(filepath.Dir(bin))
+	builtDirs.Lock()
+	for _, dir := range builtDirs.dirs {
+		_ = os.RemoveAll(dir)
 	}
+	builtDirs.Unlock()
 	os.Exit(code)
 }

@@ -16,8 +16,9 @@ import (
 // with one sandbox kept started ahead per configuration, with warmDepth,
 // and with warmDepth but the run's end as it was before (plain-end: its
 // mount namespace left to its sandbox's exit instead of held, holdMounts;
-// its limit cgroups removed in Finish, not after, finishLater), in
-// alternating blocks of 20, and `bash -c true` unconfined between them. It reports each one's median latency, what each adds
+// its limit cgroups removed in Finish, not after, finishLater), and with
+// warmDepth but toolgate-sandbox built with cgo (cgo-helper: dynamically
+// linked, as go build makes it by default), in alternating blocks of 20, and `bash -c true` unconfined between them. It reports each one's median latency, what each adds
 // to the unconfined one, the medians of its parts (Prepare, waiting for
 // a sandbox still starting included; the hand-over until the command
 // runs; the release of its limits after it ended), the CPU time per run
@@ -31,7 +32,13 @@ func BenchmarkSequentialSandboxedTrue(b *testing.B) {
 		name     string
 		depth    int
 		plainEnd bool
-	}{{"depth1", 1, false}, {fmt.Sprintf("depth%d", warmDepth), warmDepth, false}, {"plain-end", warmDepth, true}}
+		cgo      bool
+	}{{"depth1", 1, false, false}, {fmt.Sprintf("depth%d", warmDepth), warmDepth, false, false}, {"plain-end", warmDepth, true, false}, {"cgo-helper", warmDepth, false, true}}
+	if _, err := builtCgoHelper(); err != nil {
+		// No C compiler: the variant is left out, the others still run.
+		b.Logf("cgo-helper left out: go build with cgo: %v", err)
+		variants = variants[:len(variants)-1]
+	}
 	boxes := make([]*Sandbox, len(variants))
 	for i, v := range variants {
 		s := New(Config{Mode: ModeBwrap})
@@ -40,6 +47,9 @@ func BenchmarkSequentialSandboxedTrue(b *testing.B) {
 		}
 		defer s.Close()
 		s.helper = helperBinary(b)
+		if v.cgo {
+			s.helper, _ = builtCgoHelper()
+		}
 		s.warm.depth, s.warm.plainEnd = v.depth, v.plainEnd
 		boxes[i] = s
 	}
