@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/internal/benchpair"
 
 	"github.com/go-chi/chi/v5"
@@ -125,5 +126,34 @@ func BenchmarkEncodeBuffers(b *testing.B) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write(buf.Bytes())
+	})
+}
+
+// BenchmarkDecodeBody measures decode (a pooled body buffer, segmentio's
+// decoder, encoding/json only for what it refuses) against encoding/json's
+// decoder over the capped body as before, on a read_file tool_use block.
+func BenchmarkDecodeBody(b *testing.B) {
+	s := &Server{cfg: Config{MaxBodyBytes: 16 << 20}}
+	body := `{"type":"tool_use","id":"toolu_0123456789","name":"read_file","input":{"path":"src/one_kb.txt"}}`
+	request := func() *http.Request {
+		return httptest.NewRequest(http.MethodPost, "/v1/tool_use", strings.NewReader(body))
+	}
+	w := httptest.NewRecorder()
+	benchpair.Run(b, func() {
+		var use api.ToolUse
+		if err := s.decode(w, request(), &use); err != nil {
+			b.Fatal(err)
+		}
+	}, func() {
+		var use api.ToolUse
+		r := request()
+		dec := json.NewDecoder(http.MaxBytesReader(w, io.NopCloser(r.Body), s.cfg.MaxBodyBytes))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&use); err != nil {
+			b.Fatal(err)
+		}
+		if err := endOfBody(dec); err != nil {
+			b.Fatal(err)
+		}
 	})
 }
