@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
@@ -51,6 +53,10 @@ import (
 // counted. TOOLGATE_BENCH_CPUPROFILE=<file> then profiles each server
 // (<file>.serve, <file>.bare; the lean toolgate's profile overwrites the
 // defaults' unless it is left out with TOOLGATE_BENCH_LEAN=0).
+// TOOLGATE_BENCH_BASELINE=<toolgate binary> adds another build (main's,
+// say, with toolgate-sandbox beside it) run with the same defaults as a
+// side of its own, baseline_throughput_ratio and baseline_cpu_ratio
+// beside the others; the servers then run apart.
 //
 //	go test -run '^$' -bench ToolUseVsBare -benchtime 3x ./cmd/toolgate/
 //	TOOLGATE_BENCH_SEPARATE=1 go test -run '^$' -bench ToolUseVsBare -benchtime 3x ./cmd/toolgate/
@@ -137,15 +143,29 @@ func startSides(b *testing.B, dir string) []*benchSide {
 	if os.Getenv("TOOLGATE_BENCH_LEAN") == "0" {
 		kinds = slices.Delete(kinds, 1, 2)
 	}
+	baseline := os.Getenv("TOOLGATE_BENCH_BASELINE")
+	if baseline != "" {
+		kinds = slices.Insert(kinds, 1, struct {
+			name string
+			args []string
+		}{"baseline", benchServerArgs(b)})
+	}
+	separate := os.Getenv("TOOLGATE_BENCH_SEPARATE") != "" || baseline != ""
+	serve := func(args []string) []string {
+		return append([]string{"serve", "--addr", "127.0.0.1:0", "--workspace", dir, "--log-format", "json"}, args...)
+	}
 	var sides []*benchSide
 	for _, k := range kinds {
 		sd := &benchSide{name: k.name, instance: &instance{token: "bench-token"}}
 		switch {
-		case os.Getenv("TOOLGATE_BENCH_SEPARATE") != "" && k.name == "bare":
+		case k.name == "baseline":
+			c := startBaseline(b, baseline, serve(k.args)...)
+			sd.url, sd.pid = c.url, c.pid
+		case separate && k.name == "bare":
 			c := startChild(b, "bare", dir)
 			sd.url, sd.pid = c.url, c.pid
-		case os.Getenv("TOOLGATE_BENCH_SEPARATE") != "":
-			c := startChild(b, append([]string{"serve", "--addr", "127.0.0.1:0", "--workspace", dir, "--log-format", "json"}, k.args...)...)
+		case separate:
+			c := startChild(b, serve(k.args)...)
 			sd.url, sd.pid = c.url, c.pid
 		default:
 			// Profile labels (side=toolgate, lean, bare, client) tell
@@ -169,6 +189,47 @@ func startSides(b *testing.B, dir string) []*benchSide {
 		sides = append(sides, sd)
 	}
 	return sides
+}
+
+// startBaseline starts another build of toolgate (TOOLGATE_BENCH_BASELINE)
+// as BenchmarkToolUseVsBare's baseline side, its log going through a pipe
+// to this process as startChild's do, and waits for it to listen.
+func startBaseline(b *testing.B, bin string, args ...string) *benchServer {
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = append(os.Environ(), "TOOLGATE_TOKEN=bench-token")
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 10 * time.Second
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cancel(); _ = cmd.Wait() })
+	url := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if u, ok := strings.CutPrefix(sc.Text(), "toolgate listening on "); ok {
+				url <- u
+			}
+		}
+		close(url)
+	}()
+	select {
+	case u, ok := <-url:
+		if !ok {
+			b.Fatalf("%s exited: %s", bin, &stderr)
+		}
+		return &benchServer{url: u, pid: cmd.Process.Pid}
+	case <-time.After(30 * time.Second):
+		b.Fatalf("%s did not start: %s", bin, &stderr)
+	}
+	return nil
 }
 
 // sandboxMode says how toolgate's sandbox runs, from its /healthz.
