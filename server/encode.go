@@ -128,10 +128,10 @@ func (s *Server) encode(w http.ResponseWriter, r *http.Request, status int, v an
 	eb, _ := s.encodeBufs.Get().(*encodeBuffer)
 	if eb == nil {
 		eb = new(encodeBuffer)
-		eb.enc = json.NewEncoder(&eb.buf)
+		eb.enc, eb.fast = json.NewEncoder(&eb.buf), fastjson.NewEncoder(&eb.buf)
 	}
 	defer s.putEncodeBuffer(eb)
-	if err := eb.enc.Encode(v); err != nil {
+	if err := eb.encode(v); err != nil {
 		logFrom(r, s.logger).Error("encode response", "err", err)
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusInternalServerError)
@@ -167,10 +167,25 @@ func (s *Server) putBodyBuffer(b *bytes.Buffer) {
 	s.bodyBufs.Put(b)
 }
 
-// encodeBuffer is a response buffer with its encoder, recycled together.
+// encodeBuffer is a response buffer with its encoders, recycled together.
 type encodeBuffer struct {
-	buf bytes.Buffer
-	enc *json.Encoder
+	buf  bytes.Buffer
+	enc  *json.Encoder
+	fast *fastjson.Encoder
+}
+
+// encode writes v and a newline to the buffer. The answers of calls, the
+// most frequent and mostly a tool's text, go through segmentio's encoder,
+// faster than encoding/json's at escaping text and writing the same
+// bytes; every other answer through encoding/json's. Speed only:
+// BenchmarkEncodeAnswer (./server/, docs/benchmarks.md);
+// TestEncodeFastAgrees holds the two encoders to the same bytes.
+func (eb *encodeBuffer) encode(v any) error {
+	switch v.(type) {
+	case api.ToolUseResponse, api.MessageResponse:
+		return eb.fast.Encode(v)
+	}
+	return eb.enc.Encode(v)
 }
 
 // maxPooledBuffer keeps a rare huge response (a large file read) from
