@@ -34,6 +34,8 @@ var decodeBodies = []string{
 	`{"mode":"plan","permissions":{"allow":["read_file"],"deny":[],"ask":null},"dialect":"cline"}`,
 	`{"mode":"plan","permissions":{"allow":"read_file"}}`, `{"permissions":{"bogus":[]}}`,
 	`{"decision":"approve","remember":true,"feedback":"ok"}`, `{"decision":"approve","remember":"yes"}`,
+	`{"type":"tool_use","id":"a","name":"n","input":{},"cache_control":{"type":"ephemeral"}}`,
+	`{"type":"text","text":"x","citations":[{"a":1}]}`, `{"type":"thinking","thinking":"…","signature":"s"}`,
 }
 
 // decodeTargets are the request types the routes decode bodies into.
@@ -47,7 +49,8 @@ var decodeTargets = []func() any{
 // TestDecodeFastAgrees: whatever body decodeFast takes, encoding/json
 // takes too (one value, no unknown field, nothing after it) and decodes
 // to the same value; a body it refuses is left to encoding/json, so a
-// refusal alone cannot change an answer.
+// refusal alone cannot change an answer. The same for unmarshalFast and
+// json.Unmarshal.
 func TestDecodeFastAgrees(t *testing.T) {
 	for _, body := range decodeBodies {
 		checkDecodeAgrees(t, []byte(body))
@@ -63,6 +66,16 @@ func FuzzDecodeFastAgrees(f *testing.F) {
 
 func checkDecodeAgrees(t *testing.T, body []byte) {
 	t.Helper()
+	for _, target := range decodeTargets {
+		fast, slow := target(), target()
+		if unmarshalFast(bytes.Clone(body), fast) {
+			if err := json.Unmarshal(body, slow); err != nil {
+				t.Errorf("%T from %q: unmarshalFast took it, json.Unmarshal says %v", fast, body, err)
+			} else if !reflect.DeepEqual(fast, slow) {
+				t.Errorf("%T from %q, unmarshalFast:\n got %+v\nwant %+v", fast, body, fast, slow)
+			}
+		}
+	}
 	for _, target := range decodeTargets {
 		fast, slow := target(), target()
 		if !decodeFast(bytes.Clone(body), fast) {

@@ -55,15 +55,30 @@ func decodeFast(body []byte, v any) bool {
 	return err == nil && len(bytes.TrimLeft(rest, " \t\r\n")) == 0
 }
 
+// unmarshalFast is decodeFast with unknown fields passed over, as
+// json.Unmarshal does: a message's content blocks are decoded so. What it
+// refuses goes to encoding/json, v cleared first (clearValue). Speed
+// only: BenchmarkToolUseVsBare/route=messages (./cmd/toolgate/,
+// docs/benchmarks.md); TestDecodeFastAgrees holds it to json.Unmarshal.
+func unmarshalFast(raw []byte, v any) bool {
+	rest, err := fastjson.Parse(raw, v, 0)
+	return err == nil && len(bytes.TrimLeft(rest, " \t\r\n")) == 0
+}
+
 // slowDecoder is encoding/json's decoder over body, unknown fields
 // refused, with v cleared of what decodeFast may have left in it.
 func slowDecoder(body []byte, v any) *json.Decoder {
-	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && !rv.IsNil() {
-		rv.Elem().SetZero()
-	}
+	clearValue(v)
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	return dec
+}
+
+// clearValue sets what the pointer v points to to its zero value.
+func clearValue(v any) {
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		rv.Elem().SetZero()
+	}
 }
 
 // endOfBody refuses anything after the value dec decoded.
