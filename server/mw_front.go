@@ -70,11 +70,13 @@ func (s *Server) observe(ww middleware.WrapResponseWriter, r *http.Request, id s
 	if status == 0 {
 		status = http.StatusOK
 	}
-	s.metrics.requests.WithLabelValues(route, r.Method, strconv.Itoa(status)).Inc()
 	// An event stream lasts as long as its client listens: its length
 	// would swamp the latency of every other answer.
-	if !strings.HasPrefix(ww.Header().Get("Content-Type"), "text/event-stream") {
-		s.metrics.duration.WithLabelValues(route).Observe(time.Since(start).Seconds())
+	timed := !strings.HasPrefix(ww.Header().Get("Content-Type"), "text/event-stream")
+	series := s.metrics.seriesFor(route, r.Method, status, timed)
+	series.requests.Inc()
+	if timed {
+		series.duration.Observe(time.Since(start).Seconds())
 	}
 	s.logRequest(r, id, route, ww.Status(), ww.BytesWritten(), start)
 }
