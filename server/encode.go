@@ -154,16 +154,10 @@ func (s *Server) encode(w http.ResponseWriter, r *http.Request, status int, v an
 		return
 	}
 	h := w.Header()
-	h["Content-Type"] = jsonContentType
-	// The length is known: an answer as long as net/http's buffer or
-	// longer would otherwise go out chunked, which costs both ends more to
-	// frame. A shorter one net/http measures itself when the handler
-	// returns, without the two allocations of setting it here. Speed only:
-	// BenchmarkToolUseVsBare (toolgate_allocs/call; ./cmd/toolgate/,
-	// docs/benchmarks.md); TestJSONAnswerHasLength holds both to a length.
-	if n := eb.buf.Len(); n >= netHTTPBuffer {
-		h.Set("Content-Length", strconv.Itoa(n))
-	}
+	h.Set("Content-Type", "application/json")
+	// The length is known: an answer over net/http's 2 KB buffer would
+	// otherwise go out chunked, which costs both ends more to frame.
+	h.Set("Content-Length", strconv.Itoa(eb.buf.Len()))
 	w.WriteHeader(status)
 	_, _ = w.Write(eb.buf.Bytes())
 }
@@ -187,15 +181,6 @@ func (s *Server) putBodyBuffer(b *bytes.Buffer) {
 	b.Reset()
 	s.bodyBufs.Put(b)
 }
-
-// netHTTPBuffer is the size of the buffer net/http holds a response's
-// start in (bufferBeforeChunkingSize): a body shorter than it, written
-// whole before the handler returns, gets its Content-Length from net/http.
-const netHTTPBuffer = 2048
-
-// jsonContentType is the Content-Type header's value, made once: net/http
-// only reads it (and copies it when the header is written).
-var jsonContentType = []string{"application/json"}
 
 // encodeBuffer is a response buffer with its encoders, recycled together.
 type encodeBuffer struct {
