@@ -196,14 +196,13 @@ fi
 # figures come from the commands in docs/benchmarks.md's Figures table.
 go test -run '^$' -benchtime 1x -bench 'ToolUseVsBare|ReadVsFilesystemMCP' ./cmd/toolgate/
 go test -run '^$' -benchtime 1x -bench 'MCPThroughToolgate|EventFanOut|CommandChunkLatency|Front|EncodeBuffers' ./server/
-go test -run '^$' -benchtime 1x -bench 'SchedulerOverhead|IgnoredMasks|InputScans|ToolMetrics' ./coordinator/
+go test -run '^$' -benchtime 1x -bench 'SchedulerOverhead|IgnoredMasks|InputScans|ToolMetrics|ResultJSONSize' ./coordinator/
 go test -run '^$' -benchtime 1x -bench 'ChildEnv' ./coordinator/tool/
 go test -run '^$' -benchtime 1x -bench 'AnalyzeRemembered' ./internal/shellcmd/
 go test -run '^$' -benchtime 1x -bench 'RunTrueVsBash|LookPathRemembered|ReadBuffers' ./internal/process/
-go test -run '^$' -benchtime 1x -bench 'SandboxedTrue|ResolveCandidates|CheckMounts' ./internal/sandbox/...
+go test -run '^$' -benchtime 1x -bench 'SandboxedTrue|ResolveCandidates|CheckMounts|PortsNetlink' ./internal/sandbox/...
 go test -run '^$' -benchtime 1x -bench 'CallRecord' ./internal/store/
 go test -run '^$' -benchtime 1x -bench 'ReadFileRecord|CopyBuffers' ./handlers/
-go test -run '^$' -benchtime 1x -bench 'ClineCollator' ./dialect/cline/
 go test -run '^$' -benchtime 1x -bench 'SearchGoTree|SearchBuffers' ./handlers/search/
 # The peers benchmark (docs/benchmarks.md) builds E2B's envd from its
 # pinned snapshot, its modules from the Go module proxy, and takes a few

@@ -31,7 +31,7 @@ func (c *Coordinator) WriteJobStdin(s *Session, jobID string, data []byte, by st
 			row.Status, row.ErrorCode = string(api.StatusFailed), api.ToolCodeFailed
 		}
 		row.Input, row.InputSHA256, row.InputBytes = boundInput(input, false)
-		_ = c.rec.apply(true, store.PutCall{Call: row})
+		_ = c.rec.apply(store.Committed, store.PutCall{Call: row})
 	}
 	switch {
 	case errors.Is(err, tool.ErrNoStdin), errors.Is(err, tool.ErrJobEnded):

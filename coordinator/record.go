@@ -31,10 +31,14 @@ const (
 // recorder writes to the store what a restart must not lose: sessions,
 // calls, approvals and edits. A nil recorder records nothing.
 //
-// A call that writes a file or runs a command is recorded durably when it
-// starts (so after a crash it is known to have started, and is never run
-// again) and when it ends (before its answer is sent). Other writes are
-// queued and batched off the request path.
+// A call that writes a file or runs a command is recorded on disk (an
+// fsync'd commit, store.Synced) before it starts, so that after a crash,
+// even a power loss, it is known to have started and is never run again;
+// its end is committed (store.Committed, no fsync) before its answer is
+// sent, so that a killed toolgate answers its id again identically. After
+// a power loss that end may be lost: the call then reads as interrupted,
+// never as one to run again. Other writes are queued and batched off the
+// request path.
 type recorder struct {
 	st     store.Store
 	logger *slog.Logger
@@ -44,26 +48,27 @@ type recorder struct {
 	stopping atomic.Bool
 }
 
-func (r *recorder) apply(durable bool, ops ...store.Op) error {
+func (r *recorder) apply(d store.Durability, ops ...store.Op) error {
 	if r == nil {
 		return nil
 	}
-	err := r.st.Apply(durable, ops...)
+	err := r.st.Apply(d, ops...)
 	if err != nil {
-		r.logger.Error("store write failed", "err", err, "durable", durable)
+		r.logger.Error("store write failed", "err", err, "durability", int(d))
 	}
 	return err
 }
 
-// session records a session's mode and rules, before its creation or
-// change is acknowledged.
+// session records a session's mode and rules, on disk before its
+// creation or change is acknowledged: a power loss must not bring back
+// rules wider than the ones the client set.
 func (r *recorder) session(s *Session) {
 	if r == nil {
 		return
 	}
 	v := s.View()
 	rules, _ := json.Marshal(v.Permissions)
-	_ = r.apply(true, store.PutSession{Session: store.Session{ID: v.ID, Mode: string(v.Mode), Dialect: string(v.Dialect), Rules: rules,
+	_ = r.apply(store.Synced, store.PutSession{Session: store.Session{ID: v.ID, Mode: string(v.Mode), Dialect: string(v.Dialect), Rules: rules,
 		CreatedAt: v.CreatedAt, UpdatedAt: time.Now().UTC()}})
 }
 
@@ -72,7 +77,7 @@ func (r *recorder) session(s *Session) {
 // a client creates later under the same id inherits none of them.
 func (r *recorder) sessionGone(s *Session) {
 	s.deleted.Store(true)
-	_ = r.apply(true, store.DeleteSession{ID: s.ID})
+	_ = r.apply(store.Synced, store.DeleteSession{ID: s.ID})
 }
 
 // audit is what the record of a call needs beyond its CallRecord.
@@ -81,15 +86,15 @@ type audit struct {
 	session string
 	input   json.RawMessage
 	claimed time.Time
-	// effects marks a call that writes or runs a command: its start and
-	// end are recorded durably.
+	// effects marks a call that writes or runs a command: its start is
+	// recorded on disk, its end committed before its answer.
 	effects   bool
 	decision  string
 	decidedBy string
 	reason    string // why a call awaiting approval asks
-	// waited marks a call recorded awaiting approval: its end is recorded
-	// durably too, so a crash cannot bring back as awaiting a call whose
-	// rejection a client has seen.
+	// waited marks a call recorded awaiting approval: its end is
+	// committed before its answer too, so a killed toolgate cannot bring
+	// back as awaiting a call whose rejection a client has seen.
 	waited bool
 }
 
@@ -107,14 +112,16 @@ func (r *recorder) callStarted(s *Session, e *callEntry) error {
 	if r == nil || !e.audit.effects {
 		return nil
 	}
-	return r.apply(true, store.PutCall{Call: r.row(s, e, nil, false)})
+	return r.apply(store.Synced, store.PutCall{Call: r.row(s, e, nil, false)})
 }
 
 // callAwaiting records a call awaiting approval, with its whole input, so
-// that after a restart it comes back awaiting.
+// that after a restart it comes back awaiting. It is committed, not
+// fsync'd: nothing has run yet, and a call a power loss forgets is asked
+// about again when its id is posted again.
 func (r *recorder) callAwaiting(s *Session, e *callEntry) {
 	if r != nil {
-		e.audit.waited = r.apply(true, store.PutCall{Call: r.row(s, e, nil, true)}) == nil
+		e.audit.waited = r.apply(store.Committed, store.PutCall{Call: r.row(s, e, nil, true)}) == nil
 	}
 }
 
@@ -123,14 +130,18 @@ func (r *recorder) callFinished(s *Session, e *callEntry, res *api.ToolResult) {
 	if r == nil || r.stopping.Load() && e.record.Status == api.StatusCancelled {
 		return
 	}
-	_ = r.apply(e.audit.effects || e.audit.waited, store.PutCall{Call: r.row(s, e, res, false)})
+	d := store.Queued
+	if e.audit.effects || e.audit.waited {
+		d = store.Committed
+	}
+	_ = r.apply(d, store.PutCall{Call: r.row(s, e, res, false)})
 }
 
 // discard marks forgotten calls, so their ids may run again after a
 // restart too.
 func (r *recorder) discard(sessionID string, ids []string) {
 	if len(ids) > 0 {
-		_ = r.apply(false, store.DiscardCalls{SessionID: sessionID, ToolUseIDs: ids})
+		_ = r.apply(store.Queued, store.DiscardCalls{SessionID: sessionID, ToolUseIDs: ids})
 	}
 }
 
@@ -150,7 +161,16 @@ func (r *recorder) row(s *Session, e *callEntry, res *api.ToolResult, wholeInput
 		c.ErrorCode = rec.Error.Code
 	}
 	c.Input, c.InputSHA256, c.InputBytes = boundInput(a.input, wholeInput)
-	if res != nil {
+	switch {
+	case res == nil:
+	case !a.effects && !a.waited:
+		// A call that changed nothing (a read, a listing, a denial)
+		// keeps its result's size only: the session holds its result
+		// while it keeps the call, and its text was most of what its
+		// record cost (BenchmarkCallRecord, ./internal/store/). A
+		// repeat of its id after that is answered with notKeptText.
+		c.ResultBytes = resultJSONSize(res)
+	default:
 		if keptWhole(*res) {
 			// The JSON is made only when someone reads or writes it:
 			// the session holds the same texts meanwhile.
@@ -223,7 +243,8 @@ func decidedByRule(v policy.Verdict) string {
 
 // hasEffects reports whether running the tool may change something
 // outside toolgate: a write, a command, an MCP server's tool, a subagent.
-// Such calls are recorded durably before they run and before they answer.
+// Such calls are recorded on disk before they run, and committed before
+// they answer.
 func hasEffects(t *tool.Tool) bool {
 	return t != nil && (t.Writes || t.RunsCommands() || t.Name == tool.UseMCPTool || strings.HasPrefix(t.Name, tool.SubagentPrefix))
 }

@@ -13,7 +13,7 @@ import (
 // read's record is batched) are written first: a call that was answered
 // is in the audit at once.
 func (c *Coordinator) Audit(q store.Query) (api.AuditResponse, error) {
-	if err := c.rec.apply(true); err != nil {
+	if err := c.rec.apply(store.Committed); err != nil {
 		return api.AuditResponse{}, err
 	}
 	page, err := c.rec.st.Audit(q)

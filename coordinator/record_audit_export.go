@@ -107,7 +107,7 @@ func inertCell(s string) string {
 // ExportAudit writes the audit log's calls that q matches in format (see
 // WriteAudit), with the records still queued written to the store first.
 func (c *Coordinator) ExportAudit(out io.Writer, format string, q store.Query) error {
-	if err := c.rec.apply(true); err != nil {
+	if err := c.rec.apply(store.Committed); err != nil {
 		return err
 	}
 	return WriteAudit(out, format, q, c.rec.st.Audit)

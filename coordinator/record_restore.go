@@ -80,7 +80,7 @@ func (c *Coordinator) markInterrupted(row store.Call) error {
 	if len(row.Input) > storeMaxInputBytes {
 		row.Input = nil
 	}
-	return c.rec.st.Apply(true, store.PutCall{Call: row})
+	return c.rec.st.Apply(store.Synced, store.PutCall{Call: row})
 }
 
 // resume runs again, from its approval stage, a call that was awaiting
@@ -101,6 +101,12 @@ func (c *Coordinator) resume(s *Session, row store.Call) {
 	go c.runCall(s, e, cs)
 }
 
+// notKeptText answers a repeat of a call whose record kept no result:
+// one that changed nothing, such as a read (see recorder.row).
+const notKeptText = "This tool_use id already ran in this session; its result was not kept (toolgate keeps the results of " +
+	"calls that change nothing, such as reads, only while the session holds the call). The call was not run again; " +
+	"send it with a new tool_use id to run it again."
+
 // storedCallLocked answers from the store a tool_use id the session used
 // before a restart, or whose call it dropped since: the call is known,
 // done, and never runs again. dropped says the session dropped it.
@@ -110,8 +116,8 @@ func (s *Session) storedCallLocked(id string, dropped bool) *callEntry {
 	}
 	if dropped {
 		// The dropped call's row may still wait in the store's write
-		// queue: a durable write of nothing waits for it.
-		_ = s.rec.apply(true)
+		// queue: a committed write of nothing waits for it.
+		_ = s.rec.apply(store.Committed)
 	}
 	row, ok, err := s.rec.st.FindCall(s.ID, id)
 	if err != nil {
@@ -143,7 +149,10 @@ func (s *Session) storedCall(id string) (api.CallRecord, bool) {
 func (s *Session) installStoredLocked(row store.Call) *callEntry {
 	id := row.ToolUseID
 	var res api.ToolResult
-	if err := json.Unmarshal(row.Result, &res); err != nil {
+	switch {
+	case row.Result == nil:
+		res = api.NewToolResult(id, notKeptText, true)
+	case json.Unmarshal(row.Result, &res) != nil:
 		res = api.NewToolResult(id, "The stored result of this call could not be read.", true)
 	}
 	started := row.StartedAt
@@ -217,9 +226,9 @@ func (r *recorder) edit(sessionID string, p tool.Prior) {
 	if p.After.Hashed {
 		e.AfterHash = p.After.Hash[:]
 	}
-	_ = r.apply(false, store.PutEdit{Edit: e})
+	_ = r.apply(store.Queued, store.PutEdit{Edit: e})
 }
 
 func (r *recorder) editGone(sessionID, toolUseID string) {
-	_ = r.apply(false, store.DeleteEdit{SessionID: sessionID, ToolUseID: toolUseID})
+	_ = r.apply(store.Queued, store.DeleteEdit{SessionID: sessionID, ToolUseID: toolUseID})
 }

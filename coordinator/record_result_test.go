@@ -11,14 +11,16 @@ import (
 // TestStoredResultEncodedWhenRead: a result the store would keep whole is
 // handed over unencoded (the session holds the same texts), and encodes
 // to what boundResult makes of it, even if the caller's slice changes
-// later; a result the store cuts is encoded at once.
+// later; a result the store cuts is encoded at once; the result of a
+// call that changed nothing is not kept, only its size.
 func TestStoredResultEncodedWhenRead(t *testing.T) {
 	r, s := &recorder{}, &Session{ID: "ses_1"}
 	whole := strings.Repeat("x", storeTextHead+storeTextTail)
 	small := api.ToolResult{Type: api.TypeToolResult, ToolUseID: "t1",
 		Content: []api.Content{api.TextContent("a \"quoted\" line\n"), api.TextContent(whole)}}
 	want, wantBytes := boundResult(small)
-	c := r.row(s, &callEntry{}, &small, false)
+	ran := &callEntry{audit: audit{effects: true}}
+	c := r.row(s, ran, &small, false)
 	if c.Result != nil || c.ResultLater == nil {
 		t.Fatalf("a small text result was encoded at once (%d bytes)", len(c.Result))
 	}
@@ -34,9 +36,14 @@ func TestStoredResultEncodedWhenRead(t *testing.T) {
 			Source: &api.ImageSource{Type: "base64", MediaType: "image/png", Data: "AAAA"}}}},
 	} {
 		want, wantBytes := boundResult(res)
-		c := r.row(s, &callEntry{}, &res, false)
+		c := r.row(s, ran, &res, false)
 		if c.ResultLater != nil || !bytes.Equal(c.Result, want) || c.ResultBytes != wantBytes {
 			t.Errorf("%s: stored %s (%d bytes), later=%v; want %s (%d) at once", name, c.Result, c.ResultBytes, c.ResultLater != nil, want, wantBytes)
 		}
+	}
+
+	c = r.row(s, &callEntry{}, &small, false)
+	if _, wantBytes = boundResult(small); c.Result != nil || c.ResultLater != nil || c.ResultBytes != wantBytes {
+		t.Errorf("a read's record keeps %s (later=%v, %d bytes), want no result and %d bytes", c.Result, c.ResultLater != nil, c.ResultBytes, wantBytes)
 	}
 }

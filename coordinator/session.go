@@ -251,7 +251,7 @@ func (s *Session) finish(e *callEntry, status api.CallStatus, dur time.Duration,
 	}
 	s.mu.Unlock()
 	// Recorded before anyone is woken: an answer is never sent for a call
-	// with effects whose result a crash could still lose.
+	// with effects whose result a killed toolgate could still lose.
 	s.rec.callFinished(s, e, &res)
 	// A read that ended before counting (refused, failed, cancelled)
 	// must not hold up the reads queued after it.

@@ -23,24 +23,28 @@ type sizedInput struct {
 // answer a repeated id until their results exceed max_call_bytes; then the
 // oldest are dropped, and the newest call stays however large its result.
 // A repeat of a dropped call is not run again: without a store that keeps
-// results it is answered with result_dropped, with the SQLite store with
-// the stored result.
+// results it is answered with result_dropped; with the SQLite store, a
+// call that wrote is answered with its stored result, and one that
+// changed nothing (whose result the store does not keep) with a note that
+// its result was not kept.
 func TestSessionKeepsResultsUpToItsBytes(t *testing.T) {
-	t.Run("memory store", func(t *testing.T) { testSessionKeepsResultsUpToItsBytes(t, nil) })
-	t.Run("sqlite store", func(t *testing.T) {
-		st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "state.db"), store.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		testSessionKeepsResultsUpToItsBytes(t, st)
-	})
+	t.Run("memory store", func(t *testing.T) { testSessionKeepsResultsUpToItsBytes(t, nil, false) })
+	for _, writes := range []bool{true, false} {
+		t.Run(fmt.Sprintf("sqlite store, writes=%v", writes), func(t *testing.T) {
+			st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "state.db"), store.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			testSessionKeepsResultsUpToItsBytes(t, st, writes)
+		})
+	}
 }
 
-func testSessionKeepsResultsUpToItsBytes(t *testing.T, st store.Store) {
+func testSessionKeepsResultsUpToItsBytes(t *testing.T, st store.Store, writes bool) {
 	var runs atomic.Int32
 	sized := tool.Registration{Name: "sized", Factory: func(name string, _ tool.Env) *tool.Tool {
-		return coordinator.NewTool(tool.Spec[sizedInput]{Name: name, Run: func(_ context.Context, _ *tool.Call, in *sizedInput) (tool.Result, error) {
+		return coordinator.NewTool(tool.Spec[sizedInput]{Name: name, Writes: writes, Run: func(_ context.Context, _ *tool.Call, in *sizedInput) (tool.Result, error) {
 			runs.Add(1)
 			return tool.TextResult(strings.Repeat("x", in.Bytes)), nil
 		}})
@@ -52,6 +56,7 @@ func testSessionKeepsResultsUpToItsBytes(t *testing.T, st store.Store) {
 	t.Cleanup(func() { ws.Close() })
 	cfg := coordinator.DefaultConfig()
 	cfg.MaxCallBytesPerSession = 10000
+	cfg.AllowAll = true
 	c := coordinator.New(coordinator.Options{Workspace: ws, Config: cfg, Tools: []tool.Registration{sized}, Store: st})
 	t.Cleanup(c.Close)
 	s, err := c.Sessions().Create(api.ModeAct, api.Permissions{})
@@ -86,8 +91,10 @@ func testSessionKeepsResultsUpToItsBytes(t *testing.T, st store.Store) {
 		if rec.Error == nil || rec.Error.Code != api.ToolCodeResultDropped || !res.IsError {
 			t.Errorf("repeat of a dropped call without a store = %+v %q, want result_dropped", rec, res.Content[0].Text)
 		}
-	} else if rec.Status != api.StatusSucceeded || res.Content[0].Text != strings.Repeat("x", 3000) {
-		t.Errorf("repeat of a dropped call = %+v (%d bytes), want the stored result", rec, len(res.Content[0].Text))
+	} else if writes && (rec.Status != api.StatusSucceeded || res.Content[0].Text != strings.Repeat("x", 3000)) {
+		t.Errorf("repeat of a dropped call that wrote = %+v (%d bytes), want the stored result", rec, len(res.Content[0].Text))
+	} else if !writes && (rec.Status != api.StatusSucceeded || !res.IsError || !strings.Contains(res.Content[0].Text, "not kept")) {
+		t.Errorf("repeat of a dropped call that changed nothing = %+v %q, want a note that its result was not kept", rec, res.Content[0].Text)
 	}
 	// One result above the whole bound: it alone stays.
 	res, _ = execute(t, c, t.Context(), s, use("toolu_big", 20000))

@@ -147,7 +147,7 @@ func TestRetentionPrunesOldCalls(t *testing.T) {
 	}
 	now := time.Now().UTC()
 	for id, age := range map[string]time.Duration{"old": 31 * 24 * time.Hour, "recent": 29 * 24 * time.Hour} {
-		if err := st.Apply(true, store.PutCall{Call: store.Call{Seq: st.NextSeq(), SessionID: "default", ToolUseID: id, Tool: "read_file",
+		if err := st.Apply(store.Synced, store.PutCall{Call: store.Call{Seq: st.NextSeq(), SessionID: "default", ToolUseID: id, Tool: "read_file",
 			State: "done", Status: "succeeded", StartedAt: now.Add(-age)}}); err != nil {
 			t.Fatal(err)
 		}

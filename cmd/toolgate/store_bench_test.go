@@ -13,9 +13,9 @@ import (
 // 1 KB via POST /v1/tool_use, 8 clients, a fresh tool_use id per call)
 // against two real toolgates side by side, one on the SQLite store and
 // one on the memory store, and reports the throughput ratio. The write
-// case posts write_to_file calls, whose results are made durable (one
-// fsync'd commit, shared by the calls that end together) before they are
-// answered.
+// case posts write_to_file calls, each recorded on disk before it runs
+// (one fsync'd commit, shared by the calls that start together) and
+// committed, without an fsync, before it is answered.
 //
 //	go test -run '^$' -bench StoreVsMemory -benchtime 3x ./cmd/toolgate/
 func BenchmarkStoreVsMemory(b *testing.B) {

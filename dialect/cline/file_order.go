@@ -3,23 +3,21 @@ package cline
 import (
 	"slices"
 	"strings"
-	"sync"
 
 	"golang.org/x/text/collate"
 	"golang.org/x/text/language"
 )
 
-// collator compares the text between digit runs as Cline's
+// newCollator compares the text between digit runs as Cline's
 // formatFilesList does with String.prototype.localeCompare(b, undefined,
 // {numeric: true, sensitivity: "base"}): Unicode collation, case and
 // accents ignored. Digit runs are compared by compareNames, since
 // x/text's collate.Numeric misplaces runs of zeros ("f000" after "f010").
-// A collator is not safe for concurrent use. The pool spares making one
-// (about 25 µs) per listing, whose sort takes milliseconds: within the
-// noise of BenchmarkClineCollator (./dialect/cline/, docs/benchmarks.md).
-var collator = sync.Pool{New: func() any {
+// A collator is not safe for concurrent use: each sort makes its own
+// (about 25 µs, against the milliseconds of sorting a listing).
+func newCollator() *collate.Collator {
 	return collate.New(language.Und, collate.IgnoreCase, collate.IgnoreDiacritics, collate.IgnoreWidth)
-}}
+}
 
 // compareNames is localeCompare with numeric collation: the names are cut
 // into runs of ASCII digits and of other text; digit runs compare by value
@@ -67,8 +65,7 @@ func isDigit(b byte) bool { return b >= '0' && b <= '9' }
 // compared by collation; a prefix comes first. Ties keep their order, as
 // JavaScript's stable sort does.
 func sortFiles(entries []string) {
-	c := collator.Get().(*collate.Collator)
-	defer collator.Put(c)
+	c := newCollator()
 	slices.SortStableFunc(entries, func(a, b string) int {
 		ap, bp := strings.Split(a, "/"), strings.Split(b, "/")
 		for i := range min(len(ap), len(bp)) {

@@ -49,7 +49,8 @@ import (
 // helper inside checks that it runs in the session's namespace
 // (Spec.NetNS), refusing to run the command otherwise.
 //
-// The namespace's sockets are listed in /proc/<holder>/net/tcp (Ports).
+// The namespace's listening sockets are listed through a netlink socket
+// the holder makes inside it, or in /proc/<holder>/net/tcp (Ports).
 
 // ErrNoSessionNetwork is the error of NewNetwork where the sandbox in
 // force gives no session a network of its own.
@@ -76,6 +77,8 @@ type Network struct {
 	// without CAP_SYS_ADMIN), "" when they are forked from a thread
 	// inside.
 	nsenter string
+	// diag is the netlink socket Ports lists the namespace's sockets with.
+	diag sockDiag
 
 	closeOnce sync.Once
 }
@@ -258,6 +261,7 @@ func (n *Network) Close() {
 		n.s.nets.Delete(n.id)
 		n.s.warm.dropNetwork(n.id)
 		n.stopHolder()
+		n.diag.close() // it holds the namespace too
 		if n.ns != nil {
 			_ = n.ns.Close()
 		}

@@ -26,13 +26,22 @@ type Port struct {
 
 // Ports lists the TCP ports listening in the network, lowest first, each
 // once (a server listening on both IPv4 and IPv6 shows its first
-// address); the proxy relay's own port is left out. It reads the
-// namespace's socket tables through the holder's /proc entry: a few
-// kilobytes, no process started.
+// address); the proxy relay's own port is left out. It asks the kernel
+// through a netlink socket of the namespace (network_diag.go), and reads
+// the namespace's socket tables through the holder's /proc entry where
+// netlink is refused: either way no process is started.
 func (n *Network) Ports() ([]Port, error) {
-	var out []Port
-	seen := map[int]bool{helper.ProxyPort: true}
-	for _, table := range []string{"tcp", "tcp6"} {
+	if ports, err := n.netlinkPorts(); err == nil {
+		return ports, nil
+	}
+	return n.procPorts()
+}
+
+// procPorts lists the ports as Ports does from /proc/<holder>/net/tcp and
+// tcp6, which the kernel makes by walking its whole TCP hash tables.
+func (n *Network) procPorts() ([]Port, error) {
+	var tables [2][]Port
+	for i, table := range []string{"tcp", "tcp6"} {
 		ports, err := listening("/proc/" + strconv.Itoa(n.HolderPID()) + "/net/" + table)
 		if err != nil {
 			if os.IsNotExist(err) && table == "tcp6" {
@@ -40,15 +49,24 @@ func (n *Network) Ports() ([]Port, error) {
 			}
 			return nil, err
 		}
-		for _, p := range ports {
-			if !seen[p.Port] {
-				seen[p.Port] = true
-				out = append(out, p)
-			}
+		tables[i] = ports
+	}
+	return mergePorts(tables[0], tables[1]), nil
+}
+
+// mergePorts is Ports' list from the IPv4 and the IPv6 listening sockets:
+// each port once, at its first address, the proxy's left out, sorted.
+func mergePorts(v4, v6 []Port) []Port {
+	var out []Port
+	seen := map[int]bool{helper.ProxyPort: true}
+	for _, p := range slices.Concat(v4, v6) {
+		if !seen[p.Port] {
+			seen[p.Port] = true
+			out = append(out, p)
 		}
 	}
 	slices.SortFunc(out, func(a, b Port) int { return a.Port - b.Port })
-	return out, nil
+	return out
 }
 
 // tcpListen is the state column's value for a listening socket

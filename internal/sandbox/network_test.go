@@ -177,10 +177,11 @@ func inNamespace(id string) []string {
 	return out
 }
 
-// TestSessionNetworkUnprivileged runs TestSessionNetworkIsShared and
-// TestSessionNetworkEnds again as the user nobody, where toolgate may not
-// enter a network namespace itself: the holder gets a user namespace of
-// its own and commands join through nsenter. It needs root to switch
+// TestSessionNetworkUnprivileged runs TestSessionNetworkIsShared,
+// TestSessionNetworkEnds and TestPortsNetlink again as the user nobody,
+// where toolgate may not enter a network namespace itself: the holder gets
+// a user namespace of its own, commands join through nsenter, and the
+// ports are listed through the holder's netlink socket all the same. It needs root to switch
 // users (setpriv), and skips elsewhere.
 func TestSessionNetworkUnprivileged(t *testing.T) {
 	if os.Getuid() != 0 || os.Getenv("TOOLGATE_TEST_UNPRIVILEGED") != "" {
@@ -211,11 +212,11 @@ func TestSessionNetworkUnprivileged(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, setpriv, "--reuid=65534", "--regid=65534", "--clear-groups",
-		bin, "-test.run", "^TestSessionNetwork(IsShared|Ends)$", "-test.v", "-test.count=1")
+		bin, "-test.run", "^(TestSessionNetwork(IsShared|Ends)|TestPortsNetlink)$", "-test.v", "-test.count=1")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+dir, "TMPDIR=/tmp", "TOOLGATE_TEST_UNPRIVILEGED=1")
 	out, err := cmd.CombinedOutput()
-	if err != nil || strings.Contains(string(out), "--- SKIP") || strings.Count(string(out), "--- PASS") != 2 {
+	if err != nil || strings.Contains(string(out), "--- SKIP") || strings.Count(string(out), "--- PASS") != 3 {
 		t.Fatalf("as nobody: %v\n%s", err, out)
 	}
 }

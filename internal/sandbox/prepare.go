@@ -29,9 +29,12 @@ type Prepared struct {
 	left      <-chan struct{} // closed once that thread has left the cgroups
 	warm      *warm           // the sandbox started ahead of time the run goes to
 	handed    bool            // the command was handed to it
-	command   []string        // the command and its directory, for warm
-	net       *Network        // the session network to start the command in
-	dir       string
+	// removeLater: the limit cgroups of a run handed over are removed
+	// after Finish (finishLater).
+	removeLater bool
+	command     []string // the command and its directory, for warm
+	net         *Network // the session network to start the command in
+	dir         string
 }
 
 // Start starts cmd (made from Argv, Env and ExtraFiles): from the thread
@@ -105,12 +108,16 @@ func (p *Prepared) Finish() string {
 			p.warm.stop() // never started: its command is not coming
 		}
 		_ = p.warm.conn.Close()
+		p.warm.releaseMounts()
 	}
 	for _, f := range p.ExtraFiles {
 		_ = f.Close()
 	}
 	if p.tmp != "" {
 		_ = os.RemoveAll(p.tmp)
+	}
+	if p.limits != nil && p.handed && p.removeLater {
+		return p.limits.finishLater()
 	}
 	if p.limits != nil {
 		return p.limits.finish()

@@ -13,9 +13,11 @@ import (
 // BenchmarkSequentialSandboxedTrue runs `bash -c true` confined as
 // toolgate's runner does (bwrap mode, handed to a sandbox started ahead),
 // one command right after the other as a sequential caller sends them,
-// with one sandbox kept started ahead per configuration and with
-// warmDepth, in alternating blocks of 20, and `bash -c true` unconfined
-// between them. It reports each one's median latency, what each adds
+// with one sandbox kept started ahead per configuration, with warmDepth,
+// and with warmDepth but the run's end as it was before (plain-end: its
+// mount namespace left to its sandbox's exit instead of held, holdMounts;
+// its limit cgroups removed in Finish, not after, finishLater), in
+// alternating blocks of 20, and `bash -c true` unconfined between them. It reports each one's median latency, what each adds
 // to the unconfined one, the medians of its parts (Prepare, waiting for
 // a sandbox still starting included; the hand-over until the command
 // runs; the release of its limits after it ended), the CPU time per run
@@ -25,16 +27,20 @@ import (
 //
 //	go test -run '^$' -bench SequentialSandboxedTrue -benchtime 10x ./internal/sandbox
 func BenchmarkSequentialSandboxedTrue(b *testing.B) {
-	depths := []int{1, warmDepth}
-	boxes := make([]*Sandbox, len(depths))
-	for i, d := range depths {
+	variants := []struct {
+		name     string
+		depth    int
+		plainEnd bool
+	}{{"depth1", 1, false}, {fmt.Sprintf("depth%d", warmDepth), warmDepth, false}, {"plain-end", warmDepth, true}}
+	boxes := make([]*Sandbox, len(variants))
+	for i, v := range variants {
 		s := New(Config{Mode: ModeBwrap})
 		if s.Mode() != InForceBwrap {
 			b.Skipf("no bubblewrap: %s", s.Info().Reason)
 		}
 		defer s.Close()
 		s.helper = helperBinary(b)
-		s.warm.depth = d
+		s.warm.depth, s.warm.plainEnd = v.depth, v.plainEnd
 		boxes[i] = s
 	}
 	ws := b.TempDir()
@@ -42,7 +48,7 @@ func BenchmarkSequentialSandboxedTrue(b *testing.B) {
 	// The parts of a confined run: Prepare (waiting for a sandbox still
 	// starting included), the hand-over until the command runs, and the
 	// release of its limits after it ended.
-	prep, handOver, finish := map[*Sandbox][]time.Duration{}, map[*Sandbox][]time.Duration{}, map[*Sandbox][]time.Duration{}
+	prep, handOver, finish, wait := map[*Sandbox][]time.Duration{}, map[*Sandbox][]time.Duration{}, map[*Sandbox][]time.Duration{}, map[*Sandbox][]time.Duration{}
 	run := func(s *Sandbox) (time.Duration, bool) {
 		start := time.Now()
 		a, env := argv, os.Environ()
@@ -72,6 +78,9 @@ func BenchmarkSequentialSandboxedTrue(b *testing.B) {
 		}
 		ready := p != nil && p.warm != nil
 		ended := time.Now()
+		if s != nil {
+			wait[s] = append(wait[s], ended.Sub(started)-handOver[s][len(handOver[s])-1])
+		}
 		p.Finish()
 		if s != nil {
 			finish[s] = append(finish[s], time.Since(ended))
@@ -79,15 +88,15 @@ func BenchmarkSequentialSandboxedTrue(b *testing.B) {
 		return time.Since(start), ready
 	}
 	const block = 20
-	cpu := make([]time.Duration, len(depths)+1) // the last: unconfined
+	cpu := make([]time.Duration, len(variants)+1) // the last: unconfined
 	timed := func(i int, s *Sandbox) (time.Duration, bool) {
 		before := cpuTime()
 		d, ok := run(s)
 		cpu[i] += cpuTime() - before
 		return d, ok
 	}
-	lat := make([][]time.Duration, len(depths))
-	ready := make([]int, len(depths))
+	lat := make([][]time.Duration, len(variants))
+	ready := make([]int, len(variants))
 	var plain []time.Duration
 	for b.Loop() {
 		for i, s := range boxes {
@@ -99,7 +108,7 @@ func BenchmarkSequentialSandboxedTrue(b *testing.B) {
 				}
 			}
 			for range block / len(boxes) {
-				d, _ := timed(len(depths), nil)
+				d, _ := timed(len(variants), nil)
 				plain = append(plain, d)
 			}
 		}
@@ -110,16 +119,17 @@ func BenchmarkSequentialSandboxedTrue(b *testing.B) {
 	}
 	mp := median(plain)
 	b.ReportMetric(mp, "ms-plain-median")
-	b.ReportMetric(float64(cpu[len(depths)].Microseconds())/float64(len(plain)), "cpu-µs-plain")
-	for i, d := range depths {
+	b.ReportMetric(float64(cpu[len(variants)].Microseconds())/float64(len(plain)), "cpu-µs-plain")
+	for i, v := range variants {
 		m := median(lat[i])
-		b.ReportMetric(m, fmt.Sprintf("ms-depth%d-median", d))
-		b.ReportMetric(m-mp, fmt.Sprintf("ms-depth%d-added", d))
-		b.ReportMetric(float64(cpu[i].Microseconds())/float64(len(lat[i])), fmt.Sprintf("cpu-µs-depth%d", d))
-		b.ReportMetric(median(prep[boxes[i]]), fmt.Sprintf("ms-depth%d-prepare-median", d))
-		b.ReportMetric(median(handOver[boxes[i]]), fmt.Sprintf("ms-depth%d-handover-median", d))
-		b.ReportMetric(median(finish[boxes[i]]), fmt.Sprintf("ms-depth%d-finish-median", d))
-		b.ReportMetric(100*float64(ready[i])/float64(len(lat[i])), fmt.Sprintf("%%-depth%d-started-ahead", d))
+		b.ReportMetric(m, fmt.Sprintf("ms-%s-median", v.name))
+		b.ReportMetric(m-mp, fmt.Sprintf("ms-%s-added", v.name))
+		b.ReportMetric(float64(cpu[i].Microseconds())/float64(len(lat[i])), fmt.Sprintf("cpu-µs-%s", v.name))
+		b.ReportMetric(median(prep[boxes[i]]), fmt.Sprintf("ms-%s-prepare-median", v.name))
+		b.ReportMetric(median(handOver[boxes[i]]), fmt.Sprintf("ms-%s-handover-median", v.name))
+		b.ReportMetric(median(wait[boxes[i]]), fmt.Sprintf("ms-%s-wait-median", v.name))
+		b.ReportMetric(median(finish[boxes[i]]), fmt.Sprintf("ms-%s-finish-median", v.name))
+		b.ReportMetric(100*float64(ready[i])/float64(len(lat[i])), fmt.Sprintf("%%-%s-started-ahead", v.name))
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -58,7 +59,9 @@ type warm struct {
 	conn   *net.UnixConn
 	limits *runLimits // nil without limit cgroups
 	mounts []string   // the mount points its helper checks
+	ids    []uint64   // their mounts' IDs as its helper noted them, if it could
 	pid    int        // its helper's process, once it said it waits
+	mntNS  *os.File   // its mount namespace, held while its run goes on (holdMounts)
 	once   sync.Once
 }
 
@@ -77,11 +80,15 @@ const warmDepth = 2
 
 // warmSlot holds the next runs' sandboxes, per key.
 type warmSlot struct {
-	depth  int // sandboxes kept per key, warmDepth when 0
-	mu     sync.Mutex
-	slots  map[string]*warmEntry
-	clock  uint64
-	closed bool
+	depth int // sandboxes kept per key, warmDepth when 0
+	// plainEnd leaves a run's mount namespace to its sandbox's exit and
+	// removes its limit cgroups in Finish (the plain alternative to
+	// holdMounts and finishLater in BenchmarkSequentialSandboxedTrue).
+	plainEnd bool
+	mu       sync.Mutex
+	slots    map[string]*warmEntry
+	clock    uint64
+	closed   bool
 }
 
 // warmEntry is the next sandboxes for one key.
@@ -256,6 +263,10 @@ func (s *Sandbox) prepareWarm(p *Prepared, argv []string, dir string, args []str
 		return false
 	}
 	p.warm, p.limits = w, w.limits
+	p.removeLater = !s.warm.plainEnd
+	if !s.warm.plainEnd {
+		w.holdMounts()
+	}
 	if w.limits != nil {
 		w.limits.startWatch()
 	}
@@ -330,51 +341,67 @@ func (s *Sandbox) startWarm(key string, args []string, spec helperSpec) (*warm, 
 }
 
 // check tells whether the sandbox is still as it was made, waiting for
-// its helper to say it waits if need be. It reads the sandbox's mounts
-// from /proc itself: asking the helper was a round trip to a process
+// its helper to say it waits if need be. It looks at the sandbox's mounts
+// through /proc itself: asking the helper was a round trip to a process
 // that had to be scheduled first, most of Prepare's 1.4-1.9 ms at load
-// 12-31 (BenchmarkSequentialSandboxedTrue, ./internal/sandbox/). The
-// helper checks them again when the command comes.
+// 12-31 (BenchmarkSequentialSandboxedTrue, ./internal/sandbox/). Each
+// mount point must still resolve, under the helper's root, to the mount
+// whose ID the helper noted (helper/mountids.go); where that cannot be
+// told, the sandbox's mount table must list it. The helper checks them
+// again when the command comes.
 func (w *warm) check() error {
 	if w.pid == 0 {
-		pid, err := w.ready()
+		pid, ids, err := w.ready()
 		if err != nil {
 			return err
 		}
-		w.pid = pid
+		w.pid, w.ids = pid, ids
 	}
-	return helper.CheckMounts("/proc/"+strconv.Itoa(w.pid)+"/mountinfo", w.mounts)
+	proc := "/proc/" + strconv.Itoa(w.pid)
+	if w.ids != nil {
+		err := helper.CheckMountIDs(proc+"/root", w.mounts, w.ids)
+		if !errors.Is(err, helper.ErrNoMountIDs) && !errors.Is(err, fs.ErrPermission) {
+			return err
+		}
+	}
+	return helper.CheckMounts(proc+"/mountinfo", w.mounts)
 }
 
 // ready reads the helper's first message, which says it waits, and
-// returns the process id the kernel attached to it.
-func (w *warm) ready() (int, error) {
+// returns the process id the kernel attached to it and the mount IDs the
+// helper noted.
+func (w *warm) ready() (int, []uint64, error) {
 	_ = w.conn.SetDeadline(time.Now().Add(warmWait))
-	buf := make([]byte, 512)
+	buf := make([]byte, helper.ReadyBuffer)
 	oob := make([]byte, syscall.CmsgSpace(syscall.SizeofUcred))
-	n, oobn, _, _, err := w.conn.ReadMsgUnix(buf, oob)
+	n, oobn, flags, _, err := w.conn.ReadMsgUnix(buf, oob)
 	switch {
 	case err != nil:
-		return 0, err
+		return 0, nil, err
 	case n == 0:
-		return 0, io.EOF
+		return 0, nil, io.EOF
+	case flags&syscall.MSG_TRUNC != 0:
+		return 0, nil, errors.New("the sandbox helper's message was too long")
 	}
 	var r helper.Reply
 	if err := json.Unmarshal(buf[:n], &r); err != nil {
-		return 0, fmt.Errorf("bad message from the sandbox helper: %w", err)
+		return 0, nil, fmt.Errorf("bad message from the sandbox helper: %w", err)
 	}
 	if r.Error != "" {
-		return 0, errors.New(r.Error)
+		return 0, nil, errors.New(r.Error)
 	}
 	msgs, err := syscall.ParseSocketControlMessage(oob[:oobn])
 	if err != nil || len(msgs) != 1 {
-		return 0, errors.New("the sandbox helper's message came without its process id")
+		return 0, nil, errors.New("the sandbox helper's message came without its process id")
 	}
 	cred, err := syscall.ParseUnixCredentials(&msgs[0])
 	if err != nil || cred.Pid <= 0 {
-		return 0, errors.New("the sandbox helper's message came without its process id")
+		return 0, nil, errors.New("the sandbox helper's message came without its process id")
 	}
-	return int(cred.Pid), nil
+	if len(r.MountIDs) != len(w.mounts) {
+		r.MountIDs = nil // the mount table is read instead
+	}
+	return int(cred.Pid), r.MountIDs, nil
 }
 
 // reply reads the helper's answer: a Reply, or (exec true) the end of
@@ -410,6 +437,29 @@ func (w *warm) stop() {
 		_ = w.cmd.Wait()
 		_ = w.conn.Close()
 	})
+}
+
+// holdMounts holds the sandbox's mount namespace from here until the run
+// has ended (releaseMounts). When the last process in a mount namespace
+// exits, its exit takes the namespace's mounts down and waits for an RCU
+// grace period (a synchronize_rcu_expedited in the kernel's
+// namespace_unlock) before the process counts as ended; that process is
+// bubblewrap's init in the sandbox, so the wait lay between the command's
+// end and bubblewrap's, on the run's path. Held here, the namespace goes
+// when toolgate lets it go, after the run. Where it cannot be opened the
+// exit takes it down as before. Speed only: BenchmarkSequentialSandboxedTrue
+// (./internal/sandbox/) defends it.
+func (w *warm) holdMounts() {
+	w.mntNS, _ = os.Open("/proc/" + strconv.Itoa(w.pid) + "/ns/mnt")
+}
+
+// releaseMounts lets the sandbox's mount namespace go, in the background:
+// the close takes its mounts down and waits for the grace period.
+func (w *warm) releaseMounts() {
+	if f := w.mntNS; f != nil {
+		w.mntNS = nil
+		go f.Close()
+	}
 }
 
 // discard stops a sandbox no run took and removes its limit cgroups.

@@ -19,7 +19,7 @@ func TestDeletedSessionsCallsAreDiscarded(t *testing.T) {
 			defer st.Close()
 			now := time.Now().UTC()
 			done, running := st.NextSeq(), st.NextSeq()
-			err := st.Apply(true,
+			err := st.Apply(Synced,
 				PutSession{Session{ID: "s", Mode: "act", CreatedAt: now, UpdatedAt: now}},
 				PutCall{Call{Seq: done, SessionID: "s", ToolUseID: "t1", Tool: "read_file", State: "done", StartedAt: now}},
 				PutCall{Call{Seq: running, SessionID: "s", ToolUseID: "t2", Tool: "execute_command", State: "running", StartedAt: now}},

@@ -1,6 +1,7 @@
 // Package store keeps what toolgate must not forget across a restart:
-// sessions (mode, dialect, rules), calls (input, decision, status and a
-// bounded result), calls awaiting approval, and the prior contents edits
+// sessions (mode, dialect, rules), calls (input, decision, status, the
+// result's size and, where the coordinator hands it over, a bounded
+// result), calls awaiting approval, and the prior contents edits
 // left for reverts. It is also the audit log: every call, queried newest
 // first.
 //

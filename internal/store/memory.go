@@ -48,7 +48,7 @@ func heldBytes(c *Call) int {
 }
 
 // Apply records calls; other writes have nothing to keep.
-func (m *Memory) Apply(_ bool, ops ...Op) error {
+func (m *Memory) Apply(_ Durability, ops ...Op) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {

@@ -11,21 +11,22 @@ import (
 	"time"
 )
 
-// BenchmarkCallRecord writes the record of a 1 KB read (its input, its
-// tool_result of Cline's numbered lines, encoded when written, as the
-// coordinator hands it over) the way one sequential caller does: one
-// call every gap (at least: a sleep, which costs no CPU, may wake later),
-// each record queued without waiting. It runs the SQLite store and the
-// memory store side by side, in turns of perTurn records, and reports
-// the process's CPU time per record of each (the SQLite writer's commits
-// included: a turn ends with a flush, a commit without an fsync, as
-// reads alone never ask for one) and their difference, what the SQLite
-// store costs a read. A second part times a side-effecting call's durable
-// record (Apply(true)), one at a time: its wall-clock median. "read"
-// reads the same file each time (an agent reads a file again: its text
-// is kept once), "read_distinct" a different text each time.
+// BenchmarkCallRecord writes the record of a 1 KB read the way one
+// sequential caller does: one call every gap (at least: a sleep, which
+// costs no CPU, may wake later), each record queued without waiting.
+// "read" runs, in turns of perTurn records, the record as the coordinator
+// hands it over now (its input and its result's size, not the result:
+// a read changes nothing), the record with its result kept (the tool_result
+// of Cline's numbered lines, encoded when written, as before) on a SQLite
+// store of its own, and the memory store; it reports the process's CPU
+// time per record of each (the SQLite writer's commits included: a turn
+// ends with a flush, a commit without an fsync, as reads alone never ask
+// for one) and the SQLite store's part of it, the difference to the
+// memory store's. "effects" times a side-effecting call's two records
+// (see effects).
 //
-//	go test -run '^$' -bench CallRecord -benchtime 2000x ./internal/store/
+//	go test -run '^$' -bench CallRecord/read -benchtime 10x ./internal/store/
+//	go test -run '^$' -bench CallRecord/effects -benchtime 400x ./internal/store/
 func BenchmarkCallRecord(b *testing.B) {
 	const gap = 300 * time.Microsecond // a read's round trip through toolgate
 	var lines strings.Builder
@@ -43,34 +44,38 @@ func BenchmarkCallRecord(b *testing.B) {
 		IsError   bool      `json:"is_error"`
 	}
 	input := json.RawMessage(`{"path":"one_kb.txt"}`)
-	sqlite, err := Open(b.Context(), filepath.Join(b.TempDir(), "state.db"), Options{OnError: func(err error) { b.Error(err) }})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer sqlite.Close()
-	stores := []struct {
-		name string
-		st   Store
-	}{{"sqlite", sqlite}, {"memory", NewMemory(0)}}
-	// row is the n-th record; the text of its result is the same file's
-	// each time, or with distinct a different one each time.
-	row := func(st Store, n int, tool string, distinct bool) Call {
-		id, text := fmt.Sprintf("toolu_%d", n), lines.String()
-		if distinct {
-			text += fmt.Sprintf("%d | record %d\n", 65, n)
+	open := func() *SQLite {
+		st, err := Open(b.Context(), filepath.Join(b.TempDir(), "state.db"), Options{OnError: func(err error) { b.Error(err) }})
+		if err != nil {
+			b.Fatal(err)
 		}
-		return Call{Seq: st.NextSeq(), SessionID: "ses_bench", ToolUseID: id, Tool: tool,
+		b.Cleanup(func() { st.Close() })
+		return st
+	}
+	// row is the n-th record, its result kept or only its size.
+	row := func(st Store, n int, tool string, kept bool) Call {
+		id, text := fmt.Sprintf("toolu_%d", n), lines.String()
+		c := Call{Seq: st.NextSeq(), SessionID: "ses_bench", ToolUseID: id, Tool: tool,
 			Input: input, InputSHA256: strings.Repeat("ab", 32), InputBytes: len(input), State: "done", Status: "succeeded",
-			Decision: "allow", DecidedBy: "default: read", StartedAt: time.Now(), DurationMS: 0.2,
-			ResultLater: func() (json.RawMessage, int) {
+			Decision: "allow", DecidedBy: "default: read", StartedAt: time.Now(), DurationMS: 0.2, ResultBytes: 1423}
+		if kept {
+			c.ResultLater = func() (json.RawMessage, int) {
 				out, _ := json.Marshal(toolResult{Type: "tool_result", ToolUseID: id, Content: []content{{"text", text}}})
 				return out, len(out)
-			}, LaterBytes: lines.Len()}
+			}
+			c.LaterBytes = lines.Len()
+		}
+		return c
 	}
-	// perTurn records take longer than commitDelay, so that most commits
-	// are the writer's own and a turn's closing flush adds one in several.
-	const perTurn = 400
-	read := func(b *testing.B, distinct bool) {
+	b.Run("read", func(b *testing.B) {
+		stores := []struct {
+			st   Store
+			kept bool
+		}{{open(), false}, {open(), true}, {NewMemory(0), false}}
+		// perTurn records take longer than commitDelay, so that most
+		// commits are the writer's own and a turn's closing flush adds
+		// one in several.
+		const perTurn = 400
 		cpu := make([]time.Duration, len(stores))
 		n := 0
 		for b.Loop() {
@@ -78,7 +83,7 @@ func BenchmarkCallRecord(b *testing.B) {
 				c0 := processCPU()
 				for range perTurn {
 					n++
-					if err := s.st.Apply(false, PutCall{Call: row(s.st, n, "read_file", distinct)}); err != nil {
+					if err := s.st.Apply(Queued, PutCall{Call: row(s.st, n, "read_file", s.kept)}); err != nil {
 						b.Fatal(err)
 					}
 					time.Sleep(gap)
@@ -93,26 +98,55 @@ func BenchmarkCallRecord(b *testing.B) {
 		}
 		per := func(i int) float64 { return float64(cpu[i].Nanoseconds()) / 1e3 / float64(perTurn*b.N) }
 		b.ReportMetric(per(0), "sqlite_cpu_µs/record")
-		b.ReportMetric(per(1), "memory_cpu_µs/record")
-		b.ReportMetric(per(0)-per(1), "store_cpu_µs/record")
-	}
-	b.Run("read", func(b *testing.B) { read(b, false) })
-	b.Run("read_distinct", func(b *testing.B) { read(b, true) })
-	b.Run("durable", func(b *testing.B) {
-		var lat []time.Duration
-		n := 0
-		for b.Loop() {
-			n++
-			t0 := time.Now()
-			if err := sqlite.Apply(true, PutCall{Call: row(sqlite, n, "write_to_file", true)}); err != nil {
-				b.Fatal(err)
-			}
-			lat = append(lat, time.Since(t0))
-		}
-		slices.Sort(lat)
-		b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "durable_p50_µs")
-		b.ReportMetric(float64(lat[len(lat)*9/10].Nanoseconds())/1e3, "durable_p90_µs")
+		b.ReportMetric(per(1), "kept_cpu_µs/record")
+		b.ReportMetric(per(2), "memory_cpu_µs/record")
+		b.ReportMetric(per(0)-per(2), "store_cpu_µs/record")
+		b.ReportMetric(per(1)-per(2), "kept_store_cpu_µs/record")
 	})
+	b.Run("effects", func(b *testing.B) { effects(b, open(), row) })
+}
+
+// effects times a side-effecting call's two records, its start (Synced:
+// an fsync'd commit) and its end with its result (Committed: a commit
+// without an fsync), in turns with the same two records both Synced, as
+// they were before: the wall-clock median and 90th percentile of the
+// pair, and the process's CPU per pair, the writer's included.
+func effects(b *testing.B, st *SQLite, row func(Store, int, string, bool) Call) {
+	type timing struct {
+		lat []time.Duration
+		cpu time.Duration
+	}
+	var now, both timing
+	record := func(t *timing, end Durability, n int) {
+		c := row(st, n, "execute_command", true)
+		start := c
+		start.State, start.Status, start.ResultLater, start.ResultBytes = "running", "", nil, 0
+		c0, t0 := processCPU(), time.Now()
+		if err := st.Apply(Synced, PutCall{Call: start}); err != nil {
+			b.Fatal(err)
+		}
+		if err := st.Apply(end, PutCall{Call: c}); err != nil {
+			b.Fatal(err)
+		}
+		t.lat = append(t.lat, time.Since(t0))
+		t.cpu += processCPU() - c0
+	}
+	n := 0
+	for b.Loop() {
+		n += 2
+		record(&now, Committed, n)
+		record(&both, Synced, n+1)
+	}
+	for _, t := range []struct {
+		name string
+		t    timing
+	}{{"", now}, {"both_synced_", both}} {
+		slices.Sort(t.t.lat)
+		b.ReportMetric(float64(t.t.lat[len(t.t.lat)/2].Nanoseconds())/1e3, t.name+"p50_µs")
+		b.ReportMetric(float64(t.t.lat[len(t.t.lat)*9/10].Nanoseconds())/1e3, t.name+"p90_µs")
+		b.ReportMetric(float64(t.t.cpu.Nanoseconds())/1e3/float64(len(t.t.lat)), t.name+"cpu_µs")
+	}
+	b.ReportMetric(float64(now.lat[len(now.lat)/2])/float64(both.lat[len(both.lat)/2]), "p50_ratio")
 }
 
 // processCPU is the user and system CPU time the process has used.

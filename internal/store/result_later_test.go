@@ -26,7 +26,7 @@ func TestResultLaterEncodedWhenNeeded(t *testing.T) {
 			}
 			c := Call{Seq: s.NextSeq(), SessionID: "ses_1", ToolUseID: "t1", Tool: "read_file", State: "done",
 				Status: "succeeded", StartedAt: time.Now().UTC(), ResultLater: later}
-			if err := s.Apply(true, PutCall{Call: c}); err != nil {
+			if err := s.Apply(Synced, PutCall{Call: c}); err != nil {
 				t.Fatal(err)
 			}
 			if _, ok := s.(*Memory); ok && encoded.Load() != 0 {
@@ -57,7 +57,7 @@ func TestMemoryKeepsCallsUpToItsBytes(t *testing.T) {
 		t.Helper()
 		c := Call{Seq: m.NextSeq(), SessionID: "ses_1", ToolUseID: id, Tool: "read_file", State: "done", StartedAt: time.Now().UTC(),
 			ResultLater: func() (json.RawMessage, int) { return json.RawMessage(`{}`), 2 }, LaterBytes: held}
-		if err := m.Apply(false, PutCall{Call: c}); err != nil {
+		if err := m.Apply(Queued, PutCall{Call: c}); err != nil {
 			t.Fatal(err)
 		}
 	}

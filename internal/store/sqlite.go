@@ -110,8 +110,8 @@ func createPrivate(path string) error {
 
 // dsn sets the pragmas on every connection the pool opens. FULL makes a
 // commit in WAL mode reach the disk before it returns: that is what a
-// durable Apply waits for. The writer's connection sets NORMAL for the
-// batches nobody waits for (writer.go).
+// Synced Apply waits for. The writer's connection sets NORMAL for the
+// other batches (writer.go).
 func dsn(path string, readOnly bool) string {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(10000)")
@@ -154,11 +154,11 @@ func (s *SQLite) unlock() {
 func (s *SQLite) NextSeq() int64 { return s.seq.Add(1) }
 
 // Apply queues the writes for the writer goroutine.
-func (s *SQLite) Apply(durable bool, ops ...Op) error {
+func (s *SQLite) Apply(d Durability, ops ...Op) error {
 	if s.w == nil {
 		return errors.New("store opened read-only")
 	}
-	return s.w.apply(durable, ops)
+	return s.w.queue(d == Synced, d >= Committed, ops)
 }
 
 // Close writes what is queued, then closes the database and its lock.

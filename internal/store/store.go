@@ -10,9 +10,9 @@ import (
 // order; reads see every write Apply has returned from.
 type Store interface {
 	// Apply queues writes, applied in the order given and after every
-	// earlier Apply. With durable it returns once they are on disk; without,
-	// at once (a crash may then lose them, never reorder them).
-	Apply(durable bool, ops ...Op) error
+	// earlier Apply, and returns once they are as durable as d asks (a
+	// crash may lose what is less durable, never reorder it).
+	Apply(d Durability, ops ...Op) error
 	// NextSeq is a number no call row holds yet: a new call's key.
 	NextSeq() int64
 	// Sessions lists the stored sessions, oldest first.
@@ -35,6 +35,25 @@ type Store interface {
 	// Close flushes queued writes and closes the store.
 	Close() error
 }
+
+// Durability is how far Apply takes its writes before it returns.
+type Durability int
+
+const (
+	// Queued returns at once: the writes are committed with others
+	// within the group commit's delay, so a killed toolgate may lose the
+	// last of them. For what a crash may forget (a read's record).
+	Queued Durability = iota
+	// Committed returns once the writes are committed to the database
+	// file's write-ahead log, in the operating system's hands: they
+	// survive the death of the process, not a power loss. For what
+	// comes before an answer (a side-effecting call's end).
+	Committed
+	// Synced returns once the writes are on disk (an fsync of the log):
+	// they survive a power loss too. For what comes before an effect (a
+	// side-effecting call's start) and what the policy obeys (sessions).
+	Synced
+)
 
 // ErrClosed is returned by writes after Close.
 var ErrClosed = errors.New("store is closed")

@@ -43,7 +43,7 @@ func TestSQLiteKeepsAcrossReopen(t *testing.T) {
 		PutEdit{Edit{SessionID: "ses_gone", ToolUseID: "g1", Path: "b", CreatedAt: now}},
 		DeleteSession{ID: "ses_gone"},
 	}
-	if err := s.Apply(true, ops...); err != nil {
+	if err := s.Apply(Synced, ops...); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{path, path + "-wal", path + "-shm", filepath.Dir(path)} {
@@ -83,7 +83,7 @@ func TestSQLiteKeepsAcrossReopen(t *testing.T) {
 	if len(un) != 1 || un[0].ToolUseID != "t2" {
 		t.Errorf("unfinished = %+v", un)
 	}
-	if err := s.Apply(true, DiscardCalls{SessionID: "ses_1", ToolUseIDs: []string{"t1"}}); err != nil {
+	if err := s.Apply(Synced, DiscardCalls{SessionID: "ses_1", ToolUseIDs: []string{"t1"}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok, _ := s.FindCall("ses_1", "t1"); ok {
@@ -112,14 +112,14 @@ func TestAuditPagesAndFilters(t *testing.T) {
 				if i%5 == 0 {
 					tool, status = "execute_command", "failed"
 				}
-				err := s.Apply(false, PutCall{Call{Seq: seqs[i], SessionID: fmt.Sprintf("ses_%d", i%2), ToolUseID: fmt.Sprintf("t%02d", i),
+				err := s.Apply(Queued, PutCall{Call{Seq: seqs[i], SessionID: fmt.Sprintf("ses_%d", i%2), ToolUseID: fmt.Sprintf("t%02d", i),
 					Tool: tool, State: "done", Status: status, StartedAt: base.Add(time.Duration(i) * time.Minute)}})
 				if err != nil {
 					t.Fatal(err)
 				}
 			}
 			// The last write durable: every earlier one is then visible too.
-			if err := s.Apply(true); err != nil {
+			if err := s.Apply(Synced); err != nil {
 				t.Fatal(err)
 			}
 			var ids []string

@@ -5,34 +5,42 @@ import (
 	"database/sql"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
 // writer is the one goroutine that writes: it takes every request queued
 // while the previous batch committed and commits them together, so a
-// busy server pays one commit (and one fsync) for many calls, and no
-// request waits on SQLite unless it asked to be durable or to be seen.
+// busy server pays one commit (and at most one fsync) for many calls, and
+// no request waits on SQLite unless it asked to be Committed or Synced.
 //
-// A batch nobody waits for (the records of reads) is a group commit: the
-// writer lets it gather for up to commitDelay, and commits it with
-// synchronous=NORMAL, without an fsync. Its rows are in the operating
-// system's hands when the commit returns; until then they are in this
-// process's queue, so a killed toolgate may lose the last commitDelay of
-// them, and a power loss the last of them, never reorder them (the
-// write-ahead log is replayed in order up to its first torn frame). A
-// batch with a durable request commits at once with synchronous=FULL,
-// whose fsync of the log also covers every earlier commit; a batch that
-// a reader waits for (flush) commits at once with NORMAL. Queuing takes
-// a lock and an append; only the first request of a batch, or one that
-// is waited for, wakes the writer. All of this exists for speed:
-// BenchmarkCallRecord (./internal/store/) defends it.
+// A batch nobody waits for (the records of reads, Queued) is a group
+// commit: the writer lets it gather for up to commitDelay, and commits it
+// with synchronous=NORMAL, without an fsync. Its rows are in the
+// operating system's hands when the commit returns; until then they are
+// in this process's queue, so a killed toolgate may lose the last
+// commitDelay of them, and a power loss the last of them, never reorder
+// them (the write-ahead log is replayed in order up to its first torn
+// frame). A batch with a Committed request commits at once, NORMAL too: a
+// killed process loses nothing it returned. A batch with a Synced
+// request commits at once with synchronous=FULL, whose fsync of the log
+// also covers every earlier commit. Queuing takes a lock and an append;
+// only the first request of a batch, or one that is waited for, wakes
+// the writer. All of this exists for speed: BenchmarkCallRecord
+// (./internal/store/) defends it.
 type writer struct {
-	conn    *sql.Conn // the writer's own connection, its statements prepared once
-	upsert  *sql.Stmt // upsertCall on conn
-	onError func(error)
-	kick    chan struct{} // wakes the loop; one pending wake is enough
-	done    chan struct{}
-	full    bool // the connection's synchronous setting is FULL
+	conn   *sql.Conn // the writer's own connection, its statements prepared once
+	upsert *sql.Stmt // upsertCall on conn
+	// BEGIN, COMMIT and the two synchronous settings, prepared once: a
+	// side-effecting call's two records switch the setting twice and
+	// commit twice, and each of those parsed anew was about 5% of their
+	// CPU (BenchmarkCallRecord/effects, ./internal/store/).
+	begin, end, syncFull, syncNormal *sql.Stmt
+	onError                          func(error)
+	kick                             chan struct{} // wakes the loop; one pending wake is enough
+	done                             chan struct{}
+	full                             bool         // the connection's synchronous setting is FULL
+	syncs                            atomic.Int64 // batches committed with synchronous=FULL, for the tests
 
 	mu       sync.Mutex
 	pending  []request
@@ -69,18 +77,19 @@ func startWriter(ctx context.Context, db *sql.DB, onError func(error)) (*writer,
 	if err != nil {
 		return nil, err
 	}
-	upsert, err := conn.PrepareContext(ctx, upsertCall)
-	if err != nil {
-		conn.Close()
-		return nil, err
+	w := &writer{conn: conn, onError: onError, kick: make(chan struct{}, 1), done: make(chan struct{}), full: true}
+	for _, p := range []struct {
+		stmt  **sql.Stmt
+		query string
+	}{{&w.upsert, upsertCall}, {&w.begin, "BEGIN"}, {&w.end, "COMMIT"},
+		{&w.syncFull, "PRAGMA synchronous = FULL"}, {&w.syncNormal, "PRAGMA synchronous = NORMAL"}} {
+		if *p.stmt, err = conn.PrepareContext(ctx, p.query); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("store: prepare %q: %w", p.query, err)
+		}
 	}
-	w := &writer{conn: conn, upsert: upsert, onError: onError, kick: make(chan struct{}, 1), done: make(chan struct{}), full: true}
 	go w.loop()
 	return w, nil
-}
-
-func (w *writer) apply(durable bool, ops []Op) error {
-	return w.queue(durable, durable, ops)
 }
 
 // flush returns once every write queued before it is committed, without
@@ -89,7 +98,7 @@ func (w *writer) apply(durable bool, ops []Op) error {
 func (w *writer) flush() error { return w.queue(false, true, nil) }
 
 // queue queues ops; with wait it returns once they are committed, with
-// durable once they are on disk.
+// durable (which implies wait) once they are on disk.
 func (w *writer) queue(durable, wait bool, ops []Op) error {
 	r := request{ops: ops}
 	w.mu.Lock()
@@ -152,7 +161,11 @@ func (w *writer) take(spare []request) ([]request, bool, bool) {
 func (w *writer) loop() {
 	defer close(w.done)
 	defer w.conn.Close()
-	defer w.upsert.Close()
+	defer func() {
+		for _, st := range []*sql.Stmt{w.upsert, w.begin, w.end, w.syncFull, w.syncNormal} {
+			st.Close()
+		}
+	}()
 	delay := time.NewTimer(commitDelay)
 	delay.Stop()
 	var spare []request
@@ -195,15 +208,15 @@ func (w *writer) loop() {
 }
 
 // commit applies a batch in one transaction, synchronous=FULL when
-// someone waits for it to be on disk, NORMAL otherwise.
+// someone waits for it to be on disk (Synced), NORMAL otherwise.
 func (w *writer) commit(batch []request, durable bool) error {
 	ctx := context.Background()
 	if durable != w.full {
-		mode := "NORMAL"
+		mode := w.syncNormal
 		if durable {
-			mode = "FULL"
+			mode = w.syncFull
 		}
-		if _, err := w.conn.ExecContext(ctx, "PRAGMA synchronous = "+mode); err != nil {
+		if _, err := mode.ExecContext(ctx); err != nil {
 			return fmt.Errorf("store: synchronous: %w", err)
 		}
 		w.full = durable
@@ -212,7 +225,7 @@ func (w *writer) commit(batch []request, durable bool) error {
 	// database/sql Tx: a Tx prepares a connection's statement again for
 	// each transaction (Tx.StmtContext), the upsert's parse a third of a
 	// read's record (BenchmarkCallRecord, ./internal/store/).
-	if _, err := w.conn.ExecContext(ctx, "BEGIN"); err != nil {
+	if _, err := w.begin.ExecContext(ctx); err != nil {
 		return fmt.Errorf("store: begin: %w", err)
 	}
 	for _, r := range batch {
@@ -223,9 +236,12 @@ func (w *writer) commit(batch []request, durable bool) error {
 			}
 		}
 	}
-	if _, err := w.conn.ExecContext(ctx, "COMMIT"); err != nil {
+	if _, err := w.end.ExecContext(ctx); err != nil {
 		_, _ = w.conn.ExecContext(ctx, "ROLLBACK")
 		return fmt.Errorf("store: commit: %w", err)
+	}
+	if durable {
+		w.syncs.Add(1)
 	}
 	return nil
 }

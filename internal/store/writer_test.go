@@ -15,10 +15,10 @@ import (
 func TestGroupCommitReachesTheDatabase(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.db")
 	s := openTemp(t, path)
-	put := func(durable bool, id string) {
+	put := func(d Durability, id string) {
 		t.Helper()
 		c := Call{Seq: s.NextSeq(), SessionID: "ses", ToolUseID: id, Tool: "read_file", State: "done", Status: "succeeded", StartedAt: time.Now()}
-		if err := s.Apply(durable, PutCall{Call: c}); err != nil {
+		if err := s.Apply(d, PutCall{Call: c}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -36,7 +36,7 @@ func TestGroupCommitReachesTheDatabase(t *testing.T) {
 	}
 
 	for i := range 3 {
-		put(false, fmt.Sprintf("r%d", i))
+		put(Queued, fmt.Sprintf("r%d", i))
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for count() != 3 {
@@ -46,14 +46,14 @@ func TestGroupCommitReachesTheDatabase(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 
-	put(false, "r3")
-	put(true, "w1") // commits r3 with it, before it returns
+	put(Queued, "r3")
+	put(Synced, "w1") // commits r3 with it, before it returns
 	if n := count(); n != 5 {
 		t.Errorf("after a durable write, %d rows, want 5", n)
 	}
 
 	for i := range maxPending + 10 { // past the queue's bound: the last ones wait
-		put(false, fmt.Sprintf("q%d", i))
+		put(Queued, fmt.Sprintf("q%d", i))
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
@@ -61,7 +61,7 @@ func TestGroupCommitReachesTheDatabase(t *testing.T) {
 	if n := count(); n != 5+maxPending+10 {
 		t.Errorf("after Close, %d rows, want %d", n, 5+maxPending+10)
 	}
-	if err := s.Apply(false, PutCall{}); err != ErrClosed {
+	if err := s.Apply(Queued, PutCall{}); err != ErrClosed {
 		t.Errorf("Apply after Close = %v, want ErrClosed", err)
 	}
 }
@@ -73,7 +73,7 @@ func TestAuditSeesQueuedWrites(t *testing.T) {
 	s := openTemp(t, filepath.Join(t.TempDir(), "state.db"))
 	defer s.Close()
 	c := Call{Seq: s.NextSeq(), SessionID: "ses", ToolUseID: "r1", Tool: "read_file", State: "done", Status: "succeeded", StartedAt: time.Now()}
-	if err := s.Apply(false, PutCall{Call: c}); err != nil {
+	if err := s.Apply(Queued, PutCall{Call: c}); err != nil {
 		t.Fatal(err)
 	}
 	page, err := s.Audit(Query{SessionID: "ses"})
@@ -83,10 +83,46 @@ func TestAuditSeesQueuedWrites(t *testing.T) {
 	if len(page.Calls) != 1 || page.Calls[0].ToolUseID != "r1" {
 		t.Fatalf("audit right after a queued write lists %+v, want r1", page.Calls)
 	}
-	if err := s.Apply(false, PutCall{Call: Call{Seq: s.NextSeq(), SessionID: "ses", ToolUseID: "r2", Tool: "read_file", State: "done", StartedAt: time.Now().Add(-time.Hour)}}); err != nil {
+	if err := s.Apply(Queued, PutCall{Call: Call{Seq: s.NextSeq(), SessionID: "ses", ToolUseID: "r2", Tool: "read_file", State: "done", StartedAt: time.Now().Add(-time.Hour)}}); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := s.Prune(time.Now().Add(-time.Minute)); err != nil || n != 1 {
 		t.Errorf("Prune right after a queued write of an old call = %d, %v; want 1", n, err)
+	}
+}
+
+// TestDurabilityLevels: a Committed write is committed when Apply returns
+// (another connection sees it, and the queued write before it), without
+// an fsync (synchronous=NORMAL); only a Synced write commits with
+// synchronous=FULL.
+func TestDurabilityLevels(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	s := openTemp(t, path)
+	defer s.Close()
+	other, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	put := func(d Durability, id string) (rows int, syncs int64) {
+		t.Helper()
+		c := Call{Seq: s.NextSeq(), SessionID: "ses", ToolUseID: id, Tool: "write_to_file", State: "done", Status: "succeeded", StartedAt: time.Now()}
+		if err := s.Apply(d, PutCall{Call: c}); err != nil {
+			t.Fatal(err)
+		}
+		if err := other.QueryRow(`SELECT count(*) FROM calls`).Scan(&rows); err != nil {
+			t.Fatal(err)
+		}
+		return rows, s.w.syncs.Load()
+	}
+	put(Queued, "q1")
+	if rows, syncs := put(Committed, "c1"); rows != 2 || syncs != 0 {
+		t.Errorf("after a Committed write: %d rows, %d fsync'd commits; want 2 and 0", rows, syncs)
+	}
+	if rows, syncs := put(Synced, "s1"); rows != 3 || syncs != 1 {
+		t.Errorf("after a Synced write: %d rows, %d fsync'd commits; want 3 and 1", rows, syncs)
+	}
+	if rows, syncs := put(Committed, "c2"); rows != 4 || syncs != 1 {
+		t.Errorf("after a second Committed write: %d rows, %d fsync'd commits; want 4 and 1", rows, syncs)
 	}
 }

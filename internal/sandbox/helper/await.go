@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -13,17 +14,28 @@ import (
 // A sandbox can be started ahead of its run: bubblewrap sets it up and the
 // helper confines itself, then waits on the control socket (a
 // SOCK_SEQPACKET socket, Spec.Control) for the run. Each message is one
-// JSON Request or Reply. Once it waits, the helper sends an empty Reply:
-// the kernel attaches its process id, through which toolgate checks the
-// sandbox's mounts itself (/proc/PID/mountinfo, CheckMounts) when a run
-// comes, with no round trip to the helper. Then toolgate sends the command
-// with its standard streams (stdin, stdout, stderr, in that order, as
-// SCM_RIGHTS). The helper checks its mounts again, takes the streams as
-// its own, moves to the directory and execs the command. The control
+// JSON Request or Reply. Once it has checked its mounts (CheckMounts) and
+// noted the ID of each (MountIDs), the helper says it waits: a Reply with
+// those IDs, to which the kernel attaches its process id, through which
+// toolgate checks the sandbox's mounts itself (CheckMountIDs under
+// /proc/PID/root) when a run comes, with no round trip to the helper.
+// Then toolgate sends the command with its standard streams (stdin,
+// stdout, stderr, in that order, as SCM_RIGHTS). The helper checks its
+// mounts again, takes the streams as its own, moves to the directory and
+// execs the command. The control
 // socket is closed on exec, so toolgate reads the end of the socket once
 // the command runs, or a Reply saying why it does not. Failures after the
 // streams are taken (a program not found) go to the command's stderr with
 // exit status 126, as when the helper is started for the command directly.
+
+// maxReadyIDs bounds the mount IDs sent in the message saying the helper
+// waits (21 bytes each at most, as JSON numbers); a sandbox with more
+// mounts (thousands of masks) is checked by its mount table.
+const maxReadyIDs = 48 << 10
+
+// ReadyBuffer is a buffer large enough for the message saying a helper
+// waits.
+const ReadyBuffer = maxReadyIDs + 4<<10
 
 // Request is a message from toolgate on the control socket.
 type Request struct {
@@ -33,9 +45,12 @@ type Request struct {
 	Dir  string   `json:"dir,omitempty"`
 }
 
-// Reply says the helper waits (empty), or why a command was refused.
+// Reply says the helper waits, or why a command was refused.
 type Reply struct {
 	Error string `json:"error,omitempty"`
+	// MountIDs are, in the message saying it waits, the IDs of the
+	// mounts at Spec.Mounts (MountIDs), none where statx cannot tell.
+	MountIDs []uint64 `json:"mount_ids,omitempty"`
 }
 
 // await says it waits, then takes the command and its streams and
@@ -48,7 +63,15 @@ func await(spec Spec) (Request, error) {
 		b, _ := json.Marshal(r)
 		_, _ = syscall.Write(ctl, b)
 	}
-	reply(Reply{}) // ready
+	if err := CheckMounts("/proc/self/mountinfo", spec.Mounts); err != nil {
+		reply(Reply{Error: err.Error()})
+		return Request{}, err
+	}
+	ids, _ := MountIDs("", spec.Mounts) // none: the mount table is read again
+	if len(ids)*21 > maxReadyIDs {
+		ids = nil // too many for one message
+	}
+	reply(Reply{MountIDs: ids}) // ready
 	buf := make([]byte, 1<<20)
 	oob := make([]byte, syscall.CmsgSpace(3*4))
 	n, oobn, _, _, err := syscall.Recvmsg(ctl, buf, oob, syscall.MSG_CMSG_CLOEXEC)
@@ -74,7 +97,7 @@ func await(spec Spec) (Request, error) {
 	if err := dec.Decode(&req); err != nil {
 		return Request{}, fmt.Errorf("bad request on the control socket: %w", err)
 	}
-	if err := CheckMounts("/proc/self/mountinfo", spec.Mounts); err != nil {
+	if err := checkMountsAgain(spec.Mounts, ids); err != nil {
 		reply(Reply{Error: err.Error()})
 		return Request{}, err
 	}
@@ -105,11 +128,25 @@ func await(spec Spec) (Request, error) {
 	return req, nil
 }
 
+// checkMountsAgain checks that the mounts are as they were when the
+// helper said it waits: by their IDs, else by the mount table.
+func checkMountsAgain(mounts []string, ids []uint64) error {
+	if ids != nil {
+		err := CheckMountIDs("", mounts, ids)
+		if !errors.Is(err, ErrNoMountIDs) && !errors.Is(err, fs.ErrPermission) {
+			return err
+		}
+	}
+	return CheckMounts("/proc/self/mountinfo", mounts)
+}
+
 // CheckMounts verifies that every path is a mount point in the mount
-// namespace whose mountinfo file (/proc/PID/mountinfo) it reads. Both a
-// run's Prepare and the helper's hand-over read one, a line for each of
-// the host's mounts: the lines are scanned in place, not split into
-// fields (BenchmarkCheckMounts, ./internal/sandbox/helper/).
+// namespace whose mountinfo file (/proc/PID/mountinfo) it reads, a line
+// for each of the host's mounts: the lines are scanned in place, not
+// split into fields (BenchmarkCheckMounts, ./internal/sandbox/helper/).
+// A sandbox started ahead reads it once, before it says it waits; a
+// run's checks compare mount IDs instead where statx has them
+// (mountids.go).
 func CheckMounts(mountinfo string, want []string) error {
 	if len(want) == 0 {
 		return nil

@@ -89,6 +89,8 @@ func checkNetNS(want string) error {
 // loopback and answers "ok\n" before relaying both ways, or the error.
 // This is how toolgate reaches a session's ports when it cannot enter the
 // namespace itself (no CAP_SYS_ADMIN), and one path for both cases.
+// A request of SockDiagRequest instead is answered with a netlink socket
+// of the namespace (sendSockDiag).
 func serveDials(ln net.Listener) {
 	for {
 		c, err := ln.Accept()
@@ -97,51 +99,73 @@ func serveDials(ln net.Listener) {
 		}
 		go func() {
 			defer c.Close()
-			port, err := readPort(c)
+			req, err := readRequest(c)
+			if err == nil && req == SockDiagRequest {
+				sendSockDiag(c)
+				return
+			}
+			port, err := parsePort(req, err)
 			if err != nil {
 				fmt.Fprintf(c, "error: %v\n", err)
 				return
 			}
-			up, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), 10*time.Second)
-			if err != nil {
-				up, err = net.DialTimeout("tcp", net.JoinHostPort("::1", strconv.Itoa(port)), 10*time.Second)
-			}
-			if err != nil {
-				fmt.Fprintf(c, "error: %v\n", err)
-				return
-			}
-			defer up.Close()
-			if _, err := io.WriteString(c, "ok\n"); err != nil {
-				return
-			}
-			done := make(chan struct{}, 2)
-			go func() { _, _ = io.Copy(up, c); closeWrite(up); done <- struct{}{} }()
-			go func() { _, _ = io.Copy(c, up); closeWrite(c); done <- struct{}{} }()
-			<-done
-			<-done
+			relayPort(c, port)
 		}()
 	}
 }
 
-// readPort reads "PORT\n" a byte at a time: nothing after the newline may
-// be consumed, it belongs to the relayed stream.
-func readPort(c net.Conn) (int, error) {
+// relayPort connects to port on the namespace's loopback, IPv4 first,
+// answers "ok\n" and relays both ways until both sides have ended.
+func relayPort(c net.Conn, port int) {
+	up, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), 10*time.Second)
+	if err != nil {
+		up, err = net.DialTimeout("tcp", net.JoinHostPort("::1", strconv.Itoa(port)), 10*time.Second)
+	}
+	if err != nil {
+		fmt.Fprintf(c, "error: %v\n", err)
+		return
+	}
+	defer up.Close()
+	if _, err := io.WriteString(c, "ok\n"); err != nil {
+		return
+	}
+	done := make(chan struct{}, 2)
+	go func() { _, _ = io.Copy(up, c); closeWrite(up); done <- struct{}{} }()
+	go func() { _, _ = io.Copy(c, up); closeWrite(c); done <- struct{}{} }()
+	<-done
+	<-done
+}
+
+// maxRequest bounds a request line: a port number or SockDiagRequest.
+const maxRequest = 16
+
+// readRequest reads a request line a byte at a time: nothing after the
+// newline may be consumed, it belongs to the relayed stream.
+func readRequest(c net.Conn) (string, error) {
 	var b [1]byte
-	var digits []byte
-	for len(digits) < 6 {
+	var line []byte
+	for len(line) < maxRequest {
 		if _, err := c.Read(b[:]); err != nil {
-			return 0, err
+			return "", err
 		}
 		if b[0] == '\n' {
-			port, err := strconv.Atoi(string(digits))
-			if err != nil || port < 1 || port > 65535 {
-				return 0, fmt.Errorf("bad port %q", digits)
-			}
-			return port, nil
+			return string(line), nil
 		}
-		digits = append(digits, b[0])
+		line = append(line, b[0])
 	}
-	return 0, fmt.Errorf("bad port request")
+	return "", fmt.Errorf("bad port request")
+}
+
+// parsePort is the port a request line names; err is readRequest's.
+func parsePort(req string, err error) (int, error) {
+	if err != nil {
+		return 0, err
+	}
+	port, err := strconv.Atoi(req)
+	if err != nil || port < 1 || port > 65535 {
+		return 0, fmt.Errorf("bad port %q", req)
+	}
+	return port, nil
 }
 
 // closeWrite half-closes a connection that can, so the other side sees

@@ -3,8 +3,12 @@ package helper
 import (
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestCheckNetNS: the helper runs a command only in the network namespace
@@ -28,10 +32,11 @@ func TestCheckNetNS(t *testing.T) {
 // TestReadPort: the holder reads a port request a byte at a time and
 // refuses anything but a port number.
 func TestReadPort(t *testing.T) {
-	for in, want := range map[string]int{"8000\n": 8000, "1\n": 1, "65535\n": 65535, "0\n": -1, "65536\n": -1, "x\n": -1, "1234567\n": -1} {
+	for in, want := range map[string]int{"8000\n": 8000, "1\n": 1, "65535\n": 65535, "0\n": -1, "65536\n": -1, "x\n": -1,
+		"1234567\n": -1, "12345678901234567890\n": -1} {
 		a, b := pipe(t)
 		go func() { a.Write([]byte(in + "rest")) }()
-		got, err := readPort(b)
+		got, err := parsePort(readRequest(b))
 		if want < 0 {
 			if err == nil {
 				t.Errorf("%q: got %d, want an error", in, got)
@@ -54,4 +59,48 @@ func pipe(t *testing.T) (net.Conn, net.Conn) {
 	a, b := net.Pipe()
 	t.Cleanup(func() { a.Close(); b.Close() })
 	return a, b
+}
+
+// TestSockDiagRequest: asked for SockDiagRequest, the holder answers "ok"
+// with a netlink sock_diag socket attached, which toolgate lists the
+// namespace's listening sockets with.
+func TestSockDiagRequest(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "dial.sock")
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go serveDials(ln)
+	c, err := net.Dial("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(30 * time.Second))
+	if _, err := c.Write([]byte(SockDiagRequest + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	buf, oob := make([]byte, 64), make([]byte, unix.CmsgSpace(4))
+	n, noob, _, _, err := c.(*net.UnixConn).ReadMsgUnix(buf, oob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := unix.ParseSocketControlMessage(oob[:noob])
+	if err != nil || len(msgs) != 1 {
+		t.Fatalf("answer %q with %d control messages (%v), want one", buf[:n], len(msgs), err)
+	}
+	fds, err := unix.ParseUnixRights(&msgs[0])
+	if err != nil || len(fds) != 1 {
+		t.Fatalf("rights %v %v, want one descriptor", fds, err)
+	}
+	defer unix.Close(fds[0])
+	if string(buf[:n]) != "ok\n" {
+		t.Errorf("answer %q, want ok", buf[:n])
+	}
+	domain, _ := unix.GetsockoptInt(fds[0], unix.SOL_SOCKET, unix.SO_DOMAIN)
+	proto, _ := unix.GetsockoptInt(fds[0], unix.SOL_SOCKET, unix.SO_PROTOCOL)
+	if domain != unix.AF_NETLINK || proto != unix.NETLINK_SOCK_DIAG {
+		t.Errorf("socket of domain %d protocol %d, want netlink (%d) sock_diag (%d)", domain, proto, unix.AF_NETLINK, unix.NETLINK_SOCK_DIAG)
+	}
 }
