@@ -195,7 +195,7 @@ fi
 # one iteration each, so that they keep compiling and running; their
 # figures come from the commands in docs/benchmarks.md's Figures table.
 go test -run '^$' -benchtime 1x -bench 'ToolUseVsBare|ReadVsFilesystemMCP|ManySessionsMemory' ./cmd/toolgate/
-go test -run '^$' -benchtime 1x -bench 'MCPThroughToolgate|EventFanOut|CommandChunkLatency|Front|EncodeBuffers' ./server/
+go test -run '^$' -benchtime 1x -bench 'MCPThroughToolgate|EventFanOut|CommandChunkLatency|Front|EncodeBuffers|DecodeBody|EncodeAnswer|RequestLogLine|RequestMetrics' ./server/
 go test -run '^$' -benchtime 1x -bench 'SchedulerOverhead|IgnoredMasks|InputScans|ToolMetrics|ResultJSONSize' ./coordinator/
 go test -run '^$' -benchtime 1x -bench 'ChildEnv' ./coordinator/tool/
 go test -run '^$' -benchtime 1x -bench 'AnalyzeRemembered' ./internal/shellcmd/

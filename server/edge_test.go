@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -180,22 +181,35 @@ func TestTimeoutDefaults(t *testing.T) {
 	}
 }
 
-// TestJSONAnswerHasLength checks that a JSON answer longer than net/http's
-// 2 KB buffer goes out with its Content-Length, not chunked, and that the
-// length is the body's.
+// TestJSONAnswerHasLength checks that a JSON answer goes out with its
+// Content-Length, not chunked, and that the length is the body's: a short
+// one, ones about net/http's 2 KB buffer (either side of it), and a long
+// one.
 func TestJSONAnswerHasLength(t *testing.T) {
 	ts := newTestServer(t)
-	text := strings.Repeat("x", 8<<10)
-	resp := ts.do(t, "POST", "/v1/tool_use", toolUse("len1", "echo", map[string]any{"text": text}))
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
+	// The answer of an echo of n bytes of text is n+around bytes (ids of one length).
+	frame := func(text string) int {
+		resp := ts.do(t, "POST", "/v1/tool_use", toolUse("len9", "echo", map[string]any{"text": text}))
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return len(body) - len(text)
 	}
-	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), text) {
-		t.Fatalf("status %d, body of %d bytes without the text", resp.StatusCode, len(body))
-	}
-	if len(resp.TransferEncoding) != 0 || resp.ContentLength != int64(len(body)) {
-		t.Errorf("Transfer-Encoding %v, Content-Length %d; want no chunking and %d", resp.TransferEncoding, resp.ContentLength, len(body))
+	around := frame("x")
+	const buffer = 2048 // net/http's bufferBeforeChunkingSize
+	for i, size := range []int{1, buffer - 1 - around, buffer - around, buffer + 1 - around, 8 << 10} {
+		text := strings.Repeat("x", size)
+		resp := ts.do(t, "POST", "/v1/tool_use", toolUse(fmt.Sprintf("len%d", i), "echo", map[string]any{"text": text}))
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), text) {
+			t.Fatalf("status %d, body of %d bytes without the text", resp.StatusCode, len(body))
+		}
+		if len(resp.TransferEncoding) != 0 || resp.ContentLength != int64(len(body)) {
+			t.Errorf("a body of %d bytes: Transfer-Encoding %v, Content-Length %d; want no chunking and %d",
+				len(body), resp.TransferEncoding, resp.ContentLength, len(body))
+		}
 	}
 }

@@ -8,28 +8,77 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
 
+	fastjson "github.com/segmentio/encoding/json"
 	"github.com/toolgate/toolgate/api"
 )
 
 // decode reads one JSON value from the body into v: capped in size, unknown
 // fields refused, nothing after the value.
 func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
-	dec := s.bodyDecoder(w, r, r.Body)
+	buf := s.bodyBuffer()
+	defer s.putBodyBuffer(buf)
+	if err := s.readBody(w, r, buf); err != nil {
+		return decodeError(err)
+	}
+	if decodeFast(buf.Bytes(), v) {
+		return nil
+	}
+	dec := slowDecoder(buf.Bytes(), v)
 	if err := dec.Decode(v); err != nil {
 		return decodeError(err)
 	}
 	return endOfBody(dec)
 }
 
-// bodyDecoder decodes from body, r's body or a reader over it, capped in
-// size and refusing unknown fields.
-func (s *Server) bodyDecoder(w http.ResponseWriter, r *http.Request, body io.Reader) *json.Decoder {
-	dec := json.NewDecoder(http.MaxBytesReader(w, io.NopCloser(body), s.cfg.MaxBodyBytes))
+// readBody reads r's body into buf, capped at max_body_bytes.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request, buf *bytes.Buffer) error {
+	if n := r.ContentLength; n > 0 && n <= s.cfg.MaxBodyBytes {
+		buf.Grow(int(n) + bytes.MinRead) // ReadFrom wants MinRead free before it sees the end
+	}
+	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+	return err
+}
+
+// decodeFast decodes body into v with segmentio's decoder, several times
+// faster than encoding/json's on a request body, and reports whether body
+// is one JSON value that fits v with no unknown field. Whatever it refuses
+// goes to slowDecoder, which decides with encoding/json and words the
+// error as it always has. Speed only: BenchmarkDecodeBody (./server/,
+// docs/benchmarks.md); TestDecodeFastAgrees holds the two decoders to one
+// result.
+func decodeFast(body []byte, v any) bool {
+	rest, err := fastjson.Parse(body, v, fastjson.DisallowUnknownFields)
+	return err == nil && len(bytes.TrimLeft(rest, " \t\r\n")) == 0
+}
+
+// unmarshalFast is decodeFast with unknown fields passed over, as
+// json.Unmarshal does: a message's content blocks are decoded so. What it
+// refuses goes to encoding/json, v cleared first (clearValue). Speed
+// only: BenchmarkToolUseVsBare/route=messages (./cmd/toolgate/,
+// docs/benchmarks.md); TestDecodeFastAgrees holds it to json.Unmarshal.
+func unmarshalFast(raw []byte, v any) bool {
+	rest, err := fastjson.Parse(raw, v, 0)
+	return err == nil && len(bytes.TrimLeft(rest, " \t\r\n")) == 0
+}
+
+// slowDecoder is encoding/json's decoder over body, unknown fields
+// refused, with v cleared of what decodeFast may have left in it.
+func slowDecoder(body []byte, v any) *json.Decoder {
+	clearValue(v)
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	return dec
+}
+
+// clearValue sets what the pointer v points to to its zero value.
+func clearValue(v any) {
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		rv.Elem().SetZero()
+	}
 }
 
 // endOfBody refuses anything after the value dec decoded.
@@ -46,8 +95,15 @@ func endOfBody(dec *json.Decoder) error {
 // fits); any other gets no body and decode's error. Reading the body once
 // spares the usual body a second decoding.
 func (s *Server) decodeKeeping(w http.ResponseWriter, r *http.Request, v any) ([]byte, error) {
-	var body bytes.Buffer
-	dec := s.bodyDecoder(w, r, io.TeeReader(r.Body, &body))
+	var buf bytes.Buffer // kept by the caller: not from the pool
+	if err := s.readBody(w, r, &buf); err != nil {
+		return nil, decodeError(err)
+	}
+	body := buf.Bytes()
+	if decodeFast(body, v) {
+		return body, nil
+	}
+	dec := slowDecoder(body, v)
 	err := dec.Decode(v)
 	if dec.InputOffset() == 0 { // the body holds no JSON value: nothing was decoded
 		return nil, decodeError(err)
@@ -55,7 +111,7 @@ func (s *Server) decodeKeeping(w http.ResponseWriter, r *http.Request, v any) ([
 	if eerr := endOfBody(dec); eerr != nil {
 		return nil, eerr
 	}
-	return body.Bytes(), err
+	return body, err
 }
 
 func decodeError(err error) error {
@@ -87,10 +143,10 @@ func (s *Server) encode(w http.ResponseWriter, r *http.Request, status int, v an
 	eb, _ := s.encodeBufs.Get().(*encodeBuffer)
 	if eb == nil {
 		eb = new(encodeBuffer)
-		eb.enc = json.NewEncoder(&eb.buf)
+		eb.enc, eb.fast = json.NewEncoder(&eb.buf), fastjson.NewEncoder(&eb.buf)
 	}
 	defer s.putEncodeBuffer(eb)
-	if err := eb.enc.Encode(v); err != nil {
+	if err := eb.encode(v); err != nil {
 		logFrom(r, s.logger).Error("encode response", "err", err)
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusInternalServerError)
@@ -106,10 +162,45 @@ func (s *Server) encode(w http.ResponseWriter, r *http.Request, status int, v an
 	_, _ = w.Write(eb.buf.Bytes())
 }
 
-// encodeBuffer is a response buffer with its encoder, recycled together.
+// bodyBuffer is a request body buffer from the server's pool: every
+// decoded body needs one (BenchmarkDecodeBody, ./server/,
+// docs/benchmarks.md).
+func (s *Server) bodyBuffer() *bytes.Buffer {
+	if b, _ := s.bodyBufs.Get().(*bytes.Buffer); b != nil {
+		return b
+	}
+	return new(bytes.Buffer)
+}
+
+// putBodyBuffer returns a body buffer to the pool; decode copies every
+// string and raw value out of it, so nothing refers to it after.
+func (s *Server) putBodyBuffer(b *bytes.Buffer) {
+	if b.Cap() > maxPooledBuffer {
+		return
+	}
+	b.Reset()
+	s.bodyBufs.Put(b)
+}
+
+// encodeBuffer is a response buffer with its encoders, recycled together.
 type encodeBuffer struct {
-	buf bytes.Buffer
-	enc *json.Encoder
+	buf  bytes.Buffer
+	enc  *json.Encoder
+	fast *fastjson.Encoder
+}
+
+// encode writes v and a newline to the buffer. The answers of calls, the
+// most frequent and mostly a tool's text, go through segmentio's encoder,
+// faster than encoding/json's at escaping text and writing the same
+// bytes; every other answer through encoding/json's. Speed only:
+// BenchmarkEncodeAnswer (./server/, docs/benchmarks.md);
+// TestEncodeFastAgrees holds the two encoders to the same bytes.
+func (eb *encodeBuffer) encode(v any) error {
+	switch v.(type) {
+	case api.ToolUseResponse, api.MessageResponse:
+		return eb.fast.Encode(v)
+	}
+	return eb.enc.Encode(v)
 }
 
 // maxPooledBuffer keeps a rare huge response (a large file read) from

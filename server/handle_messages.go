@@ -124,6 +124,10 @@ func toolUses(msg api.AssistantMessage) ([]api.ToolUse, error) {
 // without a type and a broken tool_use from a block of another type.
 func toolUseBlock(i int, raw json.RawMessage) (api.ToolUse, bool, error) {
 	var use api.ToolUse
+	if unmarshalFast(raw, &use) && use.Type != "" {
+		return use, use.Type == api.TypeToolUse, nil
+	}
+	clearValue(&use)
 	if err := json.Unmarshal(raw, &use); err == nil && use.Type != "" {
 		return use, use.Type == api.TypeToolUse, nil
 	}

@@ -1,7 +1,10 @@
 package server
 
 import (
+	"net/http"
 	"runtime"
+	"strconv"
+	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -15,6 +18,55 @@ type httpMetrics struct {
 	sseSubscribers prometheus.Gauge
 	sseDropped     prometheus.Counter
 	panics         prometheus.Counter
+	// series holds each route, method and code's children, looked up by
+	// label values once: requestKey -> *requestSeries.
+	series sync.Map
+}
+
+// requestKey names a request's series.
+type requestKey struct {
+	route, method string
+	code          int
+	timed         bool // the request is timed (it is not an event stream)
+}
+
+// requestSeries are the children a request counts and times itself in;
+// duration is nil for a request that is not timed, so that no empty
+// latency series appears for an event stream's route.
+type requestSeries struct {
+	requests prometheus.Counter
+	duration prometheus.Observer
+}
+
+// seriesFor is the series of a request to route with method, answered
+// with code. The children are kept, not looked up by label values for
+// every request: that hashed and compared three labels twice and made the
+// code's string. Speed only: BenchmarkRequestMetrics (./server/,
+// docs/benchmarks.md). The keys are bounded as the labels are: routes
+// are chi's patterns, methods methodLabel's, codes HTTP's.
+func (m *httpMetrics) seriesFor(route, method string, code int, timed bool) *requestSeries {
+	k := requestKey{route: route, method: methodLabel(method), code: code, timed: timed}
+	if s, ok := m.series.Load(k); ok {
+		return s.(*requestSeries)
+	}
+	s := &requestSeries{requests: m.requests.WithLabelValues(k.route, k.method, strconv.Itoa(code))}
+	if timed {
+		s.duration = m.duration.WithLabelValues(k.route)
+	}
+	actual, _ := m.series.LoadOrStore(k, s)
+	return actual.(*requestSeries)
+}
+
+// methodLabel is a request's method as a label: one of HTTP's methods, or
+// "other". net/http takes any token as a method, and a series for each
+// would let any client grow /metrics without end.
+func methodLabel(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodConnect, http.MethodOptions, http.MethodTrace:
+		return method
+	}
+	return "other"
 }
 
 func newHTTPMetrics(reg *prometheus.Registry, version string) *httpMetrics {

@@ -37,7 +37,7 @@ func (s *Server) front(next http.Handler) http.Handler {
 		r = r.WithContext(coordinator.WithRequestID(context.WithValue(r.Context(), middleware.RequestIDKey, id), id))
 		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
 		s.guarded(ww, r, next)
-		s.observe(ww, r, start)
+		s.observe(ww, r, id, start)
 	})
 }
 
@@ -64,27 +64,39 @@ func (s *Server) guarded(w http.ResponseWriter, r *http.Request, next http.Handl
 }
 
 // observe counts the request, times it, and logs its line.
-func (s *Server) observe(ww middleware.WrapResponseWriter, r *http.Request, start time.Time) {
+func (s *Server) observe(ww middleware.WrapResponseWriter, r *http.Request, id string, start time.Time) {
 	route := routePattern(r)
 	status := ww.Status()
 	if status == 0 {
 		status = http.StatusOK
 	}
-	s.metrics.requests.WithLabelValues(route, r.Method, strconv.Itoa(status)).Inc()
 	// An event stream lasts as long as its client listens: its length
 	// would swamp the latency of every other answer.
-	if !strings.HasPrefix(ww.Header().Get("Content-Type"), "text/event-stream") {
-		s.metrics.duration.WithLabelValues(route).Observe(time.Since(start).Seconds())
+	timed := !strings.HasPrefix(ww.Header().Get("Content-Type"), "text/event-stream")
+	series := s.metrics.seriesFor(route, r.Method, status, timed)
+	series.requests.Inc()
+	if timed {
+		series.duration.Observe(time.Since(start).Seconds())
 	}
+	s.logRequest(r, id, route, ww.Status(), ww.BytesWritten(), start)
+}
+
+// logRequest writes a request's line. Its attributes go to LogAttrs as
+// they are, the request id first as logFrom's logger puts it: the same
+// line as logFrom(r, s.logger).Log(...) writes, without a logger made for
+// the request, a record copied, or a value boxed. Speed only:
+// BenchmarkRequestLogLine (./server/, docs/benchmarks.md);
+// TestRequestLogLineUnchanged holds the line to logFrom's.
+func (s *Server) logRequest(r *http.Request, id, route string, status, bytes int, start time.Time) {
 	level := requestLogLevel(r, status)
 	if !s.logger.Enabled(context.Background(), level) { // as Log asks
-		return // spare building the line and its logger
+		return
 	}
 	// The query string is never logged: it may carry a ticket.
-	logFrom(r, s.logger).Log(r.Context(), level, "http request",
-		"method", r.Method, "path", r.URL.Path, "route", route,
-		"status", ww.Status(), "bytes", ww.BytesWritten(),
-		"duration_ms", float64(time.Since(start).Microseconds())/1000)
+	s.logger.LogAttrs(r.Context(), level, "http request",
+		slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
+		slog.String("route", route), slog.Int("status", status), slog.Int("bytes", bytes),
+		slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000))
 }
 
 // PollHeader marks a request the web console sends by itself on a timer

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -12,13 +13,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/internal/benchpair"
-
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/prometheus/client_golang/prometheus"
+	fastjson "github.com/segmentio/encoding/json"
+	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/internal/benchpair"
 )
 
 // BenchmarkFront measures the one-layer front against the same steps as
@@ -129,14 +130,42 @@ func BenchmarkEncodeBuffers(b *testing.B) {
 	})
 }
 
+// BenchmarkEncodeAnswer measures encoding a call's answer (read_file's
+// numbered text of a 1 KB file and the call record) with encode's
+// encoders against encoding/json's Encoder alone.
+func BenchmarkEncodeAnswer(b *testing.B) {
+	var text strings.Builder
+	for i := range 64 {
+		fmt.Fprintf(&text, "%3d | 0123456789abcde\n", i+1)
+	}
+	at := time.Now()
+	v := api.ToolUseResponse{Result: api.NewToolResult("toolu_0123456789", text.String(), false),
+		Call: api.CallRecord{ToolUseID: "toolu_0123456789", Name: "read_file", State: api.StateDone, Status: api.StatusSucceeded, StartedAt: &at, DurationMS: 0.412}}
+	var eb encodeBuffer
+	eb.enc, eb.fast = json.NewEncoder(&eb.buf), fastjson.NewEncoder(&eb.buf)
+	var plain bytes.Buffer
+	enc := json.NewEncoder(&plain)
+	benchpair.Run(b, func() {
+		eb.buf.Reset()
+		_ = eb.encode(v)
+	}, func() {
+		plain.Reset()
+		_ = enc.Encode(v)
+	})
+}
+
 // BenchmarkDecodeBody measures decode (a pooled body buffer, segmentio's
 // decoder, encoding/json only for what it refuses) against encoding/json's
-// decoder over the capped body as before, on a read_file tool_use block.
+// decoder over the capped body, as decode was before, on a read_file
+// tool_use block.
 func BenchmarkDecodeBody(b *testing.B) {
 	s := &Server{cfg: Config{MaxBodyBytes: 16 << 20}}
 	body := `{"type":"tool_use","id":"toolu_0123456789","name":"read_file","input":{"path":"src/one_kb.txt"}}`
+	r := httptest.NewRequest(http.MethodPost, "/v1/tool_use", nil)
+	r.ContentLength = int64(len(body))
 	request := func() *http.Request {
-		return httptest.NewRequest(http.MethodPost, "/v1/tool_use", strings.NewReader(body))
+		r.Body = io.NopCloser(strings.NewReader(body))
+		return r
 	}
 	w := httptest.NewRecorder()
 	benchpair.Run(b, func() {
@@ -146,8 +175,7 @@ func BenchmarkDecodeBody(b *testing.B) {
 		}
 	}, func() {
 		var use api.ToolUse
-		r := request()
-		dec := json.NewDecoder(http.MaxBytesReader(w, io.NopCloser(r.Body), s.cfg.MaxBodyBytes))
+		dec := json.NewDecoder(http.MaxBytesReader(w, io.NopCloser(request().Body), s.cfg.MaxBodyBytes))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&use); err != nil {
 			b.Fatal(err)

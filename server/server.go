@@ -97,8 +97,9 @@ type Server struct {
 	// tokenSum is the server token's SHA-256; tokens the named ones'.
 	tokenSum [32]byte
 	tokens   tokenTable
-	// encodeBufs recycles the buffers encode marshals responses into.
-	encodeBufs sync.Pool
+	// encodeBufs recycles the buffers encode marshals responses into,
+	// bodyBufs those decode reads request bodies into.
+	encodeBufs, bodyBufs sync.Pool
 }
 
 // New returns the whole HTTP surface as one handler. reg receives the HTTP

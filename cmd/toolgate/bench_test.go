@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
@@ -25,25 +27,36 @@ import (
 
 // BenchmarkToolUseVsBare posts read_file of a 1 KB file to a real toolgate
 // over loopback and, in the same run, alternating round by round, the same
-// request to a bare net/http handler that decodes the block, reads the
-// file and encodes the same response shape. Every call has a fresh
-// tool_use id (a repeated id is answered from the session's record without
-// running the tool). Two routes: POST /v1/tool_use, and POST
-// /v1/sessions/{sid}/messages with a one-block assistant message (the bare
-// handler then decodes the message and answers a user message). It reports
-// both throughputs, both p99 latencies and the throughput ratio at 1, 16
-// and 64 connections, and the CPU time per call of each side with their
-// ratio (cpu_ratio), which other load on the machine disturbs less, and
-// the heap allocations per call of each side, which it does not disturb.
-// The CPU profile (-cpuprofile) labels samples side=toolgate, bare or
+// request to toolgate run lean and to a bare net/http handler that decodes
+// the block, reads the file and encodes the same response shape. toolgate
+// runs with its defaults: the SQLite store (in a scratch directory), the
+// request log at info level as JSON to a file, the sandbox as the machine
+// allows it (its mode is logged); lean is the memory store and warnings
+// only. Every call has a fresh tool_use id (a repeated id is answered from
+// the session's record without running the tool). Two routes: POST
+// /v1/tool_use, and POST /v1/sessions/{sid}/messages with a one-block
+// assistant message (the bare handler then decodes the message and
+// answers a user message). It reports each side's throughput and p99
+// latency and the throughput ratios to the bare handler (throughput_ratio
+// for the defaults, lean_throughput_ratio) at 1, 16 and 64 connections,
+// and the CPU time per call of each side with its ratio (cpu_ratio,
+// lean_cpu_ratio), which other load on the machine disturbs less, and the
+// heap allocations per call of each side, which it does not disturb. The
+// CPU profile (-cpuprofile) labels samples side=toolgate, lean, bare or
 // client: go tool pprof -tagfocus side=toolgate.
 //
-// toolgate and the bare handler run in this process unless
-// TOOLGATE_BENCH_SEPARATE is set: then each runs as its own process (this
-// test binary started again), as users run toolgate, and a process-wide
-// setting such as the collector's touches one side only. A side's CPU
-// time is then its server's, read from /proc, plus this process's, the
-// load generator's; allocations are not counted.
+// The servers run in this process unless TOOLGATE_BENCH_SEPARATE is set:
+// then each runs as its own process (this test binary started again), as
+// users run toolgate, and a process-wide setting such as the collector's
+// touches one side only. A side's CPU time is then its server's, read from
+// /proc, plus this process's, the load generator's; allocations are not
+// counted. TOOLGATE_BENCH_CPUPROFILE=<file> then profiles each server
+// (<file>.serve, <file>.bare; the lean toolgate's profile overwrites the
+// defaults' unless it is left out with TOOLGATE_BENCH_LEAN=0).
+// TOOLGATE_BENCH_BASELINE=<toolgate binary> adds another build (main's,
+// say, with toolgate-sandbox beside it) run with the same defaults as a
+// side of its own, baseline_throughput_ratio and baseline_cpu_ratio
+// beside the others; the servers then run apart.
 //
 //	go test -run '^$' -bench ToolUseVsBare -benchtime 3x ./cmd/toolgate/
 //	TOOLGATE_BENCH_SEPARATE=1 go test -run '^$' -bench ToolUseVsBare -benchtime 3x ./cmd/toolgate/
@@ -53,106 +66,258 @@ func BenchmarkToolUseVsBare(b *testing.B) {
 	if err := os.WriteFile(filepath.Join(dir, "one_kb.txt"), []byte(content), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	inst := &instance{token: "bench-token"}
-	bareURL := ""
-	tgPID, barePID := 0, 0 // the servers' processes when they run apart
-	if os.Getenv("TOOLGATE_BENCH_SEPARATE") != "" {
-		tg := startChild(b, append([]string{"serve", "--addr", "127.0.0.1:0", "--workspace", dir, "--log-format", "json"}, benchServerArgs(b)...)...)
-		bare := startChild(b, "bare", dir)
-		inst.url, tgPID, bareURL, barePID = tg.url, tg.pid, bare.url, bare.pid
-	} else {
-		// Profile labels (side=toolgate, bare, client) tell the three
-		// apart in a CPU profile: goroutines inherit the labels of the
-		// one that started them.
-		pprof.Do(context.Background(), pprof.Labels("side", "toolgate"), func(context.Context) {
-			inst = start(b, dir, benchServerArgs(b)...)
-		})
-		var bare *httptest.Server
-		pprof.Do(context.Background(), pprof.Labels("side", "bare"), func(context.Context) {
-			bare = httptest.NewServer(bareReadFile(b, dir))
-		})
-		defer bare.Close()
-		bareURL = bare.URL
-	}
-	// The CPU time of a side's server and this process's during its
-	// load: the whole process when the servers run in it.
-	cpu := func(pid int) time.Duration {
-		if pid == 0 {
-			return processCPU()
+	sides := startSides(b, dir)
+	b.Logf("toolgate defaults: %s", sandboxMode(b, sides[0]))
+	// Each toolgate gets a session of its own for the messages route.
+	for _, sd := range sides {
+		sd.session = "unused"
+		if sd.name == "bare" {
+			continue
 		}
-		return processCPU() + childCPU(b, pid)
-	}
-	serverCPU := func(pid int) time.Duration {
-		if pid == 0 {
-			return 0
+		var sess api.Session
+		if code := sd.postJSON(b, "/v1/sessions", map[string]any{}, &sess); code != http.StatusCreated && code != http.StatusOK {
+			b.Fatalf("%s: create session: %d", sd.name, code)
 		}
-		return childCPU(b, pid)
-	}
-	var sess api.Session
-	if code := inst.postJSON(b, "/v1/sessions", map[string]any{}, &sess); code != http.StatusCreated && code != http.StatusOK {
-		b.Fatalf("create session: %d", code)
+		sd.session = sess.ID
 	}
 	routes := []struct {
-		name, path, barePath string
-		body                 func(n int64) string
+		name string
+		path func(sd *benchSide) string
+		body func(n int64) string
 	}{
-		{"tool_use", "/v1/tool_use", "/v1/tool_use", readFileBody},
-		{"messages", "/v1/sessions/" + sess.ID + "/messages", "/messages", func(n int64) string {
+		{"tool_use", func(*benchSide) string { return "/v1/tool_use" }, readFileBody},
+		{"messages", func(sd *benchSide) string {
+			if sd.name == "bare" {
+				return "/messages"
+			}
+			return "/v1/sessions/" + sd.session + "/messages"
+		}, func(n int64) string {
 			return `{"role":"assistant","content":[` + readFileBody(n) + `]}`
 		}},
 	}
-	// Each iteration alternates the two sides several times, on
-	// connections kept open across rounds, so load from elsewhere on the
-	// machine falls on both alike.
+	// Each iteration alternates the sides several times, on connections
+	// kept open across rounds, so load from elsewhere on the machine falls
+	// on all alike.
 	const rounds, calls = 8, 960 // calls per round and side, shared by the connections
 	var seq atomic.Int64
 	for _, rt := range routes {
 		for _, conns := range []int{1, 16, 64} {
 			b.Run(fmt.Sprintf("route=%s/conns=%d", rt.name, conns), func(b *testing.B) {
-				tgClient, bareClient := benchClient(conns), benchClient(conns)
-				defer tgClient.CloseIdleConnections()
-				defer bareClient.CloseIdleConnections()
-				var tg, base loadResult
-				var tgCPU, baseCPU time.Duration
-				var tgAllocs, baseAllocs uint64
-				var tgServer, baseServer time.Duration // the servers' own, when they run apart
+				ms := make([]sideLoad, len(sides))
+				for i, sd := range sides {
+					ms[i] = sideLoad{side: sd, client: benchClient(conns)}
+					defer ms[i].client.CloseIdleConnections()
+				}
 				for range b.N {
 					for range rounds {
-						c0, a0, s0 := cpu(tgPID), mallocs(), serverCPU(tgPID)
-						tg = tg.add(loadBodies(b, tgClient, inst.url+rt.path, inst.token, conns, calls/conns, &seq, rt.body))
-						c1, a1, s1 := cpu(tgPID), mallocs(), serverCPU(tgPID)
-						b0, bs0 := cpu(barePID), serverCPU(barePID)
-						base = base.add(loadBodies(b, bareClient, bareURL+rt.barePath, inst.token, conns, calls/conns, &seq, rt.body))
-						tgCPU, baseCPU = tgCPU+c1-c0, baseCPU+cpu(barePID)-b0
-						tgServer, baseServer = tgServer+s1-s0, baseServer+serverCPU(barePID)-bs0
-						tgAllocs, baseAllocs = tgAllocs+a1-a0, baseAllocs+mallocs()-a1
+						for i := range ms {
+							m := &ms[i]
+							m.measure(b, func() loadResult {
+								return loadBodies(b, m.client, m.side.url+rt.path(m.side), m.side.token, conns, calls/conns, &seq, rt.body)
+							})
+						}
 					}
 				}
-				// The CPU time of the process (client and server alike) per
-				// call: steadier than throughput when other processes load
-				// the machine. Their ratio is what throughput would be where
-				// the CPU is the limit.
-				b.ReportMetric(float64(tgCPU.Microseconds())/float64(tg.n), "toolgate_cpu_µs/call")
-				b.ReportMetric(float64(baseCPU.Microseconds())/float64(base.n), "bare_cpu_µs/call")
-				b.ReportMetric((float64(baseCPU)/float64(base.n))/(float64(tgCPU)/float64(tg.n)), "cpu_ratio")
-				// Heap allocations per call, the client's included on both
-				// sides: a count no other load moves.
-				if tgPID == 0 {
-					b.ReportMetric(float64(tgAllocs)/float64(tg.n), "toolgate_allocs/call")
-					b.ReportMetric(float64(baseAllocs)/float64(base.n), "bare_allocs/call")
-				} else {
-					// The servers' own CPU per call, the load generator's left out.
-					b.ReportMetric(float64(tgServer.Microseconds())/float64(tg.n), "toolgate_server_cpu_µs/call")
-					b.ReportMetric(float64(baseServer.Microseconds())/float64(base.n), "bare_server_cpu_µs/call")
-				}
-				b.ReportMetric(tg.rps(), "toolgate_req/s")
-				b.ReportMetric(base.rps(), "bare_req/s")
-				b.ReportMetric(tg.rps()/base.rps(), "throughput_ratio")
-				b.ReportMetric(tg.p99().Seconds()*1000, "toolgate_p99_ms")
-				b.ReportMetric(base.p99().Seconds()*1000, "bare_p99_ms")
+				reportSides(b, ms)
 			})
 		}
 	}
+}
+
+// benchSide is one server BenchmarkToolUseVsBare loads.
+type benchSide struct {
+	*instance
+	name    string // toolgate (its defaults), lean or bare
+	pid     int    // its process when the servers run apart, else 0
+	session string // the session of the messages route
+}
+
+// startSides starts toolgate with its defaults, toolgate lean (unless
+// TOOLGATE_BENCH_LEAN=0) and the bare handler, in this process or, with
+// TOOLGATE_BENCH_SEPARATE, each as its own.
+func startSides(b *testing.B, dir string) []*benchSide {
+	kinds := []struct {
+		name string
+		args []string
+	}{{"toolgate", benchServerArgs(b)}, {"lean", []string{"--store", "memory", "--log-level", "warn"}}, {"bare", nil}}
+	if os.Getenv("TOOLGATE_BENCH_LEAN") == "0" {
+		kinds = slices.Delete(kinds, 1, 2)
+	}
+	baseline := os.Getenv("TOOLGATE_BENCH_BASELINE")
+	if baseline != "" {
+		kinds = slices.Insert(kinds, 1, struct {
+			name string
+			args []string
+		}{"baseline", benchServerArgs(b)})
+	}
+	separate := os.Getenv("TOOLGATE_BENCH_SEPARATE") != "" || baseline != ""
+	serve := func(args []string) []string {
+		return append([]string{"serve", "--addr", "127.0.0.1:0", "--workspace", dir, "--log-format", "json"}, args...)
+	}
+	var sides []*benchSide
+	for _, k := range kinds {
+		sd := &benchSide{name: k.name, instance: &instance{token: "bench-token"}}
+		switch {
+		case k.name == "baseline":
+			c := startBaseline(b, baseline, serve(k.args)...)
+			sd.url, sd.pid = c.url, c.pid
+		case separate && k.name == "bare":
+			c := startChild(b, "bare", dir)
+			sd.url, sd.pid = c.url, c.pid
+		case separate:
+			c := startChild(b, serve(k.args)...)
+			sd.url, sd.pid = c.url, c.pid
+		default:
+			// Profile labels (side=toolgate, lean, bare, client) tell
+			// the sides apart in a CPU profile: goroutines inherit the
+			// labels of the one that started them.
+			pprof.Do(context.Background(), pprof.Labels("side", k.name), func(context.Context) {
+				if k.name == "bare" {
+					bare := httptest.NewServer(bareReadFile(b, dir))
+					b.Cleanup(bare.Close)
+					sd.url = bare.URL
+					return
+				}
+				logFile, err := os.Create(filepath.Join(b.TempDir(), "toolgate.log"))
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Cleanup(func() { logFile.Close() })
+				sd.instance = startLogging(b, dir, logFile, k.args...)
+			})
+		}
+		sides = append(sides, sd)
+	}
+	return sides
+}
+
+// startBaseline starts another build of toolgate (TOOLGATE_BENCH_BASELINE)
+// as BenchmarkToolUseVsBare's baseline side, its log going through a pipe
+// to this process as startChild's do, and waits for it to listen.
+func startBaseline(b *testing.B, bin string, args ...string) *benchServer {
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = append(os.Environ(), "TOOLGATE_TOKEN=bench-token")
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 10 * time.Second
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cancel(); _ = cmd.Wait() })
+	url := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if u, ok := strings.CutPrefix(sc.Text(), "toolgate listening on "); ok {
+				url <- u
+			}
+		}
+		close(url)
+	}()
+	select {
+	case u, ok := <-url:
+		if !ok {
+			b.Fatalf("%s exited: %s", bin, &stderr)
+		}
+		return &benchServer{url: u, pid: cmd.Process.Pid}
+	case <-time.After(30 * time.Second):
+		b.Fatalf("%s did not start: %s", bin, &stderr)
+	}
+	return nil
+}
+
+// sandboxMode says how toolgate's sandbox runs, from its /healthz.
+func sandboxMode(b *testing.B, sd *benchSide) string {
+	resp, err := testHTTP.Get(sd.url + "/healthz")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var health struct {
+		Sandbox struct {
+			Mode   string `json:"mode"`
+			Helper string `json:"helper"`
+		} `json:"sandbox"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&health); err != nil {
+		b.Fatal(err)
+	}
+	return fmt.Sprintf("sandbox mode %q (helper %q)", health.Sandbox.Mode, health.Sandbox.Helper)
+}
+
+// sideLoad sums a side's loads and what they cost.
+type sideLoad struct {
+	side   *benchSide
+	client *http.Client
+	load   loadResult
+	// cpu is the process's CPU time during the side's loads (the
+	// server's added when it runs apart); server the server's alone.
+	cpu, server time.Duration
+	allocs      uint64
+}
+
+func (m *sideLoad) measure(b *testing.B, load func() loadResult) {
+	c0, a0, s0 := benchCPU(b, m.side.pid), mallocs(), benchServerCPU(b, m.side.pid)
+	m.load = m.load.add(load())
+	m.cpu += benchCPU(b, m.side.pid) - c0
+	m.server += benchServerCPU(b, m.side.pid) - s0
+	m.allocs += mallocs() - a0
+}
+
+func (m *sideLoad) perCall(d time.Duration) float64 {
+	return float64(d.Microseconds()) / float64(m.load.n)
+}
+
+// reportSides reports each side's figures, prefixed by its name, and the
+// ratios of the toolgate sides to the bare handler, the last side.
+func reportSides(b *testing.B, ms []sideLoad) {
+	bare := ms[len(ms)-1]
+	for _, m := range ms {
+		name := m.side.name
+		// The CPU time of the process (client and server alike) per
+		// call: steadier than throughput when other processes load the
+		// machine. Its ratio is what throughput would be where the CPU
+		// is the limit.
+		b.ReportMetric(m.perCall(m.cpu), name+"_cpu_µs/call")
+		if m.side.pid == 0 {
+			// Heap allocations per call, the client's included on every
+			// side: a count no other load moves.
+			b.ReportMetric(float64(m.allocs)/float64(m.load.n), name+"_allocs/call")
+		} else {
+			// The server's own CPU per call, the load generator's left out.
+			b.ReportMetric(m.perCall(m.server), name+"_server_cpu_µs/call")
+		}
+		b.ReportMetric(m.load.rps(), name+"_req/s")
+		b.ReportMetric(m.load.p99().Seconds()*1000, name+"_p99_ms")
+		if m.side != bare.side {
+			prefix := ""
+			if name != "toolgate" {
+				prefix = name + "_"
+			}
+			b.ReportMetric(m.load.rps()/bare.load.rps(), prefix+"throughput_ratio")
+			b.ReportMetric(bare.perCall(bare.cpu)/m.perCall(m.cpu), prefix+"cpu_ratio")
+		}
+	}
+}
+
+// benchCPU is the CPU time of this process and, when it runs apart, of
+// the server pid.
+func benchCPU(b *testing.B, pid int) time.Duration {
+	return processCPU() + benchServerCPU(b, pid)
+}
+
+// benchServerCPU is the CPU time of the server pid when it runs apart.
+func benchServerCPU(b *testing.B, pid int) time.Duration {
+	if pid == 0 {
+		return 0
+	}
+	return childCPU(b, pid)
 }
 
 // processCPU is the user and system CPU time the process has used.
@@ -303,14 +468,10 @@ func loadEach(b *testing.B, client *http.Client, urls []string, token string, cl
 	return res
 }
 
-// benchServerArgs are the flags of the toolgate a benchmark measures:
-// its defaults (the SQLite store, in a scratch directory, and the request
-// log at info level), or with TOOLGATE_BENCH_LEAN set the memory store
-// and warnings only, to compare the two.
+// benchServerArgs are the flags of a toolgate a benchmark measures with
+// its defaults: the SQLite store, in a scratch directory, and the request
+// log at info level.
 func benchServerArgs(b testing.TB) []string {
-	if os.Getenv("TOOLGATE_BENCH_LEAN") != "" {
-		return []string{"--store", "memory", "--log-level", "warn"}
-	}
 	cfg := filepath.Join(b.TempDir(), "toolgate.json")
 	body, _ := json.Marshal(map[string]any{"store": map[string]any{"path": filepath.Join(b.TempDir(), "state.db")}})
 	if err := os.WriteFile(cfg, body, 0o600); err != nil {

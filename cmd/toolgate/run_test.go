@@ -44,15 +44,26 @@ func (s *syncBuffer) String() string {
 // start runs toolgate serve in dir and waits for its address.
 func start(t testing.TB, dir string, extraArgs ...string) *instance {
 	t.Helper()
+	return startLogging(t, dir, nil, extraArgs...)
+}
+
+// startLogging is start with toolgate's log written to logTo (a file, as
+// a deployment's log goes to a file or a pipe) instead of inst.stderr;
+// nil keeps it in inst.stderr.
+func startLogging(t testing.TB, dir string, logTo io.Writer, extraArgs ...string) *instance {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	outR, outW := io.Pipe()
 	inst := &instance{dir: dir, token: "e2e-token", stderr: &syncBuffer{}}
+	if logTo == nil {
+		logTo = inst.stderr
+	}
 	env := map[string]string{"TOOLGATE_TOKEN": inst.token}
 	// The memory store unless a test asks for another (later flags win).
 	args := append([]string{"toolgate", "serve", "--addr", "127.0.0.1:0", "--workspace", dir, "--log-format", "json", "--store", "memory"}, extraArgs...)
 	errc := make(chan error, 1)
 	go func() {
-		errc <- run(ctx, args, func(k string) string { return env[k] }, strings.NewReader(""), outW, inst.stderr)
+		errc <- run(ctx, args, func(k string) string { return env[k] }, strings.NewReader(""), outW, logTo)
 		outW.Close()
 	}()
 	addr := make(chan string, 1)

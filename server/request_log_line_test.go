@@ -1,0 +1,71 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/go-chi/chi/v5/middleware"
+	"github.com/toolgate/toolgate/internal/benchpair"
+)
+
+// logRequestAsBefore writes a request's line the plain way: a logger
+// carrying the request id (logFrom), the attributes as key-value pairs.
+func (s *Server) logRequestAsBefore(r *http.Request, route string, status, bytes int, start time.Time) {
+	logFrom(r, s.logger).Log(r.Context(), requestLogLevel(r, status), "http request",
+		"method", r.Method, "path", r.URL.Path, "route", route,
+		"status", status, "bytes", bytes,
+		"duration_ms", float64(time.Since(start).Microseconds())/1000)
+}
+
+func requestWithID(id string) *http.Request {
+	r := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:7420/v1/tool_use?ticket=secret", nil)
+	return r.WithContext(context.WithValue(r.Context(), middleware.RequestIDKey, id))
+}
+
+// TestRequestLogLineUnchanged: logRequest writes, byte for byte, the line
+// a logger carrying the request id writes, in JSON and in text, whatever
+// the base logger already carries.
+func TestRequestLogLineUnchanged(t *testing.T) {
+	timeless := &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		if a.Key == slog.TimeKey || a.Key == "duration_ms" {
+			return slog.Attr{}
+		}
+		return a
+	}}
+	handlers := map[string]func(io.Writer) slog.Handler{
+		"json": func(w io.Writer) slog.Handler { return slog.NewJSONHandler(w, timeless) },
+		"text": func(w io.Writer) slog.Handler { return slog.NewTextHandler(w, timeless) },
+		"json with": func(w io.Writer) slog.Handler {
+			return slog.NewJSONHandler(w, timeless).WithAttrs([]slog.Attr{slog.String("service", "toolgate")})
+		},
+	}
+	for name, handler := range handlers {
+		t.Run(name, func(t *testing.T) {
+			var got, want bytes.Buffer
+			r := requestWithID("host/abc-000042")
+			start := time.Now()
+			(&Server{logger: slog.New(handler(&got))}).logRequest(r, "host/abc-000042", "/v1/tool_use", 200, 1234, start)
+			(&Server{logger: slog.New(handler(&want))}).logRequestAsBefore(r, "/v1/tool_use", 200, 1234, start)
+			if got.String() != want.String() || got.Len() == 0 {
+				t.Errorf("line:\n got %s\nwant %s", got.String(), want.String())
+			}
+		})
+	}
+}
+
+// BenchmarkRequestLogLine measures a request's log line at info level,
+// JSON to a discarded output: logRequest against a logger made for the
+// request with the attributes as key-value pairs (logRequestAsBefore).
+func BenchmarkRequestLogLine(b *testing.B) {
+	s := &Server{logger: slog.New(slog.NewJSONHandler(io.Discard, nil))}
+	r := requestWithID("host/abc-000042")
+	start := time.Now()
+	benchpair.Run(b, func() { s.logRequest(r, "host/abc-000042", "/v1/tool_use", 200, 1234, start) },
+		func() { s.logRequestAsBefore(r, "/v1/tool_use", 200, 1234, start) })
+}
