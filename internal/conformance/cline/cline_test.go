@@ -54,6 +54,14 @@ func newClineCLI(modules, scratch, model, baseURL string) (*clineCLI, error) {
 	if err := writeJSON(filepath.Join(data, "globalState.json"), state); err != nil {
 		return nil, err
 	}
+	// ripgrep searches files in parallel and prints them in the order its
+	// threads finish, so the order of Cline's search_files groups changes
+	// from run to run; its configuration file (read since Cline does not
+	// pass --no-config) sorts them by path, as toolgate does, so that the
+	// comparison measures the results, not the scheduling.
+	if err := os.WriteFile(filepath.Join(c.home, "ripgreprc"), []byte("--sort=path\n"), 0o644); err != nil {
+		return nil, err
+	}
 	return c, writeJSON(filepath.Join(data, "secrets.json"), map[string]string{"openAiApiKey": "sk-conformance"})
 }
 
@@ -72,7 +80,7 @@ func (c *clineCLI) command(ctx context.Context, dir string, args ...string) *exe
 	cmd := exec.CommandContext(ctx, "node", append([]string{c.entry}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = []string{"HOME=" + c.home, "PATH=" + os.Getenv("PATH"), "CLINE_NO_AUTO_UPDATE=1",
-		"CLINE_OTEL_TELEMETRY_ENABLED=false", "NO_COLOR=1", "TERM=dumb"}
+		"CLINE_OTEL_TELEMETRY_ENABLED=false", "NO_COLOR=1", "TERM=dumb", "RIPGREP_CONFIG_PATH=" + filepath.Join(c.home, "ripgreprc")}
 	cmd.WaitDelay = 5 * time.Second
 	return cmd
 }
