@@ -200,9 +200,9 @@ go test -run '^$' -benchtime 1x -bench 'SchedulerOverhead|IgnoredMasks|InputScan
 go test -run '^$' -benchtime 1x -bench 'ChildEnv' ./coordinator/tool/
 go test -run '^$' -benchtime 1x -bench 'AnalyzeRemembered' ./internal/shellcmd/
 go test -run '^$' -benchtime 1x -bench 'RunTrueVsBash|LookPathRemembered|ReadBuffers' ./internal/process/
-go test -run '^$' -benchtime 1x -bench 'SandboxedTrue|ResolveCandidates|CheckMounts|PortsNetlink' ./internal/sandbox/...
+go test -run '^$' -benchtime 1x -bench 'SandboxedTrue|ResolveCandidates|CheckMounts|PortsNetlink|LimitEvents|StartedAheadMountCheck' ./internal/sandbox/...
 go test -run '^$' -benchtime 1x -bench 'CallRecord' ./internal/store/
-go test -run '^$' -benchtime 1x -bench 'ReadFileRecord|CopyBuffers' ./handlers/
+go test -run '^$' -benchtime 1x -bench 'ReadFileRecord|CopyBuffers|ReadPipeline|OpenRegular' ./handlers/
 go test -run '^$' -benchtime 1x -bench 'SearchGoTree|SearchBuffers|ExactPairScan' ./handlers/search/
 # The peers benchmark (docs/benchmarks.md) builds E2B's envd from its
 # pinned snapshot, its modules from the Go module proxy, and takes a few
