@@ -3,7 +3,9 @@ package store
 import (
 	"database/sql"
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -91,10 +93,10 @@ func TestAuditSeesQueuedWrites(t *testing.T) {
 	}
 }
 
-// TestDurabilityLevels: a Committed write is committed when Apply returns
+// TestDurabilityLevels: a Committed write returns once committed
 // (another connection sees it, and the queued write before it), without
-// an fsync (synchronous=NORMAL); only a Synced write commits with
-// synchronous=FULL.
+// an fsync; a Synced write fsyncs the write-ahead log after its commit,
+// before it returns.
 func TestDurabilityLevels(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.db")
 	s := openTemp(t, path)
@@ -104,25 +106,36 @@ func TestDurabilityLevels(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	put := func(d Durability, id string) (rows int, syncs int64) {
+	count := func() (rows int) {
+		if err := other.QueryRow(`SELECT count(*) FROM calls`).Scan(&rows); err != nil {
+			t.Error(err)
+		}
+		return rows
+	}
+	var synced []int // the rows committed at each fsync
+	s.w.sync = func(f *os.File) error {
+		if f.Name() != path+"-wal" {
+			t.Errorf("fsync'd %s, want the log %s-wal", f.Name(), path)
+		}
+		synced = append(synced, count())
+		return f.Sync()
+	}
+	put := func(d Durability, id string) (rows int, syncs []int) {
 		t.Helper()
 		c := Call{Seq: s.NextSeq(), SessionID: "ses", ToolUseID: id, Tool: "write_to_file", State: "done", Status: "succeeded", StartedAt: time.Now()}
 		if err := s.Apply(d, PutCall{Call: c}); err != nil {
 			t.Fatal(err)
 		}
-		if err := other.QueryRow(`SELECT count(*) FROM calls`).Scan(&rows); err != nil {
-			t.Fatal(err)
-		}
-		return rows, s.w.syncs.Load()
+		return count(), synced
 	}
 	put(Queued, "q1")
-	if rows, syncs := put(Committed, "c1"); rows != 2 || syncs != 0 {
-		t.Errorf("after a Committed write: %d rows, %d fsync'd commits; want 2 and 0", rows, syncs)
+	if rows, syncs := put(Committed, "c1"); rows != 2 || len(syncs) != 0 {
+		t.Errorf("after a Committed write: %d rows, fsyncs at %v rows; want 2 and none", rows, syncs)
 	}
-	if rows, syncs := put(Synced, "s1"); rows != 3 || syncs != 1 {
-		t.Errorf("after a Synced write: %d rows, %d fsync'd commits; want 3 and 1", rows, syncs)
+	if rows, syncs := put(Synced, "s1"); rows != 3 || !slices.Equal(syncs, []int{3}) {
+		t.Errorf("after a Synced write: %d rows, fsyncs at %v rows; want 3 and one at 3", rows, syncs)
 	}
-	if rows, syncs := put(Committed, "c2"); rows != 4 || syncs != 1 {
-		t.Errorf("after a second Committed write: %d rows, %d fsync'd commits; want 4 and 1", rows, syncs)
+	if rows, syncs := put(Committed, "c2"); rows != 4 || len(syncs) != 1 {
+		t.Errorf("after a second Committed write: %d rows, fsyncs at %v rows; want 4 and still one", rows, syncs)
 	}
 }
