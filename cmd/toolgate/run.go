@@ -137,7 +137,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdin
 		// A write to the state database (when it lives in the workspace)
 		// must never pass silently.
 		if p, err := statePath(cfg.Store, ws.Dir, getenv); err == nil {
-			cfg.Coordinator.ProtectedFiles = append(cfg.Coordinator.ProtectedFiles, p, p+"-wal", p+"-shm", p+".lock")
+			cfg.Coordinator.ProtectedFiles = append(cfg.Coordinator.ProtectedFiles, databaseFiles(p, stateDirs(getenv))...)
 		}
 	}
 
