@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -86,4 +87,40 @@ func BenchmarkSyncedCommit(b *testing.B) {
 	per := float64(b.N/10+1) * 10 // benchpair's calls of each
 	b.ReportMetric(float64(cpu[0].Nanoseconds())/1e3/per, "fast_cpu_µs/op")
 	b.ReportMetric(float64(cpu[1].Nanoseconds())/1e3/per, "plain_cpu_µs/op")
+}
+
+// BenchmarkDirectCommit writes a side-effecting call's two records (its
+// start Synced, its end Committed) through Apply, each committed on the
+// caller's goroutine as the writer does when no commit is under way,
+// against the same on a store whose writer hands every write to its own
+// goroutine and back (as it did): fast_ns/op and plain_ns/op are the
+// pair's mean wall time, fast_p50_µs, fast_p90_µs, plain_p50_µs and
+// plain_p90_µs its percentiles (an fsync's outliers move the mean), fast_cpu_µs/op and plain_cpu_µs/op
+// the process's CPU time per pair.
+//
+//	go test -run '^$' -bench DirectCommit -benchtime 2000x ./internal/store/
+func BenchmarkDirectCommit(b *testing.B) {
+	direct, handOff := openBench(b), openBench(b)
+	handOff.w.mu.Lock()
+	handOff.w.handOff = true
+	handOff.w.mu.Unlock()
+	n := 0
+	var cpu [2]time.Duration
+	var lat [2][]time.Duration
+	pair := func(st *SQLite, i int) func() {
+		return func() {
+			n++
+			c0, t0 := processCPU(), time.Now()
+			recordPair(b, st, n)
+			lat[i] = append(lat[i], time.Since(t0))
+			cpu[i] += processCPU() - c0
+		}
+	}
+	benchpair.Run(b, pair(direct, 0), pair(handOff, 1))
+	for i, name := range []string{"fast", "plain"} {
+		slices.Sort(lat[i])
+		b.ReportMetric(float64(lat[i][len(lat[i])/2].Nanoseconds())/1e3, name+"_p50_µs")
+		b.ReportMetric(float64(lat[i][len(lat[i])*9/10].Nanoseconds())/1e3, name+"_p90_µs")
+		b.ReportMetric(float64(cpu[i].Nanoseconds())/1e3/float64(len(lat[i])), name+"_cpu_µs/op")
+	}
 }

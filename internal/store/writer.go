@@ -9,10 +9,13 @@ import (
 	"time"
 )
 
-// writer is the one goroutine that writes: it takes every request queued
-// while the previous batch committed and commits them together, so a
-// busy server pays one commit (and at most one fsync) for many calls, and
-// no request waits on SQLite unless it asked to be Committed or Synced.
+// writer commits the store's writes, one batch at a time on one
+// connection: every request queued while the previous batch committed
+// commits with the next, so a busy server pays one commit (and at most
+// one fsync) for many calls, and no request waits on SQLite unless it
+// asked to be Committed or Synced. Its goroutine commits what nobody
+// waits for; a request that waits and finds no commit under way commits
+// the queue itself (queue).
 //
 // A batch nobody waits for (the records of reads, Queued) is a group
 // commit: the writer lets it gather for up to commitDelay, and commits it
@@ -25,8 +28,8 @@ import (
 // killed process loses nothing it returned. A batch with a Synced
 // request commits at once the same way, then fsyncs the write-ahead log,
 // which also covers every earlier commit. Queuing takes a lock and an
-// append; only the first request of a batch, or one that is waited for,
-// wakes the writer. All of this exists for speed: BenchmarkCallRecord
+// append; only the first request of a batch, or one that is waited for
+// while a commit is under way, wakes the writer's goroutine. All of this exists for speed: BenchmarkCallRecord
 // (./internal/store/) defends it.
 type writer struct {
 	conn   *sql.Conn // the writer's own connection, its statements prepared once
@@ -50,10 +53,16 @@ type writer struct {
 	kick    chan struct{} // wakes the loop; one pending wake is enough
 	done    chan struct{}
 
+	// handOff makes a waited write go through the loop like the others,
+	// as before it could commit itself: for BenchmarkDirectCommit.
+	handOff bool
+
 	mu       sync.Mutex
 	pending  []request
-	waited   int // requests in pending that someone waits for
-	durables int // of those, the ones that must be on disk
+	spare    []request // the last batch's slice, emptied, for the next
+	waited   int       // requests in pending that someone waits for
+	durables int       // of those, the ones that must be on disk
+	busy     bool      // a batch is being committed, by the loop or a waiting write
 	closed   bool
 }
 
@@ -110,7 +119,11 @@ func startWriter(ctx context.Context, db *sql.DB, path string, onError func(erro
 func (w *writer) flush() error { return w.queue(false, true, nil) }
 
 // queue queues ops; with wait it returns once they are committed, with
-// durable (which implies wait) once they are on disk.
+// durable (which implies wait) once they are on disk. A write that waits
+// and finds no commit under way commits what is queued itself, on its
+// own goroutine: handing it to the writer's goroutine and back cost two
+// wake-ups, each a thread woken when the process was idle
+// (BenchmarkDirectCommit, ./internal/store/).
 func (w *writer) queue(durable, wait bool, ops []Op) error {
 	r := request{ops: ops}
 	w.mu.Lock()
@@ -126,6 +139,12 @@ func (w *writer) queue(durable, wait bool, ops []Op) error {
 		w.durables++
 	}
 	w.pending = append(w.pending, r)
+	if r.done != nil && !w.busy && !w.handOff {
+		batch, durable := w.takeLocked()
+		w.mu.Unlock()
+		w.run(batch, durable)
+		return <-r.done
+	}
 	wake := len(w.pending) == 1 || r.done != nil || len(w.pending) == maxBatch
 	w.mu.Unlock()
 	if wake {
@@ -161,13 +180,53 @@ func (w *writer) urgent() bool {
 	return w.waited > 0 || len(w.pending) >= maxBatch || w.closed
 }
 
-// take hands the loop what is queued, and whether the writer is closed.
-func (w *writer) take(spare []request) ([]request, bool, bool) {
+// take hands the loop what is queued, whether the writer is closed, and
+// ok false when a commit is under way (its committer wakes the loop when
+// it is done).
+func (w *writer) take() (batch []request, durable, closed, ok bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.busy {
+		return nil, false, w.closed, false
+	}
+	batch, durable = w.takeLocked()
+	return batch, durable, w.closed, true
+}
+
+// takeLocked makes the caller the committer of what is queued.
+func (w *writer) takeLocked() ([]request, bool) {
 	batch, durable := w.pending, w.durables > 0
-	w.pending, w.waited, w.durables = spare[:0], 0, 0
-	return batch, durable, w.closed
+	w.pending, w.spare, w.waited, w.durables = w.spare, nil, 0, 0
+	w.busy = true
+	return batch, durable
+}
+
+// run commits a batch taken with takeLocked, answers those who wait for
+// it, and lets the next committer in: the loop, woken if anything was
+// queued meanwhile (it waits for a wake-up only from the first request
+// of a batch, or one waited for) or the writer is closing.
+func (w *writer) run(batch []request, durable bool) {
+	var err error
+	if len(batch) > 0 {
+		err = w.commit(batch, durable)
+	}
+	for _, r := range batch {
+		if r.done != nil {
+			r.done <- err
+		}
+	}
+	if err != nil && w.onError != nil {
+		w.onError(err)
+	}
+	clear(batch)
+	w.mu.Lock()
+	w.busy = false
+	w.spare = batch[:0]
+	more := len(w.pending) > 0 || w.closed
+	w.mu.Unlock()
+	if more {
+		w.wake()
+	}
 }
 
 func (w *writer) loop() {
@@ -183,7 +242,6 @@ func (w *writer) loop() {
 	}()
 	delay := time.NewTimer(commitDelay)
 	delay.Stop()
-	var spare []request
 	for {
 		<-w.kick
 		if !w.urgent() {
@@ -194,30 +252,13 @@ func (w *writer) loop() {
 			}
 			delay.Stop()
 		}
-		batch, durable, closed := w.take(spare)
-		if len(batch) > 0 {
-			err := w.commit(batch, durable)
-			for _, r := range batch {
-				if r.done != nil {
-					r.done <- err
-				}
-			}
-			if err != nil && w.onError != nil {
-				w.onError(err)
-			}
+		batch, durable, closed, ok := w.take()
+		if !ok {
+			continue
 		}
-		clear(batch)
-		spare = batch
+		w.run(batch, durable)
 		if closed {
 			return
-		}
-		// Requests queued while this batch committed wake the loop
-		// again only if they were the first of theirs: look now.
-		w.mu.Lock()
-		more := len(w.pending) > 0
-		w.mu.Unlock()
-		if more {
-			w.wake()
 		}
 	}
 }
