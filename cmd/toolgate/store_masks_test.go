@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/toolgate/toolgate/internal/benchpair"
 )
 
 // TestDatabaseFilesMaskedByTheirDirectory: the state database's own files
@@ -40,4 +42,33 @@ func TestDatabaseFilesMaskedByTheirDirectory(t *testing.T) {
 			}
 		})
 	}
+}
+
+// BenchmarkDatabaseMasks resolves, as the sandbox does for every path it
+// masks before each command (an lstat, then EvalSymlinks), the masks a
+// state database in its default place adds now (none: its directory is
+// masked whole) against its four files, as before.
+//
+//	go test -run '^$' -bench DatabaseMasks ./cmd/toolgate/
+func BenchmarkDatabaseMasks(b *testing.B) {
+	state := filepath.Join(b.TempDir(), "state", "toolgate")
+	path := filepath.Join(state, "0123456789abcdef", "state.db")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		b.Fatal(err)
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm", path + ".lock"} {
+		if err := os.WriteFile(p, nil, 0o600); err != nil {
+			b.Fatal(err)
+		}
+	}
+	resolve := func(paths []string) {
+		for _, p := range paths {
+			if _, err := os.Lstat(p); err == nil {
+				_, _ = filepath.EvalSymlinks(p)
+			}
+		}
+	}
+	masks := databaseFiles(path, []string{state}) // once, at start-up
+	benchpair.Run(b, func() { resolve(masks) },
+		func() { resolve([]string{path, path + "-wal", path + "-shm", path + ".lock"}) })
 }
