@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -10,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
@@ -192,44 +190,10 @@ func startSides(b *testing.B, dir string) []*benchSide {
 }
 
 // startBaseline starts another build of toolgate (TOOLGATE_BENCH_BASELINE)
-// as BenchmarkToolUseVsBare's baseline side, its log going through a pipe
-// to this process as startChild's do, and waits for it to listen.
+// as BenchmarkToolUseVsBare's baseline side, its log going to a file as
+// startChild's do, and waits for it to listen.
 func startBaseline(b *testing.B, bin string, args ...string) *benchServer {
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = append(os.Environ(), "TOOLGATE_TOKEN=bench-token")
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-	cmd.WaitDelay = 10 * time.Second
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { cancel(); _ = cmd.Wait() })
-	url := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if u, ok := strings.CutPrefix(sc.Text(), "toolgate listening on "); ok {
-				url <- u
-			}
-		}
-		close(url)
-	}()
-	select {
-	case u, ok := <-url:
-		if !ok {
-			b.Fatalf("%s exited: %s", bin, &stderr)
-		}
-		return &benchServer{url: u, pid: cmd.Process.Pid}
-	case <-time.After(30 * time.Second):
-		b.Fatalf("%s did not start: %s", bin, &stderr)
-	}
-	return nil
+	return startServer(b, bin, bin, nil, args...)
 }
 
 // sandboxMode says how toolgate's sandbox runs, from its /healthz.

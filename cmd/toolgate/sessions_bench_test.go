@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -54,9 +53,7 @@ func BenchmarkManySessionsMemory(b *testing.B) {
 		b.Setenv("GODEBUG", "gctrace=1")
 		tg = startChild(b, args...)
 	} else {
-		cmd := exec.Command(testbuild.Binary(b, testbuild.Toolgate), args...)
-		cmd.Env = append(os.Environ(), "TOOLGATE_TOKEN=bench-token", "GODEBUG=gctrace=1")
-		tg = startServer(b, "toolgate", cmd)
+		tg = startServer(b, "toolgate", testbuild.Binary(b, testbuild.Toolgate), []string{"GODEBUG=gctrace=1"}, args...)
 	}
 	inst := &instance{url: tg.url, token: "bench-token"}
 	var seq atomic.Int64
