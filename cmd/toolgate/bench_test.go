@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -131,14 +132,14 @@ type benchSide struct {
 }
 
 // startSides starts toolgate with its defaults, toolgate lean (unless
-// TOOLGATE_BENCH_LEAN=0) and the bare handler, in this process or, with
+// TOOLGATE_BENCH_LEAN=0, see benchLean) and the bare handler, in this process or, with
 // TOOLGATE_BENCH_SEPARATE, each as its own.
 func startSides(b *testing.B, dir string) []*benchSide {
 	kinds := []struct {
 		name string
 		args []string
 	}{{"toolgate", benchServerArgs(b)}, {"lean", []string{"--store", "memory", "--log-level", "warn"}}, {"bare", nil}}
-	if os.Getenv("TOOLGATE_BENCH_LEAN") == "0" {
+	if !benchLean(b, true) {
 		kinds = slices.Delete(kinds, 1, 2)
 	}
 	baseline := os.Getenv("TOOLGATE_BENCH_BASELINE")
@@ -452,4 +453,23 @@ func benchLogArgs() []string {
 		return nil
 	}
 	return []string{"--log-level", "warn"}
+}
+
+// benchLean is TOOLGATE_BENCH_LEAN, one switch for every benchmark that
+// can measure toolgate lean (the memory store, warnings only): 1 (or
+// true) measures it, 0 (or false) does not, unset leaves the benchmark's
+// own choice, def. BenchmarkToolUseVsBare measures lean beside the
+// defaults unless it is 0; BenchmarkManySessionsMemory measures lean
+// instead of the defaults when it is 1. Any other value fails the
+// benchmark rather than being read one way or the other.
+func benchLean(b testing.TB, def bool) bool {
+	v, ok := os.LookupEnv("TOOLGATE_BENCH_LEAN")
+	if !ok || v == "" {
+		return def
+	}
+	lean, err := strconv.ParseBool(v)
+	if err != nil {
+		b.Fatalf("TOOLGATE_BENCH_LEAN=%q: want 1 (measure toolgate lean) or 0 (do not)", v)
+	}
+	return lean
 }
