@@ -30,7 +30,7 @@ func StartToolgateIn(ctx context.Context, bin, workspace, state string, env ...s
 	if err != nil {
 		return nil, err
 	}
-	return &Process{Toolgate: &Toolgate{URL: srv.URL, token: srv.Token}, srv: srv}, nil
+	return &Process{Toolgate: &Toolgate{URL: srv.URL, Token: srv.Token}, srv: srv}, nil
 }
 
 // Stop ends the process (SIGTERM, then SIGKILL after 10 seconds) and

@@ -18,15 +18,17 @@ import (
 // Toolgate is a toolgate process serving one workspace on loopback.
 type Toolgate struct {
 	// URL is where it listens, http://127.0.0.1:PORT.
-	URL   string
-	token string
+	URL string
+	// Token is the bearer token it takes (TOOLGATE_TOKEN).
+	Token string
 }
 
 // StartToolgate builds toolgate (once per test binary) and runs `toolgate
 // serve` on workspace with its defaults (the SQLite store, the command
 // sandbox), a random loopback port, the token in TOOLGATE_TOKEN and its
 // state under a temporary XDG_STATE_HOME. config, when not nil, is written
-// to a file passed with --config; env adds variables (KEY=value). The
+// to a file passed with --config; env adds variables (KEY=value), the
+// token excepted (Toolgate.Token is the one it takes). The
 // process is stopped when the test ends; its log is shown if the test
 // failed.
 func StartToolgate(t *testing.T, workspace string, config any, env ...string) *Toolgate {
@@ -49,7 +51,7 @@ func StartToolgate(t *testing.T, workspace string, config any, env ...string) *T
 			t.Logf("toolgate log:\n%s", srv.Log())
 		}
 	})
-	return &Toolgate{URL: srv.URL, token: srv.Token}
+	return &Toolgate{URL: srv.URL, Token: srv.Token}
 }
 
 // Do sends a request with the token and decodes a JSON answer into out
@@ -67,7 +69,7 @@ func (tg *Toolgate) Do(ctx context.Context, method, path string, body, out any, 
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Authorization", "Bearer "+tg.token)
+	req.Header.Set("Authorization", "Bearer "+tg.Token)
 	req.Header.Set("Content-Type", "application/json")
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
