@@ -70,7 +70,7 @@ func benchChild(spec []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Printf("toolgate listening on http://%s\n", ln.Addr())
+		fmt.Printf("%shttp://%s\n", launch.ListeningPrefix, ln.Addr())
 		return http.Serve(ln, bareReadFile(childTB{}, spec[1]))
 	}
 	return fmt.Errorf("unknown child %q", spec[0])
