@@ -29,8 +29,9 @@ import (
 // request commits at once the same way, then fsyncs the write-ahead log,
 // which also covers every earlier commit. Queuing takes a lock and an
 // append; only the first request of a batch, or one that is waited for
-// while a commit is under way, wakes the writer's goroutine. All of this exists for speed: BenchmarkCallRecord
-// (./internal/store/) defends it.
+// while a commit is under way, wakes the writer's goroutine. All of this
+// exists for speed: BenchmarkCallRecord (./internal/store/) defends it,
+// BenchmarkDirectCommit the commit by a waiting write.
 type writer struct {
 	conn   *sql.Conn // the writer's own connection, its statements prepared once
 	upsert *sql.Stmt // upsertCall on conn
@@ -84,8 +85,8 @@ const (
 // microseconds, then share a commit by the hundred. Each commit rewrites
 // the pages its rows share (the indexes' leaves, the table's last page)
 // in the write-ahead log: at 20 ms a read's record cost 33-55 µs of CPU,
-// at 100 ms 23-33 (BenchmarkCallRecord, docs/benchmarks.md). What a longer delay costs is
-// what a SIGKILL may lose: the records of the reads of the last 100 ms,
+// at 100 ms 23-33 (BenchmarkCallRecord, docs/benchmarks.md). What a
+// longer delay costs is what a SIGKILL may lose: the records of the reads of the last 100 ms,
 // whose ids, posted again after the restart, run the read again.
 const commitDelay = 100 * time.Millisecond
 
