@@ -103,10 +103,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdin
 	if err != nil {
 		return err
 	}
-	logger, err := newLogger(stderr, o.logFormat, o.logLevel)
+	logger, flushLog, err := newLogger(stderr, o.logFormat, o.logLevel)
 	if err != nil {
 		return err
 	}
+	defer flushLog()
 	for _, w := range cfg.Warnings {
 		logger.Warn(w, "config", o.config)
 	}
