@@ -18,37 +18,49 @@ type toolgateCalls struct {
 	client     *http.Client
 }
 
-func (t *toolgateCalls) read(id string) error {
-	text, err := t.post(`{"type":"tool_use","id":"toolu_` + id + `","name":"read_file","input":{"path":"one_kb.txt"}}`)
-	if err == nil && !strings.Contains(text, "0123456789abcde") {
-		err = fmt.Errorf("read_file answered %.200s", text)
-	}
-	return err
+func (t *toolgateCalls) read(id string) (check func() error, err error) {
+	body, err := t.post(`{"type":"tool_use","id":"toolu_` + id + `","name":"read_file","input":{"path":"one_kb.txt"}}`)
+	return func() error {
+		text, err := toolgateText(body)
+		if err == nil && !strings.Contains(text, "0123456789abcde") {
+			err = fmt.Errorf("read_file answered %.200s", text)
+		}
+		return err
+	}, err
 }
 
-func (t *toolgateCalls) command(id string) error {
-	_, err := t.post(`{"type":"tool_use","id":"toolu_` + id + `","name":"execute_command","input":{"command":"true","requires_approval":false}}`)
-	return err
+func (t *toolgateCalls) command(id string) (check func() error, err error) {
+	body, err := t.post(`{"type":"tool_use","id":"toolu_` + id + `","name":"execute_command","input":{"command":"true","requires_approval":false}}`)
+	return func() error { _, err := toolgateText(body); return err }, err
 }
 
-// post sends one block and returns the result's text, or an error when
-// the call did not succeed.
-func (t *toolgateCalls) post(block string) (string, error) {
+// post sends one block and returns the whole answer, or an error when it
+// is not a 200.
+func (t *toolgateCalls) post(block string) ([]byte, error) {
 	req, err := http.NewRequest(http.MethodPost, t.url+"/v1/tool_use", strings.NewReader(block))
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+t.token)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := t.client.Do(req)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("toolgate: %s: %.300s", resp.Status, body)
+	}
+	return body, nil
+}
+
+// toolgateText decodes an answer and returns its result's text, or an
+// error when the call did not succeed.
+func toolgateText(body []byte) (string, error) {
 	var out struct {
 		Result struct {
 			IsError bool `json:"is_error"`
@@ -59,9 +71,6 @@ func (t *toolgateCalls) post(block string) (string, error) {
 		Call struct {
 			Status string `json:"status"`
 		} `json:"call"`
-	}
-	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("toolgate: %s: %.300s", resp.Status, body)
 	}
 	if err := json.Unmarshal(body, &out); err != nil {
 		return "", err
@@ -88,29 +97,28 @@ type envdCalls struct {
 	client   *http.Client
 }
 
-func (e *envdCalls) read(string) error {
+func (e *envdCalls) read(string) (check func() error, err error) {
 	q := url.Values{"path": {filepath.Join(e.dir, "one_kb.txt")}, "username": {e.user}}
 	resp, err := e.client.Get(e.url + "/files?" + q.Encode())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != http.StatusOK || string(body) != oneKB {
-		return fmt.Errorf("envd read: %s: %.200s", resp.Status, body)
-	}
-	return nil
+	return func() error {
+		if resp.StatusCode != http.StatusOK || string(body) != oneKB {
+			return fmt.Errorf("envd read: %s: %.200s", resp.Status, body)
+		}
+		return nil
+	}, err
 }
 
-func (e *envdCalls) command(string) error {
+func (e *envdCalls) command(string) (check func() error, err error) {
 	msg, err := json.Marshal(map[string]any{"process": map[string]any{
 		"cmd": "/bin/bash", "args": []string{"-c", "true"}, "envs": map[string]string{}, "cwd": e.dir,
 	}})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var env bytes.Buffer
 	env.WriteByte(0)
@@ -118,21 +126,23 @@ func (e *envdCalls) command(string) error {
 	env.Write(msg)
 	req, err := http.NewRequest(http.MethodPost, e.url+"/process.Process/Start", &env)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/connect+json")
 	req.Header.Set("Connect-Protocol-Version", "1")
 	req.SetBasicAuth(e.user, "")
 	resp, err := e.client.Do(req)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		body, _ := io.ReadAll(resp.Body)
-		return fmt.Errorf("envd start: %s: %.300s", resp.Status, body)
-	}
-	return readProcessStream(resp.Body)
+	body, err := io.ReadAll(resp.Body) // the stream ends after its end-of-stream envelope
+	return func() error {
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("envd start: %s: %.300s", resp.Status, body)
+		}
+		return readProcessStream(bytes.NewReader(body))
+	}, err
 }
 
 // readProcessStream reads Connect envelopes (a flags byte, a 32-bit

@@ -4,7 +4,8 @@
 // turn round after round so that other load on the machine falls on each
 // alike. Each server answers a read of a 1 KB file and the start of a
 // `true` process; the report gives each one's median and 90th-percentile
-// latency, the CPU time its process spends per call (its own, and with
+// latency (from sending the request to the answer's last byte; the
+// answer is decoded and checked after the timing, for every server), the CPU time its process spends per call (its own, and with
 // the children it reaped, read from /proc), and toolgate's ratios to the
 // peer. run.sh builds both and runs it; docs/benchmarks.md shows figures.
 //

@@ -43,12 +43,12 @@ func measure(ctx context.Context, o options, servers []*server) ([]*result, erro
 	id := func() string { seq++; return "peers_" + strconv.FormatInt(seq, 10) }
 	for _, s := range servers { // warm-up, not counted
 		for range 20 {
-			if err := s.read(id()); err != nil {
+			if err := s.read.do(id()); err != nil {
 				return nil, fmt.Errorf("%s: %w", s.name, err)
 			}
 		}
 		for range 5 {
-			if err := s.command(id()); err != nil {
+			if err := s.command.do(id()); err != nil {
 				return nil, fmt.Errorf("%s: %w", s.name, err)
 			}
 		}
@@ -72,10 +72,14 @@ func measure(ctx context.Context, o options, servers []*server) ([]*result, erro
 				}
 				for range n {
 					start := time.Now()
-					if err := call(id()); err != nil {
+					check, err := call(id())
+					t.lat = append(t.lat, time.Since(start))
+					if err == nil {
+						err = check()
+					}
+					if err != nil {
 						return nil, fmt.Errorf("%s: %w", s.name, err)
 					}
-					t.lat = append(t.lat, time.Since(start))
 				}
 				own1, fam1, err := s.cpu()
 				if err != nil {
