@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/toolgate/toolgate/internal/outfiles"
 	"github.com/toolgate/toolgate/internal/process"
 )
 
@@ -41,6 +42,10 @@ type CommandConfig struct {
 	// Spills is the server's spill directory under OutputDir and the cap
 	// on it; nil spills to OutputDir itself. Set at start-up.
 	Spills *process.SpillArea `json:"-"`
+	// Outputs are the sessions' output files (a command's whole output,
+	// a background job's), kept in the spill area; nil keeps none. Set
+	// at start-up.
+	Outputs *outfiles.Area `json:"-"`
 	// Environ is the environment commands start from; nil means the
 	// server's own (os.Environ). Tests set it.
 	Environ func() []string `json:"-"`
