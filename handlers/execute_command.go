@@ -30,7 +30,8 @@ type ExecuteCommandInput struct {
 	Stdin            bool   `json:"stdin,omitempty" jsonschema:"with background: keep the job's standard input open for POST /v1/sessions/{sid}/jobs/{id}/stdin (otherwise it is empty)"`
 	YieldMS          int    `json:"yield_ms,omitempty" validate:"omitempty,min=0,max=600000" jsonschema:"with background: wait up to this many milliseconds for the job to end; one that ended is answered as a foreground command, one still running with its id and its output so far"`
 	// SaveOver and OutputFile name files of the session's output files
-	// (SavedOutputNote, JobOutputNote), which Claude Code's Read opens.
+	// (ParseSavedOutput and ParseJobOutputFile read the notes naming
+	// them), which Claude Code's Read opens.
 	SaveOver   int  `json:"save_over,omitempty" validate:"omitempty,min=1" jsonschema:"when a command that succeeds writes more than this many bytes, save its whole output to a file of the session's output files and answer with its first save_over bytes and the file's path"`
 	OutputFile bool `json:"output_file,omitempty" jsonschema:"with background: name the file of the session's output files that holds the job's output (written when read)"`
 }

@@ -76,6 +76,9 @@ func TestOutputFilesConfined(t *testing.T) {
 	}
 
 	text, _ := call(a, "Bash", map[string]any{"command": "seq 1 20000"})
+	if strings.HasPrefix(text, "The command was not run") {
+		t.Skipf("no command sandbox on this machine: %s", text)
+	}
 	m := savedFile.FindStringSubmatch(text)
 	if m == nil {
 		t.Fatalf("no saved file in the answer to a long output: %.300q", text)
