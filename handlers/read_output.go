@@ -29,7 +29,7 @@ type ReadOutputInput struct {
 // output of a command is not a workspace file (what the command could
 // read was judged when it ran); a bare Read deny rule still holds.
 func newReadOutput(name string, env tool.Env) *tool.Tool {
-	var area *outfiles.Area
+	var area tool.OutputFiles
 	if env.Commands != nil {
 		area = env.Commands.Outputs
 	}
@@ -44,7 +44,7 @@ func newReadOutput(name string, env tool.Env) *tool.Tool {
 	})
 }
 
-func readOutput(call *tool.Call, area *outfiles.Area, in *ReadOutputInput) (tool.Result, error) {
+func readOutput(call *tool.Call, area tool.OutputFiles, in *ReadOutputInput) (tool.Result, error) {
 	rel, ok := "", false
 	if area != nil {
 		rel, ok = area.Rel(call.SessionID, in.Path)
@@ -87,7 +87,7 @@ func readOutput(call *tool.Call, area *outfiles.Area, in *ReadOutputInput) (tool
 // wrote up to that moment, as a file kept up to date would show, without
 // a second copy growing while nobody reads it. A job of another session
 // is not found: each session has its own table of jobs.
-func writeJobOutput(call *tool.Call, area *outfiles.Area, rel, id string) error {
+func writeJobOutput(call *tool.Call, area tool.OutputFiles, rel, id string) error {
 	job, ok := call.Job(id)
 	if !ok {
 		return tool.Errorf(api.ToolCodeNotFound, "File not found: %s (no background job %s in this session)", rel, id)

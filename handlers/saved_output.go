@@ -55,7 +55,7 @@ func ParseJobOutputFile(note string) (string, bool) {
 // over its limit. It reports false, the answer left as it was, when it
 // is not asked, the output is short, or the file cannot be saved (the
 // files' cap reached).
-func saveOutput(call *tool.Call, area *outfiles.Area, limit int, status string, out *process.Output) (tool.Result, bool) {
+func saveOutput(call *tool.Call, area tool.OutputFiles, limit int, status string, out *process.Output) (tool.Result, bool) {
 	if area == nil || limit <= 0 || status != "succeeded" || out.Total() <= int64(limit) {
 		return tool.Result{}, false
 	}
@@ -96,7 +96,7 @@ func saveOutput(call *tool.Call, area *outfiles.Area, limit int, status string, 
 // withJobOutputNote adds to a background start's answer the path of the
 // file that holds the job's output (TasksDir/<id>.output), which the
 // session's read_output writes when it reads it.
-func withJobOutputNote(call *tool.Call, area *outfiles.Area, id string, res tool.Result) tool.Result {
+func withJobOutputNote(call *tool.Call, area tool.OutputFiles, id string, res tool.Result) tool.Result {
 	if area == nil {
 		return res
 	}

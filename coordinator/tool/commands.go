@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"io"
 	"maps"
 	"os"
 	"path"
@@ -10,7 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/toolgate/toolgate/internal/outfiles"
 	"github.com/toolgate/toolgate/internal/process"
 )
 
@@ -45,10 +45,25 @@ type CommandConfig struct {
 	// Outputs are the sessions' output files (a command's whole output,
 	// a background job's), kept in the spill area; nil keeps none. Set
 	// at start-up.
-	Outputs *outfiles.Area `json:"-"`
+	Outputs OutputFiles `json:"-"`
 	// Environ is the environment commands start from; nil means the
 	// server's own (os.Environ). Tests set it.
 	Environ func() []string `json:"-"`
+}
+
+// OutputFiles are the sessions' output files (internal/outfiles.Area):
+// files a session's own reader opens, one directory per session.
+type OutputFiles interface {
+	// Save writes r to session sid's file rel, removed when done is
+	// closed, and returns its path and size.
+	Save(sid string, done <-chan struct{}, rel string, r io.Reader) (string, int64, error)
+	// Open opens session sid's file at path (absolute) for reading, and
+	// returns its name within the session's directory.
+	Open(sid, path string) (*os.File, string, error)
+	// Rel reports whether path has the form of session sid's file.
+	Rel(sid, path string) (string, bool)
+	// Path is the absolute path of session sid's file rel.
+	Path(sid, rel string) string
 }
 
 // ServerTokenVar is the variable the server reads its bearer token from.
