@@ -186,6 +186,11 @@ func TestEndToEnd(t *testing.T) {
 	if !strings.Contains(inst.stderr.String(), `"msg":"tool call"`) {
 		t.Errorf("no per-call log line")
 	}
+	// The log's last line is written before run returns, not by its
+	// buffer's timer after.
+	if !strings.Contains(inst.stderr.String(), `"msg":"stopped"`) {
+		t.Errorf("no \"stopped\" line once run returned")
+	}
 }
 
 func TestRunErrors(t *testing.T) {
