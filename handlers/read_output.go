@@ -62,7 +62,7 @@ func readOutput(call *tool.Call, area tool.OutputFiles, in *ReadOutputInput) (to
 			return tool.Result{}, err
 		}
 	}
-	f, rel, err := area.Open(call.SessionID, in.Path)
+	f, _, err := area.Open(call.SessionID, in.Path)
 	if errors.Is(err, outfiles.ErrNotOutput) {
 		return tool.Result{}, tool.Errorf(api.ToolCodeOutside, "Path %s is not one of the session's output files.", in.Path)
 	}
