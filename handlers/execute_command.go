@@ -29,6 +29,11 @@ type ExecuteCommandInput struct {
 	TTY              bool   `json:"tty,omitempty" jsonschema:"true runs the command under a pseudo-terminal (80x24): programs see a terminal, output and errors are one stream; a background job's input stays open for its stdin route"`
 	Stdin            bool   `json:"stdin,omitempty" jsonschema:"with background: keep the job's standard input open for POST /v1/sessions/{sid}/jobs/{id}/stdin (otherwise it is empty)"`
 	YieldMS          int    `json:"yield_ms,omitempty" validate:"omitempty,min=0,max=600000" jsonschema:"with background: wait up to this many milliseconds for the job to end; one that ended is answered as a foreground command, one still running with its id and its output so far"`
+	// SaveOver and OutputFile name files of the session's output files
+	// (ParseSavedOutput and ParseJobOutputFile read the notes naming
+	// them), which Claude Code's Read opens.
+	SaveOver   int  `json:"save_over,omitempty" validate:"omitempty,min=1" jsonschema:"when a command that succeeds writes more than this many bytes, save its whole output to a file of the session's output files and answer with its first save_over bytes and the file's path"`
+	OutputFile bool `json:"output_file,omitempty" jsonschema:"with background: name the file of the session's output files that holds the job's output (written when read)"`
 }
 
 // analysis is shellcmd.Analyze(in.Command). The call's stages
@@ -179,6 +184,9 @@ func (r *commandRunner) run(ctx context.Context, call *tool.Call, in *ExecuteCom
 		}
 		return result, verdict
 	}
+	if saved, ok := saveOutput(call, r.cfg.Outputs, in.SaveOver, status, out); ok {
+		return saved, verdict
+	}
 	spilledTo := ""
 	if spilled {
 		spilledTo = where
@@ -261,5 +269,9 @@ func (r *commandRunner) startJob(ctx context.Context, call *tool.Call, in *Execu
 	text := fmt.Sprintf("Started in the background as job %[1]s. It runs until it exits, is killed, or the session ends.\n"+
 		"Its output: GET /v1/sessions/%[2]s/jobs/%[1]s/output?offset=0; stop it: DELETE /v1/sessions/%[2]s/jobs/%[1]s.",
 		job.ID(), call.SessionID)
-	return tool.Result{Content: []api.Content{api.TextContent(text)}}, nil
+	res := tool.Result{Content: []api.Content{api.TextContent(text)}}
+	if in.OutputFile {
+		res = withJobOutputNote(call, r.cfg.Outputs, job.ID(), res)
+	}
+	return res, nil
 }

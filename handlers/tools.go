@@ -41,6 +41,7 @@ func Default() []tool.Registration {
 
 		// Tools only dialects reach (Claude Code's, the Messages API's).
 		{Name: "read_lines", Factory: newReadLines, Internal: true},
+		{Name: "read_output", Factory: newReadOutput, Internal: true},
 		{Name: "write_file", Factory: newWriteFileReadFirst, Internal: true},
 		{Name: "edit_text", Factory: newEditText, Internal: true},
 		{Name: "glob_files", Factory: newGlobFiles, Internal: true},

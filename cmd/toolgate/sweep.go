@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/atomicfile"
+	"github.com/toolgate/toolgate/internal/outfiles"
 	procs "github.com/toolgate/toolgate/internal/process"
 )
 
@@ -55,5 +56,8 @@ func openSpills(cmds *tool.CommandConfig, logger *slog.Logger) (closeSpills func
 		return nil, fmt.Errorf("commands.output_dir %s: %w", cmds.OutputDir, err)
 	}
 	cmds.Spills = area
+	// The sessions' output files live in the spill area: outside the
+	// workspace, masked from every command, gone with the server.
+	cmds.Outputs = outfiles.New(filepath.Join(area.Dir(), "sessions"), outfiles.Limits{File: cmds.OutputCap(), Total: cmds.SpillCap()})
 	return func() { _ = area.Close() }, nil
 }

@@ -207,7 +207,7 @@ func (r *Rule) MatchesName(s *Subject) bool {
 // every tool that reads files and Edit rules every tool that edits them.
 var RuleTools = map[string][]string{
 	"Bash":         {"execute_command", "shell_session"},
-	"Read":         {"read_file", "read_lines", "list_files", "search_files", "list_code_definition_names", "glob_files", "grep_files", "list_tree"},
+	"Read":         {"read_file", "read_lines", "read_output", "list_files", "search_files", "list_code_definition_names", "glob_files", "grep_files", "list_tree"},
 	"Edit":         {"replace_in_file", "write_to_file", "new_rule", "write_file", "edit_text", "notebook_edit", "apply_patch", "patch_files"},
 	"Write":        {"write_to_file", "new_rule", "write_file"},
 	"MultiEdit":    {"edit_text"},

@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"io"
 	"maps"
 	"os"
 	"path"
@@ -41,9 +42,28 @@ type CommandConfig struct {
 	// Spills is the server's spill directory under OutputDir and the cap
 	// on it; nil spills to OutputDir itself. Set at start-up.
 	Spills *process.SpillArea `json:"-"`
+	// Outputs are the sessions' output files (a command's whole output,
+	// a background job's), kept in the spill area; nil keeps none. Set
+	// at start-up.
+	Outputs OutputFiles `json:"-"`
 	// Environ is the environment commands start from; nil means the
 	// server's own (os.Environ). Tests set it.
 	Environ func() []string `json:"-"`
+}
+
+// OutputFiles are the sessions' output files (internal/outfiles.Area):
+// files a session's own reader opens, one directory per session.
+type OutputFiles interface {
+	// Save writes r to session sid's file rel, removed when done is
+	// closed, and returns its path and size.
+	Save(sid string, done <-chan struct{}, rel string, r io.Reader) (string, int64, error)
+	// Open opens session sid's file at path (absolute) for reading, and
+	// returns its name within the session's directory.
+	Open(sid, path string) (*os.File, string, error)
+	// Rel reports whether path has the form of session sid's file.
+	Rel(sid, path string) (string, bool)
+	// Path is the absolute path of session sid's file rel.
+	Path(sid, rel string) string
 }
 
 // ServerTokenVar is the variable the server reads its bearer token from.

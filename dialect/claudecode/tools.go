@@ -5,6 +5,7 @@
 package claudecode
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -97,9 +98,17 @@ func claudeRead() *tool.DialectTool {
 			"Results are returned using cat -n format, with line numbers starting at 1. Images (PNG, JPG, GIF, WebP) are shown as images; " +
 			"Jupyter notebooks (.ipynb) as their cells with outputs, PDFs whole as documents, or pages of them as images with pages " +
 			"(rendered by poppler's pdftoppm, at most 20 a call).",
-		Targets: []string{"read_lines"},
+		Targets: []string{"read_lines", "read_output"},
 		Map: func(env tool.MapEnv, in *ReadInput) (tool.Mapping, error) {
 			p, err := claudeCodeAbs(env, "file_path", in.FilePath)
+			if outside(err) && filepath.IsAbs(filepath.FromSlash(in.FilePath)) {
+				// Perhaps one of the session's output files, which Bash's
+				// answers name; read_output refuses any other path as
+				// outside the workspace.
+				p = filepath.FromSlash(in.FilePath)
+				return tool.Mapping{Tool: "read_output", Input: handlers.ReadOutputInput{Path: p, Offset: in.Offset, Limit: in.Limit},
+					Result: readErrors(env, p)}, nil
+			}
 			if err == nil {
 				err = checkPages(in.Pages)
 			}
@@ -107,6 +116,12 @@ func claudeRead() *tool.DialectTool {
 				Split: true, Unchanged: true, Documents: true}, Result: readErrors(env, p)}, err
 		},
 	})
+}
+
+// outside reports a refusal of a path outside the workspace.
+func outside(err error) bool {
+	var te *tool.ToolError
+	return errors.As(err, &te) && te.Code == api.ToolCodeOutside
 }
 
 // checkPages refuses a pages parameter as Claude Code's Read checks it,
@@ -212,18 +227,21 @@ func claudeBash() *tool.DialectTool {
 			cwd := env.Dir.Get()
 			if in.RunInBackground {
 				return tool.Mapping{Tool: "execute_command", Input: handlers.ExecuteCommandInput{Command: in.Command, RequiresApproval: new(false),
-					Cwd: cwd, Background: true}, Result: backgroundStarted, Unsandboxed: in.DangerouslyDisableSandbox}, nil
+					Cwd: cwd, Background: true, OutputFile: true}, Result: backgroundStarted, Unsandboxed: in.DangerouslyDisableSandbox}, nil
 			}
 			ms := 120000
 			if in.Timeout > 0 {
 				ms = int(in.Timeout)
 			}
 			return tool.Mapping{Tool: "execute_command", Input: handlers.ExecuteCommandInput{Command: in.Command, RequiresApproval: new(false),
-				Cwd: cwd, Timeout: (ms + 999) / 1000},
+				Cwd: cwd, Timeout: (ms + 999) / 1000, SaveOver: bashOutputLimit},
 				Result: func(res tool.Result, code string) tool.Result {
 					if code == api.ToolCodeTimedOut {
 						// SIGTERM's status, as the shell reports it.
 						return tool.ErrorResult("Exit code 143\nCommand timed out after " + jsDuration(ms))
+					}
+					if saved, ok := persistedOutput(res); ok && code == "" {
+						return keepDir(env, cwd, in.Command, saved)
 					}
 					res = bashResult(res, code)
 					if code == "" {
@@ -295,12 +313,22 @@ func bashResult(res tool.Result, code string) tool.Result {
 // background start.
 var startedJob = regexp.MustCompile(`^Started in the background as job (\S+)\.`)
 
-// backgroundStarted is Claude Code's answer to run_in_background.
+// backgroundStarted is Claude Code's answer to run_in_background: the
+// job's id and the file of the session's output files that holds its
+// output, which Read opens.
 func backgroundStarted(res tool.Result, code string) tool.Result {
-	if m := startedJob.FindStringSubmatch(res.LastText()); code == "" && m != nil {
-		return tool.TextResult("Command running in background with ID: " + m[1])
+	if code != "" || len(res.Content) == 0 {
+		return res
 	}
-	return res
+	m := startedJob.FindStringSubmatch(res.Content[0].Text)
+	if m == nil {
+		return res
+	}
+	if file, ok := handlers.ParseJobOutputFile(res.LastText()); ok {
+		return tool.TextResult("Command running in background with ID: " + m[1] + ". Output is being written to: " + file +
+			". You will be notified when it completes. To check interim output, use Read on that file path.")
+	}
+	return tool.TextResult("Command running in background with ID: " + m[1])
 }
 
 // jsDuration words a duration in milliseconds as Claude Code does in

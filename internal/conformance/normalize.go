@@ -22,24 +22,36 @@ import (
 //     patterns of IDs, and its every appearance in the text replaced by
 //     a numbered placeholder, {ID1}, {ID2}, ... in order of first
 //     appearance.
-//  4. The client's own prompt text: a <system-reminder>…</system-reminder>
+//  4. Output files: each side's per-session directory of output files
+//     (Claude Code's tool-results and tasks directories of its session,
+//     toolgate's session directory of its output files, matched by
+//     Outputs) becomes the placeholder {OUT}; what follows it (the
+//     subdirectory, the file's name) is compared as it is, the ids in
+//     it by rule 3.
+//  5. The client's own prompt text: a <system-reminder>…</system-reminder>
 //     element (Claude Code appends them to results as notes to the model),
 //     with the blank lines that set it apart, is removed. Nothing is copied
 //     from it to the other side.
 type Normalizer struct {
 	// Paths are the side's workspace paths, replaced by {WS}.
 	Paths []string
+	// Outputs match the side's per-session directories of output
+	// files, replaced by {OUT}.
+	Outputs []*regexp.Regexp
 	// IDs match invented ids; the first capture group (or the whole
 	// match) is what is replaced.
 	IDs []*regexp.Regexp
 }
 
-// systemReminder is rule 4's element, with the newlines around it.
+// systemReminder is rule 5's element, with the newlines around it.
 var systemReminder = regexp.MustCompile(`\n*<system-reminder>[\s\S]*?</system-reminder>\n*`)
 
-// Text applies rules 2 to 4 to one text.
+// Text applies rules 2 to 5 to one text.
 func (n Normalizer) Text(s string) string {
 	s = systemReminder.ReplaceAllString(s, "")
+	for _, re := range n.Outputs {
+		s = re.ReplaceAllLiteralString(s, "{OUT}")
+	}
 	paths := append([]string(nil), n.Paths...)
 	// Longest first, so a path never leaves a tail of a longer one.
 	sort.Slice(paths, func(i, j int) bool { return len(paths[i]) > len(paths[j]) })

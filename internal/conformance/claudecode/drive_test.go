@@ -21,28 +21,58 @@ import (
 type side struct {
 	workspace, web string
 	results        func(i int) (conformance.Result, bool)
+	// outputs matches the side's per-session directories of output
+	// files (normalisation rule 4).
+	outputs []*regexp.Regexp
+}
+
+// claudeOutputs are Claude Code's per-session directories of output
+// files under its home: <home>/.claude/projects/<project>/<session> for
+// saved results, <TMPDIR>/claude-<uid>/<project>/<session> for
+// background tasks (runClaude sets TMPDIR to <home>/tmp).
+func claudeOutputs(home string) []*regexp.Regexp {
+	return []*regexp.Regexp{regexp.MustCompile(regexp.QuoteMeta(home) +
+		`/(?:\.claude/projects|tmp/claude-\d+)/[^/]+/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)}
+}
+
+// toolgateOutputs is toolgate's directory of session sid's output files
+// under its commands.output_dir: <dir>/server-<random>/sessions/<sid>.
+func toolgateOutputs(dir, sid string) []*regexp.Regexp {
+	return []*regexp.Regexp{regexp.MustCompile(regexp.QuoteMeta(dir) + `/server-[^/]+/sessions/` + regexp.QuoteMeta(sid))}
 }
 
 // backgroundID finds the id in Claude Code's answer to run_in_background.
 var backgroundID = regexp.MustCompile(`with ID: ([A-Za-z0-9_-]+)`)
 
+// Output files the answers name: a long output's, a background
+// command's.
+var (
+	savedFile      = regexp.MustCompile(`Full output saved to: (\S+)`)
+	backgroundFile = regexp.MustCompile(`Output is being written to: (\S+?)\.? `)
+)
+
 // input returns script call i's input with its placeholders filled in.
 func (s side) input(i int) map[string]any {
-	var ids []string
+	pairs := []string{wsPH, s.workspace, webPH, s.web, "{SAVED}", "no-saved-file"}
+	bg := 0
 	for j := 0; j < i; j++ {
+		r, _ := s.results(j)
+		text := resultText(r)
+		if m := savedFile.FindStringSubmatch(text); m != nil {
+			pairs[5] = m[1]
+		}
 		if script[j].input["run_in_background"] != true {
 			continue
 		}
-		r, _ := s.results(j)
-		if m := backgroundID.FindStringSubmatch(resultText(r)); m != nil {
-			ids = append(ids, m[1])
-		} else {
-			ids = append(ids, "no-id")
+		bg++
+		id, file := "no-id", "no-file"
+		if m := backgroundID.FindStringSubmatch(text); m != nil {
+			id = m[1]
 		}
-	}
-	pairs := []string{wsPH, s.workspace, webPH, s.web}
-	for k, id := range ids {
-		pairs = append(pairs, fmt.Sprintf("{BG%d}", k+1), id)
+		if m := backgroundFile.FindStringSubmatch(text); m != nil {
+			file = m[1]
+		}
+		pairs = append(pairs, fmt.Sprintf("{BG%d}", bg), id, fmt.Sprintf("{OUTBG%d}", bg), file)
 	}
 	return fill(script[i].input, strings.NewReplacer(pairs...)).(map[string]any)
 }

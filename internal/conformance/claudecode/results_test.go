@@ -18,7 +18,7 @@ import (
 // The ratchet: the figures measured with Claude Code 2.1.197. A change
 // that lowers either fails the test; one that raises them raises these.
 const (
-	identicalFloor = 97
+	identicalFloor = 102
 	filesFloor     = 44
 	// targetShare is the issue's goal for identical results.
 	targetShare = 0.95
@@ -40,9 +40,11 @@ func TestResultsMatchClaudeCode(t *testing.T) {
 	wsClient, wsToolgate := workspace(t), workspace(t)
 	web, webCert := newWebServer(t)
 
+	outputDir := t.TempDir()
 	tg := conformance.StartToolgate(t, wsToolgate, map[string]any{
 		"policy": map[string]any{"allow_bypass_permissions": true},
-		"tools":  map[string]any{"web_fetch": map[string]any{"allow_addresses": []string{web.Listener.Addr().String()}}},
+		"tools": map[string]any{"web_fetch": map[string]any{"allow_addresses": []string{web.Listener.Addr().String()}},
+			"commands": map[string]any{"output_dir": outputDir}},
 	}, "SSL_CERT_FILE="+webCert)
 	sid, err := tg.NewSession(ctx, map[string]any{"dialect": "claude_code", "mode": "bypassPermissions"})
 	if err != nil {
@@ -50,7 +52,9 @@ func TestResultsMatchClaudeCode(t *testing.T) {
 	}
 
 	var mock *mockModel
-	client := side{workspace: wsClient, web: web.URL, results: func(i int) (conformance.Result, bool) { return mock.result(toolUseID(i)) }}
+	home := t.TempDir()
+	client := side{workspace: wsClient, web: web.URL, results: func(i int) (conformance.Result, bool) { return mock.result(toolUseID(i)) },
+		outputs: claudeOutputs(home)}
 	mock = newMockModel(promptMarker, func(i int) (string, map[string]any, bool) {
 		if i >= len(script) {
 			return "", nil, false
@@ -66,7 +70,6 @@ func TestResultsMatchClaudeCode(t *testing.T) {
 			_ = os.WriteFile(filepath.Join(dir, fmt.Sprintf("request-%03d.json", n.Add(1))), body, 0o644)
 		}
 	}
-	home := t.TempDir()
 	log := filepath.Join(os.TempDir(), "toolgate-conformance-claude-code.jsonl")
 	claudeDone := make(chan error, 1)
 	go func() {
@@ -74,7 +77,8 @@ func TestResultsMatchClaudeCode(t *testing.T) {
 	}()
 
 	got := make([]conformance.Result, len(script))
-	tgSide := side{workspace: wsToolgate, web: web.URL, results: func(i int) (conformance.Result, bool) { return got[i], true }}
+	tgSide := side{workspace: wsToolgate, web: web.URL, results: func(i int) (conformance.Result, bool) { return got[i], true },
+		outputs: toolgateOutputs(outputDir, sid)}
 	for i, c := range script {
 		if got[i], err = tg.Call(ctx, sid, toolUseID(i), c.name, tgSide.input(i)); err != nil {
 			t.Fatalf("toolgate, call %d (%s %s): %v", i, c.name, c.note, err)
@@ -134,6 +138,8 @@ var (
 	stoppedTask  = regexp.MustCompile(`stopped task: ([A-Za-z0-9_-]+) `)
 	insertedCell = regexp.MustCompile(`Inserted cell ([0-9a-f]{8})`)
 	cellID       = regexp.MustCompile(`cell id="([0-9a-f]{8})"`)
+	// savedID names the file a long output was saved to.
+	savedID = regexp.MustCompile(`tool-results/([A-Za-z0-9_-]+)\.txt`)
 	// notebookCellID is the id in the notebook file.
 	notebookCellID = regexp.MustCompile(`"id": "([0-9a-f]{8})"`)
 )
@@ -141,9 +147,9 @@ var (
 // compare pairs each call's two results, normalised, failing the test
 // when Claude Code left a call unanswered.
 func compare(t *testing.T, client, tg side, got []conformance.Result) []conformance.Outcome {
-	ids := []*regexp.Regexp{backgroundID, taskIDTag, stoppedTask, insertedCell, cellID}
-	nc := conformance.Normalizer{Paths: []string{client.workspace}, IDs: ids}
-	nt := conformance.Normalizer{Paths: []string{tg.workspace}, IDs: ids}
+	ids := []*regexp.Regexp{backgroundID, taskIDTag, stoppedTask, insertedCell, cellID, savedID}
+	nc := conformance.Normalizer{Paths: []string{client.workspace}, IDs: ids, Outputs: client.outputs}
+	nt := conformance.Normalizer{Paths: []string{tg.workspace}, IDs: ids, Outputs: tg.outputs}
 	out := make([]conformance.Outcome, len(script))
 	for i, c := range script {
 		r, ok := client.results(i)

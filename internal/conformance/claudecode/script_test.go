@@ -5,8 +5,10 @@ type obj = map[string]any
 
 // Placeholders in the script's strings, filled in per side: {WS} is the
 // side's workspace; {WEB} the local web server both sides fetch from;
-// {BG1} and {BG2} the ids of the background commands started before
-// (read from that side's own results).
+// {BG1} and {BG2} the ids of the background commands started before,
+// {OUTBG1} and {OUTBG2} the files their answers say hold their output,
+// {SAVED} the file the last long output was saved to (all read from
+// that side's own results).
 const (
 	wsPH  = "{WS}"
 	webPH = "{WEB}"
@@ -70,6 +72,7 @@ var script = []call{
 	{"Bash", obj{"command": "cat nope.txt"}, "failing with stderr"},
 	{"Bash", obj{"command": "sleep 5", "timeout": 1000}, "timeout in milliseconds"},
 	{"Bash", obj{"command": "seq 1 20000"}, "long output"},
+	{"Read", obj{"file_path": "{SAVED}", "offset": 19998}, "the long output's file, its end"},
 	{"Bash", obj{"command": "cd src && pwd"}, "cd"},
 	{"Bash", obj{"command": "pwd"}, "cwd kept after cd"},
 	{"Bash", obj{"command": "cd {WS} && ls"}, "cd back, ls"},
@@ -78,6 +81,7 @@ var script = []call{
 	{"Bash", obj{"command": "echo in the sandbox", "dangerouslyDisableSandbox": false}, "dangerouslyDisableSandbox false"},
 	{"Bash", obj{"command": "echo started; sleep 0.5; echo finished", "run_in_background": true}, "run_in_background"},
 	{"TaskOutput", obj{"task_id": "{BG1}"}, "background output, block and timeout left to their defaults"},
+	{"Read", obj{"file_path": "{OUTBG1}"}, "the background command's output file"},
 	{"Bash", obj{"command": "sleep 60", "run_in_background": true}, "second background command"},
 	{"TaskOutput", obj{"task_id": "{BG2}", "block": false}, "still running, timeout left out"},
 	{"TaskStop", obj{"task_id": "{BG2}"}, "stop it"},
