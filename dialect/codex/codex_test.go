@@ -256,3 +256,49 @@ func TestToolsMatchCodex(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteStdinYield: a write waits yield_time_ms (250 by default, at
+// most 30000); an empty poll waits 5000 to 300000, as Codex's
+// write_stdin, so a poll sees a command that ends within 5 s end.
+func TestWriteStdinYield(t *testing.T) {
+	for args, want := range map[string]int{
+		`{"session_id":1,"chars":"y\n"}`:                       250,
+		`{"session_id":1,"chars":"y\n","yield_time_ms":99000}`: 30000,
+		`{"session_id":1,"chars":"y\n","yield_time_ms":10}`:    250,
+		`{"session_id":1,"chars":""}`:                          5000,
+		`{"session_id":1,"yield_time_ms":250}`:                 5000,
+		`{"session_id":1,"chars":"","yield_time_ms":20000}`:    20000,
+		`{"session_id":1,"chars":"","yield_time_ms":400000}`:   300000,
+	} {
+		m, _, err := mapCall(t, "write_stdin", args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.Input.(handlers.JobStdinInput).Wait; got != want {
+			t.Errorf("%s: waits %d ms, want %d", args, got, want)
+		}
+	}
+}
+
+// TestSignalUnderTerminal: a command under a terminal killed by a signal
+// (Ctrl-C written to it) reads as Codex's PTY reports it, exit code 1;
+// on pipes the signal is named.
+func TestSignalUnderTerminal(t *testing.T) {
+	killed := tool.TextResult("Command terminated by signal SIGINT.\nOutput:\n^C")
+	for _, tc := range []struct {
+		name, args, want string
+	}{
+		{"exec_command", `{"cmd":"cat","tty":true}`, "Process exited with code 1"},
+		{"write_stdin", `{"session_id":3,"chars":"\u0003"}`, "Process exited with code 1"},
+		{"exec_command", `{"cmd":"cat"}`, "Process terminated by signal SIGINT"},
+	} {
+		m, _, err := mapCall(t, tc.name, tc.args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := m.Result(killed, api.ToolCodeExitStatus).LastText()
+		if want := codexExec(tc.want, "1", "^C"); !want.MatchString(got) {
+			t.Errorf("%s %s: %q, want %v", tc.name, tc.args, got, want)
+		}
+	}
+}

@@ -36,8 +36,19 @@ const (
 	execYieldMin           = 250
 	execYieldMax           = 30000
 	stdinYieldDefault      = 250
-	stdinYieldMax          = 300000
+	pollYieldMin           = 5000
+	pollYieldMax           = 300000
 )
+
+// stdinYield is write_stdin's wait as Codex computes it: a write waits
+// yield_time_ms (250 by default) within 250-30000; an empty poll waits
+// that within 5000-300000, so a poll sees a command end up to 5 s later.
+func stdinYield(ms float64, chars string) int {
+	if chars == "" {
+		return clampYield(ms, pollYieldMin, pollYieldMin, pollYieldMax)
+	}
+	return clampYield(ms, stdinYieldDefault, execYieldMin, execYieldMax)
+}
 
 func execCommand() *tool.DialectTool {
 	return tool.NewDialectTool(tool.DialectSpec[ExecCommandInput]{
@@ -52,7 +63,7 @@ func execCommand() *tool.DialectTool {
 				Input: handlers.ExecuteCommandInput{Command: in.Cmd, Cwd: in.Workdir, RequiresApproval: new(false),
 					Background: true, TTY: in.TTY, YieldMS: yield},
 				Result: func(res tool.Result, code string) tool.Result {
-					return execResult(res, code, time.Since(start), budget)
+					return execResult(res, code, time.Since(start), budget, in.TTY)
 				}}, nil
 		},
 	})
@@ -78,8 +89,9 @@ func clampYield(ms float64, def, lo, hi int) int {
 // execResult words execute_command's plain result as Codex's unified exec
 // does: a chunk id, the wall time, the exit code, the output's token count
 // and the output. A call refused before the command ran keeps toolgate's
-// text.
-func execResult(res tool.Result, code string, wall time.Duration, budget int) tool.Result {
+// text. Under a terminal (tty) a command killed by a signal (Ctrl-C)
+// reads as exit code 1, as Codex's PTY reports it.
+func execResult(res tool.Result, code string, wall time.Duration, budget int, tty bool) tool.Result {
 	if len(res.Content) == 0 || res.Content[0].Type != api.TypeText {
 		return res
 	}
@@ -92,6 +104,8 @@ func execResult(res tool.Result, code string, wall time.Duration, budget int) to
 		status = "Process exited with code 0"
 	case scan(head, "Command failed with exit code %d.", &exit):
 		status = fmt.Sprintf("Process exited with code %d", exit)
+	case strings.HasPrefix(head, "Command terminated by signal ") && tty:
+		status = "Process exited with code 1"
 	case strings.HasPrefix(head, "Command terminated by signal "):
 		status = "Process " + strings.TrimSuffix(strings.TrimPrefix(head, "Command "), ".")
 	case scan(head, "Job job_%d is still running.", &exit):
@@ -154,7 +168,7 @@ func writeStdin() *tool.DialectTool {
 		Map: func(env tool.MapEnv, in *WriteStdinInput) (tool.Mapping, error) {
 			id := *in.SessionID
 			budget := tokenBudget(in.MaxOutputTokens)
-			yield := clampYield(in.YieldTimeMS, stdinYieldDefault, execYieldMin, stdinYieldMax)
+			yield := stdinYield(in.YieldTimeMS, in.Chars)
 			start := time.Now()
 			return tool.Mapping{Tool: "job_stdin",
 				Input: handlers.JobStdinInput{ID: fmt.Sprintf("job_%v", id), Input: in.Chars, Wait: yield},
@@ -166,7 +180,8 @@ func writeStdin() *tool.DialectTool {
 					case strings.Contains(text, "without standard input"):
 						return tool.ErrorResult("write_stdin failed: stdin is closed for this session; rerun exec_command with tty=true to keep stdin open")
 					}
-					return execResult(res, code, time.Since(start), budget)
+					// Only a terminal takes chars: a write reached one.
+					return execResult(res, code, time.Since(start), budget, in.Chars != "")
 				}}, nil
 		},
 	})
