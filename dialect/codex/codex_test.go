@@ -3,6 +3,7 @@ package codex
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -300,5 +301,29 @@ func TestSignalUnderTerminal(t *testing.T) {
 		if want := codexExec(tc.want, "1", "^C"); !want.MatchString(got) {
 			t.Errorf("%s %s: %q, want %v", tc.name, tc.args, got, want)
 		}
+	}
+}
+
+// TestOutputPastBuffer: a yield whose output left bytes out between its
+// head and tail (a note block counts them) reads as Codex's: the token
+// count of the whole output, the omitted bytes in the warning where the
+// line count would be, the marker inside the cut middle, the note gone.
+func TestOutputPastBuffer(t *testing.T) {
+	m, _, err := mapCall(t, "exec_command", `{"cmd":"seq 1 99999","max_output_tokens":5}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := "1\n2\n3\n4\n5\n6\n" + fmt.Sprintf(handlers.OmittedMarker, 1000) + "97\n98\n99\n"
+	res := tool.Result{Content: []api.Content{
+		api.TextContent("Command executed successfully (exit code 0).\nOutput:\n" + out),
+		api.TextContent(fmt.Sprintf(handlers.OmittedNote, 1000)),
+	}}
+	got := m.Result(res, "")
+	// 12 + 9 bytes kept and 1000 left out: 256 tokens; the middle cut
+	// is out[10:len(out)-10], the marker's 28 bytes in its 29: 8 tokens.
+	want := codexExec("Process exited with code 0", "256",
+		"Warning: truncated output (original token count: 256)\n... 1000 bytes omitted ...\n\n1\n2\n3\n4\n5\n…8 tokens truncated…\n97\n98\n99\n")
+	if len(got.Content) != 1 || !want.MatchString(got.LastText()) {
+		t.Errorf("got %d blocks, %q; want %v", len(got.Content), got.LastText(), want)
 	}
 }

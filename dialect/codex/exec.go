@@ -113,10 +113,29 @@ func execResult(res tool.Result, code string, wall time.Duration, budget int, tt
 	default:
 		return res
 	}
+	rest, omitted := omittedNote(res.Content[1:])
+	tokens := approxTokens(output)
+	if omitted > 0 {
+		// The whole output's count: the marker out, the bytes left out in.
+		tokens = (len(output) - len(fmt.Sprintf(handlers.OmittedMarker, omitted)) + int(omitted) + 3) / 4
+	}
 	text := fmt.Sprintf("Chunk ID: %s\nWall time: %.4f seconds\n%s\nOriginal token count: %d\nOutput:\n%s",
-		chunkID(), wall.Seconds(), status, approxTokens(output), truncateTokens(output, budget))
-	res.Content = append([]api.Content{api.TextContent(text)}, res.Content[1:]...)
+		chunkID(), wall.Seconds(), status, tokens, truncateTokens(output, budget, tokens, omitted))
+	res.Content = append([]api.Content{api.TextContent(text)}, rest...)
 	return res
+}
+
+// omittedNote finds, among the blocks after the output, the note that
+// counts the bytes a yield left out of it, and returns the other blocks
+// and that count.
+func omittedNote(blocks []api.Content) ([]api.Content, int64) {
+	for i, b := range blocks {
+		var n int64
+		if b.Type == api.TypeText && scan(b.Text, handlers.OmittedNote, &n) {
+			return append(blocks[:i:i], blocks[i+1:]...), n
+		}
+	}
+	return blocks, 0
 }
 
 // approxTokens is Codex's estimate of a text's tokens: four bytes a token,
@@ -124,9 +143,10 @@ func execResult(res tool.Result, code string, wall time.Duration, budget int, tt
 func approxTokens(s string) int { return (len(s) + 3) / 4 }
 
 // truncateTokens keeps an output within budget tokens as Codex does: a
-// warning with the whole output's token and line counts, then its head
-// and its tail, with the number of tokens left out between them.
-func truncateTokens(s string, budget int) string {
+// warning with the whole output's token count (tokens) and its line
+// count, or the bytes its yield left out (omitted), then its head and
+// its tail, with the number of tokens left out between them.
+func truncateTokens(s string, budget, tokens int, omitted int64) string {
 	limit := budget * 4
 	if len(s) <= limit {
 		return s
@@ -135,9 +155,13 @@ func truncateTokens(s string, budget int) string {
 	if !strings.HasSuffix(s, "\n") {
 		lines++
 	}
+	counted := fmt.Sprintf("Total output lines: %d", lines)
+	if omitted > 0 {
+		counted = strings.Trim(fmt.Sprintf(handlers.OmittedMarker, omitted), "\n")
+	}
 	head, tail := s[:limit/2], s[len(s)-limit/2:]
-	return fmt.Sprintf("Warning: truncated output (original token count: %d)\nTotal output lines: %d\n\n%s…%d tokens truncated…%s",
-		approxTokens(s), lines, head, approxTokens(s[limit/2:len(s)-limit/2]), tail)
+	return fmt.Sprintf("Warning: truncated output (original token count: %d)\n%s\n\n%s…%d tokens truncated…%s",
+		tokens, counted, head, approxTokens(s[limit/2:len(s)-limit/2]), tail)
 }
 
 // chunkID is a fresh output chunk id, six hex digits as Codex's.
