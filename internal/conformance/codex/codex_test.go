@@ -108,11 +108,16 @@ var steps = []step{
 	// An output past Codex's 1 MiB buffer: its head and tail around the
 	// bytes left out.
 	{Name: "exec_command", Args: `{"cmd":"seq 1 200000","max_output_tokens":50}`},
+	// A write to a PTY command that ended after its last answer: the
+	// second command's own run leaves the first one the time to end.
+	{Name: "exec_command", Args: `{"cmd":"sleep 1","tty":true,"yield_time_ms":250}`},
+	{Name: "exec_command", Args: `{"cmd":"sleep 2"}`},
+	{Name: "write_stdin", Args: `{"session_id":$SESSION,"chars":"x"}`},
 }
 
 // The figures measured so far, which a change may only raise.
 const (
-	minSameOutputs = 45
+	minSameOutputs = 48
 	minSameFiles   = 3
 )
 
