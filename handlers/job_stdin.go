@@ -31,8 +31,14 @@ func jobStdin(ctx context.Context, call *tool.Call, in *JobStdinInput) (tool.Res
 		return tool.Result{}, tool.Errorf(api.ToolCodeNotFound, "No job with id %s in this session.", in.ID)
 	}
 	if in.Input != "" {
-		if _, err := j.Write([]byte(in.Input)); err != nil {
-			if !errors.Is(err, tool.ErrNoStdin) && !errors.Is(err, tool.ErrJobEnded) {
+		_, err := j.Write([]byte(in.Input))
+		if errors.Is(err, tool.ErrJobEnded) {
+			// It ended after its last answer: answer its end, as Codex's
+			// write_stdin does (its input went nowhere).
+			return yieldJob(ctx, call, j, 0)
+		}
+		if err != nil {
+			if !errors.Is(err, tool.ErrNoStdin) {
 				return tool.Result{}, err
 			}
 			return tool.Result{}, tool.Errorf(api.ToolCodeFailed, "Cannot write to job %s: %v", in.ID, err)

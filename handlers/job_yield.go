@@ -11,8 +11,9 @@ import (
 	"github.com/toolgate/toolgate/internal/process"
 )
 
-// jobYieldMax bounds the output one yield returns (Codex's unified exec
-// keeps a 1 MiB head and tail; its own token budget cuts further).
+// jobYieldMax bounds the output one yield returns: its first and last
+// half, the bytes between left out, as Codex's unified exec keeps a
+// command's output (its token budget cuts further).
 const jobYieldMax = 1 << 20
 
 // yieldJob waits up to wait for a job to end, then answers with what it
@@ -31,12 +32,18 @@ func yieldJob(ctx context.Context, call *tool.Call, j tool.Job, wait time.Durati
 		return tool.Result{}, ctx.Err()
 	}
 	info := j.Info() // before reading: output read after an end is whole
-	out, err := j.ReadNew(jobYieldMax)
+	head, tail, omitted, err := j.ReadNewEnds(jobYieldMax / 2)
 	if err != nil {
 		return tool.Result{}, err
 	}
+	out := head + tail
+	var note []api.Content
+	if omitted > 0 {
+		out = head + fmt.Sprintf(OmittedMarker, omitted) + tail
+		note = []api.Content{api.TextContent(fmt.Sprintf(OmittedNote, omitted))}
+	}
 	if info.State == api.JobRunning {
-		return tool.TextResult(JobRunningText(j.ID(), out)), nil
+		return tool.Result{Content: append([]api.Content{api.TextContent(JobRunningText(j.ID(), out))}, note...)}, nil
 	}
 	call.ForgetJob(j.ID()) // its end is reported: no session to write to any more
 	res := process.Result{ExitCode: -1}
@@ -48,12 +55,20 @@ func yieldJob(ctx context.Context, call *tool.Call, j tool.Job, wait time.Durati
 	} else if info.ExitCode == nil {
 		res.Signal = "SIGKILL" // killed, or stopped at a sandbox limit
 	}
-	result := tool.Result{Content: []api.Content{api.TextContent(call.Texts.CommandResult(res, out, ""))}}
+	result := tool.Result{Content: append([]api.Content{api.TextContent(call.Texts.CommandResult(res, out, ""))}, note...)}
 	if res.ExitCode != 0 {
 		return result, &tool.ToolError{Code: api.ToolCodeExitStatus}
 	}
 	return result, nil
 }
+
+// OmittedMarker stands, in a yield's output, for the bytes left out
+// between its first and last 512 KiB (Codex's words); OmittedNote, a
+// block after the output, counts them.
+const (
+	OmittedMarker = "\n... %d bytes omitted ...\n"
+	OmittedNote   = "(%d bytes of output were left out between its first and last 512 KiB.)"
+)
 
 // JobRunningText is the answer for a job still running after a yield:
 // its id on the first line, then what it wrote since it was last read.

@@ -329,3 +329,28 @@ func (j *Job) ReadNew(max int) (string, error) {
 	j.mu.Unlock()
 	return s, err
 }
+
+// ReadNewEnds returns the output written since the previous read, whole
+// when it is at most 2*half bytes, else its first and last half bytes
+// and how many bytes between them it leaves out (Codex's unified exec
+// keeps a command's output so). The next read starts after it.
+func (j *Job) ReadNewEnds(half int) (head, tail string, omitted int64, err error) {
+	j.mu.Lock()
+	from := j.cursor
+	j.mu.Unlock()
+	size := j.out.Size()
+	if size-from <= int64(2*half) {
+		head, err = j.ReadNew(2 * half)
+		return head, "", 0, err
+	}
+	if head, _, err = j.Read(from, half); err != nil {
+		return "", "", 0, err
+	}
+	if tail, _, err = j.Read(size-int64(half), half); err != nil {
+		return "", "", 0, err
+	}
+	j.mu.Lock()
+	j.cursor = max(j.cursor, size)
+	j.mu.Unlock()
+	return head, tail, size - from - int64(len(head)) - int64(len(tail)), nil
+}

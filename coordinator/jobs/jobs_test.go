@@ -47,3 +47,31 @@ func TestTableForgetsEndedJobsOnly(t *testing.T) {
 		t.Errorf("state after CloseAll = %s, want killed", st)
 	}
 }
+
+// TestReadNewEnds: an output longer than twice half reads as its first
+// and last half bytes and the count of those between; a shorter one
+// whole; each read starts where the previous one ended.
+func TestReadNewEnds(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	jobs := NewTable(ctx)
+	defer jobs.CloseAll()
+	dir := t.TempDir()
+	j, err := jobs.Start("toolu_1", tool.JobSpec{Command: "seq 1 1000"}, dir, nil, sandbox.Run{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-j.Done():
+	case <-time.After(30 * time.Second):
+		t.Fatal("seq did not end")
+	}
+	// seq 1 1000 writes 3893 bytes.
+	head, tail, omitted, err := j.ReadNewEnds(6)
+	if err != nil || head != "1\n2\n3\n" || tail != "\n1000\n" || omitted != 3893-12 {
+		t.Errorf("ReadNewEnds(6) = %q, %q, %d, %v; want 1 to 3, 1000 and 3881 left out", head, tail, omitted, err)
+	}
+	if head, tail, omitted, err := j.ReadNewEnds(6); head != "" || tail != "" || omitted != 0 || err != nil {
+		t.Errorf("a second read = %q, %q, %d, %v; want nothing new", head, tail, omitted, err)
+	}
+}

@@ -72,6 +72,9 @@ type Job interface {
 	// ReadNew returns the output written since the previous ReadNew, at
 	// most max bytes.
 	ReadNew(max int) (string, error)
+	// ReadNewEnds reads as ReadNew, keeping only the first and last half
+	// bytes of an output longer than 2*half and counting those between.
+	ReadNewEnds(half int) (head, tail string, omitted int64, err error)
 }
 
 // ErrNoStdin: the job was started without standard input open.

@@ -3,6 +3,7 @@ package codex
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -254,5 +255,75 @@ func TestToolsMatchCodex(t *testing.T) {
 				t.Errorf("%s lacks codex's parameter %s", r.Name, p)
 			}
 		}
+	}
+}
+
+// TestWriteStdinYield: a write waits yield_time_ms (250 by default, at
+// most 30000); an empty poll waits 5000 to 300000, as Codex's
+// write_stdin, so a poll sees a command that ends within 5 s end.
+func TestWriteStdinYield(t *testing.T) {
+	for args, want := range map[string]int{
+		`{"session_id":1,"chars":"y\n"}`:                       250,
+		`{"session_id":1,"chars":"y\n","yield_time_ms":99000}`: 30000,
+		`{"session_id":1,"chars":"y\n","yield_time_ms":10}`:    250,
+		`{"session_id":1,"chars":""}`:                          5000,
+		`{"session_id":1,"yield_time_ms":250}`:                 5000,
+		`{"session_id":1,"chars":"","yield_time_ms":20000}`:    20000,
+		`{"session_id":1,"chars":"","yield_time_ms":400000}`:   300000,
+	} {
+		m, _, err := mapCall(t, "write_stdin", args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.Input.(handlers.JobStdinInput).Wait; got != want {
+			t.Errorf("%s: waits %d ms, want %d", args, got, want)
+		}
+	}
+}
+
+// TestSignalUnderTerminal: a command under a terminal killed by a signal
+// (Ctrl-C written to it) reads as Codex's PTY reports it, exit code 1;
+// on pipes the signal is named.
+func TestSignalUnderTerminal(t *testing.T) {
+	killed := tool.TextResult("Command terminated by signal SIGINT.\nOutput:\n^C")
+	for _, tc := range []struct {
+		name, args, want string
+	}{
+		{"exec_command", `{"cmd":"cat","tty":true}`, "Process exited with code 1"},
+		{"write_stdin", `{"session_id":3,"chars":"\u0003"}`, "Process exited with code 1"},
+		{"exec_command", `{"cmd":"cat"}`, "Process terminated by signal SIGINT"},
+	} {
+		m, _, err := mapCall(t, tc.name, tc.args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := m.Result(killed, api.ToolCodeExitStatus).LastText()
+		if want := codexExec(tc.want, "1", "^C"); !want.MatchString(got) {
+			t.Errorf("%s %s: %q, want %v", tc.name, tc.args, got, want)
+		}
+	}
+}
+
+// TestOutputPastBuffer: a yield whose output left bytes out between its
+// head and tail (a note block counts them) reads as Codex's: the token
+// count of the whole output, the omitted bytes in the warning where the
+// line count would be, the marker inside the cut middle, the note gone.
+func TestOutputPastBuffer(t *testing.T) {
+	m, _, err := mapCall(t, "exec_command", `{"cmd":"seq 1 99999","max_output_tokens":5}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := "1\n2\n3\n4\n5\n6\n" + fmt.Sprintf(handlers.OmittedMarker, 1000) + "97\n98\n99\n"
+	res := tool.Result{Content: []api.Content{
+		api.TextContent("Command executed successfully (exit code 0).\nOutput:\n" + out),
+		api.TextContent(fmt.Sprintf(handlers.OmittedNote, 1000)),
+	}}
+	got := m.Result(res, "")
+	// 12 + 9 bytes kept and 1000 left out: 256 tokens; the middle cut
+	// is out[10:len(out)-10], the marker's 28 bytes in its 29: 8 tokens.
+	want := codexExec("Process exited with code 0", "256",
+		"Warning: truncated output (original token count: 256)\n... 1000 bytes omitted ...\n\n1\n2\n3\n4\n5\n…8 tokens truncated…\n97\n98\n99\n")
+	if len(got.Content) != 1 || !want.MatchString(got.LastText()) {
+		t.Errorf("got %d blocks, %q; want %v", len(got.Content), got.LastText(), want)
 	}
 }

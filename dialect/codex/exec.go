@@ -36,8 +36,19 @@ const (
 	execYieldMin           = 250
 	execYieldMax           = 30000
 	stdinYieldDefault      = 250
-	stdinYieldMax          = 300000
+	pollYieldMin           = 5000
+	pollYieldMax           = 300000
 )
+
+// stdinYield is write_stdin's wait as Codex computes it: a write waits
+// yield_time_ms (250 by default) within 250-30000; an empty poll waits
+// that within 5000-300000, so a poll sees a command end up to 5 s later.
+func stdinYield(ms float64, chars string) int {
+	if chars == "" {
+		return clampYield(ms, pollYieldMin, pollYieldMin, pollYieldMax)
+	}
+	return clampYield(ms, stdinYieldDefault, execYieldMin, execYieldMax)
+}
 
 func execCommand() *tool.DialectTool {
 	return tool.NewDialectTool(tool.DialectSpec[ExecCommandInput]{
@@ -52,7 +63,7 @@ func execCommand() *tool.DialectTool {
 				Input: handlers.ExecuteCommandInput{Command: in.Cmd, Cwd: in.Workdir, RequiresApproval: new(false),
 					Background: true, TTY: in.TTY, YieldMS: yield},
 				Result: func(res tool.Result, code string) tool.Result {
-					return execResult(res, code, time.Since(start), budget)
+					return execResult(res, code, time.Since(start), budget, in.TTY)
 				}}, nil
 		},
 	})
@@ -78,8 +89,9 @@ func clampYield(ms float64, def, lo, hi int) int {
 // execResult words execute_command's plain result as Codex's unified exec
 // does: a chunk id, the wall time, the exit code, the output's token count
 // and the output. A call refused before the command ran keeps toolgate's
-// text.
-func execResult(res tool.Result, code string, wall time.Duration, budget int) tool.Result {
+// text. Under a terminal (tty) a command killed by a signal (Ctrl-C)
+// reads as exit code 1, as Codex's PTY reports it.
+func execResult(res tool.Result, code string, wall time.Duration, budget int, tty bool) tool.Result {
 	if len(res.Content) == 0 || res.Content[0].Type != api.TypeText {
 		return res
 	}
@@ -92,6 +104,8 @@ func execResult(res tool.Result, code string, wall time.Duration, budget int) to
 		status = "Process exited with code 0"
 	case scan(head, "Command failed with exit code %d.", &exit):
 		status = fmt.Sprintf("Process exited with code %d", exit)
+	case strings.HasPrefix(head, "Command terminated by signal ") && tty:
+		status = "Process exited with code 1"
 	case strings.HasPrefix(head, "Command terminated by signal "):
 		status = "Process " + strings.TrimSuffix(strings.TrimPrefix(head, "Command "), ".")
 	case scan(head, "Job job_%d is still running.", &exit):
@@ -99,10 +113,29 @@ func execResult(res tool.Result, code string, wall time.Duration, budget int) to
 	default:
 		return res
 	}
+	rest, omitted := omittedNote(res.Content[1:])
+	tokens := approxTokens(output)
+	if omitted > 0 {
+		// The whole output's count: the marker out, the bytes left out in.
+		tokens = (len(output) - len(fmt.Sprintf(handlers.OmittedMarker, omitted)) + int(omitted) + 3) / 4
+	}
 	text := fmt.Sprintf("Chunk ID: %s\nWall time: %.4f seconds\n%s\nOriginal token count: %d\nOutput:\n%s",
-		chunkID(), wall.Seconds(), status, approxTokens(output), truncateTokens(output, budget))
-	res.Content = append([]api.Content{api.TextContent(text)}, res.Content[1:]...)
+		chunkID(), wall.Seconds(), status, tokens, truncateTokens(output, budget, tokens, omitted))
+	res.Content = append([]api.Content{api.TextContent(text)}, rest...)
 	return res
+}
+
+// omittedNote finds, among the blocks after the output, the note that
+// counts the bytes a yield left out of it, and returns the other blocks
+// and that count.
+func omittedNote(blocks []api.Content) ([]api.Content, int64) {
+	for i, b := range blocks {
+		var n int64
+		if b.Type == api.TypeText && scan(b.Text, handlers.OmittedNote, &n) {
+			return append(blocks[:i:i], blocks[i+1:]...), n
+		}
+	}
+	return blocks, 0
 }
 
 // approxTokens is Codex's estimate of a text's tokens: four bytes a token,
@@ -110,9 +143,10 @@ func execResult(res tool.Result, code string, wall time.Duration, budget int) to
 func approxTokens(s string) int { return (len(s) + 3) / 4 }
 
 // truncateTokens keeps an output within budget tokens as Codex does: a
-// warning with the whole output's token and line counts, then its head
-// and its tail, with the number of tokens left out between them.
-func truncateTokens(s string, budget int) string {
+// warning with the whole output's token count (tokens) and its line
+// count, or the bytes its yield left out (omitted), then its head and
+// its tail, with the number of tokens left out between them.
+func truncateTokens(s string, budget, tokens int, omitted int64) string {
 	limit := budget * 4
 	if len(s) <= limit {
 		return s
@@ -121,9 +155,13 @@ func truncateTokens(s string, budget int) string {
 	if !strings.HasSuffix(s, "\n") {
 		lines++
 	}
+	counted := fmt.Sprintf("Total output lines: %d", lines)
+	if omitted > 0 {
+		counted = strings.Trim(fmt.Sprintf(handlers.OmittedMarker, omitted), "\n")
+	}
 	head, tail := s[:limit/2], s[len(s)-limit/2:]
-	return fmt.Sprintf("Warning: truncated output (original token count: %d)\nTotal output lines: %d\n\n%s…%d tokens truncated…%s",
-		approxTokens(s), lines, head, approxTokens(s[limit/2:len(s)-limit/2]), tail)
+	return fmt.Sprintf("Warning: truncated output (original token count: %d)\n%s\n\n%s…%d tokens truncated…%s",
+		tokens, counted, head, approxTokens(s[limit/2:len(s)-limit/2]), tail)
 }
 
 // chunkID is a fresh output chunk id, six hex digits as Codex's.
@@ -154,7 +192,7 @@ func writeStdin() *tool.DialectTool {
 		Map: func(env tool.MapEnv, in *WriteStdinInput) (tool.Mapping, error) {
 			id := *in.SessionID
 			budget := tokenBudget(in.MaxOutputTokens)
-			yield := clampYield(in.YieldTimeMS, stdinYieldDefault, execYieldMin, stdinYieldMax)
+			yield := stdinYield(in.YieldTimeMS, in.Chars)
 			start := time.Now()
 			return tool.Mapping{Tool: "job_stdin",
 				Input: handlers.JobStdinInput{ID: fmt.Sprintf("job_%v", id), Input: in.Chars, Wait: yield},
@@ -166,7 +204,8 @@ func writeStdin() *tool.DialectTool {
 					case strings.Contains(text, "without standard input"):
 						return tool.ErrorResult("write_stdin failed: stdin is closed for this session; rerun exec_command with tty=true to keep stdin open")
 					}
-					return execResult(res, code, time.Since(start), budget)
+					// Only a terminal takes chars: a write reached one.
+					return execResult(res, code, time.Since(start), budget, in.Chars != "")
 				}}, nil
 		},
 	})

@@ -73,11 +73,51 @@ var steps = []step{
 	{Name: "write_stdin", Args: `{"session_id":$SESSION,"chars":"exit()\n","yield_time_ms":2000}`},
 	{Name: "exec_command", Args: `{"cmd":"sleep 3","yield_time_ms":250}`},
 	{Name: "write_stdin", Args: `{"session_id":$SESSION,"chars":"x"}`},
+	// More terminal cases. The environment Codex gives a command, on
+	// pipes and under a PTY (its window size too).
+	{Name: "exec_command", Args: `{"cmd":"echo \"$TERM|$NO_COLOR|$PAGER|$GIT_PAGER|$GH_PAGER|$LANG|$LC_CTYPE|$LC_ALL|${COLORTERM-unset}|$CODEX_CI\""}`},
+	{Name: "exec_command", Args: `{"cmd":"echo \"$TERM|$NO_COLOR|$LANG\"; stty size","tty":true}`},
+	// A non-zero exit under a PTY (stdout and stderr are one stream, in
+	// order), a long output cut to its head and tail, a command on pipes
+	// reading its empty stdin, bytes that are not UTF-8.
+	{Name: "exec_command", Args: `{"cmd":"echo out; echo err >&2; exit 7","tty":true}`},
+	{Name: "exec_command", Args: `{"cmd":"seq 1 300","tty":true,"max_output_tokens":20}`},
+	{Name: "exec_command", Args: `{"cmd":"cat; echo rc=$?"}`},
+	{Name: "exec_command", Args: `{"cmd":"printf 'a\\377b\\n'"}`},
+	// A command on pipes still running after yield_time_ms (it has no
+	// stdin: only a sleep keeps it running), then an empty poll, which
+	// Codex lets wait 5 s at least, so it sees the command end.
+	{Name: "exec_command", Args: `{"cmd":"echo start; sleep 2; echo end","yield_time_ms":500}`},
+	{Name: "write_stdin", Args: `{"session_id":$SESSION,"chars":""}`},
+	// A command that waits on its input and ends during write_stdin with
+	// a non-zero exit; its session is then unknown.
+	{Name: "exec_command", Args: `{"cmd":"head -n 1; exit 4","tty":true,"yield_time_ms":1000}`},
+	{Name: "write_stdin", Args: `{"session_id":$SESSION,"chars":"hi\n","yield_time_ms":2000}`},
+	{Name: "write_stdin", Args: `{"session_id":$SESSION,"chars":""}`},
+	// An interactive bash: its prompt, a command typed, an empty poll, a
+	// long output cut within write_stdin's max_output_tokens, Ctrl-D.
+	{Name: "exec_command", Args: `{"cmd":"bash --norc --noprofile -i","tty":true,"yield_time_ms":2000}`},
+	{Name: "write_stdin", Args: `{"session_id":$SESSION,"chars":"echo $((6*7))\n","yield_time_ms":1000}`},
+	{Name: "write_stdin", Args: `{"session_id":$SESSION,"chars":"","yield_time_ms":250}`},
+	{Name: "write_stdin", Args: `{"session_id":$SESSION,"chars":"seq 1 300\n","yield_time_ms":1000,"max_output_tokens":20}`},
+	{Name: "write_stdin", Args: `{"session_id":$SESSION,"chars":"\u0004","yield_time_ms":2000}`},
+	// cat under a PTY: a line echoed twice, then Ctrl-C.
+	{Name: "exec_command", Args: `{"cmd":"cat","tty":true,"yield_time_ms":500}`},
+	{Name: "write_stdin", Args: `{"session_id":$SESSION,"chars":"abc\n","yield_time_ms":500}`},
+	{Name: "write_stdin", Args: `{"session_id":$SESSION,"chars":"\u0003","yield_time_ms":2000}`},
+	// An output past Codex's 1 MiB buffer: its head and tail around the
+	// bytes left out.
+	{Name: "exec_command", Args: `{"cmd":"seq 1 200000","max_output_tokens":50}`},
+	// A write to a PTY command that ended after its last answer: the
+	// second command's own run leaves the first one the time to end.
+	{Name: "exec_command", Args: `{"cmd":"sleep 1","tty":true,"yield_time_ms":250}`},
+	{Name: "exec_command", Args: `{"cmd":"sleep 2"}`},
+	{Name: "write_stdin", Args: `{"session_id":$SESSION,"chars":"x"}`},
 }
 
 // The figures measured so far, which a change may only raise.
 const (
-	minSameOutputs = 27
+	minSameOutputs = 48
 	minSameFiles   = 3
 )
 
@@ -156,7 +196,7 @@ type toolgate struct{ url, token, session string }
 
 func startToolgate(t *testing.T, ws string) toolgate {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
 	t.Cleanup(cancel)
 	srv, err := launch.Start(ctx, testbuild.Binary(t, testbuild.Toolgate), launch.Options{
 		Args:   launch.ServeArgs(ws, "--store", "memory", "--log-format", "json"),
@@ -176,7 +216,11 @@ func startToolgate(t *testing.T, ws string) toolgate {
 func (tg toolgate) post(t *testing.T, path string, v any) *http.Response {
 	t.Helper()
 	body, _ := json.Marshal(v)
-	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, tg.url+path, bytes.NewReader(body))
+	// A step's longest wait is its yield time (30 s at most): a call that
+	// waits longer awaits an approval nobody gives, and fails the step.
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	t.Cleanup(cancel)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, tg.url+path, bytes.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+tg.token)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
