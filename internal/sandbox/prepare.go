@@ -29,6 +29,7 @@ type Prepared struct {
 	left      <-chan struct{} // closed once that thread has left the cgroups
 	warm      *warm           // the sandbox started ahead of time the run goes to
 	handed    bool            // the command was handed to it
+	reported  bool            // its helper reported the command's end (Ended)
 	// removeLater: the limit cgroups of a run handed over are removed
 	// after Finish (finishLater).
 	removeLater bool
@@ -102,6 +103,9 @@ func (p *Prepared) Finish() string {
 	}
 	if p.left != nil {
 		<-p.left // the cgroups can only be removed once it is out
+	}
+	if p.reported {
+		return p.finishReported()
 	}
 	if p.warm != nil {
 		if !p.handed {

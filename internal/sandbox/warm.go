@@ -280,12 +280,16 @@ func (s *Sandbox) startWarm(key string, args []string, spec helperSpec) (*warm, 
 	w := &warm{key: key}
 	var files []*os.File
 	if s.cgroups != nil {
-		lim, fs, err := s.cgroups.make()
+		lim, tasks, dir, err := s.cgroups.makeForHelper()
 		if err != nil {
 			return nil, err
 		}
-		w.limits, files = lim, fs
-		spec.JoinFDs = len(fs)
+		w.limits, files = lim, tasks
+		spec.JoinTasks = len(tasks)
+		if dir != nil {
+			spec.CgroupDir = 3 + len(files)
+			files = append(files, dir)
+		}
 		spec.Limits = lim.rlimitsLeft(s.limits)
 	}
 	closeFiles := func() {
@@ -404,28 +408,35 @@ func (w *warm) ready() (int, []uint64, error) {
 	return int(cred.Pid), r.MountIDs, nil
 }
 
-// reply reads the helper's answer: a Reply, or (exec true) the end of
-// the socket, closed as the command was exec'd.
-func (w *warm) reply(exec bool) error {
-	buf := make([]byte, 64<<10)
-	n, err := w.conn.Read(buf)
+// started reads the helper's answer to the command handed over: that it
+// started it, or why it did not.
+func (w *warm) started() error {
+	r, err := w.read()
 	switch {
-	case errors.Is(err, io.EOF) && exec:
-		return nil
+	case errors.Is(err, io.EOF):
+		return errors.New("the sandbox helper ended before it started the command")
 	case err != nil:
 		return err
+	case r.Error != "":
+		return errors.New(r.Error)
+	case !r.Started:
+		return errors.New("the sandbox helper answered without starting the command")
+	}
+	return nil
+}
+
+// read reads one Reply from the helper.
+func (w *warm) read() (helper.Reply, error) {
+	buf := make([]byte, 4<<10)
+	n, err := w.conn.Read(buf)
+	if err != nil {
+		return helper.Reply{}, err
 	}
 	var r helper.Reply
 	if err := json.Unmarshal(buf[:n], &r); err != nil {
-		return fmt.Errorf("bad reply from the sandbox helper: %w", err)
+		return helper.Reply{}, fmt.Errorf("bad reply from the sandbox helper: %w", err)
 	}
-	if r.Error != "" {
-		return errors.New(r.Error)
-	}
-	if exec {
-		return errors.New("the sandbox helper answered without running the command")
-	}
-	return nil
+	return r, nil
 }
 
 // stop kills the sandbox (bubblewrap's group; its PID namespace ends with
@@ -545,7 +556,7 @@ func (p *Prepared) handOver(cmd *exec.Cmd) error {
 	if _, _, err := w.conn.WriteMsgUnix(b, syscall.UnixRights(fds...), nil); err != nil {
 		return fmt.Errorf("sandbox: hand the command over: %w", err)
 	}
-	if err := w.reply(true); err != nil {
+	if err := w.started(); err != nil {
 		return fmt.Errorf("sandbox: %w", err)
 	}
 	return nil
