@@ -138,6 +138,11 @@ func runHelper(specJSON string, argv []string) error {
 		// Neither the relay started below nor the command may hold it.
 		syscall.CloseOnExec(spec.Control)
 	}
+	if spec.CgroupDir > 0 {
+		// Nor the run's cgroup directory: through it a command could
+		// reach its parent's files.
+		syscall.CloseOnExec(spec.CgroupDir)
+	}
 	if err := checkCgroups(spec.InCgroups); err != nil {
 		return err
 	}
