@@ -252,7 +252,14 @@ func runOnce(ctx context.Context, o Options) (Result, error) {
 	if o.OnStart != nil {
 		o.OnStart()
 	}
-	code, signal := pipes.waitEnd(confined, running)
+	code, signal, reported := pipes.waitEnd(confined, running)
+	if reported {
+		// Everything the command started has ended, and its sandbox may
+		// serve the session's next command: nothing is left to kill.
+		killMu.Lock()
+		over = true
+		killMu.Unlock()
+	}
 	// Decided when the shell ended: a timeout firing during the drain
 	// below did not end it.
 	cancelled := ctx.Err() != nil
@@ -274,23 +281,24 @@ func runOnce(ctx context.Context, o Options) (Result, error) {
 }
 
 // waitEnd reads the output until the command has ended and returns its
-// exit status, or -1 and the signal that killed it. A run handed to a
+// exit status, or -1 and the signal that killed it, and whether the
+// helper of a sandbox started ahead of time reported it. A run handed to a
 // sandbox started ahead of time ends with its helper's report (the
 // sandbox itself is reaped later, sandbox.Prepared.Finish); any other,
 // or one whose helper ended without a report, with running's exit.
-func (p *pipes) waitEnd(confined *sandbox.Prepared, running *exec.Cmd) (int, syscall.Signal) {
+func (p *pipes) waitEnd(confined *sandbox.Prepared, running *exec.Cmd) (code int, signal syscall.Signal, reported bool) {
 	if fd := confined.EndFD(); fd >= 0 {
 		p.fds[2] = fd
 		p.readUntil(func() bool { return p.fds[2] < 0 })
 		if ex, ok := confined.Ended(); ok {
-			return ex.Code, 0 // 128+N for signal N, relayed as bubblewrap relays it
+			return ex.Code, 0, true // 128+N for signal N, relayed as bubblewrap relays it
 		}
 	}
 	p.waitExit(running)
 	if ws, ok := running.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return -1, ws.Signal()
+		return -1, ws.Signal(), false
 	}
-	return running.ProcessState.ExitCode(), 0
+	return running.ProcessState.ExitCode(), 0, false
 }
 
 // lookPaths caches where programs named without a slash were found, by

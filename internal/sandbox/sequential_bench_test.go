@@ -36,8 +36,11 @@ func BenchmarkSequentialSandboxedTrue(b *testing.B) {
 		plainEnd bool
 		cgo      bool
 		bwrapEnd bool // waits for bubblewrap's exit, not the helper's report
-	}{{"depth1", 1, false, false, false}, {fmt.Sprintf("depth%d", warmDepth), warmDepth, false, false, false},
-		{"plain-end", warmDepth, true, false, false}, {"bwrap-exit", warmDepth, false, false, true}, {"cgo-helper", warmDepth, false, true, false}}
+		session  bool // the runs are one session's: its sandbox serves them all (reuse.go)
+	}{{"depth1", 1, false, false, false, false}, {fmt.Sprintf("depth%d", warmDepth), warmDepth, false, false, false, false},
+		{"session", warmDepth, false, false, false, true},
+		{"plain-end", warmDepth, true, false, false, false}, {"bwrap-exit", warmDepth, false, false, true, false},
+		{"cgo-helper", warmDepth, false, true, false, false}}
 	if _, err := builtCgoHelper(); err != nil {
 		// No C compiler: the variant is left out, the others still run.
 		b.Logf("cgo-helper left out: go build with cgo: %v", err)
@@ -63,9 +66,12 @@ func BenchmarkSequentialSandboxedTrue(b *testing.B) {
 	// starting included), the hand-over until the command runs, and the
 	// release of its limits after it ended.
 	prep, handOver, finish, wait := map[*Sandbox][]time.Duration{}, map[*Sandbox][]time.Duration{}, map[*Sandbox][]time.Duration{}, map[*Sandbox][]time.Duration{}
-	bwrapEnd := map[*Sandbox]bool{}
+	bwrapEnd, session := map[*Sandbox]bool{}, map[*Sandbox]string{}
 	for i, v := range variants {
 		bwrapEnd[boxes[i]] = v.bwrapEnd
+		if v.session {
+			session[boxes[i]] = "bench"
+		}
 	}
 	run := func(s *Sandbox) (time.Duration, bool) {
 		start := time.Now()
@@ -73,7 +79,7 @@ func BenchmarkSequentialSandboxedTrue(b *testing.B) {
 		var p *Prepared
 		if s != nil {
 			var err error
-			if p, err = s.Prepare(argv, env, Run{Workspace: ws, StartOnThread: true, Warm: true}); err != nil {
+			if p, err = s.Prepare(argv, env, Run{Workspace: ws, StartOnThread: true, Warm: true, Session: session[s]}); err != nil {
 				b.Fatal(err)
 			}
 			prep[s] = append(prep[s], time.Since(start))

@@ -62,7 +62,10 @@ type warm struct {
 	ids    []uint64   // their mounts' IDs as its helper noted them, if it could
 	pid    int        // its helper's process, once it said it waits
 	mntNS  *os.File   // its mount namespace, held while its run goes on (holdMounts)
-	once   sync.Once
+	// nextLimits brings the next command's cgroups, given to the helper
+	// of a sandbox that may be kept for its session (reuse.go).
+	nextLimits chan *runLimits
+	once       sync.Once
 }
 
 // maxWarm bounds the configurations that keep sandboxes started ahead
@@ -244,7 +247,7 @@ func warmKey(args []string, spec helperSpec) string {
 // fits, and has the next one started; it reports whether the run got one.
 // args are bubblewrap's command line up to the helper, spec the helper's,
 // both as for a sandbox of the run's own but without its directory.
-func (s *Sandbox) prepareWarm(p *Prepared, argv []string, dir string, args []string, spec helperSpec) bool {
+func (s *Sandbox) prepareWarm(p *Prepared, argv []string, dir string, args []string, spec helperSpec, session string) bool {
 	size := 0
 	for _, a := range slices.Concat(argv, p.Env) {
 		size += len(a) + 1
@@ -253,6 +256,18 @@ func (s *Sandbox) prepareWarm(p *Prepared, argv []string, dir string, args []str
 		return false
 	}
 	key := warmKey(args, spec)
+	if s.reusable(session, spec) {
+		p.box, p.session = s, session
+		if w := s.kept.take(session, key); w != nil {
+			// The session's own, kept from its last command (reuse.go):
+			// no sandbox is started for this one.
+			p.warm, p.limits, p.reused = w, w.limits, true
+			w.limits.startWatch()
+			p.Argv, p.command, p.dir = argv, argv, dir
+			p.Relayed, p.removeLater = true, true
+			return true
+		}
+	}
 	w := s.warm.take(key)
 	s.warm.refill(s, key, args, spec)
 	if w == nil {
@@ -544,7 +559,7 @@ func (p *Prepared) handOver(cmd *exec.Cmd) error {
 	if env == nil {
 		env = os.Environ()
 	}
-	b, err := json.Marshal(helper.Request{Argv: p.command, Env: env, Dir: p.dir})
+	b, err := json.Marshal(helper.Request{Argv: p.command, Env: env, Dir: p.dir, Reuse: p.box != nil})
 	if err != nil {
 		return err
 	}
@@ -558,6 +573,10 @@ func (p *Prepared) handOver(cmd *exec.Cmd) error {
 	}
 	if err := w.started(); err != nil {
 		return fmt.Errorf("sandbox: %w", err)
+	}
+	if p.box != nil {
+		w.nextLimits = make(chan *runLimits, 1)
+		go w.sendNext(p.box.cgroups) // reuse.go
 	}
 	return nil
 }

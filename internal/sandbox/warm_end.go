@@ -66,9 +66,10 @@ func (p *Prepared) Ended() (Exit, bool) {
 
 // finishReported is Finish for a run whose helper reported its end. What
 // the limit cgroups still hold besides the helper's thread (nothing, as
-// the helper killed and reaped it all) is killed at once; bubblewrap is
-// killed and reaped, its mount namespace let go and the cgroups removed
-// in the background.
+// the helper killed and reaped it all) is killed at once; in the
+// background, the sandbox is readied and kept for the session's next
+// command (reuse.go), or bubblewrap is killed and reaped, its mount
+// namespace let go and the cgroups removed.
 func (p *Prepared) finishReported() string {
 	w, lim := p.warm, p.limits
 	hit := ""
@@ -77,11 +78,19 @@ func (p *Prepared) finishReported() string {
 		lim.killExcept(w.pid)
 		lim.parent.removing.Add(1)
 	}
+	// A run that reached a limit does not leave its sandbox to the next.
+	keep := p.box != nil && hit == ""
+	var done func()
+	if keep {
+		done = p.box.kept.readying(p.session)
+	}
 	go func() {
-		w.stop()
-		w.releaseMounts()
+		if keep {
+			p.box.keep(p.session, w, done) // reuse.go
+		} else {
+			w.end()
+		}
 		if lim != nil {
-			lim.finish()
 			lim.parent.removing.Add(-1)
 		}
 	}()

@@ -43,6 +43,14 @@ type Request struct {
 	Argv []string `json:"argv,omitempty"`
 	Env  []string `json:"env,omitempty"`
 	Dir  string   `json:"dir,omitempty"`
+	// Reuse keeps the helper, once the command and what it left have
+	// ended, for the next command of the same session (reuse.go): it
+	// then waits for a Next message instead of exiting.
+	Reuse bool `json:"reuse,omitempty"`
+	// Next carries, instead of a command, the next command's limit
+	// cgroups: Spec.JoinTasks cgroup v1 tasks files, then a cgroup v2
+	// directory when Spec.CgroupDir is set, as SCM_RIGHTS.
+	Next bool `json:"next,omitempty"`
 }
 
 // Reply says the helper waits, or why a command was refused.
@@ -55,6 +63,9 @@ type Reply struct {
 	Started bool `json:"started,omitempty"`
 	// Exit says how it ended, once it and everything it left have.
 	Exit *Exit `json:"exit,omitempty"`
+	// Joined answers a Next message: the helper is in the next
+	// command's cgroups, the sandbox is as it was made, and it waits.
+	Joined bool `json:"joined,omitempty"`
 }
 
 // Exit is how a command ended: its exit status, or the signal that
@@ -65,24 +76,32 @@ type Exit struct {
 }
 
 // await says it waits, then takes the command and its standard streams
-// (stdin, stdout, stderr) and returns them. Its mount points are checked
-// again just before: a mount whose path was removed or renamed outside
-// since the sandbox was made (an editor saving a masked file anew) is
-// gone, or elsewhere, inside. A refusal is answered with a Reply saying
-// why, and the streams are closed.
-func await(spec Spec) (Request, []int, error) {
-	ctl := spec.Control
+// (stdin, stdout, stderr) and returns them, with the IDs of its mounts
+// (for the checks before each later command). A refusal is answered with
+// a Reply saying why, and the streams are closed.
+func await(spec Spec) (Request, []int, []uint64, error) {
 	if err := CheckMounts("/proc/self/mountinfo", spec.Mounts); err != nil {
-		reply(ctl, Reply{Error: err.Error()})
-		return Request{}, nil, err
+		reply(spec.Control, Reply{Error: err.Error()})
+		return Request{}, nil, nil, err
 	}
 	ids, _ := MountIDs("", spec.Mounts) // none: the mount table is read again
 	if len(ids)*21 > maxReadyIDs {
 		ids = nil // too many for one message
 	}
-	reply(ctl, Reply{MountIDs: ids}) // ready
+	reply(spec.Control, Reply{MountIDs: ids}) // ready
+	req, fds, err := receive(spec, ids, false)
+	return req, fds, ids, err
+}
+
+// receive takes the next message: a command with its three standard
+// streams, or (next) a Next message with its cgroups. A command's mount
+// points are checked again first: a mount whose path was removed or
+// renamed outside since the sandbox was made (an editor saving a masked
+// file anew) is gone, or elsewhere, inside.
+func receive(spec Spec, ids []uint64, next bool) (Request, []int, error) {
+	ctl := spec.Control
 	buf := make([]byte, 1<<20)
-	oob := make([]byte, syscall.CmsgSpace(3*4))
+	oob := make([]byte, syscall.CmsgSpace(4*4))
 	n, oobn, _, _, err := syscall.Recvmsg(ctl, buf, oob, syscall.MSG_CMSG_CLOEXEC)
 	if err != nil {
 		return Request{}, nil, fmt.Errorf("control socket: %w", err)
@@ -113,11 +132,23 @@ func await(spec Spec) (Request, []int, error) {
 	if err := dec.Decode(&req); err != nil {
 		return refuse(fmt.Errorf("bad request on the control socket: %w", err))
 	}
-	if err := checkMountsAgain(spec.Mounts, ids); err != nil {
-		return refuse(err)
+	want := 3
+	if next {
+		want = spec.JoinTasks
+		if spec.CgroupDir > 0 {
+			want++
+		}
 	}
-	if len(fds) != 3 {
-		return refuse(fmt.Errorf("the command came with %d standard streams, not 3", len(fds)))
+	switch {
+	case req.Next != next:
+		return refuse(fmt.Errorf("unexpected message on the control socket (next %v)", req.Next))
+	case len(fds) != want:
+		return refuse(fmt.Errorf("the message came with %d descriptors, not %d", len(fds), want))
+	}
+	if !next {
+		if err := checkMountsAgain(spec.Mounts, ids); err != nil {
+			return refuse(err)
+		}
 	}
 	return req, fds, nil
 }

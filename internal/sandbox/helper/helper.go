@@ -271,8 +271,7 @@ func startRelay(socket string) error {
 	cmd.ExtraFiles = []*os.File{f}
 	// bubblewrap's PID 1 is its parent, not the helper: a helper that
 	// starts the command as its child reaps its descendants until none
-	// is left (child.go), and this one, started before Landlock, is out
-	// of reach of its kill(-1).
+	// is left (child.go), and must not wait for this one.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_PARENT}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("proxy relay: %w", err)
