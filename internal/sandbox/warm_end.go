@@ -19,7 +19,8 @@ import (
 // drained; bubblewrap, its PID 1 and the helper are ended, and the run's
 // cgroups removed, in the background (Finish). Waiting for bubblewrap's
 // exit instead cost ~2.7 ms between the command's end and the answer.
-// Speed only: BenchmarkSequentialSandboxedTrue (./internal/sandbox/)
+// Speed only: BenchmarkSequentialSandboxedTrue (./internal/sandbox/,
+// bwrap-exit beside depth2)
 // defends it.
 
 // Exit is how a command ended, as the helper of a sandbox started ahead
