@@ -15,7 +15,7 @@ func (s *Session) Summary() api.SessionSummary {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := api.SessionSummary{ID: s.ID, Mode: s.mode, Dialect: s.dialect, CreatedAt: s.Created, LastUsedAt: used, Calls: len(s.calls)}
+	out := api.SessionSummary{ID: s.ID, Mode: s.mode, Dialect: s.Dialect(), CreatedAt: s.Created, LastUsedAt: used, Calls: len(s.calls)}
 	for _, e := range s.calls {
 		switch e.record.State {
 		case api.StateAwaitingApproval:

@@ -89,7 +89,7 @@ func (s *Sessions) restore(row store.Session) {
 	sess := s.newSession(row.ID, mode, perms)
 	sess.Created = row.CreatedAt
 	if api.ValidDialect(api.Dialect(row.Dialect)) && row.Dialect != "" {
-		sess.dialect = api.Dialect(row.Dialect)
+		sess.setDialect(api.Dialect(row.Dialect))
 	}
 	sess.Events.MarkRestored()
 	s.byID[row.ID] = sess

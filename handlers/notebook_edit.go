@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/tool"
+	"github.com/toolgate/toolgate/internal/orderedjson"
 	"github.com/toolgate/toolgate/internal/randid"
 )
 
@@ -83,20 +84,20 @@ func newCellID() string {
 // editNotebook applies one cell edit to the notebook's JSON, keeping every
 // field it does not touch.
 func editNotebook(t *editTarget, in *NotebookEditInput) ([]byte, string, error) {
-	doc, err := decodeOrdered(t.old)
-	nb, ok := doc.(*jsonObject)
+	doc, err := orderedjson.Decode(t.old)
+	nb, ok := doc.(*orderedjson.Object)
 	if err != nil || !ok {
 		if err == nil {
 			err = errors.New("not a JSON object")
 		}
 		return nil, "", tool.Errorf(api.ToolCodeInvalidNotebook, "%s is not a valid Jupyter notebook: %v", t.rel, err)
 	}
-	cells, _ := nb.get("cells").([]any)
+	cells, _ := nb.Get("cells").([]any)
 	at := -1
 	for i, c := range cells {
 		id := ""
-		if cell, ok := c.(*jsonObject); ok {
-			id, _ = cell.get("id").(string)
+		if cell, ok := c.(*orderedjson.Object); ok {
+			id, _ = cell.Get("id").(string)
 		}
 		if in.CellID != "" && (id == in.CellID || id == "" && fmt.Sprintf("cell-%d", i) == in.CellID) {
 			at = i
@@ -122,27 +123,29 @@ func editNotebook(t *editTarget, in *NotebookEditInput) ([]byte, string, error) 
 		cells = slices.Insert(cells, at+1, newCell(in.CellType, id, in.NewSource))
 		msg = "Inserted cell " + id
 	default:
-		cell, ok := cells[at].(*jsonObject)
+		cell, ok := cells[at].(*orderedjson.Object)
 		if !ok {
 			return nil, "", tool.Errorf(api.ToolCodeInvalidNotebook, "%s is not a valid Jupyter notebook: cell %q is not an object", t.rel, in.CellID)
 		}
-		cell.set("source", in.NewSource)
+		cell.Set("source", in.NewSource)
 		if in.CellType != "" {
-			cell.set("cell_type", in.CellType)
+			cell.Set("cell_type", in.CellType)
 		}
-		if cell.get("cell_type") == "code" {
-			cell.set("execution_count", nil)
-			cell.set("outputs", []any{})
+		if cell.Get("cell_type") == "code" {
+			cell.Set("execution_count", nil)
+			cell.Set("outputs", []any{})
 		}
 		msg = "Updated cell " + in.CellID + " with " + in.NewSource
 	}
-	nb.set("cells", cells)
+	nb.Set("cells", cells)
 	var out bytes.Buffer
 	enc := json.NewEncoder(&out)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", " ")
 	if err := enc.Encode(nb); err != nil {
-		return nil, "", err
+		// A number beyond float64's range (read as ±Inf) is the one
+		// value encoding/json refuses.
+		return nil, "", tool.Errorf(api.ToolCodeInvalidNotebook, "%s is not a valid Jupyter notebook: %v", t.rel, err)
 	}
 	// Without a final newline, as JSON.stringify writes it.
 	return bytes.TrimSuffix(out.Bytes(), []byte("\n")), msg, nil

@@ -4,6 +4,8 @@ import (
 	"context"
 	"regexp"
 	"testing"
+
+	"github.com/toolgate/toolgate/api"
 )
 
 // notebookCellID is an inserted cell's random id in the file.
@@ -36,5 +38,23 @@ func TestNotebookEditKeepsKeyOrder(t *testing.T) {
 		"   \"cell_type\": \"markdown\",\n   \"id\": \"ID\",\n   \"source\": \"## Next\",\n   \"metadata\": {}\n  }\n ]\n}"
 	if got := notebookCellID.ReplaceAllString(got, `"id": "ID"`); got != want {
 		t.Errorf("notebook written as\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestNotebookEditNumberOutOfRange: a number beyond float64's range
+// (JSON.parse's Infinity, which encoding/json cannot write back as it
+// was) makes the notebook invalid for an edit, and the file is left as it
+// was.
+func TestNotebookEditNumberOutOfRange(t *testing.T) {
+	nb := `{"n": 1e400, "cells": [{"id": "a1", "cell_type": "markdown", "source": ""}]}`
+	ws := workspaceWith(t, map[string]string{"n.ipynb": nb})
+	call := editCall(ws, "t")
+	if _, err := readLines(context.Background(), call, &ReadLinesInput{Path: "n.ipynb"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := notebookEdit(context.Background(), call, &NotebookEditInput{Path: "n.ipynb", CellID: "a1", NewSource: "x"})
+	wantToolError(t, err, api.ToolCodeInvalidNotebook)
+	if got := readWS(t, ws, "n.ipynb"); got != nb {
+		t.Errorf("notebook changed to %s", got)
 	}
 }

@@ -44,21 +44,9 @@ func BenchmarkEventFanOut(b *testing.B) {
 
 func benchFanOut(b *testing.B, chunk, fillCalls int) {
 	const subscribers = 150
-	cfg := coordinator.DefaultConfig()
-	cfg.AllowAll = true
-	f := newFixture(b, fixtureOptions{tools: testTools(), config: cfg, server: Config{Token: testToken}})
-	ts := &testServer{Server: f.ts, coord: f.coord, reg: f.reg}
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: subscribers + 8}}
-	newSession := func() string {
-		resp := benchDo(b, client, ts, http.MethodPost, "/v1/sessions", map[string]any{"mode": "act"})
-		defer resp.Body.Close()
-		var s api.Session
-		if err := decodeInto(resp, &s); err != nil {
-			b.Fatal(err)
-		}
-		return s.ID
-	}
-	busy, other := newSession(), newSession()
+	sb := newSSEBench(b, subscribers)
+	f, ts, client := sb.f, sb.ts, sb.client
+	busy, other := sb.session(b), sb.session(b)
 	text := string(bytes.Repeat([]byte("x"), chunk))
 	for i := range fillCalls {
 		benchCall(b, client, ts, busy, fmt.Sprintf("toolu_fill_%d", i), text)
@@ -125,6 +113,38 @@ func benchFanOut(b *testing.B, chunk, fillCalls int) {
 		b.ReportMetric(float64(slices.Max(during))/float64(slices.Max(base)), "call-ratio")
 		b.Logf("%d subscribers replayed %d events each; %d calls in another session meanwhile", subscribers, last, len(during))
 	}
+}
+
+// sseBench is the set-up the event stream benchmarks share: a server
+// with the test tools that allows every call, and a client that keeps
+// enough connections open for every stream.
+type sseBench struct {
+	f      *fixture
+	ts     *testServer
+	client *http.Client
+}
+
+// newSSEBench sets up a server and a client for streams open at once.
+func newSSEBench(b *testing.B, streams int) *sseBench {
+	cfg := coordinator.DefaultConfig()
+	cfg.AllowAll = true
+	f := newFixture(b, fixtureOptions{tools: testTools(), config: cfg, server: Config{Token: testToken}})
+	return &sseBench{
+		f:      f,
+		ts:     &testServer{Server: f.ts, coord: f.coord, reg: f.reg},
+		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: streams + 8}},
+	}
+}
+
+// session creates a session in act mode and returns its id.
+func (sb *sseBench) session(b *testing.B) string {
+	resp := benchDo(b, sb.client, sb.ts, http.MethodPost, "/v1/sessions", map[string]any{"mode": "act"})
+	defer resp.Body.Close()
+	var s api.Session
+	if err := decodeInto(resp, &s); err != nil {
+		b.Fatal(err)
+	}
+	return s.ID
 }
 
 func benchDo(b *testing.B, c *http.Client, ts *testServer, method, path string, body any) *http.Response {

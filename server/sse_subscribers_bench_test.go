@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator"
 )
 
 // BenchmarkEventLatencyOtherSubscribers measures what subscribers of other
@@ -56,22 +55,10 @@ func (o *otherStreams) open(b *testing.B, c *http.Client, ts *testServer, path s
 
 func benchOtherSubscribers(b *testing.B, load string) {
 	const others, perSession, calls = 100, 10, 60
-	cfg := coordinator.DefaultConfig()
-	cfg.AllowAll = true
-	f := newFixture(b, fixtureOptions{tools: testTools(), config: cfg, server: Config{Token: testToken}})
-	ts := &testServer{Server: f.ts, coord: f.coord, reg: f.reg}
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: others*perSession + 8}}
-	newSession := func() string {
-		resp := benchDo(b, client, ts, http.MethodPost, "/v1/sessions", map[string]any{"mode": "act"})
-		defer resp.Body.Close()
-		var s api.Session
-		if err := decodeInto(resp, &s); err != nil {
-			b.Fatal(err)
-		}
-		return s.ID
-	}
-	measured := newSession()
-	sess, err := f.coord.Sessions().Get(measured)
+	sb := newSSEBench(b, others*perSession)
+	ts, client := sb.ts, sb.client
+	measured := sb.session(b)
+	sess, err := sb.f.coord.Sessions().Get(measured)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -99,7 +86,7 @@ func benchOtherSubscribers(b *testing.B, load string) {
 		var o otherStreams
 		var sids []string
 		for range others {
-			sid := newSession()
+			sid := sb.session(b)
 			sids = append(sids, sid)
 			for range perSession {
 				path := "/v1/sessions/" + sid + "/events"

@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
 	"github.com/toolgate/toolgate/internal/conformance"
-	"github.com/toolgate/toolgate/internal/randid"
 )
 
 // python is Debian's interpreter, the one test.sh installs httpx and pytest
@@ -53,10 +53,8 @@ func TestPythonClient(t *testing.T) {
 	site := unpackWheel(t, wheel)
 
 	workspace := t.TempDir()
-	token := randid.Hex(16)
-	// StartToolgate sets a token of its own in TOOLGATE_TOKEN; a later
-	// entry of the environment wins, so the server takes this one.
-	tg := conformance.StartToolgate(t, workspace, nil, "TOOLGATE_TOKEN="+token)
+	tg := conformance.StartToolgate(t, workspace, nil)
+	token := tg.Token
 
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()

@@ -11,10 +11,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"image"
 	pngenc "image/png"
-	"io"
 	"io/fs"
 	"net/http"
 	"net/url"
@@ -28,7 +26,6 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/internal/conformance"
-	"github.com/toolgate/toolgate/internal/randid"
 )
 
 // workspaceFile is a.txt's text, which test/env.ts expects.
@@ -152,45 +149,21 @@ func startServer(t *testing.T, config any) *server {
 	if err := os.WriteFile(filepath.Join(ws, "pixel.png"), png.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	token := randid.Hex(16)
-	// The last TOOLGATE_TOKEN in the environment is the one toolgate sees.
-	tg := conformance.StartToolgate(t, ws, config, "TOOLGATE_TOKEN="+token)
+	tg := conformance.StartToolgate(t, ws, config)
 	u, err := url.Parse(tg.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := startProxy(t, u.Host)
-	return &server{ws: ws, tg: tg, proxy: p, token: token, control: controlServer(t, p)}
+	return &server{ws: ws, tg: tg, proxy: p, token: tg.Token, control: controlServer(t, p)}
 }
 
 // post sends body as JSON straight to toolgate (not through the proxy)
 // and decodes its 200 answer into out.
 func (srv *server) post(path string, body, out any) error {
-	js, err := json.Marshal(body)
-	if err != nil {
-		return err
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.tg.URL+path, bytes.NewReader(js))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", "Bearer "+srv.token)
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	data, err := io.ReadAll(res.Body)
-	if err != nil {
-		return err
-	}
-	if res.StatusCode != http.StatusOK {
-		return fmt.Errorf("POST %s: status %d: %s", path, res.StatusCode, data)
-	}
-	return json.Unmarshal(data, out)
+	return srv.tg.Do(ctx, http.MethodPost, path, body, out, http.StatusOK)
 }
 
 // runNode runs node with args in dir against srv, failing the test with

@@ -1,23 +1,21 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/toolgate/toolgate/internal/launch"
 )
 
 // benchChildEnv, when set, makes the test binary a server for the
@@ -72,7 +70,7 @@ func benchChild(spec []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Printf("toolgate listening on http://%s\n", ln.Addr())
+		fmt.Printf("%shttp://%s\n", launch.ListeningPrefix, ln.Addr())
 		return http.Serve(ln, bareReadFile(childTB{}, spec[1]))
 	}
 	return fmt.Errorf("unknown child %q", spec[0])
@@ -111,27 +109,22 @@ func (childTB) Fatal(args ...any) { panic(fmt.Sprint(args...)) }
 func (childTB) Cleanup(func())    {}
 func (childTB) Helper()           {}
 
-// childCPU is the user and system CPU time process pid has used, from
-// /proc/pid/stat (all its threads, in clock ticks of 10 ms).
+// childCPU is the user and system CPU time process pid has used (all its
+// threads).
 func childCPU(b *testing.B, pid int) time.Duration {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	own, _, err := launch.CPU(pid)
 	if err != nil {
 		b.Fatal(err)
 	}
-	// Fields after the command name, which ends at the last ')': state is
-	// field 3, utime 14, stime 15.
-	f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+2:]))
-	utime, _ := strconv.ParseInt(f[14-3], 10, 64)
-	stime, _ := strconv.ParseInt(f[15-3], 10, 64)
-	return time.Duration(utime+stime) * (time.Second / 100) // USER_HZ is 100 on Linux
+	return own
 }
 
 // benchServer is a server process the benchmark started.
 type benchServer struct {
-	url   string
-	pid   int
-	lines chan string // what it printed after its listening line
-	log   string      // the file its log (stderr) goes to
+	srv *launch.Server
+	url string
+	pid int
+	log string // the file its log (stderr) goes to
 }
 
 // startChild starts this test binary again as a server (see
@@ -146,84 +139,40 @@ func startChildEnv(b *testing.B, env []string, spec ...string) *benchServer {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cmd := exec.Command(exe)
-	cmd.Env = append(append(os.Environ(), benchChildEnv+"="+strings.Join(spec, "\x1f"), "TOOLGATE_TOKEN=bench-token"), env...)
-	return startServer(b, spec[0], cmd)
+	return startServer(b, spec[0], exe, append([]string{benchChildEnv + "=" + strings.Join(spec, "\x1f")}, env...))
 }
 
-// startServer starts cmd, a server that prints "toolgate listening on
-// <url>", and waits for it to listen. Its log (stderr) goes to a file, as
-// a server's does. The server is stopped when the benchmark ends.
-func startServer(b *testing.B, name string, cmd *exec.Cmd) *benchServer {
-	out, err := cmd.StdoutPipe()
+// startServer starts bin with args and env added to this process's, a
+// server that prints "toolgate listening on <url>", and waits for it to
+// listen. Its log (stderr) goes to a file, as a server's does. The server
+// is stopped when the benchmark ends.
+func startServer(b *testing.B, name, bin string, env []string, args ...string) *benchServer {
+	log := filepath.Join(b.TempDir(), "toolgate.log")
+	srv, err := launch.Start(context.Background(), bin, launch.Options{
+		Args: args, Token: "bench-token", Env: env, LogFile: log, Lines: true})
 	if err != nil {
-		b.Fatal(err)
+		b.Fatalf("%s: %v", name, err)
 	}
-	s := &benchServer{lines: make(chan string, 16), log: filepath.Join(b.TempDir(), "toolgate.log")}
-	logFile, err := os.Create(s.log)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer logFile.Close() // the child has its own descriptor
-	cmd.Stderr = logFile
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	})
-	url := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		listening := false
-		for sc.Scan() {
-			if u, ok := strings.CutPrefix(sc.Text(), "toolgate listening on "); ok && !listening {
-				listening = true
-				url <- u
-			} else if listening {
-				s.lines <- sc.Text()
-			}
-		}
-		close(url)
-		close(s.lines)
-	}()
-	select {
-	case u, ok := <-url:
-		if !ok {
-			b.Fatalf("%s exited: %s", name, s.logTail())
-		}
-		s.url, s.pid = u, cmd.Process.Pid
-		return s
-	case <-time.After(30 * time.Second):
-		b.Fatalf("%s did not start: %s", name, s.logTail())
-	}
-	return nil
+	b.Cleanup(func() { _ = srv.Stop() })
+	return &benchServer{srv: srv, url: srv.URL, pid: srv.Pid(), log: log}
 }
 
 // logTail is the end of the server's log, for a failure's message.
 func (s *benchServer) logTail() string {
-	data, _ := os.ReadFile(s.log)
-	return string(data[max(0, len(data)-4096):])
+	log := s.srv.Log()
+	return log[max(0, len(log)-4096):]
 }
 
 // heap has the server collect its garbage and returns its live heap and
 // the heap's in-use spans, in bytes.
 func (s *benchServer) heap(b *testing.B) (live, inUse uint64) {
-	if err := syscall.Kill(s.pid, syscall.SIGUSR1); err != nil {
+	if err := s.srv.Signal(syscall.SIGUSR1); err != nil {
 		b.Fatal(err)
 	}
 	deadline := time.After(30 * time.Second)
 	for {
 		select {
-		case line, ok := <-s.lines:
+		case line, ok := <-s.srv.Lines():
 			if !ok {
 				b.Fatalf("the server exited: %s", s.logTail())
 			}
@@ -240,28 +189,13 @@ func (s *benchServer) heap(b *testing.B) (live, inUse uint64) {
 // peak (bytes) with f's result: the figure of VmHWM in /proc/PID/status,
 // the server's own memory with the load generator left out.
 func (s *benchServer) peakRSSDuring(b *testing.B, f func() int) (uint64, int) {
-	if err := os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", s.pid), []byte("5"), 0); err != nil {
+	if err := launch.ResetPeakRSS(s.pid); err != nil {
 		b.Skipf("cannot reset the peak RSS: %v", err)
 	}
 	n := f()
-	return s.status(b, "VmHWM"), n
-}
-
-// status is a size field of /proc/PID/status, in bytes.
-func (s *benchServer) status(b *testing.B, field string) uint64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.pid))
+	peak, err := launch.Memory(s.pid, "VmHWM")
 	if err != nil {
 		b.Fatal(err)
 	}
-	for line := range strings.Lines(string(data)) {
-		if v, ok := strings.CutPrefix(line, field+":"); ok {
-			kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			if err != nil {
-				b.Fatal(err)
-			}
-			return kb << 10
-		}
-	}
-	b.Fatalf("no %s in /proc/%d/status", field, s.pid)
-	return 0
+	return peak, n
 }

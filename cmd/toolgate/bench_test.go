@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -10,11 +9,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -133,14 +132,14 @@ type benchSide struct {
 }
 
 // startSides starts toolgate with its defaults, toolgate lean (unless
-// TOOLGATE_BENCH_LEAN=0) and the bare handler, in this process or, with
+// TOOLGATE_BENCH_LEAN=0, see benchLean) and the bare handler, in this process or, with
 // TOOLGATE_BENCH_SEPARATE, each as its own.
 func startSides(b *testing.B, dir string) []*benchSide {
 	kinds := []struct {
 		name string
 		args []string
 	}{{"toolgate", benchServerArgs(b)}, {"lean", []string{"--store", "memory", "--log-level", "warn"}}, {"bare", nil}}
-	if os.Getenv("TOOLGATE_BENCH_LEAN") == "0" {
+	if !benchLean(b, true) {
 		kinds = slices.Delete(kinds, 1, 2)
 	}
 	baseline := os.Getenv("TOOLGATE_BENCH_BASELINE")
@@ -192,44 +191,10 @@ func startSides(b *testing.B, dir string) []*benchSide {
 }
 
 // startBaseline starts another build of toolgate (TOOLGATE_BENCH_BASELINE)
-// as BenchmarkToolUseVsBare's baseline side, its log going through a pipe
-// to this process as startChild's do, and waits for it to listen.
+// as BenchmarkToolUseVsBare's baseline side, its log going to a file as
+// startChild's do, and waits for it to listen.
 func startBaseline(b *testing.B, bin string, args ...string) *benchServer {
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = append(os.Environ(), "TOOLGATE_TOKEN=bench-token")
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-	cmd.WaitDelay = 10 * time.Second
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { cancel(); _ = cmd.Wait() })
-	url := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if u, ok := strings.CutPrefix(sc.Text(), "toolgate listening on "); ok {
-				url <- u
-			}
-		}
-		close(url)
-	}()
-	select {
-	case u, ok := <-url:
-		if !ok {
-			b.Fatalf("%s exited: %s", bin, &stderr)
-		}
-		return &benchServer{url: u, pid: cmd.Process.Pid}
-	case <-time.After(30 * time.Second):
-		b.Fatalf("%s did not start: %s", bin, &stderr)
-	}
-	return nil
+	return startServer(b, bin, bin, nil, args...)
 }
 
 // sandboxMode says how toolgate's sandbox runs, from its /healthz.
@@ -488,4 +453,23 @@ func benchLogArgs() []string {
 		return nil
 	}
 	return []string{"--log-level", "warn"}
+}
+
+// benchLean is TOOLGATE_BENCH_LEAN, one switch for every benchmark that
+// can measure toolgate lean (the memory store, warnings only): 1 (or
+// true) measures it, 0 (or false) does not, unset leaves the benchmark's
+// own choice, def. BenchmarkToolUseVsBare measures lean beside the
+// defaults unless it is 0; BenchmarkManySessionsMemory measures lean
+// instead of the defaults when it is 1. Any other value fails the
+// benchmark rather than being read one way or the other.
+func benchLean(b testing.TB, def bool) bool {
+	v, ok := os.LookupEnv("TOOLGATE_BENCH_LEAN")
+	if !ok || v == "" {
+		return def
+	}
+	lean, err := strconv.ParseBool(v)
+	if err != nil {
+		b.Fatalf("TOOLGATE_BENCH_LEAN=%q: want 1 (measure toolgate lean) or 0 (do not)", v)
+	}
+	return lean
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -31,7 +30,7 @@ func TestStopRemovesItsCgroups(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := startProcess(t, bin, ws, cfg)
-	pid := p.cmd.Process.Pid
+	pid := p.Pid()
 	for i := range 3 {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		resp, err := p.do(ctx, "POST", "/v1/sessions/default/messages", map[string]any{"role": "assistant", "content": []any{
@@ -50,23 +49,12 @@ func TestStopRemovesItsCgroups(t *testing.T) {
 	}
 	made := serverCgroups(t, pid)
 	if len(made) == 0 {
-		_ = p.cmd.Process.Kill()
-		_ = p.cmd.Wait()
+		p.Kill()
 		t.Skip("the server made no cgroup here (no writable cgroup hierarchy)")
 	}
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- p.cmd.Wait() }()
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Fatalf("the server did not stop cleanly: %v", err)
-		}
-	case <-time.After(60 * time.Second):
-		_ = p.cmd.Process.Kill()
-		t.Fatal("the server did not stop within 60 s of SIGTERM")
+	// SIGTERM, and a kill after 60 s, which Stop reports as an unclean end.
+	if err := p.StopWithin(60 * time.Second); err != nil {
+		t.Fatalf("the server did not stop cleanly within 60 s of SIGTERM: %v", err)
 	}
 	for _, dir := range made {
 		if _, err := os.Stat(dir); err == nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -10,15 +9,14 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/internal/launch"
 	"github.com/toolgate/toolgate/internal/store"
 	"github.com/toolgate/toolgate/internal/testbuild"
 )
@@ -164,53 +162,30 @@ func firstResultText(r api.ToolResult) string {
 
 // serverProcess is a toolgate started as a separate process.
 type serverProcess struct {
-	cmd    *exec.Cmd
-	url    string
+	*launch.Server
 	client *http.Client
 }
 
+// startProcess starts the toolgate binary on ws with the config file cfg,
+// in an environment of its own (PATH and a fresh HOME), logging warnings
+// only.
 func startProcess(t *testing.T, bin, ws, cfg string) *serverProcess {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--workspace", ws, "--config", cfg, "--log-level", "warn")
-	cmd.Env = []string{"TOOLGATE_TOKEN=crash-token", "PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
-	out, err := cmd.StdoutPipe()
+	srv, err := launch.Start(context.Background(), bin, launch.Options{
+		Args:    launch.ServeArgs(ws, "--config", cfg, "--log-level", "warn"),
+		Token:   "crash-token",
+		BaseEnv: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if u, ok := strings.CutPrefix(sc.Text(), "toolgate listening on "); ok {
-				addr <- u
-			}
-		}
-		close(addr)
-	}()
-	p := &serverProcess{cmd: cmd, client: &http.Client{Timeout: 20 * time.Second}}
-	select {
-	case u, ok := <-addr:
-		if !ok {
-			_ = cmd.Wait()
-			t.Fatalf("toolgate exited before listening: %s", stderr.String())
-		}
-		p.url = u
-	case <-time.After(30 * time.Second):
-		_ = cmd.Process.Kill()
-		t.Fatal("toolgate did not start")
-	}
-	return p
+	t.Cleanup(srv.Kill)
+	return &serverProcess{Server: srv, client: &http.Client{Timeout: 20 * time.Second}}
 }
 
 func (p *serverProcess) kill(t *testing.T) {
 	t.Helper()
-	_ = p.cmd.Process.Signal(syscall.SIGKILL)
-	_ = p.cmd.Wait()
+	p.Kill()
 	p.client.CloseIdleConnections()
 }
 
@@ -220,8 +195,8 @@ func (p *serverProcess) do(ctx context.Context, method, path string, body any) (
 		b, _ := json.Marshal(body)
 		r = bytes.NewReader(b)
 	}
-	req, _ := http.NewRequestWithContext(ctx, method, p.url+path, r)
-	req.Header.Set("Authorization", "Bearer crash-token")
+	req, _ := http.NewRequestWithContext(ctx, method, p.URL+path, r)
+	req.Header.Set("Authorization", "Bearer "+p.Token)
 	req.Header.Set("Content-Type", "application/json")
 	return p.client.Do(req)
 }

@@ -11,11 +11,13 @@ import (
 )
 
 // newLogger logs in colour through tint on a terminal and as JSON
-// otherwise (or as the format flag says).
-func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
+// otherwise (or as the format flag says). JSON lines are gathered in a
+// logBuffer; flush writes what it holds, and must run before the program
+// ends.
+func newLogger(w io.Writer, format, level string) (logger *slog.Logger, flush func(), err error) {
 	var lv slog.Level
 	if err := lv.UnmarshalText([]byte(level)); err != nil {
-		return nil, fmt.Errorf("log level %q: use debug, info, warn or error", level)
+		return nil, nil, fmt.Errorf("log level %q: use debug, info, warn or error", level)
 	}
 	if format == "auto" {
 		format = "json"
@@ -24,10 +26,11 @@ func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
 		}
 	}
 	switch format {
-	case "text":
-		return slog.New(tint.NewTextHandler(w, &tint.Options{Level: lv})), nil
+	case "text": // a person reading as it comes: unbuffered
+		return slog.New(tint.NewTextHandler(w, &tint.Options{Level: lv})), func() {}, nil
 	case "json":
-		return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: lv})), nil
+		buf := newLogBuffer(w, logFlushAfter)
+		return slog.New(flushingHandler{slog.NewJSONHandler(buf, &slog.HandlerOptions{Level: lv}), buf}), buf.Flush, nil
 	}
-	return nil, fmt.Errorf("log format %q: use auto, text or json", format)
+	return nil, nil, fmt.Errorf("log format %q: use auto, text or json", format)
 }

@@ -103,10 +103,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdin
 	if err != nil {
 		return err
 	}
-	logger, err := newLogger(stderr, o.logFormat, o.logLevel)
+	logger, flushLog, err := newLogger(stderr, o.logFormat, o.logLevel)
 	if err != nil {
 		return err
 	}
+	defer flushLog()
 	for _, w := range cfg.Warnings {
 		logger.Warn(w, "config", o.config)
 	}
@@ -137,7 +138,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdin
 		// A write to the state database (when it lives in the workspace)
 		// must never pass silently.
 		if p, err := statePath(cfg.Store, ws.Dir, getenv); err == nil {
-			cfg.Coordinator.ProtectedFiles = append(cfg.Coordinator.ProtectedFiles, p, p+"-wal", p+"-shm", p+".lock")
+			cfg.Coordinator.ProtectedFiles = append(cfg.Coordinator.ProtectedFiles, databaseFiles(p, stateDirs(getenv))...)
 		}
 	}
 

@@ -15,30 +15,14 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/internal/launch"
 )
 
 // instance is a toolgate started through run() on a free port.
 type instance struct {
 	url, token, dir string
-	stderr          *syncBuffer
+	stderr          *launch.LogBuffer
 	stop            func() error
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // start runs toolgate serve in dir and waits for its address.
@@ -54,29 +38,26 @@ func startLogging(t testing.TB, dir string, logTo io.Writer, extraArgs ...string
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	outR, outW := io.Pipe()
-	inst := &instance{dir: dir, token: "e2e-token", stderr: &syncBuffer{}}
+	inst := &instance{dir: dir, token: "e2e-token", stderr: &launch.LogBuffer{}}
 	if logTo == nil {
 		logTo = inst.stderr
 	}
 	env := map[string]string{"TOOLGATE_TOKEN": inst.token}
 	// The memory store unless a test asks for another (later flags win).
-	args := append([]string{"toolgate", "serve", "--addr", "127.0.0.1:0", "--workspace", dir, "--log-format", "json", "--store", "memory"}, extraArgs...)
+	args := append([]string{"toolgate"}, launch.ServeArgs(dir, "--log-format", "json", "--store", "memory")...)
+	args = append(args, extraArgs...)
 	errc := make(chan error, 1)
 	go func() {
 		errc <- run(ctx, args, func(k string) string { return env[k] }, strings.NewReader(""), outW, logTo)
 		outW.Close()
 	}()
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(outR)
-		for sc.Scan() {
-			if u, ok := strings.CutPrefix(sc.Text(), "toolgate listening on "); ok {
-				addr <- u
-			}
-		}
-	}()
+	addr := launch.WatchStdout(outR, nil)
 	select {
-	case inst.url = <-addr:
+	case u, ok := <-addr:
+		if !ok {
+			t.Fatalf("run returned early: %v\n%s", <-errc, inst.stderr)
+		}
+		inst.url = u
 	case err := <-errc:
 		t.Fatalf("run returned early: %v\n%s", err, inst.stderr)
 	case <-time.After(30 * time.Second):
@@ -205,6 +186,11 @@ func TestEndToEnd(t *testing.T) {
 	if !strings.Contains(inst.stderr.String(), `"msg":"tool call"`) {
 		t.Errorf("no per-call log line")
 	}
+	// The log's last line is written before run returns, not by its
+	// buffer's timer after.
+	if !strings.Contains(inst.stderr.String(), `"msg":"stopped"`) {
+		t.Errorf("no \"stopped\" line once run returned")
+	}
 }
 
 func TestRunErrors(t *testing.T) {
@@ -242,7 +228,7 @@ func TestRunErrors(t *testing.T) {
 	}
 	t.Run("random token printed once", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
-		var out syncBuffer
+		var out launch.LogBuffer
 		done := make(chan error, 1)
 		go func() {
 			done <- run(ctx, []string{"toolgate", "serve", "--addr", "127.0.0.1:0", "--workspace", t.TempDir(), "--store", "memory"}, func(string) string { return "" }, nil, &out, io.Discard)

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -54,9 +53,7 @@ func BenchmarkManySessionsMemory(b *testing.B) {
 		b.Setenv("GODEBUG", "gctrace=1")
 		tg = startChild(b, args...)
 	} else {
-		cmd := exec.Command(testbuild.Binary(b, testbuild.Toolgate), args...)
-		cmd.Env = append(os.Environ(), "TOOLGATE_TOKEN=bench-token", "GODEBUG=gctrace=1")
-		tg = startServer(b, "toolgate", cmd)
+		tg = startServer(b, "toolgate", testbuild.Binary(b, testbuild.Toolgate), []string{"GODEBUG=gctrace=1"}, args...)
 	}
 	inst := &instance{url: tg.url, token: "bench-token"}
 	var seq atomic.Int64
@@ -108,8 +105,8 @@ func BenchmarkManySessionsMemory(b *testing.B) {
 
 // manySessionsArgs are toolgate's flags for BenchmarkManySessionsMemory:
 // its defaults, with room for max sessions and the state database in a
-// scratch directory; or, with TOOLGATE_BENCH_LEAN set, the memory store
-// and warnings only.
+// scratch directory; or, with TOOLGATE_BENCH_LEAN=1 (benchLean), the
+// memory store and warnings only.
 func manySessionsArgs(b *testing.B, dir string, max int) []string {
 	cfg := filepath.Join(b.TempDir(), "toolgate.json")
 	body := fmt.Sprintf(`{"sessions": {"max": %d}, "store": {"path": %q}}`, max, filepath.Join(b.TempDir(), "state.db"))
@@ -117,7 +114,7 @@ func manySessionsArgs(b *testing.B, dir string, max int) []string {
 		b.Fatal(err)
 	}
 	args := []string{"serve", "--addr", "127.0.0.1:0", "--workspace", dir, "--config", cfg}
-	if os.Getenv("TOOLGATE_BENCH_LEAN") != "" {
+	if benchLean(b, false) {
 		args = append(args, "--store", "memory", "--log-level", "warn")
 	}
 	return args

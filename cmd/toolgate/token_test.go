@@ -1,17 +1,16 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/toolgate/toolgate/internal/launch"
 	"github.com/toolgate/toolgate/internal/testbuild"
 )
 
@@ -20,34 +19,20 @@ func buildToolgate(t *testing.T) string { return testbuild.Binary(t, testbuild.T
 
 // startBinary starts the built binary with extra environment and stdin,
 // and returns its URL and process.
-func startBinary(t *testing.T, bin string, env []string, stdin string, args ...string) (string, *exec.Cmd) {
+func startBinary(t *testing.T, bin string, env []string, stdin string, args ...string) (string, *launch.Server) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	t.Cleanup(cancel)
-	cmd := exec.CommandContext(ctx, bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--workspace", t.TempDir(),
-		"--store", "memory", "--log-format", "json"}, args...)...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdin = strings.NewReader(stdin)
-	out, err := cmd.StdoutPipe()
+	srv, err := launch.Start(ctx, bin, launch.Options{
+		Args:  launch.ServeArgs(t.TempDir(), append([]string{"--store", "memory", "--log-format", "json"}, args...)...),
+		Env:   env,
+		Stdin: strings.NewReader(stdin),
+	})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("the server did not start: %v", err)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	sc := bufio.NewScanner(out)
-	for sc.Scan() {
-		if u, ok := strings.CutPrefix(sc.Text(), "toolgate listening on "); ok {
-			go func() {
-				for sc.Scan() {
-				}
-			}()
-			return u, cmd
-		}
-	}
-	t.Fatalf("the server did not start: %v", sc.Err())
-	return "", nil
+	t.Cleanup(srv.Kill)
+	return srv.URL, srv
 }
 
 func authorized(t *testing.T, url, token string) int {
@@ -83,14 +68,14 @@ func TestTokenNotInProc(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			url, cmd := startBinary(t, bin, tc.env, tc.stdin, tc.args...)
+			url, srv := startBinary(t, bin, tc.env, tc.stdin, tc.args...)
 			if got := authorized(t, url, token); got != http.StatusOK {
 				t.Fatalf("GET /v1/tools with the token: %d", got)
 			}
 			if got := authorized(t, url, "wrong"); got != http.StatusUnauthorized {
 				t.Fatalf("GET /v1/tools with a wrong token: %d", got)
 			}
-			pid := strconv.Itoa(cmd.Process.Pid)
+			pid := strconv.Itoa(srv.Pid())
 			for _, f := range []string{"environ", "cmdline"} {
 				data, err := os.ReadFile(filepath.Join("/proc", pid, f))
 				if err != nil {

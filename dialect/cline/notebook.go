@@ -2,12 +2,11 @@ package cline
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
-	"io"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/toolgate/toolgate/internal/orderedjson"
 )
 
 // notebookText is a Jupyter notebook as Cline's read_file shows it
@@ -18,24 +17,25 @@ import (
 // (no JSON, or no cells list) comes back unchanged, as in Cline.
 func notebookText(data []byte) string {
 	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
-	nb, err := parseOrderedJSON(data)
-	if err != nil || nb.kind != jsObject {
+	doc, err := orderedjson.Decode(data)
+	nb, ok := doc.(*orderedjson.Object)
+	if err != nil || !ok {
 		return string(data)
 	}
-	cells := nb.get("cells")
-	if cells == nil || cells.kind != jsArray {
+	cells, ok := nb.Get("cells").([]any)
+	if !ok {
 		return string(data)
 	}
-	for i, c := range cells.items {
-		if c.kind == jsNull {
+	for i, c := range cells {
+		if c == nil {
 			// Cline reads null.cell_type, which throws: the text comes
 			// back as it was.
 			return string(data)
 		}
-		cells.items[i] = stripCellOutputs(c)
+		cells[i] = stripCellOutputs(c)
 	}
 	var b strings.Builder
-	nb.stringify(&b, "")
+	stringify(&b, nb, "")
 	return b.String()
 }
 
@@ -43,172 +43,69 @@ func notebookText(data []byte) string {
 // "code" ? [] : cell.outputs}): a code cell's outputs become [] (added at
 // the end when it had none), other cells keep theirs. Spreading a value
 // that is not an object gives its string's characters, or nothing.
-func stripCellOutputs(cell *jsValue) *jsValue {
-	out := &jsValue{kind: jsObject}
-	switch cell.kind {
-	case jsObject:
-		out.keys = append(out.keys, cell.keys...)
-		out.items = append(out.items, cell.items...)
-	case jsString:
+func stripCellOutputs(cell any) *orderedjson.Object {
+	out := orderedjson.NewObject()
+	switch c := cell.(type) {
+	case *orderedjson.Object:
+		for _, k := range c.Keys() {
+			out.Set(k, c.Get(k))
+		}
+	case string:
 		i := 0
-		for _, r := range cell.str {
-			out.set(strconv.Itoa(i), &jsValue{kind: jsString, str: string(r)})
+		for _, r := range c {
+			out.Set(strconv.Itoa(i), string(r))
 			i++
 		}
 	}
-	if t := out.get("cell_type"); t != nil && t.kind == jsString && t.str == "code" {
-		out.set("outputs", &jsValue{kind: jsArray})
+	if out.Get("cell_type") == "code" {
+		out.Set("outputs", []any{})
 	}
 	return out
 }
 
-// jsValue is a JSON value that keeps its object keys in the order a
-// JavaScript object would, so that it prints back as JSON.stringify does.
-type jsValue struct {
-	kind  jsKind
-	str   string  // a string's text
-	num   float64 // a number
-	bool  bool
-	keys  []string   // an object's keys, in order
-	items []*jsValue // an object's values (with keys) or an array's items
-}
-
-type jsKind uint8
-
-const (
-	jsNull jsKind = iota
-	jsBool
-	jsNumber
-	jsString
-	jsArray
-	jsObject
-)
-
-func (v *jsValue) get(key string) *jsValue {
-	for i, k := range v.keys {
-		if k == key {
-			return v.items[i]
-		}
-	}
-	return nil
-}
-
-// set replaces a key's value where it stands, or adds the key at the end:
-// JavaScript keeps a key where it was first defined. (Keys that are array
-// indices, which JavaScript lists first, are left in their order.)
-func (v *jsValue) set(key string, val *jsValue) {
-	for i, k := range v.keys {
-		if k == key {
-			v.items[i] = val
-			return
-		}
-	}
-	v.keys = append(v.keys, key)
-	v.items = append(v.items, val)
-}
-
-// parseOrderedJSON parses one JSON text whole.
-func parseOrderedJSON(data []byte) (*jsValue, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	v, err := decodeJSValue(dec)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("text after the JSON value")
-	}
-	return v, nil
-}
-
-func decodeJSValue(dec *json.Decoder) (*jsValue, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			obj := &jsValue{kind: jsObject}
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				key, _ := kt.(string)
-				val, err := decodeJSValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				obj.set(key, val)
-			}
-			_, err := dec.Token()
-			return obj, err
-		case '[':
-			arr := &jsValue{kind: jsArray}
-			for dec.More() {
-				val, err := decodeJSValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				arr.items = append(arr.items, val)
-			}
-			_, err := dec.Token()
-			return arr, err
-		}
-		return nil, errors.New("unexpected delimiter")
-	case string:
-		return &jsValue{kind: jsString, str: t}, nil
-	case json.Number:
-		f, err := strconv.ParseFloat(string(t), 64)
-		if err != nil && !errors.Is(err, strconv.ErrRange) {
-			return nil, err
-		}
-		return &jsValue{kind: jsNumber, num: f}, nil
-	case bool:
-		return &jsValue{kind: jsBool, bool: t}, nil
-	default:
-		return &jsValue{kind: jsNull}, nil
-	}
-}
-
-// stringify writes v as JSON.stringify(v, null, 1) does: one space of
-// indent a level, "key": value, empty containers as {} and [].
-func (v *jsValue) stringify(b *strings.Builder, indent string) {
-	switch v.kind {
-	case jsNull:
+// stringify writes v (as orderedjson.Decode reads it) as
+// JSON.stringify(v, null, 1) does: one space of indent a level, "key":
+// value, empty containers as {} and [].
+func stringify(b *strings.Builder, v any, indent string) {
+	switch v := v.(type) {
+	case nil:
 		b.WriteString("null")
-	case jsBool:
-		b.WriteString(strconv.FormatBool(v.bool))
-	case jsNumber:
-		b.WriteString(jsNumberText(v.num))
-	case jsString:
-		writeJSString(b, v.str)
-	case jsArray, jsObject:
-		open, end := "[", "]"
-		if v.kind == jsObject {
-			open, end = "{", "}"
-		}
-		if len(v.items) == 0 {
-			b.WriteString(open + end)
-			return
-		}
-		inner := indent + " "
-		b.WriteString(open)
-		for i, item := range v.items {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString("\n" + inner)
-			if v.kind == jsObject {
-				writeJSString(b, v.keys[i])
-				b.WriteString(": ")
-			}
-			item.stringify(b, inner)
-		}
-		b.WriteString("\n" + indent + end)
+	case bool:
+		b.WriteString(strconv.FormatBool(v))
+	case float64:
+		b.WriteString(jsNumberText(v))
+	case string:
+		writeJSString(b, v)
+	case []any:
+		writeContainer(b, "[", "]", indent, len(v), func(i int) (string, any) { return "", v[i] })
+	case *orderedjson.Object:
+		keys := v.Keys()
+		writeContainer(b, "{", "}", indent, len(keys), func(i int) (string, any) { return keys[i], v.Get(keys[i]) })
 	}
+}
+
+// writeContainer writes an array's n items or an object's n members
+// (item gives each's key, "" in an array, and value).
+func writeContainer(b *strings.Builder, open, end, indent string, n int, item func(int) (string, any)) {
+	if n == 0 {
+		b.WriteString(open + end)
+		return
+	}
+	inner := indent + " "
+	b.WriteString(open)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("\n" + inner)
+		key, val := item(i)
+		if open == "{" {
+			writeJSString(b, key)
+			b.WriteString(": ")
+		}
+		stringify(b, val, inner)
+	}
+	b.WriteString("\n" + indent + end)
 }
 
 // jsNumberText is JavaScript's Number#toString: plain digits from 1e-6 up

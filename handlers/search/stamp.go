@@ -3,7 +3,6 @@ package search
 import (
 	"io/fs"
 	"strconv"
-	"syscall"
 	"time"
 )
 
@@ -15,23 +14,28 @@ type stamp struct {
 	mode         uint32
 }
 
-func stampOf(fi fs.FileInfo) stamp {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return stamp{size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: uint32(fi.Mode())}
-	}
-	return stampOfStat(st)
-}
+// The file type bits of a stamp's mode, as POSIX's st_mode holds them
+// (Linux's S_IFMT and S_IFREG).
+const (
+	modeTypeMask = 0o170000
+	modeRegular  = 0o100000
+)
 
-func stampOfStat(st *syscall.Stat_t) stamp {
-	return stamp{
-		ino: int64(st.Ino), size: st.Size, mode: st.Mode,
-		mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(),
+// stampOfInfo is the stamp of what any system's FileInfo tells: size,
+// modification time, type and permission bits; no inode number or change
+// time (zero), so a file replaced by another of the same size and
+// modification time goes unseen. stampOf uses it where the system's own
+// stat is not at hand.
+func stampOfInfo(fi fs.FileInfo) stamp {
+	mode := uint32(fi.Mode().Perm())
+	if fi.Mode().IsRegular() {
+		mode |= modeRegular
 	}
+	return stamp{size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: mode}
 }
 
 // regular reports a regular file.
-func (s stamp) regular() bool { return s.mode&syscall.S_IFMT == syscall.S_IFREG }
+func (s stamp) regular() bool { return s.mode&modeTypeMask == modeRegular }
 
 // racy reports a stamp too close to when it was taken to prove that the
 // content is what was read: a rewrite within the file system's clock tick

@@ -1,14 +1,10 @@
 package conformance
 
 import (
-	"bufio"
 	"context"
-	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 
+	"github.com/toolgate/toolgate/internal/launch"
 	"github.com/toolgate/toolgate/internal/randid"
 )
 
@@ -16,7 +12,7 @@ import (
 // process the caller ends with Stop.
 type Process struct {
 	*Toolgate
-	cmd *exec.Cmd
+	srv *launch.Server
 }
 
 // StartToolgateIn is StartToolgate for a harness that starts toolgate
@@ -26,42 +22,17 @@ type Process struct {
 // variables (KEY=value). It waits until toolgate says where it listens or
 // ctx ends; the process is killed when ctx ends, and Stop ends it sooner.
 func StartToolgateIn(ctx context.Context, bin, workspace, state string, env ...string) (*Process, error) {
-	tg := &Toolgate{token: randid.Hex(16), log: &lockedBuffer{}}
-	cmd := exec.CommandContext(ctx, bin, "serve", "--addr", "127.0.0.1:0", "--workspace", workspace, "--log-format", "json")
-	cmd.Env = append(append(os.Environ(), "TOOLGATE_TOKEN="+tg.token, "HOME="+state, "XDG_STATE_HOME="+filepath.Join(state, "state")), env...)
-	cmd.Stderr = tg.log
-	stdout, err := cmd.StdoutPipe()
+	srv, err := launch.Start(ctx, bin, launch.Options{
+		Args:  launch.ServeArgs(workspace, "--log-format", "json"),
+		Token: randid.Hex(16),
+		Env:   append([]string{"HOME=" + state, "XDG_STATE_HOME=" + filepath.Join(state, "state")}, env...),
+	})
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	p := &Process{Toolgate: tg, cmd: cmd}
-	url := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if u, ok := strings.CutPrefix(sc.Text(), "toolgate listening on "); ok {
-				url <- strings.TrimSpace(u)
-			}
-		}
-		close(url)
-	}()
-	select {
-	case u, ok := <-url:
-		if !ok {
-			p.Stop()
-			return nil, fmt.Errorf("toolgate exited before listening: %s", tg.log.String())
-		}
-		tg.URL = u
-		return p, nil
-	case <-ctx.Done():
-		p.Stop()
-		return nil, ctx.Err()
-	}
+	return &Process{Toolgate: &Toolgate{URL: srv.URL, Token: srv.Token}, srv: srv}, nil
 }
 
 // Stop ends the process (SIGTERM, then SIGKILL after 10 seconds) and
 // waits for it.
-func (p *Process) Stop() { stop(p.cmd) }
+func (p *Process) Stop() { _ = p.srv.Stop() }

@@ -1,22 +1,16 @@
 package conformance
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
-	"sync"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/toolgate/toolgate/internal/launch"
 	"github.com/toolgate/toolgate/internal/randid"
 	"github.com/toolgate/toolgate/internal/testbuild"
 )
@@ -24,96 +18,40 @@ import (
 // Toolgate is a toolgate process serving one workspace on loopback.
 type Toolgate struct {
 	// URL is where it listens, http://127.0.0.1:PORT.
-	URL   string
-	token string
-	log   *lockedBuffer
-}
-
-// lockedBuffer collects the process's log while it runs.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+	URL string
+	// Token is the bearer token it takes (TOOLGATE_TOKEN).
+	Token string
 }
 
 // StartToolgate builds toolgate (once per test binary) and runs `toolgate
 // serve` on workspace with its defaults (the SQLite store, the command
 // sandbox), a random loopback port, the token in TOOLGATE_TOKEN and its
 // state under a temporary XDG_STATE_HOME. config, when not nil, is written
-// to a file passed with --config; env adds variables (KEY=value). The
+// to a file passed with --config; env adds variables (KEY=value), the
+// token excepted (Toolgate.Token is the one it takes). The
 // process is stopped when the test ends; its log is shown if the test
 // failed.
 func StartToolgate(t *testing.T, workspace string, config any, env ...string) *Toolgate {
 	t.Helper()
-	bin := testbuild.Binary(t, testbuild.Toolgate)
-	args := []string{"serve", "--addr", "127.0.0.1:0", "--workspace", workspace, "--log-format", "json"}
-	if config != nil {
-		js, err := json.Marshal(config)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(t.TempDir(), "toolgate.json")
-		if err := os.WriteFile(p, js, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		args = append(args, "--config", p)
+	o := launch.Options{
+		Args:  launch.ServeArgs(workspace, "--log-format", "json"),
+		Token: randid.Hex(16),
+		Env:   append([]string{"XDG_STATE_HOME=" + t.TempDir()}, env...),
 	}
-	tg := &Toolgate{token: randid.Hex(16), log: &lockedBuffer{}}
-	cmd := exec.Command(bin, args...)
-	cmd.Env = append(append(os.Environ(), "TOOLGATE_TOKEN="+tg.token, "XDG_STATE_HOME="+t.TempDir()), env...)
-	cmd.Stderr = tg.log
-	stdout, err := cmd.StdoutPipe()
+	if config != nil {
+		o.Config, o.ConfigPath = config, filepath.Join(t.TempDir(), "toolgate.json")
+	}
+	srv, err := launch.Start(context.Background(), testbuild.Binary(t, testbuild.Toolgate), o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { stop(cmd) })
+	t.Cleanup(func() { _ = srv.Stop() })
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("toolgate log:\n%s", tg.log.String())
+			t.Logf("toolgate log:\n%s", srv.Log())
 		}
 	})
-	url := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if u, ok := strings.CutPrefix(sc.Text(), "toolgate listening on "); ok {
-				url <- u
-			}
-		}
-	}()
-	select {
-	case tg.URL = <-url:
-	case <-time.After(30 * time.Second):
-		t.Fatalf("toolgate did not say where it listens within 30s; log:\n%s", tg.log.String())
-	}
-	return tg
-}
-
-// stop ends the process with SIGTERM, then SIGKILL after 10 seconds.
-func stop(cmd *exec.Cmd) {
-	_ = cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		_ = cmd.Process.Kill()
-		<-done
-	}
+	return &Toolgate{URL: srv.URL, Token: srv.Token}
 }
 
 // Do sends a request with the token and decodes a JSON answer into out
@@ -131,7 +69,7 @@ func (tg *Toolgate) Do(ctx context.Context, method, path string, body, out any, 
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Authorization", "Bearer "+tg.token)
+	req.Header.Set("Authorization", "Bearer "+tg.Token)
 	req.Header.Set("Content-Type", "application/json")
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {

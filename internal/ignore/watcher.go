@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -305,13 +304,4 @@ func sameStamps(a, b []stamp) bool {
 		}
 	}
 	return true
-}
-
-// inode returns the file's inode number, which tells a file replaced by
-// rename apart from the old one even when size and time agree.
-func inode(st fs.FileInfo) uint64 {
-	if s, ok := st.Sys().(*syscall.Stat_t); ok {
-		return s.Ino
-	}
-	return 0
 }

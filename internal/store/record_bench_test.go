@@ -29,44 +29,8 @@ import (
 //	go test -run '^$' -bench CallRecord/effects -benchtime 400x ./internal/store/
 func BenchmarkCallRecord(b *testing.B) {
 	const gap = 300 * time.Microsecond // a read's round trip through toolgate
-	var lines strings.Builder
-	for i := range 64 {
-		fmt.Fprintf(&lines, "%d | 0123456789abcde\n", i+1)
-	}
-	type content struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	type toolResult struct {
-		Type      string    `json:"type"`
-		ToolUseID string    `json:"tool_use_id"`
-		Content   []content `json:"content"`
-		IsError   bool      `json:"is_error"`
-	}
-	input := json.RawMessage(`{"path":"one_kb.txt"}`)
-	open := func() *SQLite {
-		st, err := Open(b.Context(), filepath.Join(b.TempDir(), "state.db"), Options{OnError: func(err error) { b.Error(err) }})
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { st.Close() })
-		return st
-	}
-	// row is the n-th record, its result kept or only its size.
-	row := func(st Store, n int, tool string, kept bool) Call {
-		id, text := fmt.Sprintf("toolu_%d", n), lines.String()
-		c := Call{Seq: st.NextSeq(), SessionID: "ses_bench", ToolUseID: id, Tool: tool,
-			Input: input, InputSHA256: strings.Repeat("ab", 32), InputBytes: len(input), State: "done", Status: "succeeded",
-			Decision: "allow", DecidedBy: "default: read", StartedAt: time.Now(), DurationMS: 0.2, ResultBytes: 1423}
-		if kept {
-			c.ResultLater = func() (json.RawMessage, int) {
-				out, _ := json.Marshal(toolResult{Type: "tool_result", ToolUseID: id, Content: []content{{"text", text}}})
-				return out, len(out)
-			}
-			c.LaterBytes = lines.Len()
-		}
-		return c
-	}
+	open := func() *SQLite { return openBench(b) }
+	row := benchRow
 	b.Run("read", func(b *testing.B) {
 		stores := []struct {
 			st   Store
@@ -147,6 +111,68 @@ func effects(b *testing.B, st *SQLite, row func(Store, int, string, bool) Call) 
 		b.ReportMetric(float64(t.t.cpu.Nanoseconds())/1e3/float64(len(t.t.lat)), t.name+"cpu_µs")
 	}
 	b.ReportMetric(float64(now.lat[len(now.lat)/2])/float64(both.lat[len(both.lat)/2]), "p50_ratio")
+}
+
+// benchLines is a 1 KB file as Cline's read_file numbers it.
+var benchLines = func() string {
+	var lines strings.Builder
+	for i := range 64 {
+		fmt.Fprintf(&lines, "%d | 0123456789abcde\n", i+1)
+	}
+	return lines.String()
+}()
+
+// openBench opens a SQLite store in a temporary directory.
+func openBench(b *testing.B) *SQLite {
+	st, err := Open(b.Context(), filepath.Join(b.TempDir(), "state.db"), Options{OnError: func(err error) { b.Error(err) }})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	return st
+}
+
+// benchRow is the n-th record of a 1 KB read, its result kept or only
+// its size.
+func benchRow(st Store, n int, tool string, kept bool) Call {
+	type content struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	type toolResult struct {
+		Type      string    `json:"type"`
+		ToolUseID string    `json:"tool_use_id"`
+		Content   []content `json:"content"`
+		IsError   bool      `json:"is_error"`
+	}
+	input := json.RawMessage(`{"path":"one_kb.txt"}`)
+	id := fmt.Sprintf("toolu_%d", n)
+	c := Call{Seq: st.NextSeq(), SessionID: "ses_bench", ToolUseID: id, Tool: tool,
+		Input: input, InputSHA256: strings.Repeat("ab", 32), InputBytes: len(input), State: "done", Status: "succeeded",
+		Decision: "allow", DecidedBy: "default: read", StartedAt: time.Now(), DurationMS: 0.2, ResultBytes: 1423}
+	if kept {
+		c.ResultLater = func() (json.RawMessage, int) {
+			out, _ := json.Marshal(toolResult{Type: "tool_result", ToolUseID: id, Content: []content{{"text", benchLines}}})
+			return out, len(out)
+		}
+		c.LaterBytes = len(benchLines)
+	}
+	return c
+}
+
+// recordPair writes a side-effecting call's two records as the
+// coordinator does: its start Synced before it runs, its end with its
+// result Committed before its answer.
+func recordPair(b *testing.B, st *SQLite, n int) {
+	c := benchRow(st, n, "execute_command", true)
+	start := c
+	start.State, start.Status, start.ResultLater, start.ResultBytes = "running", "", nil, 0
+	if err := st.Apply(Synced, PutCall{Call: start}); err != nil {
+		b.Fatal(err)
+	}
+	if err := st.Apply(Committed, PutCall{Call: c}); err != nil {
+		b.Fatal(err)
+	}
 }
 
 // processCPU is the user and system CPU time the process has used.

@@ -81,7 +81,7 @@ func Open(ctx context.Context, path string, o Options) (*SQLite, error) {
 		return nil, fmt.Errorf("state database %s: %w", path, err)
 	}
 	if !o.ReadOnly {
-		w, err := startWriter(ctx, db, o.OnError)
+		w, err := startWriter(ctx, db, path, o.OnError)
 		if err != nil {
 			db.Close()
 			s.unlock()
@@ -109,9 +109,9 @@ func createPrivate(path string) error {
 }
 
 // dsn sets the pragmas on every connection the pool opens. FULL makes a
-// commit in WAL mode reach the disk before it returns: that is what a
-// Synced Apply waits for. The writer's connection sets NORMAL for the
-// other batches (writer.go).
+// commit in WAL mode reach the disk before it returns: the migrations'
+// and Prune's. The writer's connection sets NORMAL and fsyncs the log
+// itself after a Synced batch (writer.go).
 func dsn(path string, readOnly bool) string {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(10000)")

@@ -4,15 +4,18 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
-// writer is the one goroutine that writes: it takes every request queued
-// while the previous batch committed and commits them together, so a
-// busy server pays one commit (and at most one fsync) for many calls, and
-// no request waits on SQLite unless it asked to be Committed or Synced.
+// writer commits the store's writes, one batch at a time on one
+// connection: every request queued while the previous batch committed
+// commits with the next, so a busy server pays one commit (and at most
+// one fsync) for many calls, and no request waits on SQLite unless it
+// asked to be Committed or Synced. Its goroutine commits what nobody
+// waits for; a request that waits and finds no commit under way commits
+// the queue itself (queue).
 //
 // A batch nobody waits for (the records of reads, Queued) is a group
 // commit: the writer lets it gather for up to commitDelay, and commits it
@@ -23,29 +26,44 @@ import (
 // them (the write-ahead log is replayed in order up to its first torn
 // frame). A batch with a Committed request commits at once, NORMAL too: a
 // killed process loses nothing it returned. A batch with a Synced
-// request commits at once with synchronous=FULL, whose fsync of the log
-// also covers every earlier commit. Queuing takes a lock and an append;
-// only the first request of a batch, or one that is waited for, wakes
-// the writer. All of this exists for speed: BenchmarkCallRecord
-// (./internal/store/) defends it.
+// request commits at once the same way, then fsyncs the write-ahead log,
+// which also covers every earlier commit. Queuing takes a lock and an
+// append; only the first request of a batch, or one that is waited for
+// while a commit is under way, wakes the writer's goroutine. All of this
+// exists for speed: BenchmarkCallRecord (./internal/store/) defends it,
+// BenchmarkDirectCommit the commit by a waiting write.
 type writer struct {
 	conn   *sql.Conn // the writer's own connection, its statements prepared once
 	upsert *sql.Stmt // upsertCall on conn
-	// BEGIN, COMMIT and the two synchronous settings, prepared once: a
-	// side-effecting call's two records switch the setting twice and
-	// commit twice, and each of those parsed anew was about 5% of their
-	// CPU (BenchmarkCallRecord/effects, ./internal/store/).
-	begin, end, syncFull, syncNormal *sql.Stmt
-	onError                          func(error)
-	kick                             chan struct{} // wakes the loop; one pending wake is enough
-	done                             chan struct{}
-	full                             bool         // the connection's synchronous setting is FULL
-	syncs                            atomic.Int64 // batches committed with synchronous=FULL, for the tests
+	// BEGIN and COMMIT, prepared once.
+	begin, end *sql.Stmt
+	// walPath is the write-ahead log's file, wal its descriptor once a
+	// Synced batch has asked for it, and sync what makes it durable
+	// ((*os.File).Sync; the tests watch it). The connection stays at
+	// synchronous=NORMAL and a Synced batch fsyncs the log itself after
+	// its commit: what synchronous=FULL would do at that commit, without
+	// switching the setting there and back around each side-effecting
+	// call (a pragma runs once and is compiled again at its next use:
+	// BenchmarkSyncedCommit, ./internal/store/). The log stays the same
+	// file while the writer's connection is open: SQLite removes it only
+	// when the last connection closes.
+	walPath string
+	wal     *os.File
+	sync    func(*os.File) error
+	onError func(error)
+	kick    chan struct{} // wakes the loop; one pending wake is enough
+	done    chan struct{}
+
+	// handOff makes a waited write go through the loop like the others,
+	// as before it could commit itself: for BenchmarkDirectCommit.
+	handOff bool
 
 	mu       sync.Mutex
 	pending  []request
-	waited   int // requests in pending that someone waits for
-	durables int // of those, the ones that must be on disk
+	spare    []request // the last batch's slice, emptied, for the next
+	waited   int       // requests in pending that someone waits for
+	durables int       // of those, the ones that must be on disk
+	busy     bool      // a batch is being committed, by the loop or a waiting write
 	closed   bool
 }
 
@@ -67,22 +85,26 @@ const (
 // microseconds, then share a commit by the hundred. Each commit rewrites
 // the pages its rows share (the indexes' leaves, the table's last page)
 // in the write-ahead log: at 20 ms a read's record cost 33-55 µs of CPU,
-// at 100 ms 23-33 (BenchmarkCallRecord, docs/benchmarks.md). What a longer delay costs is
-// what a SIGKILL may lose: the records of the reads of the last 100 ms,
+// at 100 ms 23-33 (BenchmarkCallRecord, docs/benchmarks.md). What a
+// longer delay costs is what a SIGKILL may lose: the records of the reads of the last 100 ms,
 // whose ids, posted again after the restart, run the read again.
 const commitDelay = 100 * time.Millisecond
 
-func startWriter(ctx context.Context, db *sql.DB, onError func(error)) (*writer, error) {
+func startWriter(ctx context.Context, db *sql.DB, path string, onError func(error)) (*writer, error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	w := &writer{conn: conn, onError: onError, kick: make(chan struct{}, 1), done: make(chan struct{}), full: true}
+	w := &writer{conn: conn, walPath: path + "-wal", sync: (*os.File).Sync, onError: onError,
+		kick: make(chan struct{}, 1), done: make(chan struct{})}
+	if _, err := conn.ExecContext(ctx, "PRAGMA synchronous = NORMAL"); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("store: synchronous: %w", err)
+	}
 	for _, p := range []struct {
 		stmt  **sql.Stmt
 		query string
-	}{{&w.upsert, upsertCall}, {&w.begin, "BEGIN"}, {&w.end, "COMMIT"},
-		{&w.syncFull, "PRAGMA synchronous = FULL"}, {&w.syncNormal, "PRAGMA synchronous = NORMAL"}} {
+	}{{&w.upsert, upsertCall}, {&w.begin, "BEGIN"}, {&w.end, "COMMIT"}} {
 		if *p.stmt, err = conn.PrepareContext(ctx, p.query); err != nil {
 			conn.Close()
 			return nil, fmt.Errorf("store: prepare %q: %w", p.query, err)
@@ -98,7 +120,11 @@ func startWriter(ctx context.Context, db *sql.DB, onError func(error)) (*writer,
 func (w *writer) flush() error { return w.queue(false, true, nil) }
 
 // queue queues ops; with wait it returns once they are committed, with
-// durable (which implies wait) once they are on disk.
+// durable (which implies wait) once they are on disk. A write that waits
+// and finds no commit under way commits what is queued itself, on its
+// own goroutine: handing it to the writer's goroutine and back cost two
+// wake-ups, each a thread woken when the process was idle
+// (BenchmarkDirectCommit, ./internal/store/).
 func (w *writer) queue(durable, wait bool, ops []Op) error {
 	r := request{ops: ops}
 	w.mu.Lock()
@@ -114,6 +140,12 @@ func (w *writer) queue(durable, wait bool, ops []Op) error {
 		w.durables++
 	}
 	w.pending = append(w.pending, r)
+	if r.done != nil && !w.busy && !w.handOff {
+		batch, durable := w.takeLocked()
+		w.mu.Unlock()
+		w.run(batch, durable)
+		return <-r.done
+	}
 	wake := len(w.pending) == 1 || r.done != nil || len(w.pending) == maxBatch
 	w.mu.Unlock()
 	if wake {
@@ -149,26 +181,68 @@ func (w *writer) urgent() bool {
 	return w.waited > 0 || len(w.pending) >= maxBatch || w.closed
 }
 
-// take hands the loop what is queued, and whether the writer is closed.
-func (w *writer) take(spare []request) ([]request, bool, bool) {
+// take hands the loop what is queued, whether the writer is closed, and
+// ok false when a commit is under way (its committer wakes the loop when
+// it is done).
+func (w *writer) take() (batch []request, durable, closed, ok bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.busy {
+		return nil, false, w.closed, false
+	}
+	batch, durable = w.takeLocked()
+	return batch, durable, w.closed, true
+}
+
+// takeLocked makes the caller the committer of what is queued.
+func (w *writer) takeLocked() ([]request, bool) {
 	batch, durable := w.pending, w.durables > 0
-	w.pending, w.waited, w.durables = spare[:0], 0, 0
-	return batch, durable, w.closed
+	w.pending, w.spare, w.waited, w.durables = w.spare, nil, 0, 0
+	w.busy = true
+	return batch, durable
+}
+
+// run commits a batch taken with takeLocked, answers those who wait for
+// it, and lets the next committer in: the loop, woken if anything was
+// queued meanwhile (it waits for a wake-up only from the first request
+// of a batch, or one waited for) or the writer is closing.
+func (w *writer) run(batch []request, durable bool) {
+	var err error
+	if len(batch) > 0 {
+		err = w.commit(batch, durable)
+	}
+	for _, r := range batch {
+		if r.done != nil {
+			r.done <- err
+		}
+	}
+	if err != nil && w.onError != nil {
+		w.onError(err)
+	}
+	clear(batch)
+	w.mu.Lock()
+	w.busy = false
+	w.spare = batch[:0]
+	more := len(w.pending) > 0 || w.closed
+	w.mu.Unlock()
+	if more {
+		w.wake()
+	}
 }
 
 func (w *writer) loop() {
 	defer close(w.done)
 	defer w.conn.Close()
 	defer func() {
-		for _, st := range []*sql.Stmt{w.upsert, w.begin, w.end, w.syncFull, w.syncNormal} {
+		for _, st := range []*sql.Stmt{w.upsert, w.begin, w.end} {
 			st.Close()
+		}
+		if w.wal != nil {
+			w.wal.Close()
 		}
 	}()
 	delay := time.NewTimer(commitDelay)
 	delay.Stop()
-	var spare []request
 	for {
 		<-w.kick
 		if !w.urgent() {
@@ -179,48 +253,21 @@ func (w *writer) loop() {
 			}
 			delay.Stop()
 		}
-		batch, durable, closed := w.take(spare)
-		if len(batch) > 0 {
-			err := w.commit(batch, durable)
-			for _, r := range batch {
-				if r.done != nil {
-					r.done <- err
-				}
-			}
-			if err != nil && w.onError != nil {
-				w.onError(err)
-			}
+		batch, durable, closed, ok := w.take()
+		if !ok {
+			continue
 		}
-		clear(batch)
-		spare = batch
+		w.run(batch, durable)
 		if closed {
 			return
-		}
-		// Requests queued while this batch committed wake the loop
-		// again only if they were the first of theirs: look now.
-		w.mu.Lock()
-		more := len(w.pending) > 0
-		w.mu.Unlock()
-		if more {
-			w.wake()
 		}
 	}
 }
 
-// commit applies a batch in one transaction, synchronous=FULL when
-// someone waits for it to be on disk (Synced), NORMAL otherwise.
+// commit applies a batch in one transaction, and fsyncs the log after
+// it when someone waits for it to be on disk (Synced).
 func (w *writer) commit(batch []request, durable bool) error {
 	ctx := context.Background()
-	if durable != w.full {
-		mode := w.syncNormal
-		if durable {
-			mode = w.syncFull
-		}
-		if _, err := mode.ExecContext(ctx); err != nil {
-			return fmt.Errorf("store: synchronous: %w", err)
-		}
-		w.full = durable
-	}
 	// BEGIN and COMMIT as statements on the writer's connection, not a
 	// database/sql Tx: a Tx prepares a connection's statement again for
 	// each transaction (Tx.StmtContext), the upsert's parse a third of a
@@ -241,7 +288,23 @@ func (w *writer) commit(batch []request, durable bool) error {
 		return fmt.Errorf("store: commit: %w", err)
 	}
 	if durable {
-		w.syncs.Add(1)
+		return w.syncLog()
+	}
+	return nil
+}
+
+// syncLog fsyncs the write-ahead log: the commits in it, this batch's
+// and every earlier one, survive a power loss.
+func (w *writer) syncLog() error {
+	if w.wal == nil {
+		f, err := os.OpenFile(w.walPath, os.O_WRONLY, 0)
+		if err != nil {
+			return fmt.Errorf("store: open the log to sync it: %w", err)
+		}
+		w.wal = f
+	}
+	if err := w.sync(w.wal); err != nil {
+		return fmt.Errorf("store: sync the log: %w", err)
 	}
 	return nil
 }

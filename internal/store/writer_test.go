@@ -3,7 +3,12 @@ package store
 import (
 	"database/sql"
 	"fmt"
+	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -91,10 +96,10 @@ func TestAuditSeesQueuedWrites(t *testing.T) {
 	}
 }
 
-// TestDurabilityLevels: a Committed write is committed when Apply returns
+// TestDurabilityLevels: a Committed write returns once committed
 // (another connection sees it, and the queued write before it), without
-// an fsync (synchronous=NORMAL); only a Synced write commits with
-// synchronous=FULL.
+// an fsync; a Synced write fsyncs the write-ahead log after its commit,
+// before it returns.
 func TestDurabilityLevels(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.db")
 	s := openTemp(t, path)
@@ -104,25 +109,90 @@ func TestDurabilityLevels(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	put := func(d Durability, id string) (rows int, syncs int64) {
+	count := func() (rows int) {
+		if err := other.QueryRow(`SELECT count(*) FROM calls`).Scan(&rows); err != nil {
+			t.Error(err)
+		}
+		return rows
+	}
+	var synced []int // the rows committed at each fsync
+	s.w.sync = func(f *os.File) error {
+		if f.Name() != path+"-wal" {
+			t.Errorf("fsync'd %s, want the log %s-wal", f.Name(), path)
+		}
+		synced = append(synced, count())
+		return f.Sync()
+	}
+	put := func(d Durability, id string) (rows int, syncs []int) {
 		t.Helper()
 		c := Call{Seq: s.NextSeq(), SessionID: "ses", ToolUseID: id, Tool: "write_to_file", State: "done", Status: "succeeded", StartedAt: time.Now()}
 		if err := s.Apply(d, PutCall{Call: c}); err != nil {
 			t.Fatal(err)
 		}
-		if err := other.QueryRow(`SELECT count(*) FROM calls`).Scan(&rows); err != nil {
-			t.Fatal(err)
-		}
-		return rows, s.w.syncs.Load()
+		return count(), synced
 	}
 	put(Queued, "q1")
-	if rows, syncs := put(Committed, "c1"); rows != 2 || syncs != 0 {
-		t.Errorf("after a Committed write: %d rows, %d fsync'd commits; want 2 and 0", rows, syncs)
+	if rows, syncs := put(Committed, "c1"); rows != 2 || len(syncs) != 0 {
+		t.Errorf("after a Committed write: %d rows, fsyncs at %v rows; want 2 and none", rows, syncs)
 	}
-	if rows, syncs := put(Synced, "s1"); rows != 3 || syncs != 1 {
-		t.Errorf("after a Synced write: %d rows, %d fsync'd commits; want 3 and 1", rows, syncs)
+	if rows, syncs := put(Synced, "s1"); rows != 3 || !slices.Equal(syncs, []int{3}) {
+		t.Errorf("after a Synced write: %d rows, fsyncs at %v rows; want 3 and one at 3", rows, syncs)
 	}
-	if rows, syncs := put(Committed, "c2"); rows != 4 || syncs != 1 {
-		t.Errorf("after a second Committed write: %d rows, %d fsync'd commits; want 4 and 1", rows, syncs)
+	if rows, syncs := put(Committed, "c2"); rows != 4 || len(syncs) != 1 {
+		t.Errorf("after a second Committed write: %d rows, fsyncs at %v rows; want 4 and still one", rows, syncs)
+	}
+}
+
+// TestWaitedWriteCommitsOnItsCaller: a write that waits, with no commit
+// under way, commits on its caller's goroutine (the fsync of a Synced one
+// is on the caller's stack), not handed to the writer's goroutine and
+// back; writes from many goroutines at once, waited for or not, all
+// commit, and a later write of a row wins over an earlier one.
+func TestWaitedWriteCommitsOnItsCaller(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	s := openTemp(t, path)
+	defer s.Close()
+	var stack []byte
+	s.w.sync = func(f *os.File) error {
+		stack = make([]byte, 64<<10)
+		stack = stack[:runtime.Stack(stack, false)]
+		return f.Sync()
+	}
+	put := func(d Durability, seq int64, id, status string) error {
+		c := Call{Seq: seq, SessionID: "ses", ToolUseID: id, Tool: "write_to_file", State: "done", Status: status, StartedAt: time.Now()}
+		return s.Apply(d, PutCall{Call: c})
+	}
+	if err := put(Synced, s.NextSeq(), "s0", "succeeded"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(stack), "(*SQLite).Apply") {
+		t.Errorf("a Synced write was fsync'd on another goroutine:\n%s", stack)
+	}
+
+	const writers, each = 8, 50
+	var wg sync.WaitGroup
+	for g := range writers {
+		wg.Go(func() {
+			for i := range each {
+				seq, id := s.NextSeq(), fmt.Sprintf("g%d-%d", g, i)
+				if err := put(Queued, seq, id, "first"); err != nil {
+					t.Error(err)
+				}
+				if err := put(Durability(i%3), seq, id, "last"); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := s.flush(); err != nil {
+		t.Fatal(err)
+	}
+	var n, last int
+	if err := s.db.QueryRow(`SELECT count(*), count(*) FILTER (WHERE status = 'last') FROM calls WHERE tool_use_id LIKE 'g%'`).Scan(&n, &last); err != nil {
+		t.Fatal(err)
+	}
+	if n != writers*each || last != n {
+		t.Errorf("%d rows, %d of them with their last write; want %d and all", n, last, writers*each)
 	}
 }

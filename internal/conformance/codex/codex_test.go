@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/internal/conformance"
+	"github.com/toolgate/toolgate/internal/launch"
 	"github.com/toolgate/toolgate/internal/testbuild"
 )
 
@@ -155,42 +156,20 @@ type toolgate struct{ url, token, session string }
 
 func startToolgate(t *testing.T, ws string) toolgate {
 	t.Helper()
-	bin := testbuild.Binary(t, testbuild.Toolgate)
-	cfg := filepath.Join(t.TempDir(), "config.json")
-	if err := os.WriteFile(cfg, []byte(`{"policy": {"allow_all": true}}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	t.Cleanup(cancel)
-	const token = "codex-conformance-token"
-	cmd := exec.CommandContext(ctx, bin, "serve", "--addr", "127.0.0.1:0", "--workspace", ws, "--store", "memory",
-		"--log-format", "json", "--config", cfg)
-	cmd.Env = append(os.Environ(), "TOOLGATE_TOKEN="+token)
-	out, err := cmd.StdoutPipe()
+	srv, err := launch.Start(ctx, testbuild.Binary(t, testbuild.Toolgate), launch.Options{
+		Args:   launch.ServeArgs(ws, "--store", "memory", "--log-format", "json"),
+		Config: `{"policy": {"allow_all": true}}`,
+		Token:  "codex-conformance-token",
+	})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("toolgate did not start: %v", err)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	buf := make([]byte, 0, 4096)
-	for {
-		chunk := make([]byte, 512)
-		n, err := out.Read(chunk)
-		buf = append(buf, chunk[:n]...)
-		if _, rest, ok := bytes.Cut(buf, []byte("toolgate listening on ")); ok {
-			if line, _, ok := bytes.Cut(rest, []byte("\n")); ok {
-				go func() { _, _ = bytes.NewBuffer(nil).ReadFrom(out) }()
-				tg := toolgate{url: string(line), token: token}
-				tg.session = tg.newSession(t)
-				return tg
-			}
-		}
-		if err != nil {
-			t.Fatalf("toolgate did not start: %v\n%s", err, buf)
-		}
-	}
+	t.Cleanup(srv.Kill)
+	tg := toolgate{url: srv.URL, token: srv.Token}
+	tg.session = tg.newSession(t)
+	return tg
 }
 
 // post sends a JSON body to toolgate.
