@@ -197,12 +197,17 @@ func (w *warm) dropNext() {
 // the session's next command once its helper says it is ready; or ends
 // it.
 func (s *Sandbox) keep(session string, w *warm, done func()) {
-	defer done()
-	if err := w.joined(); err != nil {
+	last, err := w.joined()
+	if err != nil {
+		done()
 		w.end()
 		return
 	}
 	s.kept.put(session, w)
+	done()
+	// Removed once the next command may have the sandbox: removing a v1
+	// memory cgroup waits on the kernel (finishLater).
+	last.finish() // empty: the helper's thread has left it
 }
 
 // sendNext makes the next command's limit cgroups and gives them to the
@@ -235,13 +240,13 @@ func (w *warm) sendNext(lc *limitCgroups) {
 }
 
 // joined waits for the helper to say that the sandbox is ready for the
-// next command, in that command's cgroups (sent by sendNext); the last
-// command's cgroups are then removed.
-func (w *warm) joined() error {
+// next command, in that command's cgroups (sent by sendNext), and
+// returns the last command's cgroups, for the caller to remove.
+func (w *warm) joined() (*runLimits, error) {
 	lim := <-w.nextLimits
 	w.nextLimits = nil
 	if lim == nil {
-		return errors.New("the next command's cgroups could not be given to the sandbox helper")
+		return nil, errors.New("the next command's cgroups could not be given to the sandbox helper")
 	}
 	_ = w.conn.SetDeadline(time.Now().Add(warmWait))
 	r, err := w.read()
@@ -250,10 +255,9 @@ func (w *warm) joined() error {
 	}
 	if err != nil {
 		lim.finish()
-		return err
+		return nil, err
 	}
-	old := w.limits
+	last := w.limits
 	w.limits = lim
-	old.finish() // empty: the helper's thread has left it
-	return nil
+	return last, nil
 }
