@@ -1,7 +1,6 @@
 package process
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -105,19 +104,20 @@ func TestKeptSandboxEnforcesTheNextCommandsLimit(t *testing.T) {
 // PTRACE_ATTACH passes too, refuses them for a process that is not
 // dumpable); a command
 // that kills it, or changes what the next command would inherit from it
-// (its nice value), leaves the session's next command a sandbox of its own.
+// (its nice value, an rlimit), leaves the session's next command a
+// sandbox of its own.
 func TestCommandCannotTamperWithTheHelper(t *testing.T) {
 	s := newSessionRuns(t, sandbox.Config{})
 	_, out := s.run("a", sandboxID+`; readlink /proc/2/fd/0 >/dev/null 2>&1 && echo fd-readable; cat /proc/2/environ >/dev/null 2>&1 && echo environ-readable; head -c1 /proc/2/mem >/dev/null 2>&1 && echo mem-readable; echo checked`)
 	if strings.Contains(out, "readable") || !strings.Contains(out, "checked") {
 		t.Errorf("the helper's /proc entries were open to the command, or it could be traced:\n%s", out)
 	}
-	for _, tamper := range []string{"kill -9 2", "renice -n 7 -p 2 >/dev/null"} {
+	for _, tamper := range []string{"kill -9 2", "renice -n 7 -p 2 >/dev/null", "prlimit --pid 2 --fsize=4096"} {
 		t.Run(tamper, func(t *testing.T) {
 			_, before := s.run("a", sandboxID)
 			s.run("a", tamper)
-			res, after := s.run("a", sandboxID+"; echo nice=$(nice)")
-			if res.ExitCode != 0 || field(after, "ns") == field(before, "ns") || field(after, "nice") != "0" {
+			res, after := s.run("a", sandboxID+"; echo nice=$(nice); echo fsize=$(ulimit -f)")
+			if res.ExitCode != 0 || field(after, "ns") == field(before, "ns") || field(after, "nice") != "0" || field(after, "fsize") != "unlimited" {
 				t.Errorf("after %q, the next command ran in the same sandbox or with the change (exit %d):\n%s\n%s", tamper, res.ExitCode, before, after)
 			}
 		})
@@ -141,5 +141,4 @@ func TestMaskChangeTakesANewSandbox(t *testing.T) {
 	if field(second, "ns") == field(first, "ns") || strings.Contains(second, "B-SECRET") {
 		t.Errorf("the masked file was read, or the sandbox made without its mask served:\n%s", second)
 	}
-	var _ = fmt.Sprint
 }

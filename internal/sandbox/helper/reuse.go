@@ -65,7 +65,7 @@ func rootOf(p string) string {
 
 // ownAttrs are the helper's attributes that its command inherits.
 type ownAttrs struct {
-	rlimits  [3]syscall.Rlimit
+	rlimits  [16]syscall.Rlimit // every resource (RLIM_NLIMITS)
 	nice     int
 	affinity unix.CPUSet
 	policy   uintptr
@@ -110,8 +110,8 @@ func tree(root string) map[string]fileID {
 // those of its thread tid.
 func attrs(tid int) ownAttrs {
 	var a ownAttrs
-	for i, res := range []int{syscall.RLIMIT_CPU, syscall.RLIMIT_DATA, 6 /* RLIMIT_NPROC */} {
-		_ = syscall.Getrlimit(res, &a.rlimits[i])
+	for res := range a.rlimits {
+		_ = syscall.Getrlimit(res, &a.rlimits[res])
 	}
 	a.nice, _ = unix.Getpriority(unix.PRIO_PROCESS, tid)
 	_ = unix.SchedGetaffinity(tid, &a.affinity)
