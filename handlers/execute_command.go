@@ -129,6 +129,8 @@ func (r *commandRunner) run(ctx context.Context, call *tool.Call, in *ExecuteCom
 	if err != nil {
 		return tool.Result{}, err
 	}
+	// The session's sandbox may serve its next command (internal/sandbox/reuse.go).
+	confine.Session = call.SessionID
 	timeout := commandTimeout(r.cfg, in)
 	out := process.NewOutput(process.OutputLimits{Full: r.cfg.OutputCap(), Dir: r.cfg.OutputDir, Area: r.cfg.Spills})
 	// Kept from the start, so that the output so far can be fetched while

@@ -252,27 +252,53 @@ func runOnce(ctx context.Context, o Options) (Result, error) {
 	if o.OnStart != nil {
 		o.OnStart()
 	}
-	pipes.waitExit(running)
+	code, signal, reported := pipes.waitEnd(confined, running)
+	if reported {
+		// Everything the command started has ended, and its sandbox may
+		// serve the session's next command: nothing is left to kill.
+		killMu.Lock()
+		over = true
+		killMu.Unlock()
+	}
 	// Decided when the shell ended: a timeout firing during the drain
 	// below did not end it.
 	cancelled := ctx.Err() != nil
 	timedOut := !cancelled && errors.Is(context.Cause(runCtx), ErrTimedOut)
 	stray := pipes.drain(o.Grace, kill)
-	res := Result{ExitCode: running.ProcessState.ExitCode(), Stray: stray, Duration: time.Since(start),
+	res := Result{ExitCode: code, Stray: stray, Duration: time.Since(start),
 		TimedOut: timedOut, Cancelled: cancelled, Limit: confined.Finish()}
-	if ws, ok := running.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		// The signal's name as shells and Node print it (SIGTERM).
-		if res.Signal = unix.SignalName(ws.Signal()); res.Signal == "" {
-			res.Signal = ws.Signal().String()
-		}
-	} else if confined != nil && confined.Relayed && res.ExitCode > 128 && res.ExitCode <= 128+31 {
+	if signal == 0 && confined != nil && confined.Relayed && code > 128 && code <= 128+31 {
 		// bubblewrap relays a death by signal as 128+N, as a shell would.
-		if res.Signal = unix.SignalName(syscall.Signal(res.ExitCode - 128)); res.Signal == "" {
-			res.Signal = syscall.Signal(res.ExitCode - 128).String()
+		signal, res.ExitCode = syscall.Signal(code-128), -1
+	}
+	if signal != 0 {
+		// The signal's name as shells and Node print it (SIGTERM).
+		if res.Signal = unix.SignalName(signal); res.Signal == "" {
+			res.Signal = signal.String()
 		}
-		res.ExitCode = -1
 	}
 	return res, nil
+}
+
+// waitEnd reads the output until the command has ended and returns its
+// exit status, or -1 and the signal that killed it, and whether the
+// helper of a sandbox started ahead of time reported it. A run handed to a
+// sandbox started ahead of time ends with its helper's report (the
+// sandbox itself is reaped later, sandbox.Prepared.Finish); any other,
+// or one whose helper ended without a report, with running's exit.
+func (p *pipes) waitEnd(confined *sandbox.Prepared, running *exec.Cmd) (code int, signal syscall.Signal, reported bool) {
+	if fd := confined.EndFD(); fd >= 0 {
+		p.fds[2] = fd
+		p.readUntil(func() bool { return p.fds[2] < 0 })
+		if ex, ok := confined.Ended(); ok {
+			return ex.Code, 0, true // 128+N for signal N, relayed as bubblewrap relays it
+		}
+	}
+	p.waitExit(running)
+	if ws, ok := running.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return -1, ws.Signal(), false
+	}
+	return running.ProcessState.ExitCode(), 0, false
 }
 
 // lookPaths caches where programs named without a slash were found, by

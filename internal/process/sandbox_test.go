@@ -2,12 +2,14 @@ package process
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/toolgate/toolgate/internal/sandbox"
+	"github.com/toolgate/toolgate/internal/testproc"
 	"github.com/toolgate/toolgate/internal/testwait"
 )
 
@@ -57,5 +59,38 @@ func TestSandboxStartedAheadEndsWithItsRun(t *testing.T) {
 	cancel()
 	if res := testwait.Receive(t, ended); !res.Cancelled || res.Signal != "SIGKILL" {
 		t.Errorf("cancel: Cancelled %v, signal %q; want true, SIGKILL", res.Cancelled, res.Signal)
+	}
+}
+
+// TestStartedAheadLeftoversDeadBeforeTheAnswer: a run handed to a sandbox
+// started ahead of time is answered from its helper's report, before the
+// sandbox itself has ended; what the command left running (nohup,
+// setsid, a double fork) is dead by then, and a death by signal is
+// reported as before.
+func TestStartedAheadLeftoversDeadBeforeTheAnswer(t *testing.T) {
+	sb := sandbox.New(sandbox.Config{Mode: sandbox.ModeBwrap})
+	if sb.Mode() != sandbox.InForceBwrap {
+		t.Skipf("no bubblewrap here: %s", sb.Info().Reason)
+	}
+	t.Cleanup(sb.Close)
+	ws := t.TempDir()
+	opts := func(command string) Options {
+		return Options{Command: command, Dir: ws, Env: os.Environ(), Sandbox: sb, Confine: sandbox.Run{Workspace: ws}}
+	}
+	if res, out := run(t, t.Context(), opts("true")); res.ExitCode != 0 {
+		t.Fatalf("true: %+v %s", res, text(t, out))
+	}
+	marker := fmt.Sprintf("%d.%d", 3000+os.Getpid()%1000, 7)
+	res, out := run(t, t.Context(), opts(fmt.Sprintf(
+		`nohup sleep %[1]s1 >/dev/null 2>&1 & setsid sleep %[1]s2 >/dev/null 2>&1 & (sleep %[1]s3 >/dev/null 2>&1 &); echo spawned`, marker)))
+	if left := testproc.Matching("sleep " + marker); len(left) > 0 {
+		t.Errorf("still running when the run was answered: %v", left)
+	}
+	if got := text(t, out); res.ExitCode != 0 || !strings.Contains(got, "spawned") {
+		t.Errorf("exit %d, output %q", res.ExitCode, got)
+	}
+	res, _ = run(t, t.Context(), opts("kill -TERM $$"))
+	if res.ExitCode != -1 || res.Signal != "SIGTERM" {
+		t.Errorf("killed by SIGTERM: exit %d, signal %q; want -1, SIGTERM", res.ExitCode, res.Signal)
 	}
 }

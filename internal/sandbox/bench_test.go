@@ -73,8 +73,8 @@ func benchSandboxedTrue(b *testing.B, mode string) {
 		if err := p.Start(cmd); err != nil {
 			b.Fatalf("start (confined %v): %v", confined, err)
 		}
-		if err := p.Running(cmd).Wait(); err != nil {
-			b.Fatalf("run (confined %v): %v", confined, err)
+		if code := waitRun(b, p, cmd); code != 0 {
+			b.Fatalf("run (confined %v): exit status %d", confined, code)
 		}
 		p.Finish()
 		return time.Since(start)

@@ -206,6 +206,13 @@ func v2Hier(base string) (limitHier, bool) {
 // cgroup.procs files, opened for the helper to join. The limits are
 // watched from the first startWatch.
 func (lc *limitCgroups) make() (*runLimits, []*os.File, error) {
+	return lc.makeRun(0)
+}
+
+// makeRun is make with v1 pids cgroups allowing slack tasks beyond the
+// process limit: the thread of a helper that starts the command as its
+// child stays in them (helper/child.go).
+func (lc *limitCgroups) makeRun(slack int) (*runLimits, []*os.File, error) {
 	lc.sweep()
 	r := &runLimits{parent: lc}
 	var files []*os.File
@@ -225,6 +232,9 @@ func (lc *limitCgroups) make() (*runLimits, []*os.File, error) {
 			// fill the machine: read it back, and refuse the run if it
 			// is not what was written.
 			want := strconv.Itoa(lc.limits.Processes)
+			if !h.v2 {
+				want = strconv.Itoa(lc.limits.Processes + slack)
+			}
 			write("pids.max", want)
 			if got, err := os.ReadFile(filepath.Join(dir, "pids.max")); err != nil || strings.TrimSpace(string(got)) != want {
 				for _, f := range files {

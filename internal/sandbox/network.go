@@ -260,6 +260,7 @@ func (n *Network) Close() {
 	n.closeOnce.Do(func() {
 		n.s.nets.Delete(n.id)
 		n.s.warm.dropNetwork(n.id)
+		n.s.kept.drop(`"netns":"` + n.id + `"`)
 		n.stopHolder()
 		n.diag.close() // it holds the namespace too
 		if n.ns != nil {

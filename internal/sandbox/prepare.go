@@ -29,6 +29,13 @@ type Prepared struct {
 	left      <-chan struct{} // closed once that thread has left the cgroups
 	warm      *warm           // the sandbox started ahead of time the run goes to
 	handed    bool            // the command was handed to it
+	reported  bool            // its helper reported the command's end (Ended)
+	// box and session: the run may leave its sandbox started ahead to
+	// the session's next command (reuse.go); reused: it got the
+	// session's, kept from its last command.
+	box     *Sandbox
+	session string
+	reused  bool
 	// removeLater: the limit cgroups of a run handed over are removed
 	// after Finish (finishLater).
 	removeLater bool
@@ -103,12 +110,16 @@ func (p *Prepared) Finish() string {
 	if p.left != nil {
 		<-p.left // the cgroups can only be removed once it is out
 	}
+	if p.reported {
+		return p.finishReported()
+	}
 	if p.warm != nil {
 		if !p.handed {
 			p.warm.stop() // never started: its command is not coming
 		}
 		_ = p.warm.conn.Close()
 		p.warm.releaseMounts()
+		p.warm.dropNext() // not kept: the helper did not report
 	}
 	for _, f := range p.ExtraFiles {
 		_ = f.Close()
@@ -187,7 +198,7 @@ func (s *Sandbox) Prepare(argv, env []string, r Run) (*Prepared, error) {
 				return nil, err
 			}
 			args = p.net.wrap(args)
-			if s.prepareWarm(p, argv, dir, args, spec) {
+			if s.prepareWarm(p, argv, dir, args, spec, r.Session) {
 				return p, nil
 			}
 		}

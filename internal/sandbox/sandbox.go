@@ -43,6 +43,7 @@ type Sandbox struct {
 	cgroups  *limitCgroups // nil where no limit cgroup can be made
 	proxy    allowProxy    // serves sandbox.network_allow
 	warm     *warmSlot     // the next run's sandbox, started ahead (bwrap mode)
+	kept     keptSlot      // sandboxes kept for their session's next command
 	ownNet   ownNetNS      // toolgate's network namespace, for session networks
 	nets     sync.Map      // session networks open, by ID: "net:[inode]" -> *Network
 }
@@ -226,6 +227,7 @@ func (s *Sandbox) Close() {
 	if s.warm != nil {
 		s.warm.close()
 	}
+	s.kept.close()
 	s.proxy.close()
 	if s.cgroups != nil {
 		s.cgroups.closed.Store(true)
@@ -288,6 +290,11 @@ type Run struct {
 	// inside, as the command's controlling terminal (see withTerminal).
 	// Such a run is never handed to a sandbox started ahead of time.
 	TTY string
+	// Session names the session the run is a command of: a sandbox
+	// started ahead of time that served it is kept for the session's
+	// next command, and serves it if that command's sandbox would be
+	// exactly the same (reuse.go). "" keeps none.
+	Session string
 }
 
 // resolve makes a path absolute and real, "" when it does not exist.

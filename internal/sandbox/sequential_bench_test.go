@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // BenchmarkSequentialSandboxedTrue runs `bash -c true` confined as
@@ -33,7 +35,12 @@ func BenchmarkSequentialSandboxedTrue(b *testing.B) {
 		depth    int
 		plainEnd bool
 		cgo      bool
-	}{{"depth1", 1, false, false}, {fmt.Sprintf("depth%d", warmDepth), warmDepth, false, false}, {"plain-end", warmDepth, true, false}, {"cgo-helper", warmDepth, false, true}}
+		bwrapEnd bool // waits for bubblewrap's exit, not the helper's report
+		session  bool // the runs are one session's: its sandbox serves them all (reuse.go)
+	}{{"depth1", 1, false, false, false, false}, {fmt.Sprintf("depth%d", warmDepth), warmDepth, false, false, false, false},
+		{"session", warmDepth, false, false, false, true},
+		{"plain-end", warmDepth, true, false, false, false}, {"bwrap-exit", warmDepth, false, false, true, false},
+		{"cgo-helper", warmDepth, false, true, false, false}}
 	if _, err := builtCgoHelper(); err != nil {
 		// No C compiler: the variant is left out, the others still run.
 		b.Logf("cgo-helper left out: go build with cgo: %v", err)
@@ -59,13 +66,20 @@ func BenchmarkSequentialSandboxedTrue(b *testing.B) {
 	// starting included), the hand-over until the command runs, and the
 	// release of its limits after it ended.
 	prep, handOver, finish, wait := map[*Sandbox][]time.Duration{}, map[*Sandbox][]time.Duration{}, map[*Sandbox][]time.Duration{}, map[*Sandbox][]time.Duration{}
+	bwrapEnd, session := map[*Sandbox]bool{}, map[*Sandbox]string{}
+	for i, v := range variants {
+		bwrapEnd[boxes[i]] = v.bwrapEnd
+		if v.session {
+			session[boxes[i]] = "bench"
+		}
+	}
 	run := func(s *Sandbox) (time.Duration, bool) {
 		start := time.Now()
 		a, env := argv, os.Environ()
 		var p *Prepared
 		if s != nil {
 			var err error
-			if p, err = s.Prepare(argv, env, Run{Workspace: ws, StartOnThread: true, Warm: true}); err != nil {
+			if p, err = s.Prepare(argv, env, Run{Workspace: ws, StartOnThread: true, Warm: true, Session: session[s]}); err != nil {
 				b.Fatal(err)
 			}
 			prep[s] = append(prep[s], time.Since(start))
@@ -83,8 +97,12 @@ func BenchmarkSequentialSandboxedTrue(b *testing.B) {
 		if s != nil {
 			handOver[s] = append(handOver[s], time.Since(started))
 		}
-		if err := p.Running(cmd).Wait(); err != nil {
-			b.Fatal(err)
+		if bwrapEnd[s] {
+			if err := p.Running(cmd).Wait(); err != nil {
+				b.Fatal(err)
+			}
+		} else if code := waitRun(b, p, cmd); code != 0 {
+			b.Fatalf("exit status %d", code)
 		}
 		ready := p != nil && p.warm != nil
 		ended := time.Now()
@@ -141,6 +159,32 @@ func BenchmarkSequentialSandboxedTrue(b *testing.B) {
 		b.ReportMetric(median(finish[boxes[i]]), fmt.Sprintf("ms-%s-finish-median", v.name))
 		b.ReportMetric(100*float64(ready[i])/float64(len(lat[i])), fmt.Sprintf("%%-%s-started-ahead", v.name))
 	}
+}
+
+// waitRun waits for a started run as toolgate's runner does: for the
+// report of the helper of a sandbox started ahead, else for the process's
+// exit; it returns the exit status.
+func waitRun(tb testing.TB, p *Prepared, cmd *exec.Cmd) int {
+	tb.Helper()
+	if fd := p.EndFD(); fd >= 0 {
+		pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		for {
+			if _, err := unix.Poll(pfd, -1); err != unix.EINTR {
+				break
+			}
+		}
+		_ = unix.Close(fd)
+		if ex, ok := p.Ended(); ok {
+			return ex.Code
+		}
+	}
+	err := p.Running(cmd).Wait()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	} else if err != nil {
+		tb.Fatal(err)
+	}
+	return 0
 }
 
 // cpuTime is the CPU time of this process and of its children it reaped.

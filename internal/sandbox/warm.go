@@ -62,7 +62,10 @@ type warm struct {
 	ids    []uint64   // their mounts' IDs as its helper noted them, if it could
 	pid    int        // its helper's process, once it said it waits
 	mntNS  *os.File   // its mount namespace, held while its run goes on (holdMounts)
-	once   sync.Once
+	// nextLimits brings the next command's cgroups, given to the helper
+	// of a sandbox that may be kept for its session (reuse.go).
+	nextLimits chan *runLimits
+	once       sync.Once
 }
 
 // maxWarm bounds the configurations that keep sandboxes started ahead
@@ -244,7 +247,7 @@ func warmKey(args []string, spec helperSpec) string {
 // fits, and has the next one started; it reports whether the run got one.
 // args are bubblewrap's command line up to the helper, spec the helper's,
 // both as for a sandbox of the run's own but without its directory.
-func (s *Sandbox) prepareWarm(p *Prepared, argv []string, dir string, args []string, spec helperSpec) bool {
+func (s *Sandbox) prepareWarm(p *Prepared, argv []string, dir string, args []string, spec helperSpec, session string) bool {
 	size := 0
 	for _, a := range slices.Concat(argv, p.Env) {
 		size += len(a) + 1
@@ -253,6 +256,18 @@ func (s *Sandbox) prepareWarm(p *Prepared, argv []string, dir string, args []str
 		return false
 	}
 	key := warmKey(args, spec)
+	if s.reusable(session, spec) {
+		p.box, p.session = s, session
+		if w := s.kept.take(session, key); w != nil {
+			// The session's own, kept from its last command (reuse.go):
+			// no sandbox is started for this one.
+			p.warm, p.limits, p.reused = w, w.limits, true
+			w.limits.startWatch()
+			p.Argv, p.command, p.dir = argv, argv, dir
+			p.Relayed, p.removeLater = true, true
+			return true
+		}
+	}
 	w := s.warm.take(key)
 	s.warm.refill(s, key, args, spec)
 	if w == nil {
@@ -280,12 +295,16 @@ func (s *Sandbox) startWarm(key string, args []string, spec helperSpec) (*warm, 
 	w := &warm{key: key}
 	var files []*os.File
 	if s.cgroups != nil {
-		lim, fs, err := s.cgroups.make()
+		lim, tasks, dir, err := s.cgroups.makeForHelper()
 		if err != nil {
 			return nil, err
 		}
-		w.limits, files = lim, fs
-		spec.JoinFDs = len(fs)
+		w.limits, files = lim, tasks
+		spec.JoinTasks = len(tasks)
+		if dir != nil {
+			spec.CgroupDir = 3 + len(files)
+			files = append(files, dir)
+		}
 		spec.Limits = lim.rlimitsLeft(s.limits)
 	}
 	closeFiles := func() {
@@ -404,30 +423,6 @@ func (w *warm) ready() (int, []uint64, error) {
 	return int(cred.Pid), r.MountIDs, nil
 }
 
-// reply reads the helper's answer: a Reply, or (exec true) the end of
-// the socket, closed as the command was exec'd.
-func (w *warm) reply(exec bool) error {
-	buf := make([]byte, 64<<10)
-	n, err := w.conn.Read(buf)
-	switch {
-	case errors.Is(err, io.EOF) && exec:
-		return nil
-	case err != nil:
-		return err
-	}
-	var r helper.Reply
-	if err := json.Unmarshal(buf[:n], &r); err != nil {
-		return fmt.Errorf("bad reply from the sandbox helper: %w", err)
-	}
-	if r.Error != "" {
-		return errors.New(r.Error)
-	}
-	if exec {
-		return errors.New("the sandbox helper answered without running the command")
-	}
-	return nil
-}
-
 // stop kills the sandbox (bubblewrap's group; its PID namespace ends with
 // it) and waits for it. Only for a sandbox no run was handed to: the run's
 // runner waits for that one.
@@ -472,83 +467,6 @@ func (w *warm) finishLimits() {
 	if w.limits != nil {
 		w.limits.finish()
 	}
-}
-
-// handOver gives the run's command to its sandbox started ahead of time:
-// cmd's environment and standard streams (files or nil; other readers are
-// copied through a pipe), with the argv and directory prepared.
-func (p *Prepared) handOver(cmd *exec.Cmd) error {
-	w := p.warm
-	var streams, ours []*os.File
-	defer func() {
-		for _, f := range ours {
-			_ = f.Close()
-		}
-	}()
-	devNull := func(flag int) (*os.File, error) {
-		f, err := os.OpenFile(os.DevNull, flag, 0)
-		if err == nil {
-			ours = append(ours, f)
-		}
-		return f, err
-	}
-	switch in := cmd.Stdin.(type) {
-	case nil:
-		f, err := devNull(os.O_RDONLY)
-		if err != nil {
-			return err
-		}
-		streams = append(streams, f)
-	case *os.File:
-		streams = append(streams, in)
-	default:
-		r, pw, err := os.Pipe()
-		if err != nil {
-			return err
-		}
-		ours = append(ours, r)
-		streams = append(streams, r)
-		go func() {
-			// Ends when the input is all written or the command's side
-			// of the pipe is closed.
-			_, _ = io.Copy(pw, in)
-			_ = pw.Close()
-		}()
-	}
-	for _, out := range []io.Writer{cmd.Stdout, cmd.Stderr} {
-		switch o := out.(type) {
-		case nil:
-			f, err := devNull(os.O_WRONLY)
-			if err != nil {
-				return err
-			}
-			streams = append(streams, f)
-		case *os.File:
-			streams = append(streams, o)
-		default:
-			return errors.New("sandbox: a run handed to a sandbox started ahead of time needs files for its output")
-		}
-	}
-	env := cmd.Env
-	if env == nil {
-		env = os.Environ()
-	}
-	b, err := json.Marshal(helper.Request{Argv: p.command, Env: env, Dir: p.dir})
-	if err != nil {
-		return err
-	}
-	fds := make([]int, len(streams))
-	for i, f := range streams {
-		fds[i] = int(f.Fd())
-	}
-	_ = w.conn.SetDeadline(time.Now().Add(warmWait))
-	if _, _, err := w.conn.WriteMsgUnix(b, syscall.UnixRights(fds...), nil); err != nil {
-		return fmt.Errorf("sandbox: hand the command over: %w", err)
-	}
-	if err := w.reply(true); err != nil {
-		return fmt.Errorf("sandbox: %w", err)
-	}
-	return nil
 }
 
 // mountPoints are the paths bubblewrap's command line mounts something on.

@@ -21,12 +21,12 @@ import (
 // /proc/PID/root) when a run comes, with no round trip to the helper.
 // Then toolgate sends the command with its standard streams (stdin,
 // stdout, stderr, in that order, as SCM_RIGHTS). The helper checks its
-// mounts again, takes the streams as its own, moves to the directory and
-// execs the command. The control
-// socket is closed on exec, so toolgate reads the end of the socket once
-// the command runs, or a Reply saying why it does not. Failures after the
-// streams are taken (a program not found) go to the command's stderr with
-// exit status 126, as when the helper is started for the command directly.
+// mounts again and starts the command as its child (child.go), answering
+// a Reply that says it started, or why it was refused; once the command
+// and everything it left in the sandbox have ended, a Reply with its
+// Exit. Failures after the streams are taken (a program not found) go to
+// the command's stderr with exit status 126, as when the helper is
+// started for the command directly.
 
 // maxReadyIDs bounds the mount IDs sent in the message saying the helper
 // waits (21 bytes each at most, as JSON numbers); a sandbox with more
@@ -43,6 +43,14 @@ type Request struct {
 	Argv []string `json:"argv,omitempty"`
 	Env  []string `json:"env,omitempty"`
 	Dir  string   `json:"dir,omitempty"`
+	// Reuse keeps the helper, once the command and what it left have
+	// ended, for the next command of the same session (reuse.go): it
+	// then waits for a Next message instead of exiting.
+	Reuse bool `json:"reuse,omitempty"`
+	// Next carries, instead of a command, the next command's limit
+	// cgroups: Spec.JoinTasks cgroup v1 tasks files, then a cgroup v2
+	// directory when Spec.CgroupDir is set, as SCM_RIGHTS.
+	Next bool `json:"next,omitempty"`
 }
 
 // Reply says the helper waits, or why a command was refused.
@@ -51,35 +59,55 @@ type Reply struct {
 	// MountIDs are, in the message saying it waits, the IDs of the
 	// mounts at Spec.Mounts (MountIDs), none where statx cannot tell.
 	MountIDs []uint64 `json:"mount_ids,omitempty"`
+	// Started says the command was started.
+	Started bool `json:"started,omitempty"`
+	// Exit says how it ended, once it and everything it left have.
+	Exit *Exit `json:"exit,omitempty"`
+	// Joined answers a Next message: the helper is in the next
+	// command's cgroups, the sandbox is as it was made, and it waits.
+	Joined bool `json:"joined,omitempty"`
 }
 
-// await says it waits, then takes the command and its streams and
-// returns it. Its mount points are checked again just before: a mount
-// whose path was removed or renamed outside since the sandbox was made
-// (an editor saving a masked file anew) is gone, or elsewhere, inside.
-func await(spec Spec) (Request, error) {
-	ctl := spec.Control
-	reply := func(r Reply) {
-		b, _ := json.Marshal(r)
-		_, _ = syscall.Write(ctl, b)
-	}
+// Exit is how a command ended: its exit status, or the signal that
+// killed it.
+type Exit struct {
+	Code   int `json:"code"`
+	Signal int `json:"signal,omitempty"`
+}
+
+// await says it waits, then takes the command and its standard streams
+// (stdin, stdout, stderr) and returns them, with the IDs of its mounts
+// (for the checks before each later command). A refusal is answered with
+// a Reply saying why, and the streams are closed.
+func await(spec Spec) (Request, []int, []uint64, error) {
 	if err := CheckMounts("/proc/self/mountinfo", spec.Mounts); err != nil {
-		reply(Reply{Error: err.Error()})
-		return Request{}, err
+		reply(spec.Control, Reply{Error: err.Error()})
+		return Request{}, nil, nil, err
 	}
 	ids, _ := MountIDs("", spec.Mounts) // none: the mount table is read again
 	if len(ids)*21 > maxReadyIDs {
 		ids = nil // too many for one message
 	}
-	reply(Reply{MountIDs: ids}) // ready
+	reply(spec.Control, Reply{MountIDs: ids}) // ready
+	req, fds, err := receive(spec, ids, false)
+	return req, fds, ids, err
+}
+
+// receive takes the next message: a command with its three standard
+// streams, or (next) a Next message with its cgroups. A command's mount
+// points are checked again first: a mount whose path was removed or
+// renamed outside since the sandbox was made (an editor saving a masked
+// file anew) is gone, or elsewhere, inside.
+func receive(spec Spec, ids []uint64, next bool) (Request, []int, error) {
+	ctl := spec.Control
 	buf := make([]byte, 1<<20)
-	oob := make([]byte, syscall.CmsgSpace(3*4))
+	oob := make([]byte, syscall.CmsgSpace(4*4))
 	n, oobn, _, _, err := syscall.Recvmsg(ctl, buf, oob, syscall.MSG_CMSG_CLOEXEC)
 	if err != nil {
-		return Request{}, fmt.Errorf("control socket: %w", err)
+		return Request{}, nil, fmt.Errorf("control socket: %w", err)
 	}
 	if n == 0 {
-		return Request{}, errors.New("control socket closed: no command came")
+		return Request{}, nil, errors.New("control socket closed: no command came")
 	}
 	var fds []int
 	if oobn > 0 {
@@ -88,44 +116,47 @@ func await(spec Spec) (Request, error) {
 			fds, err = syscall.ParseUnixRights(&msgs[0])
 		}
 		if err != nil {
-			return Request{}, fmt.Errorf("control socket: %w", err)
+			return Request{}, nil, fmt.Errorf("control socket: %w", err)
 		}
+	}
+	refuse := func(err error) (Request, []int, error) {
+		for _, fd := range fds {
+			_ = syscall.Close(fd)
+		}
+		reply(ctl, Reply{Error: err.Error()})
+		return Request{}, nil, err
 	}
 	var req Request
 	dec := json.NewDecoder(strings.NewReader(string(buf[:n])))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		return Request{}, fmt.Errorf("bad request on the control socket: %w", err)
+		return refuse(fmt.Errorf("bad request on the control socket: %w", err))
 	}
-	if err := checkMountsAgain(spec.Mounts, ids); err != nil {
-		reply(Reply{Error: err.Error()})
-		return Request{}, err
-	}
-	if len(fds) != 3 {
-		err := fmt.Errorf("the command came with %d standard streams, not 3", len(fds))
-		reply(Reply{Error: err.Error()})
-		return Request{}, err
-	}
-	for i, fd := range fds {
-		if err := syscall.Dup3(fd, i, 0); err != nil {
-			reply(Reply{Error: "standard streams: " + err.Error()})
-			return Request{}, err
-		}
-		_ = syscall.Close(fd)
-	}
-	// From here on, failures go to the command's stderr.
-	if req.Dir != "" {
-		if err := os.Chdir(req.Dir); err != nil {
-			return Request{}, err
-		}
-		req.Env = append(req.Env, "PWD="+req.Dir) // as bubblewrap's --chdir sets it
-	}
-	for _, kv := range req.Env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			_ = os.Setenv("PATH", v) // where exec.LookPath looks
+	want := 3
+	if next {
+		want = spec.JoinTasks
+		if spec.CgroupDir > 0 {
+			want++
 		}
 	}
-	return req, nil
+	switch {
+	case req.Next != next:
+		return refuse(fmt.Errorf("unexpected message on the control socket (next %v)", req.Next))
+	case len(fds) != want:
+		return refuse(fmt.Errorf("the message came with %d descriptors, not %d", len(fds), want))
+	}
+	if !next {
+		if err := checkMountsAgain(spec.Mounts, ids); err != nil {
+			return refuse(err)
+		}
+	}
+	return req, fds, nil
+}
+
+// reply sends one Reply on the control socket.
+func reply(ctl int, r Reply) {
+	b, _ := json.Marshal(r)
+	_, _ = syscall.Write(ctl, b)
 }
 
 // checkMountsAgain checks that the mounts are as they were when the

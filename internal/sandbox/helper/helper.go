@@ -34,7 +34,7 @@ const VersionMarker = "__toolgate-sandbox-version"
 // Version names the Spec's format. A helper binary found beside toolgate
 // is used only when it prints the same; and a helper refuses a spec with a
 // field it does not know rather than run without it.
-const Version = "toolgate-sandbox-helper 5"
+const Version = "toolgate-sandbox-helper 6"
 
 // ProxyPort is the relay's port inside the sandbox's network namespace.
 const ProxyPort = 3128
@@ -65,6 +65,15 @@ type Spec struct {
 	Network bool `json:"network,omitempty"`
 	// JoinFDs is how many fds from 3 on are cgroup.procs files to join.
 	JoinFDs int `json:"join_fds,omitempty"`
+	// JoinTasks is how many fds from 3 on are cgroup v1 tasks files: a
+	// helper that waits for its command (Control) moves only its own
+	// locked thread into them, so that the command it starts from that
+	// thread begins there while its other threads stay out of the
+	// run's process count (child.go).
+	JoinTasks int `json:"join_tasks,omitempty"`
+	// CgroupDir, when set, is the fd of a cgroup v2 directory the
+	// command is started in (CLONE_INTO_CGROUP), the helper staying out.
+	CgroupDir int `json:"cgroup_dir,omitempty"`
 	// InCgroups are the cgroups ("controller:path") the helper must
 	// already be in: the command was forked into them (prejoin.go).
 	InCgroups []string `json:"in_cgroups,omitempty"`
@@ -129,13 +138,18 @@ func runHelper(specJSON string, argv []string) error {
 		// Neither the relay started below nor the command may hold it.
 		syscall.CloseOnExec(spec.Control)
 	}
+	if spec.CgroupDir > 0 {
+		// Nor the run's cgroup directory: through it a command could
+		// reach its parent's files.
+		syscall.CloseOnExec(spec.CgroupDir)
+	}
 	if err := checkCgroups(spec.InCgroups); err != nil {
 		return err
 	}
 	if err := checkNetNS(spec.NetNS); err != nil {
 		return err
 	}
-	for i := range spec.JoinFDs {
+	for i := range spec.JoinFDs + spec.JoinTasks {
 		f := os.NewFile(uintptr(3+i), "cgroup.procs")
 		if _, err := f.WriteString("0"); err != nil {
 			return fmt.Errorf("cannot join the run's limit cgroup: %w", err)
@@ -163,14 +177,10 @@ func runHelper(specJSON string, argv []string) error {
 	if err := dropCapabilities(); err != nil {
 		return err
 	}
-	env := os.Environ()
 	if spec.Control > 0 {
-		c, err := await(spec)
-		if err != nil {
-			return err
-		}
-		argv, env = c.Argv, c.Env
+		return serve(spec)
 	}
+	env := os.Environ()
 	if len(argv) == 0 {
 		return errors.New("no command to run")
 	}
@@ -259,6 +269,10 @@ func startRelay(socket string) error {
 	defer f.Close()
 	cmd := exec.Command("/proc/self/exe", RelayMarker, socket)
 	cmd.ExtraFiles = []*os.File{f}
+	// bubblewrap's PID 1 is its parent, not the helper: a helper that
+	// starts the command as its child reaps its descendants until none
+	// is left (child.go), and must not wait for this one.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_PARENT}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("proxy relay: %w", err)
 	}
