@@ -1,50 +1,30 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/toolgate/toolgate/internal/benchpair"
+	"github.com/toolgate/toolgate/internal/launch"
 )
 
-// lockedWriter is a bytes.Buffer the logger's timer may write to while a
-// test reads it.
-type lockedWriter struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (w *lockedWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.Write(p)
-}
-
-func (w *lockedWriter) lines() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return strings.Split(strings.TrimSpace(w.buf.String()), "\n")
-}
-
-func (w *lockedWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.String()
+// logLines is the log's lines so far (the logger's timer may write to
+// out while a test reads it).
+func logLines(out *launch.LogBuffer) []string {
+	return strings.Split(strings.TrimSpace(out.String()), "\n")
 }
 
 // TestJSONLogFlush: JSON lines are gathered and written together, in
 // order, by the flush that serve defers; a warning takes every line
 // before it out at once.
 func TestJSONLogFlush(t *testing.T) {
-	var out lockedWriter
+	var out launch.LogBuffer
 	logger, flush, err := newLogger(&out, "json", "info")
 	if err != nil {
 		t.Fatal(err)
@@ -53,16 +33,16 @@ func TestJSONLogFlush(t *testing.T) {
 	logger.Info("first", "n", 1)
 	logger.Info("second", "n", 2)
 	logger.Warn("third", "n", 3)
-	if got := out.lines(); len(got) != 3 || !strings.Contains(got[0], `"msg":"first"`) || !strings.Contains(got[2], `"msg":"third"`) {
+	if got := logLines(&out); len(got) != 3 || !strings.Contains(got[0], `"msg":"first"`) || !strings.Contains(got[2], `"msg":"third"`) {
 		t.Fatalf("after a warning the log holds %q, want the three lines in order", got)
 	}
 	logger.With("request_id", "r1").Error("fourth")
-	if got := out.lines(); len(got) != 4 || !strings.Contains(got[3], `"request_id":"r1"`) {
+	if got := logLines(&out); len(got) != 4 || !strings.Contains(got[3], `"request_id":"r1"`) {
 		t.Fatalf("an error line through a derived logger was not written at once: %q", got)
 	}
 	logger.Info("fifth")
 	flush()
-	got := out.lines()
+	got := logLines(&out)
 	if len(got) != 5 || !strings.Contains(got[4], `"msg":"fifth"`) {
 		t.Fatalf("after flush the log holds %q, want five lines", got)
 	}
@@ -76,7 +56,7 @@ func TestJSONLogFlush(t *testing.T) {
 // TestJSONLogWrittenUnasked: an info line nobody flushes reaches the log
 // within logFlushAfter, and a buffer's worth of lines at once.
 func TestJSONLogWrittenUnasked(t *testing.T) {
-	var out lockedWriter
+	var out launch.LogBuffer
 	logger, flush, err := newLogger(&out, "json", "info")
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +70,7 @@ func TestJSONLogWrittenUnasked(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	var big lockedWriter
+	var big launch.LogBuffer
 	b := newLogBuffer(&big, time.Hour)
 	defer b.Flush()
 	line := strings.Repeat("x", 1023) + "\n"
@@ -107,7 +87,7 @@ func TestJSONLogWrittenUnasked(t *testing.T) {
 
 // TestTextLogUnbuffered: the terminal's format is written as it comes.
 func TestTextLogUnbuffered(t *testing.T) {
-	var out lockedWriter
+	var out launch.LogBuffer
 	logger, flush, err := newLogger(&out, "text", "info")
 	if err != nil {
 		t.Fatal(err)
