@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -39,7 +40,7 @@ func mountV2(t *testing.T) string {
 		for _, base := range left {
 			runs, _ := filepath.Glob(filepath.Join(base, "run-*"))
 			for _, r := range runs {
-				killAll(r, true)
+				killCgroup(r)
 				removeCgroup(t, r)
 			}
 			removeCgroup(t, base)
@@ -57,6 +58,18 @@ func mountV2(t *testing.T) string {
 		}
 	})
 	return dir
+}
+
+// killCgroup kills what is in a cgroup, without the code under test
+// (killAll).
+func killCgroup(dir string) {
+	_ = os.WriteFile(filepath.Join(dir, "cgroup.kill"), []byte("1"), 0)
+	procs, _ := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+	for _, f := range strings.Fields(string(procs)) {
+		if pid, err := strconv.Atoi(f); err == nil && pid > 0 && pid != os.Getpid() {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
 }
 
 // removeCgroup removes an emptied cgroup, waiting for its last processes
@@ -190,4 +203,48 @@ func TestV2RunCgroups(t *testing.T) {
 		_, err := os.Stat(base)
 		return os.IsNotExist(err)
 	})
+}
+
+// TestV2RunCgroupsOfOwnSandboxes: runs that are not handed to a sandbox
+// started ahead (a bubblewrap of their own, Landlock) join a run cgroup
+// of their own through the helper, and what they leave running, beyond
+// the reach of a process group kill (setsid, a double fork), ends with
+// the run's cgroup (cgroup.kill), which is then removed.
+func TestV2RunCgroupsOfOwnSandboxes(t *testing.T) {
+	for _, mode := range modes {
+		t.Run(mode, func(t *testing.T) {
+			mount := mountV2(t)
+			s := newTest(t, Config{Mode: mode}, "")
+			if s.cgroups == nil || len(s.cgroups.hiers) != 1 || !s.cgroups.hiers[0].v2 {
+				t.Fatalf("the sandbox does not use the cgroup2 hierarchy at %s: %+v", mount, s.cgroups)
+			}
+			base := s.cgroups.hiers[0].base
+			ws := onDisk(t)
+			marker := fmt.Sprintf("%d.%d", 4000+os.Getpid()%1000, 5)
+			o := runIn(t, s, Run{Workspace: ws}, fmt.Sprintf(
+				// It waits for the daemon to have left the group: a process
+				// group kill before its setsid would end it all the same.
+				`grep '^0::' /proc/self/cgroup >.cgroup-line
+				(setsid sh -c 'echo $$ >.daemon; exec sleep %[1]s1' </dev/null >/dev/null 2>&1 &)
+				until [ -s .daemon ]; do sleep 0.01; done; exit 4`, marker))
+			if o.code != 4 {
+				t.Errorf("exit %d, want 4: %s", o.code, o.out)
+			}
+			line, _ := os.ReadFile(filepath.Join(ws, ".cgroup-line"))
+			dir := filepath.Join(mount, strings.TrimPrefix(strings.TrimSpace(string(line)), "0::"))
+			if filepath.Dir(dir) != base || !strings.HasPrefix(filepath.Base(dir), "run-") {
+				t.Errorf("ran in cgroup %q, not in a run cgroup under %s", line, base)
+			}
+			testwait.Until(t, testwait.Limit, "the end of what the run left", func() bool {
+				return len(testproc.Matching("sleep "+marker)) == 0
+			})
+			s.Close()
+			for _, d := range []string{dir, base} {
+				testwait.Until(t, testwait.Limit, "the removal of cgroup "+d, func() bool {
+					_, err := os.Stat(d)
+					return os.IsNotExist(err)
+				})
+			}
+		})
+	}
 }
