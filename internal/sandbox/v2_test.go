@@ -125,10 +125,9 @@ func runReported(t *testing.T, s *Sandbox, r Run, script, marker string) reporte
 		t.Fatal("the run was not handed to a sandbox started ahead")
 	}
 	defer unix.Close(fd)
-	pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-	if n, err := unix.Poll(pfd, int(testwait.Limit/time.Millisecond)); n != 1 || err != nil {
+	if err := awaitReadable(fd); err != nil {
 		p.Finish()
-		t.Fatalf("no report from the helper within %v (%v)", testwait.Limit, err)
+		t.Fatal(err)
 	}
 	ex, ok := p.Ended()
 	out.left = testproc.Matching(marker)
@@ -140,6 +139,26 @@ func runReported(t *testing.T, s *Sandbox, r Run, script, marker string) reporte
 	line, _ := os.ReadFile(cgOut)
 	out.cgroup = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(string(line)), "0::"))
 	return out
+}
+
+// awaitReadable waits for fd to become readable, at most testwait.Limit.
+func awaitReadable(fd int) error {
+	deadline := time.Now().Add(testwait.Limit)
+	for {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return fmt.Errorf("no report from the helper within %v", testwait.Limit)
+		}
+		pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(pfd, int(left/time.Millisecond)+1)
+		switch {
+		case err == unix.EINTR: // a signal to the Go runtime: wait on
+		case err != nil:
+			return fmt.Errorf("poll the helper's report: %w", err)
+		case n == 1:
+			return nil
+		}
+	}
 }
 
 // TestV2RunCgroups runs commands with a cgroup2 hierarchy as the limit
