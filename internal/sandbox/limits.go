@@ -153,6 +153,7 @@ func newLimitCgroups(l Limits) *limitCgroups {
 	// share run cgroup names.
 	name := fmt.Sprintf("toolgate-limits-%d-%d", os.Getpid(), parents.Add(1))
 	if m, ok := mounts[""]; ok {
+		sweepStale(filepath.Join(m, own[""]))
 		if h, ok := v2Hier(filepath.Join(m, own[""], name), bare); ok {
 			lc.hiers = append(lc.hiers, h)
 		}

@@ -267,3 +267,29 @@ func TestV2RunCgroupsOfOwnSandboxes(t *testing.T) {
 		})
 	}
 }
+
+// TestV2StaleLimitCgroupsSwept: the limit cgroups a toolgate that has
+// ended left in the v2 hierarchy are removed when a sandbox is made, as
+// they are in v1 hierarchies.
+func TestV2StaleLimitCgroupsSwept(t *testing.T) {
+	mount := mountV2(t)
+	ended := exec.Command("true")
+	if err := ended.Run(); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(mount, fmt.Sprintf("toolgate-limits-%d-1", ended.Process.Pid))
+	if err := os.MkdirAll(filepath.Join(stale, "run-1"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = os.Remove(filepath.Join(stale, "run-1"))
+		_ = os.Remove(stale)
+	})
+	s := newTest(t, Config{Mode: ModeBwrap}, "")
+	if s.cgroups == nil || len(s.cgroups.hiers) != 1 || !s.cgroups.hiers[0].v2 {
+		t.Fatalf("the sandbox does not use the cgroup2 hierarchy at %s: %+v", mount, s.cgroups)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("stale limit cgroup %s: %v, want removed", stale, err)
+	}
+}
