@@ -20,7 +20,11 @@ func TestMain(m *testing.M) {
 	if root := os.Getenv(spillServerVar); root != "" {
 		spillingServer(root)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	// As toolgate does at shutdown: each test binary otherwise left its
+	// toolgate-<pid> cgroup and a run cgroup in the machine's hierarchy.
+	RemoveCgroups()
+	os.Exit(code)
 }
 
 // spillingServer stands in for a toolgate with a spilled output.

@@ -144,12 +144,17 @@ func newLimitCgroups(l Limits) *limitCgroups {
 	if err != nil {
 		return nil
 	}
+	bare := v2TestMount != ""
+	if bare {
+		mounts = map[string]string{"": v2TestMount}
+	}
 	lc := &limitCgroups{limits: l, ready: make(chan *prejoined, 1)}
 	// One parent per Sandbox: several in one process (tests) must not
 	// share run cgroup names.
 	name := fmt.Sprintf("toolgate-limits-%d-%d", os.Getpid(), parents.Add(1))
 	if m, ok := mounts[""]; ok {
-		if h, ok := v2Hier(filepath.Join(m, own[""], name)); ok {
+		sweepStale(filepath.Join(m, own[""]))
+		if h, ok := v2Hier(filepath.Join(m, own[""], name), bare); ok {
 			lc.hiers = append(lc.hiers, h)
 		}
 	}
@@ -180,9 +185,17 @@ func (lc *limitCgroups) has(ctl string) bool {
 	return false
 }
 
+// v2TestMount, set only by tests (and only while no Sandbox is being
+// made), names a cgroup2 mount to use as the only limit hierarchy, with
+// or without the pids and memory controllers: it lets the v2 path (run
+// cgroups, CLONE_INTO_CGROUP, cgroup.kill) run where the machine has
+// those controllers on v1 only (v2_test.go).
+var v2TestMount string
+
 // v2Hier makes base and delegates pids and memory to its children, where
-// the parent has them.
-func v2Hier(base string) (limitHier, bool) {
+// the parent has them. A hierarchy with neither is refused unless bare
+// (tests only: v2TestMount), as it would limit nothing.
+func v2Hier(base string, bare bool) (limitHier, bool) {
 	if err := os.Mkdir(base, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 		return limitHier{}, false
 	}
@@ -195,7 +208,7 @@ func v2Hier(base string) (limitHier, bool) {
 			h.memory = h.memory || c == "memory"
 		}
 	}
-	if !h.pids && !h.memory {
+	if !h.pids && !h.memory && !bare {
 		_ = os.Remove(base)
 		return limitHier{}, false
 	}
