@@ -249,8 +249,21 @@ func (s *Sandbox) Prepare(argv, env []string, r Run) (*Prepared, error) {
 			spec.WritableFiles = append(spec.WritableFiles, r.TTY)
 		}
 		// Every run's temporary directory is masked, this one's granted
-		// again as writable: a run reads no other run's files.
-		spec.Hidden = append(hidden, runs)
+		// again as writable: a run reads no other run's files. The
+		// machine's temporary directory is masked whole, as bubblewrap's
+		// private /tmp hides it: a command uses its own TMPDIR, and a
+		// path masked below a directory Landlock otherwise grants costs a
+		// grant on each of that directory's entries, one system call or
+		// two each, in every run (10,000 entries in a busy /tmp took
+		// 100 ms a command: BenchmarkSandboxedTrue/landlock). A
+		// workspace or writable path below it is granted on its own.
+		tmps := hostTmp()
+		spec.Hidden = append(append(hidden, runs), tmps...)
+		// The program itself stays runnable there, as bubblewrap binds
+		// it in (a server built into a temporary directory).
+		if prog := programPath(argv[0]); prog != "" && slices.ContainsFunc(tmps, func(d string) bool { return within(prog, d) }) {
+			spec.Visible = []string{prog}
+		}
 		spec.ReadOnly = readOnly
 		spec.Dir = dir
 		p.Argv = s.helperArgv(spec, argv)
@@ -309,6 +322,18 @@ func programPath(name string) string {
 func (s *Sandbox) helperArgv(spec helperSpec, argv []string) []string {
 	b, _ := json.Marshal(spec) // plain data: cannot fail
 	return append([]string{s.helper, helper.Marker, string(b)}, argv...)
+}
+
+// hostTmp is the machine's temporary directories, /tmp and $TMPDIR, by
+// their real paths.
+func hostTmp() []string {
+	var out []string
+	for _, d := range []string{"/tmp", os.TempDir()} {
+		if real := resolve(d); real != "" && real != "/" && !slices.Contains(out, real) {
+			out = append(out, real)
+		}
+	}
+	return out
 }
 
 // privateTmp makes a Landlock-only run's private temporary directory in

@@ -34,7 +34,7 @@ const VersionMarker = "__toolgate-sandbox-version"
 // Version names the Spec's format. A helper binary found beside toolgate
 // is used only when it prints the same; and a helper refuses a spec with a
 // field it does not know rather than run without it.
-const Version = "toolgate-sandbox-helper 6"
+const Version = "toolgate-sandbox-helper 7"
 
 // ProxyPort is the relay's port inside the sandbox's network namespace.
 const ProxyPort = 3128
@@ -55,6 +55,9 @@ type Spec struct {
 	// otherwise everything but Hidden.
 	ReadAll bool     `json:"read_all,omitempty"`
 	Hidden  []string `json:"hidden,omitempty"`
+	// Visible are files readable although below a hidden path: the
+	// program the command starts, as bubblewrap binds it in.
+	Visible []string `json:"visible,omitempty"`
 	// ReadOnly are paths in Writable left out of the write grants (still
 	// readable unless hidden); bubblewrap binds them read-only already.
 	ReadOnly []string `json:"read_only,omitempty"`

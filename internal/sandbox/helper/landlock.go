@@ -78,6 +78,12 @@ func (r ruleset) grants(spec Spec) error {
 			err = r.grantExcept(w, append(slices.Clone(spec.Hidden), spec.ReadOnly...), accessRWRefer)
 		}
 	}
+	for _, v := range spec.Visible {
+		if err != nil {
+			return err
+		}
+		err = r.grant(v, accessRead)
+	}
 	for _, f := range spec.WritableFiles {
 		if err != nil {
 			return err

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -51,12 +52,7 @@ func (r ruleset) addFD(fd int, access uint64) error {
 
 // grantExcept grants access beneath root but the hidden paths.
 func (r ruleset) grantExcept(root string, hidden []string, access uint64) error {
-	var inside []string
-	for _, h := range hidden {
-		if h != root && within(h, root) {
-			inside = append(inside, h)
-		}
-	}
+	inside := outermost(root, hidden)
 	if len(inside) == 0 {
 		return r.grant(root, access)
 	}
@@ -86,6 +82,31 @@ func (r ruleset) grantExcept(root string, hidden []string, access uint64) error 
 		}
 	}
 	return nil
+}
+
+// outermost is the hidden paths below root, leaving out those below
+// another: a path inside a hidden one is hidden with it, and listing its
+// own parents' entries would grant each entry of a hidden directory one
+// by one (a masked /tmp holding masked directories: 10,000 entries took
+// 100 ms a run, BenchmarkSandboxedTrue/landlock in internal/sandbox).
+func outermost(root string, hidden []string) []string {
+	var inside []string
+	for _, h := range hidden {
+		if h == root || !within(h, root) {
+			continue
+		}
+		nested := false
+		for _, g := range hidden {
+			if g != h && g != root && within(g, root) && within(h, g) {
+				nested = true
+				break
+			}
+		}
+		if !nested && !slices.Contains(inside, h) {
+			inside = append(inside, h)
+		}
+	}
+	return inside
 }
 
 // grantEntries grants listing dir, and access beneath each of its entries

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -47,5 +48,18 @@ func TestOpenNoFollowNeverResolvesALink(t *testing.T) {
 			continue
 		}
 		_ = unix.Close(fd)
+	}
+}
+
+// TestOutermostHiddenPaths: a hidden path inside another hidden one is
+// left out, so its parents' entries are not granted one by one.
+func TestOutermostHiddenPaths(t *testing.T) {
+	got := outermost("/", []string{"/tmp/runs", "/home/u/.ssh", "/tmp", "/tmp/runs/x", "/", "/tmp"})
+	want := []string{"/home/u/.ssh", "/tmp"}
+	if !slices.Equal(got, want) {
+		t.Errorf("outermost = %q, want %q", got, want)
+	}
+	if got := outermost("/tmp/ws", []string{"/tmp", "/tmp/ws/.env"}); !slices.Equal(got, []string{"/tmp/ws/.env"}) {
+		t.Errorf("below a writable root: %q", got)
 	}
 }
