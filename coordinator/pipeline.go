@@ -331,11 +331,14 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 		cs.stop(cancelled(ctx, tool.Result{}))
 		return
 	}
-	if e.audit.effects = hasEffects(cs.tool); s.rec.callStarted(s, e) != nil && e.audit.effects {
-		cs.stop(failure(api.StatusFailed, api.ToolCodeNotRecorded, "The call was not run: toolgate could not record it in its store (see the server log)."))
+	e.audit.effects = hasEffects(cs.tool)
+	var recorded func() error // the handler's wait for the start record (record_start.go)
+	if cs.tool.AwaitsStart {
+		recorded = startRecord(s, e, rec)
+	} else if recordStart(s, e, rec) != nil {
+		cs.stop(notRecorded())
 		return
 	}
-	s.Events.Append(api.Event{Type: api.EventToolStarted, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Call: &rec})
 	call := &tool.Call{
 		ToolUseID: rec.ToolUseID, Name: cs.tool.Name, SessionID: s.ID, Workspace: c.workspace, Logger: cs.logger, Files: s.Files,
 		SessionDone: s.Done(), ReadTurn: e.readTurn, PlainResults: c.plainResults(s.Dialect()),
@@ -369,6 +372,7 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 		SandboxHint: c.sandboxHint,
 		Jobs:        s.jobs,
 		DeniedURL:   func(u string) error { return c.policy.DeniedURL(s.permRules(), cs.tool.Name, u) },
+		Recorded:    recorded,
 	})
 	// A call in the registry's vocabulary fails in the session dialect's
 	// words; a dialect tool's mapping words its failures itself.
@@ -377,6 +381,11 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 		texts = call.Texts
 	}
 	out := c.runHandler(ctx, cs.tool, call, cs.input, cs.logger, texts)
+	if recorded != nil && recorded() != nil {
+		// Its handler waited for the record and ran nothing.
+		cs.stop(notRecorded())
+		return
+	}
 	if confined.Load() {
 		s.pokePorts() // a command may have left a server listening
 	}

@@ -115,6 +115,22 @@ func (r *recorder) callStarted(s *Session, e *callEntry) error {
 	return r.apply(store.Synced, store.PutCall{Call: r.row(s, e, nil, false)})
 }
 
+// callStarting starts what callStarted does, on a goroutine of its own,
+// and returns the wait for it: the call's handler prepares meanwhile and
+// waits right before its first effect (tool.Spec.AwaitsStart), so that
+// the fsync overlaps the preparation without anything having run before
+// the start is on disk. The row is taken now, as callStarted takes it.
+// Nil when nothing is written; the wait is to be called once.
+func (r *recorder) callStarting(s *Session, e *callEntry) func() error {
+	if r == nil || !e.audit.effects {
+		return nil
+	}
+	row := r.row(s, e, nil, false)
+	done := make(chan error, 1)
+	go func() { done <- r.apply(store.Synced, store.PutCall{Call: row}) }()
+	return func() error { return <-done }
+}
+
 // callAwaiting records a call awaiting approval, with its whole input, so
 // that after a restart it comes back awaiting. It is committed, not
 // fsync'd: nothing has run yet, and a call a power loss forgets is asked

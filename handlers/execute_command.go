@@ -93,6 +93,7 @@ func newExecuteCommand(name string, env tool.Env) *tool.Tool {
 		Run:             r.run,
 		ConcurrencySafe: func(in *ExecuteCommandInput) bool { return in.analysis().ReadOnly() },
 		Writes:          true,
+		AwaitsStart:     true,
 		Paths:           commandPaths,
 		Command: func(in *ExecuteCommandInput) tool.CommandLine {
 			return tool.CommandLine{Command: in.Command, RequiresApproval: in.RequiresApproval != nil && *in.RequiresApproval, Cwd: in.Cwd, Background: in.Background}
@@ -123,6 +124,9 @@ func (r *commandRunner) run(ctx context.Context, call *tool.Call, in *ExecuteCom
 		return tool.Result{}, err
 	}
 	if in.Background {
+		if err := call.Recorded(); err != nil {
+			return tool.Result{}, err
+		}
 		return r.startJob(ctx, call, in, dir)
 	}
 	sb, confine, err := call.Confinement(dir)
@@ -144,6 +148,9 @@ func (r *commandRunner) run(ctx context.Context, call *tool.Call, in *ExecuteCom
 	first := &firstChunk{}
 	res, err := process.Run(ctx, process.Options{
 		Sandbox: sb, Confine: confine,
+		// The call's start record is written while the sandbox is
+		// prepared; the command starts only once it is on disk.
+		Ready:   call.Recorded,
 		Command: in.Command, Dir: dir, Env: r.cfg.ChildEnv(), Timeout: timeout, Output: out,
 		OnChunk: call.Output, Terminal: term,
 		OnBytes: func(stream string, n int) {

@@ -91,6 +91,9 @@ type Runtime struct {
 	Jobs Jobs
 	// Todos replaces the session's todo list.
 	Todos func([]api.Todo)
+	// Recorded waits until the call's start is recorded as the pipeline
+	// requires (Spec.AwaitsStart); nil when nothing is pending.
+	Recorded func() error
 	// DeniedURL refuses a web address the call reaches on its own (a
 	// redirect, a page the browser navigates to) that a deny rule covers.
 	DeniedURL func(url string) error
@@ -111,6 +114,18 @@ func (c *Call) SetTodos(todos []api.Todo) {
 	if c.rt.Todos != nil {
 		c.rt.Todos(todos)
 	}
+}
+
+// Recorded waits until the pipeline has recorded the call's start, on
+// disk for a call with effects, and reports whether it could. A tool that
+// sets Spec.AwaitsStart calls it right before its first effect; an error
+// means the call must not run. It returns at once for any other tool,
+// whose start is recorded before its Run is called.
+func (c *Call) Recorded() error {
+	if c.rt.Recorded == nil {
+		return nil
+	}
+	return c.rt.Recorded()
 }
 
 // Attach plugs the pipeline's runtime into the call.

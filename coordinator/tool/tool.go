@@ -76,6 +76,12 @@ type Spec[In any] struct {
 	Interrupt InterruptBehavior
 	// Writes marks a tool that changes the workspace: plan mode refuses it.
 	Writes bool
+	// AwaitsStart marks a tool whose Run calls Call.Recorded before it
+	// does anything with an effect (starts a process, writes a file): the
+	// pipeline then writes the call's durable start record while Run
+	// prepares, instead of before Run is called. A Run that returns
+	// without calling it has run nothing.
+	AwaitsStart bool
 	// CountsReads marks a tool that counts the session's reads of a file
 	// (FileMemory.CountRead): its calls get read turns in block order.
 	CountsReads bool
@@ -122,6 +128,8 @@ type Tool struct {
 	InputSchema json.RawMessage
 	Interrupt   InterruptBehavior
 	Writes      bool
+	// AwaitsStart: see Spec.
+	AwaitsStart bool
 	// CountsReads: see Spec.
 	CountsReads bool
 	// Walks: see Spec.
@@ -153,6 +161,7 @@ func NewTool[In any](s Spec[In]) *Tool {
 		InputSchema: raw,
 		Interrupt:   s.Interrupt,
 		Writes:      s.Writes,
+		AwaitsStart: s.AwaitsStart,
 		CountsReads: s.CountsReads,
 		Walks:       s.Walks,
 		inputType:   reflect.TypeFor[In](),

@@ -53,6 +53,10 @@ type Options struct {
 	// unconfined (toolgate's own tools, tests of this package).
 	Sandbox *sandbox.Sandbox
 	Confine sandbox.Run
+	// Ready, when set, is called once the run is prepared, right before
+	// its process starts (or is handed to a sandbox started ahead): an
+	// error ends the run with nothing started, and Run returns it.
+	Ready func() error
 	// OnStart is called once the process has started.
 	OnStart func()
 	// Terminal, when set, runs the command under that pseudo-terminal
@@ -197,6 +201,12 @@ func runOnce(ctx context.Context, o Options) (Result, error) {
 			case <-runCtx.Done():
 			}
 		}()
+	}
+	if o.Ready != nil {
+		if err := o.Ready(); err != nil {
+			confined.Finish()
+			return Result{ExitCode: -1}, err
+		}
 	}
 	if err := runCtx.Err(); err != nil {
 		// Ended before it began, as exec.CommandContext would report.
