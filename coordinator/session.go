@@ -166,47 +166,29 @@ func (s *Session) Done() <-chan struct{} { return s.ctx.Done() }
 // claim registers a call by its tool_use id. When the id is already known
 // it returns that entry and false: the caller waits for it instead of
 // running the call again.
-//
-// The new entry (its channel, its context, which takes the session
-// context's own lock, and the clock read) and the id's hash are made
-// before the session's lock is taken, and a repeat drops them: at 16
-// connections on one session the lock's waits were mostly in claim.
-// Speed only: BenchmarkToolUseVsBare/route=tool_use/conns=16
-// (./cmd/toolgate/, docs/benchmarks.md).
 func (s *Session) claim(use api.ToolUse, msgID string, interrupt tool.InterruptBehavior) (*callEntry, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e, ok := s.calls[use.ID]; ok {
+		return e, false
+	}
+	dropped := s.dropped.has(use.ID)
+	if e := s.storedCallLocked(use.ID, dropped); e != nil {
+		return e, false
+	}
+	if dropped {
+		return s.droppedCallLocked(use, msgID), false
+	}
 	e := &callEntry{
 		record:    api.CallRecord{ToolUseID: use.ID, Name: use.Name, MessageID: msgID, State: api.StateQueued},
 		done:      make(chan struct{}),
 		interrupt: interrupt,
 		audit:     audit{session: s.ID, input: use.Input, claimed: time.Now().UTC()},
 	}
-	e.ctx, e.cancel = context.WithCancelCause(s.ctx)
-	h := droppedHash(use.ID)
-	s.mu.Lock()
-	known, fresh := s.claimLocked(use, msgID, e, h)
-	s.mu.Unlock()
-	if !fresh {
-		e.cancel(nil) // unregistered from the session's context
-	}
-	return known, fresh
-}
-
-// claimLocked is claim's part under the session's lock: e is the entry
-// made for a new call, h its id's droppedHash.
-func (s *Session) claimLocked(use api.ToolUse, msgID string, e *callEntry, h uint64) (*callEntry, bool) {
-	if known, ok := s.calls[use.ID]; ok {
-		return known, false
-	}
-	dropped := s.dropped.hasHash(h)
-	if known := s.storedCallLocked(use.ID, dropped); known != nil {
-		return known, false
-	}
-	if dropped {
-		return s.droppedCallLocked(use, msgID), false
-	}
 	if s.rec != nil {
 		e.audit.seq = s.rec.st.NextSeq()
 	}
+	e.ctx, e.cancel = context.WithCancelCause(s.ctx)
 	s.calls[use.ID] = e
 	s.callOrder = append(s.callOrder, use.ID)
 	s.evictLocked(nil)

@@ -27,11 +27,8 @@ type droppedIDs struct {
 	next int
 }
 
-// droppedHash is the hash droppedIDs keeps of id.
-func droppedHash(id string) uint64 { return maphash.String(droppedSeed, id) }
-
 func (d *droppedIDs) add(id string) {
-	h := droppedHash(id)
+	h := maphash.String(droppedSeed, id)
 	if _, ok := d.set[h]; ok {
 		return
 	}
@@ -51,17 +48,14 @@ func (d *droppedIDs) add(id string) {
 // remove forgets id, so that it may run again (its ring slot stays until
 // it is reused).
 func (d *droppedIDs) remove(id string) {
-	delete(d.set, droppedHash(id))
+	delete(d.set, maphash.String(droppedSeed, id))
 }
 
-func (d *droppedIDs) has(id string) bool { return d.hasHash(droppedHash(id)) }
-
-// hasHash reports whether the id whose droppedHash is h was dropped.
-func (d *droppedIDs) hasHash(h uint64) bool {
+func (d *droppedIDs) has(id string) bool {
 	if len(d.set) == 0 {
 		return false
 	}
-	_, ok := d.set[h]
+	_, ok := d.set[maphash.String(droppedSeed, id)]
 	return ok
 }
 

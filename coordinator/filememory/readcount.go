@@ -30,16 +30,13 @@ func (m *Memory) QueueRead(key string) uint64 {
 	if m == nil {
 		return 0
 	}
-	// Made before the lock, which every read of the session takes:
-	// BenchmarkToolUseVsBare/route=tool_use/conns=16 (./cmd/toolgate/).
-	t := readTurn{key: key, done: make(chan struct{})}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.readTurns == nil {
 		m.readTurns = map[uint64]readTurn{}
 	}
 	m.turnSeq++
-	m.readTurns[m.turnSeq] = t
+	m.readTurns[m.turnSeq] = readTurn{key: key, done: make(chan struct{})}
 	return m.turnSeq
 }
 
