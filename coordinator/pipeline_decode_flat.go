@@ -1,21 +1,29 @@
 package coordinator
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
+
+	fastjson "github.com/segmentio/encoding/json"
 )
 
 // decodeStrict decodes raw into in, a pointer to a tool's input struct,
 // refusing unknown fields. An input of a flat type (tool.Tool.FlatKeys)
-// whose keys are all known takes json.Unmarshal, which has no unknown
-// field to refuse there; any other input, and any input Unmarshal fails
+// whose keys are all known takes segmentio's decoder, which has no
+// unknown field to refuse there; any other input, and any input it fails
 // on (so that errors read the same), takes json.Decoder with
-// DisallowUnknownFields. Speed only: the decoder costs about twice
-// Unmarshal on a small input (BenchmarkInputScans/decode, ./coordinator/;
-// docs/benchmarks.md).
+// DisallowUnknownFields. Speed only: encoding/json's decoder costs about
+// twice its Unmarshal on a small input (BenchmarkInputScans/decode,
+// ./coordinator/; docs/benchmarks.md), and that Unmarshal was 2.7 % of
+// toolgate's CPU per read at 16 connections
+// (BenchmarkToolUseVsBare/route=tool_use/conns=16, ./cmd/toolgate/).
+// TestDecodeStrictSameAsDecoder and FuzzDecodeStrict hold the two to one
+// value and one error.
 func decodeStrict(in any, raw json.RawMessage, keys []string, flat bool) error {
 	if flat && knownKeysOnly(raw, keys) {
-		if json.Unmarshal(raw, in) == nil {
+		if rest, err := fastjson.Parse(raw, in, fastjson.DisallowUnknownFields); err == nil &&
+			len(bytes.TrimLeft(rest, " \t\r\n")) == 0 {
 			return nil
 		}
 		reflect.ValueOf(in).Elem().SetZero()

@@ -29,7 +29,7 @@ type benchReadIn struct {
 // the decoding they spare, side by side: the typed-string check before
 // coercion, the null search before the null walk, and the canonical-form
 // check before the loop key's round trip. ratio is the scan's time over
-// the plain path's. decode is the decoding itself: json.Unmarshal after a
+// the plain path's. decode is the decoding itself: segmentio's decoder after a
 // scan of the keys of a flat input against json.Decoder refusing unknown
 // fields.
 func BenchmarkInputScans(b *testing.B) {
