@@ -13,7 +13,7 @@ func recordStart(s *Session, e *callEntry, rec api.CallRecord) error {
 	if err := s.rec.callStarted(s, e); err != nil {
 		return err
 	}
-	s.Events.Append(api.Event{Type: api.EventToolStarted, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Call: &rec})
+	announceStarted(s, rec)
 	return nil
 }
 
@@ -33,9 +33,15 @@ func startRecord(s *Session, e *callEntry, rec api.CallRecord) func() error {
 				return err
 			}
 		}
-		s.Events.Append(api.Event{Type: api.EventToolStarted, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Call: &rec})
+		announceStarted(s, rec)
 		return nil
 	})
+}
+
+// announceStarted tells the session's streams that the call started
+// (tool.started), once its start is recorded.
+func announceStarted(s *Session, rec api.CallRecord) {
+	s.Events.Append(api.Event{Type: api.EventToolStarted, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Call: &rec})
 }
 
 // notRecorded is the end of a call whose start could not be recorded: it

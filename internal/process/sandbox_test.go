@@ -18,15 +18,7 @@ import (
 // did not start. A timeout and a cancel still end it, and its output,
 // stdin and exit status are the run's.
 func TestSandboxStartedAheadEndsWithItsRun(t *testing.T) {
-	sb := sandbox.New(sandbox.Config{Mode: sandbox.ModeBwrap})
-	if sb.Mode() != sandbox.InForceBwrap {
-		t.Skipf("no bubblewrap here: %s", sb.Info().Reason)
-	}
-	t.Cleanup(sb.Close)
-	ws := t.TempDir()
-	opts := func(command string) Options {
-		return Options{Command: command, Dir: ws, Env: os.Environ(), Sandbox: sb, Confine: sandbox.Run{Workspace: ws}}
-	}
+	opts := bwrapRuns(t)
 	// The first run has the next one's sandbox started.
 	if res, out := run(t, t.Context(), opts("true")); res.ExitCode != 0 {
 		t.Fatalf("true: %+v %s", res, text(t, out))
@@ -68,15 +60,7 @@ func TestSandboxStartedAheadEndsWithItsRun(t *testing.T) {
 // setsid, a double fork) is dead by then, and a death by signal is
 // reported as before.
 func TestStartedAheadLeftoversDeadBeforeTheAnswer(t *testing.T) {
-	sb := sandbox.New(sandbox.Config{Mode: sandbox.ModeBwrap})
-	if sb.Mode() != sandbox.InForceBwrap {
-		t.Skipf("no bubblewrap here: %s", sb.Info().Reason)
-	}
-	t.Cleanup(sb.Close)
-	ws := t.TempDir()
-	opts := func(command string) Options {
-		return Options{Command: command, Dir: ws, Env: os.Environ(), Sandbox: sb, Confine: sandbox.Run{Workspace: ws}}
-	}
+	opts := bwrapRuns(t)
 	if res, out := run(t, t.Context(), opts("true")); res.ExitCode != 0 {
 		t.Fatalf("true: %+v %s", res, text(t, out))
 	}
@@ -92,5 +76,21 @@ func TestStartedAheadLeftoversDeadBeforeTheAnswer(t *testing.T) {
 	res, _ = run(t, t.Context(), opts("kill -TERM $$"))
 	if res.ExitCode != -1 || res.Signal != "SIGTERM" {
 		t.Errorf("killed by SIGTERM: exit %d, signal %q; want -1, SIGTERM", res.ExitCode, res.Signal)
+	}
+}
+
+// bwrapRuns makes a bubblewrap sandbox for the test (skipping it where
+// bubblewrap cannot run) and returns the options of a run of command in
+// a fresh workspace through it.
+func bwrapRuns(t *testing.T) func(command string) Options {
+	t.Helper()
+	sb := sandbox.New(sandbox.Config{Mode: sandbox.ModeBwrap})
+	if sb.Mode() != sandbox.InForceBwrap {
+		t.Skipf("no bubblewrap here: %s", sb.Info().Reason)
+	}
+	t.Cleanup(sb.Close)
+	ws := t.TempDir()
+	return func(command string) Options {
+		return Options{Command: command, Dir: ws, Env: os.Environ(), Sandbox: sb, Confine: sandbox.Run{Workspace: ws}}
 	}
 }
