@@ -1,6 +1,7 @@
 package helper
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -75,11 +76,22 @@ type Exit struct {
 	Signal int `json:"signal,omitempty"`
 }
 
+// maxControlMessage bounds a Request on the control socket: toolgate hands
+// over at most 64 KiB of command line and environment (maxHandOver),
+// which JSON's escapes may make up to six times longer.
+const maxControlMessage = 1 << 20
+
+// newInbox is the buffer a helper receives every message of its control
+// socket in, made once: a buffer of maxControlMessage made for each message
+// was zeroed on every command's path, and made the helper's collector
+// run every few commands (BenchmarkReceiveRequest, ./internal/sandbox/helper/).
+func newInbox() []byte { return make([]byte, maxControlMessage) }
+
 // await says it waits, then takes the command and its standard streams
 // (stdin, stdout, stderr) and returns them, with the IDs of its mounts
 // (for the checks before each later command). A refusal is answered with
-// a Reply saying why, and the streams are closed.
-func await(spec Spec) (Request, []int, []uint64, error) {
+// a Reply saying why, and the streams are closed. inbox is newInbox's.
+func await(spec Spec, inbox []byte) (Request, []int, []uint64, error) {
 	if err := CheckMounts("/proc/self/mountinfo", spec.Mounts); err != nil {
 		reply(spec.Control, Reply{Error: err.Error()})
 		return Request{}, nil, nil, err
@@ -89,7 +101,7 @@ func await(spec Spec) (Request, []int, []uint64, error) {
 		ids = nil // too many for one message
 	}
 	reply(spec.Control, Reply{MountIDs: ids}) // ready
-	req, fds, err := receive(spec, ids, false)
+	req, fds, err := receive(spec, ids, false, inbox)
 	return req, fds, ids, err
 }
 
@@ -97,10 +109,10 @@ func await(spec Spec) (Request, []int, []uint64, error) {
 // streams, or (next) a Next message with its cgroups. A command's mount
 // points are checked again first: a mount whose path was removed or
 // renamed outside since the sandbox was made (an editor saving a masked
-// file anew) is gone, or elsewhere, inside.
-func receive(spec Spec, ids []uint64, next bool) (Request, []int, error) {
+// file anew) is gone, or elsewhere, inside. buf is the helper's inbox
+// (newInbox).
+func receive(spec Spec, ids []uint64, next bool, buf []byte) (Request, []int, error) {
 	ctl := spec.Control
-	buf := make([]byte, 1<<20)
 	oob := make([]byte, syscall.CmsgSpace(4*4))
 	n, oobn, _, _, err := syscall.Recvmsg(ctl, buf, oob, syscall.MSG_CMSG_CLOEXEC)
 	if err != nil {
@@ -127,7 +139,7 @@ func receive(spec Spec, ids []uint64, next bool) (Request, []int, error) {
 		return Request{}, nil, err
 	}
 	var req Request
-	dec := json.NewDecoder(strings.NewReader(string(buf[:n])))
+	dec := json.NewDecoder(bytes.NewReader(buf[:n]))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
 		return refuse(fmt.Errorf("bad request on the control socket: %w", err))

@@ -55,7 +55,8 @@ func serve(spec Spec) error {
 		return fmt.Errorf("prctl(PR_SET_CHILD_SUBREAPER): %w", err)
 	}
 	made := noteSandbox()
-	req, fds, ids, err := await(spec)
+	inbox := newInbox()
+	req, fds, ids, err := await(spec, inbox)
 	if err != nil {
 		return err
 	}
@@ -76,13 +77,13 @@ func serve(spec Spec) error {
 		if !req.Reuse {
 			select {} // the goroutine above exits
 		}
-		joined := next(spec)
+		joined := next(spec, inbox)
 		if err := errors.Join(<-reaped, joined); err != nil {
 			reply(spec.Control, Reply{Error: err.Error()})
 			os.Exit(125)
 		}
 		reply(spec.Control, Reply{Joined: true})
-		if req, fds, err = receive(spec, ids, false); err != nil {
+		if req, fds, err = receive(spec, ids, false, inbox); err != nil {
 			os.Exit(125)
 		}
 	}

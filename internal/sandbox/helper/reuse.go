@@ -123,9 +123,9 @@ func attrs(tid int) ownAttrs {
 }
 
 // next takes the Next message with the next command's cgroups and joins
-// them, on the locked thread.
-func next(spec Spec) error {
-	_, fds, err := receive(spec, nil, true)
+// them, on the locked thread; inbox is the helper's (newInbox).
+func next(spec Spec, inbox []byte) error {
+	_, fds, err := receive(spec, nil, true, inbox)
 	if err != nil {
 		return err
 	}
