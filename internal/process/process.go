@@ -202,29 +202,39 @@ func runOnce(ctx context.Context, o Options) (Result, error) {
 			}
 		}()
 	}
-	if o.Ready != nil {
-		if err := o.Ready(); err != nil {
-			confined.Finish()
-			return Result{ExitCode: -1}, err
+	notReady := false
+	begin := func(cmd *exec.Cmd) error {
+		// A run that goes to a sandbox started ahead of time is offered
+		// to it first: its helper readies the command while Ready waits
+		// (for the call's start record to be on disk), and starts it only
+		// at Start (internal/sandbox/helper/take.go).
+		if err := confined.Offer(cmd); err != nil {
+			return err
 		}
+		if o.Ready != nil {
+			if err := o.Ready(); err != nil {
+				notReady = true
+				return err
+			}
+		}
+		if err := runCtx.Err(); err != nil {
+			// Ended before it began, as exec.CommandContext would report.
+			notReady = true
+			return err
+		}
+		return confined.Start(cmd)
 	}
-	if err := runCtx.Err(); err != nil {
-		// Ended before it began, as exec.CommandContext would report.
-		confined.Finish()
-		return Result{ExitCode: -1}, err
-	}
-
 	k := &sink{out: o.Output, onChunk: o.OnChunk, onBytes: o.OnBytes,
 		live: bucket{rate: float64(o.LiveRate), burst: float64(o.LiveBurst)}}
 	var pipes *pipes
 	if slave != nil {
-		pipes, err = startWithTerminal(cmd, confined.Start, k, o.FlushDelay, o.Terminal, slave, o.Stdin)
+		pipes, err = startWithTerminal(cmd, begin, k, o.FlushDelay, o.Terminal, slave, o.Stdin)
 	} else {
-		pipes, err = startWithPipes(cmd, confined.Start, k, o.FlushDelay)
+		pipes, err = startWithPipes(cmd, begin, k, o.FlushDelay)
 	}
 	if err != nil {
 		confined.Finish()
-		if remembered && errors.Is(err, fs.ErrNotExist) {
+		if remembered && !notReady && errors.Is(err, fs.ErrNotExist) {
 			forgetPath(argv[0])
 			return Result{ExitCode: -1}, errMoved
 		}

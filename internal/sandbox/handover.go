@@ -16,9 +16,49 @@ import (
 // The hand-over of a run's command to its sandbox started ahead of time,
 // over the helper's control socket (helper/await.go).
 
+// Offer gives a run that goes to a sandbox started ahead of time its
+// command (handOver) before the run may start: the helper readies it
+// while the caller still waits, for the call's start record to be on
+// disk (helper/take.go), and starts it only once Start says so. Other
+// runs are left as they are. A run offered is started or finished like
+// any other; one finished unstarted never runs.
+func (p *Prepared) Offer(cmd *exec.Cmd) error {
+	if p == nil || p.warm == nil || p.offered {
+		return nil
+	}
+	if err := p.handOver(cmd); err != nil {
+		p.warm.stop()
+		return err
+	}
+	p.offered = true
+	return nil
+}
+
+// goAhead tells the helper of a run offered to start its command, and
+// has the next command's cgroups made for a sandbox the session may keep.
+func (p *Prepared) goAhead() error {
+	w := p.warm
+	_ = w.conn.SetDeadline(time.Now().Add(warmWait))
+	if _, err := w.conn.Write(goMessage); err != nil {
+		return fmt.Errorf("sandbox: start the command handed over: %w", err)
+	}
+	if err := w.started(); err != nil {
+		return fmt.Errorf("sandbox: %w", err)
+	}
+	if p.box != nil {
+		w.nextLimits = make(chan *runLimits, 1)
+		go w.sendNext(p.box.cgroups) // reuse.go
+	}
+	return nil
+}
+
+// goMessage is the helper's Request that starts the command offered.
+var goMessage, _ = json.Marshal(helper.Request{Go: true}) // plain data: cannot fail
+
 // handOver gives the run's command to its sandbox started ahead of time:
 // cmd's environment and standard streams (files or nil; other readers are
-// copied through a pipe), with the argv and directory prepared.
+// copied through a pipe), with the argv and directory prepared. The
+// helper starts it at goAhead.
 func (p *Prepared) handOver(cmd *exec.Cmd) error {
 	w := p.warm
 	var streams, ours []*os.File
@@ -86,13 +126,6 @@ func (p *Prepared) handOver(cmd *exec.Cmd) error {
 	_ = w.conn.SetDeadline(time.Now().Add(warmWait))
 	if _, _, err := w.conn.WriteMsgUnix(b, syscall.UnixRights(fds...), nil); err != nil {
 		return fmt.Errorf("sandbox: hand the command over: %w", err)
-	}
-	if err := w.started(); err != nil {
-		return fmt.Errorf("sandbox: %w", err)
-	}
-	if p.box != nil {
-		w.nextLimits = make(chan *runLimits, 1)
-		go w.sendNext(p.box.cgroups) // reuse.go
 	}
 	return nil
 }

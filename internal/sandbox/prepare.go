@@ -28,7 +28,8 @@ type Prepared struct {
 	prejoined *prejoined      // the thread to start the command from, until Start
 	left      <-chan struct{} // closed once that thread has left the cgroups
 	warm      *warm           // the sandbox started ahead of time the run goes to
-	handed    bool            // the command was handed to it
+	offered   bool            // its command was sent to it (Offer)
+	handed    bool            // and started there (Start)
 	reported  bool            // its helper reported the command's end (Ended)
 	// box and session: the run may leave its sandbox started ahead to
 	// the session's next command (reuse.go); reused: it got the
@@ -51,11 +52,15 @@ type Prepared struct {
 // A run that goes to a sandbox started ahead of time (Run.Warm) does not
 // start cmd: its environment and standard streams, which must be files or
 // nil (stdin may be any reader), are handed to the waiting sandbox with
-// the prepared command and directory. Running names the process to wait
-// for and kill then.
+// the prepared command and directory (at Offer, when the caller offered
+// it earlier), and the sandbox's helper starts it. Running names the
+// process to wait for and kill then.
 func (p *Prepared) Start(cmd *exec.Cmd) error {
 	if p != nil && p.warm != nil {
-		if err := p.handOver(cmd); err != nil {
+		if err := p.Offer(cmd); err != nil {
+			return err
+		}
+		if err := p.goAhead(); err != nil {
 			p.warm.stop()
 			return err
 		}

@@ -21,11 +21,11 @@ import (
 // toolgate checks the sandbox's mounts itself (CheckMountIDs under
 // /proc/PID/root) when a run comes, with no round trip to the helper.
 // Then toolgate sends the command with its standard streams (stdin,
-// stdout, stderr, in that order, as SCM_RIGHTS). The helper checks its
-// mounts again and starts the command as its child (child.go), answering
-// a Reply that says it started, or why it was refused; once the command
-// and everything it left in the sandbox have ended, a Reply with its
-// Exit. Failures after the streams are taken (a program not found) go to
+// stdout, stderr, in that order, as SCM_RIGHTS), and, once the call may
+// run, a Go message (take.go). The helper checks its mounts again and
+// starts the command as its child (child.go), answering a Reply that
+// says it started, or why it was refused; once the command and
+// everything it left in the sandbox have ended, a Reply with its Exit. Failures after the streams are taken (a program not found) go to
 // the command's stderr with exit status 126, as when the helper is
 // started for the command directly.
 
@@ -44,6 +44,9 @@ type Request struct {
 	Argv []string `json:"argv,omitempty"`
 	Env  []string `json:"env,omitempty"`
 	Dir  string   `json:"dir,omitempty"`
+	// Go starts the command received before it (take.go); it comes
+	// alone, with no descriptors.
+	Go bool `json:"go,omitempty"`
 	// Reuse keeps the helper, once the command and what it left have
 	// ended, for the next command of the same session (reuse.go): it
 	// then waits for a Next message instead of exiting.
@@ -88,30 +91,35 @@ const maxControlMessage = 1 << 20
 func newInbox() []byte { return make([]byte, maxControlMessage) }
 
 // await says it waits, then takes the command and its standard streams
-// (stdin, stdout, stderr) and returns them, with the IDs of its mounts
-// (for the checks before each later command). A refusal is answered with
+// (stdin, stdout, stderr) once it may start (take), and returns it, with
+// the IDs of its mounts (for the checks before each later command). A refusal is answered with
 // a Reply saying why, and the streams are closed. inbox is newInbox's.
-func await(spec Spec, inbox []byte) (Request, []int, []uint64, error) {
+func await(spec Spec, inbox []byte) (command, []uint64, error) {
 	if err := CheckMounts("/proc/self/mountinfo", spec.Mounts); err != nil {
 		reply(spec.Control, Reply{Error: err.Error()})
-		return Request{}, nil, nil, err
+		return command{}, nil, err
 	}
 	ids, _ := MountIDs("", spec.Mounts) // none: the mount table is read again
 	if len(ids)*21 > maxReadyIDs {
 		ids = nil // too many for one message
 	}
 	reply(spec.Control, Reply{MountIDs: ids}) // ready
-	req, fds, err := receive(spec, ids, false, inbox)
-	return req, fds, ids, err
+	c, err := take(spec, ids, inbox)
+	return c, ids, err
 }
 
-// receive takes the next message: a command with its three standard
-// streams, or (next) a Next message with its cgroups. A command's mount
-// points are checked again first: a mount whose path was removed or
-// renamed outside since the sandbox was made (an editor saving a masked
-// file anew) is gone, or elsewhere, inside. buf is the helper's inbox
-// (newInbox).
-func receive(spec Spec, ids []uint64, next bool, buf []byte) (Request, []int, error) {
+// message is the kind of a message on the control socket.
+type message int
+
+const (
+	commandMessage message = iota // a command, with its three standard streams
+	goMessage                     // Go, alone
+	nextMessage                   // Next, with the next command's cgroups
+)
+
+// receive takes the next message, which must be of kind k with its
+// descriptors. buf is the helper's inbox (newInbox).
+func receive(spec Spec, k message, buf []byte) (Request, []int, error) {
 	ctl := spec.Control
 	oob := make([]byte, syscall.CmsgSpace(4*4))
 	n, oobn, _, _, err := syscall.Recvmsg(ctl, buf, oob, syscall.MSG_CMSG_CLOEXEC)
@@ -145,22 +153,20 @@ func receive(spec Spec, ids []uint64, next bool, buf []byte) (Request, []int, er
 		return refuse(fmt.Errorf("bad request on the control socket: %w", err))
 	}
 	want := 3
-	if next {
+	switch k {
+	case goMessage:
+		want = 0
+	case nextMessage:
 		want = spec.JoinTasks
 		if spec.CgroupDir > 0 {
 			want++
 		}
 	}
 	switch {
-	case req.Next != next:
-		return refuse(fmt.Errorf("unexpected message on the control socket (next %v)", req.Next))
+	case req.Next != (k == nextMessage) || req.Go != (k == goMessage):
+		return refuse(fmt.Errorf("unexpected message on the control socket (next %v, go %v)", req.Next, req.Go))
 	case len(fds) != want:
 		return refuse(fmt.Errorf("the message came with %d descriptors, not %d", len(fds), want))
-	}
-	if !next {
-		if err := checkMountsAgain(spec.Mounts, ids); err != nil {
-			return refuse(err)
-		}
 	}
 	return req, fds, nil
 }

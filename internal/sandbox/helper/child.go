@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -56,12 +54,13 @@ func serve(spec Spec) error {
 	}
 	made := noteSandbox()
 	inbox := newInbox()
-	req, fds, ids, err := await(spec, inbox)
+	c, ids, err := await(spec, inbox)
 	if err != nil {
 		return err
 	}
 	for {
-		pid := runCommand(spec, req, fds)
+		req := c.req
+		pid := runCommand(spec, c)
 		reaped := make(chan error, 1)
 		go func(reuse bool) {
 			exit := Exit{Code: 126}
@@ -83,24 +82,27 @@ func serve(spec Spec) error {
 			os.Exit(125)
 		}
 		reply(spec.Control, Reply{Joined: true})
-		if req, fds, err = receive(spec, ids, false, inbox); err != nil {
+		if c, err = take(spec, ids, inbox); err != nil {
 			os.Exit(125)
 		}
 	}
 }
 
 // runCommand says the command is taken, starts it with its standard
-// streams fds (which it closes), and returns its pid; 0 for a command that
+// streams (which it closes), and returns its pid; 0 for a command that
 // cannot be started, its reason on its stderr (it ends with status 126).
-func runCommand(spec Spec, req Request, fds []int) int {
+func runCommand(spec Spec, c command) int {
 	// Said before the command can run: one that kills the helper at once
 	// must not look as if it never started.
 	reply(spec.Control, Reply{Started: true})
-	pid, err := startCommand(spec, req, fds)
-	if err != nil {
-		_, _ = syscall.Write(fds[2], []byte("toolgate sandbox: "+err.Error()+"\n"))
+	pid, err := 0, c.err
+	if err == nil {
+		pid, err = startCommand(spec, c)
 	}
-	for _, fd := range fds {
+	if err != nil {
+		_, _ = syscall.Write(c.fds[2], []byte("toolgate sandbox: "+err.Error()+"\n"))
+	}
+	for _, fd := range c.fds {
 		_ = syscall.Close(fd) // the command holds its own
 	}
 	if err != nil {
@@ -109,35 +111,15 @@ func runCommand(spec Spec, req Request, fds []int) int {
 	return pid
 }
 
-// startCommand starts req as a child in a session of its own (as
-// bubblewrap's --new-session made the command it exec'd), in req.Dir.
-func startCommand(spec Spec, req Request, fds []int) (int, error) {
-	if len(req.Argv) == 0 {
-		return 0, errors.New("no command to run")
-	}
-	env := req.Env
-	if req.Dir != "" {
-		if err := os.Chdir(req.Dir); err != nil {
-			return 0, err
-		}
-		env = append(env, "PWD="+req.Dir) // as bubblewrap's --chdir sets it
-	}
-	_ = os.Unsetenv("PATH")
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			_ = os.Setenv("PATH", v) // where exec.LookPath looks
-		}
-	}
-	path, err := exec.LookPath(req.Argv[0])
-	if err != nil {
-		return 0, err
-	}
+// startCommand starts c, readied by take, as a child in a session of its
+// own (as bubblewrap's --new-session made the command it exec'd).
+func startCommand(spec Spec, c command) (int, error) {
 	sys := &syscall.SysProcAttr{Setsid: true}
 	if spec.CgroupDir > 0 {
 		sys.UseCgroupFD, sys.CgroupFD = true, spec.CgroupDir
 	}
-	return syscall.ForkExec(path, req.Argv, &syscall.ProcAttr{
-		Env: env, Files: []uintptr{uintptr(fds[0]), uintptr(fds[1]), uintptr(fds[2])}, Sys: sys,
+	return syscall.ForkExec(c.path, c.req.Argv, &syscall.ProcAttr{
+		Env: c.env, Files: []uintptr{uintptr(c.fds[0]), uintptr(c.fds[1]), uintptr(c.fds[2])}, Sys: sys,
 	})
 }
 

@@ -42,7 +42,7 @@ func BenchmarkReceiveRequest(b *testing.B) {
 		if err := syscall.Sendmsg(fds[0], msg, rights, nil, 0); err != nil {
 			b.Fatal(err)
 		}
-		_, got, err := receive(spec, nil, false, inbox)
+		_, got, err := receive(spec, commandMessage, inbox)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -125,7 +125,7 @@ func attrs(tid int) ownAttrs {
 // next takes the Next message with the next command's cgroups and joins
 // them, on the locked thread; inbox is the helper's (newInbox).
 func next(spec Spec, inbox []byte) error {
-	_, fds, err := receive(spec, nil, true, inbox)
+	_, fds, err := receive(spec, nextMessage, inbox)
 	if err != nil {
 		return err
 	}
