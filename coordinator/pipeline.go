@@ -332,6 +332,7 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 		return
 	}
 	e.audit.effects = hasEffects(cs.tool)
+	e.audit.readsOnly = cs.judged && cs.sub != nil && cs.sub.Command != nil && cs.sub.Command.ReadOnly()
 	var recorded func() error // the handler's wait for the start record (record_start.go)
 	if cs.tool.AwaitsStart {
 		recorded = startRecord(s, e, rec)

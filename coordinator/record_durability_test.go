@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -159,5 +160,51 @@ func TestReadResultNotKeptAcrossRestart(t *testing.T) {
 	}
 	if n := runs.Load(); n != ran {
 		t.Errorf("%d calls ran again after the restart", n-ran)
+	}
+}
+
+// TestReadOnlyCommandStartCommitted: a command line the shell analysis
+// finds only reads has its start committed without an fsync, since
+// running it again after a power loss changes nothing; one that may
+// write keeps its fsync'd start. Both ends are committed before the
+// answer, as for any call with effects.
+func TestReadOnlyCommandStartCommitted(t *testing.T) {
+	type in struct {
+		Command string `json:"command"`
+	}
+	run := tool.Registration{Name: "run", Factory: func(name string, _ tool.Env) *tool.Tool {
+		return coordinator.NewTool(tool.Spec[in]{Name: name,
+			Command: func(in *in) tool.CommandLine { return tool.CommandLine{Command: in.Command} },
+			Run: func(context.Context, *tool.Call, *in) (tool.Result, error) {
+				return tool.TextResult("ran"), nil
+			}})
+	}}
+	ws, err := tool.OpenWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	spy := &durabilitySpy{Memory: store.NewMemory(0)}
+	cfg := coordinator.DefaultConfig()
+	cfg.AllowAll = true
+	c := coordinator.New(coordinator.Options{Workspace: ws, Config: cfg, Tools: []tool.Registration{run}, Store: spy})
+	t.Cleanup(c.Close)
+	s, err := c.Sessions().Create(api.ModeAct, api.Permissions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, line := range []string{"cat go.mod", "touch new.txt", "true"} {
+		input, _ := json.Marshal(in{Command: line})
+		execute(t, c, t.Context(), s, api.ToolUse{Type: api.TypeToolUse, ID: "toolu_" + strconv.Itoa(i), Name: "run", Input: input})
+	}
+	want := []spiedRow{
+		{"run", "running", store.Committed}, {"run", "done", store.Committed},
+		{"run", "running", store.Synced}, {"run", "done", store.Committed},
+		{"run", "running", store.Committed}, {"run", "done", store.Committed},
+	}
+	spy.mu.Lock()
+	defer spy.mu.Unlock()
+	if !reflect.DeepEqual(spy.rows, want) {
+		t.Fatalf("rows written %+v, want %+v", spy.rows, want)
 	}
 }
