@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"syscall"
@@ -23,33 +24,71 @@ import (
 // non-blocking and, once the poller has refused a regular file, blocking
 // again (BenchmarkOpenRegular, ./handlers/; docs/benchmarks.md).
 func openRegular(call *tool.Call, p string) (string, *os.File, fs.FileInfo, error) {
-	ws := call.Workspace
-	rel, err := ws.Rel(p)
+	rel, err := call.Workspace.Rel(p)
 	if err != nil {
 		return "", nil, nil, err
 	}
-	f, err := ws.Root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, st, err := openRegularAt(call, rel)
+	return rel, f, st, err
+}
+
+// openRegularAt is openRegular of a path Rel has cleaned.
+func openRegularAt(call *tool.Call, rel string) (*os.File, fs.FileInfo, error) {
+	f, err := call.Workspace.Root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return rel, nil, nil, fileError(rel, err)
+		return nil, nil, fileError(rel, err)
 	}
 	st, err := f.Stat()
 	if err != nil {
-		f.Close()
-		return rel, nil, nil, fileError(rel, err)
+		err = fileError(rel, err)
+	} else if err = refuseIrregular(rel, st); err == nil {
+		err = call.CheckOpenedFile(f, st, rel)
 	}
-	if st.IsDir() {
+	if err != nil {
 		f.Close()
-		return rel, nil, nil, tool.Errorf(api.ToolCodeIsDirectory, "%s is a directory; use list_files to see what it holds.", rel)
+		return nil, nil, err
+	}
+	return f, st, nil
+}
+
+// readable is a workspace file opened for reading: an *os.File, or a
+// *tool.PlainFile (openReadable).
+type readable interface {
+	io.Reader
+	io.Closer
+}
+
+// openReadable is openRegularAt for a caller that only reads the file
+// through: a path that goes through no symlink is opened by
+// Workspace.OpenPlain, in one system call and with no os.File
+// (BenchmarkOpenPlain, ./handlers/; docs/benchmarks.md), every other
+// path, and any failure, as openRegularAt opens it, so that os.Root's
+// rules and its errors stay the only ones.
+func openReadable(call *tool.Call, rel string) (readable, fs.FileInfo, error) {
+	if f, err := call.Workspace.OpenPlain(rel); err == nil {
+		st := f.Info()
+		err := refuseIrregular(rel, st)
+		if err == nil {
+			err = call.CheckOpenedPlain(f, rel)
+		}
+		if err != nil {
+			f.Close()
+			return nil, nil, err
+		}
+		return f, st, nil
+	}
+	return openRegularAt(call, rel)
+}
+
+// refuseIrregular refuses a directory or any file that is not regular.
+func refuseIrregular(rel string, st fs.FileInfo) error {
+	if st.IsDir() {
+		return tool.Errorf(api.ToolCodeIsDirectory, "%s is a directory; use list_files to see what it holds.", rel)
 	}
 	if !st.Mode().IsRegular() {
-		f.Close()
-		return rel, nil, nil, tool.Errorf(api.ToolCodeNotRegular, "%s is not a regular file.", rel)
+		return tool.Errorf(api.ToolCodeNotRegular, "%s is not a regular file.", rel)
 	}
-	if err := call.CheckOpenedFile(f, st, rel); err != nil {
-		f.Close()
-		return rel, nil, nil, err
-	}
-	return rel, f, st, nil
+	return nil
 }
 
 // fileError turns a file system error into a message the model can act on,

@@ -75,6 +75,7 @@ func readLines(ctx context.Context, call *tool.Call, in *ReadLinesInput) (tool.R
 		return tool.TextResult(ReadUnchanged), nil
 	}
 	h := newStateHasher(f, st)
+	defer h.release()
 	head := make([]byte, 512)
 	n, err := io.ReadFull(h, head)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
