@@ -36,7 +36,7 @@ type Memory struct {
 	// ./coordinator/filememory/; docs/benchmarks.md).
 	readTurns []readTurn
 	firstTurn [1]readTurn
-	turnSeq    uint64
+	turnSeq   uint64
 }
 
 type seenFile struct {

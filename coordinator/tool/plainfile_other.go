@@ -22,3 +22,6 @@ func (f *PlainFile) Close() error { return errors.ErrUnsupported }
 
 // Info is never reached: OpenPlain makes no PlainFile here.
 func (f *PlainFile) Info() fs.FileInfo { return nil }
+
+// PlainPath reports false: only Linux has openat2.
+func (w *Workspace) PlainPath(rel string) bool { return false }
