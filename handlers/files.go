@@ -12,10 +12,10 @@ import (
 	"github.com/toolgate/toolgate/handlers/search"
 )
 
-// openRegular opens a regular file of the workspace for reading, and
-// refuses it when the ignore rules cover the file actually opened. It
-// returns the file's relative path, the file and what Stat said of it on
-// opening.
+// openRegularAt opens a regular file of the workspace, rel as Rel
+// cleaned it, for reading through os.Root, and refuses it when the
+// ignore rules cover the file actually opened. It returns the file and
+// what Stat said of it on opening.
 //
 // The file is opened non-blocking. A FIFO then opens at once (a blocking
 // open waits for a writer, forever if none comes) and is refused as not
@@ -23,16 +23,6 @@ import (
 // os package the four fcntl calls with which it makes a file descriptor
 // non-blocking and, once the poller has refused a regular file, blocking
 // again (BenchmarkOpenRegular, ./handlers/; docs/benchmarks.md).
-func openRegular(call *tool.Call, p string) (string, *os.File, fs.FileInfo, error) {
-	rel, err := call.Workspace.Rel(p)
-	if err != nil {
-		return "", nil, nil, err
-	}
-	f, st, err := openRegularAt(call, rel)
-	return rel, f, st, err
-}
-
-// openRegularAt is openRegular of a path Rel has cleaned.
 func openRegularAt(call *tool.Call, rel string) (*os.File, fs.FileInfo, error) {
 	f, err := call.Workspace.Root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {

@@ -129,7 +129,7 @@ func goroutinesCreated() uint64 {
 }
 
 // BenchmarkOpenRegular opens and closes a 1 KB file as read_file does
-// (openRegular: non-blocking, its other names judged from the Stat made
+// (openRegularAt: non-blocking, its other names judged from the Stat made
 // on opening) and, side by side, as it did before: a blocking open, which
 // Go's os package makes non-blocking and blocking again with four fcntl
 // calls, then Stat, then CheckOpened with a Stat of its own.
@@ -137,7 +137,7 @@ func BenchmarkOpenRegular(b *testing.B) {
 	ws := workspaceWith(b, map[string]string{"one_kb.txt": strings.Repeat("0123456789abcde\n", 64)})
 	call := &tool.Call{Workspace: ws}
 	benchpair.Run(b, func() {
-		_, f, _, err := openRegular(call, "one_kb.txt")
+		f, _, err := openRegularAt(call, "one_kb.txt")
 		if err != nil {
 			b.Fatal(err)
 		}

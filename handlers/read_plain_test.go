@@ -72,9 +72,10 @@ func plainCases(t *testing.T) (*tool.Workspace, *tool.Workspace) {
 	return ws, &tool.Workspace{Dir: ws.Dir, Root: ws.Root}
 }
 
-// TestReadPlainAsRoot reads each path of plainCases with OpenPlain and
-// through os.Root alone, with and without ignore rules: the answers,
-// refusals and their codes and words must be the same both ways.
+// TestReadPlainAsRoot reads each path of plainCases with read_file and
+// Read (readLines), with OpenPlain and through os.Root alone, with and
+// without ignore rules: the answers, refusals and their codes and words
+// must be the same both ways.
 func TestReadPlainAsRoot(t *testing.T) {
 	ws, rootOnly := plainCases(t)
 	paths := []string{
@@ -89,29 +90,46 @@ func TestReadPlainAsRoot(t *testing.T) {
 		".clineignore":  ignore.NewMatcher(ignore.ParseRules(".clineignore", "", []byte(".env\n"))),
 		"a path's rule": ignore.NewMatcher(ignore.ParseRules("extra", "", []byte("sub/deeper/\n"))),
 	}
-	for rname, m := range rules {
-		for _, p := range paths {
-			t.Run(rname+"/"+p, func(t *testing.T) {
-				read := func(w *tool.Workspace) (string, error) {
-					call := editCall(w, "toolu_plain")
-					call.Attach(tool.Runtime{Ignored: m})
-					res, err := readFile(t.Context(), call, &ReadFileInput{Path: p})
-					if err != nil {
-						return "", err
-					}
-					return text(api.ToolResult{Content: res.Content}), nil
-				}
-				got, gotErr := read(ws)
-				want, wantErr := read(rootOnly)
-				if got != want || errString(gotErr) != errString(wantErr) {
-					t.Errorf("read_file(%q) = %q, %v; through os.Root alone %q, %v", p, got, gotErr, want, wantErr)
-				}
-				if strings.Contains(got, "SECRET") || strings.Contains(got, "sk-live") && rname == ".clineignore" ||
-					strings.Contains(got, "package deeper") && rname == "a path's rule" {
-					t.Errorf("read_file(%q) read a file it must not: %q", p, got)
-				}
-			})
+	tools := map[string]func(*tool.Call, string) (tool.Result, error){
+		"read_file": func(call *tool.Call, p string) (tool.Result, error) {
+			return readFile(t.Context(), call, &ReadFileInput{Path: p})
+		},
+		"Read": func(call *tool.Call, p string) (tool.Result, error) {
+			return readLines(t.Context(), call, &ReadLinesInput{Path: p})
+		},
+	}
+	for name, run := range tools {
+		for rname, m := range rules {
+			for _, p := range paths {
+				t.Run(name+"/"+rname+"/"+p, func(t *testing.T) {
+					plainAsRoot(t, ws, rootOnly, m, p, rname, run)
+				})
+			}
 		}
+	}
+}
+
+// plainAsRoot reads p with run in ws and in rootOnly, under the ignore
+// rules m (named rname), and requires the same answer both ways.
+func plainAsRoot(t *testing.T, ws, rootOnly *tool.Workspace, m *ignore.Matcher, p, rname string, run func(*tool.Call, string) (tool.Result, error)) {
+	t.Helper()
+	read := func(w *tool.Workspace) (string, error) {
+		call := editCall(w, "toolu_plain")
+		call.Attach(tool.Runtime{Ignored: m})
+		res, err := run(call, p)
+		if err != nil {
+			return "", err
+		}
+		return text(api.ToolResult{Content: res.Content}), nil
+	}
+	got, gotErr := read(ws)
+	want, wantErr := read(rootOnly)
+	if got != want || errString(gotErr) != errString(wantErr) {
+		t.Errorf("read(%q) = %q, %v; through os.Root alone %q, %v", p, got, gotErr, want, wantErr)
+	}
+	if strings.Contains(got, "SECRET") || strings.Contains(got, "sk-live") && rname == ".clineignore" ||
+		strings.Contains(got, "package deeper") && rname == "a path's rule" {
+		t.Errorf("read(%q) read a file it must not: %q", p, got)
 	}
 }
 
