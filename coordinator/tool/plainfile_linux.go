@@ -91,9 +91,11 @@ func (w *Workspace) openat2(rel string, how *unix.OpenHow) (int, error) {
 		switch err {
 		case unix.EINTR:
 			continue
-		case unix.ENOSYS, unix.EPERM, unix.EINVAL, unix.E2BIG:
-			// No openat2, a seccomp filter refusing it, or flags
+		case unix.ENOSYS, unix.EPERM, unix.E2BIG:
+			// No openat2, a seccomp filter refusing it, or a how
 			// this kernel does not know: not worth asking again.
+			// (EINVAL is not among them: a file system may refuse
+			// one name so, and that says nothing of the next.)
 			w.noPlain.Store(true)
 		}
 		return fd, err
