@@ -108,9 +108,20 @@ func denialRoots(patterns []string) []string {
 }
 
 // walkWorkspace visits the entries under dir (workspace-relative), not
-// following links, at most maxLinkScan of them.
+// following links, at most maxLinkScan of them: by Workspace.WalkEntries
+// (BenchmarkWalkEntries, ./coordinator/tool/; docs/benchmarks.md), or
+// through Root where that cannot walk dir.
 func walkWorkspace(ws *tool.Workspace, dir string, visit func(p string, d fs.DirEntry)) {
 	n := 0
+	if ws.WalkEntries(dir, func(p string, d fs.DirEntry) bool {
+		if n++; n > maxLinkScan {
+			return false
+		}
+		visit(p, d)
+		return true
+	}) {
+		return
+	}
 	_ = fs.WalkDir(ws.Root.FS(), dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil

@@ -25,3 +25,8 @@ func (f *PlainFile) Info() fs.FileInfo { return nil }
 
 // PlainPath reports false: only Linux has openat2.
 func (w *Workspace) PlainPath(rel string) bool { return false }
+
+// WalkEntries reports false: the caller walks through Root.
+func (w *Workspace) WalkEntries(dir string, visit func(p string, d fs.DirEntry) bool) bool {
+	return false
+}
