@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"syscall"
@@ -11,10 +12,10 @@ import (
 	"github.com/toolgate/toolgate/handlers/search"
 )
 
-// openRegular opens a regular file of the workspace for reading, and
-// refuses it when the ignore rules cover the file actually opened. It
-// returns the file's relative path, the file and what Stat said of it on
-// opening.
+// openRegularAt opens a regular file of the workspace, rel as Rel
+// cleaned it, for reading through os.Root, and refuses it when the
+// ignore rules cover the file actually opened. It returns the file and
+// what Stat said of it on opening.
 //
 // The file is opened non-blocking. A FIFO then opens at once (a blocking
 // open waits for a writer, forever if none comes) and is refused as not
@@ -22,34 +23,62 @@ import (
 // os package the four fcntl calls with which it makes a file descriptor
 // non-blocking and, once the poller has refused a regular file, blocking
 // again (BenchmarkOpenRegular, ./handlers/; docs/benchmarks.md).
-func openRegular(call *tool.Call, p string) (string, *os.File, fs.FileInfo, error) {
-	ws := call.Workspace
-	rel, err := ws.Rel(p)
+func openRegularAt(call *tool.Call, rel string) (*os.File, fs.FileInfo, error) {
+	f, err := call.Workspace.Root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return "", nil, nil, err
-	}
-	f, err := ws.Root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return rel, nil, nil, fileError(rel, err)
+		return nil, nil, fileError(rel, err)
 	}
 	st, err := f.Stat()
 	if err != nil {
-		f.Close()
-		return rel, nil, nil, fileError(rel, err)
+		err = fileError(rel, err)
+	} else if err = refuseIrregular(rel, st); err == nil {
+		err = call.CheckOpenedFile(f, st, rel)
 	}
-	if st.IsDir() {
+	if err != nil {
 		f.Close()
-		return rel, nil, nil, tool.Errorf(api.ToolCodeIsDirectory, "%s is a directory; use list_files to see what it holds.", rel)
+		return nil, nil, err
+	}
+	return f, st, nil
+}
+
+// readable is a workspace file opened for reading: an *os.File, or a
+// *tool.PlainFile (openReadable).
+type readable interface {
+	io.Reader
+	io.Closer
+}
+
+// openReadable is openRegularAt for a caller that only reads the file
+// through: a path that goes through no symlink is opened by
+// Workspace.OpenPlain, in one system call and with no os.File
+// (BenchmarkOpenPlain, ./handlers/; docs/benchmarks.md), every other
+// path, and any failure, as openRegularAt opens it, so that os.Root's
+// rules and its errors stay the only ones.
+func openReadable(call *tool.Call, rel string) (readable, fs.FileInfo, error) {
+	if f, err := call.Workspace.OpenPlain(rel); err == nil {
+		st := f.Info()
+		err := refuseIrregular(rel, st)
+		if err == nil {
+			err = call.CheckOpenedPlain(f, rel)
+		}
+		if err != nil {
+			f.Close()
+			return nil, nil, err
+		}
+		return f, st, nil
+	}
+	return openRegularAt(call, rel)
+}
+
+// refuseIrregular refuses a directory or any file that is not regular.
+func refuseIrregular(rel string, st fs.FileInfo) error {
+	if st.IsDir() {
+		return tool.Errorf(api.ToolCodeIsDirectory, "%s is a directory; use list_files to see what it holds.", rel)
 	}
 	if !st.Mode().IsRegular() {
-		f.Close()
-		return rel, nil, nil, tool.Errorf(api.ToolCodeNotRegular, "%s is not a regular file.", rel)
+		return tool.Errorf(api.ToolCodeNotRegular, "%s is not a regular file.", rel)
 	}
-	if err := call.CheckOpenedFile(f, st, rel); err != nil {
-		f.Close()
-		return rel, nil, nil, err
-	}
-	return rel, f, st, nil
+	return nil
 }
 
 // fileError turns a file system error into a message the model can act on,

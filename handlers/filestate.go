@@ -5,7 +5,6 @@ import (
 	"hash"
 	"io"
 	"io/fs"
-	"os"
 	"sync"
 
 	"github.com/toolgate/toolgate/coordinator/tool"
@@ -20,7 +19,7 @@ const maxHashBytes = maxEditBytes
 // stateHasher reads a file while hashing every byte read, so that a read
 // can record the file's state without a second pass over what it returned.
 type stateHasher struct {
-	f *os.File
+	f io.Reader
 	// info is what Stat said of f on opening: its size and mtime are
 	// remembered with the hash. A file changed while it was read then
 	// differs from what is remembered (in size, or in mtime when it is
@@ -28,12 +27,29 @@ type stateHasher struct {
 	// new state for content that was read before it.
 	info fs.FileInfo
 	h    hash.Hash
-	n    int64 // bytes read and hashed
-	eof  bool  // a read has met the end of the file
+	sum  [sha256.Size]byte // the hash's Sum, made without allocating
+	n    int64             // bytes read and hashed
+	eof  bool              // a read has met the end of the file
 }
 
-func newStateHasher(f *os.File, info fs.FileInfo) *stateHasher {
-	return &stateHasher{f: f, info: info, h: sha256.New()}
+// stateHashers recycles hashers with their SHA-256 state: a read made
+// three allocations for them (BenchmarkStateHashers, ./handlers/;
+// docs/benchmarks.md).
+var stateHashers = sync.Pool{New: func() any { return &stateHasher{h: sha256.New()} }}
+
+// newStateHasher returns a hasher reading f, whose Stat on opening said
+// info. The caller gives it back with release once it is done with it.
+func newStateHasher(f io.Reader, info fs.FileInfo) *stateHasher {
+	s := stateHashers.Get().(*stateHasher)
+	s.f, s.info = f, info
+	return s
+}
+
+// release gives s back for another read; s must not be used after.
+func (s *stateHasher) release() {
+	s.h.Reset()
+	s.f, s.info, s.n, s.eof = nil, nil, 0, false
+	stateHashers.Put(s)
 }
 
 // Read reads f through the hash. A read that reaches the size f had on
@@ -76,7 +92,7 @@ func (s *stateHasher) remember(files tool.Files, rel string) {
 			copyBuffers.Put(buf)
 		}
 		if err == nil {
-			copy(st.Hash[:], s.h.Sum(nil))
+			st.Hash = [sha256.Size]byte(s.h.Sum(s.sum[:0]))
 			st.Hashed = true
 		}
 	}

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -128,7 +129,7 @@ func goroutinesCreated() uint64 {
 }
 
 // BenchmarkOpenRegular opens and closes a 1 KB file as read_file does
-// (openRegular: non-blocking, its other names judged from the Stat made
+// (openRegularAt: non-blocking, its other names judged from the Stat made
 // on opening) and, side by side, as it did before: a blocking open, which
 // Go's os package makes non-blocking and blocking again with four fcntl
 // calls, then Stat, then CheckOpened with a Stat of its own.
@@ -136,7 +137,7 @@ func BenchmarkOpenRegular(b *testing.B) {
 	ws := workspaceWith(b, map[string]string{"one_kb.txt": strings.Repeat("0123456789abcde\n", 64)})
 	call := &tool.Call{Workspace: ws}
 	benchpair.Run(b, func() {
-		_, f, _, err := openRegular(call, "one_kb.txt")
+		f, _, err := openRegularAt(call, "one_kb.txt")
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -153,5 +154,60 @@ func BenchmarkOpenRegular(b *testing.B) {
 			b.Fatal(err)
 		}
 		f.Close()
+	})
+}
+
+// BenchmarkOpenPlain opens, stats, reads and closes a 1 KB file as
+// read_file does (openReadable: one openat2 beneath the workspace, the
+// bare descriptor) and, side by side, through os.Root (openRegularAt:
+// one openat per component, an os.File), at the top of the workspace and
+// three directories down.
+//
+//	go test -run '^$' -bench OpenPlain -benchtime 20000x ./handlers/
+func BenchmarkOpenPlain(b *testing.B) {
+	kb := strings.Repeat("0123456789abcde\n", 64)
+	ws := workspaceWith(b, map[string]string{"one_kb.txt": kb, "src/pkg/sub/one_kb.txt": kb})
+	call := &tool.Call{Workspace: ws}
+	buf := make([]byte, 4<<10)
+	for _, rel := range []string{"one_kb.txt", "src/pkg/sub/one_kb.txt"} {
+		b.Run(strconv.Itoa(strings.Count(rel, "/"))+"_dirs", func(b *testing.B) {
+			read := func(f readable, err error) {
+				if err != nil {
+					b.Fatal(err)
+				}
+				if n, _ := f.Read(buf); n != len(kb) {
+					b.Fatalf("read %d bytes", n)
+				}
+				f.Close()
+			}
+			benchpair.Run(b, func() {
+				f, _, err := openReadable(call, rel)
+				read(f, err)
+			}, func() {
+				f, _, err := openRegularAt(call, rel)
+				read(f, err)
+			})
+		})
+	}
+}
+
+// BenchmarkStateHashers hashes a 1 KB file's state as a read does, with
+// a recycled hasher (stateHashers) and, side by side, with one made for
+// the read and its sum allocated.
+//
+//	go test -run '^$' -bench StateHashers -benchtime 100000x ./handlers/
+func BenchmarkStateHashers(b *testing.B) {
+	kb := []byte(strings.Repeat("0123456789abcde\n", 64))
+	var sink tool.FileState
+	benchpair.Run(b, func() {
+		h := newStateHasher(nil, nil)
+		h.h.Write(kb)
+		sink.Hash = [32]byte(h.h.Sum(h.sum[:0]))
+		h.release()
+	}, func() {
+		h := &stateHasher{h: sha256.New()}
+		h.h.Write(kb)
+		copy(sink.Hash[:], h.h.Sum(nil))
+		runtime.KeepAlive(h)
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"strings"
@@ -42,13 +43,9 @@ func documentExtractor(texts tool.Texts, rel string) func(f *os.File, size int64
 	return nil
 }
 
-// readDocument reads a document's text and answers with the window of it
-// in_ asks for, in Cline's numbered format.
-func readDocument(f *os.File, rel string, in *ReadFileInput, extract func(*os.File, int64) (string, error)) (string, error) {
-	st, err := f.Stat()
-	if err != nil {
-		return "", fileError(rel, err)
-	}
+// readDocument reads a document's text (st is f's Stat on opening) and
+// answers with the window of it in asks for, in Cline's numbered format.
+func readDocument(f *os.File, rel string, st fs.FileInfo, in *ReadFileInput, extract func(*os.File, int64) (string, error)) (string, error) {
 	text, err := extract(f, st.Size())
 	if err != nil {
 		var te *tool.ToolError

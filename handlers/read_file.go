@@ -53,6 +53,11 @@ func newReadFile(name string, env tool.Env) *tool.Tool {
 // (ReadFileToolHandler.execute): "Error reading file: ...".
 func readFile(ctx context.Context, call *tool.Call, in *ReadFileInput) (tool.Result, error) {
 	res, err := readFileContent(ctx, call, in)
+	if err == nil {
+		// Before the errors.As below, whose target would escape to the
+		// heap on every call.
+		return res, nil
+	}
 	var te *tool.ToolError
 	if errors.As(err, &te) && !strings.HasPrefix(te.Message, "Error reading file:") {
 		msg := te.Message
@@ -73,7 +78,20 @@ func readFile(ctx context.Context, call *tool.Call, in *ReadFileInput) (tool.Res
 }
 
 func readFileContent(ctx context.Context, call *tool.Call, in *ReadFileInput) (tool.Result, error) {
-	rel, f, st, err := openRegular(call, in.Path)
+	rel, err := call.Workspace.Rel(in.Path)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	// A document's text is extracted from an *os.File (its reader needs
+	// ReadAt); text and images are only read through.
+	var f readable
+	var st fs.FileInfo
+	extract := documentExtractor(call.Texts, rel)
+	if extract != nil {
+		f, st, err = openRegularAt(call, rel)
+	} else {
+		f, st, err = openReadable(call, rel)
+	}
 	if err != nil {
 		return tool.Result{}, err
 	}
@@ -86,7 +104,7 @@ func readFileContent(ctx context.Context, call *tool.Call, in *ReadFileInput) (t
 		}
 		return call.Texts.RepeatedRead(in.Path, call.Files.CountRead(ctx, call.ReadTurn, call.Texts.ReadKey(rel), st.ModTime()))
 	}
-	return readOpenFile(call, in, rel, f, st, note)
+	return readOpenFile(call, in, rel, f, st, extract, note)
 }
 
 // prefixResult puts note before a result, on a line of its own as Cline's
@@ -108,13 +126,16 @@ func prefixResult(res tool.Result, note string) tool.Result {
 
 // readOpenFile reads f, whose Stat on opening said st, into read_file's
 // answer, headed by what note returns once the read has succeeded and the
-// session remembers what it saw.
-func readOpenFile(call *tool.Call, in *ReadFileInput, rel string, f *os.File, st fs.FileInfo, note func() string) (tool.Result, error) {
+// session remembers what it saw. extract, when not nil, takes a
+// document's text out of f, then an *os.File.
+func readOpenFile(call *tool.Call, in *ReadFileInput, rel string, f readable, st fs.FileInfo,
+	extract func(*os.File, int64) (string, error), note func() string) (tool.Result, error) {
 	// Everything read goes through the hash, so the session can remember
 	// what it saw of the file for the stale-file guard. One buffered
 	// reader serves the sniff and the lines: a small file is read in one
 	// system call.
 	h := newStateHasher(f, st)
+	defer h.release()
 	br := lineReaders.Get().(*bufio.Reader)
 	br.Reset(h)
 	defer func() { br.Reset(nil); lineReaders.Put(br) }()
@@ -122,8 +143,12 @@ func readOpenFile(call *tool.Call, in *ReadFileInput, rel string, f *os.File, st
 	if err != nil && err != io.EOF {
 		return tool.Result{}, fileError(rel, err)
 	}
-	if extract := documentExtractor(call.Texts, rel); extract != nil {
-		text, err := readDocument(f, rel, in, extract)
+	if extract != nil {
+		of, ok := f.(*os.File)
+		if !ok {
+			return tool.Result{}, tool.Errorf(api.ToolCodeIOError, "Cannot extract the text of %s: not opened as a document.", rel)
+		}
+		text, err := readDocument(of, rel, st, in, extract)
 		if err != nil {
 			return tool.Result{}, err
 		}

@@ -62,19 +62,30 @@ func newReadLines(name string, env tool.Env) *tool.Tool {
 }
 
 func readLines(ctx context.Context, call *tool.Call, in *ReadLinesInput) (tool.Result, error) {
-	rel, f, st, err := openRegular(call, in.Path)
+	rel, err := call.Workspace.Rel(in.Path)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	if in.Pages != "" && strings.EqualFold(path.Ext(rel), ".pdf") {
+		// A PDF's pages are read from an *os.File (ReadAt).
+		f, _, err := openRegularAt(call, rel)
+		if err != nil {
+			return tool.Result{}, err
+		}
+		defer f.Close()
+		return readPDFPages(ctx, call, f, rel, in.Pages)
+	}
+	f, st, err := openReadable(call, rel)
 	if err != nil {
 		return tool.Result{}, err
 	}
 	defer f.Close()
-	if in.Pages != "" && strings.EqualFold(path.Ext(rel), ".pdf") {
-		return readPDFPages(ctx, call, f, rel, in.Pages)
-	}
 	window, seen := readWindow(call, rel, st, in)
 	if seen {
 		return tool.TextResult(ReadUnchanged), nil
 	}
 	h := newStateHasher(f, st)
+	defer h.release()
 	head := make([]byte, 512)
 	n, err := io.ReadFull(h, head)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {

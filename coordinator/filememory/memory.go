@@ -30,8 +30,12 @@ type Memory struct {
 	// reads counts the reads of each file, for Cline's duplicate-read
 	// notes (readcount.go); by pointer, as seen.
 	reads map[string]*readCount
-	// readTurns are the turns of queued reads not yet counted.
-	readTurns map[uint64]readTurn
+	// readTurns are the turns of queued reads not yet counted, in the
+	// order they were queued; they start in firstTurn, so a read queued
+	// while no other is pending allocates nothing (BenchmarkReadTurns,
+	// ./coordinator/filememory/; docs/benchmarks.md).
+	readTurns []readTurn
+	firstTurn [1]readTurn
 	turnSeq   uint64
 }
 

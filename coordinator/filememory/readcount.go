@@ -2,6 +2,7 @@ package filememory
 
 import (
 	"context"
+	"slices"
 	"time"
 )
 
@@ -25,7 +26,8 @@ type readCount struct {
 // one call after the other; toolgate runs reads side by side, and the
 // turns keep the counts what Cline's order gives. Only reads of the same
 // file wait for each other, so a read held up (by an approval, say) holds
-// up no read of another file. Every turn must end with EndRead.
+// up no read of another file. Every turn must end with EndRead or
+// CountRead.
 func (m *Memory) QueueRead(key string) uint64 {
 	if m == nil {
 		return 0
@@ -33,15 +35,17 @@ func (m *Memory) QueueRead(key string) uint64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.readTurns == nil {
-		m.readTurns = map[uint64]readTurn{}
+		m.readTurns = m.firstTurn[:0]
 	}
 	m.turnSeq++
-	m.readTurns[m.turnSeq] = readTurn{key: key, done: make(chan struct{})}
+	m.readTurns = append(m.readTurns, readTurn{seq: m.turnSeq, key: key})
 	return m.turnSeq
 }
 
-// readTurn is a queued read not yet counted.
+// readTurn is a queued read not yet counted. done is made when a later
+// read of the same file waits for it, and closed when it ends.
 type readTurn struct {
+	seq  uint64
 	key  string
 	done chan struct{}
 }
@@ -53,31 +57,50 @@ func (m *Memory) EndRead(turn uint64) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if t, ok := m.readTurns[turn]; ok {
-		close(t.done)
-		delete(m.readTurns, turn)
-		if len(m.readTurns) == 0 {
-			// An emptied map keeps its slots: a session between
-			// reads holds none (BenchmarkManySessionsMemory).
-			m.readTurns = nil
-		}
+	m.endTurnLocked(turn)
+}
+
+// endTurnLocked ends a turn, its waiters woken once m.mu is unlocked.
+func (m *Memory) endTurnLocked(turn uint64) {
+	i := slices.IndexFunc(m.readTurns, func(t readTurn) bool { return t.seq == turn })
+	if i < 0 {
+		return
+	}
+	if done := m.readTurns[i].done; done != nil {
+		close(done)
+	}
+	m.readTurns = slices.Delete(m.readTurns, i, i+1)
+	if len(m.readTurns) == 0 {
+		// Turns that outgrew the first slot are dropped with them:
+		// a session between reads holds no more than that slot
+		// (BenchmarkManySessionsMemory).
+		m.readTurns, m.firstTurn = nil, [1]readTurn{}
 	}
 }
 
-// waitTurn waits until every earlier turn of the same file has ended.
-func (m *Memory) waitTurn(ctx context.Context, turn uint64) {
-	m.mu.Lock()
-	mine := m.readTurns[turn]
+// earlierTurnsLocked are the channels to wait on before turn is counted:
+// those of the turns of the same file queued before it.
+func (m *Memory) earlierTurnsLocked(turn uint64) []chan struct{} {
+	i := slices.IndexFunc(m.readTurns, func(t readTurn) bool { return t.seq == turn })
+	if i < 0 {
+		return nil
+	}
 	var earlier []chan struct{}
-	for n, t := range m.readTurns {
-		if n < turn && t.key == mine.key {
+	for j := range m.readTurns[:i] {
+		t := &m.readTurns[j]
+		if t.key == m.readTurns[i].key {
+			if t.done == nil {
+				t.done = make(chan struct{})
+			}
 			earlier = append(earlier, t.done)
 		}
 	}
-	m.mu.Unlock()
-	if len(earlier) == 0 {
-		return
-	}
+	return earlier
+}
+
+// waitTurns waits until each of earlier is closed, ctx ends or
+// readTurnWait has passed.
+func waitTurns(ctx context.Context, earlier []chan struct{}) {
 	timer := time.NewTimer(readTurnWait)
 	defer timer.Stop()
 	for _, ch := range earlier {
@@ -96,17 +119,22 @@ func (m *Memory) waitTurn(ctx context.Context, turn uint64) {
 // session has now read it unchanged: 1 the first time and after the file
 // changed, was edited by a tool, or a command ran. A read with a turn
 // (QueueRead) is counted after the reads queued before it, and ends its
-// turn.
+// turn. A read that waits for none is counted, and its turn ended, under
+// one lock.
 func (m *Memory) CountRead(ctx context.Context, turn uint64, key string, mtime time.Time) int {
 	if m == nil {
 		return 1
 	}
-	if turn != 0 {
-		m.waitTurn(ctx, turn)
-		defer m.EndRead(turn)
-	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if turn != 0 {
+		if earlier := m.earlierTurnsLocked(turn); len(earlier) > 0 {
+			m.mu.Unlock()
+			waitTurns(ctx, earlier)
+			m.mu.Lock()
+		}
+		m.endTurnLocked(turn)
+	}
 	if m.reads == nil || len(m.reads) >= maxReadCounts {
 		m.reads = map[string]*readCount{}
 	}

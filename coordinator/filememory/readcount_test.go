@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/toolgate/toolgate/internal/benchpair"
 )
 
 // TestReadTurns: reads of one file are counted in the order they were
@@ -60,4 +62,21 @@ func TestReadTurnsLeaveNothing(t *testing.T) {
 	if n := m.CountRead(ctx, m.QueueRead("a.txt"), "a.txt", time.Unix(1, 0)); n != 2 {
 		t.Errorf("a later read of a.txt counted %d, want 2", n)
 	}
+}
+
+// BenchmarkReadTurns queues and counts one read at a time, as a session
+// of one caller does, with the turn in the session's first slot and,
+// side by side, in turns allocated for the read.
+//
+//	go test -run '^$' -bench ReadTurns -benchtime 100000x ./coordinator/filememory/
+func BenchmarkReadTurns(b *testing.B) {
+	ctx := context.Background()
+	mtime := time.Unix(1, 0)
+	fast, plain := New(Config{}), New(Config{})
+	benchpair.Run(b, func() {
+		fast.CountRead(ctx, fast.QueueRead("one_kb.txt"), "one_kb.txt", mtime)
+	}, func() {
+		plain.readTurns = make([]readTurn, 0, 1) // what QueueRead would do without firstTurn
+		plain.CountRead(ctx, plain.QueueRead("one_kb.txt"), "one_kb.txt", mtime)
+	})
 }

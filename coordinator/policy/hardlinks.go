@@ -50,29 +50,34 @@ func WithHardLinks(ws *tool.Workspace, base, hidden *ignore.Matcher, denials []s
 // directories), so the whole workspace is walked only when one of them
 // has another name.
 func otherNames(ws *tool.Workspace, roots []string, matched func(rel string) bool) []string {
-	linked := map[fileKey]bool{}
+	var linked map[fileKey]bool
 	for _, dir := range roots {
-		walkWorkspace(ws, dir, func(p string, info fs.FileInfo) bool {
-			if info.Mode().IsRegular() && matched(p) {
-				if k, n := inode(info); n > 1 {
-					linked[k] = true
-				}
+		walkWorkspace(ws, dir, func(p string, d fs.DirEntry) {
+			// Only a matched file is stat'ed: the policy stage walks
+			// on every call (BenchmarkPolicyStage/read_file,
+			// ./coordinator/; docs/benchmarks.md).
+			if !d.Type().IsRegular() || !matched(p) {
+				return
 			}
-			return true
+			if k, n := inode(d); n > 1 {
+				if linked == nil {
+					linked = map[fileKey]bool{}
+				}
+				linked[k] = true
+			}
 		})
 	}
 	if len(linked) == 0 {
 		return nil
 	}
 	var out []string
-	walkWorkspace(ws, ".", func(p string, info fs.FileInfo) bool {
-		if !info.Mode().IsRegular() {
-			return true
+	walkWorkspace(ws, ".", func(p string, d fs.DirEntry) {
+		if !d.Type().IsRegular() {
+			return
 		}
-		if k, n := inode(info); n > 1 && linked[k] && !matched(p) {
+		if k, n := inode(d); n > 1 && linked[k] && !matched(p) {
 			out = append(out, p)
 		}
-		return true
 	})
 	return out
 }
@@ -103,9 +108,20 @@ func denialRoots(patterns []string) []string {
 }
 
 // walkWorkspace visits the entries under dir (workspace-relative), not
-// following links, at most maxLinkScan of them.
-func walkWorkspace(ws *tool.Workspace, dir string, visit func(p string, info fs.FileInfo) bool) {
+// following links, at most maxLinkScan of them: by Workspace.WalkEntries
+// (BenchmarkWalkEntries, ./coordinator/tool/; docs/benchmarks.md), or
+// through Root where that cannot walk dir.
+func walkWorkspace(ws *tool.Workspace, dir string, visit func(p string, d fs.DirEntry)) {
 	n := 0
+	if ws.WalkEntries(dir, func(p string, d fs.DirEntry) bool {
+		if n++; n > maxLinkScan {
+			return false
+		}
+		visit(p, d)
+		return true
+	}) {
+		return
+	}
 	_ = fs.WalkDir(ws.Root.FS(), dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
@@ -113,17 +129,20 @@ func walkWorkspace(ws *tool.Workspace, dir string, visit func(p string, info fs.
 		if n++; n > maxLinkScan {
 			return fs.SkipAll
 		}
-		info, err := d.Info()
-		if err != nil || p == "." {
-			return nil
+		if p != "." {
+			visit(p, d)
 		}
-		visit(p, info)
 		return nil
 	})
 }
 
-// inode is a file's identity and its number of names.
-func inode(info fs.FileInfo) (fileKey, uint64) {
+// inode is a file's identity and its number of names (0 when it cannot
+// be stat'ed).
+func inode(d fs.DirEntry) (fileKey, uint64) {
+	info, err := d.Info()
+	if err != nil {
+		return fileKey{}, 0
+	}
 	st, ok := info.Sys().(*syscall.Stat_t)
 	if !ok {
 		return fileKey{}, 0

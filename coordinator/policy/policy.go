@@ -67,6 +67,8 @@ type Policy struct {
 	// commandNames are the names of every tool that runs a command line,
 	// sorted (SetCommandTools).
 	commandNames []string
+	// readDenials keeps what WithReadDenials made (read_deny_memo.go).
+	readDenials readDenialMemo
 }
 
 // Switches are the managed policy's switches the decision reads

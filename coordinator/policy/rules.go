@@ -126,7 +126,7 @@ func pathPattern(content string) (pattern string, absolute bool) {
 // workspace-relative form, or its absolute one for an absolute pattern.
 func (r *Rule) matchesPath(p PathRef) bool {
 	if r.absolute {
-		_, hit := r.globs.MatchLazy(strings.TrimPrefix(p.abs, "/"), p.IsDir)
+		_, hit := r.globs.MatchLazy(strings.TrimPrefix(p.abs(), "/"), p.IsDir)
 		return hit
 	}
 	_, hit := r.globs.MatchLazy(p.Rel, p.IsDir)

@@ -188,8 +188,7 @@ func hasRisk(a *shellcmd.Analysis, kind string) bool {
 // directory, which only rules ending in "/" ask, is looked up when one of
 // them matches it: most calls touch no such rule and cost no stat.
 func (p *Policy) Ref(rel string) PathRef {
-	abs := filepath.ToSlash(filepath.Join(p.workspace.Dir, filepath.FromSlash(rel)))
-	return PathRef{Rel: rel, abs: abs, dir: &dirLookup{root: p.workspace.Root, rel: rel}}
+	return PathRef{Rel: rel, dir: &dirLookup{root: p.workspace.Root, wsDir: p.workspace.Dir, rel: rel}}
 }
 
 // RealPath resolves the symlinks of a workspace path, so that a link to an
@@ -197,6 +196,9 @@ func (p *Policy) Ref(rel string) PathRef {
 // resolved through its longest existing parent. It reports false when the
 // path resolves outside the workspace (os.Root refuses those anyway).
 func (p *Policy) RealPath(rel string) (string, bool) {
+	if p.workspace.PlainPath(rel) {
+		return path.Clean(rel), true
+	}
 	full := filepath.Join(p.workspace.Dir, filepath.FromSlash(rel))
 	rest := ""
 	for {
@@ -248,7 +250,6 @@ type PathRef struct {
 	// Given is the path as the call gave it when that was absolute (a
 	// native Cline call's absolutePath), which Cline's refusals name.
 	Given string
-	abs   string     // the absolute path, for rules rooted at "/" (//path, ~/path)
 	dir   *dirLookup // whether it names a directory, looked up once when asked
 	// Walked marks a directory a tool walks (tool.Spec.Walks): the
 	// ignore rules judge it by name, as if it were no directory.
@@ -268,12 +269,25 @@ func (p PathRef) IsDir() bool {
 	return p.dir.is
 }
 
-// dirLookup is a path's directory lookup, made at most once.
+// abs is the path's absolute form, slash-separated, for rules rooted at
+// "/" (//path, ~/path); "" for a path made without a workspace. Made when
+// such a rule asks: most calls meet none (BenchmarkPolicyStage,
+// ./coordinator/; docs/benchmarks.md).
+func (p PathRef) abs() string {
+	if p.dir == nil {
+		return ""
+	}
+	return filepath.ToSlash(filepath.Join(p.dir.wsDir, filepath.FromSlash(p.dir.rel)))
+}
+
+// dirLookup is a path's directory lookup, made at most once, and what
+// its absolute form is made of.
 type dirLookup struct {
-	once sync.Once
-	root *os.Root
-	rel  string
-	is   bool
+	once  sync.Once
+	root  *os.Root
+	wsDir string
+	rel   string
+	is    bool
 }
 
 // uniquePaths drops later repeats of a path, keeping the order.

@@ -301,6 +301,23 @@ func (c *Call) CheckOpenedFile(f *os.File, info fs.FileInfo, rel string) error {
 	return c.CheckLinked(st, rel)
 }
 
+// CheckOpenedPlain is CheckOpenedFile for a file, not a directory, that
+// OpenPlain opened as rel: no symlink was followed, so rel is where the file really is and
+// the ignore rules judge it without asking the kernel for its path.
+func (c *Call) CheckOpenedPlain(f *PlainFile, rel string) error {
+	info := f.Info()
+	if c.HasIgnoreRules() {
+		if err := c.ignoredError(rel, rel, false); err != nil {
+			return err
+		}
+	}
+	if c.Workspace == nil || !info.Mode().IsRegular() {
+		return nil
+	}
+	st, _ := info.Sys().(*syscall.Stat_t)
+	return c.CheckLinked(st, rel)
+}
+
 // checkOpenedReal judges the real path of the open handle by the ignore
 // rules, when there are any.
 func (c *Call) checkOpenedReal(f *os.File, rel string, isDir bool) error {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"github.com/toolgate/toolgate/api"
 )
@@ -18,6 +19,16 @@ type Workspace struct {
 
 	edits editLocks // per-file edit locks; see LockForEdit
 	links linkIndex // names of files with several; see LinkNames
+
+	// dir is Root's own directory, opened through Root, whose
+	// descriptor OpenPlain resolves paths beneath; nil when it could
+	// not be opened (OpenPlain then always declines).
+	dir   *os.File
+	dirFd int
+	// noPlain is set once the kernel has refused openat2 itself (too
+	// old, or a seccomp filter): OpenPlain declines from then on
+	// without asking again.
+	noPlain atomic.Bool
 }
 
 // OpenWorkspace opens dir as the workspace.
@@ -33,11 +44,20 @@ func OpenWorkspace(dir string) (*Workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open workspace: %w", err)
 	}
-	return &Workspace{Dir: abs, Root: root}, nil
+	ws := &Workspace{Dir: abs, Root: root}
+	if d, err := root.Open("."); err == nil {
+		ws.dir, ws.dirFd = d, int(d.Fd())
+	}
+	return ws, nil
 }
 
-// Close releases the workspace's directory handle.
-func (w *Workspace) Close() error { return w.Root.Close() }
+// Close releases the workspace's directory handles.
+func (w *Workspace) Close() error {
+	if w.dir != nil {
+		w.dir.Close()
+	}
+	return w.Root.Close()
+}
 
 // maxPathLen bounds a path before any system call sees it.
 const maxPathLen = 4096
