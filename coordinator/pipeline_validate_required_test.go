@@ -56,8 +56,9 @@ type (
 		N    int    `json:"n" validate:"omitempty,min=1"`
 	}
 	reqUnexported struct {
-		Path  string `json:"path" validate:"required"`
-		cache string `validate:"required"` //nolint:unused // the validator passes over it
+		Path string `json:"path" validate:"required"`
+		//lint:ignore U1000 unset on purpose: the validator passes over an unexported field
+		cache string `validate:"required"`
 	}
 )
 
