@@ -44,7 +44,7 @@ func answers(text string, ms float64) []any {
 	}
 }
 
-// TestEncodeFastAgrees: the answers encode writes with segmentio's encoder
+// TestEncodeFastAgrees: the answers encode writes with appendAnswer
 // are byte for byte what encoding/json's Encoder writes.
 func TestEncodeFastAgrees(t *testing.T) {
 	for _, text := range encodeTexts {
