@@ -57,8 +57,10 @@ func (e *InputError) Error() string {
 // an *InputError.
 func DecodeInput(t *tool.Tool, v *validator.Validate, raw json.RawMessage) (any, error) {
 	in := t.NewInput()
-	keys, flat := t.FlatKeys()
-	if err := decodeInto(t.Name, in, v, coerceStrings(raw, t.ParamTypes()), keys, flat); err != nil {
+	var shape inputShape
+	shape.keys, shape.flat = t.FlatKeys()
+	shape.required, shape.requiredOnly = t.RequiredFields()
+	if err := decodeInto(t.Name, in, v, coerceStrings(raw, t.ParamTypes()), shape); err != nil {
 		return nil, err
 	}
 	return in, nil
@@ -68,23 +70,32 @@ func DecodeInput(t *tool.Tool, v *validator.Validate, raw json.RawMessage) (any,
 // dialect's inbound edge does before mapping it.
 func DecodeDialectInput(dt *tool.DialectTool, v *validator.Validate, raw json.RawMessage) (any, error) {
 	in := dt.NewInput()
-	if err := decodeInto(dt.Name, in, v, raw, nil, false); err != nil {
+	if err := decodeInto(dt.Name, in, v, raw, inputShape{}); err != nil {
 		return nil, err
 	}
 	return in, nil
 }
 
+// inputShape is what a tool knows of its input type that spares work on
+// each input: its tool.Tool.FlatKeys and RequiredFields. The zero value
+// knows nothing.
+type inputShape struct {
+	keys         []string
+	flat         bool
+	required     []int
+	requiredOnly bool
+}
+
 // decodeInto decodes raw JSON into in, a pointer to a tool's input
-// struct, refusing unknown fields, and validates it. keys and flat are the
-// input type's tool.Tool.FlatKeys (nil, false: unknown).
-func decodeInto(tool string, in any, v *validator.Validate, raw json.RawMessage, keys []string, flat bool) error {
+// struct, refusing unknown fields, and validates it.
+func decodeInto(tool string, in any, v *validator.Validate, raw json.RawMessage, shape inputShape) error {
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = json.RawMessage("{}")
 	}
 	if err := notObject(tool, raw); err != nil {
 		return err
 	}
-	if err := decodeStrict(in, raw, keys, flat); err != nil {
+	if err := decodeStrict(in, raw, shape.keys, shape.flat); err != nil {
 		return decodeError(tool, err)
 	}
 	// Only well-formed input gets here, so the walk sees all of it.
@@ -93,6 +104,9 @@ func decodeInto(tool string, in any, v *validator.Validate, raw json.RawMessage,
 			Summary: fmt.Sprintf("Invalid input for tool %s.", tool),
 			Fields:  map[string]string{at: "must not be null (leave the item out)"},
 		}
+	}
+	if requiredSet(in, shape.required, shape.requiredOnly) {
+		return nil
 	}
 	if err := v.Struct(in); err != nil {
 		return validationError(tool, reflect.TypeOf(in).Elem(), err)

@@ -28,12 +28,14 @@ type benchReadIn struct {
 // BenchmarkInputScans measures the byte scans of a call's input against
 // the decoding they spare, side by side: the typed-string check before
 // coercion, the null search before the null walk, and the canonical-form
-// check before the loop key's round trip. ratio is the scan's time over
-// the plain path's. decode is the decoding itself: segmentio's decoder after a
+// check before the loop key's round trip, the check of required fields
+// before the validator (validate). ratio is the scan's time over the
+// plain path's. decode is the decoding itself: segmentio's decoder after a
 // scan of the keys of a flat input against json.Decoder refusing unknown
 // fields.
 func BenchmarkInputScans(b *testing.B) {
 	keys, flat := []string{"path", "start_line", "end_line"}, true
+	validator, validIn, shape := NewValidator(), &reqPath{Path: "src/server/handler.go", StartLine: 1, EndLine: 40}, shapeOf[reqPath]()
 	pairs := []struct {
 		name        string
 		scan, plain func()
@@ -45,6 +47,11 @@ func BenchmarkInputScans(b *testing.B) {
 				_ = "read_file" + "\x00" + string(benchInput)
 			}
 		}, func() { loopKeyRoundTrip("read_file", benchInput) }},
+		{"validate", func() {
+			if !requiredSet(validIn, shape.required, shape.requiredOnly) {
+				_ = validator.Struct(validIn)
+			}
+		}, func() { _ = validator.Struct(validIn) }},
 		{"decode", func() {
 			var in benchReadIn
 			_ = decodeStrict(&in, benchInput, keys, flat)

@@ -142,8 +142,7 @@ func decodeError(err error) error {
 func (s *Server) encode(w http.ResponseWriter, r *http.Request, status int, v any) {
 	eb, _ := s.encodeBufs.Get().(*encodeBuffer)
 	if eb == nil {
-		eb = new(encodeBuffer)
-		eb.enc, eb.fast = json.NewEncoder(&eb.buf), fastjson.NewEncoder(&eb.buf)
+		eb = newEncodeBuffer()
 	}
 	defer s.putEncodeBuffer(eb)
 	if err := eb.encode(v); err != nil {
@@ -182,23 +181,31 @@ func (s *Server) putBodyBuffer(b *bytes.Buffer) {
 	s.bodyBufs.Put(b)
 }
 
-// encodeBuffer is a response buffer with its encoders, recycled together.
+// encodeBuffer is a response buffer with its encoder, recycled together.
 type encodeBuffer struct {
-	buf  bytes.Buffer
-	enc  *json.Encoder
-	fast *fastjson.Encoder
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+// newEncodeBuffer is an empty response buffer with its encoder.
+func newEncodeBuffer() *encodeBuffer {
+	eb := new(encodeBuffer)
+	eb.enc = json.NewEncoder(&eb.buf)
+	return eb
 }
 
 // encode writes v and a newline to the buffer. The answers of calls, the
-// most frequent and mostly a tool's text, go through segmentio's encoder,
-// faster than encoding/json's at escaping text and writing the same
-// bytes; every other answer through encoding/json's. Speed only:
-// BenchmarkEncodeAnswer (./server/, docs/benchmarks.md);
-// TestEncodeFastAgrees holds the two encoders to the same bytes.
+// most frequent and mostly a tool's text, are appended by appendAnswer
+// (encode_answer.go) in the bytes encoding/json writes; every other
+// answer, and one appendAnswer leaves, goes through encoding/json's
+// encoder.
 func (eb *encodeBuffer) encode(v any) error {
 	switch v.(type) {
 	case api.ToolUseResponse, api.MessageResponse:
-		return eb.fast.Encode(v)
+		if b, ok := appendAnswer(eb.buf.AvailableBuffer(), v); ok {
+			_, _ = eb.buf.Write(b) // in place when it fitted the buffer
+			return nil
+		}
 	}
 	return eb.enc.Encode(v)
 }

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"reflect"
+	"slices"
 	"testing"
 	"time"
 
-	fastjson "github.com/segmentio/encoding/json"
 	"github.com/toolgate/toolgate/api"
 )
 
@@ -43,7 +44,7 @@ func answers(text string, ms float64) []any {
 	}
 }
 
-// TestEncodeFastAgrees: the answers encode writes with segmentio's encoder
+// TestEncodeFastAgrees: the answers encode writes with appendAnswer
 // are byte for byte what encoding/json's Encoder writes.
 func TestEncodeFastAgrees(t *testing.T) {
 	for _, text := range encodeTexts {
@@ -68,8 +69,7 @@ func FuzzEncodeFastAgrees(f *testing.F) {
 func checkEncodeAgrees(t *testing.T, text string, ms float64) {
 	t.Helper()
 	for _, v := range answers(text, ms) {
-		var eb encodeBuffer
-		eb.enc, eb.fast = json.NewEncoder(&eb.buf), fastjson.NewEncoder(&eb.buf)
+		eb := newEncodeBuffer()
 		if err := eb.encode(v); err != nil {
 			t.Fatal(err)
 		}
@@ -79,6 +79,56 @@ func checkEncodeAgrees(t *testing.T, text string, ms float64) {
 		}
 		if !bytes.Equal(eb.buf.Bytes(), want.Bytes()) {
 			t.Errorf("%T:\n got %s\nwant %s", v, eb.buf.Bytes(), want.Bytes())
+		}
+	}
+}
+
+// TestAnswerFieldsKnown: appendAnswer writes every field of the answer
+// types; a field added to one of them must be added there too (and here).
+func TestAnswerFieldsKnown(t *testing.T) {
+	known := map[reflect.Type][]string{
+		reflect.TypeFor[api.ToolUseResponse](): {"result", "call"},
+		reflect.TypeFor[api.MessageResponse](): {"message_id", "message", "calls"},
+		reflect.TypeFor[api.UserMessage]():     {"role", "content"},
+		reflect.TypeFor[api.ToolResult]():      {"type", "tool_use_id", "content", "is_error"},
+		reflect.TypeFor[api.Content]():         {"type", "text,omitempty", "source,omitempty"},
+		reflect.TypeFor[api.ImageSource]():     {"type", "media_type", "data"},
+		reflect.TypeFor[api.CallRecord](): {"tool_use_id", "name", "message_id,omitempty", "state", "status,omitempty",
+			"started_at,omitempty", "duration_ms", "error,omitempty"},
+		reflect.TypeFor[api.ErrorDetail](): {"code", "message"},
+	}
+	for typ, want := range known {
+		var got []string
+		for f := range typ.Fields() {
+			got = append(got, f.Tag.Get("json"))
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%v's fields: got %q, want %q (appendAnswer writes these)", typ, got, want)
+		}
+	}
+}
+
+// TestEncodeAnswerOddValues: the times and durations appendAnswer leaves
+// to encoding/json (a year past 9999, an offset with seconds, NaN) come
+// out as encoding/json writes or refuses them.
+func TestEncodeAnswerOddValues(t *testing.T) {
+	times := []time.Time{
+		time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("lmt", 561)),
+		time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("far", 30*3600)),
+		time.Date(9999, 12, 31, 23, 59, 59, 1, time.FixedZone("w", -5*3600)),
+	}
+	for _, at := range times {
+		for _, ms := range []float64{1, math.NaN(), math.Inf(-1)} {
+			v := api.ToolUseResponse{Result: api.NewToolResult("t", "x", false), Call: api.CallRecord{StartedAt: &at, DurationMS: ms}}
+			eb := newEncodeBuffer()
+			err := eb.encode(v)
+			var want bytes.Buffer
+			wantErr := json.NewEncoder(&want).Encode(v)
+			if (err != nil) != (wantErr != nil) || err == nil && !bytes.Equal(eb.buf.Bytes(), want.Bytes()) {
+				t.Errorf("%v, %v: got %q (%v), want %q (%v)", at, ms, eb.buf.Bytes(), err, want.Bytes(), wantErr)
+			}
 		}
 	}
 }

@@ -99,22 +99,27 @@ func (s *Server) count(ww middleware.WrapResponseWriter, r *http.Request, route 
 	}
 }
 
-// logRequest writes a request's line. Its attributes go to LogAttrs as
-// they are, the request id first as logFrom's logger puts it: the same
-// line as logFrom(r, s.logger).Log(...) writes, without a logger made for
-// the request, a record copied, or a value boxed. Speed only:
-// BenchmarkRequestLogLine (./server/, docs/benchmarks.md);
-// TestRequestLogLineUnchanged holds the line to logFrom's.
+// logRequest writes a request's line. Its attributes go into a record
+// made here, the request id first as logFrom's logger puts it, handed to
+// the logger's handler: the same line as logFrom(r, s.logger).Log(...)
+// writes, without a logger made for the request, a value boxed, or the
+// caller's program counter, which Logger.LogAttrs takes with
+// runtime.Callers for a source line no handler here writes (AddSource is
+// never set). Speed only: BenchmarkRequestLogLine (./server/,
+// docs/benchmarks.md); TestRequestLogLineUnchanged holds the line to
+// logFrom's.
 func (s *Server) logRequest(r *http.Request, id, route string, status, bytes int, start time.Time) {
 	level := requestLogLevel(r, status)
-	if !s.logger.Enabled(context.Background(), level) { // as Log asks
+	h := s.logger.Handler()
+	if !h.Enabled(context.Background(), level) { // as Logger.Log asks
 		return
 	}
 	// The query string is never logged: it may carry a ticket.
-	s.logger.LogAttrs(r.Context(), level, "http request",
-		slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
+	rec := slog.NewRecord(time.Now(), level, "http request", 0)
+	rec.AddAttrs(slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
 		slog.String("route", route), slog.Int("status", status), slog.Int("bytes", bytes),
 		slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000))
+	_ = h.Handle(r.Context(), rec) // as Logger.Log, which drops the handler's error
 }
 
 // PollHeader marks a request the web console sends by itself on a timer

@@ -132,26 +132,32 @@ func BenchmarkEncodeBuffers(b *testing.B) {
 
 // BenchmarkEncodeAnswer measures encoding a call's answer (read_file's
 // numbered text of a 1 KB file and the call record) with encode's
-// encoders against encoding/json's Encoder alone.
+// appendAnswer against encoding/json's Encoder (vs=encoding-json) and
+// against segmentio's (vs=segmentio), which encode used before.
 func BenchmarkEncodeAnswer(b *testing.B) {
 	var text strings.Builder
 	for i := range 64 {
 		fmt.Fprintf(&text, "%3d | 0123456789abcde\n", i+1)
 	}
-	at := time.Now()
+	at := time.Now().UTC()
 	v := api.ToolUseResponse{Result: api.NewToolResult("toolu_0123456789", text.String(), false),
 		Call: api.CallRecord{ToolUseID: "toolu_0123456789", Name: "read_file", State: api.StateDone, Status: api.StatusSucceeded, StartedAt: &at, DurationMS: 0.412}}
-	var eb encodeBuffer
-	eb.enc, eb.fast = json.NewEncoder(&eb.buf), fastjson.NewEncoder(&eb.buf)
+	eb := newEncodeBuffer()
 	var plain bytes.Buffer
-	enc := json.NewEncoder(&plain)
-	benchpair.Run(b, func() {
-		eb.buf.Reset()
-		_ = eb.encode(v)
-	}, func() {
-		plain.Reset()
-		_ = enc.Encode(v)
-	})
+	for _, other := range []struct {
+		name string
+		enc  interface{ Encode(any) error }
+	}{{"encoding-json", json.NewEncoder(&plain)}, {"segmentio", fastjson.NewEncoder(&plain)}} {
+		b.Run("vs="+other.name, func(b *testing.B) {
+			benchpair.Run(b, func() {
+				eb.buf.Reset()
+				_ = eb.encode(v)
+			}, func() {
+				plain.Reset()
+				_ = other.enc.Encode(v)
+			})
+		})
+	}
 }
 
 // BenchmarkDecodeBody measures decode (a pooled body buffer, segmentio's

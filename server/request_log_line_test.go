@@ -23,6 +23,19 @@ func (s *Server) logRequestAsBefore(r *http.Request, route string, status, bytes
 		"duration_ms", float64(time.Since(start).Microseconds())/1000)
 }
 
+// logRequestWithLogAttrs is logRequest through Logger.LogAttrs, as it was
+// written before: BenchmarkRequestLogLine's comparison.
+func (s *Server) logRequestWithLogAttrs(r *http.Request, id, route string, status, bytes int, start time.Time) {
+	level := requestLogLevel(r, status)
+	if !s.logger.Enabled(context.Background(), level) {
+		return
+	}
+	s.logger.LogAttrs(r.Context(), level, "http request",
+		slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
+		slog.String("route", route), slog.Int("status", status), slog.Int("bytes", bytes),
+		slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000))
+}
+
 func requestWithID(id string) *http.Request {
 	r := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:7420/v1/tool_use?ticket=secret", nil)
 	return r.WithContext(context.WithValue(r.Context(), middleware.RequestIDKey, id))
@@ -61,11 +74,19 @@ func TestRequestLogLineUnchanged(t *testing.T) {
 
 // BenchmarkRequestLogLine measures a request's log line at info level,
 // JSON to a discarded output: logRequest against a logger made for the
-// request with the attributes as key-value pairs (logRequestAsBefore).
+// request with the attributes as key-value pairs (vs=logger-per-request,
+// logRequestAsBefore) and against Logger.LogAttrs, which takes the
+// caller's program counter (vs=logattrs, logRequestWithLogAttrs).
 func BenchmarkRequestLogLine(b *testing.B) {
 	s := &Server{logger: slog.New(slog.NewJSONHandler(io.Discard, nil))}
 	r := requestWithID("host/abc-000042")
 	start := time.Now()
-	benchpair.Run(b, func() { s.logRequest(r, "host/abc-000042", "/v1/tool_use", 200, 1234, start) },
-		func() { s.logRequestAsBefore(r, "/v1/tool_use", 200, 1234, start) })
+	b.Run("vs=logger-per-request", func(b *testing.B) {
+		benchpair.Run(b, func() { s.logRequest(r, "host/abc-000042", "/v1/tool_use", 200, 1234, start) },
+			func() { s.logRequestAsBefore(r, "/v1/tool_use", 200, 1234, start) })
+	})
+	b.Run("vs=logattrs", func(b *testing.B) {
+		benchpair.Run(b, func() { s.logRequest(r, "host/abc-000042", "/v1/tool_use", 200, 1234, start) },
+			func() { s.logRequestWithLogAttrs(r, "host/abc-000042", "/v1/tool_use", 200, 1234, start) })
+	})
 }

@@ -139,6 +139,8 @@ type Tool struct {
 	paramTypes      map[string]string // for ParamTypes
 	flatKeys        []string          // for FlatKeys
 	flat            bool
+	required        []int // for RequiredFields
+	requiredOnly    bool
 	run             func(ctx context.Context, call *Call, in any) (Result, error)
 	concurrencySafe func(in any) bool
 	paths           func(in any) []string
@@ -173,6 +175,7 @@ func NewTool[In any](s Spec[In]) *Tool {
 		paths:           func(any) []string { return nil },
 	}
 	t.flatKeys, t.flat = flatKeys(t.inputType)
+	t.required, t.requiredOnly = requiredFields(t.inputType)
 	if t.Interrupt == "" {
 		t.Interrupt = InterruptCancel
 	}
@@ -208,6 +211,11 @@ func (t *Tool) ParamTypes() map[string]string { return t.paramTypes }
 // any case, as encoding/json matches them) has no unknown field at any
 // depth. Speed only (flatKeys).
 func (t *Tool) FlatKeys() ([]string, bool) { return t.flatKeys, t.flat }
+
+// RequiredFields returns the indexes of the input's fields tagged
+// validate:"required", and true, when checking they are set is all the
+// validator would do. Speed only (requiredFields).
+func (t *Tool) RequiredFields() ([]int, bool) { return t.required, t.requiredOnly }
 
 // NewInput returns a pointer to a fresh zero input value, for decoding.
 func (t *Tool) NewInput() any { return reflect.New(t.inputType).Interface() }
