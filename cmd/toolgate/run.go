@@ -122,6 +122,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdin
 		return err
 	}
 	defer closeSpills()
+	sweepNetworkDirs(logger)
 	if o.store != "" {
 		cfg.Store.Mode = o.store
 		if err := cfg.Store.check(); err != nil {
