@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/store"
 )
@@ -43,25 +42,12 @@ func (s *heldStartStore) Apply(d store.Durability, ops ...store.Op) error {
 // call's answer.
 func startHeld(t *testing.T, st *heldStartStore) (string, <-chan api.CallRecord) {
 	t.Helper()
-	dir := t.TempDir()
-	ws, err := tool.OpenWorkspace(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	cfg := coordinator.DefaultConfig()
-	cfg.AllowAll = true
-	c := coordinator.New(coordinator.Options{Config: cfg, Workspace: ws, Tools: Default(), Store: st})
-	t.Cleanup(c.Close)
-	s, err := c.Sessions().Create(api.ModeAct, api.Permissions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := newStoredCommandEnv(t, tool.CommandConfig{}, st)
 	use := api.ToolUse{Type: api.TypeToolUse, ID: "toolu_held", Name: "execute_command",
 		Input: json.RawMessage(`{"command":"touch marker","requires_approval":false}`)}
 	done := make(chan api.CallRecord, 1)
-	go func() { _, rec := c.Execute(context.Background(), s, "", use); done <- rec }()
-	return filepath.Join(dir, "marker"), done
+	go func() { _, rec := e.coord.Execute(context.Background(), e.sess, "", use); done <- rec }()
+	return filepath.Join(e.dir, "marker"), done
 }
 
 // TestCommandWaitsForDurableStart: execute_command prepares while its
