@@ -102,7 +102,7 @@ func receive(spec Spec, ids []uint64, next bool) (Request, []int, error) {
 	ctl := spec.Control
 	buf := make([]byte, 1<<20)
 	oob := make([]byte, syscall.CmsgSpace(4*4))
-	n, oobn, _, _, err := syscall.Recvmsg(ctl, buf, oob, syscall.MSG_CMSG_CLOEXEC)
+	n, oobn, _, _, err := syscall.Recvmsg(ctl, buf, oob, recvFlags)
 	if err != nil {
 		return Request{}, nil, fmt.Errorf("control socket: %w", err)
 	}
