@@ -275,7 +275,7 @@ func (c *Coordinator) prepare(s *Session, use api.ToolUse) *callState {
 	}
 	raw = coerceStrings(raw, t.ParamTypes())
 	cs.tool, cs.raw = t, raw
-	in, err := DecodeInput(t, c.validate, raw)
+	in, err := decodeCoerced(t, c.validate, raw)
 	if err != nil {
 		text := err.Error()
 		if dc == nil {

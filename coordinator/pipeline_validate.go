@@ -56,11 +56,18 @@ func (e *InputError) Error() string {
 // refused: a misspelt parameter must not be silently dropped. The error is
 // an *InputError.
 func DecodeInput(t *tool.Tool, v *validator.Validate, raw json.RawMessage) (any, error) {
+	return decodeCoerced(t, v, coerceStrings(raw, t.ParamTypes()))
+}
+
+// decodeCoerced is DecodeInput for input that coerceStrings has already
+// rewritten (the pipeline's prepare stage keeps the coerced input), so
+// that a call's input is coerced once.
+func decodeCoerced(t *tool.Tool, v *validator.Validate, raw json.RawMessage) (any, error) {
 	in := t.NewInput()
 	var shape inputShape
 	shape.keys, shape.flat = t.FlatKeys()
 	shape.required, shape.requiredOnly = t.RequiredFields()
-	if err := decodeInto(t.Name, in, v, coerceStrings(raw, t.ParamTypes()), shape); err != nil {
+	if err := decodeInto(t.Name, in, v, raw, shape); err != nil {
 		return nil, err
 	}
 	return in, nil

@@ -161,7 +161,7 @@ func startBrowser(s browserSettings, sb *sandbox.Sandbox, confine sandbox.Run) (
 			if jail != nil {
 				confineCmd(cmd, jail)
 			}
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+			cmd.SysProcAttr = browserAttr()
 			cmdMu.Lock()
 			b.cmd = cmd
 			cmdMu.Unlock()

@@ -6,11 +6,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/store"
 )
@@ -43,43 +44,28 @@ func (s *heldStartStore) Apply(d store.Durability, ops ...store.Op) error {
 // call's answer.
 func startHeld(t *testing.T, st *heldStartStore) (string, <-chan api.CallRecord) {
 	t.Helper()
-	dir := t.TempDir()
-	ws, err := tool.OpenWorkspace(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	cfg := coordinator.DefaultConfig()
-	cfg.AllowAll = true
-	c := coordinator.New(coordinator.Options{Config: cfg, Workspace: ws, Tools: Default(), Store: st})
-	t.Cleanup(c.Close)
-	s, err := c.Sessions().Create(api.ModeAct, api.Permissions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := newStoredCommandEnv(t, tool.CommandConfig{}, st)
 	use := api.ToolUse{Type: api.TypeToolUse, ID: "toolu_held", Name: "execute_command",
 		Input: json.RawMessage(`{"command":"touch marker","requires_approval":false}`)}
 	done := make(chan api.CallRecord, 1)
-	go func() { _, rec := c.Execute(context.Background(), s, "", use); done <- rec }()
-	return filepath.Join(dir, "marker"), done
+	go func() { _, rec := e.coord.Execute(context.Background(), e.sess, "", use); done <- rec }()
+	return filepath.Join(e.dir, "marker"), done
 }
 
 // TestCommandWaitsForDurableStart: execute_command prepares while its
 // start record is written, but the command starts only once the record
-// is on disk. Nothing observable marks the handler's wait, so the test
-// gives a command that did not wait ample time (touch takes
-// milliseconds) to show itself before the record is released.
+// is on disk. The store holds the record; once the call waits for it
+// (the handler right before its command, or, in a handler that did not
+// wait, the pipeline after the handler returned), the command's marker
+// must not exist yet.
 func TestCommandWaitsForDurableStart(t *testing.T) {
 	st := &heldStartStore{Memory: store.NewMemory(0), entered: make(chan struct{}, 1), release: make(chan struct{})}
 	marker, done := startHeld(t, st)
 	receive(t, st.entered)
-	deadline := time.Now().Add(500 * time.Millisecond)
-	for time.Now().Before(deadline) {
-		if _, err := os.Stat(marker); err == nil {
-			close(st.release)
-			t.Fatal("the command ran before its start record was on disk")
-		}
-		time.Sleep(5 * time.Millisecond)
+	awaitStartRecordWait(t)
+	if _, err := os.Stat(marker); err == nil {
+		close(st.release)
+		t.Fatal("the command ran before its start record was on disk")
 	}
 	close(st.release)
 	if rec := receive(t, done); rec.Status != api.StatusSucceeded {
@@ -87,6 +73,27 @@ func TestCommandWaitsForDurableStart(t *testing.T) {
 	}
 	if _, err := os.Stat(marker); err != nil {
 		t.Fatalf("the command did not run once recorded: %v", err)
+	}
+}
+
+// awaitStartRecordWait returns once a goroutine is blocked waiting for a
+// call's start record (the wait coordinator.startRecord returns, which
+// tool.Call.Recorded calls). Nothing else marks that moment: the call
+// then does nothing more until the record is written.
+func awaitStartRecordWait(t *testing.T) {
+	t.Helper()
+	buf := make([]byte, 1<<20)
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		stacks := string(buf[:runtime.Stack(buf, true)])
+		for _, g := range strings.Split(stacks, "\n\n") {
+			if strings.Contains(g, "[chan receive") && strings.Contains(g, "coordinator.startRecord.func") {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no goroutine waits for the start record after 10 s; goroutines:\n%s", stacks)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/coordinator/tool"
+	"github.com/toolgate/toolgate/internal/store"
 )
 
 // commandEnv is a coordinator over a fresh workspace with the default tools.
@@ -27,6 +28,13 @@ type commandEnv struct {
 }
 
 func newCommandEnv(t *testing.T, cfg tool.CommandConfig) *commandEnv {
+	t.Helper()
+	return newStoredCommandEnv(t, cfg, nil)
+}
+
+// newStoredCommandEnv is newCommandEnv with the coordinator recording its
+// calls in st (nil: none).
+func newStoredCommandEnv(t *testing.T, cfg tool.CommandConfig, st store.Store) *commandEnv {
 	t.Helper()
 	dir := t.TempDir()
 	ws, err := tool.OpenWorkspace(dir)
@@ -41,7 +49,7 @@ func newCommandEnv(t *testing.T, cfg tool.CommandConfig) *commandEnv {
 	conf.Commands = cfg
 	conf.AllowAll = true // these tests are about running commands, not approving them
 	reg := prometheus.NewRegistry()
-	c := coordinator.New(coordinator.Options{Config: conf, Workspace: ws, Tools: Default(), Registerer: reg, Dialects: []tool.Dialect{cline.Dialect()}})
+	c := coordinator.New(coordinator.Options{Config: conf, Workspace: ws, Tools: Default(), Registerer: reg, Dialects: []tool.Dialect{cline.Dialect()}, Store: st})
 	t.Cleanup(c.Close)
 	sess, err := c.Sessions().Get(api.DefaultSessionID)
 	if err != nil {

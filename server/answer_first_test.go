@@ -20,6 +20,7 @@ import (
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/internal/benchpair"
+	"github.com/toolgate/toolgate/internal/launch"
 )
 
 // heldLog holds every request log line until released: the other lines
@@ -27,7 +28,7 @@ import (
 type heldLog struct {
 	release chan struct{}
 	held    chan struct{} // closed at the first line held
-	out     lockedBuffer
+	out     launch.LogBuffer
 }
 
 func (h *heldLog) Write(p []byte) (int, error) {

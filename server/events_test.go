@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/internal/launch"
 )
 
 // runMessage posts a message of n echo calls to the default session.
@@ -91,7 +92,7 @@ func TestEventsEndWithSession(t *testing.T) {
 // gets every event, and the stalled one is dropped, counted in
 // toolgate_sse_dropped_total.
 func TestStalledReaderIsDropped(t *testing.T) {
-	logs := &lockedBuffer{}
+	logs := &launch.LogBuffer{}
 	f := newFixture(t, fixtureOptions{tools: testTools(), logger: slog.New(slog.NewTextHandler(logs, nil)),
 		server: Config{Token: testToken, SSEStallTimeout: coordinator.Duration(300 * time.Millisecond)},
 		config: coordinator.Config{PolicyConfig: coordinator.PolicyConfig{AllowAll: true}}})

@@ -10,10 +10,11 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/internal/launch"
 )
 
 // logLines parses the JSON log lines written so far.
-func logLines(t *testing.T, l *lockedBuffer) []map[string]any {
+func logLines(t *testing.T, l *launch.LogBuffer) []map[string]any {
 	t.Helper()
 	var out []map[string]any
 	sc := bufio.NewScanner(strings.NewReader(l.String()))
@@ -32,7 +33,7 @@ func logLines(t *testing.T, l *lockedBuffer) []map[string]any {
 // call carries the id of the request that brought it, as the request's
 // own "http request" line does.
 func TestRequestIDReachesCallLog(t *testing.T) {
-	var logs lockedBuffer
+	var logs launch.LogBuffer
 	f := newFixture(t, fixtureOptions{tools: testTools(), server: Config{Token: testToken},
 		logger: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})), // "tool call" is a debug line
 		config: coordinator.Config{PolicyConfig: coordinator.PolicyConfig{AllowAll: true}}})

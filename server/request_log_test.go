@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/toolgate/toolgate/internal/launch"
 )
 
 // TestConsolePollsLogAtDebug: a read the console makes on its timer
@@ -13,7 +15,7 @@ import (
 // without the mark, a poll that fails, and a write carrying the mark are
 // logged at info.
 func TestConsolePollsLogAtDebug(t *testing.T) {
-	var logs lockedBuffer
+	var logs launch.LogBuffer
 	f := newFixture(t, fixtureOptions{tools: testTools(), server: Config{Token: testToken},
 		logger: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	ts := &testServer{Server: f.ts, coord: f.coord, reg: f.reg}

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/internal/launch"
 )
 
 // webEnv is a real server (real coordinator, default tools, a temporary
@@ -23,33 +23,16 @@ type webEnv struct {
 	URL  string
 	Port int
 	Dir  string
-	logs *lockedBuffer
+	logs *launch.LogBuffer
 	// srv is the server, for tests that cut its connections.
 	srv *httptest.Server
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // newWebEnv starts a server; edit may change its config first. files are
 // written into the workspace.
 func newWebEnv(t *testing.T, edit func(*Config), files map[string]string) *webEnv {
 	t.Helper()
-	logs := &lockedBuffer{}
+	logs := &launch.LogBuffer{}
 	registerConsoleDecoders()
 	f := newFixture(t, fixtureOptions{files: files, config: coordinator.DefaultConfig(),
 		logger: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),

@@ -20,6 +20,7 @@ import (
 	"github.com/toolgate/toolgate/handlers"
 	"github.com/toolgate/toolgate/internal/process"
 	"github.com/toolgate/toolgate/internal/randid"
+	"github.com/toolgate/toolgate/internal/sandbox"
 	"github.com/toolgate/toolgate/internal/telemetry"
 	"github.com/toolgate/toolgate/server"
 	"go.opentelemetry.io/otel/trace"
@@ -122,6 +123,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdin
 		return err
 	}
 	defer closeSpills()
+	sweepNetworkDirs(logger)
 	if o.store != "" {
 		cfg.Store.Mode = o.store
 		if err := cfg.Store.check(); err != nil {
@@ -193,6 +195,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdin
 	if err := coord.CheckRuleTools(cfg.Coordinator.Permissions); err != nil {
 		coord.Close()
 		return fmt.Errorf("config: %w %v", err, err.(*api.Error).Fields)
+	}
+	if info := coord.SandboxInfo(); info.Mode == sandbox.InForceUnavailable {
+		logger.Warn("sandbox unavailable: commands will be refused", "reason", info.Reason)
 	}
 	hub.Start(ctx) // after New: it gives the hub the sandbox for "sandbox": true servers
 	if err := coord.Restore(); err != nil {

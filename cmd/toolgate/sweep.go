@@ -12,6 +12,7 @@ import (
 	"github.com/toolgate/toolgate/internal/atomicfile"
 	"github.com/toolgate/toolgate/internal/outfiles"
 	procs "github.com/toolgate/toolgate/internal/process"
+	"github.com/toolgate/toolgate/internal/sandbox"
 )
 
 // sweepLimit bounds the entries the start-up sweep looks at, so a huge
@@ -60,4 +61,13 @@ func openSpills(cmds *tool.CommandConfig, logger *slog.Logger) (closeSpills func
 	// workspace, masked from every command, gone with the server.
 	cmds.Outputs = outfiles.New(filepath.Join(area.Dir(), "sessions"), outfiles.Limits{File: cmds.OutputCap(), Total: cmds.SpillCap()})
 	return func() { _ = area.Close() }, nil
+}
+
+// sweepNetworkDirs removes the session networks' socket directories that
+// toolgates killed outright left in the system's temporary directory
+// (those of live toolgates, this user's or not, stay).
+func sweepNetworkDirs(logger *slog.Logger) {
+	if swept := sandbox.SweepNetworkDirs(); len(swept) > 0 {
+		logger.Info("left-over session network directories removed", "dirs", len(swept))
+	}
 }

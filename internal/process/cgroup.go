@@ -159,7 +159,8 @@ func (p *cgroupParent) probe() bool {
 	}
 	defer cg.remove()
 	cmd := exec.Command("true")
-	cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: int(cg.fd.Fd())}
+	cmd.SysProcAttr = &syscall.SysProcAttr{}
+	inCgroup(cmd.SysProcAttr, cg.fd)
 	return cmd.Run() == nil
 }
 

@@ -186,7 +186,7 @@ func runOnce(ctx context.Context, o Options) (Result, error) {
 		if c, err := parent.make(); err == nil {
 			cg = c
 			defer cg.remove()
-			cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, int(cg.fd.Fd())
+			inCgroup(cmd.SysProcAttr, cg.fd)
 		}
 	}
 	// Bounds the wait for a standard input copied from a reader once the
@@ -368,7 +368,7 @@ var devNull = sync.OnceValue(func() *os.File {
 // child gets and this process closes at once, stays blocking.
 func outputPipe() (r int, w *os.File, err error) {
 	var p [2]int
-	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+	if err := pipeCloexec(p[:]); err != nil {
 		return -1, nil, os.NewSyscallError("pipe2", err)
 	}
 	if _, err := unix.FcntlInt(uintptr(p[0]), unix.F_SETFL, unix.O_NONBLOCK); err != nil {
@@ -428,8 +428,8 @@ func startWithPipes(cmd *exec.Cmd, start func(*exec.Cmd) error, k *sink, delay t
 	return p, nil
 }
 
-// pidfdOpen is unix.PidfdOpen; tests make it fail.
-var pidfdOpen = unix.PidfdOpen
+// pidfdOpen is unix.PidfdOpen (sys_linux.go); tests make it fail.
+var pidfdOpen = sysPidfdOpen
 
 // waitExit reads the output until the shell has ended, then waits for it
 // (running.ProcessState is set on return).

@@ -16,7 +16,6 @@ import (
 
 	"github.com/toolgate/toolgate/internal/netguard"
 	"github.com/toolgate/toolgate/internal/sandbox/helper"
-	"golang.org/x/sys/unix"
 )
 
 // A session's network: in bubblewrap mode with the network off, every
@@ -148,17 +147,7 @@ func (n *Network) startHolder() error {
 func (n *Network) tryHolder(userns bool) error {
 	cmd := exec.Command(n.s.helper, helper.HoldMarker, n.proxy.socketPath(), n.proxy.dialPath())
 	cmd.Env, cmd.Dir = []string{}, "/"
-	// Its own group, away from signals meant for toolgate's; and it dies
-	// with toolgate.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET, Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if userns {
-		cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWUSER
-		cmd.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
-		cmd.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
-		// Not root inside, it would lose its capabilities over the new
-		// namespaces on exec: setting the loopback up needs this one.
-		cmd.SysProcAttr.AmbientCaps = []uintptr{unix.CAP_NET_ADMIN}
-	}
+	cmd.SysProcAttr = holderAttr(userns)
 	var stderr strings.Builder // why it failed, if it does
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()
@@ -214,13 +203,13 @@ func (n *Network) enter(f func() error) error {
 	errc := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
-		if err := unix.Setns(int(n.ns.Fd()), unix.CLONE_NEWNET); err != nil {
+		if err := setNetNS(n.ns); err != nil {
 			runtime.UnlockOSThread()
 			errc <- fmt.Errorf("enter the session network: %w", err)
 			return
 		}
 		errc <- f()
-		if err := unix.Setns(int(n.s.ownNet.f.Fd()), unix.CLONE_NEWNET); err != nil {
+		if err := setNetNS(n.s.ownNet.f); err != nil {
 			return // locked: the runtime ends the thread with the goroutine
 		}
 		runtime.UnlockOSThread()

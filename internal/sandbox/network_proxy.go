@@ -25,20 +25,22 @@ import (
 
 // sessionProxy is one session network's proxy.
 type sessionProxy struct {
-	dir   string // holds the socket
+	dir   string   // holds the sockets
+	lock  *os.File // flocked while this toolgate lives (network_dirs.go)
 	proxy *netguard.Proxy
 }
 
 // startSessionProxy listens on a fresh unix socket and serves the
 // session's proxy on it.
 func (s *Sandbox) startSessionProxy(o NetworkOptions) (*sessionProxy, error) {
-	dir, err := os.MkdirTemp("", "toolgate-net-")
+	dir, lock, err := makeNetDir()
 	if err != nil {
 		return nil, err
 	}
 	ln, err := net.Listen("unix", filepath.Join(dir, "proxy.sock"))
 	if err != nil {
 		_ = os.RemoveAll(dir)
+		_ = lock.Close()
 		return nil, err
 	}
 	g := s.networkGuard()
@@ -62,7 +64,7 @@ func (s *Sandbox) startSessionProxy(o NetworkOptions) (*sessionProxy, error) {
 		}
 		return o.Decide(host, port)
 	}
-	return &sessionProxy{dir: dir, proxy: netguard.ServeProxy(ln, g, nil)}, nil
+	return &sessionProxy{dir: dir, lock: lock, proxy: netguard.ServeProxy(ln, g, nil)}, nil
 }
 
 // socketPath is the proxy's unix socket.
@@ -72,10 +74,12 @@ func (p *sessionProxy) socketPath() string { return filepath.Join(p.dir, "proxy.
 // (helper/hold.go serveDials); its directory is toolgate's, 0700.
 func (p *sessionProxy) dialPath() string { return filepath.Join(p.dir, "dial.sock") }
 
-// close stops the proxy and removes its socket.
+// close stops the proxy and removes its directory, then lets go of the
+// directory's lock.
 func (p *sessionProxy) close() {
 	_ = p.proxy.Close()
 	_ = os.RemoveAll(p.dir)
+	_ = p.lock.Close()
 }
 
 // portOf is a URL's port, its scheme's default when it names none.

@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // Moving a process into a cgroup waits for an RCU grace period (several
@@ -103,7 +102,7 @@ func (lc *limitCgroups) prejoin() (*prejoined, error) {
 	go func() {
 		runtime.LockOSThread()
 		defer close(p.left) // moved back, or the thread ends with the goroutine
-		tid := strconv.Itoa(syscall.Gettid())
+		tid := strconv.Itoa(gettid())
 		for _, d := range r.dirs {
 			if err := os.WriteFile(filepath.Join(d, "tasks"), []byte(tid), 0); err != nil {
 				joined <- fmt.Errorf("move a thread into %s: %w", d, err)

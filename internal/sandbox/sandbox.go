@@ -137,6 +137,10 @@ func New(cfg Config) *Sandbox {
 		s.mode = InForceOff
 		return s
 	}
+	if notHere != "" {
+		s.mode, s.reason = InForceUnavailable, notHere
+		return s
+	}
 	m := machine()
 	s.bwrap, s.helper, s.landlock = m.bwrap, m.helper, m.landlock
 	if s.helper == "" {

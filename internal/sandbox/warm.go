@@ -312,7 +312,7 @@ func (s *Sandbox) startWarm(key string, args []string, spec helperSpec) (*warm, 
 			_ = f.Close()
 		}
 	}
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, seqpacketCloexec, 0)
 	if err != nil {
 		closeFiles()
 		w.finishLimits()
@@ -321,7 +321,7 @@ func (s *Sandbox) startWarm(key string, args []string, spec helperSpec) (*warm, 
 	// The kernel attaches the sender's process id to each message the
 	// helper sends: that of its "ready" names the process whose mounts
 	// check reads.
-	if err := syscall.SetsockoptInt(fds[0], syscall.SOL_SOCKET, syscall.SO_PASSCRED, 1); err != nil {
+	if err := passCred(fds[0]); err != nil {
 		_ = syscall.Close(fds[0])
 		_ = syscall.Close(fds[1])
 		closeFiles()
@@ -392,7 +392,7 @@ func (w *warm) check() error {
 func (w *warm) ready() (int, []uint64, error) {
 	_ = w.conn.SetDeadline(time.Now().Add(warmWait))
 	buf := make([]byte, helper.ReadyBuffer)
-	oob := make([]byte, syscall.CmsgSpace(syscall.SizeofUcred))
+	oob := make([]byte, syscall.CmsgSpace(sizeofCred))
 	n, oobn, flags, _, err := w.conn.ReadMsgUnix(buf, oob)
 	switch {
 	case err != nil:
@@ -413,14 +413,14 @@ func (w *warm) ready() (int, []uint64, error) {
 	if err != nil || len(msgs) != 1 {
 		return 0, nil, errors.New("the sandbox helper's message came without its process id")
 	}
-	cred, err := syscall.ParseUnixCredentials(&msgs[0])
-	if err != nil || cred.Pid <= 0 {
+	pid, err := credPid(&msgs[0])
+	if err != nil || pid <= 0 {
 		return 0, nil, errors.New("the sandbox helper's message came without its process id")
 	}
 	if len(r.MountIDs) != len(w.mounts) {
 		r.MountIDs = nil // the mount table is read instead
 	}
-	return int(cred.Pid), r.MountIDs, nil
+	return pid, r.MountIDs, nil
 }
 
 // stop kills the sandbox (bubblewrap's group; its PID namespace ends with

@@ -122,7 +122,7 @@ const (
 func receive(spec Spec, k message, buf []byte) (Request, []int, error) {
 	ctl := spec.Control
 	oob := make([]byte, syscall.CmsgSpace(4*4))
-	n, oobn, _, _, err := syscall.Recvmsg(ctl, buf, oob, syscall.MSG_CMSG_CLOEXEC)
+	n, oobn, _, _, err := syscall.Recvmsg(ctl, buf, oob, recvFlags)
 	if err != nil {
 		return Request{}, nil, fmt.Errorf("control socket: %w", err)
 	}

@@ -275,7 +275,7 @@ func startRelay(socket string) error {
 	// bubblewrap's PID 1 is its parent, not the helper: a helper that
 	// starts the command as its child reaps its descendants until none
 	// is left (child.go), and must not wait for this one.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_PARENT}
+	cmd.SysProcAttr = relayAttr()
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("proxy relay: %w", err)
 	}
