@@ -82,9 +82,21 @@ func TestExecCommand(t *testing.T) {
 		}
 	}
 	// A refusal before the command ran keeps toolgate's words.
-	refused := tool.ErrorResult("cwd src is not a directory.")
-	if got := m.Result(refused, api.ToolCodeNotDirectory).LastText(); got != refused.LastText() {
+	refused := tool.ErrorResult("The path ../x is outside the workspace.")
+	if got := m.Result(refused, api.ToolCodeOutside).LastText(); got != refused.LastText() {
 		t.Errorf("refusal became %q", got)
+	}
+	// A workdir that is missing or not a directory reads as Codex's
+	// failed spawn (measured: internal/conformance/codex).
+	for code, cause := range map[string]string{
+		api.ToolCodeNotFound:     "No such file or directory (os error 2)",
+		api.ToolCodeNotDirectory: "Not a directory (os error 20)",
+	} {
+		res := m.Result(tool.ErrorResult("File not found: nope"), code)
+		want := `exec_command failed: CreateProcess { message: "Rejected(\"Failed to create unified exec process: ` + cause + `\")" }`
+		if got := res.LastText(); got != want || !res.IsError {
+			t.Errorf("%s: %q (error %v), want %q", code, got, res.IsError, want)
+		}
 	}
 }
 
