@@ -133,6 +133,20 @@ var script = []call{
 	{"WebFetch", obj{"url": "{WEB}/page.html", "prompt": "What does the page say?"}, "an HTML page"},
 	{"WebFetch", obj{"url": "{WEB}/missing", "prompt": "What does it say?"}, "a 404"},
 	{"WebFetch", obj{"url": "not a url", "prompt": "x"}, "bad url (invalid)"},
+	// A file changed behind the session's back (by a command; Claude Code
+	// tells its model and lets the edit through, toolgate asks for a new
+	// Read: README), then set back; a command without output; edits after
+	// the session's own write; an Edit of a notebook; a brace glob; a
+	// search of CRLF lines.
+	{"Write", obj{"file_path": "{WS}/edit/stale.txt", "content": "original line\n"}, "a file a command changes next"},
+	{"Bash", obj{"command": "echo appended >> edit/stale.txt"}, "the command changes it (no output)"},
+	{"Edit", obj{"file_path": "{WS}/edit/stale.txt", "old_string": "original", "new_string": "edited"}, "edit after a change behind its back"},
+	{"Bash", obj{"command": "echo restored > edit/stale.txt"}, "set back"},
+	{"Write", obj{"file_path": "{WS}/edit/written.txt", "content": "one\ntwo\n"}, "a new file"},
+	{"Edit", obj{"file_path": "{WS}/edit/written.txt", "old_string": "two", "new_string": "2"}, "edit after its write, no read"},
+	{"Edit", obj{"file_path": "{WS}/notebook.ipynb", "old_string": "x", "new_string": "y"}, "Edit of a notebook"},
+	{"Glob", obj{"pattern": "src/**/*.{go,py}"}, "braces"},
+	{"Grep", obj{"pattern": "needle", "output_mode": "content", "path": "{WS}/crlf.txt"}, "CRLF lines"},
 	// Unknown tool
 	{"NoSuchTool", obj{"x": 1}, "unknown tool"},
 	// Files after everything

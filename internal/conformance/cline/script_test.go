@@ -72,6 +72,16 @@ func script() []call {
 		{ID: "edit-crlf", Tool: "replace_in_file", Args: []arg{a("path", "crlf.txt"), a("diff", diff([2]string{"second line", "2nd line"}))}},
 		{ID: "edit-missing", Tool: "replace_in_file", Args: []arg{a("path", "nothere.txt"), a("diff", diff([2]string{"a", "b"}))}},
 		{ID: "edit-ignored", Tool: "replace_in_file", Args: []arg{a("path", "private/keys.txt"), a("diff", diff([2]string{"private key material", "x"}))}},
+		// What models send often: a SEARCH line indented otherwise than
+		// the file's, blocks out of the file's order, an empty SEARCH (the
+		// whole file replaced), content wrapped in a code fence, a start
+		// line past the end.
+		{ID: "edit-trimmed", Tool: "replace_in_file", Args: []arg{a("path", "edit.txt"), a("diff", diff([2]string{"  gamma  ", "GAMMA"}))}},
+		{ID: "edit-order", Tool: "replace_in_file", Args: []arg{a("path", "edit.txt"), a("diff", diff([2]string{"DELTA", "delta"}, [2]string{"ALPHA", "alpha"}))}},
+		{ID: "write-whole", Tool: "write_to_file", Args: []arg{a("path", "notes/whole.txt"), a("content", "one\ntwo\n")}},
+		{ID: "edit-empty-search", Tool: "replace_in_file", Args: []arg{a("path", "notes/whole.txt"), a("diff", diff([2]string{"", "replaced whole"}))}},
+		{ID: "write-fenced", Tool: "write_to_file", Args: []arg{a("path", "notes/fenced.md"), a("content", "```\nfenced line\n```")}},
+		{ID: "read-past-end", Tool: "read_file", Args: []arg{a("path", "README.md"), a("start_line", 500)}},
 
 		{ID: "list-top", Tool: "list_files", Args: []arg{a("path", ".")}},
 		{ID: "list-recursive", Tool: "list_files", Args: []arg{a("path", "."), a("recursive", true)}},
