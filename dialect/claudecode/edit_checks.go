@@ -1,7 +1,10 @@
 package claudecode
 
 import (
+	"path/filepath"
+	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/tool"
@@ -35,4 +38,26 @@ func notebookRefused(env tool.MapEnv, p string) error {
 		return nil
 	}
 	return tool.Errorf(api.ToolCodeInvalid, "<tool_use_error>File is a Jupyter Notebook. Use the NotebookEdit to edit this file.</tool_use_error>")
+}
+
+// lineEnd splits text after each line end (CRLF, LF or CR).
+var lineEnd = regexp.MustCompile(`\r\n|\n|\r`)
+
+// trimLineEnds takes the trailing white space off each line of an edit's
+// new text, as Claude Code's Edit does, except in a Markdown file, where
+// two spaces at a line's end are a line break.
+func trimLineEnds(path, text string) string {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".md", ".mdx":
+		return text
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range lineEnd.FindAllStringIndex(text, -1) {
+		b.WriteString(strings.TrimRightFunc(text[last:m[0]], unicode.IsSpace))
+		b.WriteString(text[m[0]:m[1]])
+		last = m[1]
+	}
+	b.WriteString(strings.TrimRightFunc(text[last:], unicode.IsSpace))
+	return b.String()
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/tool"
+	"github.com/toolgate/toolgate/handlers"
 )
 
 // mapClaude decodes raw as the named Claude Code tool's input and maps it
@@ -74,5 +75,27 @@ func TestBashNoOutput(t *testing.T) {
 	}
 	if got := m.Result(tool.ErrorResult("Command failed with exit code 1."), api.ToolCodeExitStatus).LastText(); got != "Exit code 1" {
 		t.Errorf("failed without output: %q", got)
+	}
+}
+
+// TestEditTrimsLineEnds: Edit's new_string loses each line's trailing
+// white space, line ends kept, as Claude Code's Edit writes it, except in
+// Markdown; and edit_text is asked to fold curly quotes, as Claude Code
+// finds an old_string.
+func TestEditTrimsLineEnds(t *testing.T) {
+	env := claudeEnv(t)
+	for path, want := range map[string]string{
+		"a.go":  "uno\r\n2\n\nthree",
+		"a.md":  "uno   \r\n2  \n \nthree\t",
+		"a.MDX": "uno   \r\n2  \n \nthree\t",
+	} {
+		m, err := mapClaude(t, env, "Edit", `{"file_path":"`+path+`","old_string":"one","new_string":"uno   \r\n2  \n \nthree\t"}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := m.Input.(handlers.EditTextInput)
+		if got := in.Edits[0].NewString; got != want || !in.FoldQuotes {
+			t.Errorf("%s: new_string %q (fold quotes %v), want %q and folding", path, got, in.FoldQuotes, want)
+		}
 	}
 }

@@ -158,7 +158,8 @@ func claudeEdit() *tool.DialectTool {
 			if err == nil {
 				err = notebookRefused(env, p)
 			}
-			return tool.Mapping{Tool: "edit_text", Input: handlers.EditTextInput{Path: p, Edits: []handlers.TextEdit{edit}, RequireRead: true},
+			edit.NewString = trimLineEnds(p, edit.NewString)
+			return tool.Mapping{Tool: "edit_text", Input: handlers.EditTextInput{Path: p, Edits: []handlers.TextEdit{edit}, RequireRead: true, FoldQuotes: true},
 				Result: claudeEditResult(env, in.FilePath, in)}, err
 		},
 	})

@@ -145,6 +145,14 @@ var script = []call{
 	{"Write", obj{"file_path": "{WS}/edit/written.txt", "content": "one\ntwo\n"}, "a new file"},
 	{"Edit", obj{"file_path": "{WS}/edit/written.txt", "old_string": "two", "new_string": "2"}, "edit after its write, no read"},
 	{"Edit", obj{"file_path": "{WS}/notebook.ipynb", "old_string": "x", "new_string": "y"}, "Edit of a notebook"},
+	// Edits as models write them: curly quotes for the file's straight
+	// ones, a multi-line old_string with LF in a CRLF file, trailing
+	// spaces in new_string; a Write of LF text over a CRLF file.
+	{"Read", obj{"file_path": "{WS}/src/main.go"}, "read before quote edits"},
+	{"Edit", obj{"file_path": "{WS}/src/main.go", "old_string": "name := \u201cworld\u201d", "new_string": "name := \u201cthere\u201d"}, "curly quotes"},
+	{"Edit", obj{"file_path": "{WS}/edit/crlf_edit.txt", "old_string": "keep\nchanged", "new_string": "kept\nchanged"}, "multi-line, CRLF file"},
+	{"Edit", obj{"file_path": "{WS}/edit/written.txt", "old_string": "one", "new_string": "uno   "}, "trailing spaces"},
+	{"Write", obj{"file_path": "{WS}/crlf.txt", "content": "rewritten\nwith LF\n"}, "LF over a CRLF file"},
 	{"Glob", obj{"pattern": "src/**/*.{go,py}"}, "braces"},
 	{"Grep", obj{"pattern": "needle", "output_mode": "content", "path": "{WS}/crlf.txt"}, "CRLF lines"},
 	// Unknown tool
