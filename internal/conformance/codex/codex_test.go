@@ -39,6 +39,7 @@ var fixture = map[string]string{
 	"src/main.go": "package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n",
 	"old.txt":     "to be deleted\n",
 	"pic.png":     pngImage(),
+	"quotes.txt":  "say \u201chi\u201d \u2014 ok\n",
 }
 
 // pngImage is a small PNG, 4x3, one colour.
@@ -139,12 +140,19 @@ var steps = []step{
 	{Name: "exec_command", Args: `{"cmd":"shopt login_shell"}`},
 	{Name: "exec_command", Args: `{"cmd":"shopt login_shell","login":false}`},
 	{Name: "view_image", Args: `{"path":"pic.png"}`},
+	// Patches as models get them wrong: context with trailing spaces the
+	// file lacks, ASCII quotes and dash for the file's typographic ones,
+	// a patch whose second file fails after its first was added.
+	{Name: "apply_patch", Input: "*** Begin Patch\n*** Update File: notes.txt\n@@\n ALPHA   \n-gamma\n+GAMMA\n*** End Patch"},
+	{Name: "apply_patch", Input: "*** Begin Patch\n*** Update File: quotes.txt\n@@\n-say \"hi\" - ok\n+said\n*** End Patch"},
+	{Name: "apply_patch", Input: "*** Begin Patch\n*** Add File: multi/b.txt\n+b\n*** Update File: notes.txt\n@@\n-nope\n+x\n*** End Patch"},
+	{Name: "exec_command", Args: `{"cmd":"cat notes.txt quotes.txt; ls multi"}`},
 }
 
 // The figures measured so far, which a change may only raise.
 const (
-	minSameOutputs = 57
-	minSameFiles   = 4
+	minSameOutputs = 61
+	minSameFiles   = 5
 )
 
 // codexCLI is the installed Codex CLI launcher.
