@@ -79,7 +79,7 @@ func script() []call {
 		{ID: "edit-trimmed", Tool: "replace_in_file", Args: []arg{a("path", "edit.txt"), a("diff", diff([2]string{"  gamma  ", "GAMMA"}))}},
 		{ID: "edit-order", Tool: "replace_in_file", Args: []arg{a("path", "edit.txt"), a("diff", diff([2]string{"DELTA", "delta"}, [2]string{"ALPHA", "alpha"}))}},
 		{ID: "write-whole", Tool: "write_to_file", Args: []arg{a("path", "notes/whole.txt"), a("content", "one\ntwo\n")}},
-		{ID: "edit-empty-search", Tool: "replace_in_file", Args: []arg{a("path", "notes/whole.txt"), a("diff", diff([2]string{"", "replaced whole"}))}},
+		{ID: "edit-empty-search", Tool: "replace_in_file", Args: []arg{a("path", "notes/whole.txt"), a("diff", "------- SEARCH\n=======\nreplaced whole\n+++++++ REPLACE")}},
 		{ID: "write-fenced", Tool: "write_to_file", Args: []arg{a("path", "notes/fenced.md"), a("content", "```\nfenced line\n```")}},
 		{ID: "read-past-end", Tool: "read_file", Args: []arg{a("path", "README.md"), a("start_line", 500)}},
 
