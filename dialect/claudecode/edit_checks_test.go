@@ -99,3 +99,23 @@ func TestEditTrimsLineEnds(t *testing.T) {
 		}
 	}
 }
+
+// TestBashTimeoutCapped: a Bash timeout past 600000 ms runs with 600000
+// ms (600 s), as Claude Code caps it, rather than being refused; none
+// gives 120 s.
+func TestBashTimeoutCapped(t *testing.T) {
+	for raw, want := range map[string]int{
+		`{"command":"echo ok","timeout":900000}`: 600,
+		`{"command":"echo ok","timeout":1500}`:   2,
+		`{"command":"echo ok"}`:                  120,
+	} {
+		m, err := decodeMapped(t, "Bash", raw)
+		if err != nil {
+			t.Errorf("%s: %v", raw, err)
+			continue
+		}
+		if got := m.Input.(handlers.ExecuteCommandInput).Timeout; got != want {
+			t.Errorf("%s: timeout %d s, want %d", raw, got, want)
+		}
+	}
+}

@@ -220,9 +220,9 @@ func claudeBash() *tool.DialectTool {
 				return tool.Mapping{Tool: "execute_command", Input: handlers.ExecuteCommandInput{Command: in.Command, RequiresApproval: new(false),
 					Cwd: cwd, Background: true, OutputFile: true}, Result: backgroundStarted, Unsandboxed: in.DangerouslyDisableSandbox}, nil
 			}
-			ms := 120000
+			ms := bashDefaultTimeout
 			if in.Timeout > 0 {
-				ms = int(in.Timeout)
+				ms = min(int(in.Timeout), bashMaxTimeout)
 			}
 			return tool.Mapping{Tool: "execute_command", Input: handlers.ExecuteCommandInput{Command: in.Command, RequiresApproval: new(false),
 				Cwd: cwd, Timeout: (ms + 999) / 1000, SaveOver: bashOutputLimit},
@@ -265,6 +265,13 @@ func bashResult(res tool.Result, code string) tool.Result {
 	}
 	return res
 }
+
+// Bash's timeouts in milliseconds: when none is given, and the most a
+// call gets (a larger one is cut to it, as Claude Code cuts it).
+const (
+	bashDefaultTimeout = 120000
+	bashMaxTimeout     = 600000
+)
 
 // noOutput is Claude Code's answer to a command that succeeded and printed
 // nothing: a sentence saying so, where an empty result would leave the

@@ -154,6 +154,13 @@ var script = []call{
 	{"Edit", obj{"file_path": "{WS}/edit/written.txt", "old_string": "one", "new_string": "uno   "}, "trailing spaces"},
 	{"Write", obj{"file_path": "{WS}/crlf.txt", "content": "rewritten\nwith LF\n"}, "LF over a CRLF file"},
 	{"Glob", obj{"pattern": "src/**/*.{go,py}"}, "braces"},
+	// Commands as models write them: one reading its standard input,
+	// a timeout over Bash's maximum, stderr alone from a command that
+	// succeeds; a Read from offset 0.
+	{"Bash", obj{"command": "cat", "timeout": 5000}, "reading stdin"},
+	{"Bash", obj{"command": "echo ok", "timeout": 900000}, "timeout over the maximum"},
+	{"Bash", obj{"command": "echo warn >&2"}, "stderr alone, exit 0"},
+	{"Read", obj{"file_path": "{WS}/docs/guide.md", "offset": 0, "limit": 2}, "offset 0"},
 	{"Grep", obj{"pattern": "needle", "output_mode": "content", "path": "{WS}/crlf.txt"}, "CRLF lines"},
 	// Unknown tool
 	{"NoSuchTool", obj{"x": 1}, "unknown tool"},
