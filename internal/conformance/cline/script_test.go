@@ -99,6 +99,9 @@ func script() []call {
 		{ID: "cmd-stderr", Tool: "execute_command", Args: []arg{a("command", "echo out; echo err 1>&2"), a("requires_approval", false)}},
 		{ID: "cmd-long", Tool: "execute_command", Args: []arg{a("command", "sh scripts/long.sh"), a("requires_approval", false)}},
 		{ID: "cmd-exit", Tool: "execute_command", Args: []arg{a("command", "exit 3"), a("requires_approval", false)}},
+		{ID: "cmd-silent", Tool: "execute_command", Args: []arg{a("command", "true"), a("requires_approval", false)}},
+		{ID: "cmd-cd", Tool: "execute_command", Args: []arg{a("command", "cd src && pwd"), a("requires_approval", false)}},
+		{ID: "list-gitignored", Tool: "list_files", Args: []arg{a("path", "build")}},
 
 		{ID: "missing-path", Tool: "read_file", Args: nil},
 		{ID: "missing-content", Tool: "write_to_file", Args: []arg{a("path", "x.txt")}},
@@ -128,6 +131,7 @@ func script() []call {
 		{ID: "search-ts", Tool: "search_files", Args: []arg{a("path", "src"), a("regex", `export (class|function)`)}, Headless: true},
 		{ID: "search-unicode", Tool: "search_files", Args: []arg{a("path", "."), a("regex", "Grüße")}, Headless: true},
 		{ID: "search-line", Tool: "search_files", Args: []arg{a("path", "."), a("regex", "line 77 of")}, Headless: true},
+		{ID: "search-file-path", Tool: "search_files", Args: []arg{a("path", "src/main.go"), a("regex", "func")}, Headless: true},
 		// Cline's ripgrep gets --glob (the file pattern, or '*'), which
 		// overrides the ignore rules: a gitignored file, a hidden file, a
 		// file in a hidden directory and .git are searched; a pattern that
