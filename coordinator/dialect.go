@@ -122,6 +122,15 @@ func (c *Coordinator) searchAll(d api.Dialect) bool {
 	return false
 }
 
+// commandEnv are the variables dialect d's client sets for its commands
+// (Dialect.CommandEnv), nil for none.
+func (c *Coordinator) commandEnv(d api.Dialect) map[string]string {
+	if x := c.sessionDialect(d); x != nil {
+		return x.CommandEnv
+	}
+	return nil
+}
+
 // dialectTools lists a dialect's tools in the order it declared them.
 func (c *Coordinator) dialectTools(d api.Dialect) []*tool.DialectTool {
 	if x := c.dialect(d); x != nil {

@@ -343,7 +343,7 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 	call := &tool.Call{
 		ToolUseID: rec.ToolUseID, Name: cs.tool.Name, SessionID: s.ID, Workspace: c.workspace, Logger: cs.logger, Files: s.Files,
 		SessionDone: s.Done(), ReadTurn: e.readTurn, PlainResults: c.plainResults(s.Dialect()),
-		Texts: c.texts(s.Dialect()), SearchAll: c.searchAll(s.Dialect()),
+		Texts: c.texts(s.Dialect()), SearchAll: c.searchAll(s.Dialect()), CommandEnv: c.commandEnv(s.Dialect()),
 	}
 	// Only a call that ran something in the sandbox can have left a server
 	// listening; the session's ports are read after such calls alone.

@@ -19,6 +19,10 @@ type EditTextInput struct {
 	Insert *TextInsert `json:"insert,omitempty" jsonschema:"text to insert after a line"`
 	// RequireRead refuses an existing file the session has not read.
 	RequireRead bool `json:"require_read,omitempty" jsonschema:"refuse to edit an existing file this session has not read"`
+	// FoldQuotes looks for an old_string that is not in the file as
+	// written with curly quotes read as straight ones, and replaces the
+	// file's own text (Claude Code's Edit: findActualString).
+	FoldQuotes bool `json:"fold_quotes,omitempty" jsonschema:"find old_string with curly quotes read as straight ones when it is not in the file as written"`
 }
 
 // TextEdit replaces old_string with new_string.
@@ -113,6 +117,11 @@ func applyTextEdits(t *editTarget, in *EditTextInput) (string, int, error) {
 		old, repl := e.OldString, e.NewString
 		if crlf && !strings.Contains(old, "\r") {
 			old, repl = toCRLF(old), toCRLF(repl)
+		}
+		if in.FoldQuotes && old != "" && !strings.Contains(content, old) {
+			if actual, ok := findFolded(content, old); ok {
+				old = actual
+			}
 		}
 		switch n := strings.Count(content, old); {
 		case old == "" && i == 0 && !t.exists:

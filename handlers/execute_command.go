@@ -151,7 +151,7 @@ func (r *commandRunner) run(ctx context.Context, call *tool.Call, in *ExecuteCom
 		// The call's start record is written while the sandbox is
 		// prepared; the command starts only once it is on disk.
 		Ready:   call.Recorded,
-		Command: in.Command, Dir: dir, Env: r.cfg.ChildEnv(), Timeout: timeout, Output: out,
+		Command: in.Command, Dir: dir, Env: r.cfg.ChildEnvFor(call.CommandEnv), Timeout: timeout, Output: out,
 		OnChunk: call.Output, Terminal: term,
 		OnBytes: func(stream string, n int) {
 			first.add(stream, n)
@@ -260,7 +260,7 @@ func commandDir(ws *tool.Workspace, cwd string) (string, error) {
 // startJob starts the command as a background job of the session. Any
 // other command dies with its call: nothing it leaves running survives.
 func (r *commandRunner) startJob(ctx context.Context, call *tool.Call, in *ExecuteCommandInput, dir string) (tool.Result, error) {
-	spec := tool.JobSpec{Command: in.Command, Dir: dir, Env: r.cfg.ChildEnv(), Stdin: in.Stdin,
+	spec := tool.JobSpec{Command: in.Command, Dir: dir, Env: r.cfg.ChildEnvFor(call.CommandEnv), Stdin: in.Stdin,
 		MaxOutputBytes: r.cfg.OutputCap(), OutputDir: r.cfg.OutputDir, Spills: r.cfg.Spills}
 	if in.TTY {
 		spec.Terminal = &tool.TerminalSize{}

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"errors"
+	"path"
 	"strconv"
 	"strings"
 
@@ -13,7 +14,7 @@ import (
 
 // SearchFilesInput is search_files's input.
 type SearchFilesInput struct {
-	Path        string `json:"path" validate:"required" jsonschema:"directory to search recursively, relative to the workspace"`
+	Path        string `json:"path" validate:"required" jsonschema:"directory to search recursively, or one file, relative to the workspace"`
 	Regex       string `json:"regex" validate:"required" jsonschema:"regular expression in Rust syntax (look-around and backreferences are not supported)"`
 	FilePattern string `json:"file_pattern,omitempty" jsonschema:"glob selecting the files to search, e.g. *.ts or src/**/*.go (default: all files)"`
 }
@@ -45,16 +46,22 @@ func newSearchFiles(name string, env tool.Env) *tool.Tool {
 }
 
 func searchFiles(ctx context.Context, call *tool.Call, in *SearchFilesInput, idx *search.Index, exclude excludeFunc) (tool.Result, error) {
-	rel, err := requireDir(call.Workspace, in.Path, "search_files searches directories")
+	rel, file, err := searchTarget(call.Workspace, in.Path)
 	if err != nil {
 		return tool.Result{}, err
+	}
+	start, pattern := rel, in.FilePattern
+	if file {
+		// One file, as ripgrep searches a file named on its command line
+		// (Cline passes the path on): its directory, selecting that path.
+		start, pattern = path.Dir(rel), "/"+globEscape(rel)
 	}
 	if _, err := search.CompilePattern(in.Regex); err != nil {
 		return tool.Result{}, tool.Errorf(api.ToolCodeInvalidRegex, "%v", err)
 	}
 	st := &matchStream{emit: func(chunk string) { call.Output("match", chunk) }}
 	res, err := search.Search(ctx, call.Workspace.Root, search.Options{
-		Path: rel, Regex: in.Regex, FilePattern: in.FilePattern,
+		Path: start, Regex: in.Regex, FilePattern: pattern,
 		Exclude: exclude, OnFile: st.send, Index: idx, GlobOverride: call.SearchAll,
 		Withhold: call.WithholdLinked,
 	})
@@ -72,9 +79,41 @@ func searchFiles(ctx context.Context, call *tool.Call, in *SearchFilesInput, idx
 		}
 		return tool.Result{}, fileError(rel, err)
 	}
+	if file {
+		res.Only(rel)
+	}
 	// No note of what .clineignore left out: Cline filters ripgrep's
 	// matches and says nothing of them.
 	return tool.TextResult(res.Format()), nil
+}
+
+// searchTarget resolves search_files' path: a directory, or a regular
+// file (file true), searched alone.
+func searchTarget(ws *tool.Workspace, p string) (rel string, file bool, err error) {
+	rel, err = ws.Rel(p)
+	if err != nil {
+		return "", false, err
+	}
+	st, err := ws.Root.Stat(rel)
+	if err != nil {
+		return rel, false, fileError(rel, err)
+	}
+	if !st.IsDir() && !st.Mode().IsRegular() {
+		return rel, false, tool.Errorf(api.ToolCodeNotRegular, "%s is neither a directory nor a regular file; search_files searches directories and files.", rel)
+	}
+	return rel, !st.IsDir(), nil
+}
+
+// globEscape quotes the characters a file pattern reads as wildcards.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[]{},\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // matchStream turns each searched file's matches into one tool.output chunk

@@ -52,6 +52,10 @@ func TestSearchFilesOutput(t *testing.T) {
 		{"file pattern", SearchFilesInput{Path: ".", Regex: "needle", FilePattern: "*.go"},
 			"Found 1 result.\n\nsrc/b.go\n│----\n│// needle here\n│func B() {}\n│----"},
 		{"no match", SearchFilesInput{Path: ".", Regex: "haystack"}, "Found 0 results."},
+		{"one file at the root", SearchFilesInput{Path: "a.txt", Regex: "needle"},
+			"Found 1 result.\n\na.txt\n│----\n│needle two\n│three\n│----"},
+		{"one file in a directory, file pattern aside", SearchFilesInput{Path: "src/b.go", Regex: "needle|func", FilePattern: "*.txt"},
+			"Found 2 results.\n\nsrc/b.go\n│----\n│// needle here\n│----\n│func B() {}\n│----"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -60,6 +64,18 @@ func TestSearchFilesOutput(t *testing.T) {
 				t.Errorf("output:\n%s\nwant:\n%s", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestSearchFilesOneFile: a file as the path searches that file alone,
+// as ripgrep searches a file named on its command line; another file of
+// the same name elsewhere (src/.gitignore beside .gitignore) is not
+// searched.
+func TestSearchFilesOneFile(t *testing.T) {
+	ws := searchTree(t)
+	res, err := searchFiles(bg, &tool.Call{Workspace: ws, SearchAll: true}, &SearchFilesInput{Path: ".gitignore", Regex: "log|gen"}, nil, nil)
+	if got, want := okText(t, res, err), "Found 1 result.\n\n.gitignore\n│----\n│*.log\n│----"; got != want {
+		t.Errorf("output:\n%s\nwant:\n%s", got, want)
 	}
 }
 
@@ -80,7 +96,6 @@ func TestSearchFilesErrors(t *testing.T) {
 		{"parent directory", SearchFilesInput{Path: "../", Regex: "needle"}, "outside_workspace"},
 		{"absolute path outside", SearchFilesInput{Path: out, Regex: "needle"}, "outside_workspace"},
 		{"symlink leading outside", SearchFilesInput{Path: "escape", Regex: "needle"}, "outside_workspace"},
-		{"a file", SearchFilesInput{Path: "a.txt", Regex: "needle"}, "not_directory"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -153,7 +153,7 @@ func endShell(sh tool.Job) {
 }
 
 func startShell(call *tool.Call, cfg *tool.CommandConfig) (tool.Job, error) {
-	sh, err := call.StartJob(tool.JobSpec{Command: persistentShell, Env: cfg.ChildEnv(), Stdin: true,
+	sh, err := call.StartJob(tool.JobSpec{Command: persistentShell, Env: cfg.ChildEnvFor(call.CommandEnv), Stdin: true,
 		MaxOutputBytes: cfg.OutputCap(), OutputDir: cfg.OutputDir, Spills: cfg.Spills})
 	if err != nil {
 		return nil, err

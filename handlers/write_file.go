@@ -17,7 +17,7 @@ func newWriteFileReadFirst(name string, env tool.Env) *tool.Tool {
 		Name:        name,
 		Description: "Write a whole file, creating parent directories; an existing file must have been read in this session first.",
 		Run:         writeFileReadFirst,
-		Preview:     previewWrite(false),
+		Preview:     previewAsGiven,
 		Interrupt:   tool.InterruptBlock,
 		Writes:      true,
 		Paths:       func(in *WriteToFileInput) []string { return []string{in.Path} },
@@ -30,7 +30,7 @@ func writeFileReadFirst(ctx context.Context, call *tool.Call, in *WriteToFileInp
 			return nil, tool.Errorf(api.ToolCodeReadRequired,
 				"%s has not been read in this session; read it before overwriting it. No changes were made.", t.rel)
 		}
-		return writeContent(t, in, false)
+		return asGiven(in), nil
 	})
 	if err != nil {
 		return tool.Result{}, err
@@ -45,4 +45,19 @@ func writeFileReadFirst(ctx context.Context, call *tool.Call, in *WriteToFileInp
 		text += "\n\n" + diff
 	}
 	return tool.TextResult(text + ed.note), nil
+}
+
+// asGiven is what write_file puts in the file: the content as the call
+// gives it. Claude Code's Write writes the model's text as it is, so LF
+// text over a CRLF file stays LF (measured: internal/conformance/claudecode,
+// "LF over a CRLF file"), where write_to_file keeps the file's style.
+func asGiven(in *WriteToFileInput) []byte { return []byte(*in.Content) }
+
+// previewAsGiven shows the approval the diff write_file would make.
+func previewAsGiven(ctx context.Context, call *tool.Call, in *WriteToFileInput) (string, error) {
+	t, err := loadTarget(call.Workspace, in.Path)
+	if err != nil {
+		return "", err
+	}
+	return diffText(t.rel, t.old, asGiven(in)), nil
 }

@@ -72,7 +72,7 @@ func writeContent(t *editTarget, in *WriteToFileInput, rulesOnly bool) ([]byte, 
 	if rulesOnly && !strings.HasPrefix(t.rel, rulesDir+"/") {
 		return nil, tool.Errorf(api.ToolCodeOutsideRules, "new_rule only writes under %s/; %s is not there.", rulesDir, t.rel)
 	}
-	content := []byte(*in.Content)
+	content := []byte(withoutFences(*in.Content))
 	if t.exists {
 		content = matchStyle(t.old, content)
 	}
@@ -85,6 +85,23 @@ func writeToFile(call *tool.Call, in *WriteToFileInput, rulesOnly, omitBody bool
 		return tool.Result{}, err
 	}
 	return editResult(call.Texts, shownPath(in.Path, ed.target.rel), ed.content, *in.Content, omitBody, ed.note), nil
+}
+
+// withoutFences takes off a Markdown code fence a model put around a
+// file's content, as Cline's WriteToFileToolHandler does: a first line
+// starting with three backticks (a language name may follow) and a last
+// line ending with them are dropped, and the text left is trimmed.
+func withoutFences(s string) string {
+	const fence = "```"
+	if strings.HasPrefix(s, fence) {
+		_, rest, _ := strings.Cut(s, "\n")
+		s = strings.TrimSpace(rest)
+	}
+	if strings.HasSuffix(s, fence) {
+		i := strings.LastIndex(s, "\n")
+		s = strings.TrimSpace(s[:max(i, 0)])
+	}
+	return s
 }
 
 // matchStyle keeps an existing file's byte order mark and CRLF line

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -93,4 +94,34 @@ func outputText(o openAIFunctionOutput) string {
 		}
 	}
 	return b.String()
+}
+
+// TestCodexCommandEnv: a codex session's commands see the variables Codex
+// sets for its own commands (no colours, no pager, a UTF-8 C locale,
+// CODEX_CI), on pipes and under a terminal, over the server's
+// environment; the configured env still wins, and another dialect's
+// commands get the server's environment alone.
+func TestCodexCommandEnv(t *testing.T) {
+	cfg := coordinator.Config{PolicyConfig: coordinator.PolicyConfig{AllowAll: true}}
+	cfg.Commands.Environ = func() []string {
+		return []string{"PATH=" + os.Getenv("PATH"), "LANG=en_US.UTF-8", "COLORTERM=truecolor", "TERM=xterm"}
+	}
+	cfg.Commands.Env = map[string]string{"LC_ALL": "POSIX"}
+	ts, _ := newDialectServer(t, cfg, nil)
+	const show = `echo "$TERM|$NO_COLOR|$PAGER|$GIT_PAGER|$GH_PAGER|$LANG|$LC_CTYPE|$LC_ALL|${COLORTERM-unset}|$CODEX_CI"`
+	s := newSessionOf(t, ts, map[string]any{"dialect": "codex"})
+	for i, tty := range []bool{false, true} {
+		args, _ := json.Marshal(map[string]any{"cmd": show, "tty": tty})
+		got := decodeBody[functionOutputs](t, ts.do(t, http.MethodPost, "/v1/sessions/"+s.ID+"/messages", []any{
+			map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_env%d", i), "call_id": fmt.Sprintf("env%d", i), "name": "exec_command", "arguments": string(args)},
+		}), http.StatusOK)
+		want := "xterm|1|cat|cat|cat|C.UTF-8|C.UTF-8|POSIX||1"
+		if text := outputText(got.Output[0]); !strings.Contains(text, "Output:\n"+want) {
+			t.Errorf("tty %v: output %q, want %q", tty, text, want)
+		}
+	}
+	text, _ := callIn(t, ts, "default", "toolu_env_cline", "execute_command", map[string]any{"command": show, "requires_approval": false})
+	if want := "xterm||cat|cat||en_US.UTF-8||POSIX|truecolor|"; !strings.Contains(text, want) {
+		t.Errorf("cline session: output %q, want %q", text, want)
+	}
 }

@@ -58,6 +58,11 @@ type Call struct {
 	// files. The session's dialect sets it (Dialect.SearchAll); a handler
 	// never learns which dialect that is.
 	SearchAll bool
+	// CommandEnv are variables a command the call starts gets on top of
+	// the server's environment, the configured env still overriding them
+	// (CommandConfig.ChildEnvFor): those the session's dialect's client
+	// sets for its own commands (Dialect.CommandEnv); nil for none.
+	CommandEnv map[string]string
 	// ReadTurn is the call's turn among the session's reads (FileMemory
 	// QueueRead) when its tool counts reads, 0 otherwise.
 	ReadTurn uint64

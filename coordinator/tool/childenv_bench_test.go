@@ -13,5 +13,5 @@ import (
 func BenchmarkChildEnv(b *testing.B) {
 	c := &CommandConfig{Env: map[string]string{"CI": "1"}}
 	c.ChildEnv()
-	benchpair.Run(b, func() { c.ChildEnv() }, func() { c.childEnv(os.Environ()) })
+	benchpair.Run(b, func() { c.ChildEnv() }, func() { c.childEnv(os.Environ(), nil) })
 }

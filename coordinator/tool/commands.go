@@ -141,7 +141,13 @@ func seconds(n int, def time.Duration) time.Duration {
 // ChildEnv is the environment of a command: the server's environment
 // without the server token and without secret-looking variables that
 // PassEnv does not name, plus Env. The result is sorted by name.
-func (c *CommandConfig) ChildEnv() []string {
+func (c *CommandConfig) ChildEnv() []string { return c.ChildEnvFor(nil) }
+
+// ChildEnvFor is ChildEnv for a command of a session whose dialect sets
+// variables of its own (Call.CommandEnv, as its client sets them for its
+// commands): they override the server's environment, and Env, the
+// deployment's word, overrides them.
+func (c *CommandConfig) ChildEnvFor(dialect map[string]string) []string {
 	environ := c.Environ
 	if environ == nil {
 		environ = os.Environ
@@ -151,11 +157,11 @@ func (c *CommandConfig) ChildEnv() []string {
 	// one is kept and copied while they stay the same, as they do between
 	// one command and the next. Speed only: BenchmarkChildEnv
 	// (./coordinator/tool/, docs/benchmarks.md).
-	if m := lastChildEnv.Load(); m != nil && slices.Equal(m.from, from) && maps.Equal(m.env, c.Env) && slices.Equal(m.passEnv, c.PassEnv) {
+	if m := lastChildEnv.Load(); m != nil && slices.Equal(m.from, from) && maps.Equal(m.env, c.Env) && slices.Equal(m.passEnv, c.PassEnv) && maps.Equal(m.dialect, dialect) {
 		return slices.Clone(m.out)
 	}
-	out := c.childEnv(from)
-	lastChildEnv.Store(&childEnvMemo{from: slices.Clone(from), env: maps.Clone(c.Env), passEnv: slices.Clone(c.PassEnv), out: out})
+	out := c.childEnv(from, dialect)
+	lastChildEnv.Store(&childEnvMemo{from: slices.Clone(from), env: maps.Clone(c.Env), passEnv: slices.Clone(c.PassEnv), dialect: maps.Clone(dialect), out: out})
 	return slices.Clone(out)
 }
 
@@ -164,12 +170,13 @@ type childEnvMemo struct {
 	from    []string
 	env     map[string]string
 	passEnv []string
+	dialect map[string]string
 	out     []string
 }
 
 var lastChildEnv atomic.Pointer[childEnvMemo]
 
-func (c *CommandConfig) childEnv(from []string) []string {
+func (c *CommandConfig) childEnv(from []string, dialect map[string]string) []string {
 	vars := map[string]string{}
 	for k, v := range baseEnv {
 		vars[k] = v
@@ -180,6 +187,9 @@ func (c *CommandConfig) childEnv(from []string) []string {
 			continue
 		}
 		vars[name] = value
+	}
+	for k, v := range dialect {
+		vars[k] = v
 	}
 	for k, v := range c.Env {
 		vars[k] = v

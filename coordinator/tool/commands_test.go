@@ -92,3 +92,28 @@ func TestCommandTimeout(t *testing.T) {
 		})
 	}
 }
+
+// ChildEnvFor puts a dialect's variables over the server's environment
+// and under the configured Env; ChildEnv, the same configuration with no
+// dialect's, stays without them, however the two alternate.
+func TestChildEnvFor(t *testing.T) {
+	cfg := tool.CommandConfig{
+		Environ: func() []string { return []string{"PATH=/bin", "LANG=en_US.UTF-8", "NO_COLOR=", "TERM=xterm"} },
+		Env:     map[string]string{"LC_ALL": "de_DE.UTF-8"},
+	}
+	dialect := map[string]string{"NO_COLOR": "1", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "CODEX_CI": "1"}
+	plain := []string{"GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", "LANG=en_US.UTF-8", "LC_ALL=de_DE.UTF-8", "NO_COLOR=", "PAGER=cat", "PATH=/bin", "TERM=xterm"}
+	with := []string{"CODEX_CI=1", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", "LANG=C.UTF-8", "LC_ALL=de_DE.UTF-8", "NO_COLOR=1", "PAGER=cat", "PATH=/bin", "TERM=xterm"}
+	for i := range 2 {
+		if got := cfg.ChildEnvFor(dialect); !slices.Equal(got, with) {
+			t.Errorf("round %d: ChildEnvFor(dialect) = %q, want %q", i, got, with)
+		}
+		if got := cfg.ChildEnv(); !slices.Equal(got, plain) {
+			t.Errorf("round %d: ChildEnv() = %q, want %q", i, got, plain)
+		}
+	}
+	dialect["CODEX_CI"] = "2" // same map, new value
+	if got := cfg.ChildEnvFor(dialect); !slices.Contains(got, "CODEX_CI=2") {
+		t.Errorf("ChildEnvFor after a change = %q, want CODEX_CI=2", got)
+	}
+}

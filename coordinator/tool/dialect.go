@@ -72,6 +72,11 @@ type Dialect struct {
 	// overrides the ignore rules (Cline's regexSearchFiles passes --glob
 	// with the file pattern or '*').
 	SearchAll bool
+	// CommandEnv are variables the dialect's client sets in its commands'
+	// environment (Codex's NO_COLOR, LANG, CODEX_CI ...), which a
+	// model's commands in its sessions expect to see: every call of its
+	// sessions is a Call.CommandEnv one. The configured env wins.
+	CommandEnv map[string]string
 }
 
 // DialectTool is one tool of a dialect.

@@ -44,8 +44,10 @@ type MultiEditItem struct {
 
 // BashInput is Claude Code's Bash.
 type BashInput struct {
-	Command         string  `json:"command" validate:"required" jsonschema:"The command to execute"`
-	Timeout         float64 `json:"timeout,omitempty" validate:"omitempty,min=1,max=600000" jsonschema:"Optional timeout in milliseconds (max 600000)"`
+	Command string `json:"command" validate:"required" jsonschema:"The command to execute"`
+	// Timeout past the maximum runs with the maximum, as Claude Code caps
+	// it (its schema sets no maximum).
+	Timeout         float64 `json:"timeout,omitempty" validate:"omitempty,min=1" jsonschema:"Optional timeout in milliseconds (max 600000)"`
 	Description     string  `json:"description,omitempty" jsonschema:"Clear, concise description of what this command does in 5-10 words"`
 	RunInBackground bool    `json:"run_in_background,omitempty" jsonschema:"Set to true to run this command in the background. Use BashOutput to read the output later."`
 	// DangerouslyDisableSandbox runs the command outside the sandbox: the

@@ -7,7 +7,6 @@ package claudecode
 import (
 	"errors"
 	"fmt"
-	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -15,7 +14,6 @@ import (
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/handlers"
-	"github.com/toolgate/toolgate/internal/shellcmd"
 )
 
 // textEdits turns MultiEdit's validated items into edit_text's edits.
@@ -77,17 +75,6 @@ func editErrors(res tool.Result, code, oldString string) tool.Result {
 		return claudeCodeErrors(res, code)
 	}
 	return tool.ErrorResult(text)
-}
-
-// noChange refuses an edit whose replacement equals its original, before
-// anything is read, as Claude Code's Edit validates it.
-func noChange(edits []handlers.TextEdit) error {
-	for _, e := range edits {
-		if e.OldString == e.NewString {
-			return tool.Errorf(api.ToolCodeNoChange, "<tool_use_error>No changes to make: old_string and new_string are exactly the same.</tool_use_error>")
-		}
-	}
-	return nil
 }
 
 func claudeRead() *tool.DialectTool {
@@ -168,7 +155,11 @@ func claudeEdit() *tool.DialectTool {
 			if err == nil {
 				err = noChange([]handlers.TextEdit{edit})
 			}
-			return tool.Mapping{Tool: "edit_text", Input: handlers.EditTextInput{Path: p, Edits: []handlers.TextEdit{edit}, RequireRead: true},
+			if err == nil {
+				err = notebookRefused(env, p)
+			}
+			edit.NewString = trimLineEnds(p, edit.NewString)
+			return tool.Mapping{Tool: "edit_text", Input: handlers.EditTextInput{Path: p, Edits: []handlers.TextEdit{edit}, RequireRead: true, FoldQuotes: true},
 				Result: claudeEditResult(env, in.FilePath, in)}, err
 		},
 	})
@@ -229,9 +220,9 @@ func claudeBash() *tool.DialectTool {
 				return tool.Mapping{Tool: "execute_command", Input: handlers.ExecuteCommandInput{Command: in.Command, RequiresApproval: new(false),
 					Cwd: cwd, Background: true, OutputFile: true}, Result: backgroundStarted, Unsandboxed: in.DangerouslyDisableSandbox}, nil
 			}
-			ms := 120000
+			ms := bashDefaultTimeout
 			if in.Timeout > 0 {
-				ms = int(in.Timeout)
+				ms = min(int(in.Timeout), bashMaxTimeout)
 			}
 			return tool.Mapping{Tool: "execute_command", Input: handlers.ExecuteCommandInput{Command: in.Command, RequiresApproval: new(false),
 				Cwd: cwd, Timeout: (ms + 999) / 1000, SaveOver: bashOutputLimit},
@@ -245,46 +236,12 @@ func claudeBash() *tool.DialectTool {
 					}
 					res = bashResult(res, code)
 					if code == "" {
-						res = keepDir(env, cwd, in.Command, res)
+						res = noOutput(keepDir(env, cwd, in.Command, res))
 					}
 					return res
 				}, Unsandboxed: in.DangerouslyDisableSandbox}, nil
 		},
 	})
-}
-
-// keepDir records where a command that succeeded left the shell, as
-// Claude Code's Bash runs `pwd -P` after a command that exits 0 and
-// starts the next one there. toolgate reads the directory from the
-// command line (its cds) rather than from the finished shell; a cd it
-// cannot resolve (a variable, cd -) leaves the directory as it was. A
-// directory outside the workspace is not kept: the shell goes back to
-// the workspace root and the result says so, in Claude Code's words.
-func keepDir(env tool.MapEnv, cwd, command string, res tool.Result) tool.Result {
-	end := shellcmd.Analyze(command).EndDir
-	if _, unknown := shellcmd.InUnknownDir(end + "/"); unknown || end == "" {
-		return res
-	}
-	next := filepath.Join(env.Workspace.Dir, filepath.FromSlash(cwd), filepath.FromSlash(end))
-	if path.IsAbs(end) {
-		next = filepath.FromSlash(end)
-	}
-	rel, err := env.Workspace.Rel(next)
-	if err != nil {
-		env.Dir.Set("")
-		reset := "Shell cwd was reset to " + env.Workspace.Dir
-		if len(res.Content) > 0 && res.Content[0].Type == api.TypeText && res.Content[0].Text != "" {
-			res.Content[0].Text += "\n" + reset
-		} else {
-			res.Content = append([]api.Content{api.TextContent(reset)}, res.Content...)
-		}
-		return res
-	}
-	if rel == "." {
-		rel = ""
-	}
-	env.Dir.Set(rel)
-	return res
 }
 
 // bashResult is a command's output as Claude Code's Bash shows it: the
@@ -305,6 +262,23 @@ func bashResult(res tool.Result, code string) tool.Result {
 		res.Content[0].Text = output
 	case fmtScan(head, "Command failed with exit code %d.", &exit):
 		res.Content[0].Text = strings.TrimSuffix("Exit code "+fmt.Sprint(exit)+"\n"+output, "\n")
+	}
+	return res
+}
+
+// Bash's timeouts in milliseconds: when none is given, and the most a
+// call gets (a larger one is cut to it, as Claude Code cuts it).
+const (
+	bashDefaultTimeout = 120000
+	bashMaxTimeout     = 600000
+)
+
+// noOutput is Claude Code's answer to a command that succeeded and printed
+// nothing: a sentence saying so, where an empty result would leave the
+// model guessing.
+func noOutput(res tool.Result) tool.Result {
+	if len(res.Content) == 1 && res.Content[0].Type == api.TypeText && res.Content[0].Text == "" {
+		res.Content[0].Text = "(Bash completed with no output)"
 	}
 	return res
 }

@@ -72,6 +72,13 @@ func searchMissed(search string) string {
 	return "The SEARCH block:\n" + strings.TrimRightFunc(search, unicode.IsSpace) + "\n...does not match anything in the file."
 }
 
+// emptySearch is Cline's answer to an empty SEARCH block in a file that
+// is not empty (core/assistant-message/diff.ts, constructNewFileContent,
+// measured with cline 2.18.0), the blank line after it included.
+const emptySearch = "Empty SEARCH block detected with non-empty file. This usually indicates a malformed SEARCH marker.\n" +
+	"Please ensure your SEARCH marker follows the correct format:\n" +
+	"- Use '------- SEARCH' (7+ dashes + space + SEARCH)\n"
+
 // noFiles is formatFilesList's answer for an empty listing.
 const noFiles = "No files found."
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/tool"
+	"github.com/toolgate/toolgate/handlers/editdiff"
 	"github.com/toolgate/toolgate/internal/process"
 )
 
@@ -73,8 +74,11 @@ func (Texts) PatchApplied(files []tool.PatchedFile, omitBody bool) string {
 // (diff.ts's message for a SEARCH block that matched nothing) and
 // formatResponse.diffError, wrapped as a tool error.
 func (Texts) EditFailed(msg, search, rel, original string) string {
-	if search != "" {
+	switch {
+	case search != "":
 		msg = searchMissed(search)
+	case strings.Contains(msg, editdiff.EmptySearchOnFile):
+		msg = emptySearch
 	}
 	return toolError(msg + "\n\n" + diffError(rel, original))
 }

@@ -18,7 +18,7 @@ import (
 // calls independently, so a command that exits non-zero (grep finding
 // nothing) cancels none of the others.
 func Dialect() tool.Dialect {
-	return tool.Dialect{Name: api.DialectCodex, PlainResults: true, IndependentCalls: true, Tools: []*tool.DialectTool{
+	return tool.Dialect{Name: api.DialectCodex, PlainResults: true, IndependentCalls: true, CommandEnv: CommandEnv(), Tools: []*tool.DialectTool{
 		execCommand(), writeStdin(), applyPatch(), viewImage(),
 		clientTool("request_user_input", "Request user input for one to three short questions and wait for the response.", "ask_followup_question"),
 		clientTool("get_goal", "Get the current goal for this thread.", "todo_write"),
@@ -26,6 +26,20 @@ func Dialect() tool.Dialect {
 		clientTool("update_goal", "Update the existing goal.", "todo_write"),
 		clientTool("tool_search", "Searches over deferred tool metadata.", "use_mcp_tool"),
 	}}
+}
+
+// CommandEnv are the variables Codex sets in the environment of every
+// command it runs for the model, on pipes and under a terminal, over the
+// environment it was started with: no colours, no pager, a UTF-8 C
+// locale, and CODEX_CI=1 (measured from the pinned CLI by
+// internal/conformance/codex). A model's commands in a codex session see
+// them too; a deployment's configured command env overrides them.
+func CommandEnv() map[string]string {
+	return map[string]string{
+		"NO_COLOR": "1", "COLORTERM": "", "CODEX_CI": "1",
+		"PAGER": "cat", "GIT_PAGER": "cat", "GH_PAGER": "cat",
+		"LANG": "C.UTF-8", "LC_CTYPE": "C.UTF-8", "LC_ALL": "C.UTF-8",
+	}
 }
 
 // AnyInput is the input of a tool Codex serves itself: toolgate reads

@@ -82,9 +82,21 @@ func TestExecCommand(t *testing.T) {
 		}
 	}
 	// A refusal before the command ran keeps toolgate's words.
-	refused := tool.ErrorResult("cwd src is not a directory.")
-	if got := m.Result(refused, api.ToolCodeNotDirectory).LastText(); got != refused.LastText() {
+	refused := tool.ErrorResult("The path ../x is outside the workspace.")
+	if got := m.Result(refused, api.ToolCodeOutside).LastText(); got != refused.LastText() {
 		t.Errorf("refusal became %q", got)
+	}
+	// A workdir that is missing or not a directory reads as Codex's
+	// failed spawn (measured: internal/conformance/codex).
+	for code, cause := range map[string]string{
+		api.ToolCodeNotFound:     "No such file or directory (os error 2)",
+		api.ToolCodeNotDirectory: "Not a directory (os error 20)",
+	} {
+		res := m.Result(tool.ErrorResult("File not found: nope"), code)
+		want := `exec_command failed: CreateProcess { message: "Rejected(\"Failed to create unified exec process: ` + cause + `\")" }`
+		if got := res.LastText(); got != want || !res.IsError {
+			t.Errorf("%s: %q (error %v), want %q", code, got, res.IsError, want)
+		}
 	}
 }
 
@@ -176,8 +188,8 @@ func TestApplyPatchFailures(t *testing.T) {
 	}
 }
 
-// TestViewImage: view_image reads the image with read_file; a missing
-// file reads as Codex's.
+// TestViewImage: view_image reads the image with read_file and answers
+// the image alone; a missing file reads as Codex's.
 func TestViewImage(t *testing.T) {
 	m, env, err := mapCall(t, "view_image", `{"path":"shot.png"}`)
 	if err != nil || m.Tool != "read_file" || m.Input.(handlers.ReadFileInput).Path != "shot.png" {
@@ -186,6 +198,12 @@ func TestViewImage(t *testing.T) {
 	want := "unable to locate image at `" + filepath.Join(env.Workspace.Dir, "shot.png") + "`: No such file or directory (os error 2)"
 	if got := m.Result(tool.ErrorResult("not found"), api.ToolCodeNotFound).LastText(); got != want {
 		t.Errorf("missing image: %q", got)
+	}
+	// An image comes back alone, as Codex's view_image answers.
+	img := api.Content{Type: api.TypeImage, Source: &api.ImageSource{Type: "base64", MediaType: "image/png", Data: "iVBORw0KGgo="}}
+	res := m.Result(tool.Result{Content: []api.Content{img, api.TextContent("Successfully read image")}}, "")
+	if len(res.Content) != 1 || res.Content[0].Source != img.Source || res.IsError {
+		t.Errorf("image result %+v, want the image alone", res)
 	}
 }
 

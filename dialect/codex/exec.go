@@ -63,10 +63,31 @@ func execCommand() *tool.DialectTool {
 				Input: handlers.ExecuteCommandInput{Command: in.Cmd, Cwd: in.Workdir, RequiresApproval: new(false),
 					Background: true, TTY: in.TTY, YieldMS: yield},
 				Result: func(res tool.Result, code string) tool.Result {
+					if text, ok := spawnFailure(code); ok {
+						return tool.ErrorResult(text)
+					}
 					return execResult(res, code, time.Since(start), budget, in.TTY)
 				}}, nil
 		},
 	})
+}
+
+// spawnFailure is Codex's answer when its process could not start in the
+// workdir asked for: a workdir that does not exist (execute_command's
+// not_found for its cwd) or is not a directory. Codex words the spawn's
+// error as its Rust error value prints, the OS error's text and number
+// included.
+func spawnFailure(code string) (string, bool) {
+	var cause string
+	switch code {
+	case api.ToolCodeNotFound:
+		cause = "No such file or directory (os error 2)"
+	case api.ToolCodeNotDirectory:
+		cause = "Not a directory (os error 20)"
+	default:
+		return "", false
+	}
+	return `exec_command failed: CreateProcess { message: "Rejected(\"Failed to create unified exec process: ` + cause + `\")" }`, true
 }
 
 // tokenBudget is max_output_tokens, Codex's default when unset.

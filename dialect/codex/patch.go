@@ -150,8 +150,24 @@ func viewImage() *tool.DialectTool {
 						// Codex names the path it resolved.
 						return tool.ErrorResult(fmt.Sprintf("unable to locate image at `%s`: No such file or directory (os error 2)", abs))
 					}
-					return res
+					return imagesOnly(res)
 				}}, nil
 		},
 	})
+}
+
+// imagesOnly is an image read_file answered, as Codex answers
+// view_image: the image alone, without the text read_file puts after it
+// for Cline. A result without an image stays as it is.
+func imagesOnly(res tool.Result) tool.Result {
+	var images []api.Content
+	for _, c := range res.Content {
+		if c.Type == api.TypeImage {
+			images = append(images, c)
+		}
+	}
+	if len(images) > 0 {
+		res.Content = images
+	}
+	return res
 }

@@ -69,6 +69,10 @@ func Apply(original, diff string) (Result, error) {
 	return res, nil
 }
 
+// EmptySearchOnFile is in the reason of a refused empty SEARCH block on a
+// file that is not empty, so that a dialect can word that case its own way.
+const EmptySearchOnFile = "its SEARCH section is empty but the file is not empty"
+
 // newFile handles an empty SEARCH, which means "this is the whole content".
 // It is refused on a non-empty file: there it would silently drop the text.
 func newFile(ft fileText, blocks []block, i int) (Result, error) {
@@ -79,7 +83,7 @@ func newFile(ft fileText, blocks []block, i int) (Result, error) {
 		return fail("its SEARCH section is empty, which is only allowed when it is the only block and the file is empty")
 	}
 	if len(ft.lines) > 0 {
-		return fail(fmt.Sprintf("its SEARCH section is empty but the file is not empty (%d lines); "+
+		return fail(fmt.Sprintf(EmptySearchOnFile+" (%d lines); "+
 			"an empty SEARCH only writes a new or empty file. Put the exact lines to replace in SEARCH", len(ft.lines)))
 	}
 	eols := make([]string, len(blocks[0].replace))

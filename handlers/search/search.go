@@ -74,6 +74,21 @@ type Result struct {
 
 func (r *Result) max() int { return r.maxResults }
 
+// Only keeps the matches of the file at rel alone (a search of one file
+// made as a search of its directory).
+func (r *Result) Only(rel string) {
+	kept := r.Files[:0]
+	r.Count = 0
+	for _, f := range r.Files {
+		if f.Path == rel {
+			kept = append(kept, f)
+			r.Count += f.Count
+		}
+	}
+	r.Files = kept
+	r.Truncated = r.Truncated && r.Count >= r.maxResults
+}
+
 // Search runs a search_files call against the workspace root.
 func Search(ctx context.Context, root *os.Root, opts Options) (*Result, error) {
 	m, err := newMatcher(opts.Regex)

@@ -133,6 +133,35 @@ var script = []call{
 	{"WebFetch", obj{"url": "{WEB}/page.html", "prompt": "What does the page say?"}, "an HTML page"},
 	{"WebFetch", obj{"url": "{WEB}/missing", "prompt": "What does it say?"}, "a 404"},
 	{"WebFetch", obj{"url": "not a url", "prompt": "x"}, "bad url (invalid)"},
+	// A file changed behind the session's back (by a command; Claude Code
+	// tells its model and lets the edit through, toolgate asks for a new
+	// Read: README), then set back; a command without output; edits after
+	// the session's own write; an Edit of a notebook; a brace glob; a
+	// search of CRLF lines.
+	{"Write", obj{"file_path": "{WS}/edit/stale.txt", "content": "original line\n"}, "a file a command changes next"},
+	{"Bash", obj{"command": "echo appended >> edit/stale.txt"}, "the command changes it (no output)"},
+	{"Edit", obj{"file_path": "{WS}/edit/stale.txt", "old_string": "original", "new_string": "edited"}, "edit after a change behind its back"},
+	{"Bash", obj{"command": "echo restored > edit/stale.txt"}, "set back"},
+	{"Write", obj{"file_path": "{WS}/edit/written.txt", "content": "one\ntwo\n"}, "a new file"},
+	{"Edit", obj{"file_path": "{WS}/edit/written.txt", "old_string": "two", "new_string": "2"}, "edit after its write, no read"},
+	{"Edit", obj{"file_path": "{WS}/notebook.ipynb", "old_string": "x", "new_string": "y"}, "Edit of a notebook"},
+	// Edits as models write them: curly quotes for the file's straight
+	// ones, a multi-line old_string with LF in a CRLF file, trailing
+	// spaces in new_string; a Write of LF text over a CRLF file.
+	{"Read", obj{"file_path": "{WS}/src/main.go"}, "read before quote edits"},
+	{"Edit", obj{"file_path": "{WS}/src/main.go", "old_string": "name := \u201cworld\u201d", "new_string": "name := \u201cthere\u201d"}, "curly quotes"},
+	{"Edit", obj{"file_path": "{WS}/edit/crlf_edit.txt", "old_string": "keep\nchanged", "new_string": "kept\nchanged"}, "multi-line, CRLF file"},
+	{"Edit", obj{"file_path": "{WS}/edit/written.txt", "old_string": "one", "new_string": "uno   "}, "trailing spaces"},
+	{"Write", obj{"file_path": "{WS}/crlf.txt", "content": "rewritten\nwith LF\n"}, "LF over a CRLF file"},
+	{"Glob", obj{"pattern": "src/**/*.{go,py}"}, "braces"},
+	// Commands as models write them: one reading its standard input,
+	// a timeout over Bash's maximum, stderr alone from a command that
+	// succeeds; a Read from offset 0.
+	{"Bash", obj{"command": "cat", "timeout": 5000}, "reading stdin"},
+	{"Bash", obj{"command": "echo ok", "timeout": 900000}, "timeout over the maximum"},
+	{"Bash", obj{"command": "echo warn >&2"}, "stderr alone, exit 0"},
+	{"Read", obj{"file_path": "{WS}/docs/guide.md", "offset": 0, "limit": 2}, "offset 0"},
+	{"Grep", obj{"pattern": "needle", "output_mode": "content", "path": "{WS}/crlf.txt"}, "CRLF lines"},
 	// Unknown tool
 	{"NoSuchTool", obj{"x": 1}, "unknown tool"},
 	// Files after everything

@@ -72,6 +72,16 @@ func script() []call {
 		{ID: "edit-crlf", Tool: "replace_in_file", Args: []arg{a("path", "crlf.txt"), a("diff", diff([2]string{"second line", "2nd line"}))}},
 		{ID: "edit-missing", Tool: "replace_in_file", Args: []arg{a("path", "nothere.txt"), a("diff", diff([2]string{"a", "b"}))}},
 		{ID: "edit-ignored", Tool: "replace_in_file", Args: []arg{a("path", "private/keys.txt"), a("diff", diff([2]string{"private key material", "x"}))}},
+		// What models send often: a SEARCH line indented otherwise than
+		// the file's, blocks out of the file's order, an empty SEARCH (the
+		// whole file replaced), content wrapped in a code fence, a start
+		// line past the end.
+		{ID: "edit-trimmed", Tool: "replace_in_file", Args: []arg{a("path", "edit.txt"), a("diff", diff([2]string{"  gamma  ", "GAMMA"}))}},
+		{ID: "edit-order", Tool: "replace_in_file", Args: []arg{a("path", "edit.txt"), a("diff", diff([2]string{"DELTA", "delta"}, [2]string{"ALPHA", "alpha"}))}},
+		{ID: "write-whole", Tool: "write_to_file", Args: []arg{a("path", "notes/whole.txt"), a("content", "one\ntwo\n")}},
+		{ID: "edit-empty-search", Tool: "replace_in_file", Args: []arg{a("path", "notes/whole.txt"), a("diff", "------- SEARCH\n=======\nreplaced whole\n+++++++ REPLACE")}},
+		{ID: "write-fenced", Tool: "write_to_file", Args: []arg{a("path", "notes/fenced.md"), a("content", "```\nfenced line\n```")}},
+		{ID: "read-past-end", Tool: "read_file", Args: []arg{a("path", "README.md"), a("start_line", 500)}},
 
 		{ID: "list-top", Tool: "list_files", Args: []arg{a("path", ".")}},
 		{ID: "list-recursive", Tool: "list_files", Args: []arg{a("path", "."), a("recursive", true)}},
@@ -89,6 +99,9 @@ func script() []call {
 		{ID: "cmd-stderr", Tool: "execute_command", Args: []arg{a("command", "echo out; echo err 1>&2"), a("requires_approval", false)}},
 		{ID: "cmd-long", Tool: "execute_command", Args: []arg{a("command", "sh scripts/long.sh"), a("requires_approval", false)}},
 		{ID: "cmd-exit", Tool: "execute_command", Args: []arg{a("command", "exit 3"), a("requires_approval", false)}},
+		{ID: "cmd-silent", Tool: "execute_command", Args: []arg{a("command", "true"), a("requires_approval", false)}},
+		{ID: "cmd-cd", Tool: "execute_command", Args: []arg{a("command", "cd src && pwd"), a("requires_approval", false)}},
+		{ID: "list-gitignored", Tool: "list_files", Args: []arg{a("path", "build")}},
 
 		{ID: "missing-path", Tool: "read_file", Args: nil},
 		{ID: "missing-content", Tool: "write_to_file", Args: []arg{a("path", "x.txt")}},
@@ -118,6 +131,7 @@ func script() []call {
 		{ID: "search-ts", Tool: "search_files", Args: []arg{a("path", "src"), a("regex", `export (class|function)`)}, Headless: true},
 		{ID: "search-unicode", Tool: "search_files", Args: []arg{a("path", "."), a("regex", "Grüße")}, Headless: true},
 		{ID: "search-line", Tool: "search_files", Args: []arg{a("path", "."), a("regex", "line 77 of")}, Headless: true},
+		{ID: "search-file-path", Tool: "search_files", Args: []arg{a("path", "src/main.go"), a("regex", "func")}, Headless: true},
 		// Cline's ripgrep gets --glob (the file pattern, or '*'), which
 		// overrides the ignore rules: a gitignored file, a hidden file, a
 		// file in a hidden directory and .git are searched; a pattern that

@@ -148,20 +148,24 @@ type output struct {
 	Output json.RawMessage `json:"output"`
 }
 
-// text is the output as text: the string, or its text items joined.
+// text is the output as text: the string, or its items joined, a text
+// item's text as it is and any other item (an image) as its JSON with
+// sorted keys, so that an image's bytes compare too.
 func (o output) text() string {
 	var s string
 	if json.Unmarshal(o.Output, &s) == nil {
 		return s
 	}
-	var items []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
+	var items []map[string]any
 	_ = json.Unmarshal(o.Output, &items)
 	var b []byte
 	for _, it := range items {
-		b = append(b, it.Text...)
+		if text, ok := it["text"].(string); ok {
+			b = append(b, text...)
+			continue
+		}
+		raw, _ := json.Marshal(it)
+		b = append(b, raw...)
 	}
 	return string(b)
 }
