@@ -34,9 +34,8 @@ func (p *Prepared) Offer(cmd *exec.Cmd) error {
 	return nil
 }
 
-// goAhead tells the helper of a run offered to start its command. The
-// next command's cgroups, for a sandbox the session may keep, are made
-// once the command has ended (Ended), not while it runs.
+// goAhead tells the helper of a run offered to start its command, and
+// has the next command's cgroups made for a sandbox the session may keep.
 func (p *Prepared) goAhead() error {
 	w := p.warm
 	_ = w.conn.SetDeadline(time.Now().Add(warmWait))
@@ -45,6 +44,10 @@ func (p *Prepared) goAhead() error {
 	}
 	if err := w.started(); err != nil {
 		return fmt.Errorf("sandbox: %w", err)
+	}
+	if p.box != nil {
+		w.nextLimits = make(chan *runLimits, 1)
+		go w.sendNext(p.box.cgroups) // reuse.go
 	}
 	return nil
 }

@@ -211,8 +211,8 @@ func (s *Sandbox) keep(session string, w *warm, done func()) {
 }
 
 // sendNext makes the next command's limit cgroups and gives them to the
-// helper of a run whose end it just reported, which joins them while it
-// restores the sandbox. Runs in the background.
+// helper of a run just handed over, which joins them while the command
+// runs. Runs in the background.
 func (w *warm) sendNext(lc *limitCgroups) {
 	lim, tasks, dir, err := lc.makeForHelper()
 	if err == nil {

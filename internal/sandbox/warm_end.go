@@ -62,17 +62,6 @@ func (p *Prepared) Ended() (Exit, bool) {
 		return Exit{}, false
 	}
 	p.reported = true
-	if p.box != nil {
-		// The next command's cgroups are made and joined now, between
-		// the commands, and not while this one ran: then toolgate's
-		// mkdirs and the helper's join (~0.4 ms and ~0.1 ms of CPU) took
-		// the two cores from the command, which waited ~1 ms more in
-		// the run queue than bash started outside the sandbox. Speed
-		// only: BenchmarkSequentialSandboxedTrue (./internal/sandbox/,
-		// session) and bench/peers/run.sh.
-		p.warm.nextLimits = make(chan *runLimits, 1)
-		go p.warm.sendNext(p.box.cgroups) // reuse.go
-	}
 	return *r.Exit, true
 }
 

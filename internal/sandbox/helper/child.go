@@ -40,12 +40,11 @@ import (
 // session's next command (reuse.go).
 //
 // The locked thread starts each command; another goroutine (on another
-// thread) waits for it, kills and reaps what it left and reports, then
-// restores the sandbox, while the locked thread joins the next command's
-// limit cgroups, which toolgate makes and sends once it has the report:
-// made and joined while the command ran, they took the two cores from it
-// (BenchmarkSequentialSandboxedTrue, session). The control socket's
-// messages keep their order: started, the exit, then joined.
+// thread) waits for it, kills and reaps what it left and reports, so
+// that the locked thread can meanwhile join the next command's limit
+// cgroups, a move that waits for the kernel (an RCU grace period, 7-35
+// ms at load 10 on cgroup v1) while the command runs. The control
+// socket's messages keep their order: started, the exit, then joined.
 func serve(spec Spec) error {
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		return fmt.Errorf("prctl(PR_SET_DUMPABLE): %w", err)

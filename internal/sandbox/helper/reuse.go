@@ -25,10 +25,11 @@ import (
 // removes what was added to /dev, and checks that /dev's entries and its
 // own attributes are as they were when the sandbox was made; if any is
 // not, the sandbox is discarded and the session's next command gets a
-// sandbox of its own. Meanwhile, once the command's end is reported, its
-// locked thread moves into the next command's limit cgroups (cgroup v1),
-// or keeps the next cgroup v2 directory to clone the command into: each
-// command has cgroups of its own, made and joined between the commands.
+// sandbox of its own. Meanwhile, while the command still runs, its
+// locked thread has moved into the next command's limit cgroups (cgroup
+// v1), or kept the next cgroup v2 directory to clone the command into:
+// each command has cgroups of its own, and the move waits for the kernel
+// off the commands' path.
 
 // sandboxState is what the helper notes when the sandbox is made, and
 // finds again before each later command.
