@@ -71,6 +71,12 @@ type callState struct {
 	e      *callEntry
 	logger *slog.Logger
 
+	// paths caches tool.Paths of input (toolPaths), listed once for the
+	// read turn and the policy's subject; cleared when a hook changes the
+	// input. Measured by handlers' BenchmarkReadPipeline.
+	paths       []string
+	pathsListed bool
+
 	// pre-hooks
 	hook        hooks.Decision  // what the PreToolUse hooks decided
 	hookReason  string          // and why
@@ -538,11 +544,22 @@ func firstText(r tool.Result) string {
 	return ""
 }
 
+// toolPaths is tool.Paths of the call's input, listed once per input.
+func (cs *callState) toolPaths() []string {
+	if !cs.pathsListed {
+		cs.paths, cs.pathsListed = cs.tool.Paths(cs.input), true
+		if cs.paths == nil {
+			cs.paths = []string{} // listed, none: not "list them" to SubjectOf
+		}
+	}
+	return cs.paths
+}
+
 // readKey names the file a read-counting call reads, for its read turn:
 // its first path, workspace-relative and in lower case, as the handler's
 // count key is. A path that does not resolve keys on itself.
 func (c *Coordinator) readKey(cs *callState) string {
-	paths := cs.tool.Paths(cs.input)
+	paths := cs.toolPaths()
 	if len(paths) == 0 {
 		return ""
 	}
