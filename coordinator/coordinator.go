@@ -82,6 +82,9 @@ type Coordinator struct {
 	agents   *subagents.Source // nil without an agent directory
 	mcp      *mcphub.Hub
 	sandbox  *sandbox.Sandbox
+	// hintFn is c.sandboxHint as a func value, made once rather than per
+	// call (execute; BenchmarkReadPipeline in ./handlers/).
+	hintFn   func(output string) string
 	rec      *recorder
 	undo     UndoFunc
 	tracer   *callTracer   // nil when tracing is off
@@ -129,6 +132,7 @@ func New(o Options) *Coordinator {
 	if c.sandbox == nil {
 		c.sandbox = sandbox.New(cfg.Sandbox)
 	}
+	c.hintFn = c.sandboxHint
 	registerSandboxInfo(o.Registerer, c.sandbox.Info())
 	o = withMCP(o)
 	c.startPolicy(o)

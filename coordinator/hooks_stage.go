@@ -74,6 +74,7 @@ func (c *Coordinator) preHooks(ctx context.Context, cs *callState) {
 			return
 		}
 		cs.input, cs.raw, cs.hookInput = in, raw, v.Updated
+		cs.paths, cs.pathsListed = nil, false
 		cs.judged = false
 	}
 	cs.hook, cs.hookReason = v.Decision, v.Reason

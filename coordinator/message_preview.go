@@ -72,7 +72,7 @@ func (c *Coordinator) previewPartial(s *Session, use api.ToolUse) (p *api.Previe
 	}
 	// A partial block has not passed the policy stage: it may show nothing
 	// the ignore rules hide.
-	sub, _ := c.buildSubject(tool, in, input)
+	sub, _ := c.buildSubject(tool, in, input, nil)
 	if parts, blocked := c.ignoreBlock(c.ignoreMatcher(), sub); blocked {
 		return &api.Preview{Error: strings.Join(parts, "\n\n")}
 	}

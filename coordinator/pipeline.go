@@ -71,6 +71,12 @@ type callState struct {
 	e      *callEntry
 	logger *slog.Logger
 
+	// paths caches tool.Paths of input (toolPaths), listed once for the
+	// read turn and the policy's subject; cleared when a hook changes the
+	// input. Measured by handlers' BenchmarkReadPipeline.
+	paths       []string
+	pathsListed bool
+
 	// pre-hooks
 	hook        hooks.Decision  // what the PreToolUse hooks decided
 	hookReason  string          // and why
@@ -340,20 +346,19 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 		cs.stop(notRecorded())
 		return
 	}
-	call := &tool.Call{
+	// The call and its confined flag share one allocation.
+	ec := &execCall{Call: tool.Call{
 		ToolUseID: rec.ToolUseID, Name: cs.tool.Name, SessionID: s.ID, Workspace: c.workspace, Logger: cs.logger, Files: s.Files,
 		SessionDone: s.Done(), ReadTurn: e.readTurn, PlainResults: c.plainResults(s.Dialect()),
 		Texts: c.texts(s.Dialect()), SearchAll: c.searchAll(s.Dialect()), CommandEnv: c.commandEnv(s.Dialect()),
-	}
-	// Only a call that ran something in the sandbox can have left a server
-	// listening; the session's ports are read after such calls alone.
-	var confined atomic.Bool
+	}}
+	call, confined := &ec.Call, &ec.confined
 	call.Attach(tool.Runtime{
 		Output: func(stream, chunk string) {
 			s.Events.Append(api.Event{Type: api.EventToolOutput, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Stream: stream, Chunk: chunk})
 		},
 		Ignored: cs.ignored,
-		Todos:   s.SetTodos,
+		Todos:   s.todosFn,
 		Keep:    func(o tool.KeptOutput) { s.keepOutput(e, o) },
 		Await: func(ctx context.Context, req api.InputRequest) (api.AnswerRequest, error) {
 			return c.awaitInput(ctx, s, e, req)
@@ -370,7 +375,7 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 			}
 			return c.sandbox, r, err
 		},
-		SandboxHint: c.sandboxHint,
+		SandboxHint: c.hintFn,
 		Jobs:        s.jobs,
 		DeniedURL:   func(u string) error { return c.policy.DeniedURL(s.permRules(), cs.tool.Name, u) },
 		Recorded:    recorded,
@@ -394,6 +399,16 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 		out.result.Content = append(out.result.Content, approvalFeedback(cs.feedback, texts))
 	}
 	cs.end, cs.ran = &out, true
+}
+
+// execCall is a running call with what execute learns of it, in one
+// allocation (BenchmarkReadPipeline in ./handlers/).
+type execCall struct {
+	tool.Call
+	// confined says the call ran something in the sandbox: only such a
+	// call can have left a server listening, so the session's ports are
+	// read after such calls alone.
+	confined atomic.Bool
 }
 
 // runHandler runs the handler, turning a panic into a failed result so one bad
@@ -538,11 +553,22 @@ func firstText(r tool.Result) string {
 	return ""
 }
 
+// toolPaths is tool.Paths of the call's input, listed once per input.
+func (cs *callState) toolPaths() []string {
+	if !cs.pathsListed {
+		cs.paths, cs.pathsListed = cs.tool.Paths(cs.input), true
+		if cs.paths == nil {
+			cs.paths = []string{} // listed, none: not "list them" to SubjectOf
+		}
+	}
+	return cs.paths
+}
+
 // readKey names the file a read-counting call reads, for its read turn:
 // its first path, workspace-relative and in lower case, as the handler's
 // count key is. A path that does not resolve keys on itself.
 func (c *Coordinator) readKey(cs *callState) string {
-	paths := cs.tool.Paths(cs.input)
+	paths := cs.toolPaths()
 	if len(paths) == 0 {
 		return ""
 	}

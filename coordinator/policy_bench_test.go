@@ -48,7 +48,7 @@ func BenchmarkPolicyStage(b *testing.B) {
 		}{{"", s}, {"/session_rules=40", withRules}} {
 			b.Run(name+sess.name, func(b *testing.B) {
 				for b.Loop() {
-					if out, _ := c.authorize(sess.s, t, in, u.Input); out != nil {
+					if out, _ := c.authorize(sess.s, t, in, u.Input, nil); out != nil {
 						b.Fatalf("denied: %s", firstText(out.result))
 					}
 				}

@@ -69,7 +69,7 @@ func (c *Coordinator) checkPolicy(cs *callState) {
 		cs.stop(failure(api.StatusSkipped, api.ToolCodeSkipped, msg))
 		return
 	}
-	stop, g := c.authorize(cs.s, cs.tool, cs.input, cs.raw)
+	stop, g := c.authorize(cs.s, cs.tool, cs.input, cs.raw, cs.toolPaths())
 	if stop == nil {
 		g = withHookDecision(g, cs.hook, cs.hookReason)
 		stop, g = c.leaveSandbox(cs, g)
@@ -116,9 +116,10 @@ func withHookDecision(g gate, d hooks.Decision, reason string) gate {
 // authorize applies the policy to a decoded input: ignore rules on every
 // path the call touches, the command's working directory, the session's
 // mode and the permission decision. It returns the outcome that ends the
-// call, or nil and the gate the call goes on with.
-func (c *Coordinator) authorize(s *Session, t *tool.Tool, in any, raw json.RawMessage) (*outcome, gate) {
-	sub, line := c.buildSubject(t, in, raw)
+// call, or nil and the gate the call goes on with. paths are the input's
+// (t.Paths(in)), or nil to list them here.
+func (c *Coordinator) authorize(s *Session, t *tool.Tool, in any, raw json.RawMessage, paths []string) (*outcome, gate) {
+	sub, line := c.buildSubject(t, in, raw, paths)
 	m := c.ignoreMatcher()
 	if parts, blocked := c.ignoreBlock(m, sub); blocked {
 		out := failure(api.StatusDenied, api.ToolCodeIgnored, parts[0])
@@ -205,8 +206,9 @@ func (c *Coordinator) denialsBeyondRules(s *Session, t *tool.Tool, sub *policy.S
 // (policy.Policy.Subject) and, for use_mcp_tool, names its MCP server and
 // tool as the rules name them (mcp_tools.go: mcpInputNames). Without a
 // workspace the subject carries no MCP names, as it carries no paths.
-func (c *Coordinator) buildSubject(t *tool.Tool, in any, raw json.RawMessage) (*policy.Subject, tool.CommandLine) {
-	sub, line := c.policy.Subject(t, in)
+// paths are the input's (t.Paths(in)), or nil to list them here.
+func (c *Coordinator) buildSubject(t *tool.Tool, in any, raw json.RawMessage, paths []string) (*policy.Subject, tool.CommandLine) {
+	sub, line := c.policy.SubjectOf(t, in, paths)
 	if t.Name == tool.UseMCPTool && c.workspace != nil {
 		sub.MCPServer, sub.MCPTool = mcpInputNames(in, raw)
 	}

@@ -67,7 +67,10 @@ type Session struct {
 	// mistakes counts invalid calls in a row (Cline's consecutiveMistakeCount)
 	mistakes mistakeCounter
 	jobs     *jobs.Table // background jobs
-	net      sessionNet  // the network its commands share (session_network.go)
+	// todosFn is s.SetTodos as a func value, made once rather than per
+	// call (execute; BenchmarkReadPipeline in ./handlers/).
+	todosFn func([]api.Todo)
+	net     sessionNet // the network its commands share (session_network.go)
 
 	rec *recorder // nil: nothing is stored
 	// stored holds the ids of calls made before a restart: a repeat of
@@ -106,6 +109,7 @@ func newSession(id string, mode api.Mode, perms api.Permissions, cfg *Config) *S
 	}
 	s.dialect.Store(&defaultDialect)
 	s.jobs = jobs.NewTable(ctx)
+	s.todosFn = s.SetTodos
 	s.ShellDir = &tool.ShellDir{}
 	s.touch(s.Created)
 	return s

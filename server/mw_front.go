@@ -34,7 +34,7 @@ func (s *Server) front(next http.Handler) http.Handler {
 		if id == "" {
 			id = newRequestID()
 		}
-		r = r.WithContext(coordinator.WithRequestID(context.WithValue(r.Context(), middleware.RequestIDKey, id), id))
+		r = r.WithContext(coordinator.WithRequestIDAlso(r.Context(), id, middleware.RequestIDKey))
 		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
 		s.guarded(ww, r, next)
 		route := routePattern(r)

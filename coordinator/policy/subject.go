@@ -20,6 +20,14 @@ import (
 // and tool of a use_mcp_tool call are the caller's to fill in
 // (coordinator.buildSubject), since reading them takes the MCP hub's names.
 func (p *Policy) Subject(t *tool.Tool, in any) (*Subject, tool.CommandLine) {
+	return p.SubjectOf(t, in, nil)
+}
+
+// SubjectOf is Subject for a caller that already holds the call's paths
+// (t.Paths(in)), so that a read does not list them twice; nil paths are
+// listed here. Measured by coordinator's BenchmarkPolicyStage and
+// handlers' BenchmarkReadPipeline.
+func (p *Policy) SubjectOf(t *tool.Tool, in any, paths []string) (*Subject, tool.CommandLine) {
 	s := &Subject{Tool: t.Name}
 	if u := t.URL(in); u != "" {
 		s.URL = u
@@ -30,7 +38,10 @@ func (p *Policy) Subject(t *tool.Tool, in any) (*Subject, tool.CommandLine) {
 	if p.workspace == nil {
 		return s, tool.CommandLine{}
 	}
-	for _, given := range t.Paths(in) {
+	if paths == nil {
+		paths = t.Paths(in)
+	}
+	for _, given := range paths {
 		if rel, err := p.workspace.Rel(given); err == nil {
 			ref := p.Ref(rel)
 			if filepath.IsAbs(given) {

@@ -113,8 +113,21 @@ func filesList(entries []string, locked func(string) bool, hitLimit bool) string
 func repeatedRead(path string, count int) string {
 	switch {
 	case count >= 3:
-		return "[DUPLICATE READ] You have already read '" + path + "' " + strconv.Itoa(count) + " times in this conversation. " +
+		// Written into one buffer of the right size: one allocation where
+		// strconv.Itoa (a count over 99) and the concatenation made two.
+		// Speed only: BenchmarkReadPipeline (./handlers/).
+		const head, tail = "[DUPLICATE READ] You have already read '", " times in this conversation. " +
 			"The content has not changed since your last read. Please use the information you already have and proceed with your task."
+		var num [20]byte
+		n := strconv.AppendInt(num[:0], int64(count), 10)
+		var b strings.Builder
+		b.Grow(len(head) + len(path) + 2 + len(n) + len(tail))
+		b.WriteString(head)
+		b.WriteString(path)
+		b.WriteString("' ")
+		b.Write(n)
+		b.WriteString(tail)
+		return b.String()
 	case count == 2:
 		return "[File already read] The file '" + path + "' was already read earlier in this conversation. Returning content:"
 	}
