@@ -274,3 +274,19 @@ func TestLinkCacheRacyDirectory(t *testing.T) {
 		t.Fatal("the racy answer was used")
 	}
 }
+
+// TestLinkCacheTimePutBack: a denied file made with its directory's
+// modification time put back is seen (the change time moved).
+func TestLinkCacheTimePutBack(t *testing.T) {
+	s := newLinkSetup(t, ".env", "a/.env", "b/README")
+	s.kept()
+	before, err := os.Stat(s.path("b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.link("b/README", "b/.env")
+	if err := os.Chtimes(s.path("b"), before.ModTime(), before.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	wantHidden(t, s.call(), "a/.env", "b/.env", "b/README")
+}

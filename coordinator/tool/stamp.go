@@ -3,7 +3,6 @@ package tool
 import (
 	"errors"
 	"io/fs"
-	"path/filepath"
 	"syscall"
 	"time"
 )
@@ -35,7 +34,7 @@ func StampOf(path string, info fs.FileInfo) Stamp {
 	s := Stamp{Path: path, Mtime: info.ModTime().UnixNano()}
 	if st, ok := info.Sys().(*syscall.Stat_t); ok {
 		s.Dev, s.Ino, s.Nlink = uint64(st.Dev), st.Ino, uint64(st.Nlink)
-		_ = st.Ctim
+		s.Ctime = ctimeOf(st)
 	}
 	return s
 }
@@ -49,7 +48,7 @@ func (s Stamp) Recent(since time.Time) bool {
 // StampPath stamps the entry at path (not following a final symbolic
 // link); a path naming nothing gets an Absent stamp.
 func (w *Workspace) StampPath(path string) (Stamp, error) {
-	info, err := w.Root.Lstat(filepath.FromSlash(path))
+	info, err := w.lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Stamp{Path: path, Absent: true}, nil
 	}
