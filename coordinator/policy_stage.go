@@ -181,7 +181,7 @@ func (c *Coordinator) authorize(s *Session, t *tool.Tool, in any, raw json.RawMe
 func (c *Coordinator) denialsBeyondRules(s *Session, t *tool.Tool, sub *policy.Subject, m *ignore.Matcher, v policy.Verdict) (*ignore.Matcher, *outcome, gate) {
 	layers := [][]*policy.Rule{c.policy.Managed, s.permRules()}
 	hidden := c.policy.WithReadDenials(m, layers[1])
-	hidden = policy.WithHardLinks(c.workspace, m, hidden, policy.ReadDenialPatterns(layers...))
+	hidden = c.links.WithHardLinks(c.workspace, m, hidden, policy.ReadDenialPatterns(layers...))
 	if v.Decision == policy.Deny {
 		return hidden, nil, gate{}
 	}

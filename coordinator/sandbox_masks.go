@@ -28,28 +28,19 @@ type maskCache struct {
 	mu    sync.Mutex
 	m     *ignore.Matcher
 	paths []string
-	dirs  []dirStamp // nil: nothing kept
-}
-
-// dirStamp is a directory's state when it was read.
-type dirStamp struct {
-	path  string // slash-separated, relative to the workspace
-	mtime int64
-	ino   uint64
+	dirs  []tool.Stamp // nil: nothing kept
 }
 
 // masksRacy is how recent a directory's change may be for a listing
-// that read it to be kept: more than the coarsest clock a file system
-// stamps times with (FAT's two seconds), as the ignore rules' watcher
-// allows (git's "racily clean" rule).
-const masksRacy = 2 * time.Second
+// that read it to be kept (tool.StampRacy).
+const masksRacy = tool.StampRacy
 
 // ignored lists the workspace paths m excludes, from the kept listing
 // when it still stands.
 func (mc *maskCache) ignored(ws *tool.Workspace, m *ignore.Matcher) ([]string, error) {
 	mc.mu.Lock()
 	defer mc.mu.Unlock()
-	if mc.m == m && mc.dirs != nil && mc.stands(ws) {
+	if mc.m == m && mc.dirs != nil && ws.StampsStand(mc.dirs) {
 		return mc.paths, nil
 	}
 	paths, dirs, err := ignoredPaths(ws, m)
@@ -61,39 +52,17 @@ func (mc *maskCache) ignored(ws *tool.Workspace, m *ignore.Matcher) ([]string, e
 	return paths, nil
 }
 
-// stands reports whether every directory read is as it was.
-func (mc *maskCache) stands(ws *tool.Workspace) bool {
-	for _, d := range mc.dirs {
-		info, err := ws.Root.Lstat(filepath.FromSlash(d.path))
-		if err != nil || !info.IsDir() {
-			return false
-		}
-		if mtime, ino := stampOf(info); mtime != d.mtime || ino != d.ino {
-			return false
-		}
-	}
-	return true
-}
-
-func stampOf(info fs.FileInfo) (int64, uint64) {
-	var ino uint64
-	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		ino = st.Ino
-	}
-	return info.ModTime().UnixNano(), ino
-}
-
 // ignoredPaths lists the absolute paths of the workspace entries m
 // excludes; an excluded directory is listed once and not entered. It
 // also returns the state of each directory it read, each taken before
 // the directory was read, or nil when one had changed too recently for
 // its time to prove anything.
-func ignoredPaths(ws *tool.Workspace, m *ignore.Matcher) ([]string, []dirStamp, error) {
+func ignoredPaths(ws *tool.Workspace, m *ignore.Matcher) ([]string, []tool.Stamp, error) {
 	var out []string
-	var dirs []dirStamp
+	var dirs []tool.Stamp
 	var linked []string // files with several names, for linkedMasks
 	racy := false
-	since := time.Now().Add(-masksRacy).UnixNano()
+	since := time.Now().Add(-masksRacy)
 	err := fs.WalkDir(ws.Root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // unreadable: the sandbox cannot read it either
@@ -122,9 +91,9 @@ func ignoredPaths(ws *tool.Workspace, m *ignore.Matcher) ([]string, []dirStamp, 
 				racy = true
 				return nil
 			}
-			mtime, ino := stampOf(info)
-			racy = mtime >= since
-			dirs = append(dirs, dirStamp{path: p, mtime: mtime, ino: ino})
+			s := tool.StampOf(p, info)
+			racy = s.Recent(since)
+			dirs = append(dirs, s)
 		}
 		return nil
 	})

@@ -101,7 +101,7 @@ func editDeniedLinks(ws *tool.Workspace, m *ignore.Matcher, roots []string) []st
 	return otherNames(ws, roots, func(p string) bool {
 		_, hit := m.Match(p, false)
 		return hit
-	})
+	}, nil)
 }
 
 // EditLinkDenial refuses a call that writes through a hard link to a

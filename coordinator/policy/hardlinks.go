@@ -30,10 +30,14 @@ func WithHardLinks(ws *tool.Workspace, base, hidden *ignore.Matcher, denials []s
 	if ws == nil || hidden == base {
 		return hidden
 	}
-	names := otherNames(ws, denialRoots(denials), func(p string) bool {
+	return withNames(hidden, otherNames(ws, denialRoots(denials), func(p string) bool {
 		_, hit := hidden.Match(p, false)
 		return hit
-	})
+	}, nil))
+}
+
+// withNames is hidden with the names added literally.
+func withNames(hidden *ignore.Matcher, names []string) *ignore.Matcher {
 	if len(names) == 0 {
 		return hidden
 	}
@@ -48,18 +52,21 @@ func WithHardLinks(ws *tool.Workspace, base, hidden *ignore.Matcher, denials []s
 // of the regular files matched that have several names. The matched
 // files are looked for under roots (the rules' fixed leading
 // directories), so the whole workspace is walked only when one of them
-// has another name.
-func otherNames(ws *tool.Workspace, roots []string, matched func(rel string) bool) []string {
+// has another name. rec, when not nil, stamps what the walks read
+// (hardlinks_cache.go).
+func otherNames(ws *tool.Workspace, roots []string, matched func(rel string) bool, rec *linkStamps) []string {
 	var linked map[fileKey]bool
 	for _, dir := range roots {
-		walkWorkspace(ws, dir, func(p string, d fs.DirEntry) {
+		rec.root(ws, dir)
+		walkWorkspace(ws, dir, rec, func(p string, d fs.DirEntry) {
 			// Only a matched file is stat'ed: the policy stage walks
-			// on every call (BenchmarkPolicyStage/read_file,
-			// ./coordinator/; docs/benchmarks.md).
+			// when the kept result no longer stands
+			// (BenchmarkPolicyStage/read_file, ./coordinator/;
+			// docs/benchmarks.md).
 			if !d.Type().IsRegular() || !matched(p) {
 				return
 			}
-			if k, n := inode(d); n > 1 {
+			if k, n := rec.file(p, d); n > 1 {
 				if linked == nil {
 					linked = map[fileKey]bool{}
 				}
@@ -71,7 +78,8 @@ func otherNames(ws *tool.Workspace, roots []string, matched func(rel string) boo
 		return nil
 	}
 	var out []string
-	walkWorkspace(ws, ".", func(p string, d fs.DirEntry) {
+	rec.root(ws, ".")
+	walkWorkspace(ws, ".", rec, func(p string, d fs.DirEntry) {
 		if !d.Type().IsRegular() {
 			return
 		}
@@ -110,13 +118,16 @@ func denialRoots(patterns []string) []string {
 // walkWorkspace visits the entries under dir (workspace-relative), not
 // following links, at most maxLinkScan of them: by Workspace.WalkEntries
 // (BenchmarkWalkEntries, ./coordinator/tool/; docs/benchmarks.md), or
-// through Root where that cannot walk dir.
-func walkWorkspace(ws *tool.Workspace, dir string, visit func(p string, d fs.DirEntry)) {
+// through Root where that cannot walk dir. rec (when not nil) stamps each
+// directory before it is read.
+func walkWorkspace(ws *tool.Workspace, dir string, rec *linkStamps, visit func(p string, d fs.DirEntry)) {
 	n := 0
 	if ws.WalkEntries(dir, func(p string, d fs.DirEntry) bool {
 		if n++; n > maxLinkScan {
+			rec.spoil()
 			return false
 		}
+		rec.dir(p, d)
 		visit(p, d)
 		return true
 	}) {
@@ -127,7 +138,11 @@ func walkWorkspace(ws *tool.Workspace, dir string, visit func(p string, d fs.Dir
 			return nil
 		}
 		if n++; n > maxLinkScan {
+			rec.spoil()
 			return fs.SkipAll
+		}
+		if p != "." && p != dir {
+			rec.dir(p, d)
 		}
 		if p != "." {
 			visit(p, d)
