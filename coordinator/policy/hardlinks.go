@@ -24,18 +24,6 @@ const maxLinkScan = 200000
 // fileKey identifies a file whatever its name.
 type fileKey struct{ dev, ino uint64 }
 
-// WithHardLinks returns hidden with the other names of the denied files
-// (hidden's matches that denials added to base) that have several names.
-func WithHardLinks(ws *tool.Workspace, base, hidden *ignore.Matcher, denials []string) *ignore.Matcher {
-	if ws == nil || hidden == base {
-		return hidden
-	}
-	return withNames(hidden, otherNames(ws, denialRoots(denials), func(p string) bool {
-		_, hit := hidden.Match(p, false)
-		return hit
-	}, nil))
-}
-
 // withNames is hidden with the names added literally.
 func withNames(hidden *ignore.Matcher, names []string) *ignore.Matcher {
 	if len(names) == 0 {

@@ -12,9 +12,10 @@ import (
 	"github.com/toolgate/toolgate/internal/ignore"
 )
 
-// LinkCache keeps WithHardLinks's last answer with the state it was
-// computed from, so that a call costs a stat of each entry the walks
-// read instead of the walks (a read deny rule matching at any depth
+// LinkCache keeps the last answer of the walk for other names of
+// read-denied files (hardlinks.go) with the state it was computed
+// from, so that a call costs a stat of each entry the walks read instead
+// of the walks (a read deny rule matching at any depth
 // walks the whole workspace). The answer depends on the rules (the same
 // matchers and denials), on the entries of every directory the walks
 // read, and on the names count of every denied file they found; so it
@@ -44,7 +45,9 @@ type LinkCache struct {
 	walks   int          // answers computed, for tests
 }
 
-// WithHardLinks is WithHardLinks, from the kept answer while it stands.
+// WithHardLinks returns hidden with the other names of the denied files
+// (hidden's matches that denials added to base) that have several names:
+// the kept answer while it stands, else a walk's.
 func (lc *LinkCache) WithHardLinks(ws *tool.Workspace, base, hidden *ignore.Matcher, denials []string) *ignore.Matcher {
 	if ws == nil || hidden == base {
 		return hidden
