@@ -1,13 +1,12 @@
 package tool
 
 import (
-	"bytes"
 	"io/fs"
-	"sync"
-	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/toolgate/toolgate/internal/getdents"
 )
 
 // WalkEntries visits the entries under dir (workspace-relative,
@@ -99,64 +98,18 @@ func (e *walkEntry) Info() (fs.FileInfo, error) {
 // listDir lists the directory fd with getdents64, "." and ".." left
 // out; an entry whose type the file system does not report is lstat'ed.
 func listDir(fd int) ([]walkEntry, error) {
-	bp := walkBuffers.Get().(*[]byte)
-	defer walkBuffers.Put(bp)
+	bp := getdents.Buffers.Get().(*[]byte)
+	defer getdents.Buffers.Put(bp)
 	var out []walkEntry
 	for {
-		n, err := unix.Getdents(fd, *bp)
-		if err == syscall.EINTR {
-			continue
-		}
+		n, err := getdents.Read(fd, *bp)
 		if err != nil || n <= 0 {
 			return out, err
 		}
-		b := (*bp)[:n]
-		// linux_dirent64: d_ino u64, d_off i64, d_reclen u16, d_type u8, d_name.
-		for len(b) >= 19 {
-			reclen := int(*(*uint16)(unsafe.Pointer(&b[16])))
-			if reclen < 19 || reclen > len(b) {
-				break
-			}
-			rec := b[:reclen]
-			b = b[reclen:]
-			name := rec[19:]
-			if i := bytes.IndexByte(name, 0); i >= 0 {
-				name = name[:i]
-			}
-			if len(name) == 0 || string(name) == "." || string(name) == ".." {
-				continue
-			}
+		getdents.Records((*bp)[:n], func(name []byte, dtype byte) {
 			e := walkEntry{name: string(name)}
-			e.typ = direntMode(fd, rec[18], e.name)
+			e.typ = getdents.Mode(fd, dtype, e.name)
 			out = append(out, e)
-		}
+		})
 	}
 }
-
-// direntMode is the type bits of a d_type, as fs.FileMode has them.
-func direntMode(fd int, t byte, name string) fs.FileMode {
-	switch t {
-	case unix.DT_REG:
-		return 0
-	case unix.DT_DIR:
-		return fs.ModeDir
-	case unix.DT_LNK:
-		return fs.ModeSymlink
-	case unix.DT_FIFO:
-		return fs.ModeNamedPipe
-	case unix.DT_SOCK:
-		return fs.ModeSocket
-	case unix.DT_CHR:
-		return fs.ModeDevice | fs.ModeCharDevice
-	case unix.DT_BLK:
-		return fs.ModeDevice
-	}
-	var st syscall.Stat_t
-	if unix.Fstatat(fd, name, (*unix.Stat_t)(unsafe.Pointer(&st)), unix.AT_SYMLINK_NOFOLLOW) != nil {
-		return fs.ModeIrregular
-	}
-	return (&plainInfo{st: st}).Mode().Type()
-}
-
-// walkBuffers recycles getdents64 buffers, one per directory listed.
-var walkBuffers = sync.Pool{New: func() any { b := make([]byte, 16<<10); return &b }}
