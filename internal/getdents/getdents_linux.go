@@ -58,44 +58,36 @@ func Records(b []byte, f func(name []byte, dtype byte)) {
 // does not report (DT_UNKNOWN) is taken from one fstatat, and an entry
 // that cannot be stat'ed is fs.ModeIrregular.
 func Mode(fd int, dtype byte, name string) fs.FileMode {
-	switch dtype {
-	case unix.DT_REG:
-		return 0
-	case unix.DT_DIR:
-		return fs.ModeDir
-	case unix.DT_LNK:
-		return fs.ModeSymlink
-	case unix.DT_FIFO:
-		return fs.ModeNamedPipe
-	case unix.DT_SOCK:
-		return fs.ModeSocket
-	case unix.DT_CHR:
-		return fs.ModeDevice | fs.ModeCharDevice
-	case unix.DT_BLK:
-		return fs.ModeDevice
+	// A d_type is its stat mode's S_IFMT bits shifted down by 12.
+	if m, ok := statType(uint32(dtype) << 12); ok && dtype <= unix.S_IFMT>>12 {
+		return m
 	}
 	var st unix.Stat_t
 	if unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
 		return fs.ModeIrregular
 	}
-	return statType(st.Mode)
+	m, _ := statType(st.Mode) // a type os does not know is 0, as os has it
+	return m
 }
 
-// statType is the type bits of a stat mode, as package os maps them.
-func statType(mode uint32) fs.FileMode {
+// statType is the type bits of a stat mode, as package os maps them,
+// and whether the mode has one of the seven types.
+func statType(mode uint32) (fs.FileMode, bool) {
 	switch mode & unix.S_IFMT {
-	case unix.S_IFBLK:
-		return fs.ModeDevice
-	case unix.S_IFCHR:
-		return fs.ModeDevice | fs.ModeCharDevice
+	case unix.S_IFREG:
+		return 0, true
 	case unix.S_IFDIR:
-		return fs.ModeDir
-	case unix.S_IFIFO:
-		return fs.ModeNamedPipe
+		return fs.ModeDir, true
 	case unix.S_IFLNK:
-		return fs.ModeSymlink
+		return fs.ModeSymlink, true
+	case unix.S_IFIFO:
+		return fs.ModeNamedPipe, true
 	case unix.S_IFSOCK:
-		return fs.ModeSocket
+		return fs.ModeSocket, true
+	case unix.S_IFCHR:
+		return fs.ModeDevice | fs.ModeCharDevice, true
+	case unix.S_IFBLK:
+		return fs.ModeDevice, true
 	}
-	return 0
+	return 0, false
 }
