@@ -72,6 +72,12 @@ func searchMissed(search string) string {
 	return "The SEARCH block:\n" + strings.TrimRightFunc(search, unicode.IsSpace) + "\n...does not match anything in the file."
 }
 
+// emptySearchOnFile is in toolgate's refusal of an empty SEARCH block on
+// a file that is not empty (handlers/editdiff.EmptySearchOnFile: a
+// dialect imports no handler's engine; TestEditFailedEmptySearch drives
+// this with the engine's own error, so the two cannot part).
+const emptySearchOnFile = "its SEARCH section is empty but the file is not empty"
+
 // emptySearch is Cline's answer to an empty SEARCH block in a file that
 // is not empty (core/assistant-message/diff.ts, constructNewFileContent,
 // measured with cline 2.18.0), the blank line after it included.

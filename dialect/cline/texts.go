@@ -10,7 +10,6 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator/tool"
-	"github.com/toolgate/toolgate/handlers/editdiff"
 	"github.com/toolgate/toolgate/internal/process"
 )
 
@@ -77,7 +76,7 @@ func (Texts) EditFailed(msg, search, rel, original string) string {
 	switch {
 	case search != "":
 		msg = searchMissed(search)
-	case strings.Contains(msg, editdiff.EmptySearchOnFile):
+	case strings.Contains(msg, emptySearchOnFile):
 		msg = emptySearch
 	}
 	return toolError(msg + "\n\n" + diffError(rel, original))
