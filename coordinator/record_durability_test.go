@@ -41,6 +41,27 @@ func (s *durabilitySpy) Apply(d store.Durability, ops ...store.Op) error {
 	return s.Memory.Apply(d, ops...)
 }
 
+// spiedSession is a coordinator allowing everything, with the tools regs
+// and a durabilitySpy for its store, and a session of it.
+func spiedSession(t *testing.T, regs ...tool.Registration) (*durabilitySpy, *coordinator.Coordinator, *coordinator.Session) {
+	t.Helper()
+	ws, err := tool.OpenWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	spy := &durabilitySpy{Memory: store.NewMemory(0)}
+	cfg := coordinator.DefaultConfig()
+	cfg.AllowAll = true
+	c := coordinator.New(coordinator.Options{Workspace: ws, Config: cfg, Tools: regs, Store: spy})
+	t.Cleanup(c.Close)
+	s, err := c.Sessions().Create(api.ModeAct, api.Permissions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spy, c, s
+}
+
 // TestRecordDurability: a call with effects is on disk (Synced) before it
 // runs and committed (Committed, no fsync) before it answers; a read is
 // only queued. The start's fsync is what keeps a call from running twice
@@ -54,20 +75,7 @@ func TestRecordDurability(t *testing.T) {
 			}})
 		}}
 	}
-	ws, err := tool.OpenWorkspace(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	spy := &durabilitySpy{Memory: store.NewMemory(0)}
-	cfg := coordinator.DefaultConfig()
-	cfg.AllowAll = true
-	c := coordinator.New(coordinator.Options{Workspace: ws, Config: cfg, Tools: []tool.Registration{reg("effect", true), reg("look", false)}, Store: spy})
-	t.Cleanup(c.Close)
-	s, err := c.Sessions().Create(api.ModeAct, api.Permissions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	spy, c, s := spiedSession(t, reg("effect", true), reg("look", false))
 	for _, name := range []string{"effect", "look"} {
 		execute(t, c, t.Context(), s, api.ToolUse{Type: api.TypeToolUse, ID: "toolu_" + name, Name: name, Input: json.RawMessage(`{}`)})
 	}
@@ -179,20 +187,7 @@ func TestReadOnlyCommandStartCommitted(t *testing.T) {
 				return tool.TextResult("ran"), nil
 			}})
 	}}
-	ws, err := tool.OpenWorkspace(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	spy := &durabilitySpy{Memory: store.NewMemory(0)}
-	cfg := coordinator.DefaultConfig()
-	cfg.AllowAll = true
-	c := coordinator.New(coordinator.Options{Workspace: ws, Config: cfg, Tools: []tool.Registration{run}, Store: spy})
-	t.Cleanup(c.Close)
-	s, err := c.Sessions().Create(api.ModeAct, api.Permissions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	spy, c, s := spiedSession(t, run)
 	for i, line := range []string{"cat go.mod", "touch new.txt", "true"} {
 		input, _ := json.Marshal(in{Command: line})
 		execute(t, c, t.Context(), s, api.ToolUse{Type: api.TypeToolUse, ID: "toolu_" + strconv.Itoa(i), Name: "run", Input: input})
