@@ -166,11 +166,9 @@ func TestHelperRefusesAnUnknownSpecField(t *testing.T) {
 }
 
 // TestMain removes the helper binary built for the tests; a test binary
-// started as a stand-in server (serverEnvVar) only serves.
+// started as a stand-in toolgate (standInEnvVar) only plays its part.
 func TestMain(m *testing.M) {
-	if os.Getenv(serverEnvVar) != "" {
-		standInServer()
-	}
+	playStandIn()
 	code := m.Run()
 	builtDirs.Lock()
 	for _, dir := range builtDirs.dirs {

@@ -3,16 +3,14 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"github.com/toolgate/toolgate/internal/sandbox/helper"
 	"net"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/toolgate/toolgate/internal/netguard"
+	"github.com/toolgate/toolgate/internal/sandbox/helper"
 )
 
 // sandbox.network_allow: commands keep no network of their own (bubblewrap's
@@ -27,36 +25,36 @@ const proxyPort = helper.ProxyPort
 
 // allowProxy is the proxy of one Sandbox, started with its first run.
 type allowProxy struct {
-	once   sync.Once
-	dir    string // holds the socket; bound into the sandbox read-only
-	socket string
-	err    error
-	proxy  *netguard.Proxy
+	once  sync.Once
+	dir   socketDir // holds the socket, locked while this toolgate lives; bound into the sandbox read-only
+	err   error
+	proxy *netguard.Proxy
 }
 
-// close stops the proxy and removes its socket.
+// close stops the proxy and removes its directory.
 func (a *allowProxy) close() {
 	a.once.Do(func() { a.err = errClosed })
 	if a.proxy != nil {
 		_ = a.proxy.Close()
 	}
-	if a.dir != "" {
-		_ = os.RemoveAll(a.dir)
+	if a.dir.path != "" {
+		a.dir.remove()
 	}
 }
+
+// socketPath is the proxy's unix socket.
+func (a *allowProxy) socketPath() string { return a.dir.file(proxySocket) }
 
 var errClosed = errors.New("the sandbox is closed")
 
 // start listens on the proxy's unix socket and serves the allowed hosts.
 func (a *allowProxy) start(allow []string) error {
 	a.once.Do(func() {
-		dir, err := os.MkdirTemp("", "toolgate-proxy-")
-		if err != nil {
-			a.err = err
+		a.dir, a.err = makeSocketDir(allowDirPrefix)
+		if a.err != nil {
 			return
 		}
-		a.dir, a.socket = dir, filepath.Join(dir, "proxy.sock")
-		ln, err := net.Listen("unix", a.socket)
+		ln, err := net.Listen("unix", a.socketPath())
 		if err != nil {
 			a.err = err
 			return

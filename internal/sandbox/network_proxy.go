@@ -5,8 +5,6 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -25,22 +23,20 @@ import (
 
 // sessionProxy is one session network's proxy.
 type sessionProxy struct {
-	dir   string   // holds the sockets
-	lock  *os.File // flocked while this toolgate lives (network_dirs.go)
+	dir   socketDir // holds the sockets, locked while this toolgate lives
 	proxy *netguard.Proxy
 }
 
 // startSessionProxy listens on a fresh unix socket and serves the
 // session's proxy on it.
 func (s *Sandbox) startSessionProxy(o NetworkOptions) (*sessionProxy, error) {
-	dir, lock, err := makeNetDir()
+	dir, err := makeSocketDir(netDirPrefix)
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("unix", filepath.Join(dir, "proxy.sock"))
+	ln, err := net.Listen("unix", dir.file(proxySocket))
 	if err != nil {
-		_ = os.RemoveAll(dir)
-		_ = lock.Close()
+		dir.remove()
 		return nil, err
 	}
 	g := s.networkGuard()
@@ -64,22 +60,21 @@ func (s *Sandbox) startSessionProxy(o NetworkOptions) (*sessionProxy, error) {
 		}
 		return o.Decide(host, port)
 	}
-	return &sessionProxy{dir: dir, lock: lock, proxy: netguard.ServeProxy(ln, g, nil)}, nil
+	return &sessionProxy{dir: dir, proxy: netguard.ServeProxy(ln, g, nil)}, nil
 }
 
 // socketPath is the proxy's unix socket.
-func (p *sessionProxy) socketPath() string { return filepath.Join(p.dir, "proxy.sock") }
+func (p *sessionProxy) socketPath() string { return p.dir.file(proxySocket) }
 
 // dialPath is the holder's unix socket for connections into the network
 // (helper/hold.go serveDials); its directory is toolgate's, 0700.
-func (p *sessionProxy) dialPath() string { return filepath.Join(p.dir, "dial.sock") }
+func (p *sessionProxy) dialPath() string { return p.dir.file("dial.sock") }
 
 // close stops the proxy and removes its directory, then lets go of the
 // directory's lock.
 func (p *sessionProxy) close() {
 	_ = p.proxy.Close()
-	_ = os.RemoveAll(p.dir)
-	_ = p.lock.Close()
+	p.dir.remove()
 }
 
 // portOf is a URL's port, its scheme's default when it names none.

@@ -192,8 +192,8 @@ func (s *Sandbox) Prepare(argv, env []string, r Run) (*Prepared, error) {
 			if err := s.proxy.start(s.cfg.NetworkAllow); err != nil {
 				return nil, fmt.Errorf("sandbox: network_allow proxy: %w", err)
 			}
-			spec.ProxySocket = s.proxy.socket
-			visible = append(visible, s.proxy.dir)
+			spec.ProxySocket = s.proxy.socketPath()
+			visible = append(visible, s.proxy.dir.path)
 			p.Env = proxyEnv(p.Env)
 		}
 		if r.Warm && s.warm != nil && r.TTY == "" {
