@@ -2,53 +2,43 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/toolgate/toolgate/internal/launch"
 	"github.com/toolgate/toolgate/internal/testbuild"
 )
 
+// The kinds of the network proxies' socket directories in $TMPDIR.
+const (
+	sessionNetDirs = "toolgate-net-"   // a session network's proxy
+	relayDirs      = "toolgate-proxy-" // the network_allow relay of commands outside a session network (here a hook's)
+)
+
 // TestStartSweepsKilledServersNetworkDirs: a toolgate killed by SIGKILL
-// leaves its session network's socket directory in $TMPDIR; the next
-// toolgate to start removes it, and a toolgate starting beside a live one
-// leaves the live one's alone. Before, nothing ever removed them.
+// leaves its network proxies' socket directories in $TMPDIR, its session
+// network's and its network_allow relay's; the next toolgate to start
+// removes them, and a toolgate starting beside a live one leaves the live
+// one's alone. Before, nothing ever removed them; then only the session
+// networks' were.
 func TestStartSweepsKilledServersNetworkDirs(t *testing.T) {
-	tmp := t.TempDir()
 	bin := testbuild.Binary(t, testbuild.Toolgate)
-	ws, cfg, tmpdir := filepath.Join(tmp, "ws"), filepath.Join(tmp, "toolgate.json"), filepath.Join(tmp, "tmp")
-	for _, d := range []string{ws, tmpdir} {
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(cfg, []byte(`{"policy": {"allow_all": true}}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	ws, tmpdir := t.TempDir(), t.TempDir()
+	// The hook runs outside the session's network, through the relay.
+	config := `{"policy": {"allow_all": true}, "sandbox": {"network_allow": ["localhost"]},
+		"hooks": {"PreToolUse": [{"matcher": "execute_command", "hooks": [{"command": "true"}]}]}}`
 	start := func() *serverProcess {
 		t.Helper()
-		srv, err := launch.Start(context.Background(), bin, launch.Options{
-			Args:    launch.ServeArgs(ws, "--config", cfg, "--store", "memory"),
-			Token:   "net-dirs-token",
-			BaseEnv: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "TMPDIR=" + tmpdir},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(srv.Kill)
-		return &serverProcess{Server: srv, client: &http.Client{Timeout: 20 * time.Second}}
+		return startWithConfig(t, bin, ws, config, "PATH="+os.Getenv("PATH"), "TMPDIR="+tmpdir)
 	}
 
 	killed := start()
-	before := netDirs(t, tmpdir)
+	before := socketDirs(t, tmpdir)
 	runTrue(t, killed, "killed")
-	dead := newNetDirs(t, tmpdir, before)
+	dead := newSocketDirs(t, tmpdir, before)
 	if len(dead) == 0 {
 		t.Skip("the server made no session network here (bubblewrap mode with network namespaces needed)")
 	}
@@ -65,31 +55,22 @@ func TestStartSweepsKilledServersNetworkDirs(t *testing.T) {
 			t.Errorf("%s after the next start: %v, want removed", d, err)
 		}
 	}
-	// The log reaches the buffer through a pipe: wait for it.
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(live.Log(), "left-over session network directories removed"); {
-		if time.Now().After(deadline) {
-			t.Fatalf("no sweep logged; log:\n%s", live.Log())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitForLog(t, live, "left-over network proxy directories removed")
 
-	before = netDirs(t, tmpdir)
+	before = socketDirs(t, tmpdir)
 	runTrue(t, live, "live")
-	mine := newNetDirs(t, tmpdir, before)
-	if len(mine) == 0 {
-		t.Fatal("the live server made no session network")
-	}
+	mine := newSocketDirs(t, tmpdir, before)
 	start() // another instance beside the live one
 	for _, d := range mine {
 		if _, err := os.Stat(d); err != nil {
 			t.Errorf("the live server's %s after another's start: %v, want kept", d, err)
 		}
 	}
-	runTrue(t, live, "live-again") // its network still works
+	runTrue(t, live, "live-again") // its network and relay still work
 }
 
 // runTrue runs `true` through execute_command in the server's default
-// session, which makes the session's network.
+// session, which makes the session's network (and runs the hook).
 func runTrue(t *testing.T, p *serverProcess, id string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -107,31 +88,36 @@ func runTrue(t *testing.T, p *serverProcess, id string) {
 	}
 }
 
-// netDirs are the session network directories in tmpdir.
-func netDirs(t *testing.T, tmpdir string) map[string]bool {
+// socketDirs are the network proxies' socket directories in tmpdir.
+func socketDirs(t *testing.T, tmpdir string) map[string]bool {
 	t.Helper()
-	found, err := filepath.Glob(filepath.Join(tmpdir, "toolgate-net-*"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := map[string]bool{}
-	for _, d := range found {
-		out[d] = true
+	for _, kind := range []string{sessionNetDirs, relayDirs} {
+		found, err := filepath.Glob(filepath.Join(tmpdir, kind+"*"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range found {
+			out[d] = true
+		}
 	}
 	return out
 }
 
-// newNetDirs are the session network directories in tmpdir not in before.
-func newNetDirs(t *testing.T, tmpdir string, before map[string]bool) []string {
+// newSocketDirs are the socket directories in tmpdir not in before: none
+// where the server makes no session network, else one of each kind.
+func newSocketDirs(t *testing.T, tmpdir string, before map[string]bool) []string {
 	t.Helper()
 	var out []string
-	for d := range netDirs(t, tmpdir) {
+	kinds := map[string]int{}
+	for d := range socketDirs(t, tmpdir) {
 		if !before[d] {
 			out = append(out, d)
+			kinds[strings.TrimRight(filepath.Base(d), "0123456789")]++
 		}
 	}
-	if len(out) > 1 {
-		t.Fatalf("%d new session network directories, want 1: %s", len(out), fmt.Sprint(out))
+	if len(out) > 0 && (len(out) != 2 || kinds[sessionNetDirs] != 1 || kinds[relayDirs] != 1) {
+		t.Fatalf("new socket directories %q, want a session network's (%s*) and a relay's (%s*)", out, sessionNetDirs, relayDirs)
 	}
 	return out
 }

@@ -63,11 +63,12 @@ func openSpills(cmds *tool.CommandConfig, logger *slog.Logger) (closeSpills func
 	return func() { _ = area.Close() }, nil
 }
 
-// sweepNetworkDirs removes the session networks' socket directories that
-// toolgates killed outright left in the system's temporary directory
-// (those of live toolgates, this user's or not, stay).
+// sweepNetworkDirs removes the network proxies' socket directories (the
+// session networks' and the network_allow relays') that toolgates killed
+// outright left in the system's temporary directory (those of live
+// toolgates, this user's or not, stay).
 func sweepNetworkDirs(logger *slog.Logger) {
 	if swept := sandbox.SweepNetworkDirs(); len(swept) > 0 {
-		logger.Info("left-over session network directories removed", "dirs", len(swept))
+		logger.Info("left-over network proxy directories removed", "dirs", len(swept))
 	}
 }
