@@ -52,6 +52,12 @@ func TestUpdatedInputReadAsTheModelsInput(t *testing.T) {
 		{"a boolean as a string", "execute_command", `{"command":"ls","requires_approval":"false"}`, "ran ls"},
 	}
 	files := map[string]string{"a.txt": "one\n"}
+	// What the model sends when a hook replaces its input.
+	replaced := map[string]string{
+		"write_to_file":   `{"path":"a.txt","content":"x"}`,
+		"read_range":      `{"path":"a.txt","start_line":1}`,
+		"execute_command": `{"command":"pwd"}`,
+	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			allowAll := Config{PolicyConfig: PolicyConfig{AllowAll: true}}
@@ -65,12 +71,7 @@ func TestUpdatedInputReadAsTheModelsInput(t *testing.T) {
 			hooked.Hooks = pre(tc.tool, command(writeHook(t, scripts, tc.name, "echo '"+`{"updatedInput":`+tc.input+"}'")))
 			hooked.Sandbox.Writable = []string{scripts}
 			p = newTestPolicy(t, hooked, files, readRange(&ran{}))
-			before := map[string]string{
-				"write_to_file":   `{"path":"a.txt","content":"x"}`,
-				"read_range":      `{"path":"a.txt","start_line":1}`,
-				"execute_command": `{"command":"pwd"}`,
-			}[tc.tool]
-			res, rec = run(t, p, p.session(t, api.Permissions{}), rawUse(fmt.Sprintf("h%d", i), tc.tool, before))
+			res, rec = run(t, p, p.session(t, api.Permissions{}), rawUse(fmt.Sprintf("h%d", i), tc.tool, replaced[tc.tool]))
 			if rec.Status != api.StatusSucceeded || !strings.Contains(resultText(res), tc.wantText) {
 				t.Errorf("from a hook: %s %q, want succeeded with %q", rec.Status, resultText(res), tc.wantText)
 			}
