@@ -77,7 +77,7 @@ type Coordinator struct {
 	policy   *policy.Policy
 	ignore   *ignore.Watcher  // nil without a workspace or when no watcher started
 	masks    maskCache        // the ignored paths commands' sandboxes mask
-	links    policy.LinkCache // the other names of denied files (policy_stage.go)
+	links    policy.LinkCache // the other names of read- and edit-denied files (policy_stage.go)
 	hooks    *hooks.Runner
 	inputs   pendingInputs     // interactive calls awaiting an answer
 	agents   *subagents.Source // nil without an agent directory

@@ -34,9 +34,9 @@ func (c *Coordinator) hookInputFor(cs *callState, event string) hooks.Input {
 // preHooks is the pipeline stage that runs the PreToolUse hooks of a
 // prepared call (before the policy in Claude Code's order, after the
 // approval in Cline's; see runCall): a deny ends the call; an allow or ask
-// is kept for the policy (checkPolicy); an updatedInput is decoded,
-// validated and replaces the input, which the policy then judges; added
-// context is kept for the result. A call whose message already had a call
+// is kept for the policy (checkPolicy); an updatedInput is read as the
+// model's input is (useUpdatedInput) and replaces it, and the policy then
+// judges it; added context is kept for the result. A call whose message already had a call
 // rejected is left to the policy's rejection cascade, unseen by hooks.
 func (c *Coordinator) preHooks(ctx context.Context, cs *callState) {
 	if !cs.running() || c.hooks.Idle(hooks.PreToolUse) || cs.s.policy.wasRejected(cs.e.record.MessageID) {
@@ -54,30 +54,41 @@ func (c *Coordinator) preHooks(ctx context.Context, cs *callState) {
 		return
 	}
 	cs.hookContext = v.Context
-	if v.Updated != nil {
-		// The hook saw the call as the model named it, so its input is in
-		// the session's dialect and crosses the same edge.
-		name, raw, _, stop := c.translate(cs.s, api.ToolUse{Name: cs.use.Name, Input: v.Updated})
-		if stop != nil {
-			out := *stop
-			out.result.Content = append([]api.Content{api.TextContent("A PreToolUse hook's updatedInput cannot be used:")}, out.result.Content...)
-			cs.stop(out)
-			return
-		}
-		var in any
-		err := fmt.Errorf("it maps onto tool %s, not %s", name, cs.tool.Name)
-		if name == cs.tool.Name {
-			in, err = DecodeInput(cs.tool, c.validate, raw)
-		}
-		if err != nil {
-			cs.stop(failure(api.StatusInvalid, api.ToolCodeInvalid, "A PreToolUse hook's updatedInput is invalid: "+err.Error()))
-			return
-		}
-		cs.input, cs.raw, cs.hookInput = in, raw, v.Updated
-		cs.paths, cs.pathsListed = nil, false
-		cs.judged = false
+	if v.Updated != nil && !c.useUpdatedInput(cs, v.Updated) {
+		return
 	}
 	cs.hook, cs.hookReason = v.Decision, v.Reason
+}
+
+// useUpdatedInput replaces the call's input with a PreToolUse hook's
+// updatedInput, or ends the call when it cannot be used, and reports
+// whether the call goes on. The hook saw the call as the model named it, so
+// its input is in the session's dialect and is read as the model's own
+// input is (decodeUse: the dialect's edge, aliases, task_progress, empty
+// strings, string coercion), so that an input that works from the model
+// works from a hook, and the raw input judged and shown is the coerced
+// one. The call keeps the model's task_progress, noted when it was
+// queued, and its dialect mapping.
+func (c *Coordinator) useUpdatedInput(cs *callState, updated json.RawMessage) bool {
+	d, stop := c.decodeUse(cs.s, api.ToolUse{Name: cs.use.Name, Input: updated})
+	if stop != nil {
+		out := *stop
+		out.result.Content = append([]api.Content{api.TextContent("A PreToolUse hook's updatedInput cannot be used:")}, out.result.Content...)
+		cs.stop(out)
+		return false
+	}
+	err := d.err
+	if d.tool.Name != cs.tool.Name {
+		err = fmt.Errorf("it maps onto tool %s, not %s", d.tool.Name, cs.tool.Name)
+	}
+	if err != nil {
+		cs.stop(failure(api.StatusInvalid, api.ToolCodeInvalid, "A PreToolUse hook's updatedInput is invalid: "+err.Error()))
+		return false
+	}
+	cs.input, cs.raw, cs.hookInput = d.input, d.raw, updated
+	cs.paths, cs.pathsListed = nil, false
+	cs.judged = false
+	return true
 }
 
 // postHooks is the pipeline stage after execute: it appends the PreToolUse

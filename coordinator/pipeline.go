@@ -234,69 +234,33 @@ func (c *Coordinator) await(ctx context.Context, s *Session, e *callEntry) (api.
 
 // prepare is the first stage: the dialect's inbound edge (which also
 // normalizes MCP names), lookup in the registry, task_progress taken out,
-// string coercion, decode and validate. A call that fails to prepare ends
-// here and never runs.
+// string coercion, decode and validate (decodeUse). A call that fails to
+// prepare ends here and never runs.
 func (c *Coordinator) prepare(s *Session, use api.ToolUse) *callState {
 	cs := &callState{use: use}
-	d := s.Dialect()
-	name, raw, dc, stop := c.translate(s, use)
+	d, stop := c.decodeUse(s, use)
+	cs.dialect, cs.progress, cs.hasProgress = d.dialect, d.progress, d.hasProgress
 	if stop != nil {
 		cs.stop(*stop)
 		return cs
 	}
-	cs.dialect = dc
-	if dc == nil && name == use.Name {
-		// An MCP tool's input is its own arguments; every other Cline
-		// tool may carry the conversation's checklist.
-		raw, cs.progress, cs.hasProgress = splitTaskProgress(raw)
-		if x := c.sessionDialect(d); x != nil {
-			raw = renameAliases(x.ParamAliases[name], raw)
-		}
-	}
-	t, owned := c.registry.lookup(name)
-	if dc != nil {
-		t, owned = c.registry.lookupTarget(name)
-	}
-	switch {
-	case !owned:
-		cs.stop(failure(api.StatusFailed, api.ToolCodeNotOwned,
-			fmt.Sprintf("Tool %s is handled by the client, not by toolgate.", name)))
-		return cs
-	case t == nil && name == UseSubagents:
-		// Cline's use_subagents (SubagentToolHandler.ts) on a toolgate
-		// that runs no subagents: the client may run them itself.
-		cs.stop(failure(api.StatusFailed, api.ToolCodeNotOwned,
-			fmt.Sprintf("Tool %s is handled by the client, not by toolgate (no subagents are configured on this toolgate).", name)))
-		return cs
-	case t == nil:
-		msg := c.unknownToolMessage(d, use.Name)
-		if name == tool.UseMCPTool {
-			msg += " (no MCP servers are configured on this toolgate)"
-		}
-		cs.stop(failure(api.StatusUnknownTool, api.ToolCodeUnknownTool, msg))
-		return cs
-	}
-	if x := c.sessionDialect(d); dc == nil && name == use.Name && x != nil && x.EmptyIsMissing {
-		raw = emptyIsMissing(raw, t.InputType())
-	}
-	raw = coerceStrings(raw, t.ParamTypes())
+	t, raw := d.tool, d.raw
 	cs.tool, cs.raw = t, raw
-	in, err := decodeCoerced(t, c.validate, raw)
-	if err != nil {
+	if err := d.err; err != nil {
 		text := err.Error()
-		if dc == nil {
-			texts := c.texts(d)
+		if d.dialect == nil {
+			texts := c.texts(s.Dialect())
 			cs.invalidText = func(mistakes int) string { return invalidInputText(texts, t, raw, err, mistakes) }
 			text = cs.invalidText(1)
 		}
 		cs.stop(failure(api.StatusInvalid, api.ToolCodeInvalid, text))
 		return cs
 	}
-	if out := c.mcpUnreachable(t, in, raw); out != nil {
+	if out := c.mcpUnreachable(t, d.input, raw); out != nil {
 		cs.stop(*out)
 		return cs
 	}
-	cs.input = in
+	cs.input = d.input
 	return cs
 }
 

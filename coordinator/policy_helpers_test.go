@@ -140,7 +140,9 @@ type testPolicy struct {
 	reg *prometheus.Registry // the coordinator's metrics
 }
 
-func newTestPolicy(t *testing.T, cfg Config, files map[string]string) *testPolicy {
+// newTestPolicy builds a coordinator over a workspace holding files, with
+// the stand-in tools (policyTools) and any extra ones.
+func newTestPolicy(t *testing.T, cfg Config, files map[string]string, extra ...tool.Registration) *testPolicy {
 	t.Helper()
 	dir := t.TempDir()
 	for name, data := range files {
@@ -157,7 +159,7 @@ func newTestPolicy(t *testing.T, cfg Config, files map[string]string) *testPolic
 		t.Fatal(err)
 	}
 	r, reg := &ran{}, prometheus.NewRegistry()
-	c := New(Options{Config: cfg, Workspace: ws, Tools: policyTools(r), MCP: policyHub(), Dialects: []tool.Dialect{cline.Dialect(), testClaudeCode()}, Registerer: reg,
+	c := New(Options{Config: cfg, Workspace: ws, Tools: append(policyTools(r), extra...), MCP: policyHub(), Dialects: []tool.Dialect{cline.Dialect(), testClaudeCode()}, Registerer: reg,
 		MCPAutoApprove: func(server, tool string) bool { return server == "docs" && tool == "search" }})
 	t.Cleanup(func() { c.Close(); ws.Close() })
 	return &testPolicy{c: c, dir: ws.Dir, ran: r, reg: reg}

@@ -195,7 +195,7 @@ func (c *Coordinator) denialsBeyondRules(s *Session, t *tool.Tool, sub *policy.S
 		out := failure(api.StatusDenied, api.ToolCodeDenied, msg)
 		return nil, &out, gate{decision: "deny", decidedBy: "rule: edit deny"}
 	}
-	if msg := policy.EditLinkDenial(c.workspace, t, sub, policy.EditDenialPatterns(layers...)); msg != "" {
+	if msg := c.links.EditLinkDenial(c.workspace, t, sub, policy.EditDenialPatterns(layers...)); msg != "" {
 		out := failure(api.StatusDenied, api.ToolCodeDenied, msg)
 		return nil, &out, gate{decision: "deny", decidedBy: "rule: edit deny"}
 	}

@@ -96,23 +96,28 @@ func editDenials(patterns []string) *ignore.Matcher {
 }
 
 // editDeniedLinks are the other names in the workspace of the files m
-// denies editing that have several names.
+// denies editing that have several names, walked for.
 func editDeniedLinks(ws *tool.Workspace, m *ignore.Matcher, roots []string) []string {
-	return otherNames(ws, roots, func(p string) bool {
-		_, hit := m.Match(p, false)
-		return hit
-	}, nil)
+	return otherNames(ws, roots, matchedBy(m), nil)
 }
 
 // EditLinkDenial refuses a call that writes through a hard link to a
-// file a deny rule keeps from editing, "" when it does not.
-func EditLinkDenial(ws *tool.Workspace, t *tool.Tool, sub *Subject, patterns []string) string {
+// file a deny rule keeps from editing, "" when it does not. The links are
+// the kept answer (EditDeniedLinks): a call that writes costs a stat of
+// what the walk read, not the walk.
+func (lc *LinkCache) EditLinkDenial(ws *tool.Workspace, t *tool.Tool, sub *Subject, patterns []string) string {
+	return editLinkDenial(ws, t, sub, patterns, lc.EditDeniedLinks)
+}
+
+// editLinkDenial is EditLinkDenial with the links from links.
+func editLinkDenial(ws *tool.Workspace, t *tool.Tool, sub *Subject, patterns []string,
+	links func(ws *tool.Workspace, patterns []string) []string) string {
 	if ws == nil || !t.Writes || len(patterns) == 0 || len(sub.Paths) == 0 {
 		return ""
 	}
-	links := editDeniedLinks(ws, editDenials(patterns), denialRoots(patterns))
+	other := links(ws, patterns)
 	for _, p := range sub.Paths {
-		if slices.Contains(links, p.Rel) {
+		if slices.Contains(other, p.Rel) {
 			return fmt.Sprintf("Denied: %s is a hard link to a file a deny rule keeps from editing.", p.Rel)
 		}
 	}

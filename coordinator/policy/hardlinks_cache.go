@@ -12,37 +12,36 @@ import (
 	"github.com/toolgate/toolgate/internal/ignore"
 )
 
-// LinkCache keeps the last answer of the walk for other names of
-// read-denied files (hardlinks.go) with the state it was computed
-// from, so that a call costs a stat of each entry the walks read instead
-// of the walks (a read deny rule matching at any depth
-// walks the whole workspace). The answer depends on the rules (the same
-// matchers and denials), on the entries of every directory the walks
-// read, and on the names count of every denied file they found; so it
-// stands while each of those directories keeps its inode, times and
-// names count (an entry added, removed or renamed in it changes its
-// modification time), each denial's root is what it was (absent, the
-// same directory, the same file), and each denied file keeps its inode,
-// names count and change time: a new name made for it from a directory
-// the walks did not read (outside the denials' roots) changes its count.
-// A second name made in the workspace of a file with one name is seen by
-// the count; when a denied file has several names the whole workspace is
-// walked and stamped, so a new one there changes a directory. An answer
-// is not kept when a directory read changed less than tool.StampRacy
-// before the walk, when one was not plainly readable (a mode change
-// would show entries the walk did not see), when a root is neither
-// absent, a directory nor a regular file, or when the walk stopped at
-// maxLinkScan. It exists for speed: BenchmarkHardLinkCache
-// (./coordinator/policy/) defends it.
+// LinkCache keeps the last answers of the walks for other names of
+// denied files (hardlinks.go), one for the files deny rules keep from
+// reading (WithHardLinks) and one for those they keep from editing
+// (EditDeniedLinks), each with the state it was computed from, so that
+// a call costs a stat of each entry the walks read instead of the walks
+// (a deny rule matching at any depth walks the whole workspace). An
+// answer depends on the rules (the same matcher and denials), on the
+// entries of every directory the walks read, and on the names count of
+// every denied file they found; so it stands while each of those
+// directories keeps its inode, times and names count (an entry added,
+// removed or renamed in it changes its modification time), each denial's
+// root is what it was (absent, the same directory, the same file), and
+// each denied file keeps its inode, names count and change time: a new
+// name made for it from a directory the walks did not read (outside the
+// denials' roots) changes its count. A second name made in the workspace
+// of a file with one name is seen by the count; when a denied file has
+// several names the whole workspace is walked and stamped, so a new one
+// there changes a directory. An answer is not kept when a directory read
+// changed less than tool.StampRacy before the walk, when one was not
+// plainly readable (a mode change would show entries the walk did not
+// see), when a root is neither absent, a directory nor a regular file, or
+// when the walk stopped at maxLinkScan. It exists for speed:
+// BenchmarkHardLinkCache and BenchmarkHardLinkCacheEdit
+// (./coordinator/policy/) defend it.
 type LinkCache struct {
-	mu      sync.Mutex
-	ws      *tool.Workspace
-	base    *ignore.Matcher
-	hidden  *ignore.Matcher
-	denials []string
-	out     *ignore.Matcher
-	stamps  []tool.Stamp // nil: nothing kept
-	walks   int          // answers computed, for tests
+	read keptLinks[*ignore.Matcher] // hidden with the other names added
+	edit keptLinks[[]string]        // the other names
+	// The read answer is keyed by its matcher, hidden (which holds the
+	// ignore rules too); the edit answer's matcher is made of its
+	// patterns alone, so they are its key.
 }
 
 // WithHardLinks returns hidden with the other names of the denied files
@@ -52,26 +51,64 @@ func (lc *LinkCache) WithHardLinks(ws *tool.Workspace, base, hidden *ignore.Matc
 	if ws == nil || hidden == base {
 		return hidden
 	}
-	lc.mu.Lock()
-	defer lc.mu.Unlock()
-	if lc.stamps != nil && lc.ws == ws && lc.base == base && lc.hidden == hidden &&
-		slices.Equal(lc.denials, denials) && ws.StampsStand(lc.stamps) {
-		return lc.out
-	}
-	lc.walks++
-	rec := &linkStamps{since: time.Now().Add(-tool.StampRacy), euid: os.Geteuid()}
-	out := withNames(hidden, otherNames(ws, denialRoots(denials), func(p string) bool {
-		_, hit := hidden.Match(p, false)
-		return hit
-	}, rec))
-	lc.ws, lc.base, lc.hidden, lc.denials, lc.out, lc.stamps = ws, base, hidden, slices.Clone(denials), out, rec.stamps
-	if rec.spoiled || rec.stamps == nil {
-		lc.stamps = nil
-	}
-	return out
+	return lc.read.get(ws, hidden, denials, func(rec *linkStamps) *ignore.Matcher {
+		return withNames(hidden, otherNames(ws, denialRoots(denials), matchedBy(hidden), rec))
+	})
 }
 
-// linkStamps collects what WithHardLinks's walks read; a nil one
+// EditDeniedLinks are the other names in the workspace of the files the
+// patterns deny editing that have several names: the kept answer while
+// it stands, else a walk's. The slice is the kept one: callers only read
+// it.
+func (lc *LinkCache) EditDeniedLinks(ws *tool.Workspace, patterns []string) []string {
+	if ws == nil || len(patterns) == 0 {
+		return nil
+	}
+	return lc.edit.get(ws, nil, patterns, func(rec *linkStamps) []string {
+		return otherNames(ws, denialRoots(patterns), matchedBy(editDenials(patterns)), rec)
+	})
+}
+
+// keptLinks is one kept answer of LinkCache: what walk made of the
+// workspace for a matcher and denials, and the stamps it stands on.
+type keptLinks[T any] struct {
+	mu      sync.Mutex
+	ws      *tool.Workspace
+	matcher *ignore.Matcher // nil when the denials alone make the matcher
+	denials []string
+	answer  T
+	stamps  []tool.Stamp // nil: nothing kept
+	walks   int          // answers computed, for tests
+}
+
+// get returns the kept answer while it was asked of the same workspace,
+// matcher and denials and its stamps stand, else walk's answer, kept.
+func (k *keptLinks[T]) get(ws *tool.Workspace, matcher *ignore.Matcher, denials []string, walk func(*linkStamps) T) T {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.stamps != nil && k.ws == ws && k.matcher == matcher &&
+		slices.Equal(k.denials, denials) && ws.StampsStand(k.stamps) {
+		return k.answer
+	}
+	k.walks++
+	rec := &linkStamps{since: time.Now().Add(-tool.StampRacy), euid: os.Geteuid()}
+	answer := walk(rec)
+	k.ws, k.matcher, k.denials, k.answer, k.stamps = ws, matcher, slices.Clone(denials), answer, rec.stamps
+	if rec.spoiled || rec.stamps == nil {
+		k.stamps = nil
+	}
+	return answer
+}
+
+// matchedBy reports the regular files m matches, for otherNames.
+func matchedBy(m *ignore.Matcher) func(rel string) bool {
+	return func(rel string) bool {
+		_, hit := m.Match(rel, false)
+		return hit
+	}
+}
+
+// linkStamps collects what LinkCache's walks read; a nil one
 // collects nothing.
 type linkStamps struct {
 	since   time.Time

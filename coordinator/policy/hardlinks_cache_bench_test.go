@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"os"
@@ -19,6 +20,57 @@ import (
 // the kept answer (LinkCache, a stat of each directory) against the
 // walks it saves (WithHardLinks), alternating, with the ratio.
 func BenchmarkHardLinkCache(b *testing.B) {
+	ws := linkBenchWorkspace(b)
+	base := ignore.NewMatcher()
+	denials := []string{"**/.env"}
+	hidden := base.WithRules(ignore.ParseRules("deny", "", []byte("**/.env\n")))
+	var lc LinkCache
+	benchpair.Run(b, func() {
+		lc.WithHardLinks(ws, base, hidden, denials)
+	}, func() {
+		WithHardLinks(ws, base, hidden, denials)
+	})
+	if lc.read.walks != 1 {
+		b.Fatalf("%d walks, want 1", lc.read.walks)
+	}
+}
+
+// BenchmarkHardLinkCacheEdit measures the policy stage's refusal of a
+// write through a hard link to an edit-denied file (Edit(**/.env)) on the
+// same workspace, for a write that goes through none: the kept answer
+// (LinkCache.EditLinkDenial) against the walk every writing call made
+// before it was kept (EditLinkDenial), alternating, with the ratio.
+func BenchmarkHardLinkCacheEdit(b *testing.B) {
+	ws := linkBenchWorkspace(b)
+	type fileIn struct {
+		Path string `json:"path"`
+	}
+	write := tool.NewTool(tool.Spec[fileIn]{
+		Name: "write_to_file", Writes: true,
+		Run: func(context.Context, *tool.Call, *fileIn) (tool.Result, error) { return tool.Result{}, nil },
+	})
+	sub := &Subject{Tool: write.Name, Paths: []PathRef{{Rel: "d3/e31/f7.go"}}}
+	patterns := []string{"**/.env"}
+	var lc LinkCache
+	benchpair.Run(b, func() {
+		if msg := lc.EditLinkDenial(ws, write, sub, patterns); msg != "" {
+			b.Fatal(msg)
+		}
+	}, func() {
+		if msg := EditLinkDenial(ws, write, sub, patterns); msg != "" {
+			b.Fatal(msg)
+		}
+	})
+	if lc.edit.walks != 1 {
+		b.Fatalf("%d walks, want 1", lc.edit.walks)
+	}
+}
+
+// linkBenchWorkspace is a workspace of 3,000 files in 150 directories
+// and one .env, its directories' times an hour old (older than
+// tool.StampRacy, so an answer is kept).
+func linkBenchWorkspace(b *testing.B) *tool.Workspace {
+	b.Helper()
 	dir := b.TempDir()
 	for d := range 150 {
 		sub := filepath.Join(dir, fmt.Sprintf("d%d", d/10), fmt.Sprintf("e%d", d))
@@ -45,17 +97,6 @@ func BenchmarkHardLinkCache(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer ws.Close()
-	base := ignore.NewMatcher()
-	denials := []string{"**/.env"}
-	hidden := base.WithRules(ignore.ParseRules("deny", "", []byte("**/.env\n")))
-	var lc LinkCache
-	benchpair.Run(b, func() {
-		lc.WithHardLinks(ws, base, hidden, denials)
-	}, func() {
-		WithHardLinks(ws, base, hidden, denials)
-	})
-	if lc.walks != 1 {
-		b.Fatalf("%d walks, want 1", lc.walks)
-	}
+	b.Cleanup(func() { ws.Close() })
+	return ws
 }

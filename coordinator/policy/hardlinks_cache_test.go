@@ -116,10 +116,10 @@ func (s *linkSetup) call() []string {
 func (s *linkSetup) kept() {
 	s.t.Helper()
 	s.call()
-	walks := s.lc.walks
+	walks := s.lc.read.walks
 	s.call()
-	if s.lc.walks != walks {
-		s.t.Fatalf("walked again with nothing changed (%d walks, then %d)", walks, s.lc.walks)
+	if s.lc.read.walks != walks {
+		s.t.Fatalf("walked again with nothing changed (%d walks, then %d)", walks, s.lc.read.walks)
 	}
 }
 
@@ -142,8 +142,8 @@ func TestLinkCacheKept(t *testing.T) {
 			t.Fatal("a different answer with nothing changed")
 		}
 	}
-	if s.lc.walks != 1 {
-		t.Fatalf("%d walks for 4 calls with nothing changed, want 1", s.lc.walks)
+	if s.lc.read.walks != 1 {
+		t.Fatalf("%d walks for 4 calls with nothing changed, want 1", s.lc.read.walks)
 	}
 	wantHidden(t, s.hiddenFiles(first), "a/.env", "c/notes")
 }
@@ -248,7 +248,7 @@ func TestLinkCacheUnreadableDir(t *testing.T) {
 	t.Cleanup(func() { _ = os.Chmod(s.path("locked"), 0o755) })
 	s.age()
 	s.call()
-	if s.lc.stamps != nil {
+	if s.lc.read.stamps != nil {
 		t.Error("an answer whose walk met an unreadable directory was kept")
 	}
 	if err := os.Chmod(s.path("locked"), 0o755); err != nil {
@@ -265,12 +265,12 @@ func TestLinkCacheRacyDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.call()
-	if s.lc.stamps != nil {
+	if s.lc.read.stamps != nil {
 		t.Fatal("an answer that read a directory changed just now was kept")
 	}
-	walks := s.lc.walks
+	walks := s.lc.read.walks
 	s.call()
-	if s.lc.walks != walks+1 {
+	if s.lc.read.walks != walks+1 {
 		t.Fatal("the racy answer was used")
 	}
 }
@@ -289,4 +289,61 @@ func TestLinkCacheTimePutBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantHidden(t, s.call(), "a/.env", "b/.env", "b/README")
+}
+
+// editCall asks the cache for the other names of the files the denial
+// keeps from editing and checks its answer is the one a fresh walk
+// gives.
+func (s *linkSetup) editCall() []string {
+	s.t.Helper()
+	got := slices.Sorted(slices.Values(s.lc.EditDeniedLinks(s.ws, s.denials)))
+	want := slices.Sorted(slices.Values(editDeniedLinks(s.ws, editDenials(s.denials), denialRoots(s.denials))))
+	if !slices.Equal(got, want) {
+		s.t.Fatalf("kept answer links %v, a fresh walk %v", got, want)
+	}
+	return got
+}
+
+// TestLinkCacheEditKept: the other names of edit-denied files are kept
+// as the read denials' are: while nothing changes they are not walked for
+// again.
+func TestLinkCacheEditKept(t *testing.T) {
+	s := newLinkSetup(t, "/locked/**", "locked/a", "out/readme")
+	s.link("locked/a", "out/alias")
+	s.age()
+	for range 4 {
+		wantHidden(t, s.editCall(), "out/alias")
+	}
+	if s.lc.edit.walks != 1 {
+		t.Fatalf("%d walks for 4 calls with nothing changed, want 1", s.lc.edit.walks)
+	}
+}
+
+// TestLinkCacheEditLinkMadeBetweenCalls: a hard link to an edit-denied
+// file made after an answer was kept, from a directory the walk did not
+// read, is in the next answer (the file's names count changed).
+func TestLinkCacheEditLinkMadeBetweenCalls(t *testing.T) {
+	s := newLinkSetup(t, "/locked/**", "locked/a", "out/readme")
+	wantHidden(t, s.editCall())
+	wantHidden(t, s.editCall())
+	if s.lc.edit.walks != 1 {
+		t.Fatalf("%d walks with nothing changed, want 1", s.lc.edit.walks)
+	}
+	s.link("locked/a", "out/alias")
+	wantHidden(t, s.editCall(), "out/alias")
+}
+
+// TestLinkCacheReadAndEditApart: the read and the edit denials' answers
+// are kept side by side: asking one does not walk the other again.
+func TestLinkCacheReadAndEditApart(t *testing.T) {
+	s := newLinkSetup(t, "/secret/**", "secret/key", "out/readme")
+	s.link("secret/key", "out/k")
+	s.age()
+	for range 3 {
+		wantHidden(t, s.call(), "out/k", "secret/key")
+		wantHidden(t, s.editCall(), "out/k")
+	}
+	if s.lc.read.walks != 1 || s.lc.edit.walks != 1 {
+		t.Fatalf("%d read and %d edit walks, want one each", s.lc.read.walks, s.lc.edit.walks)
+	}
 }

@@ -15,8 +15,13 @@ func WithHardLinks(ws *tool.Workspace, base, hidden *ignore.Matcher, denials []s
 	if ws == nil || hidden == base {
 		return hidden
 	}
-	return withNames(hidden, otherNames(ws, denialRoots(denials), func(p string) bool {
-		_, hit := hidden.Match(p, false)
-		return hit
-	}, nil))
+	return withNames(hidden, otherNames(ws, denialRoots(denials), matchedBy(hidden), nil))
+}
+
+// EditLinkDenial is LinkCache.EditLinkDenial walking every time, as it
+// did before its answer was kept.
+func EditLinkDenial(ws *tool.Workspace, t *tool.Tool, sub *Subject, patterns []string) string {
+	return editLinkDenial(ws, t, sub, patterns, func(ws *tool.Workspace, patterns []string) []string {
+		return editDeniedLinks(ws, editDenials(patterns), denialRoots(patterns))
+	})
 }
