@@ -52,27 +52,24 @@ func (c *Coordinator) previewPartial(s *Session, use api.ToolUse) (p *api.Previe
 			p = &api.Preview{Error: "the preview failed unexpectedly (internal error)"}
 		}
 	}()
-	name, input, dc, stop := c.translate(s, use)
-	if stop != nil {
+	// Read as the complete block will be (the prepare stage's reading):
+	// a block streamed with Cline's task_progress, an alias or a number
+	// written as a string previews what it will do.
+	d, stop := c.decodeUse(s, use)
+	if stop != nil || !d.tool.HasPreview() {
 		return nil
 	}
-	tool, _ := c.registry.lookup(name)
-	if dc != nil {
-		tool, _ = c.registry.lookupTarget(name)
-	}
-	if tool == nil || !tool.HasPreview() {
-		return nil
-	}
+	tool := d.tool
 	if s.Mode() == api.ModePlan {
 		return &api.Preview{Error: "plan mode: tools that change files are not available"}
 	}
-	in, err := DecodeInput(tool, c.validate, input)
-	if err != nil {
-		return &api.Preview{Error: err.Error()}
+	if d.err != nil {
+		return &api.Preview{Error: d.err.Error()}
 	}
+	in := d.input
 	// A partial block has not passed the policy stage: it may show nothing
 	// the ignore rules hide.
-	sub, _ := c.buildSubject(tool, in, input, nil)
+	sub, _ := c.buildSubject(tool, in, d.raw, nil)
 	if parts, blocked := c.ignoreBlock(c.ignoreMatcher(), sub); blocked {
 		return &api.Preview{Error: strings.Join(parts, "\n\n")}
 	}

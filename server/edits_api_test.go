@@ -72,6 +72,10 @@ func TestPartialPreviewHTTP(t *testing.T) {
 			"diff": searchReplace("one\n", "ONE\n") + "------- SEARCH\nthree\n=======\nTHR",
 		}),
 		partialUse("toolu_w", "write_to_file", map[string]any{"path": "g.txt", "content": "new\n"}),
+		// As Cline streams it: the checklist beside the tool's own
+		// parameters, and a number written as a string.
+		partialUse("toolu_c", "write_to_file", map[string]any{"path": "h.txt", "content": "listed\n", "task_progress": "- [ ] write h.txt"}),
+		partialUse("toolu_n", "replace_in_file", map[string]any{"path": "f.txt", "diff": searchReplace("two\n", "TWO\n"), "task_progress": "- [x] read f.txt"}),
 	)
 	resp := s.do(t, http.MethodPost, "/v1/sessions/default/messages", msg, "Accept", "text/event-stream")
 	defer resp.Body.Close()
@@ -100,6 +104,17 @@ func TestPartialPreviewHTTP(t *testing.T) {
 	t.Run("write_to_file preview", func(t *testing.T) {
 		if p := previews["toolu_w"]; p == nil || !strings.Contains(p.Diff, "+new") {
 			t.Errorf("preview = %+v, want a diff adding new", p)
+		}
+	})
+	// A partial block's input is read as the complete block's will be
+	// (the prepare stage's decodeUse), not refused for a parameter the
+	// call itself takes out.
+	t.Run("task_progress beside the input", func(t *testing.T) {
+		if p := previews["toolu_c"]; p == nil || p.Error != "" || !strings.Contains(p.Diff, "+listed") {
+			t.Errorf("write_to_file preview = %+v, want a diff adding listed", p)
+		}
+		if p := previews["toolu_n"]; p == nil || p.Error != "" || !strings.Contains(p.Diff, "-two\n+TWO\n") {
+			t.Errorf("replace_in_file preview = %+v, want the block's diff", p)
 		}
 	})
 	t.Run("nothing written or answered", func(t *testing.T) {
