@@ -333,7 +333,7 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 				return nil, c.unconfined(dir), nil
 			}
 			r, err := c.confine(dir, cs.ignored)
-			r.ReadOnly = append(r.ReadOnly, policy.EditDeniedPaths(c.workspace, policy.EditDenialPatterns(c.policy.Managed, s.permRules()))...)
+			r.ReadOnly = append(r.ReadOnly, c.links.EditDeniedPaths(c.workspace, policy.EditDenialPatterns(c.policy.Managed, s.permRules()))...)
 			if err == nil {
 				r.Net = c.network(s)
 			}

@@ -49,39 +49,85 @@ func EditDenialPatterns(layers ...[]*Rule) []string {
 const newEntryProbe = "toolgate-new-entry-probe"
 
 // EditDeniedPaths lists the absolute paths of the workspace entries the
-// patterns deny editing; a directory denied as a whole is listed once
-// and not entered.
-func EditDeniedPaths(ws *tool.Workspace, patterns []string) []string {
+// patterns deny editing, and the other names of the denied files that
+// have several names; a directory denied as a whole is listed once and
+// nothing below it. A sandboxed command asks for them before it starts:
+// they are the kept answer while it stands (LinkCache), so a command
+// costs a stat of each directory the walk read, not the walk (a pattern
+// matching at any depth walks the whole workspace). The slice is the
+// kept one: callers only read it.
+func (lc *LinkCache) EditDeniedPaths(ws *tool.Workspace, patterns []string) []string {
 	if ws == nil || len(patterns) == 0 {
 		return nil
 	}
+	return lc.editPaths.get(ws, nil, patterns, func(rec *linkStamps) []string {
+		return editDeniedPaths(ws, patterns, rec)
+	})
+}
+
+// editDeniedPaths is EditDeniedPaths walked for, rec stamping what the
+// walk read.
+func editDeniedPaths(ws *tool.Workspace, patterns []string, rec *linkStamps) []string {
 	m := editDenials(patterns)
 	var out []string
 	seen := map[string]bool{}
+	list := func(p string) {
+		if seen[p] {
+			return
+		}
+		if len(out) >= maxReadOnly {
+			rec.spoil() // a list cut short is not kept
+			return
+		}
+		seen[p] = true
+		out = append(out, filepath.Join(ws.Dir, filepath.FromSlash(p)))
+	}
+	denied := func(p string, dir bool) bool {
+		_, hit := m.Match(p, dir)
+		if !hit && dir {
+			_, hit = m.Match(p+"/"+newEntryProbe, false)
+		}
+		return hit
+	}
 	roots := denialRoots(patterns)
+	whole := map[string]bool{} // directories listed as a whole
+	below := func(p string) bool {
+		for d := path.Dir(p); d != "." && d != "/"; d = path.Dir(d) {
+			if whole[d] {
+				return true
+			}
+		}
+		return false
+	}
 	for _, root := range roots {
-		_ = fs.WalkDir(ws.Root.FS(), root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || len(out) >= maxReadOnly {
-				return fs.SkipAll
+		rec.root(ws, root)
+		if root != "." {
+			info, err := ws.Root.Lstat(root)
+			if err != nil {
+				continue
 			}
-			_, hit := m.Match(p, d.IsDir())
-			whole := false
-			if d.IsDir() && !hit {
-				_, whole = m.Match(p+"/"+newEntryProbe, false)
+			if denied(root, info.IsDir()) {
+				list(root)
+				whole[root] = info.IsDir()
+				continue
 			}
-			if (hit || whole) && p != "." && !seen[p] {
-				seen[p] = true
-				out = append(out, filepath.Join(ws.Dir, filepath.FromSlash(p)))
-				if d.IsDir() {
-					return fs.SkipDir
-				}
+			if !info.IsDir() {
+				continue
 			}
-			return nil
+		}
+		walkWorkspace(ws, root, rec, func(p string, d fs.DirEntry) {
+			if p == root || below(p) || !denied(p, d.IsDir()) {
+				return
+			}
+			list(p)
+			if d.IsDir() {
+				whole[p] = true
+			}
 		})
 	}
 	// A hard link is another name of the file, writable as the file.
-	for _, n := range editDeniedLinks(ws, m, roots) {
-		out = append(out, filepath.Join(ws.Dir, filepath.FromSlash(n)))
+	for _, n := range otherNames(ws, roots, matchedBy(m), rec) {
+		list(n)
 	}
 	return out
 }
@@ -93,12 +139,6 @@ func editDenials(patterns []string) *ignore.Matcher {
 		data = append(data, p+"\n"...)
 	}
 	return (*ignore.Matcher)(nil).WithRules(ignore.ParseRules("edit deny rules", "", data))
-}
-
-// editDeniedLinks are the other names in the workspace of the files m
-// denies editing that have several names, walked for.
-func editDeniedLinks(ws *tool.Workspace, m *ignore.Matcher, roots []string) []string {
-	return otherNames(ws, roots, matchedBy(m), nil)
 }
 
 // EditLinkDenial refuses a call that writes through a hard link to a

@@ -39,6 +39,9 @@ import (
 type LinkCache struct {
 	read keptLinks[*ignore.Matcher] // hidden with the other names added
 	edit keptLinks[[]string]        // the other names
+	// editPaths is EditDeniedPaths: the denied entries and their other
+	// names, for a command's sandbox.
+	editPaths keptLinks[[]string]
 	// The read answer is keyed by its matcher, hidden (which holds the
 	// ignore rules too); the edit answer's matcher is made of its
 	// patterns alone, so they are its key.

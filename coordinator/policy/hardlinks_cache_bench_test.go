@@ -66,6 +66,29 @@ func BenchmarkHardLinkCacheEdit(b *testing.B) {
 	}
 }
 
+// BenchmarkEditDeniedPaths is what a sandboxed command's read-only list
+// costs under an edit deny rule that matches at any depth, in the same
+// workspace: the kept answer (LinkCache.EditDeniedPaths) against the
+// walk each command made before it was kept (EditDeniedPaths),
+// alternating, with the ratio.
+func BenchmarkEditDeniedPaths(b *testing.B) {
+	ws := linkBenchWorkspace(b)
+	patterns := []string{"**/.env"}
+	var lc LinkCache
+	benchpair.Run(b, func() {
+		if got := lc.EditDeniedPaths(ws, patterns); len(got) != 1 {
+			b.Fatalf("listed %v, want the .env", got)
+		}
+	}, func() {
+		if got := EditDeniedPaths(ws, patterns); len(got) != 1 {
+			b.Fatalf("listed %v, want the .env", got)
+		}
+	})
+	if lc.editPaths.walks != 1 {
+		b.Fatalf("%d walks, want 1", lc.editPaths.walks)
+	}
+}
+
 // linkBenchWorkspace is a workspace of 3,000 files in 150 directories
 // and one .env, its directories' times an hour old (older than
 // tool.StampRacy, so an answer is kept).

@@ -25,3 +25,17 @@ func EditLinkDenial(ws *tool.Workspace, t *tool.Tool, sub *Subject, patterns []s
 		return editDeniedLinks(ws, editDenials(patterns), denialRoots(patterns))
 	})
 }
+
+// editDeniedLinks are the other names in the workspace of the files m
+// denies editing that have several names, walked for.
+func editDeniedLinks(ws *tool.Workspace, m *ignore.Matcher, roots []string) []string {
+	return otherNames(ws, roots, matchedBy(m), nil)
+}
+
+// EditDeniedPaths is LinkCache.EditDeniedPaths walking every time.
+func EditDeniedPaths(ws *tool.Workspace, patterns []string) []string {
+	if ws == nil || len(patterns) == 0 {
+		return nil
+	}
+	return editDeniedPaths(ws, patterns, nil)
+}
