@@ -9,8 +9,16 @@ import (
 
 // FiguresFile is where each harness appends its headline figure, so the
 // test suite can print them after `go test ./...`, which shows a passing
-// test's log only with -v.
-func FiguresFile() string { return filepath.Join(os.TempDir(), "toolgate-conformance-figures.txt") }
+// test's log only with -v: TOOLGATE_CONFORMANCE_FIGURES when set (test.sh
+// gives each run a file of its own, so that harnesses run by hand at the
+// same time do not add their lines to its list), else one file in the
+// temporary directory.
+func FiguresFile() string {
+	if f := os.Getenv("TOOLGATE_CONFORMANCE_FIGURES"); f != "" {
+		return f
+	}
+	return filepath.Join(os.TempDir(), "toolgate-conformance-figures.txt")
+}
 
 var figuresMu sync.Mutex
 
