@@ -12,10 +12,8 @@ import (
 type JobSpec struct {
 	// Command is a command line for Shell.
 	Command string
-	// Shell runs Command ("": bash); Login gives it the environment of
-	// the shell's login profile (process.Options).
+	// Shell runs Command ("": bash).
 	Shell string
-	Login bool
 	// Dir is the absolute directory it starts in; "" means the workspace.
 	Dir string
 	// Env is its whole environment.

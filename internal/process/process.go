@@ -29,9 +29,10 @@ type Options struct {
 	// Shell is the shell that runs Command with -c: a program name
 	// looked up on PATH, or a path (DefaultShell, bash, when "").
 	Shell string
-	// Login gives Command the environment the shell's login profile sets
-	// up (loginScript); the shell running it is not a login shell.
-	Login bool
+	// loginShell runs Shell as a login shell (-l), which reads the login
+	// profile before Command: LoginEnv's capture only. A command with
+	// the profile's environment gets it in Env and runs in a plain shell.
+	loginShell bool
 	// Dir is the working directory; Env the whole environment.
 	Dir string
 	Env []string
@@ -124,7 +125,7 @@ func runOnce(ctx context.Context, o Options) (Result, error) {
 		t := time.AfterFunc(o.Timeout, func() { cancel(ErrTimedOut) })
 		defer t.Stop()
 	}
-	argv, env := shellArgv(o.Shell, o.Command, o.Login), o.Env
+	argv, env := shellArgv(o.Shell, o.Command, o.loginShell), o.Env
 	var slave *os.File
 	if o.Terminal != nil {
 		s, err := o.Terminal.open()
