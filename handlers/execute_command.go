@@ -298,7 +298,7 @@ func (r *commandRunner) commandEnv(ctx context.Context, call *tool.Call, in *Exe
 	if err != nil || login == nil {
 		return env, err
 	}
-	return r.cfg.LoginEnvFor(login, call.CommandEnv), nil
+	return login, nil
 }
 
 // startJob starts the command as a background job of the session. Any

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -32,8 +33,9 @@ type sessionLoginEnvs struct {
 	byKey map[string]*loginEnv
 }
 
-// loginEnv is one captured login environment; env is nil when the
-// capture failed (the commands then run without it).
+// loginEnv is one captured login environment as a command gets it
+// (CommandConfig.LoginEnvFor: what the rule drops is not kept); env is
+// nil when the capture failed (the commands then run without it).
 type loginEnv struct {
 	done chan struct{}
 	env  []string
@@ -51,10 +53,10 @@ func loginKey(shell string, confined bool, view string, env []string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// forCall is the login environment of a login command of call that
-// runs in shell in dir, starting from base (the environment a command
-// without login gets): captured now if the session has none for this
-// shell and view yet, else the one captured before (waited for while
+// forCall is the whole environment of a login command of call that
+// runs in shell in dir, base the one of a command without login: the
+// login environment, under the rule of base (CommandConfig.LoginEnvFor),
+// captured now if the session has none for this shell and view yet, else the one captured before (waited for while
 // another command captures it). nil means there is none: the capture
 // failed or timed out (logged once, when it did), or ctx ended while
 // waiting. An error refuses the command (its start could not be
@@ -75,11 +77,14 @@ func (l *loginEnvs) forCall(ctx context.Context, call *tool.Call, cfg *tool.Comm
 	opts := process.Options{Shell: shell, Dir: dir, Env: base, Sandbox: sb, Confine: confine, Timeout: cfg.LoginTimeout}
 	capture := func(ctx context.Context) []string {
 		env, err := process.LoginEnv(ctx, opts)
-		if err != nil && call.Logger != nil {
-			call.Logger.Warn("login environment not captured; login commands run without the profile's environment",
-				"shell", shellName(shell), "error", err)
+		if err != nil {
+			if call.Logger != nil {
+				call.Logger.Warn("login environment not captured; login commands run without the profile's environment",
+					"shell", shellName(shell), "error", err)
+			}
+			return nil
 		}
-		return env
+		return cfg.LoginEnvFor(env, call.CommandEnv)
 	}
 	if call.SessionDone == nil {
 		return capture(ctx), nil // no session to keep it in
@@ -100,7 +105,7 @@ func (l *loginEnvs) forCall(ctx context.Context, call *tool.Call, cfg *tool.Comm
 	}
 	select {
 	case <-e.done:
-		return e.env, nil
+		return slices.Clone(e.env), nil // each run's own: a run may append to it
 	case <-ctx.Done():
 		return nil, nil
 	}
