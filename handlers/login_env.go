@@ -55,12 +55,13 @@ func loginKey(shell string, confined bool, view string, env []string) string {
 
 // forCall is the whole environment of a login command of call that
 // runs in shell in dir, base the one of a command without login: the
-// login environment, under the rule of base (CommandConfig.LoginEnvFor),
-// captured now if the session has none for this shell and view yet, else the one captured before (waited for while
-// another command captures it). nil means there is none: the capture
-// failed or timed out (logged once, when it did), or ctx ended while
-// waiting. An error refuses the command (its start could not be
-// recorded, its sandbox cannot be set up).
+// login environment under base's rule (CommandConfig.LoginEnvFor),
+// captured now if the session has none for this shell and view yet,
+// else the one captured before (waited for while another command
+// captures it). nil means there is none: the capture failed or timed
+// out (logged once, when it did), or ctx ended while waiting. An error
+// refuses the command (its start could not be recorded, its sandbox
+// cannot be set up).
 func (l *loginEnvs) forCall(ctx context.Context, call *tool.Call, cfg *tool.CommandConfig, shell, dir string, base []string) ([]string, error) {
 	sb, confine, err := call.Confinement(dir)
 	if err != nil {

@@ -50,8 +50,8 @@ type CommandConfig struct {
 	// server's own (os.Environ). Tests set it.
 	Environ func() []string `json:"-"`
 	// LoginTimeout bounds the capture of a login environment (a login
-	// command's, see LoginEnvFor); 0 means process.LoginEnvTimeout.
-	// Tests set it.
+	// command's, see LoginEnvFor; default DefaultLoginTimeout). Tests
+	// set it.
 	LoginTimeout time.Duration `json:"-"`
 }
 
@@ -81,6 +81,8 @@ const (
 	MaxCommandTimeout     = time.Hour
 	DefaultMaxOutputBytes = 64 << 20
 	DefaultMaxSpillBytes  = 1 << 30
+	// DefaultLoginTimeout is Codex's bound on its shell snapshot.
+	DefaultLoginTimeout = process.LoginEnvTimeout
 )
 
 // secretWords mark variable names that probably hold credentials.
