@@ -100,6 +100,7 @@ func (c *Config) fillDefaults() {
 	orDefaultInt(&c.Commands.MaxTimeoutSeconds, int(tool.MaxCommandTimeout/time.Second))
 	orDefaultInt(&c.Commands.MaxOutputBytes, tool.DefaultMaxOutputBytes)
 	orDefaultInt(&c.Commands.MaxSpillBytes, tool.DefaultMaxSpillBytes)
+	orDefaultInt(&c.Commands.LoginTimeout, tool.DefaultLoginTimeout)
 
 	orDefaultInt(&c.WebFetch.MaxBytes, DefaultWebFetchMaxBytes)
 	orDefaultInt(&c.WebFetch.Timeout, Duration(DefaultWebFetchTimeout))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"strings"
@@ -20,6 +21,11 @@ import (
 // ExecuteCommandInput is execute_command's input, as Cline sends it.
 type ExecuteCommandInput struct {
 	Command string `json:"command" validate:"required,max=131072" jsonschema:"the bash command line to run in the workspace"`
+	// Shell is one of the POSIX shells only: policy rules judge the
+	// command as a shell line, which a program of another language
+	// named here (python3 -c) would run as something else.
+	Shell string `json:"shell,omitempty" validate:"omitempty,oneof=bash sh dash zsh ksh mksh" jsonschema:"the shell that runs the command line as shell -c command: bash (the default), sh, dash, zsh, ksh or mksh, found on the server's PATH; one that is not installed is an error and nothing runs"`
+	Login bool   `json:"login,omitempty" jsonschema:"true gives the command the environment its shell's login profile sets up (/etc/profile, then ~/.bash_profile or ~/.profile), read once a session with its output discarded; the command itself runs in a plain shell, not a login shell"`
 	// RequiresApproval must be sent, true or false, as Cline requires it
 	// (ExecuteCommandToolHandler.ts refuses a call without it).
 	RequiresApproval *bool  `json:"requires_approval" validate:"required" jsonschema:"true for commands with side effects (installs, deletes, deploys, network)"`
@@ -81,6 +87,7 @@ func newCommandMetrics(reg prometheus.Registerer) *commandMetrics {
 type commandRunner struct {
 	cfg     *tool.CommandConfig
 	metrics *commandMetrics
+	logins  loginEnvs
 }
 
 func newExecuteCommand(name string, env tool.Env) *tool.Tool {
@@ -123,11 +130,18 @@ func (r *commandRunner) run(ctx context.Context, call *tool.Call, in *ExecuteCom
 	if err != nil {
 		return tool.Result{}, err
 	}
+	if err := findShell(in.Shell); err != nil {
+		return tool.Result{}, err
+	}
+	env, err := r.commandEnv(ctx, call, in, dir)
+	if err != nil {
+		return tool.Result{}, err
+	}
 	if in.Background {
 		if err := call.Recorded(); err != nil {
 			return tool.Result{}, err
 		}
-		return r.startJob(ctx, call, in, dir)
+		return r.startJob(ctx, call, in, dir, env)
 	}
 	sb, confine, err := call.Confinement(dir)
 	if err != nil {
@@ -151,7 +165,7 @@ func (r *commandRunner) run(ctx context.Context, call *tool.Call, in *ExecuteCom
 		// The call's start record is written while the sandbox is
 		// prepared; the command starts only once it is on disk.
 		Ready:   call.Recorded,
-		Command: in.Command, Dir: dir, Env: r.cfg.ChildEnvFor(call.CommandEnv), Timeout: timeout, Output: out,
+		Command: in.Command, Shell: in.Shell, Dir: dir, Env: env, Timeout: timeout, Output: out,
 		OnChunk: call.Output, Terminal: term,
 		OnBytes: func(stream string, n int) {
 			first.add(stream, n)
@@ -257,10 +271,40 @@ func commandDir(ws *tool.Workspace, cwd string) (string, error) {
 	return filepath.Join(ws.Dir, filepath.FromSlash(rel)), nil
 }
 
+// findShell checks that the shell named (none: bash) is installed, found
+// on the server's PATH as the run will find it (the sandbox shows the
+// same files, read-only), so that a missing one is the call's error, not
+// a command that cannot start.
+func findShell(shell string) error {
+	if shell == "" {
+		return nil
+	}
+	if _, err := exec.LookPath(shell); err != nil {
+		return tool.Errorf(api.ToolCodeUnavailable, "The shell %s was not found on the server's PATH; the command was not run.", shell)
+	}
+	return nil
+}
+
+// commandEnv is the command's whole environment: the server's as
+// CommandConfig.ChildEnvFor gives it, or with login the one the shell's
+// login profile set up for the session (loginEnvs) under the same rule,
+// or the former when none could be captured.
+func (r *commandRunner) commandEnv(ctx context.Context, call *tool.Call, in *ExecuteCommandInput, dir string) ([]string, error) {
+	env := r.cfg.ChildEnvFor(call.CommandEnv)
+	if !in.Login {
+		return env, nil
+	}
+	login, err := r.logins.forCall(ctx, call, r.cfg, in.Shell, dir, env)
+	if err != nil || login == nil {
+		return env, err
+	}
+	return login, nil
+}
+
 // startJob starts the command as a background job of the session. Any
 // other command dies with its call: nothing it leaves running survives.
-func (r *commandRunner) startJob(ctx context.Context, call *tool.Call, in *ExecuteCommandInput, dir string) (tool.Result, error) {
-	spec := tool.JobSpec{Command: in.Command, Dir: dir, Env: r.cfg.ChildEnvFor(call.CommandEnv), Stdin: in.Stdin,
+func (r *commandRunner) startJob(ctx context.Context, call *tool.Call, in *ExecuteCommandInput, dir string, env []string) (tool.Result, error) {
+	spec := tool.JobSpec{Command: in.Command, Shell: in.Shell, Dir: dir, Env: env, Stdin: in.Stdin,
 		MaxOutputBytes: r.cfg.OutputCap(), OutputDir: r.cfg.OutputDir, Spills: r.cfg.Spills}
 	if in.TTY {
 		spec.Terminal = &tool.TerminalSize{}

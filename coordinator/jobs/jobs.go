@@ -112,7 +112,7 @@ func (t *Table) Start(toolUseID string, spec tool.JobSpec, dir string, sb *sandb
 		j.term = process.NewTerminal(spec.Terminal.Rows, spec.Terminal.Cols)
 	}
 	started := make(chan error, 1)
-	go j.run(ctx, process.Options{Sandbox: sb, Confine: confine, Command: spec.Command, Dir: dir, Env: spec.Env,
+	go j.run(ctx, process.Options{Sandbox: sb, Confine: confine, Command: spec.Command, Shell: spec.Shell, Dir: dir, Env: spec.Env,
 		Stdin: stdin, Output: j.out, Grace: 500 * time.Millisecond, Terminal: j.term}, started)
 	if err := <-started; err != nil {
 		cancel()

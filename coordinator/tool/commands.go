@@ -49,6 +49,10 @@ type CommandConfig struct {
 	// Environ is the environment commands start from; nil means the
 	// server's own (os.Environ). Tests set it.
 	Environ func() []string `json:"-"`
+	// LoginTimeout bounds the capture of a login environment (a login
+	// command's, see LoginEnvFor; default DefaultLoginTimeout). Tests
+	// set it.
+	LoginTimeout time.Duration `json:"-"`
 }
 
 // OutputFiles are the sessions' output files (internal/outfiles.Area):
@@ -77,6 +81,8 @@ const (
 	MaxCommandTimeout     = time.Hour
 	DefaultMaxOutputBytes = 64 << 20
 	DefaultMaxSpillBytes  = 1 << 30
+	// DefaultLoginTimeout is Codex's bound on its shell snapshot.
+	DefaultLoginTimeout = process.LoginEnvTimeout
 )
 
 // secretWords mark variable names that probably hold credentials.
@@ -175,6 +181,17 @@ type childEnvMemo struct {
 }
 
 var lastChildEnv atomic.Pointer[childEnvMemo]
+
+// LoginEnvFor is ChildEnvFor for a command that runs with the
+// environment its shell's login profile set up (login, captured once a
+// session by process.LoginEnv): that environment stands where the
+// server's stands, under the same rule. Secret-looking variables the
+// profile exports are dropped unless PassEnv names them, the server
+// token always; the dialect's variables and then Env override the
+// profile's, as Codex sets its own again over its shell snapshot.
+func (c *CommandConfig) LoginEnvFor(login []string, dialect map[string]string) []string {
+	return c.childEnv(login, dialect)
+}
 
 func (c *CommandConfig) childEnv(from []string, dialect map[string]string) []string {
 	vars := map[string]string{}

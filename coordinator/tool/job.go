@@ -10,8 +10,10 @@ import (
 
 // JobSpec is a job to start.
 type JobSpec struct {
-	// Command is a bash command line.
+	// Command is a command line for Shell.
 	Command string
+	// Shell runs Command ("": bash).
+	Shell string
 	// Dir is the absolute directory it starts in; "" means the workspace.
 	Dir string
 	// Env is its whole environment.

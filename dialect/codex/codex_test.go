@@ -64,7 +64,7 @@ func TestExecCommand(t *testing.T) {
 	}
 	// The input as the coordinator hands it on: JSON.
 	raw, _ := json.Marshal(m.Input)
-	if want := `{"command":"ls; exit 3","requires_approval":false,"cwd":"src","background":true,"yield_ms":1000}`; string(raw) != want {
+	if want := `{"command":"ls; exit 3","login":true,"requires_approval":false,"cwd":"src","background":true,"yield_ms":1000}`; string(raw) != want {
 		t.Errorf("execute_command input %s, want %s", raw, want)
 	}
 	for _, tc := range []struct {
@@ -121,9 +121,9 @@ func TestExecCommandBudget(t *testing.T) {
 // Codex's session, its number the session id.
 func TestExecCommandYields(t *testing.T) {
 	for args, want := range map[string]string{
-		`{"cmd":"python3 -i","tty":true,"yield_time_ms":50}`: `{"command":"python3 -i","requires_approval":false,"background":true,"tty":true,"yield_ms":250}`,
-		`{"cmd":"sleep 9"}`:                        `{"command":"sleep 9","requires_approval":false,"background":true,"yield_ms":10000}`,
-		`{"cmd":"sleep 99","yield_time_ms":99000}`: `{"command":"sleep 99","requires_approval":false,"background":true,"yield_ms":30000}`,
+		`{"cmd":"python3 -i","tty":true,"yield_time_ms":50}`: `{"command":"python3 -i","login":true,"requires_approval":false,"background":true,"tty":true,"yield_ms":250}`,
+		`{"cmd":"sleep 9"}`:                        `{"command":"sleep 9","login":true,"requires_approval":false,"background":true,"yield_ms":10000}`,
+		`{"cmd":"sleep 99","yield_time_ms":99000}`: `{"command":"sleep 99","login":true,"requires_approval":false,"background":true,"yield_ms":30000}`,
 	} {
 		m, _, err := mapCall(t, "exec_command", args)
 		if err != nil {

@@ -15,7 +15,7 @@ import (
 type ExecCommandInput struct {
 	Cmd                string   `json:"cmd" validate:"required" jsonschema:"Shell command to execute."`
 	Workdir            string   `json:"workdir,omitempty" jsonschema:"Working directory for the command. Defaults to the turn cwd."`
-	Shell              string   `json:"shell,omitempty" jsonschema:"Shell binary to launch. Defaults to the user's default shell."`
+	Shell              *string  `json:"shell,omitempty" jsonschema:"Shell binary to launch. Defaults to the user's default shell."`
 	Login              *bool    `json:"login,omitempty" jsonschema:"True runs the shell with -l/-i semantics; false disables them. Defaults to true."`
 	TTY                bool     `json:"tty,omitempty" jsonschema:"True allocates a PTY for the command; false or omitted uses plain pipes."`
 	YieldTimeMS        float64  `json:"yield_time_ms,omitempty" validate:"omitempty,min=0" jsonschema:"Wait before yielding output. Defaults to 10000 ms; effective range is 250-30000 ms."`
@@ -59,9 +59,12 @@ func execCommand() *tool.DialectTool {
 			budget := tokenBudget(in.MaxOutputTokens)
 			yield := clampYield(in.YieldTimeMS, execYieldDefault, execYieldMin, execYieldMax)
 			start := time.Now()
+			// login (true unless false) is Codex's shell snapshot: the
+			// environment of the user's login profile, in a plain shell.
+			login := in.Login == nil || *in.Login
 			return tool.Mapping{Tool: "execute_command",
 				Input: handlers.ExecuteCommandInput{Command: in.Cmd, Cwd: in.Workdir, RequiresApproval: new(false),
-					Background: true, TTY: in.TTY, YieldMS: yield},
+					Shell: execShell(in.Shell), Login: login, Background: true, TTY: in.TTY, YieldMS: yield},
 				Result: func(res tool.Result, code string) tool.Result {
 					if text, ok := spawnFailure(code); ok {
 						return tool.ErrorResult(text)
@@ -72,15 +75,17 @@ func execCommand() *tool.DialectTool {
 	})
 }
 
-// spawnFailure is Codex's answer when its process could not start in the
-// workdir asked for: a workdir that does not exist (execute_command's
-// not_found for its cwd) or is not a directory. Codex words the spawn's
-// error as its Rust error value prints, the OS error's text and number
+// spawnFailure is Codex's answer when its process could not start: in a
+// workdir that does not exist (execute_command's not_found for its cwd)
+// or is not a directory, or with a shell that is not installed
+// (execute_command's unavailable; Codex itself falls back to /bin/sh, but
+// its spawn of a missing program fails so). Codex words the spawn's error
+// as its Rust error value prints, the OS error's text and number
 // included.
 func spawnFailure(code string) (string, bool) {
 	var cause string
 	switch code {
-	case api.ToolCodeNotFound:
+	case api.ToolCodeNotFound, api.ToolCodeUnavailable:
 		cause = "No such file or directory (os error 2)"
 	case api.ToolCodeNotDirectory:
 		cause = "Not a directory (os error 20)"

@@ -24,8 +24,15 @@ var errLimit = errors.New("sandbox limit reached")
 
 // Options describe one run.
 type Options struct {
-	// Command is a bash command line.
+	// Command is a command line for Shell.
 	Command string
+	// Shell is the shell that runs Command with -c: a program name
+	// looked up on PATH, or a path (DefaultShell, bash, when "").
+	Shell string
+	// loginShell runs Shell as a login shell (-l), which reads the login
+	// profile before Command: LoginEnv's capture only. A command with
+	// the profile's environment gets it in Env and runs in a plain shell.
+	loginShell bool
 	// Dir is the working directory; Env the whole environment.
 	Dir string
 	Env []string
@@ -97,7 +104,7 @@ func (o *Options) defaults() {
 	}
 }
 
-// Run runs the command through bash and waits for it. The error is only
+// Run runs the command through its shell and waits for it. The error is only
 // for a command that could not start; how it ended is in Result.
 func Run(ctx context.Context, o Options) (Result, error) {
 	res, err := runOnce(ctx, o)
@@ -118,7 +125,7 @@ func runOnce(ctx context.Context, o Options) (Result, error) {
 		t := time.AfterFunc(o.Timeout, func() { cancel(ErrTimedOut) })
 		defer t.Stop()
 	}
-	argv, env := []string{"bash", "-c", o.Command}, o.Env
+	argv, env := shellArgv(o.Shell, o.Command, o.loginShell), o.Env
 	var slave *os.File
 	if o.Terminal != nil {
 		s, err := o.Terminal.open()
@@ -157,7 +164,7 @@ func runOnce(ctx context.Context, o Options) (Result, error) {
 		// argument: a bash whose argv[0] has no slash looks itself up
 		// along PATH as it starts, a stat per PATH entry (30-40 µs;
 		// BenchmarkRunTrueVsBash, docs/benchmarks.md).
-		cmd = exec.Command(path, "-c", o.Command, argv[0])
+		cmd = exec.Command(path, directArgs(argv)...)
 	}
 	cmd.Dir, cmd.Env, cmd.Stdin = o.Dir, env, o.Stdin
 	copyStdin := func() {}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -299,6 +300,19 @@ type Run struct {
 	// next command, and serves it if that command's sandbox would be
 	// exactly the same (reuse.go). "" keeps none.
 	Session string
+}
+
+// View is what a run of the sandbox sees wherever it starts: two runs
+// with the same View see the same files (a HOME and its profile among
+// them) and the same network. Where it starts (Dir), its terminal and
+// how it is started are not part of it.
+func (r Run) View() string {
+	net := ""
+	if r.Net != nil {
+		net = fmt.Sprintf("%p", r.Net) // a session's own network
+	}
+	return strings.Join([]string{r.Workspace, strings.Join(r.Hide, "\x01"), strings.Join(r.ReadOnly, "\x01"),
+		strconv.FormatBool(r.Network), net}, "\x00")
 }
 
 // resolve makes a path absolute and real, "" when it does not exist.

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -147,11 +148,21 @@ var steps = []step{
 	{Name: "apply_patch", Input: "*** Begin Patch\n*** Update File: quotes.txt\n@@\n-say \"hi\" - ok\n+said\n*** End Patch"},
 	{Name: "apply_patch", Input: "*** Begin Patch\n*** Add File: multi/b.txt\n+b\n*** Update File: notes.txt\n@@\n-nope\n+x\n*** End Patch"},
 	{Name: "exec_command", Args: `{"cmd":"cat notes.txt quotes.txt; ls multi"}`},
+	// The shell and the login profile (profileHome): a variable only the
+	// profile exports, with login left out, false, and under a terminal;
+	// bash's [[ in sh, named by a path, and in bash; an unknown shell
+	// (Codex runs /bin/sh) with the profile.
+	{Name: "exec_command", Args: `{"cmd":"echo \"profile=${TOOLGATE_PROFILE-unset}\""}`},
+	{Name: "exec_command", Args: `{"cmd":"echo \"profile=${TOOLGATE_PROFILE-unset}\"","login":false}`},
+	{Name: "exec_command", Args: `{"cmd":"echo \"profile=${TOOLGATE_PROFILE-unset}\"","tty":true}`},
+	{Name: "exec_command", Args: `{"cmd":"[[ a == a ]] 2>/dev/null && echo bash || echo posix","shell":"/bin/sh"}`},
+	{Name: "exec_command", Args: `{"cmd":"[[ a == a ]] 2>/dev/null && echo bash || echo posix","shell":"/usr/bin/bash","login":false}`},
+	{Name: "exec_command", Args: `{"cmd":"[ -n \"$BASH_VERSION\" ] && echo bash || echo sh; echo \"profile=${TOOLGATE_PROFILE-unset}\"","shell":"fish"}`},
 }
 
 // The figures measured so far, which a change may only raise.
 const (
-	minSameOutputs = 61
+	minSameOutputs = 67
 	minSameFiles   = 5
 )
 
@@ -212,16 +223,28 @@ wire_api = "responses"
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "exec", "--json", "--skip-git-repo-check", "-C", ws, "follow the script")
-	// A HOME of its own: Codex runs commands in a login shell, which
-	// would otherwise read this machine's profile (its messages then
-	// land in the outputs).
-	cmd.Env = append(os.Environ(), "CODEX_HOME="+home, "HOME="+t.TempDir(), "TOOLGATE_CODEX_MOCK_KEY=test")
+	// A HOME of its own (profileHome): Codex gives commands the
+	// environment of a login shell, which would otherwise read this
+	// machine's profile.
+	cmd.Env = append(os.Environ(), "CODEX_HOME="+home, "HOME="+profileHome(t), "TOOLGATE_CODEX_MOCK_KEY=test")
 	cmd.Stdin = strings.NewReader("")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("codex exec: %v\n%s", err, out)
 	}
 	return m.bodies()
+}
+
+// profileHome is a HOME whose login profile (~/.profile, which bash and
+// sh both read as login shells) exports a variable, the same for Codex
+// and for toolgate.
+func profileHome(t *testing.T) string {
+	t.Helper()
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, ".profile"), []byte("export TOOLGATE_PROFILE=login\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return home
 }
 
 // toolgate is a toolgate process serving ws, and the session the steps
@@ -232,9 +255,13 @@ func startToolgate(t *testing.T, ws string) toolgate {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
 	t.Cleanup(cancel)
+	// Its commands' HOME is a profileHome too; bound into the sandbox,
+	// whose /tmp is its own.
+	home := profileHome(t)
 	srv, err := launch.Start(ctx, testbuild.Binary(t, testbuild.Toolgate), launch.Options{
 		Args:   launch.ServeArgs(ws, "--store", "memory", "--log-format", "json"),
-		Config: `{"policy": {"allow_all": true}}`,
+		Config: `{"policy": {"allow_all": true}, "sandbox": {"writable": [` + strconv.Quote(home) + `]}}`,
+		Env:    []string{"HOME=" + home},
 		Token:  "codex-conformance-token",
 	})
 	if err != nil {
