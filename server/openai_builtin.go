@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"path"
 	"regexp"
 	"slices"
 	"strconv"
@@ -152,7 +153,7 @@ func shellRun(i int, callID string, raw json.RawMessage) (*openAIRun, error) {
 		if len(a.Commands) > 1 {
 			id = fmt.Sprintf("%s#%d", callID, n+1)
 		}
-		uses[n] = api.ToolUse{Type: api.TypeToolUse, ID: id, Name: "execute_command", Input: commandInput(command, a.TimeoutMS, "")}
+		uses[n] = api.ToolUse{Type: api.TypeToolUse, ID: id, Name: "execute_command", Input: commandInput(command, a.TimeoutMS, "", "", false)}
 	}
 	return &openAIRun{uses: uses, answer: func(res []api.ToolResult, calls []api.CallRecord) any {
 		out := shellCallOutput{Type: "shell_call_output", CallID: callID, Output: make([]shellOutput, len(res)), MaxOutputLength: a.MaxOutputLength, Status: "completed"}
@@ -199,11 +200,11 @@ func localShellRun(i int, callID string, raw json.RawMessage) (*openAIRun, error
 	case a.User != "":
 		return nil, itemError(i, "action.user", "toolgate runs commands as its own user; leave user out")
 	}
-	line, err := commandLine(a.Command, a.Env)
+	line, shell, login, err := commandLine(a.Command, a.Env)
 	if err != nil {
 		return nil, itemError(i, "action.env", err.Error())
 	}
-	use := api.ToolUse{Type: api.TypeToolUse, ID: callID, Name: "execute_command", Input: commandInput(line, a.TimeoutMS, a.WorkingDirectory)}
+	use := api.ToolUse{Type: api.TypeToolUse, ID: callID, Name: "execute_command", Input: commandInput(line, a.TimeoutMS, a.WorkingDirectory, shell, login)}
 	return &openAIRun{uses: []api.ToolUse{use}, answer: func(res []api.ToolResult, calls []api.CallRecord) any {
 		o := commandOutcome(res[0], calls[0])
 		text := o.Stdout
@@ -225,9 +226,17 @@ func localShellRun(i int, callID string, raw json.RawMessage) (*openAIRun, error
 
 // commandInput is execute_command's input for a command the model gave
 // without Cline's requires_approval: false, so that the session's rules
-// and the defaults decide whether it waits for approval.
-func commandInput(command string, timeoutMS *int64, cwd string) json.RawMessage {
+// and the defaults decide whether it waits for approval; shell names
+// another shell than bash, login asks for the login profile's
+// environment.
+func commandInput(command string, timeoutMS *int64, cwd, shell string, login bool) json.RawMessage {
 	in := map[string]any{"command": command, "requires_approval": false}
+	if shell != "" && shell != "bash" {
+		in["shell"] = shell
+	}
+	if login {
+		in["login"] = true
+	}
 	if timeoutMS != nil && *timeoutMS > 0 {
 		in["timeout"] = max(1, int((*timeoutMS+999)/1000))
 	}
@@ -240,14 +249,15 @@ func commandInput(command string, timeoutMS *int64, cwd string) json.RawMessage 
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// commandLine is an argv as a bash command line: a `bash -c SCRIPT` (or
-// sh, -lc) is its script, so that permission rules judge the commands it
-// runs; other argv are quoted word by word. Environment variables are
-// exported before it.
-func commandLine(argv []string, env map[string]string) (string, error) {
-	var line string
-	if len(argv) == 3 && slices.Contains([]string{"bash", "sh", "/bin/bash", "/bin/sh"}, argv[0]) && (argv[1] == "-c" || argv[1] == "-lc") {
-		line = argv[2]
+// commandLine is an argv as a command line for execute_command: a
+// `bash -c SCRIPT` (or sh, or -lc) is its script, run by that shell (and
+// with -lc in the environment its login profile sets up: execute_command's
+// login), so that permission rules judge the commands it runs; other argv
+// are quoted word by word for bash. Environment variables are exported
+// before it.
+func commandLine(argv []string, env map[string]string) (line, shell string, login bool, err error) {
+	if len(argv) == 3 && slices.Contains([]string{"bash", "sh", "/bin/bash", "/bin/sh", "/usr/bin/bash", "/usr/bin/sh"}, argv[0]) && (argv[1] == "-c" || argv[1] == "-lc") {
+		line, shell, login = argv[2], path.Base(argv[0]), argv[1] == "-lc"
 	} else {
 		words := make([]string, len(argv))
 		for n, w := range argv {
@@ -258,7 +268,7 @@ func commandLine(argv []string, env map[string]string) (string, error) {
 	names := make([]string, 0, len(env))
 	for k := range env {
 		if !envName.MatchString(k) {
-			return "", fmt.Errorf("%q is not an environment variable name", k)
+			return "", "", false, fmt.Errorf("%q is not an environment variable name", k)
 		}
 		names = append(names, k)
 	}
@@ -267,7 +277,7 @@ func commandLine(argv []string, env map[string]string) (string, error) {
 	for _, k := range names {
 		b.WriteString("export " + k + "=" + shellQuote(env[k]) + "\n")
 	}
-	return b.String() + line, nil
+	return b.String() + line, shell, login, nil
 }
 
 // shellQuote quotes a word for bash unless it needs none.

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -216,4 +217,35 @@ func TestOpenAIItemsNotRun(t *testing.T) {
 			t.Errorf("output = %+v, want the one function call answered", got.Output)
 		}
 	})
+}
+
+// TestLocalShellArgv: a local_shell_call's `sh -c` runs its script in sh
+// and a `bash -lc` in bash with the login profile's environment
+// (execute_command's shell and login), as the argv says; other argv are
+// one bash line of quoted words.
+func TestLocalShellArgv(t *testing.T) {
+	for _, tc := range []struct {
+		argv []string
+		want map[string]any
+	}{
+		{[]string{"bash", "-c", "ls"}, map[string]any{"command": "ls"}},
+		{[]string{"bash", "-lc", "ls"}, map[string]any{"command": "ls", "login": true}},
+		{[]string{"/bin/sh", "-c", "ls"}, map[string]any{"command": "ls", "shell": "sh"}},
+		{[]string{"/usr/bin/sh", "-lc", "ls"}, map[string]any{"command": "ls", "shell": "sh", "login": true}},
+		{[]string{"ls", "-l", "a b"}, map[string]any{"command": "ls -l 'a b'"}},
+	} {
+		raw, _ := json.Marshal(map[string]any{"type": "local_shell_call", "call_id": "c", "action": map[string]any{"type": "exec", "command": tc.argv}})
+		run, err := localShellRun(0, "c", raw)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.argv, err)
+		}
+		var in map[string]any
+		if err := json.Unmarshal(run.uses[0].Input, &in); err != nil {
+			t.Fatal(err)
+		}
+		delete(in, "requires_approval")
+		if !reflect.DeepEqual(in, tc.want) {
+			t.Errorf("%q: execute_command input %v, want %v", tc.argv, in, tc.want)
+		}
+	}
 }
