@@ -10,23 +10,30 @@ import (
 )
 
 // Checkpoints copy the write-ahead log's pages into the database file and
-// fsync it, so that the log can start again from its beginning: a few
-// milliseconds. SQLite's own (wal_autocheckpoint) runs inside whichever
-// commit crosses its threshold, which may be a side-effecting call's
-// start committed on the call's goroutine (queue), so it is off on every
-// connection (dsn) and the writer's goroutine runs them, between batches,
-// on a connection of their own: a PASSIVE checkpoint takes no lock a
-// commit needs, so commits go on beside it.
+// fsync it, so that the log can start again from its beginning: a
+// millisecond or more, most of it the fsync. SQLite's own
+// (wal_autocheckpoint) runs inside whichever commit crosses its
+// threshold, which may be a side-effecting call's start committed on the
+// call's goroutine (queue), so it is off on every connection (dsn) and
+// the writer's goroutine runs them, between batches, on a connection of
+// their own: a PASSIVE checkpoint takes no lock a commit needs, so
+// commits go on beside it.
 //
 // The log starts again only at a write that finds every frame in it
 // copied, so a commit that lands while a checkpoint runs leaves it
-// growing. Under sustained waited writes one always does; once the log
+// growing; under sustained waited writes one always does. Once the log
 // holds walLimitFrames, a checkpoint also runs holding the commit turn,
-// copying what the previous one left: a waited write may then wait for
-// it, at most once per checkpointFrames frames written
-// (TestWALStaysBounded). A reader's snapshot keeps its frames in the log
-// until the reader is done; the store's (its queries, `toolgate audit
-// export`'s pages) are one short query each.
+// copying what the commits wrote while the one before ran: a waited
+// write may then wait for it, at most once per checkpointFrames frames
+// written (TestWALStaysBounded). Once the writer has been idle for
+// idleCheckpoint it copies what is left. The log's file keeps the length
+// it reached (about 25 MB under sustained load) until close, which
+// checkpoints and empties it: cutting it back is a truncate, 15-30 ms for
+// 20 MB on ext4, which a call would wait for (journal_size_limit does it
+// in the first commit after the log starts again; TRUNCATE holds the
+// write lock through it). A reader's snapshot keeps its frames in the
+// log until the reader is done; the store's readers (its queries,
+// `toolgate audit export`'s pages) are one short query each.
 const (
 	// checkpointFrames is how many pages the writer's commits write to
 	// the log before a checkpoint: SQLite's own default, 4 MB of 4 KB
@@ -37,12 +44,9 @@ const (
 	walLimitFrames = 4 * checkpointFrames
 	// idleCheckpoint is how long the writer waits after the last commit
 	// before it checkpoints what the log holds: a server between turns
-	// leaves its database file current and its log ready to start again.
+	// leaves its database file current, and its log all copied (the next
+	// commit starts it again).
 	idleCheckpoint = time.Second
-	// walSizeLimit is the size the log's file is cut back to when it
-	// starts again (journal_size_limit): a burst does not leave a large
-	// file behind.
-	walSizeLimit = 4 << 20
 )
 
 // checkpointer runs the writer's checkpoints on its own connection.
@@ -60,12 +64,15 @@ type checkpointResult struct {
 // file: the next write starts the log again.
 func (r checkpointResult) complete() bool { return r.copied >= r.frames }
 
-// passive copies what no reader still needs into the database file, and
-// fsyncs it, without waiting for any lock.
-func (c *checkpointer) passive(ctx context.Context) (checkpointResult, error) {
+// checkpoint runs PRAGMA wal_checkpoint in mode: PASSIVE copies what no
+// reader still needs into the database file, and fsyncs it, without
+// waiting for any lock; TRUNCATE also empties the log's file, or answers
+// at once that a reader or a writer is in the way (the connection's
+// busy_timeout is 0: it never waits while it holds the commit turn).
+func (c *checkpointer) checkpoint(ctx context.Context, mode string) (checkpointResult, error) {
 	var busy int
 	var r checkpointResult
-	if err := c.conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &r.frames, &r.copied); err != nil {
+	if err := c.conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint("+mode+")").Scan(&busy, &r.frames, &r.copied); err != nil {
 		return r, fmt.Errorf("store: checkpoint: %w", err)
 	}
 	return r, nil

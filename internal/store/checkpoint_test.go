@@ -50,7 +50,7 @@ func TestWaitedCommitNeverCheckpoints(t *testing.T) {
 	defer s.Close()
 	var mu sync.Mutex
 	var stacks []string
-	s.w.checkpoint = func(context.Context) (checkpointResult, error) {
+	s.w.checkpoint = func(context.Context, string) (checkpointResult, error) {
 		buf := make([]byte, 64<<10)
 		mu.Lock()
 		stacks = append(stacks, string(buf[:runtime.Stack(buf, false)]))
@@ -135,13 +135,22 @@ func TestIdleWriterCheckpoints(t *testing.T) {
 	}
 }
 
-// TestCloseLeavesNoLog: Close checkpoints, and the log is gone (SQLite
-// removes it as its last connection closes) or empty.
-func TestCloseLeavesNoLog(t *testing.T) {
+// TestCloseEmptiesTheLog: Close checkpoints and empties the log's file
+// even while `toolgate audit export` has the database open beside it
+// (SQLite removes the log itself only as the last connection closes).
+func TestCloseEmptiesTheLog(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.db")
 	s := openTemp(t, path)
+	export, err := Open(t.Context(), path, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer export.Close()
 	for i := range 50 {
 		putPair(t, s, fmt.Sprintf("c%d", i))
+	}
+	if page, err := export.Audit(Query{Limit: 100}); err != nil || len(page.Calls) != 50 {
+		t.Fatalf("the export sees %d calls (%v), want 50", len(page.Calls), err)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
@@ -149,9 +158,7 @@ func TestCloseLeavesNoLog(t *testing.T) {
 	if info, err := os.Stat(path + "-wal"); err == nil && info.Size() > 0 {
 		t.Errorf("after Close the log holds %d bytes", info.Size())
 	}
-	s = openTemp(t, path)
-	defer s.Close()
-	if page, err := s.Audit(Query{Limit: 100}); err != nil || len(page.Calls) != 50 {
-		t.Errorf("after reopening, %d calls (%v), want 50", len(page.Calls), err)
+	if page, err := export.Audit(Query{Limit: 100}); err != nil || len(page.Calls) != 50 {
+		t.Errorf("after Close the export sees %d calls (%v), want 50", len(page.Calls), err)
 	}
 }

@@ -122,7 +122,6 @@ func dsn(path string, readOnly bool) string {
 		q.Add("_pragma", "synchronous(FULL)")
 		// The writer's goroutine runs the checkpoints (checkpoint.go).
 		q.Add("_pragma", "wal_autocheckpoint(0)")
-		q.Add("_pragma", fmt.Sprintf("journal_size_limit(%d)", walSizeLimit))
 	}
 	return "file:" + path + "?" + q.Encode()
 }

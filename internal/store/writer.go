@@ -31,7 +31,9 @@ import (
 // append; only the first request of a batch, or one that is waited for
 // while a commit is under way, wakes the writer's goroutine. All of this
 // exists for speed: BenchmarkCallRecord (./internal/store/) defends it,
-// BenchmarkDirectCommit the commit by a waiting write.
+// BenchmarkDirectCommit the commit by a waiting write. The loop also runs
+// the checkpoints, between batches and never inside a commit
+// (checkpoint.go, BenchmarkCheckpointTail).
 type writer struct {
 	conn   *sql.Conn // the writer's own connection, its statements prepared once
 	upsert *sql.Stmt // upsertCall on conn
@@ -55,9 +57,9 @@ type writer struct {
 	done    chan struct{}
 
 	// ckpt runs the loop's checkpoints (checkpoint.go), checkpoint is
-	// its passive (the tests watch it).
+	// its method (the tests watch it).
 	ckpt       checkpointer
-	checkpoint func(context.Context) (checkpointResult, error)
+	checkpoint func(ctx context.Context, mode string) (checkpointResult, error)
 
 	// handOff makes a waited write go through the loop like the others,
 	// as before it could commit itself: for BenchmarkDirectCommit.
@@ -117,11 +119,16 @@ func startWriter(ctx context.Context, db *sql.DB, path string, onError func(erro
 	w := &writer{conn: conn, walPath: path + "-wal", sync: (*os.File).Sync, onError: onError,
 		kick: make(chan struct{}, 1), done: make(chan struct{}), ckpt: checkpointer{conn: ckpt}, copied: true}
 	w.turnFree.L = &w.mu
-	w.checkpoint = w.ckpt.passive
-	if _, err := conn.ExecContext(ctx, "PRAGMA synchronous = NORMAL"); err != nil {
-		conn.Close()
-		ckpt.Close()
-		return nil, fmt.Errorf("store: synchronous: %w", err)
+	w.checkpoint = w.ckpt.checkpoint
+	for _, p := range []struct {
+		conn   *sql.Conn
+		pragma string
+	}{{conn, "PRAGMA synchronous = NORMAL"}, {ckpt, "PRAGMA busy_timeout = 0"}} {
+		if _, err := p.conn.ExecContext(ctx, p.pragma); err != nil {
+			conn.Close()
+			ckpt.Close()
+			return nil, fmt.Errorf("store: %s: %w", p.pragma, err)
+		}
 	}
 	for _, p := range []struct {
 		stmt  **sql.Stmt
@@ -299,7 +306,7 @@ func (w *writer) loop() {
 		case <-idle.C:
 			armed = false
 			if w.state().commits == since {
-				w.runCheckpoint()
+				w.runCheckpoint(false)
 			}
 		}
 		if w.queued() {
@@ -314,14 +321,14 @@ func (w *writer) loop() {
 			if batch, durable, closed, ok := w.take(); ok {
 				w.run(batch, durable)
 				if closed {
-					w.runCheckpoint()
+					w.runCheckpoint(true)
 					return
 				}
 			}
 		}
 		st := w.state()
 		if st.frames >= checkpointFrames {
-			w.runCheckpoint()
+			w.runCheckpoint(false)
 			st = w.state()
 		}
 		if dirty := st.frames > 0 || !st.copied; dirty && (!armed || st.commits != since) {
@@ -355,28 +362,20 @@ func (w *writer) queued() bool {
 // grown to walLimitFrames (commits landed while the earlier checkpoints
 // ran, and it never started again), it copies what the commits wrote
 // meanwhile holding the commit turn, so that the next commit starts the
-// log again (checkpoint.go).
-func (w *writer) runCheckpoint() {
+// log again; when the writer is closing, and everything is copied, it
+// empties the log's file (checkpoint.go).
+func (w *writer) runCheckpoint(closing bool) {
 	ctx := context.Background()
 	w.mu.Lock()
 	w.frames = 0 // what is written from here on is for the next
 	w.mu.Unlock()
-	r, err := w.checkpoint(ctx)
-	if err == nil && r.frames >= walLimitFrames {
-		w.mu.Lock()
-		for w.busy {
-			w.turnFree.Wait()
-		}
-		w.busy = true
-		w.mu.Unlock()
-		r, err = w.checkpoint(ctx)
-		w.mu.Lock()
-		more := len(w.pending) > 0 || w.closed
-		w.releaseLocked()
-		w.mu.Unlock()
-		if more {
-			w.wake()
-		}
+	r, err := w.checkpoint(ctx, "PASSIVE")
+	switch {
+	case err != nil:
+	case closing && r.complete():
+		w.holdingTurn(func() { r, err = w.checkpoint(ctx, "TRUNCATE") })
+	case r.frames >= walLimitFrames:
+		w.holdingTurn(func() { r, err = w.checkpoint(ctx, "PASSIVE") })
 	}
 	if err != nil {
 		if w.onError != nil {
@@ -387,6 +386,25 @@ func (w *writer) runCheckpoint() {
 	w.mu.Lock()
 	w.copied = r.complete()
 	w.mu.Unlock()
+}
+
+// holdingTurn runs f once no commit is under way, with none starting
+// until it returns: writes that wait queue for the loop meanwhile.
+func (w *writer) holdingTurn(f func()) {
+	w.mu.Lock()
+	for w.busy {
+		w.turnFree.Wait()
+	}
+	w.busy = true
+	w.mu.Unlock()
+	f()
+	w.mu.Lock()
+	more := len(w.pending) > 0 || w.closed
+	w.releaseLocked()
+	w.mu.Unlock()
+	if more {
+		w.wake()
+	}
 }
 
 // commit applies a batch in one transaction, and fsyncs the log after
