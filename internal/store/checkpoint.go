@@ -78,6 +78,66 @@ func (c *checkpointer) checkpoint(ctx context.Context, mode string) (checkpointR
 	return r, nil
 }
 
+// runCheckpoint checkpoints the log beside the commits. Once the log has
+// grown to walLimitFrames (commits landed while the earlier checkpoints
+// ran, and it never started again), it copies what the commits wrote
+// meanwhile holding the commit turn, so that the next commit starts the
+// log again; when the writer is closing, and everything is copied, it
+// empties the log's file (the comment at the top of this file).
+func (w *writer) runCheckpoint(closing bool) {
+	ctx := context.Background()
+	w.mu.Lock()
+	w.frames = 0 // what is written from here on is for the next
+	w.mu.Unlock()
+	r, err := w.checkpoint(ctx, "PASSIVE")
+	switch {
+	case err != nil:
+	case closing && r.complete():
+		w.holdingTurn(func() { r, err = w.checkpoint(ctx, "TRUNCATE") })
+	case r.frames >= walLimitFrames:
+		w.holdingTurn(func() { r, err = w.checkpoint(ctx, "PASSIVE") })
+	}
+	if err != nil {
+		if w.onError != nil {
+			w.onError(err)
+		}
+		return
+	}
+	w.mu.Lock()
+	w.copied = r.complete()
+	w.mu.Unlock()
+}
+
+// holdingTurn runs f once no commit is under way, with none starting
+// until it returns: writes that wait queue for the loop meanwhile.
+func (w *writer) holdingTurn(f func()) {
+	w.mu.Lock()
+	for w.busy {
+		w.turnFree.Wait()
+	}
+	w.busy = true
+	w.mu.Unlock()
+	f()
+	w.mu.Lock()
+	more := len(w.pending) > 0 || w.closed
+	w.releaseLocked()
+	w.mu.Unlock()
+	if more {
+		w.wake()
+	}
+}
+
+// logFrames is how many pages the commit just made wrote to the log; a
+// failure to read the counter is reported, not the commit's (the count
+// only times the checkpoints: the idle one still runs).
+func (w *writer) logFrames() int {
+	n, err := framesWritten(w.conn)
+	if err != nil && w.onError != nil {
+		w.onError(err)
+	}
+	return n
+}
+
 // framesWritten is how many pages conn has written since it was last
 // asked: in WAL mode, the frames its commits appended to the log.
 func framesWritten(conn *sql.Conn) (int, error) {

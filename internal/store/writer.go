@@ -246,7 +246,7 @@ func (w *writer) run(batch []request, durable bool) {
 	frames := 0
 	if len(batch) > 0 {
 		if err = w.commit(batch, durable); err == nil {
-			frames, err = framesWritten(w.conn)
+			frames = w.logFrames()
 		}
 	}
 	for _, r := range batch {
@@ -356,55 +356,6 @@ func (w *writer) queued() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return len(w.pending) > 0 || w.closed
-}
-
-// runCheckpoint checkpoints the log beside the commits. Once the log has
-// grown to walLimitFrames (commits landed while the earlier checkpoints
-// ran, and it never started again), it copies what the commits wrote
-// meanwhile holding the commit turn, so that the next commit starts the
-// log again; when the writer is closing, and everything is copied, it
-// empties the log's file (checkpoint.go).
-func (w *writer) runCheckpoint(closing bool) {
-	ctx := context.Background()
-	w.mu.Lock()
-	w.frames = 0 // what is written from here on is for the next
-	w.mu.Unlock()
-	r, err := w.checkpoint(ctx, "PASSIVE")
-	switch {
-	case err != nil:
-	case closing && r.complete():
-		w.holdingTurn(func() { r, err = w.checkpoint(ctx, "TRUNCATE") })
-	case r.frames >= walLimitFrames:
-		w.holdingTurn(func() { r, err = w.checkpoint(ctx, "PASSIVE") })
-	}
-	if err != nil {
-		if w.onError != nil {
-			w.onError(err)
-		}
-		return
-	}
-	w.mu.Lock()
-	w.copied = r.complete()
-	w.mu.Unlock()
-}
-
-// holdingTurn runs f once no commit is under way, with none starting
-// until it returns: writes that wait queue for the loop meanwhile.
-func (w *writer) holdingTurn(f func()) {
-	w.mu.Lock()
-	for w.busy {
-		w.turnFree.Wait()
-	}
-	w.busy = true
-	w.mu.Unlock()
-	f()
-	w.mu.Lock()
-	more := len(w.pending) > 0 || w.closed
-	w.releaseLocked()
-	w.mu.Unlock()
-	if more {
-		w.wake()
-	}
 }
 
 // commit applies a batch in one transaction, and fsyncs the log after
