@@ -31,7 +31,9 @@ import (
 // append; only the first request of a batch, or one that is waited for
 // while a commit is under way, wakes the writer's goroutine. All of this
 // exists for speed: BenchmarkCallRecord (./internal/store/) defends it,
-// BenchmarkDirectCommit the commit by a waiting write.
+// BenchmarkDirectCommit the commit by a waiting write. The loop also runs
+// the checkpoints, between batches and never inside a commit
+// (checkpoint.go, BenchmarkCheckpointTail).
 type writer struct {
 	conn   *sql.Conn // the writer's own connection, its statements prepared once
 	upsert *sql.Stmt // upsertCall on conn
@@ -54,6 +56,11 @@ type writer struct {
 	kick    chan struct{} // wakes the loop; one pending wake is enough
 	done    chan struct{}
 
+	// ckpt runs the loop's checkpoints (checkpoint.go), checkpoint is
+	// its method (the tests watch it).
+	ckpt       checkpointer
+	checkpoint func(ctx context.Context, mode string) (checkpointResult, error)
+
 	// handOff makes a waited write go through the loop like the others,
 	// as before it could commit itself: for BenchmarkDirectCommit.
 	handOff bool
@@ -64,7 +71,16 @@ type writer struct {
 	waited   int       // requests in pending that someone waits for
 	durables int       // of those, the ones that must be on disk
 	busy     bool      // a batch is being committed, by the loop or a waiting write
+	turnFree sync.Cond // signalled when busy goes false: a checkpoint waits for its turn
 	closed   bool
+	// frames is how many pages the commits wrote to the log since the
+	// last checkpoint began, commits how many commits there have been
+	// (the idle checkpoint's timer looks for new ones), and copied
+	// whether the last checkpoint left every frame of the log in the
+	// database file.
+	frames  int
+	commits int
+	copied  bool
 }
 
 type request struct {
@@ -95,11 +111,24 @@ func startWriter(ctx context.Context, db *sql.DB, path string, onError func(erro
 	if err != nil {
 		return nil, err
 	}
-	w := &writer{conn: conn, walPath: path + "-wal", sync: (*os.File).Sync, onError: onError,
-		kick: make(chan struct{}, 1), done: make(chan struct{})}
-	if _, err := conn.ExecContext(ctx, "PRAGMA synchronous = NORMAL"); err != nil {
+	ckpt, err := db.Conn(ctx)
+	if err != nil {
 		conn.Close()
-		return nil, fmt.Errorf("store: synchronous: %w", err)
+		return nil, err
+	}
+	w := &writer{conn: conn, walPath: path + "-wal", sync: (*os.File).Sync, onError: onError,
+		kick: make(chan struct{}, 1), done: make(chan struct{}), ckpt: checkpointer{conn: ckpt}, copied: true}
+	w.turnFree.L = &w.mu
+	w.checkpoint = w.ckpt.checkpoint
+	for _, p := range []struct {
+		conn   *sql.Conn
+		pragma string
+	}{{conn, "PRAGMA synchronous = NORMAL"}, {ckpt, "PRAGMA busy_timeout = 0"}} {
+		if _, err := p.conn.ExecContext(ctx, p.pragma); err != nil {
+			conn.Close()
+			ckpt.Close()
+			return nil, fmt.Errorf("store: %s: %w", p.pragma, err)
+		}
 	}
 	for _, p := range []struct {
 		stmt  **sql.Stmt
@@ -107,6 +136,7 @@ func startWriter(ctx context.Context, db *sql.DB, path string, onError func(erro
 	}{{&w.upsert, upsertCall}, {&w.begin, "BEGIN"}, {&w.end, "COMMIT"}} {
 		if *p.stmt, err = conn.PrepareContext(ctx, p.query); err != nil {
 			conn.Close()
+			ckpt.Close()
 			return nil, fmt.Errorf("store: prepare %q: %w", p.query, err)
 		}
 	}
@@ -206,10 +236,18 @@ func (w *writer) takeLocked() ([]request, bool) {
 // it, and lets the next committer in: the loop, woken if anything was
 // queued meanwhile (it waits for a wake-up only from the first request
 // of a batch, or one waited for) or the writer is closing.
+//
+// It counts the pages the commit wrote to the log and wakes the loop when
+// they call for a checkpoint, or are the first since the last one (the
+// loop then checkpoints once the writer is idle): the checkpoint runs on
+// the loop's goroutine, never in a waited write's commit.
 func (w *writer) run(batch []request, durable bool) {
 	var err error
+	frames := 0
 	if len(batch) > 0 {
-		err = w.commit(batch, durable)
+		if err = w.commit(batch, durable); err == nil {
+			frames = w.logFrames()
+		}
 	}
 	for _, r := range batch {
 		if r.done != nil {
@@ -221,18 +259,34 @@ func (w *writer) run(batch []request, durable bool) {
 	}
 	clear(batch)
 	w.mu.Lock()
-	w.busy = false
 	w.spare = batch[:0]
-	more := len(w.pending) > 0 || w.closed
+	if frames > 0 {
+		w.commits++
+		w.frames += frames
+	}
+	first := frames > 0 && w.frames == frames
+	more := len(w.pending) > 0 || w.closed || first || w.frames >= checkpointFrames
+	w.releaseLocked()
 	w.mu.Unlock()
 	if more {
 		w.wake()
 	}
 }
 
+// releaseLocked lets the next committer in: a write, the loop, or a
+// checkpoint waiting for the turn.
+func (w *writer) releaseLocked() {
+	w.busy = false
+	w.turnFree.Broadcast()
+}
+
+// loop commits what nobody waits for, and between batches runs the
+// checkpoints: when the commits have written checkpointFrames pages to
+// the log, once no commit has come for idleCheckpoint, and at close.
 func (w *writer) loop() {
 	defer close(w.done)
 	defer w.conn.Close()
+	defer w.ckpt.conn.Close()
 	defer func() {
 		for _, st := range []*sql.Stmt{w.upsert, w.begin, w.end} {
 			st.Close()
@@ -243,25 +297,65 @@ func (w *writer) loop() {
 	}()
 	delay := time.NewTimer(commitDelay)
 	delay.Stop()
+	idle := time.NewTimer(idleCheckpoint)
+	idle.Stop()
+	armed, since := false, 0 // the idle timer, and the commits when it was set
 	for {
-		<-w.kick
-		if !w.urgent() {
-			delay.Reset(commitDelay)
-			select {
-			case <-w.kick: // a durable write, a full batch or close
-			case <-delay.C:
+		select {
+		case <-w.kick:
+		case <-idle.C:
+			armed = false
+			if w.state().commits == since {
+				w.runCheckpoint(false)
 			}
-			delay.Stop()
 		}
-		batch, durable, closed, ok := w.take()
-		if !ok {
-			continue
+		if w.queued() {
+			if !w.urgent() {
+				delay.Reset(commitDelay)
+				select {
+				case <-w.kick: // a durable write, a full batch or close
+				case <-delay.C:
+				}
+				delay.Stop()
+			}
+			if batch, durable, closed, ok := w.take(); ok {
+				w.run(batch, durable)
+				if closed {
+					w.runCheckpoint(true)
+					return
+				}
+			}
 		}
-		w.run(batch, durable)
-		if closed {
-			return
+		st := w.state()
+		if st.frames >= checkpointFrames {
+			w.runCheckpoint(false)
+			st = w.state()
+		}
+		if dirty := st.frames > 0 || !st.copied; dirty && (!armed || st.commits != since) {
+			idle.Reset(idleCheckpoint)
+			armed, since = true, st.commits
 		}
 	}
+}
+
+// writerState is what the loop reads of the writer's counters.
+type writerState struct {
+	frames, commits int
+	copied          bool
+}
+
+func (w *writer) state() writerState {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return writerState{frames: w.frames, commits: w.commits, copied: w.copied}
+}
+
+// queued reports whether the loop has a batch to take: writes are queued
+// or the writer is closing.
+func (w *writer) queued() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.pending) > 0 || w.closed
 }
 
 // commit applies a batch in one transaction, and fsyncs the log after
