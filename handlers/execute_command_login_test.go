@@ -225,3 +225,10 @@ func TestLoginEnvsDroppedAtSessionEnd(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// count is how many sessions keep login environments.
+func (l *loginEnvs) count() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.sessions)
+}

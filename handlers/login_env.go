@@ -148,13 +148,6 @@ func (l *loginEnvs) dropAtEnd(sid string, s *sessionLoginEnvs, done <-chan struc
 	l.mu.Unlock()
 }
 
-// count is how many sessions keep login environments (tests).
-func (l *loginEnvs) count() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.sessions)
-}
-
 // shellName is the shell a command runs in, process.DefaultShell for "".
 func shellName(shell string) string {
 	if shell == "" {
