@@ -67,8 +67,11 @@ func (c *Coordinator) preHooks(ctx context.Context, cs *callState) {
 // input is (decodeUse: the dialect's edge, aliases, task_progress, empty
 // strings, string coercion), so that an input that works from the model
 // works from a hook, and the raw input judged and shown is the coerced
-// one. The call keeps the model's task_progress, noted when it was
-// queued, and its dialect mapping.
+// one. Its dialect mapping is the hook's input's too: the result is
+// worded for that input, and a Bash call whose hook took
+// dangerouslyDisableSandbox out stays in the sandbox (one whose hook put
+// it in asks to leave it). The call keeps the model's task_progress,
+// noted when it was queued.
 func (c *Coordinator) useUpdatedInput(cs *callState, updated json.RawMessage) bool {
 	d, stop := c.decodeUse(cs.s, api.ToolUse{Name: cs.use.Name, Input: updated})
 	if stop != nil {
@@ -85,7 +88,7 @@ func (c *Coordinator) useUpdatedInput(cs *callState, updated json.RawMessage) bo
 		cs.stop(failure(api.StatusInvalid, api.ToolCodeInvalid, "A PreToolUse hook's updatedInput is invalid: "+err.Error()))
 		return false
 	}
-	cs.input, cs.raw, cs.hookInput = d.input, d.raw, updated
+	cs.input, cs.raw, cs.hookInput, cs.dialect = d.input, d.raw, updated, d.dialect
 	cs.paths, cs.pathsListed = nil, false
 	cs.judged = false
 	return true
