@@ -1,14 +1,12 @@
 package handlers
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,20 +15,22 @@ import (
 	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/dialect/cline"
+	"github.com/toolgate/toolgate/internal/launch"
 )
 
 // loginSetup is a coordinator whose commands' HOME holds profile (as
 // .bash_profile and .profile), inside the workspace as a sandboxed
 // command sees it; its dialect "codex" (a test one) sets LANG and
 // NO_COLOR for its commands as Codex's does, and runs execute_command as
-// Run. Each command the profile runs for adds a line to the file count.
+// Run. Each command the profile runs for adds a line to the file count;
+// with profile "" HOME holds no profile (/etc/profile alone is read).
 type loginSetup struct {
 	commandEnv
 	count string
-	logs  *lockedBuffer
+	logs  *launch.LogBuffer
 }
 
-func newLoginSetup(t *testing.T, cfg tool.CommandConfig, profile string) *loginSetup {
+func newLoginSetup(t testing.TB, cfg tool.CommandConfig, profile string) *loginSetup {
 	t.Helper()
 	dir := t.TempDir()
 	ws, err := tool.OpenWorkspace(dir)
@@ -43,10 +43,12 @@ func newLoginSetup(t *testing.T, cfg tool.CommandConfig, profile string) *loginS
 		t.Fatal(err)
 	}
 	count := filepath.Join(home, "count")
-	profile = "echo read >> " + count + "\necho profile message\n" + profile
-	for _, name := range []string{".bash_profile", ".profile"} {
-		if err := os.WriteFile(filepath.Join(home, name), []byte(profile), 0o600); err != nil {
-			t.Fatal(err)
+	if profile != "" {
+		profile = "echo read >> " + count + "\necho profile message\n" + profile
+		for _, name := range []string{".bash_profile", ".profile"} {
+			if err := os.WriteFile(filepath.Join(home, name), []byte(profile), 0o600); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	env := append(os.Environ(), "HOME="+home, "SERVER_API_KEY=server")
@@ -55,7 +57,7 @@ func newLoginSetup(t *testing.T, cfg tool.CommandConfig, profile string) *loginS
 	conf := coordinator.DefaultConfig()
 	conf.Commands = cfg
 	conf.AllowAll = true
-	logs := &lockedBuffer{}
+	logs := &launch.LogBuffer{}
 	reg := prometheus.NewRegistry()
 	codex := tool.Dialect{Name: api.DialectCodex, PlainResults: true, Tools: []*tool.DialectTool{runTool()},
 		CommandEnv: map[string]string{"LANG": "C.UTF-8", "NO_COLOR": "1"}}
@@ -113,24 +115,6 @@ func (s *loginSetup) run(t *testing.T, sess *coordinator.Session, line string) s
 		t.Fatalf("%s: %s %q", line, rec.Status, cmdText(res))
 	}
 	return strings.TrimSpace(cmdText(res))
-}
-
-// lockedBuffer is a log a test reads while the server writes it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // A session's login commands read the profile once, in the foreground

@@ -2,18 +2,12 @@ package handlers
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/coordinator/tool"
-	"github.com/toolgate/toolgate/dialect/cline"
 )
 
 // BenchmarkExecuteCommandLogin runs `true` through the whole coordinator
@@ -26,27 +20,8 @@ import (
 //
 //	go test -run '^$' -bench ExecuteCommandLogin -benchtime 200x ./handlers/
 func BenchmarkExecuteCommandLogin(b *testing.B) {
-	ws, err := tool.OpenWorkspace(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ws.Close()
-	home := filepath.Join(ws.Dir, "home") // inside: a sandboxed command's /tmp is its own
-	if err := os.Mkdir(home, 0o755); err != nil {
-		b.Fatal(err)
-	}
-	env := append(os.Environ(), "HOME="+home)
-	cfg := coordinator.DefaultConfig()
-	cfg.AllowAll = true
-	cfg.Commands.Environ = func() []string { return env }
-	cfg.Commands.OutputDir = b.TempDir()
-	coord := coordinator.New(coordinator.Options{Config: cfg, Workspace: ws, Tools: Default(),
-		Dialects: []tool.Dialect{cline.Dialect()}, Registerer: prometheus.NewRegistry()})
-	defer coord.Close()
-	sess, err := coord.Sessions().Get(api.DefaultSessionID)
-	if err != nil {
-		b.Fatal(err)
-	}
+	s := newLoginSetup(b, tool.CommandConfig{}, "")
+	coord, sess := s.coord, s.sess
 	n := 0
 	run := func(login bool) time.Duration {
 		n++
