@@ -181,11 +181,13 @@ func (c *Coordinator) runCall(s *Session, e *callEntry, cs *callState) (api.Tool
 // begin binds a prepared call to its session entry and its log fields.
 func (cs *callState) begin(s *Session, e *callEntry, logger *slog.Logger) {
 	cs.s, cs.e = s, e
-	attrs := []slog.Attr{slog.String("session_id", s.ID), slog.String("tool_use_id", cs.use.ID), slog.String("tool", cs.use.Name)}
+	// An array, not a growing slice: With copies the attributes into the
+	// logger it makes (BenchmarkWith, ./internal/logattrs/).
+	attrs, n := [4]slog.Attr{slog.String("session_id", s.ID), slog.String("tool_use_id", cs.use.ID), slog.String("tool", cs.use.Name)}, 3
 	if cs.requestID != "" {
-		attrs = append(attrs, slog.String("request_id", cs.requestID))
+		attrs[n], n = slog.String("request_id", cs.requestID), n+1
 	}
-	cs.logger = logattrs.With(logger, attrs...)
+	cs.logger = logattrs.With(logger, attrs[:n]...)
 }
 
 // running reports whether no stage has ended the call yet.
