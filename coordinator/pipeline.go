@@ -19,7 +19,6 @@ import (
 	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/ignore"
 	"github.com/toolgate/toolgate/internal/logattrs"
-	"github.com/toolgate/toolgate/internal/sandbox"
 )
 
 // outcome is how one call ended, before it becomes a tool_result.
@@ -312,39 +311,21 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 		cs.stop(notRecorded())
 		return
 	}
-	// The call and its confined flag share one allocation.
+	// The call, its confined flag and its host (execute_host.go) share
+	// one allocation.
 	ec := &execCall{Call: tool.Call{
 		ToolUseID: rec.ToolUseID, Name: cs.tool.Name, SessionID: s.ID, Workspace: c.workspace, Logger: cs.logger, Files: s.Files,
 		SessionDone: s.Done(), ReadTurn: e.readTurn, PlainResults: c.plainResults(s.Dialect()),
 		Texts: c.texts(s.Dialect()), SearchAll: c.searchAll(s.Dialect()), CommandEnv: c.commandEnv(s.Dialect()),
-	}}
+	}, c: c, cs: cs, messageID: rec.MessageID}
 	call, confined := &ec.Call, &ec.confined
 	call.Attach(tool.Runtime{
-		Output: func(stream, chunk string) {
-			s.Events.Append(api.Event{Type: api.EventToolOutput, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Stream: stream, Chunk: chunk})
-		},
-		Ignored: cs.ignored,
-		Todos:   s.todosFn,
-		Keep:    func(o tool.KeptOutput) { s.keepOutput(e, o) },
-		Await: func(ctx context.Context, req api.InputRequest) (api.AnswerRequest, error) {
-			return c.awaitInput(ctx, s, e, req)
-		},
-		Confine: func(dir string) (*sandbox.Sandbox, sandbox.Run, error) {
-			confined.Store(true)
-			if cs.unsandboxed && cs.approved {
-				return nil, c.unconfined(dir), nil
-			}
-			r, err := c.confine(dir, cs.ignored)
-			r.ReadOnly = append(r.ReadOnly, c.links.EditDeniedPaths(c.workspace, policy.EditDenialPatterns(c.policy.Managed, s.permRules()))...)
-			if err == nil {
-				r.Net = c.network(s)
-			}
-			return c.sandbox, r, err
-		},
+		Ignored:     cs.ignored,
+		Todos:       s.todosFn,
 		SandboxHint: c.hintFn,
 		Jobs:        s.jobs,
-		DeniedURL:   func(u string) error { return c.policy.DeniedURL(s.permRules(), cs.tool.Name, u) },
 		Recorded:    recorded,
+		Host:        ec,
 	})
 	// A call in the registry's vocabulary fails in the session dialect's
 	// words; a dialect tool's mapping words its failures itself.
@@ -368,13 +349,18 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 }
 
 // execCall is a running call with what execute learns of it, in one
-// allocation (BenchmarkReadPipeline in ./handlers/).
+// allocation (BenchmarkReadPipeline in ./handlers/); it is the call's
+// tool.Host (execute_host.go).
 type execCall struct {
 	tool.Call
 	// confined says the call ran something in the sandbox: only such a
 	// call can have left a server listening, so the session's ports are
 	// read after such calls alone.
 	confined atomic.Bool
+
+	c         *Coordinator
+	cs        *callState
+	messageID string // the message that brought the call, for its output events
 }
 
 // runHandler runs the handler, turning a panic into a failed result so one bad

@@ -102,15 +102,34 @@ type Runtime struct {
 	// DeniedURL refuses a web address the call reaches on its own (a
 	// redirect, a page the browser navigates to) that a deny rule covers.
 	DeniedURL func(url string) error
+	// Host answers, as one value's methods, what Output, Keep, Await,
+	// Confine and DeniedURL would when they are nil. The pipeline's
+	// running call is its Host: one allocation with the call, where each
+	// func would be a closure allocated per call (BenchmarkCallRuntime in
+	// ./coordinator/).
+	Host Host
+}
+
+// Host is the pipeline's side of a running call: the hooks of Runtime
+// that need the call's session and entry.
+type Host interface {
+	Output(stream, chunk string)
+	Keep(KeptOutput)
+	Await(ctx context.Context, req api.InputRequest) (api.AnswerRequest, error)
+	Confine(dir string) (*sandbox.Sandbox, sandbox.Run, error)
+	DeniedURL(url string) error
 }
 
 // CheckURL refuses a web address a call reaches after its policy check
 // when the session's or the managed deny rules cover it; nil otherwise.
 func (c *Call) CheckURL(url string) error {
-	if c.rt.DeniedURL == nil {
-		return nil
+	switch {
+	case c.rt.DeniedURL != nil:
+		return c.rt.DeniedURL(url)
+	case c.rt.Host != nil:
+		return c.rt.Host.DeniedURL(url)
 	}
-	return c.rt.DeniedURL(url)
+	return nil
 }
 
 // SetTodos replaces the session's todo list (Claude Code's TodoWrite);
@@ -139,8 +158,12 @@ func (c *Call) Attach(rt Runtime) { c.rt = rt }
 // Output sends a chunk of partial output (stream "stdout", "stderr" or
 // "match", ...) to the session's event stream. It never blocks on readers.
 func (c *Call) Output(stream, chunk string) {
-	if c.rt.Output != nil && chunk != "" {
+	switch {
+	case chunk == "":
+	case c.rt.Output != nil:
 		c.rt.Output(stream, chunk)
+	case c.rt.Host != nil:
+		c.rt.Host.Output(stream, chunk)
 	}
 }
 
@@ -159,9 +182,12 @@ type KeptOutput interface {
 
 // KeepOutput hands the call's full output to its session.
 func (c *Call) KeepOutput(o KeptOutput) {
-	if c.rt.Keep != nil {
+	switch {
+	case c.rt.Keep != nil:
 		c.rt.Keep(o)
-	} else {
+	case c.rt.Host != nil:
+		c.rt.Host.Keep(o)
+	default:
 		_ = o.Remove()
 	}
 }
@@ -171,10 +197,13 @@ func (c *Call) KeepOutput(o KeptOutput) {
 // returns the answer; the call's end (an interrupt, a cancel) or the
 // configured input timeout end the wait with an error.
 func (c *Call) AwaitInput(ctx context.Context, req api.InputRequest) (api.AnswerRequest, error) {
-	if c.rt.Await == nil {
-		return api.AnswerRequest{}, Errorf(api.ToolCodeFailed, "this call cannot wait for input")
+	switch {
+	case c.rt.Await != nil:
+		return c.rt.Await(ctx, req)
+	case c.rt.Host != nil:
+		return c.rt.Host.Await(ctx, req)
 	}
-	return c.rt.Await(ctx, req)
+	return api.AnswerRequest{}, Errorf(api.ToolCodeFailed, "this call cannot wait for input")
 }
 
 // Exclude reports whether the ignore rules (.clineignore and the extra
@@ -258,10 +287,13 @@ func excludedNote(n int, sources []string) string {
 // in dir (absolute; "" for the workspace) and what that process may see.
 // The error refuses the run (too many ignored paths to hide, say).
 func (c *Call) Confinement(dir string) (*sandbox.Sandbox, sandbox.Run, error) {
-	if c.rt.Confine == nil {
-		return nil, sandbox.Run{Workspace: dir, Dir: dir}, nil
+	switch {
+	case c.rt.Confine != nil:
+		return c.rt.Confine(dir)
+	case c.rt.Host != nil:
+		return c.rt.Host.Confine(dir)
 	}
-	return c.rt.Confine(dir)
+	return nil, sandbox.Run{Workspace: dir, Dir: dir}, nil
 }
 
 // SandboxHint is a line explaining a failure that the output shows the
