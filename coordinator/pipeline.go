@@ -199,7 +199,7 @@ func (cs *callState) stop(out outcome) { cs.end = &out }
 func (c *Coordinator) enqueue(s *Session, msgID string, cs *callState) (*callEntry, bool) {
 	e, fresh := s.claim(cs.use, msgID, cs.interrupt())
 	if fresh {
-		cs.repeats = s.loop.see(loopKey(cs))
+		cs.repeats = s.loop.seeCall(cs)
 		mistakes := s.mistakes.see(cs)
 		if cs.invalidText != nil {
 			cs.end.result.Content = []api.Content{api.TextContent(cs.invalidText(mistakes))}

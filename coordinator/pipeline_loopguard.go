@@ -30,22 +30,47 @@ func (g *loopGuard) see(key string) int {
 	return g.count
 }
 
-// loopKey identifies a call by the real tool it reaches and its input:
-// an MCP call by its server and tool (whichever name form the model used),
-// the input after string coercion, without task_progress (it changes every
-// turn while the call stays the same, as Cline's loop-detection.ts
-// IGNORED_PARAMS says), with keys in a canonical order so that reordered
-// JSON is the same call.
-func loopKey(cs *callState) string {
-	input := cs.raw
+// seeCall records a call by its loop key and returns how many identical
+// calls in a row it completes, as see does. A call's key is the real tool
+// it reaches and its input: an MCP call by its server and tool (whichever
+// name form the model used), the input after string coercion, without
+// task_progress (it changes every turn while the call stays the same, as
+// Cline's loop-detection.ts IGNORED_PARAMS says), with keys in a
+// canonical order so that reordered JSON is the same call. An input
+// already in that order is compared with the last key in place, and its
+// key made only when it differs: a repeated call makes no string
+// (BenchmarkLoopGuardRepeat).
+func (g *loopGuard) seeCall(cs *callState) int {
+	name, input, canonical := loopKeyParts(cs)
+	if !canonical {
+		return g.see(loopKeyRoundTrip(name, input))
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if isLoopKey(g.last, name, input) {
+		g.count++
+	} else {
+		g.last, g.count = name+"\x00"+string(input), 1
+	}
+	return g.count
+}
+
+// loopKeyParts are what a call's loop key is made of: the tool's name and
+// input, and whether the input is already what loopKeyRoundTrip would make
+// of it (then the key is name, a zero byte and the input).
+func loopKeyParts(cs *callState) (name string, input json.RawMessage, canonical bool) {
+	input = cs.raw
 	if cs.tool == nil {
 		input, _, _ = splitTaskProgress(cs.use.Input)
 	}
-	if name := cs.toolName(); name != tool.UseMCPTool && canonicalFlat(input) || name == tool.UseMCPTool && canonicalMCP(input) {
-		// Already what the round trip below would make of it.
-		return name + "\x00" + string(input)
-	}
-	return loopKeyRoundTrip(cs.toolName(), input)
+	name = cs.toolName()
+	return name, input, name != tool.UseMCPTool && canonicalFlat(input) || name == tool.UseMCPTool && canonicalMCP(input)
+}
+
+// isLoopKey reports whether key is name + "\x00" + string(input), without
+// making that string.
+func isLoopKey(key, name string, input []byte) bool {
+	return len(key) == len(name)+1+len(input) && key[:len(name)] == name && key[len(name)] == 0 && key[len(name)+1:] == string(input)
 }
 
 // loopKeyRoundTrip is the loop key of a call to name with input: the
