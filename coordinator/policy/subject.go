@@ -28,7 +28,8 @@ func (p *Policy) Subject(t *tool.Tool, in any) (*Subject, tool.CommandLine) {
 // listed here. Measured by coordinator's BenchmarkPolicyStage and
 // handlers' BenchmarkReadPipeline.
 func (p *Policy) SubjectOf(t *tool.Tool, in any, paths []string) (*Subject, tool.CommandLine) {
-	s := &Subject{Tool: t.Name}
+	one := &subjectOne{Subject: Subject{Tool: t.Name}}
+	s := &one.Subject
 	if u := t.URL(in); u != "" {
 		s.URL = u
 		if pu, err := url.Parse(u); err == nil {
@@ -43,7 +44,13 @@ func (p *Policy) SubjectOf(t *tool.Tool, in any, paths []string) (*Subject, tool
 	}
 	for _, given := range paths {
 		if rel, err := p.workspace.Rel(given); err == nil {
-			ref := p.Ref(rel)
+			var ref PathRef
+			if s.Paths == nil {
+				one.dir = dirLookup{root: p.workspace.Root, wsDir: p.workspace.Dir, rel: rel}
+				ref, s.Paths = PathRef{Rel: rel, dir: &one.dir}, one.path[:0]
+			} else {
+				ref = p.Ref(rel)
+			}
 			if filepath.IsAbs(given) {
 				ref.Given = filepath.Clean(given)
 			}
@@ -61,6 +68,15 @@ func (p *Policy) SubjectOf(t *tool.Tool, in any, paths []string) (*Subject, tool
 	// preview lists each once.
 	s.Paths, s.Outside = uniquePaths(s.Paths), unique(s.Outside)
 	return s, line
+}
+
+// subjectOne is a Subject with room for its first path and that path's
+// directory lookup: a file call's subject is one allocation, where it was
+// three (BenchmarkSubjectOf).
+type subjectOne struct {
+	Subject
+	path [1]PathRef
+	dir  dirLookup
 }
 
 // unique drops later repeats, keeping the order.
