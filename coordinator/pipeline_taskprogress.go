@@ -35,8 +35,11 @@ func splitTaskProgress(raw json.RawMessage) (rest json.RawMessage, text string, 
 	if err != nil {
 		return raw, "", false
 	}
-	_ = json.Unmarshal(v, &text)
-	return out, text, true
+	// Into a variable of its own: decoding into the result itself would
+	// move it to the heap on every call, with or without the parameter.
+	var checklist string
+	_ = json.Unmarshal(v, &checklist)
+	return out, checklist, true
 }
 
 // TaskProgress is the latest checklist the session's model sent.

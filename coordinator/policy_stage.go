@@ -162,7 +162,8 @@ func (c *Coordinator) authorize(s *Session, t *tool.Tool, in any, raw json.RawMe
 			g.decision, g.decidedBy = "allow", "mode: "+string(m)
 			return nil, g
 		}
-		g.ask = &v
+		ask := v // a copy: &v would move every call's verdict to the heap
+		g.ask = &ask
 	}
 	if g.ask == nil {
 		g.decision, g.decidedBy = "allow", decidedByRule(v)
