@@ -47,6 +47,7 @@ func TestSeeCallSameAsSee(t *testing.T) {
 		loopCall(readx, "read_filex", `{"path":"a"}`),
 		loopCall(read, "read_file", `{"path":"b"}`),
 		loopCall(read, "read_file", `{"path":"b"}`),
+		loopCall(&tool.Tool{Name: "read_fila"}, "read_fila", `{"path":"b"}`), // another name of the same length
 		loopCall(nil, "nothing", `{"path":"b","task_progress":"x"}`),
 		loopCall(nil, "nothing", `{"path":"b","task_progress":"y"}`),
 		loopCall(read, "read_file", `{}`),
