@@ -170,6 +170,16 @@ func readOpenFile(call *tool.Call, in *ReadFileInput, rel string, f readable, st
 		h.remember(call.Files, rel)
 		return prefixResult(res, note()), nil
 	}
+	if h.eof {
+		// The first fill read the whole file: a window that shows all
+		// of it is made from the reader's buffer, straight into the
+		// answer's one allocation.
+		data, _ := br.Peek(br.Buffered())
+		if w, ok := wholeWindowOf(data, in); ok {
+			h.remember(call.Files, rel)
+			return tool.TextResult(w.text(note(), data)), nil
+		}
+	}
 	// The lines gather in a recycled buffer; the answer, the note and
 	// the lines, is then made in one allocation.
 	buf := textBuffers.Get().(*[]byte)
