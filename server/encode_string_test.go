@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -29,15 +30,23 @@ func TestAppendJSONStringEveryOffset(t *testing.T) {
 	}
 }
 
-// BenchmarkAppendJSONString: a 1 KB read's text (a line of 21 bytes)
-// escaped with its plain runs found a word at a time (jsonplain.Prefix)
-// against a byte at a time, the code it replaced.
+// BenchmarkAppendJSONString: a text escaped with its plain runs found a
+// word at a time (jsonplain.Prefix) against a byte at a time, the code it
+// replaced: a 1 KB read's text (text=read, a line of 21 bytes) and a Go
+// source file (text=source, encode.go: a tab after each newline).
 //
 //	go test -run '^$' -bench AppendJSONString ./server/
 func BenchmarkAppendJSONString(b *testing.B) {
-	text := strings.Repeat("17 | 0123456789abcde\n", 64)
-	buf := make([]byte, 0, 4096)
-	benchpair.Run(b, func() { buf = appendJSONString(buf[:0], text) }, func() { buf = appendJSONStringByBytes(buf[:0], text) })
+	src, err := os.ReadFile("encode.go")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, text := range []struct{ name, s string }{{"read", strings.Repeat("17 | 0123456789abcde\n", 64)}, {"source", string(src)}} {
+		b.Run("text="+text.name, func(b *testing.B) {
+			buf := make([]byte, 0, 2*len(text.s))
+			benchpair.Run(b, func() { buf = appendJSONString(buf[:0], text.s) }, func() { buf = appendJSONStringByBytes(buf[:0], text.s) })
+		})
+	}
 }
 
 // jsonPlain marks the ASCII bytes encoding/json writes in a string as
