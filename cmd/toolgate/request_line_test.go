@@ -77,3 +77,32 @@ func BenchmarkRequestLineHandler(b *testing.B) {
 	ctx := context.Background()
 	benchpair.Run(b, func() { h.HandleRequestLine(l) }, func() { _ = h.Handle(ctx, l.Record()) })
 }
+
+// TestJSONLoggerWritesRequestLines: the JSON logger newLogger makes
+// writes request lines itself, at its level, and one with attributes
+// leaves them to slog, which puts the attributes in the line.
+func TestJSONLoggerWritesRequestLines(t *testing.T) {
+	var out bytes.Buffer
+	logger, flush, err := newLogger(&out, "json", "info")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, ok := logger.Handler().(server.RequestLineHandler)
+	if !ok {
+		t.Fatalf("the JSON logger's handler %T writes no request line", logger.Handler())
+	}
+	if !h.HandleRequestLine(requestLines[0]) {
+		t.Fatal("HandleRequestLine wrote nothing")
+	}
+	flush()
+	var want bytes.Buffer
+	if err := slog.NewJSONHandler(&want, nil).Handle(context.Background(), requestLines[0].Record()); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != want.String() {
+		t.Errorf("line:\n got %s\nwant %s", out.String(), want.String())
+	}
+	if _, ok := logger.With("service", "toolgate").Handler().(server.RequestLineHandler); ok {
+		t.Error("a logger with attributes writes request lines without them")
+	}
+}
