@@ -36,6 +36,14 @@ func (s *Server) logRequestWithLogAttrs(r *http.Request, id, route string, statu
 		slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000))
 }
 
+// lineHandler takes a request's line as a RequestLineHandler and writes
+// its Record: the line's fields are the record's.
+type lineHandler struct{ slog.Handler }
+
+func (h lineHandler) HandleRequestLine(l RequestLine) bool {
+	return h.Handle(context.Background(), l.Record()) == nil
+}
+
 func requestWithID(id string) *http.Request {
 	r := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:7420/v1/tool_use?ticket=secret", nil)
 	return r.WithContext(context.WithValue(r.Context(), middleware.RequestIDKey, id))
@@ -43,7 +51,7 @@ func requestWithID(id string) *http.Request {
 
 // TestRequestLogLineUnchanged: logRequest writes, byte for byte, the line
 // a logger carrying the request id writes, in JSON and in text, whatever
-// the base logger already carries.
+// the base logger already carries, and a RequestLineHandler is given it.
 func TestRequestLogLineUnchanged(t *testing.T) {
 	timeless := &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
 		if a.Key == slog.TimeKey || a.Key == "duration_ms" {
@@ -52,8 +60,9 @@ func TestRequestLogLineUnchanged(t *testing.T) {
 		return a
 	}}
 	handlers := map[string]func(io.Writer) slog.Handler{
-		"json": func(w io.Writer) slog.Handler { return slog.NewJSONHandler(w, timeless) },
-		"text": func(w io.Writer) slog.Handler { return slog.NewTextHandler(w, timeless) },
+		"json":      func(w io.Writer) slog.Handler { return slog.NewJSONHandler(w, timeless) },
+		"text":      func(w io.Writer) slog.Handler { return slog.NewTextHandler(w, timeless) },
+		"json line": func(w io.Writer) slog.Handler { return lineHandler{slog.NewJSONHandler(w, timeless)} },
 		"json with": func(w io.Writer) slog.Handler {
 			return slog.NewJSONHandler(w, timeless).WithAttrs([]slog.Attr{slog.String("service", "toolgate")})
 		},

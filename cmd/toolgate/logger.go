@@ -30,7 +30,7 @@ func newLogger(w io.Writer, format, level string) (logger *slog.Logger, flush fu
 		return slog.New(tint.NewTextHandler(w, &tint.Options{Level: lv})), func() {}, nil
 	case "json":
 		buf := newLogBuffer(w, logFlushAfter)
-		return slog.New(flushingHandler{slog.NewJSONHandler(buf, &slog.HandlerOptions{Level: lv}), buf}), buf.Flush, nil
+		return slog.New(requestLineHandler{flushingHandler{slog.NewJSONHandler(buf, &slog.HandlerOptions{Level: lv}), buf}}), buf.Flush, nil
 	}
 	return nil, nil, fmt.Errorf("log format %q: use auto, text or json", format)
 }

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"log/slog"
+	"math"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/toolgate/toolgate/internal/jsonplain"
+	"github.com/toolgate/toolgate/server"
+)
+
+// requestLineHandler is the JSON log's handler as newLogger makes it
+// (slog's JSONHandler without attributes, groups, ReplaceAttr or source,
+// into the logBuffer): it writes the request log line, the most frequent,
+// itself, in the bytes the JSONHandler writes for its record. Its
+// WithAttrs and WithGroup are flushingHandler's: a logger with attributes
+// writes its lines through slog. Speed only: BenchmarkRequestLineHandler
+// (./cmd/toolgate/, docs/benchmarks.md); TestRequestLineAgrees and
+// FuzzRequestLineAgrees hold the bytes to the JSONHandler's.
+type requestLineHandler struct{ flushingHandler }
+
+var _ server.RequestLineHandler = requestLineHandler{}
+
+// HandleRequestLine writes l's line, or reports false for a time the
+// JSONHandler writes otherwise (a year outside 0-9999, which it flags as
+// an error in the line).
+func (h requestLineHandler) HandleRequestLine(l server.RequestLine) bool {
+	t := l.Time.Round(0) // as the JSONHandler: no monotonic reading
+	if y := t.Year(); y < 0 || y >= 10000 || math.IsNaN(l.DurationMS) || math.IsInf(l.DurationMS, 0) {
+		return false
+	}
+	var arr [320]byte
+	b := append(arr[:0], `{"time":"`...)
+	b = t.AppendFormat(b, time.RFC3339Nano)
+	b = append(b, `","level":`...)
+	b = appendLogString(b, l.Level.String())
+	b = append(b, `,"msg":"http request","request_id":`...)
+	b = appendLogString(b, l.ID)
+	b = append(b, `,"method":`...)
+	b = appendLogString(b, l.Method)
+	b = append(b, `,"path":`...)
+	b = appendLogString(b, l.Path)
+	b = append(b, `,"route":`...)
+	b = appendLogString(b, l.Route)
+	b = append(b, `,"status":`...)
+	b = strconv.AppendInt(b, int64(l.Status), 10)
+	b = append(b, `,"bytes":`...)
+	b = strconv.AppendInt(b, int64(l.Bytes), 10)
+	b = append(b, `,"duration_ms":`...)
+	b = appendLogFloat(b, l.DurationMS)
+	b = append(b, "}\n"...)
+	_, _ = h.buf.Write(b) // the logBuffer's Write fails only in a flush, as the JSONHandler's would
+	if l.Level >= slog.LevelWarn {
+		h.buf.Flush()
+	}
+	return true
+}
+
+// appendLogString appends s quoted as slog's JSONHandler writes a string:
+// encoding/json's escapes without the HTML ones, \u0008 and \u000c for
+// \b and \f, \ufffd for each byte of invalid UTF-8, \u2028 and \u2029.
+func appendLogString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if i += jsonplain.Prefix(s[i:]); i == len(s) {
+			break
+		}
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' { // <, > and &: as they are
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// appendLogFloat writes a finite f as encoding/json does, which the
+// JSONHandler calls for a float: the shortest decimal that reads back as
+// f, in exponent form below 1e-6 and from 1e21 with a one-digit negative
+// exponent.
+func appendLogFloat(b []byte, f float64) []byte {
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if n := len(b); format == 'e' && n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+		b[n-2] = b[n-1] // e-07 -> e-7
+		b = b[:n-1]
+	}
+	return b
+}
