@@ -58,6 +58,7 @@ func (m *Memory) Apply(_ Durability, ops ...Op) error {
 		switch o := o.(type) {
 		case PutCall:
 			c := o.Call
+			c.filled()
 			c.Input = slices.Clone(c.Input)
 			if old, ok := m.calls[c.Seq]; ok {
 				m.bytes -= heldBytes(&old)
