@@ -196,27 +196,38 @@ func (r *recorder) row(s *Session, e *callEntry, res *api.ToolResult, wholeInput
 	if rec.Error != nil {
 		c.ErrorCode = rec.Error.Code
 	}
-	c.Input, c.InputSHA256, c.InputBytes = boundInput(a.input, wholeInput)
-	switch {
-	case res == nil:
-	case !a.effects && !a.waited:
+	c.Input, c.InputBytes = keptInput(a.input, wholeInput), len(a.input)
+	if res != nil && !a.effects && !a.waited {
 		// A call that changed nothing (a read, a listing, a denial)
 		// keeps its result's size only: the session holds its result
 		// while it keeps the call, and its text was most of what its
 		// record cost (BenchmarkCallRecord, ./internal/store/). A
 		// repeat of its id after that is answered with notKeptText.
-		c.ResultBytes = resultJSONSize(res)
-	default:
-		if keptWhole(*res) {
-			// The JSON is made only when someone reads or writes it:
-			// the session holds the same texts meanwhile.
-			kept := *res
-			kept.Content = slices.Clone(res.Content)
-			c.ResultLater = func() (json.RawMessage, int) { return boundResult(kept) }
-			c.LaterBytes = eventlog.ResultSize(&kept)
-		} else {
-			c.Result, c.ResultBytes = boundResult(*res)
+		//
+		// That size and the input's hash are left to the store
+		// (store.Call.Fill): this record is only queued (callFinished),
+		// and the SQLite store's writer works them out as it writes it,
+		// off the call's path (BenchmarkReadRecordFill, ./coordinator/).
+		in, kept := a.input, *res
+		kept.Content = slices.Clone(res.Content) // the caller's slice may change; its texts do not
+		c.Fill = func(c *store.Call) {
+			c.InputSHA256 = inputSHA256(in)
+			c.ResultBytes = resultJSONSize(&kept)
 		}
+		return c
+	}
+	c.InputSHA256 = inputSHA256(a.input)
+	switch {
+	case res == nil:
+	case keptWhole(*res):
+		// The JSON is made only when someone reads or writes it: the
+		// session holds the same texts meanwhile.
+		kept := *res
+		kept.Content = slices.Clone(res.Content)
+		c.ResultLater = func() (json.RawMessage, int) { return boundResult(kept) }
+		c.LaterBytes = eventlog.ResultSize(&kept)
+	default:
+		c.Result, c.ResultBytes = boundResult(*res)
 	}
 	return c
 }
@@ -237,11 +248,22 @@ func keptWhole(res api.ToolResult) bool {
 // boundInput keeps an input whole up to the cap (or when whole is set),
 // and its hash and size always.
 func boundInput(in json.RawMessage, whole bool) (json.RawMessage, string, int) {
-	sum := sha256.Sum256(in)
+	return keptInput(in, whole), inputSHA256(in), len(in)
+}
+
+// keptInput is what a record keeps of an input: all of it up to the cap
+// (or when whole is set), else nothing.
+func keptInput(in json.RawMessage, whole bool) json.RawMessage {
 	if len(in) > storeMaxInputBytes && !whole {
-		return nil, hex.EncodeToString(sum[:]), len(in)
+		return nil
 	}
-	return in, hex.EncodeToString(sum[:]), len(in)
+	return in
+}
+
+// inputSHA256 is an input's hash as a record keeps it.
+func inputSHA256(in json.RawMessage) string {
+	sum := sha256.Sum256(in)
+	return hex.EncodeToString(sum[:])
 }
 
 // boundResult is a tool_result as stored: each long text keeps its head

@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -42,8 +43,18 @@ func TestStoredResultEncodedWhenRead(t *testing.T) {
 		}
 	}
 
-	c = r.row(s, &callEntry{}, &small, false)
-	if _, wantBytes = boundResult(small); c.Result != nil || c.ResultLater != nil || c.ResultBytes != wantBytes {
-		t.Errorf("a read's record keeps %s (later=%v, %d bytes), want no result and %d bytes", c.Result, c.ResultLater != nil, c.ResultBytes, wantBytes)
+	input := json.RawMessage(`{"path":"a.txt"}`)
+	c = r.row(s, &callEntry{audit: audit{input: input}}, &small, false)
+	if c.Fill == nil || c.InputSHA256 != "" || c.ResultBytes != 0 {
+		t.Errorf("a read's record worked out its hash %q and size %d on the call's path (fill=%v)", c.InputSHA256, c.ResultBytes, c.Fill != nil)
+	}
+	_, wantBytes = boundResult(small)
+	_, wantHash, _ := boundInput(input, false)
+	small.Content[0].Text = "changed after recording, to another length"
+	got = c.Resolved()
+	if got.Result != nil || got.ResultLater != nil || got.ResultBytes != wantBytes || got.InputSHA256 != wantHash ||
+		string(got.Input) != string(input) || got.InputBytes != len(input) || got.Fill != nil {
+		t.Errorf("a read's record keeps %s (later=%v, %d bytes, input %s of %d bytes, hash %s), want no result and %d bytes, the input and its hash %s",
+			got.Result, got.ResultLater != nil, got.ResultBytes, got.Input, got.InputBytes, got.InputSHA256, wantBytes, wantHash)
 	}
 }

@@ -7,8 +7,8 @@ import (
 )
 
 // maxDroppedIDs bounds how many dropped calls a session remembers: about
-// 1 MiB at the most (a hash in the set and in the ring each). A repeat of
-// an id dropped longer ago than that runs again.
+// 768 KiB at the most (a hash in the table, at most half full, and in the
+// ring each). A repeat of an id dropped longer ago than that runs again.
 const maxDroppedIDs = 1 << 15
 
 // droppedSeed hashes the ids of every session's dropped calls.
@@ -21,42 +21,116 @@ var droppedSeed = maphash.MakeSeed()
 // request must not run a command or an edit twice. Ids are kept as 64-bit
 // hashes; two ids colliding among the last 32,768 is about a one in 10^9
 // chance.
+//
+// The hashes are an open-addressed table of their own (linear probing,
+// at most half full) rather than a Go map: a session at its bounds drops
+// a call for every call it takes, and every claim asks the set, so each
+// call paid a map lookup, an insert and a delete, mostly cache misses in
+// a map of 32,768 entries; a flat table costs one cache line each
+// (BenchmarkDroppedIDs, ./coordinator/; docs/benchmarks.md).
 type droppedIDs struct {
-	set  map[uint64]struct{}
-	ring []uint64 // the set's hashes, oldest at next once full
-	next int
+	slots []uint64 // the table, a power of two long; 0 marks a free slot
+	n     int      // hashes in slots
+	ring  []uint64 // the hashes added, oldest at next once full
+	next  int
+}
+
+// droppedKey is id's hash in the table: never 0, which marks a free slot.
+func droppedKey(id string) uint64 {
+	if h := maphash.String(droppedSeed, id); h != 0 {
+		return h
+	}
+	return 1
 }
 
 func (d *droppedIDs) add(id string) {
-	h := maphash.String(droppedSeed, id)
-	if _, ok := d.set[h]; ok {
-		return
+	h := droppedKey(id)
+	if d.slots == nil {
+		d.slots = make([]uint64, minDroppedSlots)
 	}
-	if d.set == nil {
-		d.set = map[uint64]struct{}{}
+	if _, ok := d.find(h); ok {
+		return
 	}
 	if len(d.ring) < maxDroppedIDs {
 		d.ring = append(d.ring, h)
 	} else {
-		delete(d.set, d.ring[d.next])
+		d.delete(d.ring[d.next])
 		d.ring[d.next] = h
 		d.next = (d.next + 1) % maxDroppedIDs
 	}
-	d.set[h] = struct{}{}
+	if 2*(d.n+1) > len(d.slots) {
+		d.grow()
+	}
+	i, _ := d.find(h)
+	d.slots[i] = h
+	d.n++
 }
 
 // remove forgets id, so that it may run again (its ring slot stays until
 // it is reused).
 func (d *droppedIDs) remove(id string) {
-	delete(d.set, maphash.String(droppedSeed, id))
+	if d.n > 0 {
+		d.delete(droppedKey(id))
+	}
 }
 
 func (d *droppedIDs) has(id string) bool {
-	if len(d.set) == 0 {
+	if d.n == 0 {
 		return false
 	}
-	_, ok := d.set[maphash.String(droppedSeed, id)]
+	_, ok := d.find(droppedKey(id))
 	return ok
+}
+
+// minDroppedSlots is the table's first size: a session that drops a few
+// calls holds half a KiB; the table doubles as it fills, up to
+// 2*maxDroppedIDs slots.
+const minDroppedSlots = 64
+
+// find returns h's slot, or the free slot where its probe ends.
+func (d *droppedIDs) find(h uint64) (int, bool) {
+	mask := uint64(len(d.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		switch d.slots[i] {
+		case h:
+			return int(i), true
+		case 0:
+			return int(i), false
+		}
+	}
+}
+
+// grow doubles the table.
+func (d *droppedIDs) grow() {
+	old := d.slots
+	d.slots = make([]uint64, 2*len(old))
+	for _, h := range old {
+		if h != 0 {
+			i, _ := d.find(h)
+			d.slots[i] = h
+		}
+	}
+}
+
+// delete takes h out of the table, if there, moving back the hashes
+// after it that their probe would no longer reach (no tombstones: the
+// table never fills up with them).
+func (d *droppedIDs) delete(h uint64) {
+	i, ok := d.find(h)
+	if !ok {
+		return
+	}
+	mask := len(d.slots) - 1
+	for j := (i + 1) & mask; d.slots[j] != 0; j = (j + 1) & mask {
+		// The hash at j moves to the hole at i unless its home slot
+		// lies after i, up to j, on the way round.
+		if home := int(d.slots[j]) & mask; (j-home)&mask >= (j-i)&mask {
+			d.slots[i] = d.slots[j]
+			i = j
+		}
+	}
+	d.slots[i] = 0
+	d.n--
 }
 
 // droppedResultText answers a repeat of a dropped call.

@@ -49,6 +49,7 @@ func heldBytes(c *Call) int {
 
 // Apply records calls; other writes have nothing to keep.
 func (m *Memory) Apply(_ Durability, ops ...Op) error {
+	ops = fillCalls(ops)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
@@ -91,6 +92,26 @@ func (m *Memory) Apply(_ Durability, ops ...Op) error {
 		m.order = m.order[1:]
 	}
 	return nil
+}
+
+// fillCalls is ops with every call's Fill done, before the store's lock is
+// taken: a Fill works out a hash or a size, and the callers of Apply
+// would queue on the lock meanwhile. ops itself is the caller's.
+func fillCalls(ops []Op) []Op {
+	var out []Op
+	for i, o := range ops {
+		if p, ok := o.(PutCall); ok && p.Call.Fill != nil {
+			if out == nil {
+				out = slices.Clone(ops)
+			}
+			p.Call.filled()
+			out[i] = p
+		}
+	}
+	if out == nil {
+		return ops
+	}
+	return out
 }
 
 // drop forgets a kept call (its seq stays in order for the caller to remove).

@@ -110,20 +110,35 @@ type Call struct {
 	// LaterBytes is about how many bytes what ResultLater reads holds,
 	// for the memory store's bound.
 	LaterBytes int `json:"-"`
+	// Fill, when set, fills in fields its caller left for the store to
+	// work out when it takes the row (a hash, a size): the SQLite store
+	// calls it on its writer's goroutine as it writes the row, off the
+	// caller's path; the memory store as it keeps the row. Whoever sets
+	// it must keep what it reads unchanged.
+	Fill func(*Call) `json:"-"`
 	// Discarded calls were forgotten (their message discarded, or their
 	// session deleted): their id may run again, but the audit log still
 	// shows them. Once set it stays set.
 	Discarded bool `json:"discarded,omitempty"`
 }
 
-// Resolved is the call with Result and ResultBytes filled from
-// ResultLater.
+// Resolved is the call with its Fill done, and Result and ResultBytes
+// filled from ResultLater.
 func (c Call) Resolved() Call {
+	c.filled()
 	if c.ResultLater != nil {
 		c.Result, c.ResultBytes = c.ResultLater()
 		c.ResultLater = nil
 	}
 	return c
+}
+
+// filled does the call's Fill, once.
+func (c *Call) filled() {
+	if c.Fill != nil {
+		c.Fill(c)
+		c.Fill = nil
+	}
 }
 
 // Edit is what a file held before one call changed it. A call that
