@@ -200,15 +200,18 @@ rm -f "$figures"
 # The benchmarks that defend code kept only for speed (docs/benchmarks.md),
 # one iteration each, so that they keep compiling and running; their
 # figures come from the commands in docs/benchmarks.md's Figures table.
-go test -run '^$' -benchtime 1x -bench 'ToolUseVsBare|ReadVsFilesystemMCP|ManySessionsMemory|DatabaseMasks|LogBuffer' ./cmd/toolgate/
-go test -run '^$' -benchtime 1x -bench 'MCPThroughToolgate|EventFanOut|CommandChunkLatency|Front|EncodeBuffers|DecodeBody|EncodeAnswer|RequestLogLine|RequestMetrics|AnswerFirst' ./server/
-go test -run '^$' -benchtime 1x -bench 'SchedulerOverhead|IgnoredMasks|InputScans|ToolMetrics|ResultJSONSize' ./coordinator/
+go test -run '^$' -benchtime 1x -bench 'ToolUseVsBare|ReadVsFilesystemMCP|ManySessionsMemory|DatabaseMasks|LogBuffer|RequestLineHandler' ./cmd/toolgate/
+go test -run '^$' -benchtime 1x -bench 'MCPThroughToolgate|EventFanOut|CommandChunkLatency|Front|EncodeBuffers|DecodeBody|EncodeAnswer|RequestLogLine|RequestMetrics|AnswerFirst|AppendJSONString' ./server/
+go test -run '^$' -benchtime 1x -bench 'SchedulerOverhead|IgnoredMasks|InputScans|ToolMetrics|ResultJSONSize|CallRuntime|LoopGuardRepeat|ReadRecordFill|DroppedIDs' ./coordinator/
+go test -run '^$' -benchtime 1x -bench 'SubjectOf|EditDeniedPaths|HardLinkCacheEdit' ./coordinator/policy/
 go test -run '^$' -benchtime 1x -bench 'ChildEnv' ./coordinator/tool/
+go test -run '^$' -benchtime 1x -bench 'Prefix' ./internal/jsonplain/
+go test -run '^$' -benchtime 1x -bench 'With' ./internal/logattrs/
 go test -run '^$' -benchtime 1x -bench 'AnalyzeRemembered' ./internal/shellcmd/
 go test -run '^$' -benchtime 1x -bench 'RunTrueVsBash|LookPathRemembered|ReadBuffers' ./internal/process/
 go test -run '^$' -benchtime 1x -bench 'SandboxedTrue|ResolveCandidates|CheckMounts|PortsNetlink|LimitEvents|StartedAheadMountCheck' ./internal/sandbox/...
-go test -run '^$' -benchtime 1x -bench 'CallRecord|SyncedCommit|DirectCommit' ./internal/store/
-go test -run '^$' -benchtime 1x -bench 'ReadFileRecord|CopyBuffers|ReadPipeline|OpenRegular' ./handlers/
+go test -run '^$' -benchtime 1x -bench 'CallRecord|SyncedCommit|DirectCommit|CheckpointTail' ./internal/store/
+go test -run '^$' -benchtime 1x -bench 'ReadFileRecord|CopyBuffers|ReadPipeline|OpenRegular|ReadWhole|ExecuteCommandLogin' ./handlers/
 go test -run '^$' -benchtime 1x -bench 'SearchGoTree|SearchBuffers|ExactPairScan' ./handlers/search/
 # The peers benchmark (docs/benchmarks.md) builds E2B's envd from its
 # pinned snapshot, its modules from the Go module proxy, and takes a few
