@@ -4,7 +4,6 @@ import (
 	"math"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/internal/jsonplain"
@@ -187,56 +186,6 @@ func appendJSONFloat(b []byte, f float64) ([]byte, bool) {
 }
 
 // appendJSONString appends s quoted as encoding/json writes a string with
-// HTML escaping on: \" \\ \b \f \n \r \t, \u00XX for the other control
-// characters and <, >, &, \u2028 and \u2029, and \ufffd for each byte of
-// invalid UTF-8. The runs between escapes are found a word at a time
-// (jsonplain.Prefix; BenchmarkAppendJSONString, ./server/).
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if i += jsonplain.Prefix(s[i:]); i == len(s) {
-			break
-		}
-		c := s[i]
-		if c < utf8.RuneSelf {
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
+// HTML escaping on (jsonplain.AppendString; BenchmarkAppendJSONString,
+// ./server/).
+func appendJSONString(b []byte, s string) []byte { return jsonplain.AppendString(b, s, true) }

@@ -5,7 +5,6 @@ import (
 	"math"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/toolgate/toolgate/internal/jsonplain"
 	"github.com/toolgate/toolgate/server"
@@ -58,58 +57,9 @@ func (h requestLineHandler) HandleRequestLine(l server.RequestLine) bool {
 	return true
 }
 
-// appendLogString appends s quoted as slog's JSONHandler writes a string:
-// encoding/json's escapes without the HTML ones, \u0008 and \u000c for
-// \b and \f, \ufffd for each byte of invalid UTF-8, \u2028 and \u2029.
-func appendLogString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if i += jsonplain.Prefix(s[i:]); i == len(s) {
-			break
-		}
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' { // <, > and &: as they are
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
+// appendLogString appends s quoted as slog's JSONHandler writes a string
+// (jsonplain.AppendString without HTML escaping).
+func appendLogString(b []byte, s string) []byte { return jsonplain.AppendString(b, s, false) }
 
 // appendLogFloat writes a finite f as encoding/json does, which the
 // JSONHandler calls for a float: the shortest decimal that reads back as

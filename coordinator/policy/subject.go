@@ -46,8 +46,7 @@ func (p *Policy) SubjectOf(t *tool.Tool, in any, paths []string) (*Subject, tool
 		if rel, err := p.workspace.Rel(given); err == nil {
 			var ref PathRef
 			if s.Paths == nil {
-				one.dir = dirLookup{root: p.workspace.Root, wsDir: p.workspace.Dir, rel: rel}
-				ref, s.Paths = PathRef{Rel: rel, dir: &one.dir}, one.path[:0]
+				ref, s.Paths = p.refIn(rel, &one.dir), one.path[:0]
 			} else {
 				ref = p.Ref(rel)
 			}
@@ -214,8 +213,12 @@ func hasRisk(a *shellcmd.Analysis, kind string) bool {
 // Ref refers to a workspace path for the rules. Whether it is a
 // directory, which only rules ending in "/" ask, is looked up when one of
 // them matches it: most calls touch no such rule and cost no stat.
-func (p *Policy) Ref(rel string) PathRef {
-	return PathRef{Rel: rel, dir: &dirLookup{root: p.workspace.Root, wsDir: p.workspace.Dir, rel: rel}}
+func (p *Policy) Ref(rel string) PathRef { return p.refIn(rel, new(dirLookup)) }
+
+// refIn is Ref with its directory lookup kept in d.
+func (p *Policy) refIn(rel string, d *dirLookup) PathRef {
+	*d = dirLookup{root: p.workspace.Root, wsDir: p.workspace.Dir, rel: rel}
+	return PathRef{Rel: rel, dir: d}
 }
 
 // RealPath resolves the symlinks of a workspace path, so that a link to an

@@ -1,9 +1,11 @@
-// Package jsonplain finds the runs of a string that encoding/json writes
-// as they are, eight bytes at a time: the server's answers and the size
-// of a call's record escape a tool's text the way encoding/json does, and
-// most of that text needs no escape. Speed only: BenchmarkPrefix
-// (./internal/jsonplain/, docs/benchmarks.md); TestPrefix and FuzzPrefix
-// hold it to a byte-at-a-time scan.
+// Package jsonplain quotes JSON strings as encoding/json or log/slog's
+// JSONHandler writes them (AppendString), finding the runs that need no
+// escape eight bytes at a time (Prefix): the server's answers and its
+// request log line quote a tool's text, and most of that text needs no
+// escape. Speed only: BenchmarkPrefix (./internal/jsonplain/),
+// BenchmarkAppendJSONString (./server/), docs/benchmarks.md; TestPrefix
+// and FuzzPrefix hold Prefix to a byte-at-a-time scan, the server's and
+// the log's fuzz tests AppendString to the two encoders.
 package jsonplain
 
 import (
