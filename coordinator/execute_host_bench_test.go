@@ -16,17 +16,15 @@ import (
 // baseline.
 func attachClosures(c *Coordinator, cs *callState, ec *execCall, rec api.CallRecord) {
 	s, e, confined := cs.s, cs.e, &ec.confined
-	ec.Attach(tool.Runtime{
-		Output: func(stream, chunk string) {
+	ec.Attach(tool.Runtime{Host: tool.HostFuncs{
+		OnOutput: func(stream, chunk string) {
 			s.Events.Append(api.Event{Type: api.EventToolOutput, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Stream: stream, Chunk: chunk})
 		},
-		Ignored: cs.ignored,
-		Todos:   s.todosFn,
-		Keep:    func(o tool.KeptOutput) { s.keepOutput(e, o) },
-		Await: func(ctx context.Context, req api.InputRequest) (api.AnswerRequest, error) {
+		OnKeep: func(o tool.KeptOutput) { s.keepOutput(e, o) },
+		OnAwait: func(ctx context.Context, req api.InputRequest) (api.AnswerRequest, error) {
 			return c.awaitInput(ctx, s, e, req)
 		},
-		Confine: func(dir string) (*sandbox.Sandbox, sandbox.Run, error) {
+		OnConfine: func(dir string) (*sandbox.Sandbox, sandbox.Run, error) {
 			confined.Store(true)
 			if cs.unsandboxed && cs.approved {
 				return nil, c.unconfined(dir), nil
@@ -38,9 +36,12 @@ func attachClosures(c *Coordinator, cs *callState, ec *execCall, rec api.CallRec
 			}
 			return c.sandbox, r, err
 		},
+		OnDeniedURL: func(u string) error { return c.policy.DeniedURL(s.permRules(), cs.tool.Name, u) },
+	},
+		Ignored:     cs.ignored,
+		Todos:       s.todosFn,
 		SandboxHint: c.hintFn,
 		Jobs:        s.jobs,
-		DeniedURL:   func(u string) error { return c.policy.DeniedURL(s.permRules(), cs.tool.Name, u) },
 	})
 }
 

@@ -314,9 +314,9 @@ func TestBrowserInSandbox(t *testing.T) {
 	s, pageURL, _ := browserFixture(t)
 	r := newBrowserRun(t, s)
 	ws := t.TempDir()
-	r.call.Attach(tool.Runtime{Confine: func(string) (*sandbox.Sandbox, sandbox.Run, error) {
+	r.call.Attach(tool.Runtime{Host: tool.HostFuncs{OnConfine: func(string) (*sandbox.Sandbox, sandbox.Run, error) {
 		return sbx, sandbox.Run{Workspace: ws, Dir: ws}, nil
-	}})
+	}}})
 	text, img := r.act(t, BrowserActionInput{Action: "launch", URL: pageURL})
 	if logs := logsOf(text); !strings.Contains(logs, "page loaded") {
 		t.Fatalf("launch in the sandbox: logs %q\n%s", logs, text)
@@ -360,12 +360,12 @@ func TestBrowserNavigationDenyRules(t *testing.T) {
 	}))
 	t.Cleanup(page.Close)
 	r := newBrowserRun(t, s)
-	r.call.Attach(tool.Runtime{DeniedURL: func(u string) error {
+	r.call.Attach(tool.Runtime{Host: tool.HostFuncs{OnDeniedURL: func(u string) error {
 		if strings.Contains(u, "//localhost") {
 			return errors.New(`localhost is denied by deny rule "browser_action(domain:localhost)"`)
 		}
 		return nil
-	}})
+	}}})
 	r.act(t, BrowserActionInput{Action: "launch", URL: page.URL + "/"})
 	text, _ := r.act(t, BrowserActionInput{Action: "click", Coordinate: "40,420"})
 	if logs := logsOf(text); !strings.Contains(logs, "[Blocked]") || !strings.Contains(logs, "deny rule") {

@@ -58,7 +58,7 @@ func TestRunThroughHost(t *testing.T) {
 	call := &tool.Call{ToolUseID: "toolu_1", Name: tl.Name}
 	var out strings.Builder
 	var token string
-	call.Attach(tool.Runtime{Output: func(_, chunk string) {
+	call.Attach(tool.Runtime{Host: tool.HostFuncs{OnOutput: func(_, chunk string) {
 		out.WriteString(chunk)
 		if line, _, ok := strings.Cut(out.String(), "\n"); ok && token == "" {
 			// The run is under way: its token admits to the child only.
@@ -66,7 +66,7 @@ func TestRunThroughHost(t *testing.T) {
 			sid, ok := src.ScopedSession(token)
 			host.tokenOK = ok && sid == "child1"
 		}
-	}})
+	}}})
 	res, err := tl.Run(context.Background(), call, &subagentIn{Prompt: "the task"})
 	if err != nil {
 		t.Fatal(err)

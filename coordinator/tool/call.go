@@ -75,21 +75,14 @@ type Call struct {
 }
 
 // Runtime is what the pipeline plugs into a Call before the handler runs:
-// where its output goes, the ignore rules in force, where its full output
-// is kept and how it waits for the user. A Call without one (a handler
-// test's) drops output, ignores nothing and cannot wait for input.
+// the ignore rules in force, the session's jobs and todos, and its Host:
+// where output goes, where the full output is kept, how the call waits
+// for the user, how it is confined. A Call without a Host (a handler
+// test's) answers as HostFuncs{} does: it drops output, cannot wait for
+// input and runs processes unconfined.
 type Runtime struct {
-	// Output receives chunks of partial output for the session's events.
-	Output func(stream, chunk string)
 	// Ignored holds the ignore rules in force when the call started.
 	Ignored *ignore.Matcher
-	// Keep takes the call's full output for the session.
-	Keep func(KeptOutput)
-	// Await asks the user and waits for the answer.
-	Await func(ctx context.Context, req api.InputRequest) (api.AnswerRequest, error)
-	// Confine says how a process the call starts in dir is confined: the
-	// sandbox and what the process may see. Nil runs it unconfined.
-	Confine func(dir string) (*sandbox.Sandbox, sandbox.Run, error)
 	// SandboxHint explains a failure the sandbox caused, "" otherwise.
 	SandboxHint func(output string) string
 	// Jobs are the session's background jobs.
@@ -99,38 +92,91 @@ type Runtime struct {
 	// Recorded waits until the call's start is recorded as the pipeline
 	// requires (Spec.AwaitsStart); nil when nothing is pending.
 	Recorded func() error
-	// DeniedURL refuses a web address the call reaches on its own (a
-	// redirect, a page the browser navigates to) that a deny rule covers.
-	DeniedURL func(url string) error
-	// Host answers, as one value's methods, what Output, Keep, Await,
-	// Confine and DeniedURL would when they are nil. The pipeline's
-	// running call is its Host: one allocation with the call, where each
-	// func would be a closure allocated per call (BenchmarkCallRuntime in
-	// ./coordinator/).
+	// Host is the pipeline's running call. It is an interface, not a func
+	// per request, so that the running call answers with its own methods:
+	// one allocation with the call, where a func each would be a closure
+	// allocated per call (BenchmarkCallRuntime in ./coordinator/).
 	Host Host
 }
 
-// Host is the pipeline's side of a running call: the hooks of Runtime
-// that need the call's session and entry.
+// Host is the pipeline's side of a running call: the requests a handler
+// makes that need the call's session and entry.
 type Host interface {
+	// Output receives chunks of partial output for the session's events.
 	Output(stream, chunk string)
+	// Keep takes the call's full output for the session.
 	Keep(KeptOutput)
+	// Await asks the user and waits for the answer.
 	Await(ctx context.Context, req api.InputRequest) (api.AnswerRequest, error)
+	// Confine says how a process the call starts in dir is confined: the
+	// sandbox and what the process may see.
 	Confine(dir string) (*sandbox.Sandbox, sandbox.Run, error)
+	// DeniedURL refuses a web address the call reaches on its own (a
+	// redirect, a page the browser navigates to) that a deny rule covers.
 	DeniedURL(url string) error
+}
+
+// HostFuncs is a Host made of funcs; a nil one answers as a Call without
+// a Host does. Tests plug in the requests they watch.
+type HostFuncs struct {
+	OnOutput    func(stream, chunk string)
+	OnKeep      func(KeptOutput)
+	OnAwait     func(ctx context.Context, req api.InputRequest) (api.AnswerRequest, error)
+	OnConfine   func(dir string) (*sandbox.Sandbox, sandbox.Run, error)
+	OnDeniedURL func(url string) error
+}
+
+// Output drops the chunk unless f.OnOutput takes it.
+func (f HostFuncs) Output(stream, chunk string) {
+	if f.OnOutput != nil {
+		f.OnOutput(stream, chunk)
+	}
+}
+
+// Keep removes the output unless f.OnKeep takes it: nobody would.
+func (f HostFuncs) Keep(o KeptOutput) {
+	if f.OnKeep != nil {
+		f.OnKeep(o)
+		return
+	}
+	_ = o.Remove()
+}
+
+// Await refuses to wait unless f.OnAwait asks.
+func (f HostFuncs) Await(ctx context.Context, req api.InputRequest) (api.AnswerRequest, error) {
+	if f.OnAwait != nil {
+		return f.OnAwait(ctx, req)
+	}
+	return api.AnswerRequest{}, Errorf(api.ToolCodeFailed, "this call cannot wait for input")
+}
+
+// Confine runs the process unconfined in dir unless f.OnConfine says.
+func (f HostFuncs) Confine(dir string) (*sandbox.Sandbox, sandbox.Run, error) {
+	if f.OnConfine != nil {
+		return f.OnConfine(dir)
+	}
+	return nil, sandbox.Run{Workspace: dir, Dir: dir}, nil
+}
+
+// DeniedURL allows every address unless f.OnDeniedURL refuses it.
+func (f HostFuncs) DeniedURL(url string) error {
+	if f.OnDeniedURL != nil {
+		return f.OnDeniedURL(url)
+	}
+	return nil
+}
+
+// host is the call's Host, HostFuncs{} when it has none.
+func (c *Call) host() Host {
+	if c.rt.Host != nil {
+		return c.rt.Host
+	}
+	return HostFuncs{}
 }
 
 // CheckURL refuses a web address a call reaches after its policy check
 // when the session's or the managed deny rules cover it; nil otherwise.
-func (c *Call) CheckURL(url string) error {
-	switch {
-	case c.rt.DeniedURL != nil:
-		return c.rt.DeniedURL(url)
-	case c.rt.Host != nil:
-		return c.rt.Host.DeniedURL(url)
-	}
-	return nil
-}
+func (c *Call) CheckURL(url string) error { return c.host().DeniedURL(url) }
 
 // SetTodos replaces the session's todo list (Claude Code's TodoWrite);
 // the session announces it with a todos.updated event.
@@ -158,12 +204,8 @@ func (c *Call) Attach(rt Runtime) { c.rt = rt }
 // Output sends a chunk of partial output (stream "stdout", "stderr" or
 // "match", ...) to the session's event stream. It never blocks on readers.
 func (c *Call) Output(stream, chunk string) {
-	switch {
-	case chunk == "":
-	case c.rt.Output != nil:
-		c.rt.Output(stream, chunk)
-	case c.rt.Host != nil:
-		c.rt.Host.Output(stream, chunk)
+	if chunk != "" {
+		c.host().Output(stream, chunk)
 	}
 }
 
@@ -181,29 +223,14 @@ type KeptOutput interface {
 }
 
 // KeepOutput hands the call's full output to its session.
-func (c *Call) KeepOutput(o KeptOutput) {
-	switch {
-	case c.rt.Keep != nil:
-		c.rt.Keep(o)
-	case c.rt.Host != nil:
-		c.rt.Host.Keep(o)
-	default:
-		_ = o.Remove()
-	}
-}
+func (c *Call) KeepOutput(o KeptOutput) { c.host().Keep(o) }
 
 // AwaitInput puts the call in state awaiting_input, announces what the
 // user is asked with tool.awaiting_input and waits for the answer. It
 // returns the answer; the call's end (an interrupt, a cancel) or the
 // configured input timeout end the wait with an error.
 func (c *Call) AwaitInput(ctx context.Context, req api.InputRequest) (api.AnswerRequest, error) {
-	switch {
-	case c.rt.Await != nil:
-		return c.rt.Await(ctx, req)
-	case c.rt.Host != nil:
-		return c.rt.Host.Await(ctx, req)
-	}
-	return api.AnswerRequest{}, Errorf(api.ToolCodeFailed, "this call cannot wait for input")
+	return c.host().Await(ctx, req)
 }
 
 // Exclude reports whether the ignore rules (.clineignore and the extra
@@ -287,13 +314,7 @@ func excludedNote(n int, sources []string) string {
 // in dir (absolute; "" for the workspace) and what that process may see.
 // The error refuses the run (too many ignored paths to hide, say).
 func (c *Call) Confinement(dir string) (*sandbox.Sandbox, sandbox.Run, error) {
-	switch {
-	case c.rt.Confine != nil:
-		return c.rt.Confine(dir)
-	case c.rt.Host != nil:
-		return c.rt.Host.Confine(dir)
-	}
-	return nil, sandbox.Run{Workspace: dir, Dir: dir}, nil
+	return c.host().Confine(dir)
 }
 
 // SandboxHint is a line explaining a failure that the output shows the

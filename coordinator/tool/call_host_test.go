@@ -35,8 +35,7 @@ func (k *keptNothing) Open() (io.ReadCloser, error) { return nil, errors.New("no
 func (k *keptNothing) Size() int64                  { return 0 }
 func (k *keptNothing) Remove() error                { k.removed = true; return nil }
 
-// A Runtime's Host answers every request its func fields leave nil, and
-// a func field set beside it answers its own request instead.
+// A Runtime's Host answers every request a handler makes of its call.
 func TestRuntimeHost(t *testing.T) {
 	h := &hostLog{}
 	var c Call
@@ -58,28 +57,51 @@ func TestRuntimeHost(t *testing.T) {
 	if !slices.Equal(h.got, want) || kept.removed {
 		t.Errorf("the host answered %q (kept output removed: %v), want %q", h.got, kept.removed, want)
 	}
+}
 
-	h.got = nil
-	var own []string
-	c.Attach(Runtime{Host: h,
-		Output: func(string, string) { own = append(own, "output") },
-		Keep:   func(KeptOutput) { own = append(own, "keep") },
-		Await: func(context.Context, api.InputRequest) (api.AnswerRequest, error) {
-			own = append(own, "await")
+// A Call without a Host answers as HostFuncs{} does: output dropped, kept
+// output removed, no input, processes unconfined in their directory,
+// every address allowed; HostFuncs's funcs answer their own requests.
+func TestHostFuncs(t *testing.T) {
+	for _, c := range []*Call{{}, func() *Call { c := &Call{}; c.Attach(Runtime{Host: HostFuncs{}}); return c }()} {
+		c.Output("stdout", "x")
+		kept := &keptNothing{}
+		c.KeepOutput(kept)
+		if !kept.removed {
+			t.Error("KeepOutput without a host kept the output")
+		}
+		if _, err := c.AwaitInput(context.Background(), api.InputRequest{}); err == nil {
+			t.Error("AwaitInput without a host: nil error")
+		}
+		if sb, run, err := c.Confinement("/w"); sb != nil || err != nil || run.Dir != "/w" || run.Workspace != "/w" {
+			t.Errorf("Confinement without a host: %v %+v %v, want unconfined in /w", sb, run, err)
+		}
+		if err := c.CheckURL("http://a"); err != nil {
+			t.Errorf("CheckURL without a host: %v", err)
+		}
+	}
+	var got []string
+	var c Call
+	c.Attach(Runtime{Host: HostFuncs{
+		OnOutput: func(_, chunk string) { got = append(got, "output "+chunk) },
+		OnKeep:   func(KeptOutput) { got = append(got, "keep") },
+		OnAwait: func(context.Context, api.InputRequest) (api.AnswerRequest, error) {
+			got = append(got, "await")
 			return api.AnswerRequest{}, nil
 		},
-		Confine: func(string) (*sandbox.Sandbox, sandbox.Run, error) {
-			own = append(own, "confine")
+		OnConfine: func(dir string) (*sandbox.Sandbox, sandbox.Run, error) {
+			got = append(got, "confine "+dir)
 			return nil, sandbox.Run{}, nil
 		},
-		DeniedURL: func(string) error { own = append(own, "url"); return nil },
-	})
+		OnDeniedURL: func(u string) error { got = append(got, "url "+u); return errors.New("denied") },
+	}})
 	c.Output("stdout", "x")
+	kept := &keptNothing{}
 	c.KeepOutput(kept)
-	_, _ = c.AwaitInput(context.Background(), api.InputRequest{})
+	_, awaitErr := c.AwaitInput(context.Background(), api.InputRequest{})
 	_, _, _ = c.Confinement("/w")
-	_ = c.CheckURL("http://a")
-	if len(h.got) != 0 || !slices.Equal(own, []string{"output", "keep", "await", "confine", "url"}) {
-		t.Errorf("with func fields set the host answered %q and the funcs %q", h.got, own)
+	urlErr := c.CheckURL("http://a")
+	if want := []string{"output x", "keep", "await", "confine /w", "url http://a"}; !slices.Equal(got, want) || kept.removed || awaitErr != nil || urlErr == nil {
+		t.Errorf("HostFuncs answered %q (removed %v, await %v, url %v), want %q by its funcs", got, kept.removed, awaitErr, urlErr, want)
 	}
 }
