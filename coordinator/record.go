@@ -161,16 +161,16 @@ func (r *recorder) callAwaiting(s *Session, e *callEntry) {
 	}
 }
 
-// callFinished records a call's end and result.
-func (r *recorder) callFinished(s *Session, e *callEntry, res *api.ToolResult) {
-	if r == nil || r.stopping.Load() && e.record.Status == api.StatusCancelled {
+// callFinished records a call's end and result; rec is its final record.
+func (r *recorder) callFinished(s *Session, e *callEntry, rec *api.CallRecord, res *api.ToolResult) {
+	if r == nil || r.stopping.Load() && rec.Status == api.StatusCancelled {
 		return
 	}
 	d := store.Queued
 	if e.audit.effects || e.audit.waited {
 		d = store.Committed
 	}
-	_ = r.apply(d, store.PutCall{Call: r.row(s, e, res, false)})
+	_ = r.apply(d, store.PutCall{Call: r.rowOf(s, e, rec, res, false)})
 }
 
 // discard marks forgotten calls, so their ids may run again after a
@@ -186,6 +186,11 @@ func (r *recorder) row(s *Session, e *callEntry, res *api.ToolResult, wholeInput
 	s.mu.Lock()
 	rec := e.record
 	s.mu.Unlock()
+	return r.rowOf(s, e, &rec, res, wholeInput)
+}
+
+// rowOf is the store record of a call whose record is rec.
+func (r *recorder) rowOf(s *Session, e *callEntry, rec *api.CallRecord, res *api.ToolResult, wholeInput bool) store.Call {
 	a := &e.audit
 	c := store.Call{Seq: a.seq, SessionID: s.ID, ToolUseID: rec.ToolUseID, MessageID: rec.MessageID, Tool: rec.Name,
 		State: string(rec.State), Status: string(rec.Status), Decision: a.decision, DecidedBy: a.decidedBy,
@@ -208,12 +213,7 @@ func (r *recorder) row(s *Session, e *callEntry, res *api.ToolResult, wholeInput
 		// (store.Call.Fill): this record is only queued (callFinished),
 		// and the SQLite store's writer works them out as it writes it,
 		// off the call's path (BenchmarkReadRecordFill, ./coordinator/).
-		in, kept := a.input, *res
-		kept.Content = slices.Clone(res.Content) // the caller's slice may change; its texts do not
-		c.Fill = func(c *store.Call) {
-			c.InputSHA256 = inputSHA256(in)
-			c.ResultBytes = resultJSONSize(&kept)
-		}
+		c.Fill = resultFill(a.input, res)
 		return c
 	}
 	c.InputSHA256 = inputSHA256(a.input)
@@ -230,6 +230,31 @@ func (r *recorder) row(s *Session, e *callEntry, res *api.ToolResult, wholeInput
 		c.Result, c.ResultBytes = boundResult(*res)
 	}
 	return c
+}
+
+// resultFill is the store.Call.Fill of a record that keeps its input's
+// hash and its result's size only. It keeps the result's blocks as they
+// are now (the caller's slice may change; its texts do not): a result of
+// one block, most calls', inside the func itself, which is then the one
+// allocation (three before: the func, the result it moved to the heap,
+// the blocks' copy; BenchmarkRecordStage).
+func resultFill(in json.RawMessage, res *api.ToolResult) func(*store.Call) {
+	// Each captured variable is declared once and its address taken only
+	// inside the func, so the func holds it by value.
+	if len(res.Content) == 1 {
+		typ, id, only, isError := res.Type, res.ToolUseID, res.Content[0], res.IsError
+		return func(c *store.Call) {
+			kept := api.ToolResult{Type: typ, ToolUseID: id, Content: []api.Content{only}, IsError: isError}
+			c.InputSHA256 = inputSHA256(in)
+			c.ResultBytes = resultJSONSize(&kept)
+		}
+	}
+	kept := api.ToolResult{Type: res.Type, ToolUseID: res.ToolUseID, Content: slices.Clone(res.Content), IsError: res.IsError}
+	return func(c *store.Call) {
+		whole := kept
+		c.InputSHA256 = inputSHA256(in)
+		c.ResultBytes = resultJSONSize(&whole)
+	}
 }
 
 // keptWhole reports whether boundResult keeps a result as it is: only
