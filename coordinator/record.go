@@ -318,11 +318,18 @@ func boundResult(res api.ToolResult) (json.RawMessage, int) {
 
 // decidedByRule says which rule or default decided a verdict.
 func decidedByRule(v policy.Verdict) string {
-	if v.Rule != nil {
+	switch {
+	case v.Rule != nil:
 		return "rule: " + v.Rule.Text
+	case v.Reason == policy.ReadDefaultReason:
+		return decidedByReadDefault
 	}
 	return "default: " + v.Reason
 }
+
+// decidedByReadDefault is decidedByRule of the default verdict on a read,
+// made once rather than on every read (BenchmarkReadPolicy).
+const decidedByReadDefault = "default: " + policy.ReadDefaultReason
 
 // hasEffects reports whether running the tool may change something
 // outside toolgate: a write, a command, an MCP server's tool, a subagent.
