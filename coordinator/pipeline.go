@@ -406,7 +406,8 @@ func (c *Coordinator) runHandler(ctx context.Context, t *tool.Tool, call *tool.C
 // call counted and logged.
 func (c *Coordinator) record(cs *callState, dur time.Duration) (api.ToolResult, api.CallRecord) {
 	s, use, out := cs.s, cs.use, cs.end
-	// The tool_result, its first block and the final record share one
+	// The tool_result, its blocks (up to two: a read's text and Cline's
+	// note on a repeated read) and the final record share one
 	// allocation, which tool.finished points to (BenchmarkRecordStage).
 	fin := &finishedCall{}
 	fin.res = toToolResult(use.ID, out.result, fin.content[:0])
@@ -438,12 +439,12 @@ func (c *Coordinator) record(cs *callState, dur time.Duration) (api.ToolResult, 
 }
 
 // finishedCall is what a call's end hands on: its tool_result, with room
-// for the result's first block, and its final record. Nothing changes
-// them once made.
+// for the result's first two blocks, and its final record. Nothing
+// changes them once made.
 type finishedCall struct {
 	rec     api.CallRecord
 	res     api.ToolResult
-	content [1]api.Content
+	content [2]api.Content
 }
 
 // cancelled is the outcome of a call whose context ended, keeping what

@@ -234,17 +234,23 @@ func (r *recorder) rowOf(s *Session, e *callEntry, rec *api.CallRecord, res *api
 
 // resultFill is the store.Call.Fill of a record that keeps its input's
 // hash and its result's size only. It keeps the result's blocks as they
-// are now (the caller's slice may change; its texts do not): a result of
-// one block, most calls', inside the func itself, which is then the one
-// allocation (three before: the func, the result it moved to the heap,
-// the blocks' copy; BenchmarkRecordStage).
+// are now (the caller's slice may change; its texts do not): those of a
+// result of up to two blocks (a read's text and Cline's note on a
+// repeated read), most calls', inside the func itself, which is then the
+// one allocation (three before: the func, the result it moved to the
+// heap, the blocks' copy; BenchmarkRecordStage).
 func resultFill(in json.RawMessage, res *api.ToolResult) func(*store.Call) {
 	// Each captured variable is declared once and its address taken only
-	// inside the func, so the func holds it by value.
-	if len(res.Content) == 1 {
-		typ, id, only, isError := res.Type, res.ToolUseID, res.Content[0], res.IsError
+	// of a copy inside the func, so the func holds it by value.
+	if n := len(res.Content); n <= len(fewBlocks{}) {
+		typ, id, isError, none := res.Type, res.ToolUseID, res.IsError, res.Content == nil
+		blocks := fewOf(res.Content)
 		return func(c *store.Call) {
-			kept := api.ToolResult{Type: typ, ToolUseID: id, Content: []api.Content{only}, IsError: isError}
+			local := blocks
+			kept := api.ToolResult{Type: typ, ToolUseID: id, Content: local[:n], IsError: isError}
+			if none {
+				kept.Content = nil
+			}
 			c.InputSHA256 = inputSHA256(in)
 			c.ResultBytes = resultJSONSize(&kept)
 		}
@@ -255,6 +261,15 @@ func resultFill(in json.RawMessage, res *api.ToolResult) func(*store.Call) {
 		c.InputSHA256 = inputSHA256(in)
 		c.ResultBytes = resultJSONSize(&whole)
 	}
+}
+
+// fewBlocks is what resultFill keeps a result's blocks in when they fit.
+type fewBlocks [2]api.Content
+
+// fewOf is blocks, as many as fit, in a fewBlocks.
+func fewOf(blocks []api.Content) (few fewBlocks) {
+	copy(few[:], blocks)
+	return few
 }
 
 // keptWhole reports whether boundResult keeps a result as it is: only

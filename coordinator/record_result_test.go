@@ -71,6 +71,7 @@ func TestReadFillEveryShape(t *testing.T) {
 	image := api.Content{Type: api.TypeImage, Source: &api.ImageSource{Type: "base64", MediaType: "image/png", Data: "AAAA"}}
 	for name, content := range map[string][]api.Content{
 		"no block":    {},
+		"nil blocks":  nil,
 		"one text":    {api.TextContent("1 | a <b> & \"c\"\n")},
 		"one image":   {image},
 		"two blocks":  {api.TextContent("first"), image},

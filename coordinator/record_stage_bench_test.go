@@ -20,7 +20,9 @@ import (
 
 // BenchmarkRecordStage times the pipeline's last stage (record: the
 // tool_result, the session's finish, the store row queued, tool.finished,
-// the metrics) for a 1 KB read's result with the SQLite store, as
+// the metrics) for a 1 KB read's result (the numbered text and Cline's
+// note on a repeated read, as BenchmarkReadPipeline's reads end) with
+// the SQLite store, as
 // `toolgate serve` runs it by default, and side by side the stage as it
 // was (recordBefore): the tool_result, its block and the final record
 // in three allocations, the record taken under the session's lock twice,
@@ -46,7 +48,8 @@ func BenchmarkRecordStage(b *testing.B) {
 	for i := range 64 {
 		fmt.Fprintf(&lines, "%d | 0123456789abcde\n", i+1)
 	}
-	text := lines.String()
+	text, note := lines.String(), "[DUPLICATE READ] You have already read 'one_kb.txt' 3 times in this conversation. "+
+		"The content has not changed since your last read. Please use the information you already have and proceed with your task."
 	input := []byte(`{"path":"one_kb.txt"}`)
 	n := 0
 	ready := func() *callState {
@@ -58,7 +61,7 @@ func BenchmarkRecordStage(b *testing.B) {
 		if _, ok := s.start(e); !ok {
 			b.Fatal("not started")
 		}
-		cs.end = &outcome{status: api.StatusSucceeded, result: tool.Result{Content: []api.Content{api.TextContent(text)}}}
+		cs.end = &outcome{status: api.StatusSucceeded, result: tool.Result{Content: []api.Content{api.TextContent(text), api.TextContent(note)}}}
 		return cs
 	}
 	fast := func(cs *callState) (api.ToolResult, api.CallRecord) { return c.record(cs, 200*time.Microsecond) }
