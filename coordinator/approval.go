@@ -84,12 +84,19 @@ func (s *Session) addAllow(rules []string) {
 // they change. The rules are shared by the calls that ask and never
 // changed once parsed.
 func (s *Session) permRules() []*policy.Rule {
+	_, rules := s.policyView()
+	return rules
+}
+
+// policyView is the session's mode and its own rules (as permRules),
+// under one locking: the policy stage asks for both on every call.
+func (s *Session) policyView() (api.Mode, []*policy.Rule) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.rulesParsed {
 		s.rules, s.rulesParsed = policy.SessionRules(s.permissions), true
 	}
-	return s.rules
+	return s.mode, s.rules
 }
 
 func contains(list []string, s string) bool {

@@ -405,14 +405,18 @@ func (c *Coordinator) runHandler(ctx context.Context, t *tool.Tool, call *tool.C
 // finished call record, tool.finished is emitted, the checklist kept, the
 // call counted and logged.
 func (c *Coordinator) record(cs *callState, dur time.Duration) (api.ToolResult, api.CallRecord) {
-	s, use, out := cs.s, cs.use, *cs.end
-	res := toToolResult(use.ID, out.result)
+	s, use, out := cs.s, cs.use, cs.end
+	// The tool_result, its blocks (up to two: a read's text and Cline's
+	// note on a repeated read) and the final record share one
+	// allocation, which tool.finished points to (BenchmarkRecordStage).
+	fin := &finishedCall{}
+	fin.res = toToolResult(use.ID, out.result, fin.content[:0])
 	var detail *api.ErrorDetail
 	if out.status != api.StatusSucceeded {
 		detail = &api.ErrorDetail{Code: out.code, Message: firstText(out.result)}
 	}
-	rec := s.finish(cs.e, out.status, dur, detail, res)
-	s.Events.Append(api.Event{Type: api.EventToolFinished, MessageID: rec.MessageID, ToolUseID: use.ID, Call: &rec, Result: &res})
+	fin.rec = s.finish(cs.e, out.status, dur, detail, &fin.res)
+	s.Events.Append(api.Event{Type: api.EventToolFinished, MessageID: fin.rec.MessageID, ToolUseID: use.ID, Call: &fin.rec, Result: &fin.res})
 	// A call is counted under the name its client called (a dialect's
 	// tool, else the registered name); one that resolved to no tool under
 	// the catch-all series. Its time excludes the wait for a person.
@@ -424,14 +428,23 @@ func (c *Coordinator) record(cs *callState, dur time.Duration) (api.ToolResult, 
 		metricTool = c.metricLabel(cs, cs.tool.Name)
 	}
 	c.metrics.observe(metricDialect(s), metricTool, out.status, dur-cs.waited, cs.span)
-	c.tracer.endCall(cs, out)
+	c.tracer.endCall(cs, *out)
 	// At debug level: the audit log keeps every call, and one more line
 	// per call beside the request's was a fifth of a small call's cost
 	// (BenchmarkToolUseVsBare; docs/benchmarks.md).
 	if cs.logger.Enabled(context.Background(), slog.LevelDebug) { // as Debug asks, without boxing its values first
-		cs.logger.Debug("tool call", "status", out.status, "duration_ms", rec.DurationMS)
+		cs.logger.Debug("tool call", "status", out.status, "duration_ms", fin.rec.DurationMS)
 	}
-	return res, rec
+	return fin.res, fin.rec
+}
+
+// finishedCall is what a call's end hands on: its tool_result, with room
+// for the result's first two blocks, and its final record. Nothing
+// changes them once made.
+type finishedCall struct {
+	rec     api.CallRecord
+	res     api.ToolResult
+	content [2]api.Content
 }
 
 // cancelled is the outcome of a call whose context ended, keeping what
@@ -480,10 +493,14 @@ type mcpCallInput struct {
 	ToolName   string          `json:"tool_name"`
 }
 
-// toToolResult normalizes a handler's result into a tool_result block.
-// Empty text blocks are dropped: the Messages API refuses them.
-func toToolResult(id string, r tool.Result) api.ToolResult {
-	content := make([]api.Content, 0, len(r.Content))
+// toToolResult normalizes a handler's result into a tool_result block,
+// its blocks in content (an empty slice, made again when it has too
+// little room). Empty text blocks are dropped: the Messages API refuses
+// them.
+func toToolResult(id string, r tool.Result, content []api.Content) api.ToolResult {
+	if cap(content) < len(r.Content) {
+		content = make([]api.Content, 0, len(r.Content))
+	}
 	for _, c := range r.Content {
 		if c.Type != api.TypeText || c.Text != "" {
 			content = append(content, c)
@@ -491,7 +508,7 @@ func toToolResult(id string, r tool.Result) api.ToolResult {
 	}
 	if len(content) == 0 {
 		// Cline's ToolResultUtils.pushToolResult says the same.
-		content = []api.Content{api.TextContent("(tool did not return anything)")}
+		content = append(content, api.TextContent("(tool did not return anything)"))
 	}
 	return api.ToolResult{Type: api.TypeToolResult, ToolUseID: id, Content: content, IsError: r.IsError}
 }

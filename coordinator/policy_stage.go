@@ -137,18 +137,20 @@ func (c *Coordinator) authorize(s *Session, t *tool.Tool, in any, raw json.RawMe
 		out := failure(api.StatusDenied, code, "cwd: "+sub.BadCwd.Error())
 		return &out, gate{}
 	}
-	if s.Mode() == api.ModePlan {
+	// The session's mode and rules, read once for the whole judgement.
+	mode, rules := s.policyView()
+	if mode == api.ModePlan {
 		if msg, refused := policy.PlanModeRefusal(t, sub); refused {
 			out := failure(api.StatusDenied, api.ToolCodePlanMode, msg)
 			return &out, gate{decision: "deny", decidedBy: "plan mode"}
 		}
 	}
 	g := gate{sub: sub, ignored: m}
-	v := c.policy.Decide(sub, t, s.permRules(), line.RequiresApproval)
+	v := c.policy.Decide(sub, t, rules, line.RequiresApproval)
 	if v.Decision != policy.Deny {
 		v = c.policy.RepositoryAsks(sub, m, v)
 	}
-	hidden, stop, denied := c.denialsBeyondRules(s, t, sub, m, v)
+	hidden, stop, denied := c.denialsBeyondRules(t, sub, m, v, rules)
 	if stop != nil {
 		return stop, denied
 	}
@@ -158,8 +160,8 @@ func (c *Coordinator) authorize(s *Session, t *tool.Tool, in any, raw json.RawMe
 		out := failure(api.StatusDenied, api.ToolCodeDenied, "Denied: "+v.Reason+".")
 		return &out, gate{decision: "deny", decidedBy: decidedByRule(v)}
 	case policy.Ask:
-		if m := s.Mode(); policy.ModeAllows(m, v, t, sub) {
-			g.decision, g.decidedBy = "allow", "mode: "+string(m)
+		if policy.ModeAllows(mode, v, t, sub) {
+			g.decision, g.decidedBy = "allow", "mode: "+string(mode)
 			return nil, g
 		}
 		ask := v // a copy: &v would move every call's verdict to the heap
@@ -178,11 +180,21 @@ func (c *Coordinator) authorize(s *Session, t *tool.Tool, in any, raw json.RawMe
 // link to a denied file, a command or a search naming one) is refused as
 // a path the ignore rules cover. A write through a hard link to a file
 // denied to editing is refused. It returns the call's ignore rules, or
-// the outcome that ends it.
-func (c *Coordinator) denialsBeyondRules(s *Session, t *tool.Tool, sub *policy.Subject, m *ignore.Matcher, v policy.Verdict) (*ignore.Matcher, *outcome, gate) {
-	layers := [][]*policy.Rule{c.policy.Managed, s.permRules()}
+// the outcome that ends it. session is the session's rules.
+//
+// What cannot apply is passed over (BenchmarkReadPolicy): with no rule
+// in either layer, nothing; the read denials' other names only when the
+// rules deny reading something; the edit denials only for a call that
+// writes or a command line that redirects its output.
+func (c *Coordinator) denialsBeyondRules(t *tool.Tool, sub *policy.Subject, m *ignore.Matcher, v policy.Verdict, session []*policy.Rule) (*ignore.Matcher, *outcome, gate) {
+	if len(c.policy.Managed) == 0 && len(session) == 0 {
+		return m, nil, gate{}
+	}
+	layers := [][]*policy.Rule{c.policy.Managed, session}
 	hidden := c.policy.WithReadDenials(m, layers[1])
-	hidden = c.links.WithHardLinks(c.workspace, m, hidden, policy.ReadDenialPatterns(layers...))
+	if hidden != m { // WithHardLinks adds nothing to what no read denial hides
+		hidden = c.links.WithHardLinks(c.workspace, m, hidden, policy.ReadDenialPatterns(layers...))
+	}
 	if v.Decision == policy.Deny {
 		return hidden, nil, gate{}
 	}
@@ -192,11 +204,17 @@ func (c *Coordinator) denialsBeyondRules(s *Session, t *tool.Tool, sub *policy.S
 			return nil, &out, gate{decision: "deny", decidedBy: "rule: read deny"}
 		}
 	}
-	if msg := policy.EditRedirectDenial(sub, policy.EditDenialPatterns(layers...)); msg != "" {
+	// Neither denial below refuses a call that neither writes nor
+	// redirects a command's output.
+	if !t.Writes && (sub.Command == nil || len(sub.Writes) == 0) {
+		return hidden, nil, gate{}
+	}
+	edits := policy.EditDenialPatterns(layers...)
+	if msg := policy.EditRedirectDenial(sub, edits); msg != "" {
 		out := failure(api.StatusDenied, api.ToolCodeDenied, msg)
 		return nil, &out, gate{decision: "deny", decidedBy: "rule: edit deny"}
 	}
-	if msg := c.links.EditLinkDenial(c.workspace, t, sub, policy.EditDenialPatterns(layers...)); msg != "" {
+	if msg := c.links.EditLinkDenial(c.workspace, t, sub, edits); msg != "" {
 		out := failure(api.StatusDenied, api.ToolCodeDenied, msg)
 		return nil, &out, gate{decision: "deny", decidedBy: "rule: edit deny"}
 	}

@@ -161,16 +161,16 @@ func (r *recorder) callAwaiting(s *Session, e *callEntry) {
 	}
 }
 
-// callFinished records a call's end and result.
-func (r *recorder) callFinished(s *Session, e *callEntry, res *api.ToolResult) {
-	if r == nil || r.stopping.Load() && e.record.Status == api.StatusCancelled {
+// callFinished records a call's end and result; rec is its final record.
+func (r *recorder) callFinished(s *Session, e *callEntry, rec *api.CallRecord, res *api.ToolResult) {
+	if r == nil || r.stopping.Load() && rec.Status == api.StatusCancelled {
 		return
 	}
 	d := store.Queued
 	if e.audit.effects || e.audit.waited {
 		d = store.Committed
 	}
-	_ = r.apply(d, store.PutCall{Call: r.row(s, e, res, false)})
+	_ = r.apply(d, store.PutCall{Call: r.rowOf(s, e, rec, res, false)})
 }
 
 // discard marks forgotten calls, so their ids may run again after a
@@ -186,6 +186,11 @@ func (r *recorder) row(s *Session, e *callEntry, res *api.ToolResult, wholeInput
 	s.mu.Lock()
 	rec := e.record
 	s.mu.Unlock()
+	return r.rowOf(s, e, &rec, res, wholeInput)
+}
+
+// rowOf is the store record of a call whose record is rec.
+func (r *recorder) rowOf(s *Session, e *callEntry, rec *api.CallRecord, res *api.ToolResult, wholeInput bool) store.Call {
 	a := &e.audit
 	c := store.Call{Seq: a.seq, SessionID: s.ID, ToolUseID: rec.ToolUseID, MessageID: rec.MessageID, Tool: rec.Name,
 		State: string(rec.State), Status: string(rec.Status), Decision: a.decision, DecidedBy: a.decidedBy,
@@ -208,12 +213,7 @@ func (r *recorder) row(s *Session, e *callEntry, res *api.ToolResult, wholeInput
 		// (store.Call.Fill): this record is only queued (callFinished),
 		// and the SQLite store's writer works them out as it writes it,
 		// off the call's path (BenchmarkReadRecordFill, ./coordinator/).
-		in, kept := a.input, *res
-		kept.Content = slices.Clone(res.Content) // the caller's slice may change; its texts do not
-		c.Fill = func(c *store.Call) {
-			c.InputSHA256 = inputSHA256(in)
-			c.ResultBytes = resultJSONSize(&kept)
-		}
+		c.Fill = resultFill(a.input, res)
 		return c
 	}
 	c.InputSHA256 = inputSHA256(a.input)
@@ -230,6 +230,46 @@ func (r *recorder) row(s *Session, e *callEntry, res *api.ToolResult, wholeInput
 		c.Result, c.ResultBytes = boundResult(*res)
 	}
 	return c
+}
+
+// resultFill is the store.Call.Fill of a record that keeps its input's
+// hash and its result's size only. It keeps the result's blocks as they
+// are now (the caller's slice may change; its texts do not): those of a
+// result of up to two blocks (a read's text and Cline's note on a
+// repeated read), most calls', inside the func itself, which is then the
+// one allocation (three before: the func, the result it moved to the
+// heap, the blocks' copy; BenchmarkRecordStage).
+func resultFill(in json.RawMessage, res *api.ToolResult) func(*store.Call) {
+	// Each captured variable is declared once and its address taken only
+	// of a copy inside the func, so the func holds it by value.
+	if n := len(res.Content); n <= len(fewBlocks{}) {
+		typ, id, isError, none := res.Type, res.ToolUseID, res.IsError, res.Content == nil
+		blocks := fewOf(res.Content)
+		return func(c *store.Call) {
+			local := blocks
+			kept := api.ToolResult{Type: typ, ToolUseID: id, Content: local[:n], IsError: isError}
+			if none {
+				kept.Content = nil
+			}
+			c.InputSHA256 = inputSHA256(in)
+			c.ResultBytes = resultJSONSize(&kept)
+		}
+	}
+	kept := api.ToolResult{Type: res.Type, ToolUseID: res.ToolUseID, Content: slices.Clone(res.Content), IsError: res.IsError}
+	return func(c *store.Call) {
+		whole := kept
+		c.InputSHA256 = inputSHA256(in)
+		c.ResultBytes = resultJSONSize(&whole)
+	}
+}
+
+// fewBlocks is what resultFill keeps a result's blocks in when they fit.
+type fewBlocks [2]api.Content
+
+// fewOf is blocks, as many as fit, in a fewBlocks.
+func fewOf(blocks []api.Content) (few fewBlocks) {
+	copy(few[:], blocks)
+	return few
 }
 
 // keptWhole reports whether boundResult keeps a result as it is: only
@@ -293,11 +333,18 @@ func boundResult(res api.ToolResult) (json.RawMessage, int) {
 
 // decidedByRule says which rule or default decided a verdict.
 func decidedByRule(v policy.Verdict) string {
-	if v.Rule != nil {
+	switch {
+	case v.Rule != nil:
 		return "rule: " + v.Rule.Text
+	case v.Reason == policy.ReadDefaultReason:
+		return decidedByReadDefault
 	}
 	return "default: " + v.Reason
 }
+
+// decidedByReadDefault is decidedByRule of the default verdict on a read,
+// made once rather than on every read (BenchmarkReadPolicy).
+const decidedByReadDefault = "default: " + policy.ReadDefaultReason
 
 // hasEffects reports whether running the tool may change something
 // outside toolgate: a write, a command, an MCP server's tool, a subagent.

@@ -3,6 +3,7 @@ package coordinator
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -56,5 +57,38 @@ func TestStoredResultEncodedWhenRead(t *testing.T) {
 		string(got.Input) != string(input) || got.InputBytes != len(input) || got.Fill != nil {
 		t.Errorf("a read's record keeps %s (later=%v, %d bytes, input %s of %d bytes, hash %s), want no result and %d bytes, the input and its hash %s",
 			got.Result, got.ResultLater != nil, got.ResultBytes, got.Input, got.InputBytes, got.InputSHA256, wantBytes, wantHash)
+	}
+}
+
+// TestReadFillEveryShape: a read's record works out the same hash and
+// size whatever its result's blocks (resultFill keeps a lone block
+// inside its func, more in a copy), as encoding/json counts them, and
+// keeps the blocks as they were when recorded.
+func TestReadFillEveryShape(t *testing.T) {
+	r, s := &recorder{}, &Session{ID: "ses_1"}
+	input := json.RawMessage(`{"path":"a.txt"}`)
+	_, wantHash, _ := boundInput(input, false)
+	image := api.Content{Type: api.TypeImage, Source: &api.ImageSource{Type: "base64", MediaType: "image/png", Data: "AAAA"}}
+	for name, content := range map[string][]api.Content{
+		"no block":    {},
+		"nil blocks":  nil,
+		"one text":    {api.TextContent("1 | a <b> & \"c\"\n")},
+		"one image":   {image},
+		"two blocks":  {api.TextContent("first"), image},
+		"three texts": {api.TextContent("a"), api.TextContent("b\u2028"), api.TextContent("c")},
+	} {
+		for _, isError := range []bool{false, true} {
+			res := api.ToolResult{Type: api.TypeToolResult, ToolUseID: "toolu_1", Content: slices.Clone(content), IsError: isError}
+			full, _ := json.Marshal(res)
+			c := r.row(s, &callEntry{audit: audit{input: input}}, &res, false)
+			for i := range res.Content {
+				res.Content[i] = api.TextContent("changed after recording, to another length")
+			}
+			res.IsError, res.ToolUseID = !isError, "toolu_other"
+			got := c.Resolved()
+			if got.ResultBytes != len(full) || got.InputSHA256 != wantHash {
+				t.Errorf("%s (is_error %v): %d bytes, hash %s; want %d (%s), %s", name, isError, got.ResultBytes, got.InputSHA256, len(full), full, wantHash)
+			}
+		}
 	}
 }

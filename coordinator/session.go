@@ -248,24 +248,26 @@ func (s *Session) start(e *callEntry) (api.CallRecord, bool) {
 
 // finish stores a call's final record and result, releases its context
 // and wakes its waiters. It returns the final record.
-func (s *Session) finish(e *callEntry, status api.CallStatus, dur time.Duration, detail *api.ErrorDetail, res api.ToolResult) api.CallRecord {
+func (s *Session) finish(e *callEntry, status api.CallStatus, dur time.Duration, detail *api.ErrorDetail, res *api.ToolResult) api.CallRecord {
 	s.mu.Lock()
 	e.record.State = api.StateDone
 	e.record.Status = status
 	e.record.DurationMS = float64(dur.Microseconds()) / 1000
 	e.record.Error = detail
-	e.result = res
+	e.result = *res
 	rec, cancel := e.record, e.cancel
 	e.cancel = nil
 	if s.calls[e.record.ToolUseID] == e {
-		e.size = eventlog.ResultSize(&res)
+		e.size = eventlog.ResultSize(res)
 		s.callBytes += e.size
 		s.evictLocked(e)
 	}
 	s.mu.Unlock()
 	// Recorded before anyone is woken: an answer is never sent for a call
-	// with effects whose result a killed toolgate could still lose.
-	s.rec.callFinished(s, e, &res)
+	// with effects whose result a killed toolgate could still lose. The
+	// record is the one taken under the lock above: a done call's does
+	// not change.
+	s.rec.callFinished(s, e, &rec, res)
 	// A read that ended before counting (refused, failed, cancelled)
 	// must not hold up the reads queued after it.
 	s.Files.EndRead(e.readTurn)

@@ -296,8 +296,12 @@ func (p *Policy) defaults(s *Subject, t *tool.Tool, requiresApproval bool) Verdi
 		return Verdict{Decision: Ask, Kind: AskDefault, Reason: "approval required: reaching a web address asks unless a rule such as " +
 			t.Name + "(domain:" + s.Host + ") allows it (default)"}
 	}
-	return Verdict{Decision: Allow, Reason: "allowed: reads inside the workspace (default)"}
+	return Verdict{Decision: Allow, Reason: ReadDefaultReason}
 }
+
+// ReadDefaultReason is the reason of the default verdict on a call that
+// reads inside the workspace, the most frequent verdict.
+const ReadDefaultReason = "allowed: reads inside the workspace (default)"
 
 // ManagedRules parses the managed policy's rules. A rule that does not
 // parse makes every call ask, failing closed: the rules returned with the
