@@ -413,7 +413,8 @@ func (s *Session) cancelCallsLocked() {
 	}
 }
 
-// Context is cancelled when the session is deleted; calls run under it.
+// Context is cancelled when the session is deleted, and the session's
+// calls with it (cancelCallsLocked).
 func (s *Session) Context() context.Context { return s.ctx }
 
 // Call returns one call's record and, once it has finished, its result.
