@@ -1,6 +1,7 @@
 package coordinator
 
 import (
+	"context"
 	"encoding/json"
 	"log/slog"
 	"os"
@@ -32,7 +33,10 @@ type Options struct {
 	// dialect is not listed speaks it.
 	Dialects []tool.Dialect
 	// Dynamic sources create tools lazily by name.
-	Dynamic    []DynamicSource
+	Dynamic []DynamicSource
+	// Logger writes the coordinator's lines. Whether it writes debug
+	// lines (the per-call "tool call" line) is asked once, in New: a
+	// level changed later does not turn that line on or off.
 	Logger     *slog.Logger
 	Registerer prometheus.Registerer
 	// MCPAutoApprove reports whether an MCP server's autoApprove list
@@ -74,6 +78,11 @@ type Coordinator struct {
 	sessions *Sessions
 	metrics  *Metrics
 	logger   *slog.Logger
+	// debugLog says the logger writes debug lines, asked once, in New:
+	// asking at each call, through the logger's chain of handlers (the
+	// call's attributes, then the server's), was a few cold lines of
+	// every call (BenchmarkDebugCheck; docs/benchmarks.md).
+	debugLog bool
 	policy   *policy.Policy
 	ignore   *ignore.Watcher  // nil without a workspace or when no watcher started
 	masks    maskCache        // the ignored paths commands' sandboxes mask
@@ -133,6 +142,7 @@ func New(o Options) *Coordinator {
 	if c.sandbox == nil {
 		c.sandbox = sandbox.New(cfg.Sandbox)
 	}
+	c.debugLog = o.Logger.Enabled(context.Background(), slog.LevelDebug)
 	c.hintFn = c.sandboxHint
 	registerSandboxInfo(o.Registerer, c.sandbox.Info())
 	o = withMCP(o)

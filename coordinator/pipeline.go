@@ -431,8 +431,9 @@ func (c *Coordinator) record(cs *callState, dur time.Duration) (api.ToolResult, 
 	c.tracer.endCall(cs, *out)
 	// At debug level: the audit log keeps every call, and one more line
 	// per call beside the request's was a fifth of a small call's cost
-	// (BenchmarkToolUseVsBare; docs/benchmarks.md).
-	if cs.logger.Enabled(context.Background(), slog.LevelDebug) { // as Debug asks, without boxing its values first
+	// (BenchmarkToolUseVsBare; docs/benchmarks.md). Checked before its
+	// values are boxed, against the level New read (debugLog).
+	if c.debugLog {
 		cs.logger.Debug("tool call", "status", out.status, "duration_ms", fin.rec.DurationMS)
 	}
 	return fin.res, fin.rec

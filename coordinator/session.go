@@ -192,7 +192,15 @@ func (s *Session) claim(use api.ToolUse, msgID string, interrupt tool.InterruptB
 	if s.rec != nil {
 		e.audit.seq = s.rec.st.NextSeq()
 	}
-	e.ctx, e.cancel = context.WithCancelCause(s.ctx)
+	// The call's context is not made a child of the session's: a child
+	// joins its parent's set (the parent's lock and map, taken at the
+	// claim and again at the finish, lines of every call otherwise
+	// untouched); close cancels the calls itself (cancelCallsLocked).
+	// Speed only: BenchmarkCallContext (docs/benchmarks.md).
+	e.ctx, e.cancel = context.WithCancelCause(context.Background())
+	if s.ctx.Err() != nil { // closed: the call starts cancelled, as a child would
+		e.cancel(context.Cause(s.ctx))
+	}
 	s.calls[use.ID] = e
 	s.callOrder = append(s.callOrder, use.ID)
 	s.evictLocked(nil)
@@ -381,6 +389,9 @@ func (s *Session) HasCall(toolUseID string) bool {
 
 func (s *Session) close() {
 	s.cancel()
+	s.mu.Lock()
+	s.cancelCallsLocked()
+	s.mu.Unlock()
 	s.jobs.CloseAll()
 	s.closeNetwork() // once no job holds it
 	s.mu.Lock()
@@ -391,7 +402,21 @@ func (s *Session) close() {
 	s.Events.Close()
 }
 
-// Context is cancelled when the session is deleted; calls run under it.
+// cancelCallsLocked cancels every call not done yet with the session's
+// cause, as the session's context would cancel its children: a call's
+// context is not one of them (claim). A call claimed after this starts
+// cancelled.
+func (s *Session) cancelCallsLocked() {
+	cause := context.Cause(s.ctx)
+	for _, e := range s.calls {
+		if e.cancel != nil {
+			e.cancel(cause)
+		}
+	}
+}
+
+// Context is cancelled when the session is deleted, and the session's
+// calls with it (cancelCallsLocked).
 func (s *Session) Context() context.Context { return s.ctx }
 
 // Call returns one call's record and, once it has finished, its result.

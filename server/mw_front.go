@@ -37,7 +37,7 @@ func (s *Server) front(next http.Handler) http.Handler {
 		r = r.WithContext(coordinator.WithRequestIDAlso(r.Context(), id, middleware.RequestIDKey))
 		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
 		s.guarded(ww, r, next)
-		route := routePattern(r)
+		route := s.routeNames.of(r)
 		s.count(ww, r, route, start)
 		sendAnswer(ww)
 		s.logRequest(r, id, route, ww.Status(), ww.BytesWritten(), start)

@@ -100,6 +100,8 @@ type Server struct {
 	// encodeBufs recycles the buffers encode marshals responses into,
 	// bodyBufs those decode reads request bodies into.
 	encodeBufs, bodyBufs sync.Pool
+	// routeNames keeps the matched routes' patterns (route_names.go).
+	routeNames routeNames
 }
 
 // New returns the whole HTTP surface as one handler. reg receives the HTTP

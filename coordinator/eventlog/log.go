@@ -27,7 +27,7 @@ type Log struct {
 	// ring holds the window. It grows as events arrive, up to size: most
 	// sessions see a few dozen events, and a thousand sessions each
 	// holding a full window of empty slots cost most of a gigabyte.
-	ring   []*loggedEvent
+	ring   []slot
 	size   int // bound on the events kept
 	start  int // index of the oldest event in ring
 	count  int
@@ -44,11 +44,21 @@ type Log struct {
 	wakeMessage map[string]chan struct{}
 }
 
+// slot is one place of the ring: an event and its size. The size sits
+// beside the pointer, not in the event: a full window drops its oldest
+// event at each append, in the slot the append then fills, so the drop
+// reads a line the append writes anyway instead of an event thousands of
+// appends old, long gone from the cache (BenchmarkAppendFull;
+// docs/benchmarks.md).
+type slot struct {
+	ev   *loggedEvent
+	size int // eventSize
+}
+
 // loggedEvent is one event of the window, with its JSON once a reader
 // asked for it.
 type loggedEvent struct {
 	ev   api.Event
-	size int // eventSize
 	json EventJSON
 }
 
@@ -114,7 +124,7 @@ func (l *Log) growLocked() {
 	if l.count < len(l.ring) || len(l.ring) >= l.size {
 		return
 	}
-	grown := make([]*loggedEvent, min(l.size, max(minRing, 2*len(l.ring))))
+	grown := make([]slot, min(l.size, max(minRing, 2*len(l.ring))))
 	for i := range l.count {
 		grown[i] = l.ring[(l.start+i)%len(l.ring)]
 	}
@@ -139,9 +149,9 @@ func (l *Log) Append(ev api.Event) api.Event {
 	}
 	l.growLocked()
 	i := (l.start + l.count) % len(l.ring)
-	le := &loggedEvent{ev: ev, size: size}
+	le := &loggedEvent{ev: ev}
 	le.json.ev = &le.ev
-	l.ring[i] = le
+	l.ring[i] = slot{ev: le, size: size}
 	l.count++
 	l.bytes += size
 	if l.wakeAll != nil {
@@ -159,7 +169,7 @@ func (l *Log) Append(ev api.Event) api.Event {
 // Missed.
 func (l *Log) dropOldestLocked() {
 	l.bytes -= l.ring[l.start].size
-	l.ring[l.start] = nil // release what it held (readers may still share it)
+	l.ring[l.start] = slot{} // release what it held (readers may still share it)
 	l.start = (l.start + 1) % len(l.ring)
 	l.count--
 }
@@ -230,7 +240,7 @@ func (l *Log) readLocked(after int64, limit int, keep func(*api.Event) bool) Bat
 	}
 	id := after + 1
 	for ; id < l.nextID && len(b.Events) < limit; id++ {
-		le := l.ring[(l.start+int(id-oldest))%len(l.ring)]
+		le := l.ring[(l.start+int(id-oldest))%len(l.ring)].ev
 		if keep == nil || keep(&le.ev) {
 			b.Events = append(b.Events, le.ev)
 			b.JSON = append(b.JSON, &le.json)
