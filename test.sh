@@ -201,9 +201,10 @@ rm -f "$figures"
 # one iteration each, so that they keep compiling and running; their
 # figures come from the commands in docs/benchmarks.md's Figures table.
 go test -run '^$' -benchtime 1x -bench 'ToolUseVsBare|ReadVsFilesystemMCP|ManySessionsMemory|DatabaseMasks|LogBuffer|RequestLineHandler' ./cmd/toolgate/
-go test -run '^$' -benchtime 1x -bench 'MCPThroughToolgate|EventFanOut|CommandChunkLatency|Front|EncodeBuffers|DecodeBody|EncodeAnswer|RequestLogLine|RequestMetrics|AnswerFirst|AppendJSONString' ./server/
-go test -run '^$' -benchtime 1x -bench 'SchedulerOverhead|IgnoredMasks|InputScans|ToolMetrics|ResultJSONSize|CallRuntime|LoopGuardRepeat|ReadRecordFill|DroppedIDs|RecordStage|ReadPolicy' ./coordinator/
+go test -run '^$' -benchtime 1x -bench 'MCPThroughToolgate|EventFanOut|CommandChunkLatency|Front|EncodeBuffers|DecodeBody|EncodeAnswer|RequestLogLine|RequestMetrics|AnswerFirst|AppendJSONString|RouteNames' ./server/
+go test -run '^$' -benchtime 1x -bench 'SchedulerOverhead|IgnoredMasks|InputScans|ToolMetrics|ResultJSONSize|CallRuntime|LoopGuardRepeat|ReadRecordFill|DroppedIDs|RecordStage|ReadPolicy|DebugCheck|CallContext' ./coordinator/
 go test -run '^$' -benchtime 1x -bench 'SubjectOf|EditDeniedPaths|HardLinkCacheEdit' ./coordinator/policy/
+go test -run '^$' -benchtime 1x -bench 'AppendFull' ./coordinator/eventlog/
 go test -run '^$' -benchtime 1x -bench 'ChildEnv' ./coordinator/tool/
 go test -run '^$' -benchtime 1x -bench 'Prefix' ./internal/jsonplain/
 go test -run '^$' -benchtime 1x -bench 'With' ./internal/logattrs/
