@@ -2,12 +2,8 @@ package coordinator
 
 import (
 	"encoding/json"
-	"fmt"
 	"log/slog"
-	"path/filepath"
 	"slices"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -27,20 +23,12 @@ import (
 //
 //	go test -run '^$' -bench ReadRecordFill -count 5 ./coordinator/
 func BenchmarkReadRecordFill(b *testing.B) {
-	st, err := store.Open(b.Context(), filepath.Join(b.TempDir(), "state.db"), store.Options{OnError: func(err error) { b.Error(err) }})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
+	st := openBenchStore(b)
 	r := &recorder{st: st, logger: slog.Default()}
 	cfg := DefaultConfig()
 	s := newSession("ses_bench", api.ModeAct, api.Permissions{}, &cfg)
 	s.rec = r
-	var lines strings.Builder
-	for i := range 64 {
-		fmt.Fprintf(&lines, "%d | 0123456789abcde\n", i+1)
-	}
-	res := api.NewToolResult("toolu_bench", lines.String(), false)
+	res := api.NewToolResult("toolu_bench", numberedKB(), false)
 	started := time.Now().UTC()
 	e := &callEntry{record: api.CallRecord{ToolUseID: "toolu_bench", Name: "read_file", State: api.StateDone,
 		Status: api.StatusSucceeded, StartedAt: &started, DurationMS: 0.2},
@@ -69,12 +57,8 @@ func BenchmarkReadRecordFill(b *testing.B) {
 			cpu[i] += processCPU() - c0
 		}
 	}
-	median := func(d []time.Duration) float64 {
-		slices.Sort(d)
-		return float64(d[len(d)/2].Nanoseconds()) / perTurn
-	}
 	n := float64(len(turns[0]) * perTurn)
-	fastNS, plainNS := median(turns[0]), median(turns[1])
+	fastNS, plainNS := medianPerCall(turns[0], perTurn), medianPerCall(turns[1], perTurn)
 	b.ReportMetric(fastNS, "fast_ns/op")
 	b.ReportMetric(plainNS, "plain_ns/op")
 	b.ReportMetric(fastNS/plainNS, "ratio")
@@ -115,13 +99,4 @@ func (r *recorder) rowBefore(s *Session, e *callEntry, res *api.ToolResult, whol
 		}
 	}
 	return c
-}
-
-// processCPU is the user and system CPU time the process has used.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

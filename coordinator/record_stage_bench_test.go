@@ -2,13 +2,9 @@ package coordinator
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -33,22 +29,14 @@ import (
 //
 //	go test -run '^$' -bench RecordStage -count 5 ./coordinator/
 func BenchmarkRecordStage(b *testing.B) {
-	st, err := store.Open(b.Context(), filepath.Join(b.TempDir(), "state.db"), store.Options{OnError: func(err error) { b.Error(err) }})
-	if err != nil {
-		b.Fatal(err)
-	}
-	c := New(Options{Tools: policyTools(&ran{}), Store: st, Config: DefaultConfig()})
+	c := New(Options{Tools: policyTools(&ran{}), Store: openBenchStore(b), Config: DefaultConfig()})
 	defer c.Close()
 	s, err := c.Sessions().Get(api.DefaultSessionID)
 	if err != nil {
 		b.Fatal(err)
 	}
 	t, _ := c.registry.lookup("read_file")
-	var lines strings.Builder
-	for i := range 64 {
-		fmt.Fprintf(&lines, "%d | 0123456789abcde\n", i+1)
-	}
-	text, note := lines.String(), "[DUPLICATE READ] You have already read 'one_kb.txt' 3 times in this conversation. "+
+	text, note := numberedKB(), "[DUPLICATE READ] You have already read 'one_kb.txt' 3 times in this conversation. "+
 		"The content has not changed since your last read. Please use the information you already have and proceed with your task."
 	input := []byte(`{"path":"one_kb.txt"}`)
 	n := 0
@@ -86,24 +74,13 @@ func BenchmarkRecordStage(b *testing.B) {
 			_ = c.rec.apply(store.Committed) // waits for what is queued
 		}
 	}
-	median := func(d []time.Duration) float64 {
-		slices.Sort(d)
-		return float64(d[len(d)/2].Nanoseconds()) / perTurn
-	}
 	calls := float64(len(turns[0]) * perTurn)
-	fastNS, plainNS := median(turns[0]), median(turns[1])
+	fastNS, plainNS := medianPerCall(turns[0], perTurn), medianPerCall(turns[1], perTurn)
 	b.ReportMetric(fastNS, "fast_ns/op")
 	b.ReportMetric(plainNS, "plain_ns/op")
 	b.ReportMetric(fastNS/plainNS, "ratio")
 	b.ReportMetric(float64(allocs[0])/calls, "fast_allocs/op")
 	b.ReportMetric(float64(allocs[1])/calls, "plain_allocs/op")
-}
-
-// mallocs is the number of heap allocations the process has made.
-func mallocs() uint64 {
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.Mallocs
 }
 
 // recordBefore is Coordinator.record as it was before finishedCall: the
