@@ -192,15 +192,7 @@ func (r *recorder) row(s *Session, e *callEntry, res *api.ToolResult, wholeInput
 // rowOf is the store record of a call whose record is rec.
 func (r *recorder) rowOf(s *Session, e *callEntry, rec *api.CallRecord, res *api.ToolResult, wholeInput bool) store.Call {
 	a := &e.audit
-	c := store.Call{Seq: a.seq, SessionID: s.ID, ToolUseID: rec.ToolUseID, MessageID: rec.MessageID, Tool: rec.Name,
-		State: string(rec.State), Status: string(rec.Status), Decision: a.decision, DecidedBy: a.decidedBy,
-		ApprovalReason: a.reason, StartedAt: a.claimed, DurationMS: rec.DurationMS, Discarded: s.deleted.Load()}
-	if rec.StartedAt != nil {
-		c.StartedAt = *rec.StartedAt
-	}
-	if rec.Error != nil {
-		c.ErrorCode = rec.Error.Code
-	}
+	c := callRow(s, e, rec)
 	c.Input, c.InputBytes = keptInput(a.input, wholeInput), len(a.input)
 	if res != nil && !a.effects && !a.waited {
 		// A call that changed nothing (a read, a listing, a denial)
@@ -270,6 +262,23 @@ type fewBlocks [2]api.Content
 func fewOf(blocks []api.Content) (few fewBlocks) {
 	copy(few[:], blocks)
 	return few
+}
+
+// callRow is the part of a call's store record its record and audit
+// give: who called what, how it ended and how it was decided; the input
+// and the result are rowOf's to add.
+func callRow(s *Session, e *callEntry, rec *api.CallRecord) store.Call {
+	a := &e.audit
+	c := store.Call{Seq: a.seq, SessionID: s.ID, ToolUseID: rec.ToolUseID, MessageID: rec.MessageID, Tool: rec.Name,
+		State: string(rec.State), Status: string(rec.Status), Decision: a.decision, DecidedBy: a.decidedBy,
+		ApprovalReason: a.reason, StartedAt: a.claimed, DurationMS: rec.DurationMS, Discarded: s.deleted.Load()}
+	if rec.StartedAt != nil {
+		c.StartedAt = *rec.StartedAt
+	}
+	if rec.Error != nil {
+		c.ErrorCode = rec.Error.Code
+	}
+	return c
 }
 
 // keptWhole reports whether boundResult keeps a result as it is: only

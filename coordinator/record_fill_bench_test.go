@@ -74,15 +74,7 @@ func (r *recorder) rowBefore(s *Session, e *callEntry, res *api.ToolResult, whol
 	rec := e.record
 	s.mu.Unlock()
 	a := &e.audit
-	c := store.Call{Seq: a.seq, SessionID: s.ID, ToolUseID: rec.ToolUseID, MessageID: rec.MessageID, Tool: rec.Name,
-		State: string(rec.State), Status: string(rec.Status), Decision: a.decision, DecidedBy: a.decidedBy,
-		ApprovalReason: a.reason, StartedAt: a.claimed, DurationMS: rec.DurationMS, Discarded: s.deleted.Load()}
-	if rec.StartedAt != nil {
-		c.StartedAt = *rec.StartedAt
-	}
-	if rec.Error != nil {
-		c.ErrorCode = rec.Error.Code
-	}
+	c := callRow(s, e, &rec)
 	c.Input, c.InputSHA256, c.InputBytes = boundInput(a.input, wholeInput)
 	switch {
 	case res == nil:

@@ -158,15 +158,7 @@ func (r *recorder) rowFillBefore(s *Session, e *callEntry, res *api.ToolResult, 
 	rec := e.record
 	s.mu.Unlock()
 	a := &e.audit
-	c := store.Call{Seq: a.seq, SessionID: s.ID, ToolUseID: rec.ToolUseID, MessageID: rec.MessageID, Tool: rec.Name,
-		State: string(rec.State), Status: string(rec.Status), Decision: a.decision, DecidedBy: a.decidedBy,
-		ApprovalReason: a.reason, StartedAt: a.claimed, DurationMS: rec.DurationMS, Discarded: s.deleted.Load()}
-	if rec.StartedAt != nil {
-		c.StartedAt = *rec.StartedAt
-	}
-	if rec.Error != nil {
-		c.ErrorCode = rec.Error.Code
-	}
+	c := callRow(s, e, &rec)
 	c.Input, c.InputBytes = keptInput(a.input, wholeInput), len(a.input)
 	if res != nil && !a.effects && !a.waited {
 		in, kept := a.input, *res
