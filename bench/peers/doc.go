@@ -7,7 +7,10 @@
 // latency (from sending the request to the answer's last byte; the
 // answer is decoded and checked after the timing, for every server), the CPU time its process spends per call (its own, and with
 // the children it reaped, read from /proc), and toolgate's ratios to the
-// peer. run.sh builds both and runs it; docs/benchmarks.md shows figures.
+// peer; then, for the read, the median of each phase of a call as the
+// client sees it (writing the request, waiting for the first byte,
+// reading the rest: phases.go). run.sh builds both and runs it;
+// docs/benchmarks.md shows figures.
 //
 //	bench/peers/run.sh [-rounds 10] [-reads 200] [-commands 40]
 package main

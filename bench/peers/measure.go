@@ -22,6 +22,7 @@ func (k kind) String() string { return [...]string{"1 KB read", "`true` start"}[
 // tally is what one server did for one kind of call.
 type tally struct {
 	lat         []time.Duration
+	phases      []phases      // where each call's time went, as the client saw it
 	own, family time.Duration // CPU: the server's, and with its reaped children
 }
 
@@ -73,7 +74,9 @@ func measure(ctx context.Context, o options, servers []*server) ([]*result, erro
 				for range n {
 					start := time.Now()
 					check, err := call(id())
-					t.lat = append(t.lat, time.Since(start))
+					end := time.Now()
+					t.lat = append(t.lat, end.Sub(start))
+					t.phases = append(t.phases, s.clock.since(end))
 					if err == nil {
 						err = check()
 					}
@@ -93,8 +96,19 @@ func measure(ctx context.Context, o options, servers []*server) ([]*result, erro
 	return res, nil
 }
 
-func (t *tally) quantile(q float64) time.Duration {
-	s := slices.Clone(t.lat)
+func (t *tally) quantile(q float64) time.Duration { return quantile(q, slices.Clone(t.lat)) }
+
+// phaseQuantile is the q-quantile of one phase over the calls.
+func (t *tally) phaseQuantile(q float64, of func(phases) time.Duration) time.Duration {
+	s := make([]time.Duration, 0, len(t.phases))
+	for _, p := range t.phases {
+		s = append(s, of(p))
+	}
+	return quantile(q, s)
+}
+
+// quantile is the q-quantile of s, which it sorts.
+func quantile(q float64, s []time.Duration) time.Duration {
 	slices.Sort(s)
 	if len(s) == 0 {
 		return 0
@@ -135,6 +149,16 @@ func report(w io.Writer, o options, res []*result) {
 		}
 	}
 	fmt.Fprintf(w, "\nratios are to %s; cpu ratio counts the server with the children it reaped\n", "the best peer")
+	fmt.Fprintf(w, "\n%s, where the time goes as the client sees it (p50 µs of each phase)\n", readKind)
+	fmt.Fprintf(w, "  %-26s %9s %11s %9s\n", "server", "request", "first byte", "rest")
+	for _, r := range res {
+		t := &r.kinds[readKind]
+		fmt.Fprintf(w, "  %-26s %9.0f %11.0f %9.0f\n", r.name,
+			us(t.phaseQuantile(0.5, func(p phases) time.Duration { return p.write })),
+			us(t.phaseQuantile(0.5, func(p phases) time.Duration { return p.firstByte })),
+			us(t.phaseQuantile(0.5, func(p phases) time.Duration { return p.rest })))
+	}
+	fmt.Fprintln(w, "request: building and writing it; first byte: from then to the answer's first byte; rest: reading the rest of the answer")
 }
 
 func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }

@@ -21,6 +21,7 @@ type server struct {
 	read    call // reads one_kb.txt
 	command call // starts `true` and waits for its end
 	client  *http.Client
+	clock   *phaseClock // the client's stamps of its last call
 }
 
 // call makes one request and reads its whole answer, the part that is
@@ -45,8 +46,10 @@ func (s *server) stop() { _ = s.proc.Stop() }
 // reaped (the commands it ran).
 func (s *server) cpu() (own, withChildren time.Duration, err error) { return s.proc.CPU() }
 
-func newClient() *http.Client {
-	return &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1, DisableCompression: true}, Timeout: 30 * time.Second}
+// newClient is a server's client, its calls stamped on clock.
+func newClient(clock *phaseClock) *http.Client {
+	tr := &http.Transport{MaxIdleConnsPerHost: 1, DisableCompression: true}
+	return &http.Client{Transport: stampedTransport{next: tr, clock: clock}, Timeout: 30 * time.Second}
 }
 
 // startToolgate starts toolgate serve on a free loopback port with the
@@ -63,7 +66,8 @@ func startToolgate(ctx context.Context, bin, name, dir, config string, args []st
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	s := &server{name: name, proc: tg, client: newClient()}
+	clock := &phaseClock{}
+	s := &server{name: name, proc: tg, client: newClient(clock), clock: clock}
 	calls := &toolgateCalls{url: tg.URL, token: tg.Token, client: s.client}
 	s.read, s.command = calls.read, calls.command
 	return s, nil
@@ -90,7 +94,8 @@ func startEnvd(ctx context.Context, bin, dir string) (*server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("envd: %w", err)
 	}
-	s := &server{name: "envd", proc: p, peer: true, client: newClient()}
+	clock := &phaseClock{}
+	s := &server{name: "envd", proc: p, peer: true, client: newClient(clock), clock: clock}
 	e := &envdCalls{url: url, dir: filepath.Join(dir, "ws"), user: me.Username, client: s.client}
 	s.read, s.command = e.read, e.command
 	return s, nil
