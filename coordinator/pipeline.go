@@ -19,6 +19,7 @@ import (
 	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/ignore"
 	"github.com/toolgate/toolgate/internal/logattrs"
+	"github.com/toolgate/toolgate/internal/procs"
 )
 
 // outcome is how one call ended, before it becomes a tool_result.
@@ -156,6 +157,9 @@ func (c *Coordinator) Execute(ctx context.Context, s *Session, msgID string, use
 // first, then the hooks, then judges a replaced input again without asking
 // a second time.
 func (c *Coordinator) runCall(s *Session, e *callEntry, cs *callState) (api.ToolResult, api.CallRecord) {
+	// A call that only reads, alone, lets GOMAXPROCS stay at one; any
+	// other has the default back before it runs (internal/procs).
+	defer procs.Call(cs.concurrencySafe()).Done()
 	ctx, start := e.ctx, time.Now()
 	cs.begin(s, e, c.logger)
 	ctx = c.tracer.startCall(ctx, cs)

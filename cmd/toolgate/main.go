@@ -9,7 +9,13 @@ import (
 	"syscall"
 )
 
+// governProcs is set by main: a toolgate process serving on its own lets
+// internal/procs govern GOMAXPROCS; serve run inside another program (the
+// tests) leaves that program's setting alone.
+var governProcs bool
+
 func main() {
+	governProcs = true
 	// Before anything else: the token must leave the environment that
 	// /proc shows (this re-executes toolgate when it is there).
 	if err := reexecWithoutToken(os.Args); err != nil {

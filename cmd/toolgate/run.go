@@ -19,6 +19,7 @@ import (
 	"github.com/toolgate/toolgate/dialect"
 	"github.com/toolgate/toolgate/handlers"
 	"github.com/toolgate/toolgate/internal/process"
+	"github.com/toolgate/toolgate/internal/procs"
 	"github.com/toolgate/toolgate/internal/randid"
 	"github.com/toolgate/toolgate/internal/sandbox"
 	"github.com/toolgate/toolgate/internal/telemetry"
@@ -100,6 +101,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdin
 		return err
 	}
 	defer keepHeapFloor(getenv)()
+	if governProcs {
+		defer procs.Start(getenv)()
+	}
 	cfg, err := loadConfig(o.config)
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"github.com/toolgate/toolgate/internal/procs"
 	"os"
 	"path"
 	"runtime"
@@ -154,6 +155,9 @@ func listLevel(root *os.Root, level []levelDir, opts *WalkOptions) []listedDir {
 	var next sync.Mutex
 	i := 0
 	var wg sync.WaitGroup
+	if len(level) > 1 { // one directory is read by one worker
+		defer procs.Hold().Done()
+	}
 	for range min(runtime.GOMAXPROCS(0), len(level)) {
 		wg.Go(func() {
 			for {

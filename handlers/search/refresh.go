@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"github.com/toolgate/toolgate/internal/procs"
 	"os"
 	"runtime"
 	"slices"
@@ -44,6 +45,7 @@ func (ix *Index) refresh(ctx context.Context, top *startDir, t *indexTree, job s
 	}
 	q := newWorkQueue(ctx, idxTask{d: t.top, h: h, pign: t.parentIgn})
 	var wg sync.WaitGroup
+	defer procs.Hold().Done() // the workers below run side by side
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			scratch := getReadBuffer()

@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"fmt"
+	"github.com/toolgate/toolgate/internal/procs"
 	"os"
 	"path"
 	"runtime"
@@ -130,6 +131,9 @@ func coldSearch(ctx context.Context, root *os.Root, start string, m *matcher, se
 	if err != nil {
 		return err
 	}
+	// The workers read files side by side: every processor, sized after
+	// the hold.
+	defer procs.Hold().Done()
 	scratch := make([]*[]byte, runtime.GOMAXPROCS(0))
 	for w := range scratch {
 		scratch[w] = getReadBuffer()

@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"github.com/toolgate/toolgate/internal/procs"
 	"os"
 	"runtime"
 	"slices"
@@ -99,6 +100,7 @@ func parallelWalk(ctx context.Context, root *os.Root, start string, sd *startDir
 	top.refs.Store(1)
 	q := newWorkQueue(ctx, walkItem{dir: top})
 	var wg sync.WaitGroup
+	defer procs.Hold().Done() // the workers below run side by side
 	for w := range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			for {

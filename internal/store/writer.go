@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/toolgate/toolgate/internal/procs"
 	"os"
 	"sync"
 	"time"
@@ -376,6 +377,10 @@ func (w *writer) commit(batch []request, durable bool) error {
 				return fmt.Errorf("store: %T: %w", o, err)
 			}
 		}
+		// A batch of hundreds of reads' records is milliseconds of
+		// work: with GOMAXPROCS at one a call waits for a row, not for
+		// the whole batch.
+		procs.Yield()
 	}
 	if _, err := w.end.ExecContext(ctx); err != nil {
 		_, _ = w.conn.ExecContext(ctx, "ROLLBACK")
