@@ -157,9 +157,11 @@ func (c *Coordinator) Execute(ctx context.Context, s *Session, msgID string, use
 // first, then the hooks, then judges a replaced input again without asking
 // a second time.
 func (c *Coordinator) runCall(s *Session, e *callEntry, cs *callState) (api.ToolResult, api.CallRecord) {
-	// A call that only reads, alone, lets GOMAXPROCS stay at one; any
-	// other has the default back before it runs (internal/procs).
-	defer procs.Call(cs.concurrencySafe()).Done()
+	// A call without effects, alone, lets GOMAXPROCS stay at one; a
+	// command (even one that only reads: its sandbox's hand-over runs
+	// goroutines side by side), a write or an MCP or subagent call has
+	// the default back before it runs (internal/procs).
+	defer procs.Call(!hasEffects(cs.tool)).Done()
 	ctx, start := e.ctx, time.Now()
 	cs.begin(s, e, c.logger)
 	ctx = c.tracer.startCall(ctx, cs)

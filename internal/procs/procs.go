@@ -1,7 +1,8 @@
 // Package procs keeps GOMAXPROCS at one while toolgate serves one light
 // call at a time, and at the runtime's default whenever work wants more
 // than one thread: calls that overlap, a call that is not light (it
-// writes or runs a command), a worker pool (Hold). An agent posts its
+// writes, runs a command, calls an MCP server or a subagent), a worker
+// pool (Hold). An agent posts its
 // calls one after another, most of them reads; with a second processor
 // idle, every goroutine net/http starts or wakes for a request (the
 // connection's background read when the body ends, woken again when
@@ -86,9 +87,10 @@ type Token struct {
 	wide, hold bool
 }
 
-// Call tells the running governor of a call starting; light says it only
-// reads (concurrency safe). A call that is not light, or that overlaps
-// another, has GOMAXPROCS back at the default before Call returns.
+// Call tells the running governor of a call starting; light says it has
+// no effects (it neither writes, runs a command, nor calls an MCP server
+// or a subagent). A call that is not light, or that overlaps another,
+// has GOMAXPROCS back at the default before Call returns.
 func Call(light bool) Token {
 	g := current.Load()
 	if g == nil {
