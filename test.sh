@@ -208,6 +208,7 @@ go test -run '^$' -benchtime 1x -bench 'AppendFull' ./coordinator/eventlog/
 go test -run '^$' -benchtime 1x -bench 'ChildEnv' ./coordinator/tool/
 go test -run '^$' -benchtime 1x -bench 'Prefix' ./internal/jsonplain/
 go test -run '^$' -benchtime 1x -bench 'With' ./internal/logattrs/
+go test -run '^$' -benchtime 1x -bench 'Call' ./internal/procs/
 go test -run '^$' -benchtime 1x -bench 'AnalyzeRemembered' ./internal/shellcmd/
 go test -run '^$' -benchtime 1x -bench 'RunTrueVsBash|LookPathRemembered|ReadBuffers' ./internal/process/
 go test -run '^$' -benchtime 1x -bench 'SandboxedTrue|ResolveCandidates|CheckMounts|PortsNetlink|LimitEvents|StartedAheadMountCheck' ./internal/sandbox/...
