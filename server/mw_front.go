@@ -14,6 +14,7 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/internal/procs"
 	"github.com/toolgate/toolgate/internal/randid"
 )
 
@@ -36,6 +37,11 @@ func (s *Server) front(next http.Handler) http.Handler {
 		}
 		r = r.WithContext(coordinator.WithRequestIDAlso(r.Context(), id, middleware.RequestIDKey))
 		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
+		if r.Method == http.MethodGet && strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
+			// An event stream holds its connection without carrying
+			// calls (internal/procs).
+			defer procs.Stream().Done()
+		}
 		s.guarded(ww, r, next)
 		route := s.routeNames.of(r)
 		s.count(ww, r, route, start)

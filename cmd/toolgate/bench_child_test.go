@@ -39,6 +39,9 @@ func TestMain(m *testing.M) {
 }
 
 func benchChild(spec []string) error {
+	// A child serves on its own, as the toolgate binary does: it governs
+	// GOMAXPROCS as main lets it (internal/procs).
+	governProcs = true
 	// TOOLGATE_BENCH_CPUPROFILE=<file> profiles the child until the
 	// benchmark ends it.
 	if path := os.Getenv("TOOLGATE_BENCH_CPUPROFILE"); path != "" {

@@ -292,5 +292,15 @@ func newHTTPServer(h http.Handler, logger *slog.Logger) *http.Server {
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelError),
+		// A second open connection may bring calls side by side: the
+		// processor governor counts them (internal/procs).
+		ConnState: func(_ net.Conn, state http.ConnState) {
+			switch state {
+			case http.StateNew:
+				procs.ConnOpened()
+			case http.StateClosed, http.StateHijacked:
+				procs.ConnClosed()
+			}
+		},
 	}
 }

@@ -1,15 +1,23 @@
 // Package procs keeps GOMAXPROCS at one while toolgate serves one light
 // call at a time, and at the runtime's default whenever work wants more
-// than one thread: calls that overlap, a call that is not light (it
-// writes, runs a command, calls an MCP server or a subagent), a worker
-// pool (Hold). An agent posts its
+// than one thread: a second open connection that may carry calls, calls
+// that overlap, a call that is not light (it writes, runs a command,
+// calls an MCP server or a subagent), a worker pool (Hold). An agent posts its
 // calls one after another, most of them reads; with a second processor
 // idle, every goroutine net/http starts or wakes for a request (the
 // connection's background read when the body ends, woken again when
 // the answer is done) wakes a thread to run it there, a futex wake and
 // an interprocessor interrupt each, and that thread then spins for work
 // on the core the caller wants for itself. With one processor the
-// goroutine waits for the request's own thread instead. Speed only:
+// goroutine waits for the request's own thread instead.
+//
+// Calls that come at once cannot be told by their overlap alone: on one
+// processor each runs to its end before the next is read. Connections
+// can: a second open one means calls may come side by side (HTTP/1.1
+// carries one at a time on each), so it restores the default when it
+// opens. An event stream holds its connection without carrying calls
+// (Stream), so a client watching the events while it posts calls on
+// another connection keeps the one processor. Speed only:
 // bench/peers/run.sh with `-baseline` a build without it (read_file's
 // p50 and CPU per call against envd) and BenchmarkCall (./internal/procs/)
 // defend it (docs/benchmarks.md).
@@ -43,6 +51,7 @@ type Governor struct {
 
 	calls   atomic.Int32 // calls in flight
 	holds   atomic.Int32 // worker pools running
+	conns   atomic.Int32 // open connections, less those holding a stream
 	lowered atomic.Bool
 	// wanted is when something last wanted more than one processor (its
 	// start and its end), in nanoseconds since start.
@@ -83,8 +92,8 @@ func newGovernor(lower, restore func(), quiet time.Duration) *Governor {
 
 // Token is one call or worker pool told to the governor; Done ends it.
 type Token struct {
-	g          *Governor
-	wide, hold bool
+	g                  *Governor
+	wide, hold, stream bool
 }
 
 // Call tells the running governor of a call starting; light says it has
@@ -110,6 +119,37 @@ func Hold() Token {
 	return g.hold()
 }
 
+// ConnOpened tells the running governor of a connection accepted: with
+// another open, GOMAXPROCS is the runtime's default when it returns.
+func ConnOpened() {
+	if g := current.Load(); g != nil {
+		g.connOpened()
+	}
+}
+
+// ConnClosed tells the running governor of a connection closed or taken
+// over (hijacked).
+func ConnClosed() {
+	if g := current.Load(); g != nil {
+		g.connClosed()
+	}
+}
+
+// Stream tells the running governor that a request holds its connection
+// for an event stream, which carries no calls, until Done.
+func Stream() Token {
+	g := current.Load()
+	if g == nil {
+		return Token{}
+	}
+	return g.stream()
+}
+
+func (g *Governor) stream() Token {
+	g.connClosed()
+	return Token{g: g, stream: true}
+}
+
 // Yield lets other goroutines run while the governor holds GOMAXPROCS at
 // one: for long loops off the calls' path (the store's commits), which
 // would otherwise keep a call waiting for the only processor until the
@@ -129,6 +169,17 @@ func (g *Governor) call(light bool) Token {
 	return t
 }
 
+func (g *Governor) connOpened() {
+	if g.conns.Add(1) > 1 {
+		g.want()
+	}
+}
+
+func (g *Governor) connClosed() {
+	g.conns.Add(-1)
+	g.wanted.Store(g.since())
+}
+
 func (g *Governor) hold() Token {
 	g.holds.Add(1)
 	g.want()
@@ -139,6 +190,10 @@ func (g *Governor) hold() Token {
 func (t Token) Done() {
 	g := t.g
 	if g == nil {
+		return
+	}
+	if t.stream {
+		g.connOpened() // the connection may carry calls again
 		return
 	}
 	if t.hold {
@@ -207,14 +262,14 @@ func (g *Governor) tryLower() (wait time.Duration, done bool) {
 	// is counted by the check.
 	g.lowered.Store(true)
 	idle := time.Duration(g.since() - g.wanted.Load())
-	if g.holds.Load() == 0 && g.calls.Load() <= 1 && idle >= g.quiet {
+	if g.holds.Load() == 0 && g.calls.Load() <= 1 && g.conns.Load() <= 1 && idle >= g.quiet {
 		g.lower()
 		g.changes++
 		g.watching = false
 		return 0, true
 	}
 	g.lowered.Store(false)
-	if g.holds.Load() > 0 || g.calls.Load() > 1 {
+	if g.holds.Load() > 0 || g.calls.Load() > 1 || g.conns.Load() > 1 {
 		return g.quiet, false
 	}
 	return max(g.quiet-idle, time.Millisecond), false

@@ -207,3 +207,32 @@ func TestStartGovernsTheRuntime(t *testing.T) {
 	}
 	h.Done()
 }
+
+func TestASecondConnectionRestores(t *testing.T) {
+	g, f := newTestGovernor(time.Millisecond)
+	watching(g)
+	defer g.stop()
+	g.connOpened()
+	waitLowered(t, g, f)
+	g.connOpened()
+	if f.one.Load() {
+		t.Fatal("two connections open on one processor")
+	}
+	g.connClosed()
+	waitLowered(t, g, f)
+}
+
+func TestAStreamsConnectionDoesNotCount(t *testing.T) {
+	g, f := newTestGovernor(time.Millisecond)
+	watching(g)
+	defer g.stop()
+	g.connOpened()
+	g.connOpened()
+	// The second connection's request turns out to be an event stream.
+	s := g.stream()
+	waitLowered(t, g, f)
+	s.Done() // the stream ended: the connection may carry calls again
+	if f.one.Load() {
+		t.Fatal("two call-carrying connections on one processor")
+	}
+}
