@@ -1,0 +1,77 @@
+package coordinator
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestMaskCacheWatched: the kept listing's directories are watched (not
+// polled); an ignored file made between two commands is masked by the
+// second, a directory's mode change lists again, and close releases the
+// watch's inotify instance.
+func TestMaskCacheWatched(t *testing.T) {
+	ws, dir := maskWorkspace(t)
+	before := inotifyInstances(t)
+	var mc maskCache
+	m := envRules()
+	kept := func() {
+		t.Helper()
+		if _, err := mc.ignored(ws, m); err != nil {
+			t.Fatal(err)
+		}
+		if errors.Is(mc.polled, unix.EMFILE) || errors.Is(mc.polled, unix.ENOSPC) {
+			t.Skipf("this user's inotify instances or watches are used up: %v", mc.polled)
+		}
+		if mc.watch == nil || mc.polled != nil {
+			t.Fatalf("the listing's directories are not watched: %v", mc.polled)
+		}
+		first := mc.paths
+		if again, _ := mc.ignored(ws, m); &again[0] != &first[0] {
+			t.Fatal("listed again with nothing changed")
+		}
+	}
+	kept()
+	if err := os.WriteFile(filepath.Join(dir, "a", "b", "two.env"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := mc.ignored(ws, m)
+	wantMasks(t, got, dir, "a/b/one.env", "a/b/two.env")
+
+	ageDirs(t, dir, "", "a", "a/b")
+	kept()
+	first := mc.paths
+	if err := os.Chmod(filepath.Join(dir, "a"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := mc.ignored(ws, m); &again[0] == &first[0] {
+		t.Fatal("a directory's mode change kept the listing")
+	}
+	if n := inotifyInstances(t); n != before+1 {
+		t.Fatalf("%d inotify instances open for one kept listing, %d before", n, before)
+	}
+	mc.close()
+	if n := inotifyInstances(t); n != before {
+		t.Fatalf("%d inotify instances open after close, want %d", n, before)
+	}
+}
+
+// inotifyInstances counts this process's open inotify instances (the
+// package's tests run one at a time).
+func inotifyInstances(t *testing.T) int {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip(err)
+	}
+	n := 0
+	for _, fd := range fds {
+		if target, err := os.Readlink("/proc/self/fd/" + fd.Name()); err == nil && target == "anon_inode:inotify" {
+			n++
+		}
+	}
+	return n
+}
