@@ -75,3 +75,22 @@ func inotifyInstances(t *testing.T) int {
 	}
 	return n
 }
+
+// TestCloseReleasesStampWatches: the coordinator's Close releases the
+// inotify instances of its kept masks and LinkCache answers.
+func TestCloseReleasesStampWatches(t *testing.T) {
+	ws, _ := maskWorkspace(t)
+	before := inotifyInstances(t)
+	c := New(Options{Workspace: ws, Config: DefaultConfig()})
+	if _, err := c.masks.ignored(ws, envRules()); err != nil {
+		t.Fatal(err)
+	}
+	c.links.EditDeniedPaths(ws, []string{"**/*.env"})
+	if c.masks.watch == nil || c.masks.polled != nil {
+		t.Skipf("the masks' directories are not watched: %v", c.masks.polled)
+	}
+	c.Close()
+	if n := inotifyInstances(t); n != before {
+		t.Fatalf("%d inotify instances open after Close, %d before New", n, before)
+	}
+}

@@ -116,6 +116,7 @@ func TestStampWatchSeesChanges(t *testing.T) {
 	}{
 		{"file created", func(s *watchSetup) { must(s.t, os.WriteFile(s.path("a/new"), nil, 0o644)) }},
 		{"file removed", func(s *watchSetup) { must(s.t, os.Remove(s.path("a/b/x"))) }},
+		{"file renamed", func(s *watchSetup) { must(s.t, os.Rename(s.path("a/b/x"), s.path("a/b/y"))) }},
 		{"directory created", func(s *watchSetup) { must(s.t, os.Mkdir(s.path("a/b/c"), 0o755)) }},
 		{"directory renamed", func(s *watchSetup) { must(s.t, os.Rename(s.path("a/b"), s.path("a/b2"))) }},
 		{"directory removed", func(s *watchSetup) { must(s.t, os.RemoveAll(s.path("e"))) }},
@@ -138,17 +139,21 @@ func TestStampWatchSeesChanges(t *testing.T) {
 			must(s.t, os.Link(s.path("secret/key"), s.path("out/k")))
 		}},
 		{"stamped file chmod", func(s *watchSetup) { must(s.t, os.Chmod(s.path("secret/key"), 0o600)) }},
+		{"absent root created in a directory not stamped", func(s *watchSetup) {
+			must(s.t, os.WriteFile(s.path("out/.env"), nil, 0o600))
+		}},
 		{"directory above a stamp renamed", func(s *watchSetup) {
-			must(s.t, os.Rename(s.path("up"), s.path("up2")))
-			must(s.t, os.MkdirAll(s.path("up/root"), 0o755))
+			must(s.t, os.Rename(s.path("up/mid"), s.path("up/mid2")))
+			must(s.t, os.MkdirAll(s.path("up/mid/root"), 0o755))
 		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s := newWatchSetup(t, "a/b/x", "e/z", "secret/key", "out/readme", "up/root/f")
+			s := newWatchSetup(t, "a/b/x", "e/z", "secret/key", "out/readme", "up/mid/root/f")
 			// A walk of a, e and secret from the workspace's top, a denied
-			// file, two denials' roots absent (.env, deep/er/.env), one root
-			// whose parent is not stamped (up/root).
+			// file, three denials' roots absent (.env, deep/er/.env,
+			// out/.env), one root whose parents are not stamped
+			// (up/mid/root).
 			s.stamp(".")
 			s.stampDirs("a")
 			s.stampDirs("e")
@@ -156,7 +161,8 @@ func TestStampWatchSeesChanges(t *testing.T) {
 			s.stamp("secret/key")
 			s.stamp(".env")
 			s.stamp("deep/er/.env")
-			s.stampDirs("up/root")
+			s.stamp("out/.env")
+			s.stampDirs("up/mid/root")
 			sw := s.watch()
 			c.change(s)
 			if sw.Stand() {
@@ -193,10 +199,10 @@ func TestStampWatchArmingRace(t *testing.T) {
 	s.stampDirs(".")
 	must(s.t, os.WriteFile(s.path("a/late"), nil, 0o644))
 	sw, err := s.ws.WatchStamps(s.stamps)
-	defer sw.Close()
 	if err == nil || sw.fd >= 0 {
 		t.Fatal("a watch armed over stamps that no longer stand was trusted")
 	}
+	defer sw.Close()
 	if sw.Stand() {
 		t.Fatal("stamps that changed before the watch was armed stand")
 	}
@@ -236,10 +242,10 @@ func TestStampWatchFallback(t *testing.T) {
 			c.setup(t, s)
 			s.stampDirs(".")
 			sw, err := s.ws.WatchStamps(s.stamps)
-			defer sw.Close()
 			if err == nil || sw.fd >= 0 {
 				t.Fatal("watched, want polled")
 			}
+			defer sw.Close()
 			if !sw.Stand() {
 				t.Fatalf("polled stamps do not stand with nothing changed (%v)", err)
 			}
