@@ -2,10 +2,13 @@ package coordinator
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
+	"github.com/toolgate/toolgate/internal/testwait"
 	"golang.org/x/sys/unix"
 )
 
@@ -50,13 +53,18 @@ func TestMaskCacheWatched(t *testing.T) {
 	if again, _ := mc.ignored(ws, m); &again[0] == &first[0] {
 		t.Fatal("a directory's mode change kept the listing")
 	}
-	if n := inotifyInstances(t); n != before+1 {
-		t.Fatalf("%d inotify instances open for one kept listing, %d before", n, before)
-	}
+	instancesOpen(t, before+1, "for one kept listing")
 	mc.close()
-	if n := inotifyInstances(t); n != before {
-		t.Fatalf("%d inotify instances open after close, want %d", n, before)
-	}
+	instancesOpen(t, before, "after close")
+}
+
+// instancesOpen waits for n inotify instances to be open (a StampWatch
+// closes its instance on a goroutine: closeWatch), when.
+func instancesOpen(t *testing.T, n int, when string) {
+	t.Helper()
+	testwait.Until(t, 5*time.Second, fmt.Sprintf("%d inotify instances open %s", n, when), func() bool {
+		return inotifyInstances(t) == n
+	})
 }
 
 // inotifyInstances counts this process's open inotify instances (the
@@ -90,7 +98,5 @@ func TestCloseReleasesStampWatches(t *testing.T) {
 		t.Skipf("the masks' directories are not watched: %v", c.masks.polled)
 	}
 	c.Close()
-	if n := inotifyInstances(t); n != before {
-		t.Fatalf("%d inotify instances open after Close, %d before New", n, before)
-	}
+	instancesOpen(t, before, "after Close")
 }

@@ -2,10 +2,13 @@ package policy
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"testing"
+	"time"
 
+	"github.com/toolgate/toolgate/internal/testwait"
 	"golang.org/x/sys/unix"
 )
 
@@ -70,28 +73,31 @@ func TestLinkCacheWatchReleased(t *testing.T) {
 	before := inotifyInstances(t)
 	s.kept()
 	requireWatched(t, s.lc.read.watch != nil, s.lc.read.polled)
-	if n := inotifyInstances(t); n != before+1 {
-		t.Fatalf("%d inotify instances open for one kept answer, %d before", n, before)
-	}
+	instancesOpen(t, before+1, "for one kept answer")
 	if err := os.WriteFile(s.path("b/y"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	s.age()
 	s.call()
 	requireWatched(t, s.lc.read.watch != nil, s.lc.read.polled)
-	if n := inotifyInstances(t); n != before+1 {
-		t.Fatalf("%d inotify instances open once the answer was replaced, want %d", n, before+1)
-	}
+	instancesOpen(t, before+1, "once the answer was replaced")
 	s.lc.Close()
-	if n := inotifyInstances(t); n != before {
-		t.Fatalf("%d inotify instances open after Close, want %d", n, before)
-	}
+	instancesOpen(t, before, "after Close")
 	walks := s.lc.read.walks
 	s.call()
 	s.call()
 	if s.lc.read.watch != nil || s.lc.read.walks != walks+2 {
 		t.Fatal("an answer was kept after Close")
 	}
+}
+
+// instancesOpen waits for n inotify instances to be open (a StampWatch
+// closes its instance on a goroutine: closeWatch), when.
+func instancesOpen(t *testing.T, n int, when string) {
+	t.Helper()
+	testwait.Until(t, 5*time.Second, fmt.Sprintf("%d inotify instances open %s", n, when), func() bool {
+		return inotifyInstances(t) == n
+	})
 }
 
 // inotifyInstances counts this process's open inotify instances (the

@@ -55,6 +55,33 @@ func BenchmarkStampWatch(b *testing.B) {
 	}
 }
 
+// BenchmarkStampWatchArming is what the watch adds to a call that walks
+// again (a change was seen) on the same workspace: the walk, the watch
+// armed over its stamps and the replaced watch closed (keptLinks.get),
+// against the walk alone, alternating, with the ratio.
+func BenchmarkStampWatchArming(b *testing.B) {
+	ws := linkBenchWorkspace(b)
+	denials := []string{"**/.env"}
+	hidden := ignore.NewMatcher().WithRules(ignore.ParseRules("deny", "", []byte("**/.env\n")))
+	walk := func() []tool.Stamp {
+		rec := &linkStamps{since: time.Now().Add(-tool.StampRacy), euid: os.Geteuid()}
+		withNames(hidden, otherNames(ws, denialRoots(denials), matchedBy(hidden), rec))
+		return rec.stamps
+	}
+	var kept *tool.StampWatch
+	defer func() { kept.Close() }()
+	benchpair.Run(b, func() {
+		stamps := walk()
+		kept.Close()
+		var err error
+		if kept, err = ws.WatchStamps(stamps); err != nil {
+			b.Skipf("the stamps are polled here, nothing to compare: %v", err)
+		}
+	}, func() {
+		walk()
+	})
+}
+
 // polledLinks is keptLinks as it was before tool.StampWatch, the
 // baseline: its get checks every stamp with an fstatat on every call.
 type polledLinks[T any] struct {

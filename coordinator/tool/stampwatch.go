@@ -8,7 +8,8 @@ package tool
 // on the directories above each, read once per check (one system call
 // whatever the number of stamps). Where it cannot watch everything it
 // must (stampwatch_linux.go: watchStamps), it polls: never wrong, only
-// slower. It exists for speed: BenchmarkStampWatch (./coordinator/policy/)
+// slower. A StampWatch is not safe for concurrent use: its owner's lock
+// guards it. It exists for speed: BenchmarkStampWatch (./coordinator/policy/)
 // defends it.
 type StampWatch struct {
 	w      *Workspace
@@ -51,8 +52,8 @@ func (s *StampWatch) Stand() bool {
 	return true
 }
 
-// Close releases the watch's inotify instance; the stamps no longer
-// stand for it.
+// Close releases the watch's inotify instance (soon after it returns:
+// closeWatch); the stamps no longer stand for it.
 func (s *StampWatch) Close() {
 	if s == nil {
 		return

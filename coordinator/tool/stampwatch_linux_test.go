@@ -10,6 +10,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/toolgate/toolgate/internal/testwait"
 	"golang.org/x/sys/unix"
 )
 
@@ -318,7 +319,7 @@ func TestStampWatchClose(t *testing.T) {
 	if sw.Stand() {
 		t.Fatal("a closed watch stands")
 	}
-	if err := unix.Fstat(fd, new(unix.Stat_t)); err != unix.EBADF {
-		t.Fatalf("the instance's descriptor is still open after Close (fstat: %v)", err)
-	}
+	testwait.Until(t, 5*time.Second, "the instance's descriptor closed", func() bool {
+		return unix.Fstat(fd, new(unix.Stat_t)) == unix.EBADF
+	})
 }
