@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
@@ -322,4 +323,115 @@ func TestStampWatchClose(t *testing.T) {
 	testwait.Until(t, 5*time.Second, "the instance's descriptor closed", func() bool {
 		return unix.Fstat(fd, new(unix.Stat_t)) == unix.EBADF
 	})
+}
+
+// TestStampWatchAgreesWithPolling: over a run of random changes to a
+// tree (entries made, removed, renamed, linked, their modes and times
+// set), the watch never stands where the stamps, polled, do not; after
+// each change it reports, the tree is stamped and watched again. A file
+// written changes its stamp's times but nothing a kept answer depends
+// on, and is not reported (TestStampWatchWriteStands): the tree is
+// stamped again after one.
+func TestStampWatchAgreesWithPolling(t *testing.T) {
+	s := newWatchSetup(t, "a/x", "a/b/y", "c/z")
+	rng := rand.New(rand.NewPCG(1, 2))
+	restamp := func() *StampWatch {
+		s.stamps = nil
+		s.stampDirs(".")
+		err := fs.WalkDir(s.ws.Root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				s.stamp(p)
+			}
+			return err
+		})
+		must(t, err)
+		s.stamp("absent/.env")
+		s.stamp("a/.env")
+		return s.watch()
+	}
+	// entries lists the tree's directories or files (not the top).
+	entries := func(dirs bool) []string {
+		var out []string
+		_ = fs.WalkDir(s.ws.Root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+			if err == nil && p != "." && d.IsDir() == dirs {
+				out = append(out, p)
+			}
+			return nil
+		})
+		return out
+	}
+	pick := func(list []string) string {
+		if len(list) == 0 {
+			return ""
+		}
+		return list[rng.IntN(len(list))]
+	}
+	dirOrTop := func() string {
+		if d := pick(entries(true)); d != "" && rng.IntN(3) > 0 {
+			return d
+		}
+		return "."
+	}
+	sw := restamp()
+	for i := range 300 {
+		name := fmt.Sprintf("n%d", i)
+		var what string
+		switch rng.IntN(10) {
+		case 0:
+			what = "make a file"
+			_ = os.WriteFile(s.path(dirOrTop()+"/"+name), nil, 0o644)
+		case 1:
+			what = "make a directory"
+			_ = os.Mkdir(s.path(dirOrTop()+"/"+name), 0o755)
+		case 2:
+			what = "remove a file"
+			if f := pick(entries(false)); f != "" {
+				_ = os.Remove(s.path(f))
+			}
+		case 3:
+			what = "remove a directory"
+			if d := pick(entries(true)); d != "" {
+				_ = os.RemoveAll(s.path(d))
+			}
+		case 4:
+			what = "rename an entry"
+			if e := pick(append(entries(true), entries(false)...)); e != "" {
+				_ = os.Rename(s.path(e), s.path(dirOrTop()+"/"+name))
+			}
+		case 5:
+			what = "link a file"
+			if f := pick(entries(false)); f != "" {
+				_ = os.Link(s.path(f), s.path(dirOrTop()+"/"+name))
+			}
+		case 6:
+			what = "chmod a directory"
+			if d := pick(entries(true)); d != "" {
+				_ = os.Chmod(s.path(d), fs.FileMode(0o700+rng.IntN(2)*0o55))
+			}
+		case 7:
+			what = "chmod a file"
+			if f := pick(entries(false)); f != "" {
+				_ = os.Chmod(s.path(f), fs.FileMode(0o600+rng.IntN(2)*0o44))
+			}
+		case 8:
+			what = "set a directory's times"
+			old := time.Now().Add(-time.Duration(rng.IntN(100)+1) * time.Hour)
+			_ = os.Chtimes(s.path(dirOrTop()), old, old)
+		case 9:
+			what = "write a file"
+			if f := pick(entries(false)); f != "" {
+				_ = os.WriteFile(s.path(f), []byte(name), 0o644)
+			}
+		}
+		stands, polled := sw.Stand(), s.ws.StampsStand(s.stamps)
+		if what == "write a file" {
+			stands = false
+		} else if stands && !polled {
+			t.Fatalf("change %d (%s): the watch stands, the stamps polled do not", i, what)
+		}
+		if !stands {
+			sw.Close()
+			sw = restamp()
+		}
+	}
 }
