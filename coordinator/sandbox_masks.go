@@ -13,21 +13,22 @@ import (
 )
 
 // maskCache keeps the last listing of the workspace paths the ignore
-// rules exclude, with the state of every directory the listing read, so
-// that a command's masks cost one read of an inotify instance watching
-// every directory the listing read (tool.StampWatch), or a stat of each
-// where it cannot watch them, instead of a walk of the whole workspace
-// (ReadDir and a match of every entry). Whether
-// an entry is excluded depends only on the rules and its path and kind;
+// rules exclude, with the state of every directory the listing read,
+// so that a command's masks cost one read of an inotify instance
+// watching every directory the listing read (tool.StampWatch), or a
+// stat of each where it cannot watch them, instead of a walk of the
+// whole workspace (ReadDir and a match of every entry). Whether an
+// entry is excluded depends only on the rules and its path and kind;
 // any entry added, removed or renamed changes its directory's
 // modification time, so the listing stands while the rules (the same
 // matcher) and every directory's time and inode stand. A directory
 // changed less than masksRacy before the listing proves nothing (file
-// systems stamp times from a coarse clock): such a listing is not kept.
-// It exists for speed: BenchmarkIgnoredMasks (./coordinator/)
+// systems stamp times from a coarse clock): such a listing is not
+// kept. It exists for speed: BenchmarkIgnoredMasks (./coordinator/)
 // defends it.
 type maskCache struct {
 	mu    sync.Mutex
+	ws    *tool.Workspace // the one the listing was made of
 	m     *ignore.Matcher
 	paths []string
 	// watch tells whether the directories' stamps stand; nil: nothing
@@ -46,7 +47,7 @@ const masksRacy = tool.StampRacy
 func (mc *maskCache) ignored(ws *tool.Workspace, m *ignore.Matcher) ([]string, error) {
 	mc.mu.Lock()
 	defer mc.mu.Unlock()
-	if mc.m == m && mc.watch != nil && mc.watch.Stand() {
+	if mc.ws == ws && mc.m == m && mc.watch != nil && mc.watch.Stand() {
 		return mc.paths, nil
 	}
 	mc.watch.Close()
@@ -56,7 +57,7 @@ func (mc *maskCache) ignored(ws *tool.Workspace, m *ignore.Matcher) ([]string, e
 		mc.m, mc.paths = nil, nil
 		return nil, err
 	}
-	mc.m, mc.paths = m, paths
+	mc.ws, mc.m, mc.paths = ws, m, paths
 	if dirs != nil && !mc.closed {
 		mc.watch, mc.polled = ws.WatchStamps(dirs)
 	}

@@ -15,28 +15,30 @@ import (
 // LinkCache keeps the last answers of the walks for other names of
 // denied files (hardlinks.go), one for the files deny rules keep from
 // reading (WithHardLinks) and one for those they keep from editing
-// (EditDeniedLinks), each with the state it was computed from, so that
-// a call costs one read of an inotify instance watching every entry the
-// walks read (tool.StampWatch), or a stat of each where it cannot watch
-// them, instead of the walks (a deny rule matching at any depth walks the
-// whole workspace). An answer depends on the rules (the same matcher and denials), on the
-// entries of every directory the walks read, and on the names count of
-// every denied file they found; so it stands while each of those
-// directories keeps its inode, times and names count (an entry added,
-// removed or renamed in it changes its modification time), each denial's
-// root is what it was (absent, the same directory, the same file), and
-// each denied file keeps its inode, names count and change time: a new
-// name made for it from a directory the walks did not read (outside the
-// denials' roots) changes its count. A second name made in the workspace
-// of a file with one name is seen by the count; when a denied file has
-// several names the whole workspace is walked and stamped, so a new one
-// there changes a directory. An answer is not kept when a directory read
-// changed less than tool.StampRacy before the walk, when one was not
-// plainly readable (a mode change would show entries the walk did not
-// see), when a root is neither absent, a directory nor a regular file, or
-// when the walk stopped at maxLinkScan. It exists for speed:
-// BenchmarkHardLinkCache and BenchmarkHardLinkCacheEdit
-// (./coordinator/policy/) defend it, and BenchmarkStampWatch its watch.
+// (EditDeniedLinks), each with the state it was computed from, so
+// that a call costs one read of an inotify instance watching every
+// entry the walks read (tool.StampWatch), or a stat of each where it
+// cannot watch them, instead of the walks (a deny rule matching at
+// any depth walks the whole workspace). An answer depends on the
+// rules (the same matcher and denials), on the entries of every
+// directory the walks read, and on the names count of every denied
+// file they found; so it stands while each of those directories keeps
+// its inode, times and names count (an entry added, removed or
+// renamed in it changes its modification time), each denial's root is
+// what it was (absent, the same directory, the same file), and each
+// denied file keeps its inode, names count and change time: a new
+// name made for it from a directory the walks did not read (outside
+// the denials' roots) changes its count. A second name made in the
+// workspace of a file with one name is seen by the count; when a
+// denied file has several names the whole workspace is walked and
+// stamped, so a new one there changes a directory. An answer is not
+// kept when a directory read changed less than tool.StampRacy before
+// the walk, when one was not plainly readable (a mode change would
+// show entries the walk did not see), when a root is neither absent,
+// a directory nor a regular file, or when the walk stopped at
+// maxLinkScan. It exists for speed: BenchmarkHardLinkCache and
+// BenchmarkHardLinkCacheEdit (./coordinator/policy/) defend it, and
+// BenchmarkStampWatch its watch.
 type LinkCache struct {
 	read keptLinks[*ignore.Matcher] // hidden with the other names added
 	edit keptLinks[[]string]        // the other names
