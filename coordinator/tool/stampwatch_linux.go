@@ -94,7 +94,8 @@ type watchTarget struct {
 // watch was added queues no event. So once every watch is added the
 // stamps are checked once (StampsStand); if they stand, a change after
 // that check is queued on a watch, and one before it showed in the
-// check. Only then is the instance trusted. The kernel queues an event
+// check (as the polled stamps show any change: StampRacy keeps a
+// directory's coarse clock from hiding one). Only then is the instance trusted. The kernel queues an event
 // in the system call that makes the change, so a check that finds no
 // event queued has no change in flight behind it.
 //
@@ -136,12 +137,12 @@ func (w *Workspace) watchStamps(stamps []Stamp) (int, error) {
 			continue // its parent's watch reports its making
 		}
 		if err != nil {
-			unix.Close(fd)
+			closeWatch(fd)
 			return -1, fmt.Errorf("inotify_add_watch %s: %w", t.path, err)
 		}
 	}
 	if !w.StampsStand(stamps) {
-		unix.Close(fd)
+		closeWatch(fd)
 		return -1, errors.New("the stamps changed before the watches were armed")
 	}
 	return fd, nil
