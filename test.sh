@@ -204,6 +204,7 @@ go test -run '^$' -benchtime 1x -bench 'ToolUseVsBare|ReadVsFilesystemMCP|ManySe
 go test -run '^$' -benchtime 1x -bench 'MCPThroughToolgate|EventFanOut|CommandChunkLatency|Front|EncodeBuffers|DecodeBody|EncodeAnswer|RequestLogLine|RequestMetrics|AnswerFirst|AppendJSONString|RouteNames' ./server/
 go test -run '^$' -benchtime 1x -bench 'SchedulerOverhead|IgnoredMasks|InputScans|ToolMetrics|ResultJSONSize|CallRuntime|LoopGuardRepeat|ReadRecordFill|DroppedIDs|RecordStage|ReadPolicy|DebugCheck|CallContext' ./coordinator/
 go test -run '^$' -benchtime 1x -bench 'SubjectOf|EditDeniedPaths|HardLinkCacheEdit' ./coordinator/policy/
+go test -run '^$' -benchtime 1x -bench 'StampWatch' ./coordinator/policy/
 go test -run '^$' -benchtime 1x -bench 'AppendFull' ./coordinator/eventlog/
 go test -run '^$' -benchtime 1x -bench 'ChildEnv' ./coordinator/tool/
 go test -run '^$' -benchtime 1x -bench 'Prefix' ./internal/jsonplain/

@@ -257,6 +257,8 @@ func (c *Coordinator) Close() {
 	c.stopOnce.Do(func() { close(c.stop) })
 	c.rec.stopping.Store(true)
 	c.sessions.closeAll()
+	c.masks.close()
+	c.links.Close()
 	if c.ignore != nil {
 		_ = c.ignore.Close()
 	}

@@ -13,22 +13,29 @@ import (
 )
 
 // maskCache keeps the last listing of the workspace paths the ignore
-// rules exclude, with the state of every directory the listing read, so
-// that a command's masks cost a stat of each directory instead of a walk
-// of the whole workspace (ReadDir and a match of every entry). Whether
-// an entry is excluded depends only on the rules and its path and kind;
+// rules exclude, with the state of every directory the listing read,
+// so that a command's masks cost one read of an inotify instance
+// watching every directory the listing read (tool.StampWatch), or a
+// stat of each where it cannot watch them, instead of a walk of the
+// whole workspace (ReadDir and a match of every entry). Whether an
+// entry is excluded depends only on the rules and its path and kind;
 // any entry added, removed or renamed changes its directory's
 // modification time, so the listing stands while the rules (the same
 // matcher) and every directory's time and inode stand. A directory
 // changed less than masksRacy before the listing proves nothing (file
-// systems stamp times from a coarse clock): such a listing is not kept.
-// It exists for speed: BenchmarkIgnoredMasks (./coordinator/)
+// systems stamp times from a coarse clock): such a listing is not
+// kept. It exists for speed: BenchmarkIgnoredMasks (./coordinator/)
 // defends it.
 type maskCache struct {
 	mu    sync.Mutex
+	ws    *tool.Workspace // the one the listing was made of
 	m     *ignore.Matcher
 	paths []string
-	dirs  []tool.Stamp // nil: nothing kept
+	// watch tells whether the directories' stamps stand; nil: nothing
+	// kept. A replaced listing's watch is closed.
+	watch  *tool.StampWatch
+	polled error // why watch polls the stamps (nil: it watches them), for tests
+	closed bool  // close was called: nothing is kept
 }
 
 // masksRacy is how recent a directory's change may be for a listing
@@ -40,16 +47,30 @@ const masksRacy = tool.StampRacy
 func (mc *maskCache) ignored(ws *tool.Workspace, m *ignore.Matcher) ([]string, error) {
 	mc.mu.Lock()
 	defer mc.mu.Unlock()
-	if mc.m == m && mc.dirs != nil && ws.StampsStand(mc.dirs) {
+	if mc.ws == ws && mc.m == m && mc.watch != nil && mc.watch.Stand() {
 		return mc.paths, nil
 	}
+	mc.watch.Close()
+	mc.watch, mc.polled = nil, nil
 	paths, dirs, err := ignoredPaths(ws, m)
 	if err != nil {
-		mc.m, mc.paths, mc.dirs = nil, nil, nil
+		mc.m, mc.paths = nil, nil
 		return nil, err
 	}
-	mc.m, mc.paths, mc.dirs = m, paths, dirs
+	mc.ws, mc.m, mc.paths = ws, m, paths
+	if dirs != nil && !mc.closed {
+		mc.watch, mc.polled = ws.WatchStamps(dirs)
+	}
 	return paths, nil
+}
+
+// close releases the kept listing's watch and keeps nothing from then
+// on.
+func (mc *maskCache) close() {
+	mc.mu.Lock()
+	defer mc.mu.Unlock()
+	mc.watch.Close()
+	mc.watch, mc.closed = nil, true
 }
 
 // ignoredPaths lists the absolute paths of the workspace entries m

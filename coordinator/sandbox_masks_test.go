@@ -73,7 +73,7 @@ func TestMaskCacheSeesNewIgnoredFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantMasks(t, got, dir, "a/b/one.env")
-	if mc.dirs == nil {
+	if mc.watch == nil {
 		t.Fatal("a listing of directories an hour old was not kept")
 	}
 
@@ -148,7 +148,7 @@ func TestMaskCacheRacyDirectory(t *testing.T) {
 	if _, err := mc.ignored(ws, envRules()); err != nil {
 		t.Fatal(err)
 	}
-	if mc.dirs != nil {
+	if mc.watch != nil {
 		t.Error("a listing that read a directory changed just now was kept")
 	}
 }

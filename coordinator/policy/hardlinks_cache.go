@@ -15,27 +15,30 @@ import (
 // LinkCache keeps the last answers of the walks for other names of
 // denied files (hardlinks.go), one for the files deny rules keep from
 // reading (WithHardLinks) and one for those they keep from editing
-// (EditDeniedLinks), each with the state it was computed from, so that
-// a call costs a stat of each entry the walks read instead of the walks
-// (a deny rule matching at any depth walks the whole workspace). An
-// answer depends on the rules (the same matcher and denials), on the
-// entries of every directory the walks read, and on the names count of
-// every denied file they found; so it stands while each of those
-// directories keeps its inode, times and names count (an entry added,
-// removed or renamed in it changes its modification time), each denial's
-// root is what it was (absent, the same directory, the same file), and
-// each denied file keeps its inode, names count and change time: a new
-// name made for it from a directory the walks did not read (outside the
-// denials' roots) changes its count. A second name made in the workspace
-// of a file with one name is seen by the count; when a denied file has
-// several names the whole workspace is walked and stamped, so a new one
-// there changes a directory. An answer is not kept when a directory read
-// changed less than tool.StampRacy before the walk, when one was not
-// plainly readable (a mode change would show entries the walk did not
-// see), when a root is neither absent, a directory nor a regular file, or
-// when the walk stopped at maxLinkScan. It exists for speed:
-// BenchmarkHardLinkCache and BenchmarkHardLinkCacheEdit
-// (./coordinator/policy/) defend it.
+// (EditDeniedLinks), each with the state it was computed from, so
+// that a call costs one read of an inotify instance watching every
+// entry the walks read (tool.StampWatch), or a stat of each where it
+// cannot watch them, instead of the walks (a deny rule matching at
+// any depth walks the whole workspace). An answer depends on the
+// rules (the same matcher and denials), on the entries of every
+// directory the walks read, and on the names count of every denied
+// file they found; so it stands while each of those directories keeps
+// its inode, times and names count (an entry added, removed or
+// renamed in it changes its modification time), each denial's root is
+// what it was (absent, the same directory, the same file), and each
+// denied file keeps its inode, names count and change time: a new
+// name made for it from a directory the walks did not read (outside
+// the denials' roots) changes its count. A second name made in the
+// workspace of a file with one name is seen by the count; when a
+// denied file has several names the whole workspace is walked and
+// stamped, so a new one there changes a directory. An answer is not
+// kept when a directory read changed less than tool.StampRacy before
+// the walk, when one was not plainly readable (a mode change would
+// show entries the walk did not see), when a root is neither absent,
+// a directory nor a regular file, or when the walk stopped at
+// maxLinkScan. It exists for speed: BenchmarkHardLinkCache and
+// BenchmarkHardLinkCacheEdit (./coordinator/policy/) defend it, and
+// BenchmarkStampWatch its watch.
 type LinkCache struct {
 	read keptLinks[*ignore.Matcher] // hidden with the other names added
 	edit keptLinks[[]string]        // the other names
@@ -72,16 +75,30 @@ func (lc *LinkCache) EditDeniedLinks(ws *tool.Workspace, patterns []string) []st
 	})
 }
 
+// Close releases the kept answers' watches (tool.StampWatch); answers
+// asked for afterwards are walked for and not kept.
+func (lc *LinkCache) Close() {
+	lc.read.close()
+	lc.edit.close()
+	lc.editPaths.close()
+}
+
 // keptLinks is one kept answer of LinkCache: what walk made of the
-// workspace for a matcher and denials, and the stamps it stands on.
+// workspace for a matcher and denials, and the watch over the stamps it
+// stands on.
 type keptLinks[T any] struct {
 	mu      sync.Mutex
 	ws      *tool.Workspace
 	matcher *ignore.Matcher // nil when the denials alone make the matcher
 	denials []string
 	answer  T
-	stamps  []tool.Stamp // nil: nothing kept
-	walks   int          // answers computed, for tests
+	// watch tells whether the stamps stand, in one read of an inotify
+	// instance where it can, else by polling them (tool.StampWatch);
+	// nil: nothing kept. A replaced answer's watch is closed.
+	watch  *tool.StampWatch
+	polled error // why watch polls the stamps (nil: it watches them), for tests
+	walks  int   // answers computed, for tests
+	closed bool  // Close was called: nothing is kept
 }
 
 // get returns the kept answer while it was asked of the same workspace,
@@ -89,18 +106,28 @@ type keptLinks[T any] struct {
 func (k *keptLinks[T]) get(ws *tool.Workspace, matcher *ignore.Matcher, denials []string, walk func(*linkStamps) T) T {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.stamps != nil && k.ws == ws && k.matcher == matcher &&
-		slices.Equal(k.denials, denials) && ws.StampsStand(k.stamps) {
+	if k.watch != nil && k.ws == ws && k.matcher == matcher &&
+		slices.Equal(k.denials, denials) && k.watch.Stand() {
 		return k.answer
 	}
 	k.walks++
 	rec := &linkStamps{since: time.Now().Add(-tool.StampRacy), euid: os.Geteuid()}
 	answer := walk(rec)
-	k.ws, k.matcher, k.denials, k.answer, k.stamps = ws, matcher, slices.Clone(denials), answer, rec.stamps
-	if rec.spoiled || rec.stamps == nil {
-		k.stamps = nil
+	k.watch.Close()
+	k.watch, k.polled = nil, nil
+	k.ws, k.matcher, k.denials, k.answer = ws, matcher, slices.Clone(denials), answer
+	if !rec.spoiled && rec.stamps != nil && !k.closed {
+		k.watch, k.polled = ws.WatchStamps(rec.stamps)
 	}
 	return answer
+}
+
+// close releases the kept answer's watch and keeps nothing from then on.
+func (k *keptLinks[T]) close() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.watch.Close()
+	k.watch, k.closed = nil, true
 }
 
 // matchedBy reports the regular files m matches, for otherNames.

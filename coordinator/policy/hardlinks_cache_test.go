@@ -45,6 +45,7 @@ func newLinkSetup(t *testing.T, denial string, files ...string) *linkSetup {
 	base := ignore.NewMatcher()
 	s := &linkSetup{t: t, dir: dir, ws: ws, base: base, denials: []string{denial},
 		hidden: base.WithRules(ignore.ParseRules("deny", "", []byte(denial+"\n")))}
+	t.Cleanup(s.lc.Close)
 	s.age()
 	return s
 }
@@ -248,7 +249,7 @@ func TestLinkCacheUnreadableDir(t *testing.T) {
 	t.Cleanup(func() { _ = os.Chmod(s.path("locked"), 0o755) })
 	s.age()
 	s.call()
-	if s.lc.read.stamps != nil {
+	if s.lc.read.watch != nil {
 		t.Error("an answer whose walk met an unreadable directory was kept")
 	}
 	if err := os.Chmod(s.path("locked"), 0o755); err != nil {
@@ -265,7 +266,7 @@ func TestLinkCacheRacyDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.call()
-	if s.lc.read.stamps != nil {
+	if s.lc.read.watch != nil {
 		t.Fatal("an answer that read a directory changed just now was kept")
 	}
 	walks := s.lc.read.walks
