@@ -203,7 +203,7 @@ rm -f "$figures"
 go test -run '^$' -benchtime 1x -bench 'ToolUseVsBare|ReadVsFilesystemMCP|ManySessionsMemory|DatabaseMasks|LogBuffer|RequestLineHandler' ./cmd/toolgate/
 go test -run '^$' -benchtime 1x -bench 'MCPThroughToolgate|EventFanOut|CommandChunkLatency|Front|EncodeBuffers|DecodeBody|EncodeAnswer|RequestLogLine|RequestMetrics|AnswerFirst|AppendJSONString|RouteNames' ./server/
 go test -run '^$' -benchtime 1x -bench 'SchedulerOverhead|IgnoredMasks|InputScans|ToolMetrics|ResultJSONSize|CallRuntime|LoopGuardRepeat|ReadRecordFill|DroppedIDs|RecordStage|ReadPolicy|DebugCheck|CallContext' ./coordinator/
-go test -run '^$' -benchtime 1x -bench 'SubjectOf|EditDeniedPaths|HardLinkCacheEdit' ./coordinator/policy/
+go test -run '^$' -benchtime 1x -bench 'SubjectOf|EditDeniedPaths|HardLinkCacheEdit|DenialRootsOnce' ./coordinator/policy/
 go test -run '^$' -benchtime 1x -bench 'StampWatch' ./coordinator/policy/
 go test -run '^$' -benchtime 1x -bench 'AppendFull' ./coordinator/eventlog/
 go test -run '^$' -benchtime 1x -bench 'ChildEnv' ./coordinator/tool/

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"io/fs"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -80,7 +81,10 @@ func otherNames(ws *tool.Workspace, roots []string, matched func(rel string) boo
 
 // denialRoots are the fixed leading paths of read-deny patterns (secret
 // for /secret/**): where the files they cover are. A pattern that matches
-// at any depth, or starts with a wildcard, has the workspace root.
+// at any depth, or starts with a wildcard, has the workspace root. Each
+// root is listed once: the walks under a root find the same files however
+// many patterns name it, and twenty rules matching at any depth walked
+// the whole workspace twenty times (BenchmarkDenialRootsOnce).
 func denialRoots(patterns []string) []string {
 	var out []string
 	for _, p := range patterns {
@@ -98,7 +102,9 @@ func denialRoots(patterns []string) []string {
 				root = strings.Join(fixed, "/")
 			}
 		}
-		out = append(out, root)
+		if !slices.Contains(out, root) {
+			out = append(out, root)
+		}
 	}
 	return out
 }
