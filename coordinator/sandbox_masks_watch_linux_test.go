@@ -2,13 +2,11 @@ package coordinator
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
-	"github.com/toolgate/toolgate/internal/testwait"
+	"github.com/toolgate/toolgate/internal/testproc"
 	"golang.org/x/sys/unix"
 )
 
@@ -18,7 +16,7 @@ import (
 // watch's inotify instance.
 func TestMaskCacheWatched(t *testing.T) {
 	ws, dir := maskWorkspace(t)
-	before := inotifyInstances(t)
+	before := testproc.InotifyInstances(t)
 	var mc maskCache
 	m := envRules()
 	kept := func() {
@@ -53,42 +51,16 @@ func TestMaskCacheWatched(t *testing.T) {
 	if again, _ := mc.ignored(ws, m); &again[0] == &first[0] {
 		t.Fatal("a directory's mode change kept the listing")
 	}
-	instancesOpen(t, before+1, "for one kept listing")
+	testproc.WaitInotifyInstances(t, before+1, "for one kept listing")
 	mc.close()
-	instancesOpen(t, before, "after close")
-}
-
-// instancesOpen waits for n inotify instances to be open (a StampWatch
-// closes its instance on a goroutine: closeWatch), when.
-func instancesOpen(t *testing.T, n int, when string) {
-	t.Helper()
-	testwait.Until(t, 5*time.Second, fmt.Sprintf("%d inotify instances open %s", n, when), func() bool {
-		return inotifyInstances(t) == n
-	})
-}
-
-// inotifyInstances counts this process's open inotify instances (the
-// package's tests run one at a time).
-func inotifyInstances(t *testing.T) int {
-	t.Helper()
-	fds, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Skip(err)
-	}
-	n := 0
-	for _, fd := range fds {
-		if target, err := os.Readlink("/proc/self/fd/" + fd.Name()); err == nil && target == "anon_inode:inotify" {
-			n++
-		}
-	}
-	return n
+	testproc.WaitInotifyInstances(t, before, "after close")
 }
 
 // TestCloseReleasesStampWatches: the coordinator's Close releases the
 // inotify instances of its kept masks and LinkCache answers.
 func TestCloseReleasesStampWatches(t *testing.T) {
 	ws, _ := maskWorkspace(t)
-	before := inotifyInstances(t)
+	before := testproc.InotifyInstances(t)
 	c := New(Options{Workspace: ws, Config: DefaultConfig()})
 	if _, err := c.masks.ignored(ws, envRules()); err != nil {
 		t.Fatal(err)
@@ -98,5 +70,5 @@ func TestCloseReleasesStampWatches(t *testing.T) {
 		t.Skipf("the masks' directories are not watched: %v", c.masks.polled)
 	}
 	c.Close()
-	instancesOpen(t, before, "after Close")
+	testproc.WaitInotifyInstances(t, before, "after Close")
 }

@@ -2,13 +2,11 @@ package policy
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"slices"
 	"testing"
-	"time"
 
-	"github.com/toolgate/toolgate/internal/testwait"
+	"github.com/toolgate/toolgate/internal/testproc"
 	"golang.org/x/sys/unix"
 )
 
@@ -70,49 +68,23 @@ func TestLinkCacheWatchedEditAnswers(t *testing.T) {
 // at Close, the kept one's are released; after Close nothing is kept.
 func TestLinkCacheWatchReleased(t *testing.T) {
 	s := newLinkSetup(t, ".env", "a/.env", "b/x")
-	before := inotifyInstances(t)
+	before := testproc.InotifyInstances(t)
 	s.kept()
 	requireWatched(t, s.lc.read.watch != nil, s.lc.read.polled)
-	instancesOpen(t, before+1, "for one kept answer")
+	testproc.WaitInotifyInstances(t, before+1, "for one kept answer")
 	if err := os.WriteFile(s.path("b/y"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	s.age()
 	s.call()
 	requireWatched(t, s.lc.read.watch != nil, s.lc.read.polled)
-	instancesOpen(t, before+1, "once the answer was replaced")
+	testproc.WaitInotifyInstances(t, before+1, "once the answer was replaced")
 	s.lc.Close()
-	instancesOpen(t, before, "after Close")
+	testproc.WaitInotifyInstances(t, before, "after Close")
 	walks := s.lc.read.walks
 	s.call()
 	s.call()
 	if s.lc.read.watch != nil || s.lc.read.walks != walks+2 {
 		t.Fatal("an answer was kept after Close")
 	}
-}
-
-// instancesOpen waits for n inotify instances to be open (a StampWatch
-// closes its instance on a goroutine: closeWatch), when.
-func instancesOpen(t *testing.T, n int, when string) {
-	t.Helper()
-	testwait.Until(t, 5*time.Second, fmt.Sprintf("%d inotify instances open %s", n, when), func() bool {
-		return inotifyInstances(t) == n
-	})
-}
-
-// inotifyInstances counts this process's open inotify instances (the
-// package's tests run one at a time).
-func inotifyInstances(t *testing.T) int {
-	t.Helper()
-	fds, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Skip(err)
-	}
-	n := 0
-	for _, fd := range fds {
-		if target, err := os.Readlink("/proc/self/fd/" + fd.Name()); err == nil && target == "anon_inode:inotify" {
-			n++
-		}
-	}
-	return n
 }
