@@ -50,6 +50,7 @@ type Governor struct {
 	start          time.Time
 
 	calls   atomic.Int32 // calls in flight
+	wides   atomic.Int32 // of those, the ones that wanted more when they started
 	holds   atomic.Int32 // worker pools running
 	conns   atomic.Int32 // open connections, less those holding a stream
 	lowered atomic.Bool
@@ -164,6 +165,9 @@ func (g *Governor) call(light bool) Token {
 	n := g.calls.Add(1)
 	t := Token{g: g, wide: !light || n > 1}
 	if t.wide {
+		// Counted before want looks at lowered: a watch lowering at the
+		// same time either sees it or has set lowered for want to see.
+		g.wides.Add(1)
 		g.want()
 	}
 	return t
@@ -196,9 +200,13 @@ func (t Token) Done() {
 		g.connOpened() // the connection may carry calls again
 		return
 	}
-	if t.hold {
+	switch {
+	case t.hold:
 		g.holds.Add(-1)
-	} else {
+	case t.wide:
+		g.wides.Add(-1)
+		g.calls.Add(-1)
+	default:
 		g.calls.Add(-1)
 	}
 	if t.wide {
@@ -262,14 +270,16 @@ func (g *Governor) tryLower() (wait time.Duration, done bool) {
 	// is counted by the check.
 	g.lowered.Store(true)
 	idle := time.Duration(g.since() - g.wanted.Load())
-	if g.holds.Load() == 0 && g.calls.Load() <= 1 && g.conns.Load() <= 1 && idle >= g.quiet {
+	// A call that wanted more keeps it to its end, however long: a
+	// command's output and its end are handled side by side too.
+	if g.holds.Load() == 0 && g.wides.Load() == 0 && g.calls.Load() <= 1 && g.conns.Load() <= 1 && idle >= g.quiet {
 		g.lower()
 		g.changes++
 		g.watching = false
 		return 0, true
 	}
 	g.lowered.Store(false)
-	if g.holds.Load() > 0 || g.calls.Load() > 1 || g.conns.Load() > 1 {
+	if g.holds.Load() > 0 || g.wides.Load() > 0 || g.calls.Load() > 1 || g.conns.Load() > 1 {
 		return g.quiet, false
 	}
 	return max(g.quiet-idle, time.Millisecond), false

@@ -236,3 +236,20 @@ func TestAStreamsConnectionDoesNotCount(t *testing.T) {
 		t.Fatal("two call-carrying connections on one processor")
 	}
 }
+
+// TestAWideCallKeepsTheDefaultToItsEnd: a call that wanted more when it
+// started (here: not light) keeps the default however long it runs, even
+// once it is the only call.
+func TestAWideCallKeepsTheDefaultToItsEnd(t *testing.T) {
+	g, f := newTestGovernor(time.Millisecond)
+	watching(g)
+	defer g.stop()
+	waitLowered(t, g, f)
+	tok := g.call(false)
+	g.wanted.Store(g.since() - int64(time.Hour))
+	if _, done := g.tryLower(); done || f.one.Load() {
+		t.Fatal("lowered while a writing call runs")
+	}
+	tok.Done()
+	waitLowered(t, g, f)
+}
