@@ -61,7 +61,6 @@ type Governor struct {
 	mu       sync.Mutex // serializes changes of GOMAXPROCS
 	watching bool       // a goroutine waits to lower it
 	stopped  bool
-	changes  int // times lowered, for tests
 }
 
 // current is the governor of the running serve, nil when none governs.
@@ -274,7 +273,6 @@ func (g *Governor) tryLower() (wait time.Duration, done bool) {
 	// command's output and its end are handled side by side too.
 	if g.holds.Load() == 0 && g.wides.Load() == 0 && g.calls.Load() <= 1 && g.conns.Load() <= 1 && idle >= g.quiet {
 		g.lower()
-		g.changes++
 		g.watching = false
 		return 0, true
 	}

@@ -38,10 +38,17 @@ func watching(g *Governor) {
 	g.mu.Unlock()
 }
 
-func TestLightCallsOneAtATimeLower(t *testing.T) {
-	g, f := newTestGovernor(5 * time.Millisecond)
+// watchedGovernor is a test governor whose watch runs, stopped when the
+// test ends.
+func watchedGovernor(t *testing.T, quiet time.Duration) (*Governor, *fakeProcs) {
+	g, f := newTestGovernor(quiet)
 	watching(g)
-	defer g.stop()
+	t.Cleanup(g.stop)
+	return g, f
+}
+
+func TestLightCallsOneAtATimeLower(t *testing.T) {
+	g, f := watchedGovernor(t, 5*time.Millisecond)
 	for range 3 {
 		g.call(true).Done()
 	}
@@ -57,9 +64,7 @@ func TestLightCallsOneAtATimeLower(t *testing.T) {
 }
 
 func TestOverlappingCallsRestoreBeforeTheSecondStarts(t *testing.T) {
-	g, f := newTestGovernor(5 * time.Millisecond)
-	watching(g)
-	defer g.stop()
+	g, f := watchedGovernor(t, 5*time.Millisecond)
 	waitLowered(t, g, f)
 	first := g.call(true)
 	second := g.call(true)
@@ -72,9 +77,7 @@ func TestOverlappingCallsRestoreBeforeTheSecondStarts(t *testing.T) {
 }
 
 func TestACallThatIsNotLightRestores(t *testing.T) {
-	g, f := newTestGovernor(5 * time.Millisecond)
-	watching(g)
-	defer g.stop()
+	g, f := watchedGovernor(t, 5*time.Millisecond)
 	waitLowered(t, g, f)
 	tok := g.call(false)
 	if f.one.Load() {
@@ -85,9 +88,7 @@ func TestACallThatIsNotLightRestores(t *testing.T) {
 }
 
 func TestHoldKeepsTheDefaultUntilDone(t *testing.T) {
-	g, f := newTestGovernor(time.Millisecond)
-	watching(g)
-	defer g.stop()
+	g, f := watchedGovernor(t, time.Millisecond)
 	waitLowered(t, g, f)
 	h := g.hold()
 	if f.one.Load() {
@@ -120,9 +121,7 @@ func TestQuietCountsFromTheEndOfWhatWantedMore(t *testing.T) {
 // while the watch keeps trying to lower: whenever a call that overlapped
 // another or was not light is running, GOMAXPROCS is not one.
 func TestNeverOneProcessorUnderOverlap(t *testing.T) {
-	g, f := newTestGovernor(50 * time.Microsecond)
-	watching(g)
-	defer g.stop()
+	g, f := watchedGovernor(t, 50*time.Microsecond)
 	var wg sync.WaitGroup
 	var bad atomic.Int32
 	for w := range 8 {
@@ -209,9 +208,7 @@ func TestStartGovernsTheRuntime(t *testing.T) {
 }
 
 func TestASecondConnectionRestores(t *testing.T) {
-	g, f := newTestGovernor(time.Millisecond)
-	watching(g)
-	defer g.stop()
+	g, f := watchedGovernor(t, time.Millisecond)
 	g.connOpened()
 	waitLowered(t, g, f)
 	g.connOpened()
@@ -223,9 +220,7 @@ func TestASecondConnectionRestores(t *testing.T) {
 }
 
 func TestAStreamsConnectionDoesNotCount(t *testing.T) {
-	g, f := newTestGovernor(time.Millisecond)
-	watching(g)
-	defer g.stop()
+	g, f := watchedGovernor(t, time.Millisecond)
 	g.connOpened()
 	g.connOpened()
 	// The second connection's request turns out to be an event stream.
@@ -241,9 +236,7 @@ func TestAStreamsConnectionDoesNotCount(t *testing.T) {
 // started (here: not light) keeps the default however long it runs, even
 // once it is the only call.
 func TestAWideCallKeepsTheDefaultToItsEnd(t *testing.T) {
-	g, f := newTestGovernor(time.Millisecond)
-	watching(g)
-	defer g.stop()
+	g, f := watchedGovernor(t, time.Millisecond)
 	waitLowered(t, g, f)
 	tok := g.call(false)
 	g.wanted.Store(g.since() - int64(time.Hour))
