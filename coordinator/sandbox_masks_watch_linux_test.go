@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/testproc"
 	"golang.org/x/sys/unix"
 )
@@ -16,6 +17,7 @@ import (
 // watch's inotify instance.
 func TestMaskCacheWatched(t *testing.T) {
 	ws, dir := maskWorkspace(t)
+	tool.WatchesClosed() // an earlier test's instances gone before counting
 	before := testproc.InotifyInstances(t)
 	var mc maskCache
 	m := envRules()
@@ -60,6 +62,7 @@ func TestMaskCacheWatched(t *testing.T) {
 // inotify instances of its kept masks and LinkCache answers.
 func TestCloseReleasesStampWatches(t *testing.T) {
 	ws, _ := maskWorkspace(t)
+	tool.WatchesClosed() // an earlier test's instances gone before counting
 	before := testproc.InotifyInstances(t)
 	c := New(Options{Workspace: ws, Config: DefaultConfig()})
 	if _, err := c.masks.ignored(ws, envRules()); err != nil {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/testproc"
 	"golang.org/x/sys/unix"
 )
@@ -68,6 +69,7 @@ func TestLinkCacheWatchedEditAnswers(t *testing.T) {
 // at Close, the kept one's are released; after Close nothing is kept.
 func TestLinkCacheWatchReleased(t *testing.T) {
 	s := newLinkSetup(t, ".env", "a/.env", "b/x")
+	tool.WatchesClosed() // an earlier test's instances gone before counting
 	before := testproc.InotifyInstances(t)
 	s.kept()
 	requireWatched(t, s.lc.read.watch != nil, s.lc.read.polled)

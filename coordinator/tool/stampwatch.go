@@ -1,5 +1,7 @@
 package tool
 
+import "sync"
+
 // StampWatch tells whether stamps still stand (StampsStand) for a kept
 // answer that is asked on every call. Polling the stamps costs one
 // fstatat per stamped entry, every directory of the workspace for a
@@ -64,3 +66,11 @@ func (s *StampWatch) Close() {
 	}
 	s.changed = true
 }
+
+// closing counts the inotify instances closeWatch is closing on a
+// goroutine of their own.
+var closing sync.WaitGroup
+
+// WatchesClosed waits until every StampWatch closed so far has released
+// its inotify instance: for tests that count the process's instances.
+func WatchesClosed() { closing.Wait() }

@@ -241,4 +241,4 @@ func eventQueued(fd int) bool {
 // before the watches are freed (fsnotify_destroy_group), 10-12 ms for an
 // instance watching 167 directories (load 4.5-5), more than the walk that
 // replaces the answer. Nothing uses fd once its StampWatch is closed.
-func closeWatch(fd int) { go unix.Close(fd) }
+func closeWatch(fd int) { closing.Go(func() { unix.Close(fd) }) }
