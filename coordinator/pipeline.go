@@ -213,8 +213,8 @@ func (c *Coordinator) enqueue(s *Session, msgID string, cs *callState) (*callEnt
 		if cs.tool != nil && cs.tool.CountsReads && cs.input != nil {
 			e.readTurn = s.Files.QueueRead(c.readKey(cs))
 		}
-		rec := e.record
-		s.Events.Append(api.Event{Type: api.EventToolQueued, MessageID: msgID, ToolUseID: cs.use.ID, Call: &rec})
+		// The record copied into the event's allocation (AppendCall).
+		s.Events.AppendCall(api.Event{Type: api.EventToolQueued, MessageID: msgID, ToolUseID: cs.use.ID}, &e.record)
 		// Kept in block order, so the session holds the checklist the
 		// model wrote last even when calls run side by side.
 		if cs.hasProgress {

@@ -41,7 +41,7 @@ func startRecord(s *Session, e *callEntry, rec api.CallRecord) func() error {
 // announceStarted tells the session's streams that the call started
 // (tool.started), once its start is recorded.
 func announceStarted(s *Session, rec api.CallRecord) {
-	s.Events.Append(api.Event{Type: api.EventToolStarted, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID, Call: &rec})
+	s.Events.AppendCall(api.Event{Type: api.EventToolStarted, MessageID: rec.MessageID, ToolUseID: rec.ToolUseID}, &rec)
 }
 
 // notRecorded is the end of a call whose start could not be recorded: it

@@ -97,6 +97,9 @@ type callEntry struct {
 	audit     audit           // what the store records beyond record
 	readTurn  uint64          // its turn among the session's reads, 0 for none
 	size      int             // its result's share of the session's callBytes
+	// started is what record.StartedAt points to once the call starts:
+	// kept in the entry, not in an allocation of its own (start).
+	started time.Time
 }
 
 func newSession(id string, mode api.Mode, perms api.Permissions, cfg *Config) *Session {
@@ -248,9 +251,9 @@ func (s *Session) start(e *callEntry) (api.CallRecord, bool) {
 	if e.ctx.Err() != nil {
 		return e.record, false
 	}
-	now := time.Now().UTC()
+	e.started = time.Now().UTC()
 	e.record.State = api.StateRunning
-	e.record.StartedAt = &now
+	e.record.StartedAt = &e.started
 	return e.record, true
 }
 

@@ -139,18 +139,50 @@ func (l *Log) Append(ev api.Event) api.Event {
 	if l.closed {
 		return ev
 	}
+	le := &loggedEvent{ev: ev}
+	return l.keepLocked(le)
+}
+
+// AppendCall is Append for an event about one call, ev.Call set to
+// rec: the record is copied into the event's own allocation, not into
+// one of its own that the caller made for the event (tool.queued and
+// tool.started, a record's copy each; BenchmarkAppendCall). rec is not
+// kept, nor the event returned: either would move the caller's record
+// to the heap again.
+func (l *Log) AppendCall(ev api.Event, rec *api.CallRecord) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return
+	}
+	lc := &loggedCallEvent{loggedEvent: loggedEvent{ev: ev}, call: *rec}
+	lc.ev.Call = &lc.call
+	l.keepLocked(&lc.loggedEvent)
+}
+
+// loggedCallEvent is a call's event and the record it points to, in one
+// allocation (AppendCall). Only events about calls pay for the record's
+// room.
+type loggedCallEvent struct {
+	loggedEvent
+	call api.CallRecord
+}
+
+// keepLocked stamps le's event with the next id, the session and the
+// time, and keeps it, dropping the oldest event when the window is full.
+func (l *Log) keepLocked(le *loggedEvent) api.Event {
+	ev := &le.ev
 	ev.ID = l.nextID
 	l.nextID++
 	ev.SessionID = l.sessionID
 	ev.Time = time.Now().UTC()
-	size := eventSize(&ev)
+	size := eventSize(ev)
 	for l.count == l.size || l.count > 0 && l.max > 0 && l.bytes+size > l.max {
 		l.dropOldestLocked()
 	}
 	l.growLocked()
 	i := (l.start + l.count) % len(l.ring)
-	le := &loggedEvent{ev: ev}
-	le.json.ev = &le.ev
+	le.json.ev = ev
 	l.ring[i] = slot{ev: le, size: size}
 	l.count++
 	l.bytes += size
@@ -162,7 +194,7 @@ func (l *Log) Append(ev api.Event) api.Event {
 		close(ch)
 		delete(l.wakeMessage, ev.MessageID)
 	}
-	return ev
+	return *ev
 }
 
 // dropOldestLocked forgets the oldest event; readers behind it see it in
