@@ -19,7 +19,7 @@ import (
 
 // BenchmarkExecuteRead times the coordinator's whole path for a read as
 // `toolgate serve` runs it by default (the SQLite store, Cline's
-// dialect, no rule): Execute of read_file with a fresh tool_use id each
+// dialect, no rule) under bench/peers' config (allow_all): Execute of read_file with a fresh tool_use id each
 // call, into one session kept at its bounds (its call cache full, so
 // each call evicts one). The handler returns a 1 KB numbered text
 // without touching the disk: what is timed is the coordinator's own
@@ -49,6 +49,7 @@ func BenchmarkExecuteRead(b *testing.B) {
 		})
 	}}
 	cfg := DefaultConfig()
+	cfg.AllowAll = true // bench/peers runs toolgate so
 	st := openBenchStore(b)
 	c := New(Options{Config: cfg, Workspace: ws, Tools: []tool.Registration{readTool}, Store: st,
 		Dialects: []tool.Dialect{cline.Dialect()}, Registerer: prometheus.NewRegistry()})

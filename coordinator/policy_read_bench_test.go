@@ -20,13 +20,13 @@ import (
 // BenchmarkReadPolicy times the policy's judgement of read_file of a
 // 1 KB file (authorize: the subject, ignore rules, the decision, the
 // denials beyond the rules), as the pipeline makes it (the paths listed
-// before), under the default config (no rule) and with 40 rules of the
-// session's own (20 edit denials, 20 allows of commands: none can apply
+// before), under the default config (no rule), under allow_all (as
+// bench/peers runs toolgate) and with 40 rules of the session's own (20 edit denials, 20 allows of commands: none can apply
 // to a read), side by side with the
 // judgement as it was (authorizeBefore): the session locked three times
 // for its mode and rules, the denials beyond the rules worked out for
-// every call whatever it does, the default verdict's audit text made on
-// every read.
+// every call whatever it does, the default verdict's audit text (and
+// allow_all's) made on every read.
 //
 //	go test -run '^$' -bench ReadPolicy -benchtime 200000x -count 3 ./coordinator/
 func BenchmarkReadPolicy(b *testing.B) {
@@ -61,10 +61,20 @@ func BenchmarkReadPolicy(b *testing.B) {
 		b.Fatal(err)
 	}
 	paths := t.Paths(in)
+	allowAllCfg := DefaultConfig()
+	allowAllCfg.AllowAll = true
+	allowAll := New(Options{Workspace: ws, Tools: policyTools(&ran{}), Config: allowAllCfg})
+	defer allowAll.Close()
+	underAllowAll, err := allowAll.Sessions().Get(api.DefaultSessionID)
+	if err != nil {
+		b.Fatal(err)
+	}
 	for _, sess := range []struct {
 		name string
+		c    *Coordinator
 		s    *Session
-	}{{"rules=0", plain}, {"session_rules=40", withRules}} {
+	}{{"rules=0", c, plain}, {"session_rules=40", c, withRules}, {"allow_all", allowAll, underAllowAll}} {
+		c := sess.c
 		b.Run(sess.name, func(b *testing.B) {
 			judge := func(authorize func(*Session, *tool.Tool, any, json.RawMessage, []string) (*outcome, gate)) func() {
 				return func() {
@@ -247,4 +257,36 @@ func decidedByRuleBefore(v policy.Verdict) string {
 		return "rule: " + v.Rule.Text
 	}
 	return "default: " + v.Reason
+}
+
+// TestDecidedByRuleAsBefore: the audit texts kept as constants (the
+// read default's, allow_all's) are the texts decidedByRuleBefore makes,
+// and so are the others.
+func TestDecidedByRuleAsBefore(t *testing.T) {
+	rule, err := policy.ParseRules(api.Permissions{Allow: []string{"read_file(src/**)"}}, policy.LayerManaged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []policy.Verdict{
+		{Decision: policy.Allow, Reason: policy.ReadDefaultReason},
+		{Decision: policy.Allow, Reason: policy.AllowAllReason},
+		{Decision: policy.Allow, Rule: rule[0], Reason: "allowed by " + rule[0].String()},
+		{Decision: policy.Ask, Reason: "approval required: edits ask (default)"},
+	} {
+		if got, want := decidedByRule(v), decidedByRuleBefore(v); got != want {
+			t.Errorf("decidedByRule(%q) = %q, want %q", v.Reason, got, want)
+		}
+	}
+}
+
+// BenchmarkDecidedByAllowAll times the audit text of allow_all's verdict
+// (decidedByAllowAll, a constant) against the text made for each call
+// (decidedByRuleBefore).
+//
+//	go test -run '^$' -bench DecidedByAllowAll -count 5 ./coordinator/
+func BenchmarkDecidedByAllowAll(b *testing.B) {
+	v := policy.Verdict{Decision: policy.Allow, Reason: policy.AllowAllReason}
+	var kept string
+	benchpair.Run(b, func() { kept = decidedByRule(v) }, func() { kept = decidedByRuleBefore(v) })
+	_ = kept
 }

@@ -347,6 +347,8 @@ func decidedByRule(v policy.Verdict) string {
 		return "rule: " + v.Rule.Text
 	case v.Reason == policy.ReadDefaultReason:
 		return decidedByReadDefault
+	case v.Reason == policy.AllowAllReason:
+		return decidedByAllowAll
 	}
 	return "default: " + v.Reason
 }
@@ -354,6 +356,10 @@ func decidedByRule(v policy.Verdict) string {
 // decidedByReadDefault is decidedByRule of the default verdict on a read,
 // made once rather than on every read (BenchmarkReadPolicy).
 const decidedByReadDefault = "default: " + policy.ReadDefaultReason
+
+// decidedByAllowAll is decidedByRule of allow_all's verdict, the
+// verdict on nearly every call under allow_all, made once too.
+const decidedByAllowAll = "default: " + policy.AllowAllReason
 
 // hasEffects reports whether running the tool may change something
 // outside toolgate: a write, a command, an MCP server's tool, a subagent.

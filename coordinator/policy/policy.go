@@ -151,7 +151,7 @@ func (p *Policy) Decide(s *Subject, t *tool.Tool, session []*Rule, requiresAppro
 		return Verdict{Decision: Allow, Rule: r, Reason: "allowed by " + r.String()}
 	}
 	if p.cfg.AllowAll {
-		return Verdict{Decision: Allow, Reason: "allowed by allow_all (managed policy)"}
+		return Verdict{Decision: Allow, Reason: AllowAllReason}
 	}
 	return p.defaults(s, t, requiresApproval)
 }
@@ -219,6 +219,11 @@ func BlockingRisks(a *shellcmd.Analysis) []string {
 // command of a command line, every path of a file call, each by some rule.
 // It returns the first rule used.
 func covers(allows []*Rule, s *Subject) (*Rule, bool) {
+	// No rule covers anything: without one, the matchers below are
+	// not made (BenchmarkCoversNoRule).
+	if len(allows) == 0 {
+		return nil, false
+	}
 	for _, r := range allows {
 		if r.MatchesName(s) && !r.hasContent {
 			return r, true
@@ -298,6 +303,10 @@ func (p *Policy) defaults(s *Subject, t *tool.Tool, requiresApproval bool) Verdi
 	}
 	return Verdict{Decision: Allow, Reason: ReadDefaultReason}
 }
+
+// AllowAllReason is the reason of allow_all's verdict on a call no rule
+// decides: under allow_all, nearly every call's.
+const AllowAllReason = "allowed by allow_all (managed policy)"
 
 // ReadDefaultReason is the reason of the default verdict on a call that
 // reads inside the workspace, the most frequent verdict.
