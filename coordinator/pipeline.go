@@ -233,9 +233,14 @@ func (c *Coordinator) enqueue(s *Session, msgID string, cs *callState) (*callEnt
 
 // await waits for a call that is already known and returns its result.
 func (c *Coordinator) await(ctx context.Context, s *Session, e *callEntry) (api.ToolResult, api.CallRecord) {
-	select {
-	case <-e.done:
-	case <-ctx.Done():
+	s.mu.Lock()
+	done := e.waitLocked()
+	s.mu.Unlock()
+	if done != nil {
+		select {
+		case <-done:
+		case <-ctx.Done():
+		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -161,8 +161,7 @@ func (s *Session) installStoredLocked(row store.Call) *callEntry {
 	if row.ErrorCode != "" {
 		rec.Error = &api.ErrorDetail{Code: row.ErrorCode, Message: firstText(tool.Result{Content: res.Content})}
 	}
-	e := &callEntry{record: rec, result: res, done: make(chan struct{})}
-	close(e.done)
+	e := &callEntry{record: rec, result: res, woken: true}
 	s.calls[id] = e
 	s.callOrder = append(s.callOrder, id)
 	s.evictLocked(e)

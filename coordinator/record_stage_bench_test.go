@@ -132,7 +132,12 @@ func (s *Session) finishBefore(e *callEntry, status api.CallStatus, dur time.Dur
 	s.rec.callFinishedBefore(s, e, &res)
 	s.Files.EndRead(e.readTurn)
 	cancel(nil)
-	close(e.done)
+	s.mu.Lock()
+	done := e.wakeLocked()
+	s.mu.Unlock()
+	if done != nil {
+		close(done)
+	}
 	return rec
 }
 

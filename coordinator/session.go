@@ -83,13 +83,18 @@ type Session struct {
 	taskProgress string
 }
 
-// callEntry is one call's live state. done is closed when result is final.
-// The call's context exists from the moment it is queued, so a call can be
-// cancelled before it starts; cancel is nil once the call is done.
+// callEntry is one call's live state. woken is set when result is final
+// and the call's waiters may go (finish). The call's context exists from
+// the moment it is queued, so a call can be cancelled before it starts;
+// cancel is nil once the call is done.
 type callEntry struct {
-	record    api.CallRecord
-	result    api.ToolResult
+	record api.CallRecord
+	result api.ToolResult
+	// done is closed when woken is set; made only once a repeat of the
+	// call's id waits for it (waitLocked), not for every call
+	// (BenchmarkCallDone). Both under the session's lock.
 	done      chan struct{}
+	woken     bool
 	ctx       context.Context
 	cancel    context.CancelCauseFunc
 	interrupt tool.InterruptBehavior
@@ -188,7 +193,6 @@ func (s *Session) claim(use api.ToolUse, msgID string, interrupt tool.InterruptB
 	}
 	e := &callEntry{
 		record:    api.CallRecord{ToolUseID: use.ID, Name: use.Name, MessageID: msgID, State: api.StateQueued},
-		done:      make(chan struct{}),
 		interrupt: interrupt,
 		audit:     audit{session: s.ID, input: use.Input, claimed: time.Now().UTC()},
 	}
@@ -283,8 +287,32 @@ func (s *Session) finish(e *callEntry, status api.CallStatus, dur time.Duration,
 	// must not hold up the reads queued after it.
 	s.Files.EndRead(e.readTurn)
 	cancel(nil)
-	close(e.done)
+	s.mu.Lock()
+	done := e.wakeLocked()
+	s.mu.Unlock()
+	if done != nil {
+		close(done)
+	}
 	return rec
+}
+
+// waitLocked is what a repeat of the call's id waits on until the call's
+// result is final: nil once it is.
+func (e *callEntry) waitLocked() <-chan struct{} {
+	if e.woken {
+		return nil
+	}
+	if e.done == nil {
+		e.done = make(chan struct{})
+	}
+	return e.done
+}
+
+// wakeLocked marks the call's result final, and returns the channel its
+// waiters wait on, for the caller to close: nil when none waits.
+func (e *callEntry) wakeLocked() chan struct{} {
+	e.woken = true
+	return e.done
 }
 
 // forget drops finished calls, so their ids may be used again and their

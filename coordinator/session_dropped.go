@@ -144,8 +144,7 @@ func (s *Session) droppedCallLocked(use api.ToolUse, msgID string) *callEntry {
 	res := api.NewToolResult(use.ID, droppedResultText, true)
 	rec := api.CallRecord{ToolUseID: use.ID, Name: use.Name, MessageID: msgID, State: api.StateDone, Status: api.StatusFailed,
 		Error: &api.ErrorDetail{Code: api.ToolCodeResultDropped, Message: droppedResultText}}
-	e := &callEntry{record: rec, result: res, done: make(chan struct{})}
-	close(e.done)
+	e := &callEntry{record: rec, result: res, woken: true}
 	s.calls[use.ID] = e
 	s.callOrder = append(s.callOrder, use.ID)
 	s.evictLocked(e)
