@@ -104,6 +104,11 @@ type callState struct {
 	// own allocation, not moved to the heap on its own at every call
 	// (BenchmarkCallEnd).
 	ended outcome
+	// room holds the result's blocks when a stage adds one to a result
+	// whose slice is full (contentRoom): a read's text and the loop
+	// guard's warning, on every repeated read, without a slice of their
+	// own (BenchmarkContentRoom). record copies the blocks out.
+	room [2]api.Content
 
 	// tracing (metrics_tracing.go): the span of the request that brought the call
 	// in, and the call's own span; both empty when tracing is off.
@@ -201,6 +206,17 @@ func (cs *callState) begin(s *Session, e *callEntry, logger *slog.Logger) {
 
 // running reports whether no stage has ended the call yet.
 func (cs *callState) running() bool { return cs.end == nil }
+
+// contentRoom is the call's result's blocks with room for n more: in
+// the call's own room when the result's slice is full and the room holds
+// them all, else the slice itself (append grows it).
+func (cs *callState) contentRoom(n int) []api.Content {
+	content := cs.end.result.Content
+	if len(content)+n > cap(content) && len(content)+n <= len(cs.room) {
+		content = append(cs.room[:0], content...)
+	}
+	return content
+}
 
 // stop ends the call with out; the stages after it are passed over.
 func (cs *callState) stop(out outcome) {

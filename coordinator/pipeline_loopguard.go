@@ -113,7 +113,7 @@ func (c *Coordinator) guardLoop(cs *callState) {
 	if n < limit {
 		return
 	}
-	cs.end.result.Content = append(cs.end.result.Content, api.TextContent("Tool ["+cs.toolName()+"] has been called "+strconv.Itoa(n)+
+	cs.end.result.Content = append(cs.contentRoom(1), api.TextContent("Tool ["+cs.toolName()+"] has been called "+strconv.Itoa(n)+
 		" times consecutively with identical arguments. This is not making progress. Please use a different tool or different arguments instead of repeating the same call."))
 }
 
