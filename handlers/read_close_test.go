@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -13,14 +14,21 @@ import (
 	"github.com/toolgate/toolgate/dialect/cline"
 )
 
-// openFiles counts the process's open descriptors.
-func openFiles(t *testing.T) int {
+// openIn counts the process's descriptors open on files in dir: other
+// tests' descriptors, opened or closed meanwhile, do not count.
+func openIn(t *testing.T, dir string) int {
 	t.Helper()
 	fds, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
 		t.Skip("no /proc/self/fd:", err)
 	}
-	return len(fds)
+	n := 0
+	for _, fd := range fds {
+		if target, err := os.Readlink("/proc/self/fd/" + fd.Name()); err == nil && strings.HasPrefix(target, dir+string(os.PathSeparator)) {
+			n++
+		}
+	}
+	return n
 }
 
 // TestReadClosesAfterAnswer: read_file leaves the file it read open
@@ -40,7 +48,11 @@ func TestReadClosesAfterAnswer(t *testing.T) {
 		_, err := readFile(context.Background(), call, &ReadFileInput{Path: path})
 		return err
 	}
-	base := openFiles(t)
+	dir, err := filepath.EvalSymlinks(ws.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := func() int { return openIn(t, dir) }
 	for _, c := range []struct {
 		path string
 		fail bool
@@ -49,12 +61,12 @@ func TestReadClosesAfterAnswer(t *testing.T) {
 		if err := read(a, c.path); (err != nil) != c.fail {
 			t.Fatalf("%s: error %v, want one: %v", c.path, err, c.fail)
 		}
-		if n := openFiles(t); n != base+1 {
-			t.Fatalf("%s: %d descriptors before the answer, want %d (the file still open)", c.path, n, base+1)
+		if n := open(); n != 1 {
+			t.Fatalf("%s: %d descriptors before the answer, want 1 (the file still open)", c.path, n)
 		}
 		a.Run()
-		if n := openFiles(t); n != base {
-			t.Fatalf("%s: %d descriptors after the answer, want %d", c.path, n, base)
+		if n := open(); n != 0 {
+			t.Fatalf("%s: %d descriptors after the answer, want 0", c.path, n)
 		}
 	}
 	for range 100 {
@@ -66,8 +78,8 @@ func TestReadClosesAfterAnswer(t *testing.T) {
 		_ = read(a, "one_kb.txt")
 	}
 	a.Run()
-	if n := openFiles(t); n != base {
-		t.Fatalf("%d descriptors after many reads, want %d", n, base)
+	if n := open(); n != 0 {
+		t.Fatalf("%d descriptors after many reads, want 0", n)
 	}
 }
 
