@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // RunMessage runs every tool_use of an assistant message and answers with
@@ -18,6 +19,7 @@ func (c *Coordinator) RunMessage(ctx context.Context, s *Session, msgID string, 
 	sc := c.newScheduler(s, msgID)
 	sc.parent = c.tracer.parentOf(ctx)
 	sc.requestID = requestIDFrom(ctx)
+	sc.afterAnswer = tool.AfterAnswerFrom(ctx)
 	sc.holding = true
 	for _, use := range uses {
 		sc.add(use)

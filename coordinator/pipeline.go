@@ -65,6 +65,9 @@ type callState struct {
 
 	// requestID is the HTTP request that brought the call, for its logs.
 	requestID string
+	// afterAnswer takes what the handler closes once that request's
+	// answer is sent (tool.AfterAnswer); nil without one.
+	afterAnswer *tool.AfterAnswer
 
 	// the run, from begin
 	s      *Session
@@ -129,6 +132,7 @@ func (c *Coordinator) Execute(ctx context.Context, s *Session, msgID string, use
 	cs := c.prepare(s, use)
 	cs.parent = c.tracer.parentOf(ctx)
 	cs.requestID = requestIDFrom(ctx)
+	cs.afterAnswer = tool.AfterAnswerFrom(ctx)
 	e, fresh := c.enqueue(s, msgID, cs)
 	if !fresh {
 		return c.await(ctx, s, e)
@@ -360,6 +364,7 @@ func (c *Coordinator) execute(ctx context.Context, cs *callState) {
 		Jobs:        s.jobs,
 		Recorded:    recorded,
 		Host:        ec,
+		AfterAnswer: cs.afterAnswer,
 	})
 	// A call in the registry's vocabulary fails in the session dialect's
 	// words; a dialect tool's mapping words its failures itself.

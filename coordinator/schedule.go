@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/coordinator/tool"
 )
 
 // task is one tool_use of a message as the scheduler holds it.
@@ -43,6 +44,9 @@ type scheduler struct {
 	// requestID is the HTTP request that brought the message, for the
 	// calls' logs.
 	requestID string
+	// afterAnswer takes what the calls close once that request's answer
+	// is sent (tool.AfterAnswer); nil without one.
+	afterAnswer *tool.AfterAnswer
 
 	mu            sync.Mutex
 	tasks         []*task // every task, in block order
@@ -80,6 +84,7 @@ func (sc *scheduler) add(use api.ToolUse) {
 	p := sc.c.prepare(sc.s, use)
 	p.parent = sc.parent
 	p.requestID = sc.requestID
+	p.afterAnswer = sc.afterAnswer
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	// Claiming under the lock keeps block order, tool.queued order and

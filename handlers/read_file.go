@@ -95,7 +95,8 @@ func readFileContent(ctx context.Context, call *tool.Call, in *ReadFileInput) (t
 	if err != nil {
 		return tool.Result{}, err
 	}
-	defer f.Close()
+	// Nothing needs the file closed before the answer is sent.
+	defer call.CloseAfterAnswer(f)
 	// Cline's note on a file read again, from the read count of the file
 	// as it was opened; asked only once the read has succeeded.
 	note := func() string {

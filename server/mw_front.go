@@ -14,6 +14,7 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
+	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/internal/procs"
 	"github.com/toolgate/toolgate/internal/randid"
 )
@@ -35,7 +36,11 @@ func (s *Server) front(next http.Handler) http.Handler {
 		if id == "" {
 			id = newRequestID()
 		}
-		r = r.WithContext(coordinator.WithRequestIDAlso(r.Context(), id, middleware.RequestIDKey))
+		// What the request's calls close once its answer is sent: run
+		// right after it, and when the handler returns (a panic).
+		ctx, after := tool.WithAfterAnswer(coordinator.WithRequestIDAlso(r.Context(), id, middleware.RequestIDKey))
+		defer after.Run()
+		r = r.WithContext(ctx)
 		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
 		if r.Method == http.MethodGet && strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
 			// An event stream holds its connection without carrying
@@ -46,6 +51,7 @@ func (s *Server) front(next http.Handler) http.Handler {
 		route := s.routeNames.of(r)
 		s.count(ww, r, route, start)
 		sendAnswer(ww)
+		after.Run()
 		s.logRequest(r, id, route, ww.Status(), ww.BytesWritten(), start)
 	})
 }

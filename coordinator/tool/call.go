@@ -97,6 +97,10 @@ type Runtime struct {
 	// one allocation with the call, where a func each would be a closure
 	// allocated per call (BenchmarkCallRuntime in ./coordinator/).
 	Host Host
+	// AfterAnswer holds what the call may close once the answer of the
+	// request that brought it is sent (CloseAfterAnswer); nil when no
+	// request waits for one.
+	AfterAnswer *AfterAnswer
 }
 
 // Host is the pipeline's side of a running call: the requests a handler
@@ -200,6 +204,11 @@ func (c *Call) Recorded() error {
 
 // Attach plugs the pipeline's runtime into the call.
 func (c *Call) Attach(rt Runtime) { c.rt = rt }
+
+// CloseAfterAnswer closes cl once the answer of the request that brought
+// the call is sent, or at once when there is none (AfterAnswer). The
+// handler must not use cl after.
+func (c *Call) CloseAfterAnswer(cl io.Closer) { c.rt.AfterAnswer.Close(cl) }
 
 // Output sends a chunk of partial output (stream "stdout", "stderr" or
 // "match", ...) to the session's event stream. It never blocks on readers.
