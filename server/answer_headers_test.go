@@ -30,8 +30,14 @@ import (
 // connection still carries the next request.
 func TestAnswerHeadersOnTheWire(t *testing.T) {
 	fast, plain := newAnswerWire(t)
-	const requests = 3
-	got, want := fast.serve(requests), plain.serve(requests)
+	located := strings.Replace(answerWireRequest, "toolu_0123456789", answerWireLocated, 1)
+	in := []byte(readRequest("", answerWireRequest) +
+		readRequest("Origin: http://127.0.0.1:7420\r\n", answerWireRequest) + // CORS: a Vary header, after the Date
+		readRequest("", located) + // a Location header, after the Date
+		readRequest("", `{"type":"tool_use"`) + // an error's answer
+		readRequest("", answerWireRequest))
+	const requests = 5
+	got, want := fast.serve(in), plain.serve(in)
 	date := regexp.MustCompile(`\r\nDate: ([^\r]*)\r\n`)
 	for _, d := range date.FindAllSubmatch(got, -1) {
 		if _, err := time.Parse(http.TimeFormat, string(d[1])); err != nil {
@@ -42,8 +48,13 @@ func TestAnswerHeadersOnTheWire(t *testing.T) {
 	if norm(got) != norm(want) {
 		t.Fatalf("answers differ:\n%s\nwant:\n%s", got, want)
 	}
-	if n := strings.Count(norm(got), "HTTP/1.1 200 OK\r\nContent-Length: "); n != requests {
+	if n := strings.Count(norm(got), "\r\nDate: x\r\n"); n != requests {
 		t.Fatalf("%d answers on the connection, want %d:\n%s", n, requests, got)
+	}
+	for _, h := range []string{"\r\nVary: Origin\r\n", "\r\nLocation: /v1/sessions/x\r\n", "HTTP/1.1 400 "} {
+		if !strings.Contains(string(got), h) {
+			t.Errorf("no %q among the answers:\n%s", h, got)
+		}
 	}
 }
 
@@ -164,6 +175,9 @@ func newAnswerWire(tb testing.TB) (fast, plain *answerWire) {
 			s.writeError(w, r, err)
 			return
 		}
+		if use.ID == answerWireLocated {
+			w.Header().Set("Location", "/v1/sessions/x")
+		}
 		s.encode(w, r, http.StatusOK, answer(use))
 	})
 	plain = start(func(w http.ResponseWriter, r *http.Request) {
@@ -172,17 +186,25 @@ func newAnswerWire(tb testing.TB) (fast, plain *answerWire) {
 			s.writeError(w, r, err)
 			return
 		}
+		if use.ID == answerWireLocated {
+			w.Header().Set("Location", "/v1/sessions/x")
+		}
 		s.encodeBefore(w, r, http.StatusOK, answer(use))
 	})
 	return fast, plain
 }
 
-const answerWireRequest = `{"type":"tool_use","id":"toolu_0123456789","name":"read_file","input":{"path":"one_kb.txt"}}`
+const (
+	answerWireRequest = `{"type":"tool_use","id":"toolu_0123456789","name":"read_file","input":{"path":"one_kb.txt"}}`
+	// answerWireLocated is the id of a call whose answer also carries a
+	// Location header.
+	answerWireLocated = "toolu_located"
+)
 
-// serve sends n pipelined requests on a new connection and returns what
-// the server wrote on it once it is closed.
-func (aw *answerWire) serve(n int) []byte {
-	c := &memConn{in: bytes.NewReader(pipelined(n)), out: new(bytes.Buffer), closed: make(chan struct{})}
+// serve sends in on a new connection and returns what the server wrote
+// on it once it is closed.
+func (aw *answerWire) serve(in []byte) []byte {
+	c := &memConn{in: bytes.NewReader(in), out: new(bytes.Buffer), closed: make(chan struct{})}
 	aw.conns <- c
 	<-c.closed
 	return c.out.Bytes()
@@ -197,12 +219,17 @@ func (aw *answerWire) serveDiscarding(in []byte) {
 
 // pipelined is n read requests one after the other.
 func pipelined(n int) []byte {
-	var in bytes.Buffer
+	var in []byte
 	for range n {
-		fmt.Fprintf(&in, "POST /v1/tool_use HTTP/1.1\r\nHost: 127.0.0.1:7420\r\nUser-Agent: bench\r\nContent-Type: application/json\r\nContent-Length: %d\r\nAccept: */*\r\n\r\n%s",
-			len(answerWireRequest), answerWireRequest)
+		in = append(in, readRequest("", answerWireRequest)...)
 	}
-	return in.Bytes()
+	return in
+}
+
+// readRequest is a request posting body, with the header lines extra.
+func readRequest(extra, body string) string {
+	return fmt.Sprintf("POST /v1/tool_use HTTP/1.1\r\nHost: 127.0.0.1:7420\r\nUser-Agent: bench\r\nContent-Type: application/json\r\nContent-Length: %d\r\nAccept: */*\r\n%s\r\n%s",
+		len(body), extra, body)
 }
 
 // Accept, Close and Addr make answerWire the server's listener.
@@ -283,5 +310,9 @@ func (s *Server) decodeBefore(w http.ResponseWriter, r *http.Request, v any) err
 	if decodeFast(buf.Bytes(), v) {
 		return nil
 	}
-	return errorf(api.CodeInvalidJSON, "not the benchmark's request")
+	dec := slowDecoder(buf.Bytes(), v)
+	if err := dec.Decode(v); err != nil {
+		return decodeError(err)
+	}
+	return endOfBody(dec)
 }
