@@ -30,9 +30,9 @@ func TestAppendJSONStringEveryOffset(t *testing.T) {
 	}
 }
 
-// BenchmarkAppendJSONString: a text escaped with its plain runs found a
-// word at a time (jsonplain.Prefix) against a byte at a time, the code it
-// replaced: a 1 KB read's text (text=read, a line of 21 bytes) and a Go
+// BenchmarkAppendJSONString: a text escaped with the bytes to escape
+// found a word at a time (jsonplain.AppendString) against a byte at a
+// time, the code it replaced: a 1 KB read's text (text=read, a line of 21 bytes) and a Go
 // source file (text=source, encode.go: a tab after each newline).
 //
 //	go test -run '^$' -bench AppendJSONString ./server/
