@@ -174,10 +174,11 @@ var seamImports = map[string][]string{
 // toolContractLibraries are the internal/ libraries whose types the tool
 // contract names: a path's handle (fdpath), the ignore rules in force
 // (ignore), a command's spill area (process) and confinement (sandbox);
-// and the directory listing the workspace's walk reads with (getdents).
+// the directory listing the workspace's walk reads with (getdents), and
+// the system calls its plain opens make without the scheduler (nowait).
 // The concrete parts behind the contract's interfaces (jobs, file
 // memory, the MCP hub) are not among them.
-var toolContractLibraries = []string{"internal/fdpath", "internal/getdents", "internal/ignore", "internal/process", "internal/sandbox"}
+var toolContractLibraries = []string{"internal/fdpath", "internal/getdents", "internal/ignore", "internal/nowait", "internal/process", "internal/sandbox"}
 
 // dialectMayImport reports whether dialect package from may import to: a
 // dialect maps its calls onto the registry's tools (the tool contract,

@@ -18,6 +18,7 @@ import (
 	"github.com/toolgate/toolgate/coordinator/tool"
 	"github.com/toolgate/toolgate/dialect"
 	"github.com/toolgate/toolgate/handlers"
+	"github.com/toolgate/toolgate/internal/nowait"
 	"github.com/toolgate/toolgate/internal/process"
 	"github.com/toolgate/toolgate/internal/procs"
 	"github.com/toolgate/toolgate/internal/randid"
@@ -215,7 +216,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdin
 	logger.Info("serving", "addr", ln.Addr().String(), "workspace", ws.Dir)
 
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	// Connections read and write without waking the runtime's monitor
+	// thread on every request (internal/nowait).
+	go func() { errc <- srv.Serve(nowait.Listener(ln)) }()
 	select {
 	case err := <-errc:
 		coord.Close()

@@ -5,9 +5,11 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"slices"
 	"syscall"
 	"time"
 
+	"github.com/toolgate/toolgate/internal/nowait"
 	"golang.org/x/sys/unix"
 )
 
@@ -39,6 +41,11 @@ func (w *Workspace) OpenPlain(rel string) (*PlainFile, error) {
 	if w.dir == nil || w.noPlain.Load() {
 		return nil, errors.ErrUnsupported
 	}
+	if w.nowait {
+		if f := w.openNowait(rel); f != nil {
+			return f, nil
+		}
+	}
 	fd, err := w.openat2(rel, &plainHow)
 	if err != nil {
 		return nil, err
@@ -55,6 +62,35 @@ func (w *Workspace) OpenPlain(rel string) (*PlainFile, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// nowaitHow is plainHow on the workspace's own mount alone: a file
+// opened so is on the local file system the workspace's directory is
+// on, whose attributes an fstat finds in memory.
+var nowaitHow = unix.OpenHow{Flags: plainHow.Flags, Resolve: plainHow.Resolve | unix.RESOLVE_NO_XDEV}
+
+// openNowait is OpenPlain's open and fstat made without telling the
+// scheduler (internal/nowait): the path's every component cached, on
+// the workspace's mount. nil when they cannot be made so: OpenPlain
+// then opens the ordinary way, which gives any error.
+func (w *Workspace) openNowait(rel string) *PlainFile {
+	fd, err := nowait.Openat2Cached(w.dirFd, rel, &nowaitHow)
+	if err != nil {
+		return nil
+	}
+	f := &PlainFile{fd: fd, nowait: true, info: plainInfo{name: rel}}
+	if nowait.Fstat(fd, &f.info.st) != nil {
+		f.Close()
+		return nil
+	}
+	return f
+}
+
+// onLocalFileSystem reports whether the directory fd is on a file
+// system of this machine's disks or memory (watchedFileSystems).
+func onLocalFileSystem(fd int) bool {
+	var st unix.Statfs_t
+	return unix.Fstatfs(fd, &st) == nil && slices.Contains(watchedFileSystems, int64(st.Type))
 }
 
 // plainPathHow is how PlainPath looks a path up: a handle on the path
@@ -105,14 +141,23 @@ func (w *Workspace) openat2(rel string, how *unix.OpenHow) (int, error) {
 // PlainFile is a workspace file opened by OpenPlain, for reading. Its
 // descriptor has no finalizer: the caller must Close it.
 type PlainFile struct {
-	fd   int
-	info plainInfo
+	fd     int
+	nowait bool // opened by openNowait: reads try the page cache first
+	info   plainInfo
 }
 
 // Read reads from the file's current offset.
 func (f *PlainFile) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
+	}
+	if f.nowait {
+		if n, err := nowait.Read(f.fd, p); err == nil {
+			if n == 0 {
+				return 0, io.EOF
+			}
+			return n, nil
+		}
 	}
 	for {
 		n, err := syscall.Read(f.fd, p)
@@ -134,7 +179,12 @@ func (f *PlainFile) Close() error {
 	if f.fd < 0 {
 		return fs.ErrClosed
 	}
-	err := syscall.Close(f.fd)
+	var err error
+	if f.nowait {
+		err = nowait.Close(f.fd)
+	} else {
+		err = syscall.Close(f.fd)
+	}
 	f.fd = -1
 	return err
 }

@@ -30,3 +30,6 @@ func (w *Workspace) PlainPath(rel string) bool { return false }
 func (w *Workspace) WalkEntries(dir string, visit func(p string, d fs.DirEntry) bool) bool {
 	return false
 }
+
+// onLocalFileSystem is false: OpenPlain is Linux's alone.
+func onLocalFileSystem(int) bool { return false }

@@ -29,6 +29,10 @@ type Workspace struct {
 	// old, or a seccomp filter): OpenPlain declines from then on
 	// without asking again.
 	noPlain atomic.Bool
+	// nowait is set when the workspace's directory is on a local file
+	// system: OpenPlain then tries the open, fstat and reads that
+	// cannot wait without telling the scheduler (internal/nowait).
+	nowait bool
 }
 
 // OpenWorkspace opens dir as the workspace.
@@ -47,6 +51,7 @@ func OpenWorkspace(dir string) (*Workspace, error) {
 	ws := &Workspace{Dir: abs, Root: root}
 	if d, err := root.Open("."); err == nil {
 		ws.dir, ws.dirFd = d, int(d.Fd())
+		ws.nowait = onLocalFileSystem(ws.dirFd)
 	}
 	return ws, nil
 }
