@@ -10,8 +10,9 @@ import (
 // The headers of a JSON answer are set here in the bytes net/http would
 // write for them, at less cost on every answer's path: the Date (of an
 // answer with no other header) from a value formatted once a second
-// instead of net/http formatting the time for each answer, the Content-Type a value shared by all answers, the
-// header names put in the map as they are (canonical already). Speed
+// instead of net/http formatting the time for each answer, the
+// Content-Type a value shared by all answers, the header names put in
+// the map as they are (canonical already). Speed
 // only: BenchmarkAnswerHeaders (./server/, docs/benchmarks.md);
 // TestAnswerHeadersOnTheWire holds the answer's bytes to those before.
 
