@@ -201,20 +201,21 @@ rm -f "$figures"
 # one iteration each, so that they keep compiling and running; their
 # figures come from the commands in docs/benchmarks.md's Figures table.
 go test -run '^$' -benchtime 1x -bench 'ToolUseVsBare|ReadVsFilesystemMCP|ManySessionsMemory|DatabaseMasks|LogBuffer|RequestLineHandler' ./cmd/toolgate/
-go test -run '^$' -benchtime 1x -bench 'MCPThroughToolgate|EventFanOut|CommandChunkLatency|Front|EncodeBuffers|DecodeBody|EncodeAnswer|RequestLogLine|RequestMetrics|AnswerFirst|AppendJSONString|RouteNames' ./server/
-go test -run '^$' -benchtime 1x -bench 'SchedulerOverhead|IgnoredMasks|InputScans|ToolMetrics|ResultJSONSize|CallRuntime|LoopGuardRepeat|ReadRecordFill|DroppedIDs|RecordStage|ReadPolicy|DebugCheck|CallContext' ./coordinator/
-go test -run '^$' -benchtime 1x -bench 'SubjectOf|EditDeniedPaths|HardLinkCacheEdit|DenialRootsOnce' ./coordinator/policy/
+go test -run '^$' -benchtime 1x -bench 'MCPThroughToolgate|EventFanOut|CommandChunkLatency|Front|EncodeBuffers|DecodeBody|EncodeAnswer|RequestLogLine|RequestMetrics|AnswerFirst|AppendJSONString|RouteNames|AnswerHeaders' ./server/
+go test -run '^$' -benchtime 1x -bench 'SchedulerOverhead|IgnoredMasks|InputScans|ToolMetrics|ResultJSONSize|CallRuntime|LoopGuardRepeat|ReadRecordFill|DroppedIDs|RecordStage|ReadPolicy|DebugCheck|CallContext|ExecuteRead|CallEnd|CallDone|ContentRoom|DecidedByAllowAll' ./coordinator/
+go test -run '^$' -benchtime 1x -bench 'SubjectOf|EditDeniedPaths|HardLinkCacheEdit|DenialRootsOnce|CoversNoRule' ./coordinator/policy/
 go test -run '^$' -benchtime 1x -bench 'StampWatch' ./coordinator/policy/
-go test -run '^$' -benchtime 1x -bench 'AppendFull' ./coordinator/eventlog/
+go test -run '^$' -benchtime 1x -bench 'AppendFull|AppendCall' ./coordinator/eventlog/
 go test -run '^$' -benchtime 1x -bench 'ChildEnv' ./coordinator/tool/
-go test -run '^$' -benchtime 1x -bench 'Prefix' ./internal/jsonplain/
+go test -run '^$' -benchtime 1x -bench 'AppendString' ./internal/jsonplain/
+go test -run '^$' -benchtime 1x -bench 'NowaitConn' ./internal/nowait/
 go test -run '^$' -benchtime 1x -bench 'With' ./internal/logattrs/
 go test -run '^$' -benchtime 1x -bench 'Call' ./internal/procs/
 go test -run '^$' -benchtime 1x -bench 'AnalyzeRemembered' ./internal/shellcmd/
 go test -run '^$' -benchtime 1x -bench 'RunTrueVsBash|LookPathRemembered|ReadBuffers' ./internal/process/
 go test -run '^$' -benchtime 1x -bench 'SandboxedTrue|ResolveCandidates|CheckMounts|PortsNetlink|LimitEvents|StartedAheadMountCheck' ./internal/sandbox/...
 go test -run '^$' -benchtime 1x -bench 'CallRecord|SyncedCommit|DirectCommit|CheckpointTail' ./internal/store/
-go test -run '^$' -benchtime 1x -bench 'ReadFileRecord|CopyBuffers|ReadPipeline|OpenRegular|ReadWhole|ExecuteCommandLogin' ./handlers/
+go test -run '^$' -benchtime 1x -bench 'ReadFileRecord|CopyBuffers|ReadPipeline|OpenRegular|ReadWhole|ExecuteCommandLogin|CloseAfterAnswer' ./handlers/
 go test -run '^$' -benchtime 1x -bench 'SearchGoTree|SearchBuffers|ExactPairScan' ./handlers/search/
 # The peers benchmark (docs/benchmarks.md) builds E2B's envd from its
 # pinned snapshot, its modules from the Go module proxy, and takes a few
