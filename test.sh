@@ -209,8 +209,8 @@ go test -run '^$' -benchtime 1x -bench 'AppendFull|AppendCall' ./coordinator/eve
 go test -run '^$' -benchtime 1x -bench 'ChildEnv' ./coordinator/tool/
 go test -run '^$' -benchtime 1x -bench 'AppendString' ./internal/jsonplain/
 go test -run '^$' -benchtime 1x -bench 'NowaitConn' ./internal/nowait/
+go test -run '^$' -benchtime 1x -bench 'Call|YieldToInput' ./internal/procs/
 go test -run '^$' -benchtime 1x -bench 'With' ./internal/logattrs/
-go test -run '^$' -benchtime 1x -bench 'Call' ./internal/procs/
 go test -run '^$' -benchtime 1x -bench 'AnalyzeRemembered' ./internal/shellcmd/
 go test -run '^$' -benchtime 1x -bench 'RunTrueVsBash|LookPathRemembered|ReadBuffers' ./internal/process/
 go test -run '^$' -benchtime 1x -bench 'SandboxedTrue|ResolveCandidates|CheckMounts|PortsNetlink|LimitEvents|StartedAheadMountCheck' ./internal/sandbox/...

@@ -138,12 +138,12 @@ func report(w io.Writer, o options, res []*result) {
 			}
 		}
 		fmt.Fprintf(w, "\n%s\n", k)
-		fmt.Fprintf(w, "  %-26s %9s %9s %11s %12s %9s %9s\n", "server", "p50 µs", "p90 µs", "cpu µs/call", "+children µs", "p50 ratio", "cpu ratio")
+		fmt.Fprintf(w, "  %-26s %9s %9s %9s %11s %12s %9s %9s\n", "server", "p50 µs", "p90 µs", "p99 µs", "cpu µs/call", "+children µs", "p50 ratio", "cpu ratio")
 		for _, r := range res {
 			t := &r.kinds[k]
 			b := &best.kinds[k]
-			fmt.Fprintf(w, "  %-26s %9.0f %9.0f %11.0f %12.0f %9.2f %9.2f\n", r.name,
-				us(t.quantile(0.5)), us(t.quantile(0.9)), us(t.cpuPerCall(false)), us(t.cpuPerCall(true)),
+			fmt.Fprintf(w, "  %-26s %9.0f %9.0f %9.0f %11.0f %12.0f %9.2f %9.2f\n", r.name,
+				us(t.quantile(0.5)), us(t.quantile(0.9)), us(t.quantile(0.99)), us(t.cpuPerCall(false)), us(t.cpuPerCall(true)),
 				float64(t.quantile(0.5))/float64(b.quantile(0.5)),
 				float64(t.cpuPerCall(true))/float64(b.cpuPerCall(true)))
 		}

@@ -217,8 +217,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdin
 
 	errc := make(chan error, 1)
 	// Connections read and write without waking the runtime's monitor
-	// thread on every request (internal/nowait).
-	go func() { errc <- srv.Serve(nowait.Listener(ln)) }()
+	// thread on every request (internal/nowait); input that comes for
+	// them lets a call in between the rows of a long commit while
+	// GOMAXPROCS is one (procs.Yield).
+	arrivals := nowait.NewArrivals()
+	defer arrivals.Close()
+	procs.WatchInput(arrivals.Arrived)
+	go func() { errc <- srv.Serve(nowait.Listener(ln, arrivals)) }()
 	select {
 	case err := <-errc:
 		coord.Close()

@@ -38,7 +38,7 @@ func benchServe(kind string) {
 		os.Exit(1)
 	}
 	if kind == "nowait" {
-		ln = Listener(ln)
+		ln = Listener(ln, nil)
 	}
 	fmt.Println(ln.Addr())
 	go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

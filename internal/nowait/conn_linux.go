@@ -12,16 +12,25 @@ import (
 // Listener returns ln whose TCP connections read and write through
 // raw system calls on their non-blocking sockets: a read or a write
 // that would wait waits in the runtime's poller, as net's own do, with
-// the connection's deadlines. Other connections pass unchanged.
-func Listener(ln net.Listener) net.Listener { return listener{ln} }
+// the connection's deadlines. Other connections pass unchanged. ln and
+// every connection it accepts are watched by arrivals (which may be
+// nil).
+func Listener(ln net.Listener, arrivals *Arrivals) net.Listener {
+	arrivals.Watch(ln)
+	return listener{ln, arrivals}
+}
 
-type listener struct{ net.Listener }
+type listener struct {
+	net.Listener
+	arrivals *Arrivals
+}
 
 func (l listener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
 		return c, err
 	}
+	l.arrivals.Watch(c)
 	return Conn(c), nil
 }
 

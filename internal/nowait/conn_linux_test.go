@@ -27,7 +27,7 @@ func pair(t *testing.T) (raw net.Conn, peer net.Conn) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := Listener(ln).Accept()
+	c, err := Listener(ln, nil).Accept()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestServesHTTP(t *testing.T) {
 		}
 		w.Write(bytes.ToUpper(body))
 	}), ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second}
-	go srv.Serve(Listener(ln))
+	go srv.Serve(Listener(ln, nil))
 	defer srv.Close()
 	client := &http.Client{Timeout: 10 * time.Second}
 	for i := 0; i < 50; i++ {

@@ -54,6 +54,9 @@ type Governor struct {
 	holds   atomic.Int32 // worker pools running
 	conns   atomic.Int32 // open connections, less those holding a stream
 	lowered atomic.Bool
+	// arrived tells Yield that input came for the server's connections
+	// (WatchInput); nil until told.
+	arrived atomic.Pointer[func() bool]
 	// wanted is when something last wanted more than one processor (its
 	// start and its end), in nanoseconds since start.
 	wanted atomic.Int64
@@ -152,11 +155,43 @@ func (g *Governor) stream() Token {
 
 // Yield lets other goroutines run while the governor holds GOMAXPROCS at
 // one: for long loops off the calls' path (the store's commits), which
-// would otherwise keep a call waiting for the only processor until the
-// runtime preempts them, 10 ms later.
+// would otherwise keep a call waiting for the only processor. Letting
+// the runnable ones run is not enough for a call that has just come:
+// its goroutine waits in the network poller, which the scheduler looks
+// at only once its run queues are empty, and a goroutine that yields
+// (runtime.Gosched) is on one of them, so the call would wait for the
+// loop's end, or for the monitor thread's poll 10 ms later. So when
+// input came for the server's connections (WatchInput), Yield sleeps
+// instead, for inputPause: its timer not yet due, the scheduler finds
+// nothing to run, polls the network and runs the call; the loop goes
+// on once the call's goroutine waits. A call that comes during a
+// commit then waits for one row of it (BenchmarkYieldToInput,
+// ./internal/procs/, and bench/peers' p99: docs/benchmarks.md).
 func Yield() {
-	if g := current.Load(); g != nil && g.lowered.Load() {
-		runtime.Gosched()
+	g := current.Load()
+	if g == nil || !g.lowered.Load() {
+		return
+	}
+	if arrived := g.arrived.Load(); arrived != nil && (*arrived)() {
+		time.Sleep(inputPause)
+		return
+	}
+	runtime.Gosched()
+}
+
+// inputPause is how long Yield sleeps for input that came: longer than
+// the way from the sleep to the scheduler's look at the network (a few
+// microseconds), so that the look comes first. When the input is for
+// no goroutine waiting in the poller, the scheduler waits in it for its
+// shortest wait, a millisecond, before the loop goes on.
+const inputPause = 50 * time.Microsecond
+
+// WatchInput tells the running governor how to learn that input came
+// for the server's connections since it last asked
+// (nowait.Arrivals.Arrived), for Yield.
+func WatchInput(arrived func() bool) {
+	if g := current.Load(); g != nil {
+		g.arrived.Store(&arrived)
 	}
 }
 
