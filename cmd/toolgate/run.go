@@ -221,8 +221,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdin
 	// them lets a call in between the rows of a long commit while
 	// GOMAXPROCS is one (procs.Yield).
 	arrivals := nowait.NewArrivals()
-	defer arrivals.Close()
 	procs.WatchInput(arrivals.Arrived)
+	defer func() {
+		procs.WatchInput(nil) // the store's writer may still yield
+		arrivals.Close()
+	}()
 	go func() { errc <- srv.Serve(nowait.Listener(ln, arrivals)) }()
 	select {
 	case err := <-errc:

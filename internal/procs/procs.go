@@ -166,7 +166,7 @@ func (g *Governor) stream() Token {
 // nothing to run, polls the network and runs the call; the loop goes
 // on once the call's goroutine waits. A call that comes during a
 // commit then waits for one row of it (BenchmarkYieldToInput,
-// ./internal/procs/, and bench/peers' p99: docs/benchmarks.md).
+// ./internal/procs/; docs/benchmarks.md).
 func Yield() {
 	g := current.Load()
 	if g == nil || !g.lowered.Load() {
@@ -188,9 +188,15 @@ const inputPause = 50 * time.Microsecond
 
 // WatchInput tells the running governor how to learn that input came
 // for the server's connections since it last asked
-// (nowait.Arrivals.Arrived), for Yield.
+// (nowait.Arrivals.Arrived), for Yield; nil forgets it, before what it
+// asks is closed.
 func WatchInput(arrived func() bool) {
-	if g := current.Load(); g != nil {
+	g := current.Load()
+	switch {
+	case g == nil:
+	case arrived == nil:
+		g.arrived.Store(nil)
+	default:
 		g.arrived.Store(&arrived)
 	}
 }

@@ -174,3 +174,17 @@ func BenchmarkYieldToInput(b *testing.B) {
 		})
 	}
 }
+
+// TestWatchInputNilForgets: after WatchInput(nil), Yield no longer asks
+// what it was given (closed by then), and yields without it.
+func TestWatchInputNilForgets(t *testing.T) {
+	governLowered(t)
+	asked := 0
+	WatchInput(func() bool { asked++; return false })
+	Yield()
+	WatchInput(nil)
+	Yield()
+	if asked != 1 {
+		t.Errorf("asked %d times; want once, before it was forgotten", asked)
+	}
+}
