@@ -50,17 +50,49 @@ func winsize(rows, cols uint16) pty.Winsize {
 // Resize changes the window size; the kernel tells the command's
 // foreground process group (SIGWINCH). Before the run starts it sets the
 // size the terminal opens with.
+//
+// readline reads the window size and writes it back as it prepares the
+// terminal for each line: a resize that falls between the two is
+// undone, and the shell keeps the old size until the next resize. So a
+// resize looks again resizeRecheck later and, when the window is back
+// at the size it had before (and nothing resized it since), sets it
+// once more; a size the command set itself, any other, stays.
 func (t *Terminal) Resize(rows, cols uint16) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.ended {
 		return errors.New("the terminal has closed: its command ended")
 	}
-	t.size = winsize(rows, cols)
+	old, size := t.size, winsize(rows, cols)
+	t.size = size
 	if t.master == nil {
 		return nil
 	}
-	return pty.Setsize(t.master, &t.size)
+	if err := pty.Setsize(t.master, &size); err != nil {
+		return err
+	}
+	if size != old {
+		time.AfterFunc(resizeRecheck, func() { t.reassert(old, size) })
+	}
+	return nil
+}
+
+// resizeRecheck is how long after a resize it looks whether the window
+// was set back: readline writes back what it read microseconds after.
+// Tests lengthen it.
+var resizeRecheck = 50 * time.Millisecond
+
+// reassert sets the window to size again when it is back at old and
+// size is still the last one asked for.
+func (t *Terminal) reassert(old, size pty.Winsize) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.ended || t.master == nil || t.size != size {
+		return
+	}
+	if now, err := pty.GetsizeFull(t.master); err == nil && *now == old {
+		_ = pty.Setsize(t.master, &size)
+	}
 }
 
 // Size is the window size, rows and columns.

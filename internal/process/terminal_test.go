@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creack/pty"
 	"github.com/toolgate/toolgate/internal/sandbox"
 	"github.com/toolgate/toolgate/internal/testwait"
 )
@@ -128,6 +129,54 @@ func TestTerminalDrivesAnInteractiveShell(t *testing.T) {
 				t.Error("Resize after the end: no error")
 			}
 		})
+	}
+}
+
+// TestTerminalResizeOutlastsAWriteBack: a resize that the command sets
+// back to the size it read just before (readline does, as it prepares
+// each line) is set again; the command then sees the new size.
+func TestTerminalResizeOutlastsAWriteBack(t *testing.T) {
+	// Long enough that the test's write-back below comes before the
+	// look, however slow the machine.
+	defer func(d time.Duration) { resizeRecheck = d }(resizeRecheck)
+	resizeRecheck = time.Second
+	in, input := io.Pipe()
+	defer input.Close()
+	term := NewTerminal(0, 0)
+	s := newScreen()
+	o := Options{Command: "echo ready; head -n 1 >/dev/null; stty size", Dir: t.TempDir(), Env: os.Environ(), Stdin: in,
+		Terminal: term, OnChunk: s.add}
+	ended := make(chan Result, 1)
+	go func() {
+		res, _ := run(t, t.Context(), o)
+		ended <- res
+	}()
+	s.waitFor(t, `ready\r\n`)
+	if err := term.Resize(40, 120); err != nil {
+		t.Fatalf("Resize: %v", err)
+	}
+	windowSize := func() pty.Winsize {
+		term.mu.Lock()
+		defer term.mu.Unlock()
+		ws, err := pty.GetsizeFull(term.master)
+		if err != nil {
+			t.Fatalf("window size: %v", err)
+		}
+		return *ws
+	}
+	term.mu.Lock()
+	err := pty.Setsize(term.master, &pty.Winsize{Rows: DefaultRows, Cols: DefaultCols}) // readline's write-back
+	term.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	testwait.Until(t, 10*time.Second, "the window set to 40 x 120 again", func() bool {
+		return windowSize() == pty.Winsize{Rows: 40, Cols: 120}
+	})
+	write(t, input, "\n")
+	s.waitFor(t, `\r\n40 120\r\n$`)
+	if res := testwait.Receive(t, ended); res.ExitCode != 0 {
+		t.Errorf("exit %d, output %q", res.ExitCode, s.String())
 	}
 }
 
