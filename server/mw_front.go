@@ -15,7 +15,6 @@ import (
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/coordinator"
 	"github.com/toolgate/toolgate/coordinator/tool"
-	"github.com/toolgate/toolgate/internal/procs"
 	"github.com/toolgate/toolgate/internal/randid"
 )
 
@@ -42,11 +41,6 @@ func (s *Server) front(next http.Handler) http.Handler {
 		defer after.Run()
 		r = r.WithContext(ctx)
 		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
-		if r.Method == http.MethodGet && strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
-			// An event stream holds its connection without carrying
-			// calls (internal/procs).
-			defer procs.Stream().Done()
-		}
 		s.guarded(ww, r, next)
 		route := s.routeNames.of(r)
 		s.count(ww, r, route, start)

@@ -303,14 +303,17 @@ func newHTTPServer(h http.Handler, logger *slog.Logger) *http.Server {
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelError),
-		// A second open connection may bring calls side by side: the
-		// processor governor counts them (internal/procs).
-		ConnState: func(_ net.Conn, state http.ConnState) {
+		// Requests on two connections at once or close together may be
+		// calls side by side: the processor governor watches which
+		// connection has one (internal/procs).
+		ConnState: func(c net.Conn, state http.ConnState) {
 			switch state {
-			case http.StateNew:
-				procs.ConnOpened()
+			case http.StateActive:
+				procs.ConnActive(c)
+			case http.StateIdle:
+				procs.ConnIdle(c)
 			case http.StateClosed, http.StateHijacked:
-				procs.ConnClosed()
+				procs.ConnClosed(c)
 			}
 		},
 	}

@@ -1,7 +1,7 @@
 // Package procs keeps GOMAXPROCS at one while toolgate serves one light
 // call at a time, and at the runtime's default whenever work wants more
-// than one thread: a second open connection that may carry calls, calls
-// that overlap, a call that is not light (it writes, runs a command,
+// than one thread: requests on two connections at once or close
+// together, calls that overlap, a call that is not light (it writes, runs a command,
 // calls an MCP server or a subagent), a worker pool (Hold). An agent posts its
 // calls one after another, most of them reads; with a second processor
 // idle, every goroutine net/http starts or wakes for a request (the
@@ -13,11 +13,13 @@
 //
 // Calls that come at once cannot be told by their overlap alone: on one
 // processor each runs to its end before the next is read. Connections
-// can: a second open one means calls may come side by side (HTTP/1.1
-// carries one at a time on each), so it restores the default when it
-// opens. An event stream holds its connection without carrying calls
-// (Stream), so a client watching the events while it posts calls on
-// another connection keeps the one processor. Speed only:
+// can: a request on one connection while another has one, or had one
+// within the quiet time, means calls may come side by side, so it
+// restores the default (ConnActive, before the request is served). A
+// connection open but idle between requests (a dashboard's scrapes, a
+// browser's pool, an event stream that carries no calls) does not: it
+// kept GOMAXPROCS at the default for as long as it stayed open, 8-17 %
+// on a lone caller's read p50. Speed only:
 // bench/peers/run.sh with `-baseline` a build without it (read_file's
 // p50 and CPU per call against envd) and BenchmarkCall (./internal/procs/)
 // defend it (docs/benchmarks.md).
@@ -52,7 +54,6 @@ type Governor struct {
 	calls   atomic.Int32 // calls in flight
 	wides   atomic.Int32 // of those, the ones that wanted more when they started
 	holds   atomic.Int32 // worker pools running
-	conns   atomic.Int32 // open connections, less those holding a stream
 	lowered atomic.Bool
 	// arrived tells Yield that input came for the server's connections
 	// (WatchInput); nil until told.
@@ -60,6 +61,13 @@ type Governor struct {
 	// wanted is when something last wanted more than one processor (its
 	// start and its end), in nanoseconds since start.
 	wanted atomic.Int64
+
+	// The connection that last had a request (ConnActive), when it began
+	// or, once served, ended, and whether it is still being served.
+	connMu   sync.Mutex
+	lastConn any
+	lastAt   int64
+	lastBusy bool
 
 	mu       sync.Mutex // serializes changes of GOMAXPROCS
 	watching bool       // a goroutine waits to lower it
@@ -95,8 +103,8 @@ func newGovernor(lower, restore func(), quiet time.Duration) *Governor {
 
 // Token is one call or worker pool told to the governor; Done ends it.
 type Token struct {
-	g                  *Governor
-	wide, hold, stream bool
+	g          *Governor
+	wide, hold bool
 }
 
 // Call tells the running governor of a call starting; light says it has
@@ -122,35 +130,30 @@ func Hold() Token {
 	return g.hold()
 }
 
-// ConnOpened tells the running governor of a connection accepted: with
-// another open, GOMAXPROCS is the runtime's default when it returns.
-func ConnOpened() {
+// ConnActive tells the running governor that conn has a request to
+// serve (http.Server's StateActive): when another connection has one,
+// or had one within the quiet time, GOMAXPROCS is the runtime's default
+// when it returns.
+func ConnActive(conn any) {
 	if g := current.Load(); g != nil {
-		g.connOpened()
+		g.connActive(conn)
 	}
 }
 
-// ConnClosed tells the running governor of a connection closed or taken
+// ConnIdle tells the running governor that conn served its request and
+// waits for the next (StateIdle).
+func ConnIdle(conn any) {
+	if g := current.Load(); g != nil {
+		g.connIdle(conn)
+	}
+}
+
+// ConnClosed tells the running governor that conn closed or was taken
 // over (hijacked).
-func ConnClosed() {
+func ConnClosed(conn any) {
 	if g := current.Load(); g != nil {
-		g.connClosed()
+		g.connClosed(conn)
 	}
-}
-
-// Stream tells the running governor that a request holds its connection
-// for an event stream, which carries no calls, until Done.
-func Stream() Token {
-	g := current.Load()
-	if g == nil {
-		return Token{}
-	}
-	return g.stream()
-}
-
-func (g *Governor) stream() Token {
-	g.connClosed()
-	return Token{g: g, stream: true}
 }
 
 // Yield lets other goroutines run while the governor holds GOMAXPROCS at
@@ -213,15 +216,35 @@ func (g *Governor) call(light bool) Token {
 	return t
 }
 
-func (g *Governor) connOpened() {
-	if g.conns.Add(1) > 1 {
+// connActive notes conn's request and wants more than one processor
+// when the last connection with a request was another, still serving
+// one or done within the quiet time.
+func (g *Governor) connActive(conn any) {
+	now := g.since()
+	g.connMu.Lock()
+	side := g.lastConn != nil && g.lastConn != conn && (g.lastBusy || now-g.lastAt < int64(g.quiet))
+	g.lastConn, g.lastAt, g.lastBusy = conn, now, true
+	g.connMu.Unlock()
+	if side {
 		g.want()
 	}
 }
 
-func (g *Governor) connClosed() {
-	g.conns.Add(-1)
-	g.wanted.Store(g.since())
+func (g *Governor) connIdle(conn any) {
+	now := g.since()
+	g.connMu.Lock()
+	if g.lastConn == conn {
+		g.lastAt, g.lastBusy = now, false
+	}
+	g.connMu.Unlock()
+}
+
+func (g *Governor) connClosed(conn any) {
+	g.connMu.Lock()
+	if g.lastConn == conn {
+		g.lastConn, g.lastBusy = nil, false
+	}
+	g.connMu.Unlock()
 }
 
 func (g *Governor) hold() Token {
@@ -234,10 +257,6 @@ func (g *Governor) hold() Token {
 func (t Token) Done() {
 	g := t.g
 	if g == nil {
-		return
-	}
-	if t.stream {
-		g.connOpened() // the connection may carry calls again
 		return
 	}
 	switch {
@@ -312,13 +331,13 @@ func (g *Governor) tryLower() (wait time.Duration, done bool) {
 	idle := time.Duration(g.since() - g.wanted.Load())
 	// A call that wanted more keeps it to its end, however long: a
 	// command's output and its end are handled side by side too.
-	if g.holds.Load() == 0 && g.wides.Load() == 0 && g.calls.Load() <= 1 && g.conns.Load() <= 1 && idle >= g.quiet {
+	if g.holds.Load() == 0 && g.wides.Load() == 0 && g.calls.Load() <= 1 && idle >= g.quiet {
 		g.lower()
 		g.watching = false
 		return 0, true
 	}
 	g.lowered.Store(false)
-	if g.holds.Load() > 0 || g.wides.Load() > 0 || g.calls.Load() > 1 || g.conns.Load() > 1 {
+	if g.holds.Load() > 0 || g.wides.Load() > 0 || g.calls.Load() > 1 {
 		return g.quiet, false
 	}
 	return max(g.quiet-idle, time.Millisecond), false

@@ -207,28 +207,62 @@ func TestStartGovernsTheRuntime(t *testing.T) {
 	h.Done()
 }
 
-func TestASecondConnectionRestores(t *testing.T) {
-	g, f := watchedGovernor(t, time.Millisecond)
-	g.connOpened()
-	waitLowered(t, g, f)
-	g.connOpened()
-	if f.one.Load() {
-		t.Fatal("two connections open on one processor")
-	}
-	g.connClosed()
-	waitLowered(t, g, f)
+// loweredGovernor is a test governor at one processor, as after a quiet
+// time, whose quiet time is too long for it to lower again by itself
+// during the test.
+func loweredGovernor(t *testing.T) (*Governor, *fakeProcs) {
+	g, f := newTestGovernor(time.Hour)
+	g.lower()
+	g.lowered.Store(true)
+	t.Cleanup(g.stop)
+	return g, f
 }
 
-func TestAStreamsConnectionDoesNotCount(t *testing.T) {
-	g, f := watchedGovernor(t, time.Millisecond)
-	g.connOpened()
-	g.connOpened()
-	// The second connection's request turns out to be an event stream.
-	s := g.stream()
-	waitLowered(t, g, f)
-	s.Done() // the stream ended: the connection may carry calls again
+// TestRequestsOnTwoConnectionsRestore: a request on a second
+// connection while the first one's is served, or within the quiet time
+// of its end, has the default back before it is served.
+func TestRequestsOnTwoConnectionsRestore(t *testing.T) {
+	a, b := new(int), new(int)
+	g, f := loweredGovernor(t)
+	g.connActive(a)
+	g.connActive(b) // while a's request is served
 	if f.one.Load() {
-		t.Fatal("two call-carrying connections on one processor")
+		t.Fatal("requests on two connections at once on one processor")
+	}
+
+	g, f = loweredGovernor(t)
+	g.connActive(a)
+	g.connIdle(a)
+	g.connActive(b) // within the quiet time of a's end
+	if f.one.Load() {
+		t.Fatal("requests on two connections close together on one processor")
+	}
+}
+
+// TestAnIdleConnectionDoesNotCount: a connection that is open but idle
+// past the quiet time (a dashboard's, between its scrapes), or closed,
+// leaves the one processor to another connection's requests, one after
+// another.
+func TestAnIdleConnectionDoesNotCount(t *testing.T) {
+	idle, calls := new(int), new(int)
+	g, f := loweredGovernor(t)
+	g.connActive(idle)
+	g.connIdle(idle)
+	g.lastAt -= int64(g.quiet) // the quiet time passes
+	for range 3 {
+		g.connActive(calls)
+		g.connIdle(calls)
+	}
+	if !f.one.Load() {
+		t.Fatal("an idle connection had the default back")
+	}
+
+	g, f = loweredGovernor(t)
+	g.connActive(idle)
+	g.connClosed(idle)
+	g.connActive(calls)
+	if !f.one.Load() {
+		t.Fatal("a closed connection had the default back")
 	}
 }
 
