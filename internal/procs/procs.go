@@ -1,9 +1,10 @@
 // Package procs keeps GOMAXPROCS at one while toolgate serves one light
 // call at a time, and at the runtime's default whenever work wants more
 // than one thread: requests on two connections at once or close
-// together, calls that overlap, a call that is not light (it writes, runs a command,
-// calls an MCP server or a subagent), a worker pool (Hold). An agent posts its
-// calls one after another, most of them reads; with a second processor
+// together, calls that overlap, a call that is not light (it writes,
+// runs a command, calls an MCP server or a subagent), a worker pool
+// (Hold). An agent posts its calls one after another, most of them
+// reads; with a second processor
 // idle, every goroutine net/http starts or wakes for a request (the
 // connection's background read when the body ends, woken again when
 // the answer is done) wakes a thread to run it there, a futex wake and
