@@ -2,10 +2,7 @@ package coordinator
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -29,15 +26,7 @@ import (
 //
 //	go test -run '^$' -bench ExecuteRead -benchtime 100000x -cpuprofile /tmp/cpu.prof ./coordinator/
 func BenchmarkExecuteRead(b *testing.B) {
-	dir := b.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "one_kb.txt"), []byte(strings.Repeat("0123456789abcde\n", 64)), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	ws, err := tool.OpenWorkspace(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { ws.Close() })
+	ws := oneKBWorkspace(b)
 	text := numberedKB()
 	readTool := tool.Registration{Name: "read_file", Factory: func(name string, env tool.Env) *tool.Tool {
 		return NewTool(tool.Spec[fileIn]{

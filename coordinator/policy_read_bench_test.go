@@ -17,6 +17,21 @@ import (
 	"github.com/toolgate/toolgate/internal/ignore"
 )
 
+// oneKBWorkspace is a workspace holding one_kb.txt, 1 KB of 64 lines,
+// closed when the benchmark ends.
+func oneKBWorkspace(b *testing.B) *tool.Workspace {
+	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "one_kb.txt"), []byte(strings.Repeat("0123456789abcde\n", 64)), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	ws, err := tool.OpenWorkspace(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ws.Close() })
+	return ws
+}
+
 // BenchmarkReadPolicy times the policy's judgement of read_file of a
 // 1 KB file (authorize: the subject, ignore rules, the decision, the
 // denials beyond the rules), as the pipeline makes it (the paths listed
@@ -30,15 +45,7 @@ import (
 //
 //	go test -run '^$' -bench ReadPolicy -benchtime 200000x -count 3 ./coordinator/
 func BenchmarkReadPolicy(b *testing.B) {
-	dir := b.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "one_kb.txt"), []byte(strings.Repeat("0123456789abcde\n", 64)), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	ws, err := tool.OpenWorkspace(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ws.Close()
+	ws := oneKBWorkspace(b)
 	c := New(Options{Workspace: ws, Tools: policyTools(&ran{}), Config: DefaultConfig()})
 	defer c.Close()
 	plain, err := c.Sessions().Get(api.DefaultSessionID)
