@@ -152,7 +152,15 @@ func BenchmarkYieldToInput(b *testing.B) {
 				defer close(ended)
 				commitRows(&rows, 1<<62, stop, ready)
 			}()
-			<-ready
+			select {
+			case <-ready:
+			case <-time.After(10 * time.Second):
+				b.Fatal("the loop never ran its first rows")
+			}
+			// A trip that never comes back fails instead of hanging.
+			if err := client.SetDeadline(time.Now().Add(time.Minute)); err != nil {
+				b.Fatal(err)
+			}
 			trips := make([]time.Duration, 0, b.N)
 			var c [1]byte
 			b.ResetTimer()
